@@ -1,0 +1,28 @@
+import { UsageError } from './errors.js'
+
+const UNIT_MS: Record<string, number> = { us: 0.001, µs: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+const DURATION_RE = /^(\d+(?:\.\d+)?|\.\d+)(us|µs|ms|s|m|h)?$/
+
+/**
+ * Parses "250ms", "1.5s", "2m" into milliseconds. A bare number means
+ * `bareUnit` (milliseconds for -t and --slow, as the help says).
+ * Throws UsageError naming the flag and the bad value.
+ */
+export function parseDuration(text: string | number, flag: string, bareUnit: 'ms' | 's' = 'ms'): number {
+  const raw = String(text).trim()
+  const match = DURATION_RE.exec(raw)
+  if (!match) {
+    throw new UsageError(`invalid duration for ${flag}: "${raw}" (use a number with ms, s or m, e.g. 250ms, 1.5s, 2m)`)
+  }
+  const value = Number(match[1]) * UNIT_MS[match[2] ?? bareUnit]!
+  if (!Number.isFinite(value)) throw new UsageError(`invalid duration for ${flag}: "${raw}" (too large)`)
+  return value
+}
+
+/** Formats milliseconds for reports: "850 µs", "14.8 ms", "1.02 s". */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '-'
+  if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`
+  if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : 1)} ms`
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
+}

@@ -1,0 +1,64 @@
+/**
+ * Every HDR histogram in hedgebench is built here (as autocannon keeps its
+ * setup in histUtil.js): values are integer microseconds, 3 significant
+ * digits, auto-resizing so a 30 s stall cannot overflow it.
+ */
+import * as hdr from 'hdr-histogram-js'
+import type { LatencySummary } from './types.js'
+
+export type Histogram = hdr.Histogram
+
+export function createHistogram(): Histogram {
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3, autoResize: true, useWebAssembly: false })
+}
+
+/** Records a latency given in milliseconds (float) as integer microseconds. */
+export function recordMs(h: Histogram, ms: number): void {
+  h.recordValue(Math.max(1, Math.round(ms * 1000)))
+}
+
+export function encodeHistogram(h: Histogram): string {
+  return hdr.encodeIntoCompressedBase64(h)
+}
+
+export function decodeHistogram(base64: string): Histogram {
+  const decoded = hdr.decodeFromCompressedBase64(base64, 32, false)
+  // Decoded histograms are not auto-resizing; re-home them so add() of a
+  // histogram with a larger range works when merging.
+  const h = createHistogram()
+  h.add(decoded)
+  return h
+}
+
+export function mergeHistograms(histograms: Histogram[]): Histogram {
+  const total = createHistogram()
+  for (const h of histograms) total.add(h)
+  return total
+}
+
+const usToMs = (us: number): number => Math.round(us) / 1000
+
+/** Value at a percentile (0-100) in milliseconds; 0 for an empty histogram. */
+export function percentileMs(h: Histogram, percentile: number): number {
+  return h.totalCount === 0 ? 0 : usToMs(h.getValueAtPercentile(percentile))
+}
+
+export function summarize(h: Histogram): LatencySummary {
+  const empty = h.totalCount === 0
+  const at = (p: number): number => (empty ? 0 : usToMs(h.getValueAtPercentile(p)))
+  return {
+    min: empty ? 0 : usToMs(h.minNonZeroValue),
+    mean: empty ? 0 : Math.round(h.mean) / 1000,
+    stddev: empty ? 0 : Math.round(h.stdDeviation) / 1000,
+    p10: at(10),
+    p25: at(25),
+    p50: at(50),
+    p75: at(75),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    'p99.9': at(99.9),
+    'p99.99': at(99.99),
+    max: empty ? 0 : usToMs(h.maxValue),
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The one result shape. The engine fills it, every renderer (text, JSON, CSV,
+ * HTML, compare) reads it, and a saved run is exactly this object as JSON, so
+ * `hedgebench report FILE` can re-render it.
+ */
+
+export const RESULT_SCHEMA = 'hedgebench/result@1'
+
+export type PhaseName = 'warmup' | 'plain' | 'hedged'
+export const PHASE_NAMES: readonly PhaseName[] = ['warmup', 'plain', 'hedged']
+
+/** Latency figures in milliseconds, read from an HDR histogram of microseconds. */
+export interface LatencySummary {
+  min: number
+  mean: number
+  stddev: number
+  p10: number
+  p25: number
+  p50: number
+  p75: number
+  p90: number
+  p95: number
+  p99: number
+  'p99.9': number
+  'p99.99': number
+  max: number
+}
+
+export const PERCENTILE_KEYS = ['p10', 'p25', 'p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'p99.99'] as const
+export type PercentileKey = (typeof PERCENTILE_KEYS)[number]
+
+/**
+ * The figures every scope reports: a whole phase, one replica, one attempt
+ * number. `histogram` is the HDR histogram (microseconds) as compressed
+ * base64, so saved runs can be re-rendered and merged exactly.
+ */
+export interface Figures {
+  /** Logical requests that finished (ok or not). For a replica: its finished attempts. */
+  requests: number
+  /** HTTP requests whose headers were written to a connection. */
+  attempts: number
+  /** Finished with a 1xx-3xx status. */
+  ok: number
+  /** Finished without a response, or with a status >= 400. */
+  errors: number
+  statusCodes: Record<string, number>
+  /** Transport error kinds by name (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, ...). */
+  errorKinds: Record<string, number>
+  bytes: number
+  latencyMs: LatencySummary
+  slow: { thresholdMs: number; count: number }
+  histogram: string
+}
+
+export interface ReplicaFigures extends Figures {
+  url: string
+  /** Attempts on this replica whose answer was the one used. */
+  wins: number
+  /** Attempts on this replica aborted because another attempt won. */
+  cancelled: number
+}
+
+/** What hedging did in a phase. Counters are exact; they add up. */
+export interface HedgingStats {
+  delayMs: number
+  /** Human wording of where the delay came from: "p95 of 1000 warm-up requests = 14.8 ms". */
+  delaySource: string
+  adaptive: boolean
+  /** Delay actually used per request, over the phase (adaptive delays move). */
+  delayUsedMs: { min: number; p50: number; max: number }
+  maxAttempts: number
+  budgetPct: number
+  parallel: boolean
+  cancelMode: CancelMode
+  /** Hedges whose headers reached the wire (like `attempts`). */
+  hedgesSent: number
+  /** Hedges started but cancelled before they reached the wire (never seen by a server). */
+  unsent: number
+  /** attempts / requests - 1, in percent. */
+  extraLoadPct: number
+  /** Share of logical requests that fired at least one hedge, in percent. */
+  triggerRate: number
+  hedgeWins: number
+  originalWins: number
+  /** Attempts on the wire aborted because another attempt won (or the deadline passed). */
+  cancelled: number
+  /** Answers that arrived after the request was already decided; discarded. */
+  lateDiscarded: number
+  budgetDenied: number
+  deadlineSuppressed: number
+  /** Hedges fired at once because an attempt failed with a non-fatal status or a connection error. */
+  nonFatalTriggered: number
+  /** Hedge timer lateness (fire time minus intended fire time). */
+  timerLatenessMs: { p50: number; p99: number; max: number }
+  /** Latency of each attempt number (0 = original) measured from its own start. */
+  perAttempt: Array<{ attempt: number; count: number; latencyMs: LatencySummary; histogram: string }>
+}
+
+/** One point per second of a phase, for the over-time charts. */
+export interface TimelinePoint {
+  /** Seconds since the phase started. */
+  t: number
+  requests: number
+  errors: number
+  p50Ms: number
+  p99Ms: number
+  hedges: number
+  /** Median hedge delay used in that second, when the phase hedges. */
+  delayMs: number | null
+}
+
+/** The generator checking itself: was it the bottleneck? */
+export interface GeneratorHealth {
+  eventLoopDelayMs: { p50: number; p99: number; max: number }
+  /** Process CPU time / wall time, in percent of one core. */
+  cpuPct: number
+  /** Cores the generator could use (worker threads). */
+  cores: number
+  saturated: boolean
+  warnings: string[]
+}
+
+/** Server-side counts beside the client's (built-in target or --server-stats). */
+export interface ServerCrossCheck {
+  received: number
+  completed: number
+  cancelled: number
+  hedgeHeader: number
+  clientAttempts: number
+  match: boolean
+}
+
+export interface PhaseResult extends Figures {
+  name: PhaseName
+  /** Milliseconds since the run started when this phase began. */
+  startOffsetMs: number
+  durationMs: number
+  /** Logical requests per second. */
+  rps: number
+  /** Connections opened during the phase (a cancel on HTTP/1.1 closes one). */
+  connectionsOpened: number
+  replicas: ReplicaFigures[]
+  /** Present when --fanout > 1: latency of the individual calls. */
+  calls?: Figures & { fanout: number }
+  /** Present when the phase hedged. */
+  hedging?: HedgingStats
+  /** Open-loop (-q) runs: service time measured from the actual send (wrk2 -U). */
+  serviceTime?: { latencyMs: LatencySummary; histogram: string; lateSends: number }
+  timeline: TimelinePoint[]
+  generator: GeneratorHealth
+  server?: ServerCrossCheck
+}
+
+export type Mode = 'plain' | 'hedged' | 'both'
+export type Schedule = 'sequential' | 'interleaved'
+export type CancelMode = 'abort' | 'ignore'
+
+/** How the run was configured, with credentials already redacted. */
+export interface RunConfig {
+  urls: string[]
+  method: string
+  headers: Record<string, string>
+  bodyBytes: number
+  concurrency: number
+  /** Requests per measured phase, or null when the phase is timed (-z). */
+  requests: number | null
+  durationMs: number | null
+  /** Global requests/s (-q), or null for closed loop. */
+  rate: number | null
+  timeoutMs: number
+  mode: Mode
+  schedule: Schedule
+  warmup: number
+  slowMs: number
+  http2: boolean
+  keepAlive: boolean
+  fanout: number
+  workers: number
+  profile: string | null
+  hedge: {
+    delay: string
+    adaptive: boolean
+    adaptiveWindow: string
+    delayMinMs: number
+    delayMaxMs: number
+    maxAttempts: number
+    budgetPct: number
+    nonFatalStatus: number[]
+    deadlineMs: number | null
+    minHedgeWindowMs: number | null
+    parallel: boolean
+    cancel: CancelMode
+    header: string | null
+    idempotencyKey: boolean
+    unsafeHedge: boolean
+  }
+}
+
+export interface RunResult {
+  schema: typeof RESULT_SCHEMA
+  version: string
+  label: string
+  startedAt: string
+  finishedAt: string
+  /** True when the run was interrupted; `stoppedIn` names the phase. */
+  partial: boolean
+  stoppedIn: PhaseName | null
+  config: RunConfig
+  phases: Partial<Record<PhaseName, PhaseResult>>
+  /** Warnings the report must show (single URL hedging, unsafe hedge, generator saturated, ...). */
+  warnings: string[]
+}
