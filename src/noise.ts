@@ -1,0 +1,149 @@
+/**
+ * Is a difference between two runs real, or noise?
+ *
+ * How compare decides (plain words, copied into the README):
+ *
+ * Percentiles. A percentile measured from n requests is itself uncertain:
+ * with another n requests from the same server, the p99 would land a little
+ * elsewhere. Sort the n latencies; the true p-th percentile lies, with 95 %
+ * confidence, between the latencies ranked n*q - 1.96*sqrt(n*q*(1-q)) and
+ * n*q + 1.96*sqrt(n*q*(1-q)) (q = p/100). This "order-statistic" interval
+ * assumes nothing about the shape of the distribution and is read straight
+ * from each run's HDR histogram, so it is exact, deterministic and fast. For
+ * two runs, the interval of the difference goes from (after's low - before's
+ * high) to (after's high - before's low). When it excludes 0 (the two runs'
+ * intervals do not overlap) the change is called better or worse; otherwise
+ * it is "within noise". Non-overlap is a strict test (stricter than 95 %),
+ * which is the side we want to err on before calling a regression.
+ *
+ * Mean: Welch's interval, difference ± 1.96 * sqrt(sd1²/n1 + sd2²/n2).
+ * Error rate and slow count: a two-proportion interval on the share of
+ * failed / slow requests (so runs with different request counts compare
+ * fairly); the slow count's interval is given in requests of the later run.
+ * Requests/s and extra load: the counts behind them (requests, extra
+ * attempts) are treated as Poisson counts.
+ *
+ * Min, max and standard deviation get no interval and are always "within
+ * noise": they hang on one or a few extreme requests, and one extreme value
+ * cannot be told apart from bad luck. Read p99.9 / p99.99 for the tail.
+ *
+ * Practical floor: a change smaller than 1 % of the first run's value (or
+ * smaller than 1 µs, the histogram's resolution) is "within noise" even
+ * when it is statistically clear, because nobody should act on it.
+ */
+import type { Histogram } from './histogram.js'
+
+export type Verdict = 'better' | 'worse' | 'within noise'
+
+/** How a metric's interval was computed ('none': no interval, see above). */
+export type NoiseMethod = 'order-statistic' | 'welch' | 'two-proportion' | 'poisson' | 'none'
+
+/** A 95 % interval of (run value - baseline value), in the metric's unit. */
+export type Interval = [low: number, high: number]
+
+/** 95 % two-sided normal quantile. */
+export const Z95 = 1.96
+/** Changes below this share of the baseline are never called better or worse. */
+export const PRACTICAL_FLOOR_PCT = 1
+/** One microsecond: the histogram resolution, in milliseconds. */
+export const LATENCY_RESOLUTION_MS = 0.001
+
+/**
+ * 95 % order-statistic bounds (ms) of percentile `p` (0-100) of the
+ * distribution a histogram was sampled from; null for an empty histogram.
+ */
+export function percentileBounds(h: Histogram, p: number): Interval | null {
+  const n = h.totalCount
+  if (n === 0) return null
+  const q = p / 100
+  const spread = Z95 * Math.sqrt(n * q * (1 - q))
+  const lowRank = clampRank(Math.floor(n * q - spread), n)
+  const highRank = clampRank(Math.ceil(n * q + spread) + 1, n)
+  return [valueAtRank(h, lowRank), valueAtRank(h, highRank)]
+}
+
+function clampRank(rank: number, n: number): number {
+  return Math.min(n, Math.max(1, rank))
+}
+
+/** Latency (ms) of the request ranked `rank` (1 = fastest). */
+function valueAtRank(h: Histogram, rank: number): number {
+  // Half a rank below keeps getValueAtPercentile's round-up on `rank` itself.
+  return Math.round(h.getValueAtPercentile((100 * (rank - 0.5)) / h.totalCount)) / 1000
+}
+
+/** Interval of percentile p in `after` minus percentile p in `before`. */
+export function percentileDifference(before: Histogram, after: Histogram, p: number): Interval | null {
+  const a = percentileBounds(before, p)
+  const b = percentileBounds(after, p)
+  if (!a || !b) return null
+  return [round(b[0] - a[1]), round(b[1] - a[0])]
+}
+
+export interface MeanSample {
+  mean: number
+  stddev: number
+  n: number
+}
+
+/** Welch interval of after.mean - before.mean. */
+export function meanDifference(before: MeanSample, after: MeanSample): Interval | null {
+  if (before.n < 2 || after.n < 2) return null
+  const se = Math.sqrt(before.stddev ** 2 / before.n + after.stddev ** 2 / after.n)
+  return around(after.mean - before.mean, Z95 * se)
+}
+
+export interface CountSample {
+  /** Events (errors, slow requests). */
+  count: number
+  /** Out of this many trials (requests). */
+  n: number
+}
+
+/** Interval of the difference of shares after - before, as a fraction (0-1). */
+export function proportionDifference(before: CountSample, after: CountSample): Interval | null {
+  if (before.n === 0 || after.n === 0) return null
+  const pa = before.count / before.n
+  const pb = after.count / after.n
+  const se = Math.sqrt((pa * (1 - pa)) / before.n + (pb * (1 - pb)) / after.n)
+  return around(pb - pa, Z95 * se)
+}
+
+export interface RateSample {
+  /** Events counted (requests, extra attempts). */
+  count: number
+  /** Over this exposure (seconds, requests). */
+  exposure: number
+}
+
+/** Interval of count/exposure (after) - count/exposure (before), counts taken as Poisson. */
+export function rateDifference(before: RateSample, after: RateSample): Interval | null {
+  if (before.exposure <= 0 || after.exposure <= 0) return null
+  const ra = before.count / before.exposure
+  const rb = after.count / after.exposure
+  const se = Math.sqrt(before.count / before.exposure ** 2 + after.count / after.exposure ** 2)
+  return around(rb - ra, Z95 * se)
+}
+
+/**
+ * The verdict for a change of `diff` from `base`, given its interval.
+ * `lowerIsBetter` is true for latencies, errors, slow requests and load.
+ */
+export function verdictOf(diff: number, base: number, interval: Interval | null, lowerIsBetter: boolean, absoluteFloor = 0): Verdict {
+  if (!interval) return 'within noise'
+  const floor = Math.max((Math.abs(base) * PRACTICAL_FLOOR_PCT) / 100, absoluteFloor)
+  if (Math.abs(diff) < floor || diff === 0) return 'within noise'
+  const up = interval[0] > 0
+  const down = interval[1] < 0
+  if (!up && !down) return 'within noise'
+  return up === lowerIsBetter ? 'worse' : 'better'
+}
+
+function around(centre: number, halfWidth: number): Interval {
+  return [round(centre - halfWidth), round(centre + halfWidth)]
+}
+
+/** Nine significant digits: drops float dust so JSON stays readable. */
+function round(x: number): number {
+  return Number(x.toPrecision(9))
+}
