@@ -1,13 +1,51 @@
+/**
+ * `hedgebench report FILE`: re-renders a saved run. `-o json` prints the
+ * file exactly as saveResult wrote it (same renderer, same bytes), so a
+ * report can be diffed against the original.
+ */
 import type { CommandModule } from 'yargs'
+import { renderCsvSummary } from '../render/csv.js'
+import { renderJson } from '../render/json.js'
+import { renderText } from '../render/text.js'
+import { loadResult, writeFileAtomic } from '../results-store.js'
+import type { RunResult } from '../types.js'
 
-// Placeholder until its issue lands: registered so the CLI shape is fixed.
-export function reportCommand(setExitCode: (code: number) => void): CommandModule {
+const FORMATS = ['text', 'json', 'csv'] as const
+type Format = (typeof FORMATS)[number]
+
+interface ReportArgs {
+  file: string
+  output: Format
+  html?: string
+}
+
+export function reportCommand(setExitCode: (code: number) => void): CommandModule<object, ReportArgs> {
   return {
-    command: 'report',
-    describe: '(not built yet)',
-    handler: () => {
-      process.stderr.write('hedgebench: report is not built yet\n')
-      setExitCode(2)
+    command: 'report <file>',
+    describe: 'print a saved run (results/*.json) again as text, JSON or CSV, or write it as HTML',
+    builder: (yargs) =>
+      yargs
+        .positional('file', { type: 'string', demandOption: true, describe: 'a JSON file written by a run (results/...json)' })
+        .option('output', { alias: 'o', choices: FORMATS, default: 'text' as Format, describe: 'format printed to stdout' })
+        .option('html', { type: 'string', describe: 'also write a self-contained HTML report to this file' }),
+    handler: async (argv) => {
+      const result = await loadResult(argv.file)
+      if (argv.html !== undefined) await writeHtml(result, argv.html)
+      process.stdout.write(render(result, argv.output))
+      setExitCode(0)
     },
   }
+}
+
+function render(result: RunResult, format: Format): string {
+  if (format === 'json') return renderJson(result)
+  if (format === 'csv') return renderCsvSummary(result)
+  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+  return renderText(result, { color })
+}
+
+async function writeHtml(result: RunResult, out: string): Promise<void> {
+  // Loaded on demand: only --html needs the HTML renderer and its assets.
+  const { renderHtml } = await import('../render/html.js')
+  await writeFileAtomic(out, renderHtml([result], { title: result.label }), { overwrite: true })
 }
