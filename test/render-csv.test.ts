@@ -1,0 +1,84 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { CSV_SUMMARY_COLUMNS, renderCsvSummary } from '../src/render/csv.js'
+import { parseResult, renderJson } from '../src/render/json.js'
+import { PERCENTILE_KEYS } from '../src/types.js'
+import type { Figures } from '../src/types.js'
+import { parseCsv, parseCsvObjects } from './helpers/csv.js'
+import { makeHedgedRun, makePhase, makeReplica, makeRunResult } from './helpers/result-fixture.js'
+
+test('the test CSV parser handles RFC 4180 quoting', () => {
+  assert.deepEqual(parseCsv('a,"b,c","d ""e""","f\r\ng"\r\n1,,3,4\n'), [
+    ['a', 'b,c', 'd "e"', 'f\r\ng'],
+    ['1', '', '3', '4'],
+  ])
+})
+
+test('one row per phase and per phase x replica, under the documented header', () => {
+  const result = makeHedgedRun()
+  const rows = parseCsvObjects(renderCsvSummary(result))
+  const phases = Object.values(result.phases)
+  assert.equal(rows.length, phases.length + phases.reduce((n, p) => n + p.replicas.length, 0))
+  assert.deepEqual(parseCsv(renderCsvSummary(result))[0], [...CSV_SUMMARY_COLUMNS])
+  assert.deepEqual(
+    rows.map((r) => `${r.scope}:${r.phase}`).filter((s) => s.startsWith('phase:')),
+    ['phase:warmup', 'phase:plain', 'phase:hedged'],
+  )
+})
+
+function assertAgrees(row: Record<string, string>, f: Figures): void {
+  for (const key of ['requests', 'attempts', 'ok', 'errors', 'bytes'] as const) assert.equal(Number(row[key]), f[key], key)
+  for (const key of [...PERCENTILE_KEYS, 'min', 'mean', 'max'] as const) assert.equal(Number(row[`${key}_ms`]), Number(f.latencyMs[key].toFixed(3)), key)
+  assert.equal(Number(row.slow_count), f.slow.count)
+  assert.equal(Number(row.slow_threshold_ms), f.slow.thresholdMs)
+}
+
+test('CSV figures agree with the JSON of the same run', () => {
+  const result = parseResult(renderJson(makeHedgedRun()), 'x.json')
+  const rows = parseCsvObjects(renderCsvSummary(result))
+  for (const phase of Object.values(result.phases)) {
+    const row = rows.find((r) => r.scope === 'phase' && r.phase === phase.name)!
+    assertAgrees(row, phase)
+    assert.equal(Number(row.rps), phase.rps)
+    assert.equal(Number(row.duration_ms), phase.durationMs)
+    for (const replica of phase.replicas) {
+      const rr = rows.find((r) => r.scope === 'replica' && r.phase === phase.name && r.replica === replica.url)!
+      assertAgrees(rr, replica)
+      assert.equal(Number(rr.wins), replica.wins)
+    }
+  }
+})
+
+test('hedging columns are filled for the hedged phase and empty elsewhere', () => {
+  const result = makeHedgedRun()
+  const h = result.phases.hedged!.hedging!
+  const rows = parseCsvObjects(renderCsvSummary(result))
+  const hedged = rows.find((r) => r.scope === 'phase' && r.phase === 'hedged')!
+  assert.equal(Number(hedged.hedges_sent), h.hedgesSent)
+  assert.equal(Number(hedged.extra_load_pct), h.extraLoadPct)
+  assert.equal(Number(hedged.hedge_wins), h.hedgeWins)
+  assert.equal(Number(hedged.budget_denied), h.budgetDenied)
+  assert.equal(Number(hedged.delay_ms), h.delayMs)
+  const plain = rows.find((r) => r.scope === 'phase' && r.phase === 'plain')!
+  for (const col of ['hedges_sent', 'unsent', 'extra_load_pct', 'trigger_rate', 'hedge_wins', 'cancelled', 'delay_ms']) assert.equal(plain[col], '', col)
+})
+
+test('status codes and error kinds are one cell each; awkward text survives quoting', () => {
+  const url = 'http://127.0.0.1:9/a?x=1,2&q="quoted"'
+  const phase = makePhase('plain', [5, 6, 7, 8], {
+    statusCodes: { '200': 3, '503': 1 },
+    errorKinds: { ECONNRESET: 2, 'weird, "kind"': 1 },
+    replicas: [makeReplica(url, [5, 6, 7, 8])],
+  })
+  const rows = parseCsvObjects(renderCsvSummary(makeRunResult({ phases: { plain: phase } })))
+  assert.equal(rows[0]!.status_codes, '200:3 503:1')
+  assert.equal(rows[0]!.error_kinds, 'ECONNRESET:2 weird, "kind":1')
+  assert.equal(rows[1]!.replica, url)
+})
+
+test('a password in a replica URL never reaches the CSV', () => {
+  const phase = makePhase('plain', [5], { replicas: [makeReplica('http://u:s3cret@h/x', [5])] })
+  const csv = renderCsvSummary(makeRunResult({ phases: { plain: phase } }))
+  assert.doesNotMatch(csv, /s3cret/)
+  assert.match(csv, /http:\/\/u:\*\*\*@h\/x/)
+})
