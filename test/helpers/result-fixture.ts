@@ -63,13 +63,14 @@ export function makeGenerator(overrides: Partial<GeneratorHealth> = {}): Generat
   return { eventLoopDelayMs: { p50: 0.02, p99: 0.9, max: 3.1 }, cpuPct: 23.5, cores: 1, saturated: false, warnings: [], ...overrides }
 }
 
+/** Per-second points; percentiles by sorting (summarizing a histogram per second would make fixtures slow). */
 function makeTimeline(latenciesMs: number[], durationMs: number): TimelinePoint[] {
   const seconds = Math.max(1, Math.ceil(durationMs / 1000))
   const perSecond = Math.ceil(latenciesMs.length / seconds)
   return Array.from({ length: seconds }, (_, t) => {
-    const slice = latenciesMs.slice(t * perSecond, (t + 1) * perSecond)
-    const s = latencyOf(slice).latencyMs
-    return { t, requests: slice.length, errors: 0, p50Ms: s.p50, p99Ms: s.p99, hedges: 0, delayMs: null }
+    const slice = latenciesMs.slice(t * perSecond, (t + 1) * perSecond).sort((a, b) => a - b)
+    const at = (p: number): number => (slice.length === 0 ? 0 : Math.round(slice[Math.min(slice.length - 1, Math.ceil((p / 100) * slice.length) - 1)]! * 1000) / 1000)
+    return { t, requests: slice.length, errors: 0, p50Ms: at(50), p99Ms: at(99), hedges: 0, delayMs: null }
   })
 }
 
