@@ -5,6 +5,7 @@
  * compares apples with oranges unknowingly. Pure: renderers and `--fail-if`
  * read the returned Comparison.
  */
+import { configEntries } from './config-entries.js'
 import { UsageError } from './errors.js'
 import { decodeHistogram, type Histogram } from './histogram.js'
 import {
@@ -249,21 +250,11 @@ function round(x: number): number {
 
 /** Config keys whose values differ between runs, with each run's value. */
 function diffConfigs(results: RunResult[]): ConfigDifference[] {
-  const flat = results.map((r) => flatten(r.config))
+  const flat = results.map((r) => configEntries(r.config))
   const keys = [...new Set(flat.flatMap((f) => [...f.keys()]))]
   return keys
     .map((key) => ({ key, values: flat.map((f) => f.get(key) ?? '(none)') }))
     .filter((d) => new Set(d.values).size > 1)
-}
-
-/** Nested config to dotted keys; arrays and leaves become display text. */
-function flatten(value: unknown, prefix = '', out = new Map<string, string>()): Map<string, string> {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out)
-  } else if (prefix) {
-    out.set(prefix, Array.isArray(value) ? value.map(String).join(', ') : String(value))
-  }
-  return out
 }
 
 function warningsOf(sides: Side[], kind: Comparison['kind']): string[] {

@@ -1,0 +1,163 @@
+/**
+ * Small inline-SVG line charts for the HTML report: no script, no external
+ * resource, so the page renders under `default-src 'none'`. A chart is one
+ * <svg data-chart="..."> with one or more panels stacked over a shared x
+ * axis; every series is a <path data-series="..."> so tests can find it.
+ */
+import { escapeHtml } from './escape.js'
+
+/** A point; a null y breaks the line (a second without a value). */
+export type Point = [x: number, y: number | null]
+
+export interface Series {
+  /** The data-series attribute: "<phase or run name>:<metric>". */
+  id: string
+  /** Legend text; defaults to the id. */
+  label?: string
+  points: Point[]
+  color: string
+  dashed?: boolean
+  /** Draw as steps (histograms) instead of straight segments. */
+  step?: boolean
+}
+
+export interface Tick {
+  value: number
+  label: string
+}
+
+export interface Panel {
+  yLabel: string
+  series: Series[]
+  /** Default: nice ticks from 0 to the largest y. */
+  yTicks?: Tick[]
+}
+
+export interface ChartSpec {
+  /** The data-chart attribute. */
+  chart: string
+  title: string
+  xLabel: string
+  /** Ticks also fix the x range: from the first to the last tick, unless the data reach further. */
+  xTicks?: Tick[]
+  panels: Panel[]
+  width?: number
+  panelHeight?: number
+}
+
+export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2']
+
+const MARGIN = { left: 64, right: 32, top: 28, bottom: 40 }
+const PANEL_GAP = 28
+const LEGEND_ROW = 18
+
+export function renderChart(spec: ChartSpec): string {
+  const width = spec.width ?? 860
+  const panelHeight = spec.panelHeight ?? 220
+  const allSeries = spec.panels.flatMap((p) => p.series)
+  const xRange = rangeOf(allSeries.flatMap((s) => s.points.map((p) => p[0])), spec.xTicks?.map((t) => t.value) ?? [])
+  const xTicks = spec.xTicks ?? niceTicks(xRange[0], xRange[1])
+  const plotWidth = width - MARGIN.left - MARGIN.right
+  const x = (v: number): number => MARGIN.left + ((v - xRange[0]) / (xRange[1] - xRange[0] || 1)) * plotWidth
+  const legendTop = MARGIN.top + spec.panels.length * (panelHeight + PANEL_GAP) + MARGIN.bottom - PANEL_GAP
+  const height = legendTop + legendRows(allSeries, width) * LEGEND_ROW + 8
+  const panels = spec.panels.map((panel, i) => renderPanel(panel, MARGIN.top + i * (panelHeight + PANEL_GAP), panelHeight, plotWidth, x))
+  const lastBottom = MARGIN.top + spec.panels.length * (panelHeight + PANEL_GAP) - PANEL_GAP
+  return [
+    `<svg data-chart="${escapeHtml(spec.chart)}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(spec.title)}">`,
+    `<text class="title" x="${MARGIN.left}" y="18">${escapeHtml(spec.title)}</text>`,
+    ...panels,
+    xAxis(xTicks, x, lastBottom, spec.xLabel, width),
+    legend(allSeries, legendTop, width),
+    '</svg>',
+  ].join('\n')
+}
+
+function renderPanel(panel: Panel, top: number, height: number, plotWidth: number, x: (v: number) => number): string {
+  const ys = panel.series.flatMap((s) => s.points.map((p) => p[1]).filter((v): v is number => v !== null))
+  const yTicks = panel.yTicks ?? niceTicks(0, Math.max(0, ...ys))
+  const yMax = Math.max(yTicks[yTicks.length - 1]?.value ?? 1, ...ys) || 1
+  const y = (v: number): number => top + height - (v / yMax) * height
+  const grid = yTicks.map((t) => `<line class="grid" x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${fix(y(t.value))}" y2="${fix(y(t.value))}"/><text class="tick" x="${MARGIN.left - 6}" y="${fix(y(t.value) + 4)}" text-anchor="end">${escapeHtml(t.label)}</text>`)
+  const label = `<text class="axis" transform="translate(14 ${fix(top + height / 2)}) rotate(-90)" text-anchor="middle">${escapeHtml(panel.yLabel)}</text>`
+  const frame = `<rect class="frame" x="${MARGIN.left}" y="${top}" width="${plotWidth}" height="${height}"/>`
+  const paths = panel.series.map((s) => seriesPath(s, x, y))
+  return [frame, ...grid, label, ...paths].join('\n')
+}
+
+function seriesPath(s: Series, x: (v: number) => number, y: (v: number) => number): string {
+  const dash = s.dashed ? ' stroke-dasharray="6 4"' : ''
+  return `<path data-series="${escapeHtml(s.id)}" d="${pathData(s.points, x, y, s.step ?? false)}" fill="none" stroke="${s.color}" stroke-width="1.8"${dash}><title>${escapeHtml(s.label ?? s.id)}</title></path>`
+}
+
+/** SVG path commands; a null y lifts the pen. */
+export function pathData(points: Point[], x: (v: number) => number, y: (v: number) => number, step: boolean): string {
+  const parts: string[] = []
+  let penDown = false
+  for (const [px, py] of points) {
+    if (py === null || !Number.isFinite(py) || !Number.isFinite(px)) {
+      penDown = false
+      continue
+    }
+    if (penDown && step) parts.push(`H${fix(x(px))}`)
+    parts.push(`${penDown ? 'L' : 'M'}${fix(x(px))},${fix(y(py))}`)
+    penDown = true
+  }
+  return parts.join(' ')
+}
+
+function xAxis(ticks: Tick[], x: (v: number) => number, bottom: number, label: string, width: number): string {
+  const marks = ticks.map((t) => `<line class="grid" x1="${fix(x(t.value))}" x2="${fix(x(t.value))}" y1="${MARGIN.top}" y2="${bottom}"/><text class="tick" x="${fix(x(t.value))}" y="${bottom + 14}" text-anchor="middle">${escapeHtml(t.label)}</text>`)
+  return [...marks, `<text class="axis" x="${fix(MARGIN.left + (width - MARGIN.left - MARGIN.right) / 2)}" y="${bottom + 32}" text-anchor="middle">${escapeHtml(label)}</text>`].join('\n')
+}
+
+const LEGEND_ITEM = 190
+
+function legendRows(series: Series[], width: number): number {
+  const perRow = Math.max(1, Math.floor((width - MARGIN.left) / LEGEND_ITEM))
+  return Math.ceil(series.length / perRow)
+}
+
+function legend(series: Series[], top: number, width: number): string {
+  const perRow = Math.max(1, Math.floor((width - MARGIN.left) / LEGEND_ITEM))
+  return series
+    .map((s, i) => {
+      const lx = MARGIN.left + (i % perRow) * LEGEND_ITEM
+      const ly = top + Math.floor(i / perRow) * LEGEND_ROW
+      const dash = s.dashed ? ' stroke-dasharray="6 4"' : ''
+      return `<line x1="${lx}" x2="${lx + 22}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"${dash}/><text class="legend" x="${lx + 28}" y="${ly + 4}">${escapeHtml(s.label ?? s.id)}</text>`
+    })
+    .join('\n')
+}
+
+function rangeOf(values: number[], extra: number[]): [number, number] {
+  const all = [...values, ...extra].filter(Number.isFinite)
+  if (all.length === 0) return [0, 1]
+  const min = Math.min(...all)
+  const max = Math.max(...all)
+  return min === max ? [min, min + 1] : [min, max]
+}
+
+/** About five round-numbered ticks covering [min, max]. */
+export function niceTicks(min: number, max: number, count = 5, format: (v: number) => string = formatTick): Tick[] {
+  if (!(max > min)) return [{ value: min, label: format(min) }, { value: min + 1, label: format(min + 1) }]
+  const raw = (max - min) / count
+  const magnitude = 10 ** Math.floor(Math.log10(raw))
+  const step = ([1, 2, 2.5, 5, 10].find((m) => m * magnitude >= raw) ?? 10) * magnitude
+  const ticks: Tick[] = []
+  for (let v = Math.floor(min / step) * step; v <= max + step * 0.999; v += step) ticks.push({ value: fixFloat(v), label: format(fixFloat(v)) })
+  return ticks
+}
+
+function formatTick(v: number): string {
+  return Math.abs(v) >= 1000 ? `${fixFloat(v / 1000)}k` : String(fixFloat(v))
+}
+
+function fixFloat(v: number): number {
+  return Number(v.toPrecision(10))
+}
+
+/** Two decimals keep the markup small. */
+function fix(v: number): string {
+  return String(Math.round(v * 100) / 100)
+}
