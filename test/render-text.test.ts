@@ -1,0 +1,142 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { renderText, verdictLine } from '../src/render/text.js'
+import { makeFigures, makeHedgedRun, makePhase, makeReplica, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
+
+const HEY_SECTIONS = ['Summary:', 'Response time histogram:', 'Latency distribution:', 'Status code distribution:', 'Error distribution:']
+
+function erroringRun() {
+  const phase = makePhase('plain', stallingLatencies(400), { errors: 10, ok: 390, statusCodes: { '200': 390, '503': 6 }, errorKinds: { ECONNRESET: 4 } })
+  return makeRunResult({ phases: { plain: phase } })
+}
+
+test("each phase has hey's sections in hey's order", () => {
+  const text = renderText(erroringRun())
+  const positions = HEY_SECTIONS.map((s) => text.indexOf(`\n${s}\n`))
+  assert.ok(positions.every((p) => p > 0), `missing a section: ${positions.join(',')}`)
+  assert.deepEqual([...positions].sort((a, b) => a - b), positions)
+  assert.match(text, /\[503\] 6 responses/)
+  assert.match(text, /\[4\] ECONNRESET/)
+})
+
+test('the latency distribution goes down to p99.99 and the slow count is stated', () => {
+  const text = renderText(makeRunResult())
+  for (const p of ['10%', '50%', '99%', '99.9%', '99.99%']) assert.match(text, new RegExp(`^\\s+${p.replace('.', '\\.')}\\s+in\\s`, 'm'))
+  assert.match(text, /Slow:\s+4 requests over 1 s \(1\.00%\)/)
+})
+
+test('the response time histogram draws bars, the tallest 40 wide', () => {
+  const text = renderText(makeRunResult())
+  const bars = text.split('\n').filter((l) => / \[\d+\]\s+\|/.test(l))
+  assert.equal(bars.length, 11)
+  assert.equal(Math.max(...bars.map((l) => (l.match(/■/g) ?? []).length)), 40)
+  // 400 requests in all: the buckets account for every one.
+  assert.equal(bars.reduce((n, l) => n + Number(/\[(\d+)\]/.exec(l)![1]), 0), 400)
+})
+
+test('a plain + hedged run gets the side-by-side table and the verdict', () => {
+  const run = makeHedgedRun()
+  const text = renderText(run)
+  assert.match(text, /^\s+plain\s+hedged\s+change$/m)
+  for (const key of ['p10', 'p50', 'p99', 'p99.9', 'p99.99', 'mean', 'max', 'errors', 'requests/s']) {
+    assert.match(text, new RegExp(`^  ${key.replace('.', '\\.')}\\s+\\S+( \\S+)?\\s+\\S+( \\S+)?\\s+(n/a|[+-]?\\d+\\.\\d%)$`, 'm'), key)
+  }
+  assert.match(text, /^\s+over 1 s\s+40\s+0\s+-100\.0%$/m)
+  const plain = run.phases.plain!.latencyMs['p99.9']
+  const hedged = run.phases.hedged!.latencyMs['p99.9']
+  assert.match(text, new RegExp(`Verdict: p99\\.9 ${plain.toFixed(1)} ms -> ${hedged.toFixed(1)} ms \\(-\\d+\\.\\d%\\) for \\+3\\.5% requests`))
+  // The comparison comes after both phases.
+  assert.ok(text.indexOf('plain vs hedged') > text.indexOf('=== hedged phase ==='))
+})
+
+test('the verdict line reads like the issue example', () => {
+  const plain = makePhase('plain', [1015.6])
+  const hedged = makePhase('hedged', [33.1], { hedging: makeHedgedRun().phases.hedged!.hedging! })
+  hedged.hedging!.extraLoadPct = 3.5
+  plain.latencyMs['p99.9'] = 1015.6
+  hedged.latencyMs['p99.9'] = 33.1
+  assert.equal(verdictLine(plain, hedged), 'p99.9 1015.6 ms -> 33.1 ms (-96.7%) for +3.5% requests')
+})
+
+test('the hedging section shows the delay, its source and every counter', () => {
+  const run = makeHedgedRun()
+  const h = run.phases.hedged!.hedging!
+  const text = renderText(run)
+  const section = text.slice(text.indexOf('\nHedging:\n'), text.indexOf('\nReplicas:', text.indexOf('\nHedging:\n')))
+  assert.match(section, /Delay:\s+14\.8 ms \(p95 of 1000 warm-up requests = 14\.8 ms\)/)
+  assert.match(section, new RegExp(`Hedges sent:\\s+${h.hedgesSent} \\(\\+3\\.5% extra load\\); ${h.unsent} more`))
+  assert.match(section, /Trigger rate:\s+3\.8%/)
+  assert.match(section, new RegExp(`hedge ${h.hedgeWins} / original ${h.originalWins}`))
+  assert.match(section, new RegExp(`${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`))
+  for (const label of ['Budget denied:', 'Deadline suppressed:', 'Non-fatal triggered:', 'Timer lateness:']) assert.ok(section.includes(label), label)
+  assert.match(section, /0 \(original\)\s+4000/)
+  assert.match(section, /1 \(hedge\)\s+140/)
+  assert.doesNotMatch(section, /Adaptive delay/)
+})
+
+test('an adaptive run reports the delay range', () => {
+  const run = makeHedgedRun()
+  Object.assign(run.phases.hedged!.hedging!, { adaptive: true, delayUsedMs: { min: 20, p50: 31.5, max: 80 } })
+  assert.match(renderText(run), /Adaptive delay:\s+min 20\.0 ms \/ p50 31\.5 ms \/ max 80\.0 ms/)
+})
+
+test('the per-replica table makes a broken replica obvious', () => {
+  const urls = ['http://a:8080/x', 'http://b:8080/x', 'http://c:8080/x']
+  const replicas = urls.map((url) => makeReplica(url, stallingLatencies(100)))
+  replicas[1] = { ...replicas[1]!, ok: 20, errors: 80, statusCodes: { '200': 20, '503': 80 } }
+  const run = makeRunResult({ phases: { plain: makePhase('plain', stallingLatencies(300), { replicas }) } })
+  const lines = renderText(run).split('\n')
+  assert.match(lines.find((l) => l.includes('url') && l.includes('attempts'))!, /url\s+attempts\s+ok\s+errors\s+p50\s+p99\s+max\s+wins/)
+  assert.match(lines.find((l) => l.includes('http://b:8080/x'))!, /<- 80\.0% errors !$/)
+  assert.doesNotMatch(lines.find((l) => l.includes('http://a:8080/x'))!, /!/)
+})
+
+test('partial runs and warnings are printed prominently', () => {
+  const run = makeHedgedRun({ partial: true, stoppedIn: 'hedged', warnings: ['one URL: copies go to the same origin'] })
+  const lines = renderText(run).split('\n')
+  assert.match(lines[3]!, /^PARTIAL: interrupted during hedged/)
+  assert.equal(lines[4], 'WARNING: one URL: copies go to the same origin')
+  assert.equal(lines.at(-2), 'PARTIAL: interrupted during hedged')
+})
+
+test('the warm-up is one line, never a full section', () => {
+  const text = renderText(makeHedgedRun())
+  assert.match(text, /^Warm-up \(excluded from statistics\): 1000 requests in /m)
+  assert.doesNotMatch(text, /=== warmup/)
+  assert.equal(text.split('\nSummary:\n').length - 1, 2)
+})
+
+test('fan-out calls, service time, server cross-check and generator health appear when present', () => {
+  const phase = makePhase('plain', stallingLatencies(200), {
+    calls: { ...makeFigures(stallingLatencies(2000)), fanout: 10 },
+    serviceTime: { ...makePhase('plain', [4, 5, 6]), lateSends: 17 },
+    server: { received: 205, completed: 200, cancelled: 0, hedgeHeader: 0, clientAttempts: 200, match: false },
+  })
+  phase.generator = { ...phase.generator, saturated: true, warnings: ['event loop p99 42 ms: the generator may be the bottleneck'] }
+  const text = renderText(makeRunResult({ phases: { plain: phase } }))
+  assert.match(text, /Fan-out calls \(10 per request/)
+  assert.match(text, /2000 calls, 0 errors, 20 over 1 s/)
+  assert.match(text, /Service time \(from the actual send/)
+  assert.match(text, /17 sends left later than scheduled/)
+  assert.match(text, /server received 205 vs client attempts 200: MISMATCH/)
+  assert.match(text, /CPU 23\.5% of one core .* SATURATED/)
+  assert.match(text, /WARNING: event loop p99 42 ms/)
+})
+
+test('colour only when asked; a phase with no requests still renders', () => {
+  assert.doesNotMatch(renderText(makeHedgedRun()), /\u001b\[/)
+  assert.match(renderText(makeHedgedRun({ warnings: ['x'] }), { color: true }), /\u001b\[33mWARNING: x\u001b\[39m/)
+  const empty = makeRunResult({ partial: true, stoppedIn: 'plain', phases: { plain: makePhase('plain', [], { replicas: [] }) } })
+  const text = renderText(empty)
+  assert.match(text, /no request finished in this phase/)
+  assert.doesNotMatch(text, /NaN|undefined|Infinity/)
+})
+
+test('a password in a URL never reaches the text report', () => {
+  const phase = makePhase('plain', [5, 6], { replicas: [makeReplica('http://u:s3cret@h/x', [5, 6])] })
+  const run = makeRunResult({ phases: { plain: phase } })
+  run.config.urls = ['http://u:s3cret@h/x']
+  const text = renderText(run)
+  assert.doesNotMatch(text, /s3cret/)
+  assert.match(text, /http:\/\/u:\*\*\*@h\/x/)
+})
