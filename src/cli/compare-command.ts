@@ -1,13 +1,95 @@
+/**
+ * `hedgebench compare BEFORE.json AFTER.json [MORE.json...]`: every run
+ * against the first, with a noise verdict per metric. One file compares its
+ * own plain and hedged phases. `--fail-if` turns a regression into exit 1
+ * for CI; the comparison goes to stdout, the failed conditions to stderr.
+ */
+import { basename } from 'node:path'
 import type { CommandModule } from 'yargs'
+import { compareRuns, compareWithin, type Comparison } from '../compare.js'
+import { UsageError } from '../errors.js'
+import { checkFailIf, parseFailIf, type FailCheck } from '../fail-if.js'
+import { renderCompareCsv } from '../render/compare-csv.js'
+import { renderCompareJson } from '../render/compare-json.js'
+import { renderCompareText } from '../render/compare-text.js'
+import { loadResult, writeFileAtomic } from '../results-store.js'
+import type { RunResult } from '../types.js'
 
-// Placeholder until its issue lands: registered so the CLI shape is fixed.
-export function compareCommand(setExitCode: (code: number) => void): CommandModule {
+const FORMATS = ['text', 'json', 'csv'] as const
+type Format = (typeof FORMATS)[number]
+const PHASES = ['plain', 'hedged'] as const
+
+interface CompareArgs {
+  files: string[]
+  phase?: (typeof PHASES)[number]
+  output: Format
+  'fail-if'?: string | string[]
+  html?: string
+}
+
+export function compareCommand(setExitCode: (code: number) => void): CommandModule<object, CompareArgs> {
   return {
-    command: 'compare',
-    describe: '(not built yet)',
-    handler: () => {
-      process.stderr.write('hedgebench: compare is not built yet\n')
-      setExitCode(2)
+    command: 'compare <files..>',
+    describe: 'compare saved runs (each against the first), or one run\'s plain and hedged phases',
+    builder: (yargs) =>
+      yargs
+        .positional('files', { type: 'string', array: true, demandOption: true, describe: 'JSON files written by runs; the first is the baseline' })
+        .option('phase', { choices: PHASES, describe: 'phase to compare in every run (default: hedged if present, else plain)' })
+        .option('output', { alias: 'o', choices: FORMATS, default: 'text' as Format, describe: 'format printed to stdout' })
+        .option('fail-if', {
+          type: 'string',
+          requiresArg: true,
+          describe: 'exit 1 when a condition holds for a later run, e.g. "p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%" (repeatable)',
+        })
+        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
+    handler: async (argv) => {
+      // Parse conditions first: a typo should fail before any file is read.
+      const conditions = ([] as string[]).concat(argv['fail-if'] ?? []).map(parseFailIf)
+      const files = argv.files
+      if (files.length === 1 && argv.phase !== undefined) throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
+      const results = await Promise.all(files.map((f) => loadResult(f)))
+      const comparison = compareLoaded(files, results, argv.phase)
+      if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
+      process.stdout.write(render(comparison, argv.output))
+      const failed = checkFailIf(conditions, comparison).filter((c) => c.holds)
+      for (const check of failed) process.stderr.write(`${failMessage(check)}\n`)
+      setExitCode(failed.length > 0 ? 1 : 0)
     },
   }
+}
+
+function compareLoaded(files: string[], results: RunResult[], phase: CompareArgs['phase']): Comparison {
+  if (results.length === 1) return compareWithin(results[0]!)
+  const names = runNames(files)
+  return compareRuns(results.map((result, i) => ({ name: names[i]!, result })), phase ? { phase } : {})
+}
+
+/** File names, or the paths as given when two files share a name; repeats get "#2". */
+function runNames(files: string[]): string[] {
+  const bases = files.map((f) => basename(f))
+  const names = new Set(bases).size === bases.length ? bases : files
+  const seen = new Map<string, number>()
+  return names.map((n) => {
+    const count = (seen.get(n) ?? 0) + 1
+    seen.set(n, count)
+    return count > 1 ? `${n} #${count}` : n
+  })
+}
+
+function render(c: Comparison, format: Format): string {
+  if (format === 'json') return renderCompareJson(c)
+  if (format === 'csv') return renderCompareCsv(c)
+  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
+  return renderCompareText(c, { color })
+}
+
+async function writeHtml(out: string, results: RunResult[], comparison: Comparison, within: boolean): Promise<void> {
+  // Loaded on demand: only --html needs the HTML renderer.
+  const { renderHtml } = await import('../render/html.js')
+  const title = within ? `hedgebench: plain vs hedged, ${results[0]?.label ?? ''}` : `hedgebench: ${comparison.runs.map((r) => r.name).join(' vs ')}`
+  await writeFileAtomic(out, renderHtml(within ? results.slice(0, 1) : results, { title, comparison }), { overwrite: true })
+}
+
+function failMessage(check: FailCheck): string {
+  return `hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds for ${check.runs.join(', ')}`
 }
