@@ -1,0 +1,94 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { UsageError } from '../src/errors.js'
+import { REQUEST_LOG_COLUMNS, createRequestLog } from '../src/request-log.js'
+import type { RequestRecord } from '../src/run-options.js'
+import { parseCsv, parseCsvObjects } from './helpers/csv.js'
+
+async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-log-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+function record(seq: number): RequestRecord {
+  const hedged = seq % 50 === 0
+  return {
+    phase: seq < 1000 ? 'plain' : 'hedged',
+    seq,
+    startMs: seq * 0.25,
+    latencyMs: 5 + (seq % 7),
+    status: seq % 97 === 0 ? null : 200,
+    error: seq % 97 === 0 ? 'ECONNRESET, "peer" hung up' : null,
+    replica: `http://user:s3cret@127.0.0.1:808${seq % 3}/x`,
+    attempts: hedged ? 2 : 1,
+    winner: hedged ? 'hedge-1' : 'original',
+    hedgeFiredMs: hedged ? 14.8 : null,
+  }
+}
+
+test('thousands of rows under backpressure come back complete and in order', async (t) => {
+  const path = join(await tempDir(t), 'requests.csv')
+  const log = await createRequestLog(path)
+  const total = 30_000
+  let refusals = 0
+  for (let seq = 0; seq < total; seq++) {
+    if (!log.write(record(seq))) {
+      refusals++
+      await log.waitForDrain()
+    }
+  }
+  await log.close()
+  // The buffer really filled: the sink asked the writer to wait.
+  assert.ok(refusals > 0, 'write() never returned false')
+
+  const text = await readFile(path, 'utf8')
+  assert.deepEqual(parseCsv(text)[0], [...REQUEST_LOG_COLUMNS])
+  const rows = parseCsvObjects(text)
+  assert.equal(rows.length, total)
+  rows.forEach((row, i) => assert.equal(Number(row.seq), i))
+  assert.deepEqual(rows[50], {
+    phase: 'plain',
+    seq: '50',
+    start_ms: '12.500',
+    latency_ms: '6.000',
+    status: '200',
+    error: '',
+    replica: 'http://user:***@127.0.0.1:8082/x',
+    attempts: '2',
+    winner: 'hedge-1',
+    hedge_fired_ms: '14.800',
+  })
+  assert.equal(rows[97]!.error, 'ECONNRESET, "peer" hung up')
+  assert.equal(rows[97]!.status, '')
+  assert.doesNotMatch(text, /s3cret/)
+})
+
+test('close() flushes every row even when the writer ignored backpressure (interrupted run)', async (t) => {
+  const path = join(await tempDir(t), 'requests.csv')
+  const log = await createRequestLog(path)
+  for (let seq = 0; seq < 5000; seq++) log.write(record(seq))
+  await log.close()
+  await log.close() // idempotent
+  assert.equal(log.write(record(5000)), true) // dropped after close, never throws
+  assert.equal(parseCsvObjects(await readFile(path, 'utf8')).length, 5000)
+})
+
+test('waitForDrain() resolves at once when nothing is buffered', async (t) => {
+  const log = await createRequestLog(join(await tempDir(t), 'r.csv'))
+  await log.waitForDrain()
+  await log.close()
+})
+
+test('an unwritable path is a one-line UsageError at creation', async (t) => {
+  const file = join(await tempDir(t), 'plain-file')
+  await writeFile(file, 'x')
+  await assert.rejects(createRequestLog(join(file, 'sub', 'r.csv')), (err: unknown) => {
+    assert.ok(err instanceof UsageError)
+    assert.match(err.message, /^cannot write request log ".*plain-file\/sub\/r\.csv": ENOTDIR$/)
+    return true
+  })
+})
