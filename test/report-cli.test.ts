@@ -1,0 +1,82 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { saveResult } from '../src/results-store.js'
+import { parseCsvObjects } from './helpers/csv.js'
+import { makeHedgedRun } from './helpers/result-fixture.js'
+
+const BIN = fileURLToPath(new URL('../../bin/hedgebench.js', import.meta.url))
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+async function hedgebench(...args: string[]): Promise<Run> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } })
+    return { code: 0, stdout, stderr }
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+async function savedRun(t: { after: (fn: () => Promise<void>) => void }): Promise<{ dir: string; json: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-report-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const { json } = await saveResult(makeHedgedRun(), dir)
+  return { dir, json }
+}
+
+test('report FILE prints the text report with its sections and the verdict', async (t) => {
+  const { json } = await savedRun(t)
+  const run = await hedgebench('report', json)
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.stderr, '')
+  for (const section of ['Summary:', 'Response time histogram:', 'Latency distribution:', 'Status code distribution:', 'Hedging:', 'Replicas:', '=== plain vs hedged ===']) {
+    assert.ok(run.stdout.includes(`\n${section}\n`), section)
+  }
+  assert.match(run.stdout, /^Verdict: p99\.9 \d+\.\d ms -> \d+\.\d ms \(-\d+\.\d%\) for \+3\.5% requests$/m)
+})
+
+test('report -o json reproduces the saved file byte for byte', async (t) => {
+  const { json } = await savedRun(t)
+  const run = await hedgebench('report', json, '-o', 'json')
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.stdout, await readFile(json, 'utf8'))
+})
+
+test('report -o csv prints the CSV summary', async (t) => {
+  const { json } = await savedRun(t)
+  const run = await hedgebench('report', json, '-o', 'csv')
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.stdout, await readFile(json.replace(/\.json$/, '.csv'), 'utf8'))
+  assert.equal(parseCsvObjects(run.stdout).length, 3 + 9)
+})
+
+test('a file that is not JSON: exit 2, one stderr line naming it, no stack trace', async (t) => {
+  const { dir } = await savedRun(t)
+  const bad = join(dir, 'notes.json')
+  await writeFile(bad, 'these are my notes\n')
+  const run = await hedgebench('report', bad)
+  assert.equal(run.code, 2)
+  assert.equal(run.stdout, '')
+  assert.equal(run.stderr, `hedgebench: ${bad}: not JSON\n`)
+})
+
+test('a missing file and a bad -o value exit 2 with one line', async (t) => {
+  const { dir, json } = await savedRun(t)
+  for (const args of [['report', join(dir, 'missing.json')], ['report', json, '-o', 'xml']]) {
+    const run = await hedgebench(...args)
+    assert.equal(run.code, 2, args.join(' '))
+    assert.equal(run.stderr.split('\n').filter(Boolean).length, 1, run.stderr)
+    assert.doesNotMatch(run.stderr, /\n\s+at /)
+  }
+})
