@@ -61,6 +61,17 @@ test('report -o csv prints the CSV summary', async (t) => {
   assert.equal(parseCsvObjects(run.stdout).length, 3 + 9)
 })
 
+test('report --html writes a self-contained HTML file beside the normal output', async (t) => {
+  const { dir, json } = await savedRun(t)
+  const out = join(dir, 'run.html')
+  const run = await hedgebench('report', json, '-o', 'json', '--html', out)
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.stdout, await readFile(json, 'utf8'))
+  const html = await readFile(out, 'utf8')
+  assert.match(html, /^<!doctype html>/i)
+  assert.match(html, /hedged-fixture/)
+})
+
 test('a file that is not JSON: exit 2, one stderr line naming it, no stack trace', async (t) => {
   const { dir } = await savedRun(t)
   const bad = join(dir, 'notes.json')

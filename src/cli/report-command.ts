@@ -27,7 +27,7 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'a JSON file written by a run (results/...json)' })
         .option('output', { alias: 'o', choices: FORMATS, default: 'text' as Format, describe: 'format printed to stdout' })
-        .option('html', { type: 'string', describe: 'also write a self-contained HTML report to this file' }),
+        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
     handler: async (argv) => {
       const result = await loadResult(argv.file)
       if (argv.html !== undefined) await writeHtml(result, argv.html)
@@ -45,7 +45,7 @@ function render(result: RunResult, format: Format): string {
 }
 
 async function writeHtml(result: RunResult, out: string): Promise<void> {
-  // Loaded on demand: only --html needs the HTML renderer and its assets.
+  // Loaded on demand: only --html needs the HTML renderer.
   const { renderHtml } = await import('../render/html.js')
-  await writeFileAtomic(out, renderHtml([result], { title: result.label }), { overwrite: true })
+  await writeFileAtomic(out, renderHtml([result]), { overwrite: true })
 }
