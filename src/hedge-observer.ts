@@ -1,0 +1,56 @@
+/**
+ * What the hedging machinery reports, at the moment each thing happens. The
+ * load generator's phase statistics implement this; a production user can
+ * feed the same callbacks into metrics. Each callback is synchronous and
+ * called exactly once per event, so counters built on it are exact.
+ */
+export interface AttemptOutcome {
+  /** 0 = original, 1 = first hedge, ... */
+  index: number
+  origin: string
+  /** Time from this attempt's dispatch to its end, ms. */
+  latencyMs: number
+  status: number | null
+  error: Error | null
+  bytes: number
+  /** This attempt's answer was the one delivered. */
+  won: boolean
+  /** Its headers reached the wire (false: it failed while connecting). */
+  sent: boolean
+}
+
+export interface HedgeObserver {
+  /** An attempt was handed to the dispatcher (it may still wait for a connection). */
+  attemptLaunched(index: number, origin: string): void
+  /** An attempt will make no more callbacks: every launched attempt settles exactly once. */
+  attemptSettled(index: number, origin: string): void
+  /** Headers of an attempt were written to a connection. */
+  attemptSent(index: number, origin: string): void
+  /** An attempt was cancelled before it reached the wire: no server saw it. */
+  attemptUnsent(index: number, origin: string): void
+  /** An attempt on the wire was aborted because the request was decided. */
+  attemptCancelled(index: number, origin: string): void
+  /** An attempt finished (answer or error) while it still counted. */
+  attemptDone(outcome: AttemptOutcome): void
+  /** An answer arrived after the request was already decided. */
+  lateDiscarded(index: number, origin: string): void
+  budgetDenied(): void
+  deadlineSuppressed(): void
+  nonFatalTriggered(): void
+  /** The hedge timer fired this late after its intended time, ms. */
+  timerLateness(ms: number): void
+}
+
+/** Per-request summary handed to the caller's handler (if it wants it). */
+export interface HedgeOutcome {
+  /** Attempts started (sent or not). */
+  launched: number
+  /** Index of the attempt whose answer was delivered, or -1 when all failed. */
+  winner: number
+  /** Origin of the attempt that answered (or of the last one tried when all failed). */
+  origin: string
+  /** When the first hedge was launched, ms after the request started; null if none. */
+  hedgeFiredMs: number | null
+  /** Delay in force for this request, ms. */
+  delayMs: number
+}

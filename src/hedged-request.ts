@@ -1,0 +1,241 @@
+/**
+ * One logical request under a hedging policy: the original attempt, the
+ * hedges that follow it one delay apart (or at once after a non-fatal
+ * failure), the first acceptable answer delivered to the caller, and every
+ * other attempt cancelled. Modelled on undici's RetryHandler, but attempts
+ * overlap instead of following each other.
+ *
+ * Counting happens here, in one place, synchronously at the moment each
+ * event happens (see HedgeObserver): an attempt is "sent" in
+ * onRequestStart, which undici calls right before it writes the request
+ * headers; aborting there means the headers are never written ("unsent").
+ */
+import type { Dispatcher } from 'undici'
+import type { HedgeOutcome } from './hedge-observer.js'
+import type { ResolvedPolicy } from './hedge-policy.js'
+import { isIdempotentMethod } from './hedge-policy.js'
+import { pickHedgeTarget } from './replica-picker.js'
+import { hasHeader, withHeaders } from './request-headers.js'
+import { Attempt } from './attempt.js'
+import { HedgedController } from './hedged-controller.js'
+import { DeadlineExceededError } from './hedge-errors.js'
+
+type DispatchController = Dispatcher.DispatchController
+export type HedgeCaller = Dispatcher.DispatchHandler & { onHedgeOutcome?(outcome: HedgeOutcome): void }
+
+type Trigger = 'timer' | 'nonfatal' | 'parallel'
+
+export class HedgedRequest {
+  readonly attempts: Attempt[] = []
+  readonly controller: HedgedController
+  readonly startedAt: number
+  readonly delayMs: number
+  winner: Attempt | null = null
+  /** The answer (or failure) for the caller is chosen: no new attempts. */
+  decided = false
+  /** The caller got its last callback. */
+  finished = false
+  #callerStarted = false
+  #opts: Dispatcher.DispatchOptions
+  #hedgeable: boolean
+  #timer: NodeJS.Timeout | null = null
+  #deadlineTimer: NodeJS.Timeout | null = null
+  #intendedFireAt = 0
+  #hedgeFiredAt: number | null = null
+
+  constructor(
+    readonly dispatch: Dispatcher.Dispatch,
+    opts: Dispatcher.DispatchOptions,
+    readonly handler: HedgeCaller,
+    readonly policy: ResolvedPolicy,
+  ) {
+    this.startedAt = policy.now()
+    this.delayMs = policy.parallel ? 0 : policy.delay.current()
+    this.controller = new HedgedController(this)
+    this.#opts = this.#withKey(opts)
+    this.#hedgeable = policy.maxAttempts > 1 && isResendable(opts.body) && this.#safeToRepeat(this.#opts)
+  }
+
+  start(): void {
+    const policy = this.policy
+    policy.budget.deposit()
+    if (policy.deadlineMs !== null) this.#deadlineTimer = setTimeout(onDeadline, policy.deadlineMs, this)
+    this.#launch(0, this.#opts.origin as string)
+    if (!this.#hedgeable || this.decided) return
+    if (policy.parallel) while (this.attempts.length < policy.maxAttempts && this.#tryHedge('parallel'));
+    else this.#schedule()
+  }
+
+  /** An attempt reached the wire: the caller's request has started. */
+  attemptStarted(context: unknown): void {
+    if (this.#callerStarted) return
+    this.#callerStarted = true
+    this.handler.onRequestStart?.(this.controller, context)
+  }
+
+  /** First bytes of an answer. Returns nothing; decides or discards. */
+  attemptResponded(a: Attempt, status: number, headers: Record<string, string | string[] | undefined>, message?: string): void {
+    if (this.decided) {
+      // Too late: drain it (keeps the connection reusable) and count it.
+      a.discarding = true
+      this.policy.observer?.lateDiscarded(a.index, a.origin)
+      return
+    }
+    if (this.policy.nonFatal.has(status) && this.#hedgeable && (this.#tryHedge('nonfatal') || this.#othersPending(a))) {
+      a.discarding = true // drained quietly; another attempt will answer
+      return
+    }
+    this.#commit(a)
+    this.handler.onResponseStart?.(this.controller, status, headers, message)
+  }
+
+  winnerData(chunk: Buffer): void {
+    this.handler.onResponseData?.(this.controller, chunk)
+  }
+
+  winnerEnded(trailers: Record<string, string | string[] | undefined>): void {
+    this.#finish(this.winner!.index)
+    this.handler.onResponseEnd?.(this.controller, trailers)
+  }
+
+  /** An attempt failed with a transport error (not one we caused). */
+  attemptFailed(a: Attempt, err: Error): void {
+    if (a === this.winner) return this.#fail(err)
+    if (this.decided) return
+    if (this.#hedgeable && (this.#tryHedge('nonfatal') || this.#othersPending(a))) return
+    this.#fail(err)
+  }
+
+  /** Caller (or deadline) aborts the whole request. */
+  abortAll(reason: Error): void {
+    if (this.finished) return
+    if (this.winner && !this.winner.finished) {
+      this.winner.abortWith(reason) // its error reaches attemptFailed -> #fail
+      return
+    }
+    this.#fail(reason)
+  }
+
+  busyOrigins(): string[] {
+    const busy: string[] = []
+    for (const a of this.attempts) if (a.pending()) busy.push(a.origin)
+    return busy
+  }
+
+  fireTimer(): void {
+    this.#timer = null
+    this.policy.observer?.timerLateness(Math.max(0, this.policy.now() - this.#intendedFireAt))
+    this.#tryHedge('timer')
+  }
+
+  #tryHedge(trigger: Trigger): boolean {
+    const policy = this.policy
+    if (this.decided || this.attempts.length >= policy.maxAttempts) return false
+    if (policy.deadlineMs !== null && policy.deadlineMs - this.elapsed() < policy.minHedgeWindowMs) {
+      policy.observer?.deadlineSuppressed()
+      return false
+    }
+    if (!policy.budget.trySpend()) {
+      policy.observer?.budgetDenied()
+      return false
+    }
+    if (trigger === 'nonfatal') policy.observer?.nonFatalTriggered()
+    this.#hedgeFiredAt ??= this.elapsed()
+    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random) : (this.#opts.origin as string)
+    this.#launch(this.attempts.length, origin)
+    if (trigger !== 'parallel') this.#schedule()
+    return true
+  }
+
+  #schedule(): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#timer = null
+    if (this.decided || this.attempts.length >= this.policy.maxAttempts) return
+    this.#intendedFireAt = this.policy.now() + this.delayMs
+    this.#timer = setTimeout(onHedgeTimer, this.delayMs, this)
+  }
+
+  #launch(index: number, origin: string): void {
+    const a = new Attempt(this, index, origin, this.policy.now())
+    this.attempts.push(a)
+    this.policy.observer?.attemptLaunched(index, origin)
+    const opts = index === 0 ? this.#opts : this.#hedgeOpts(index, origin)
+    try {
+      this.dispatch(opts, a)
+    } catch (err) {
+      a.onResponseError(null as unknown as DispatchController, err as Error)
+    }
+  }
+
+  #hedgeOpts(index: number, origin: string): Dispatcher.DispatchOptions {
+    const header = this.policy.header
+    const headers = header ? withHeaders(this.#opts.headers, [header, String(index)]) : this.#opts.headers
+    return { ...this.#opts, origin, headers }
+  }
+
+  #commit(a: Attempt): void {
+    this.winner = a
+    this.#decide()
+  }
+
+  #decide(): void {
+    this.decided = true
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#timer = null
+    for (const other of this.attempts) if (other !== this.winner) other.loseRace()
+  }
+
+  #fail(err: Error): void {
+    if (this.finished) return
+    if (!this.decided) this.#decide()
+    this.#finish(-1)
+    this.handler.onResponseError?.(this.controller, err)
+  }
+
+  #finish(winner: number): void {
+    this.finished = true
+    if (this.#deadlineTimer) clearTimeout(this.#deadlineTimer)
+    this.#deadlineTimer = null
+    this.handler.onHedgeOutcome?.({
+      launched: this.attempts.length,
+      winner,
+      origin: (this.attempts[winner] ?? this.attempts[this.attempts.length - 1])!.origin,
+      hedgeFiredMs: this.#hedgeFiredAt,
+      delayMs: this.delayMs,
+    })
+  }
+
+  #othersPending(a: Attempt): boolean {
+    for (const other of this.attempts) if (other !== a && other.pending()) return true
+    return false
+  }
+
+  elapsed(): number {
+    return this.policy.now() - this.startedAt
+  }
+
+  #withKey(opts: Dispatcher.DispatchOptions): Dispatcher.DispatchOptions {
+    const makeKey = this.policy.makeKey
+    if (!makeKey || this.policy.maxAttempts < 2 || hasHeader(opts.headers, 'idempotency-key')) return opts
+    return { ...opts, headers: withHeaders(opts.headers, ['idempotency-key', makeKey()]) }
+  }
+
+  /** Never hedge a plain write: only idempotent methods, or writes carrying a key, or an explicit opt-out. */
+  #safeToRepeat(opts: Dispatcher.DispatchOptions): boolean {
+    if (opts.upgrade) return false
+    return isIdempotentMethod(opts.method) || this.policy.unsafeHedge || hasHeader(opts.headers, 'idempotency-key')
+  }
+}
+
+function onHedgeTimer(req: HedgedRequest): void {
+  req.fireTimer()
+}
+
+function onDeadline(req: HedgedRequest): void {
+  req.abortAll(new DeadlineExceededError(`deadline of ${req.policy.deadlineMs} ms exceeded`))
+}
+
+/** A body we can send again: none, a string or bytes. Streams are consumed once. */
+function isResendable(body: unknown): boolean {
+  return body == null || typeof body === 'string' || body instanceof Uint8Array
+}

@@ -1,0 +1,323 @@
+/**
+ * `run(options)`: the library entry point. Warm-up, then the plain and/or
+ * hedged phases (one after another, or interleaved in one window), the
+ * hedge delay derived from what was measured, and one RunResult out. Never
+ * prints; interruption (options.signal) ends the run early with
+ * `partial: true` and whatever was measured.
+ */
+import { Agent, type Dispatcher } from 'undici'
+import { formatMs } from './duration.js'
+import { RollingPercentileDelay, fixedDelay, type DelaySource } from './hedge-delay.js'
+import { hedged } from './hedge-interceptor.js'
+import { normalizePolicy } from './hedge-policy.js'
+import { percentileMs } from './histogram.js'
+import { GeneratorMonitor } from './generator-monitor.js'
+import { LoadWindow, type Lane } from './load-generator.js'
+import { PhaseStats, type HedgingSetup } from './phase-stats.js'
+import { checkReachable } from './preflight.js'
+import { randomSeed, seededRandom } from './random.js'
+import { RoundRobin } from './replica-picker.js'
+import { resolveOptions, type ResolvedRun } from './resolve-options.js'
+import type { RunOptions } from './run-options.js'
+import { ServerCounter } from './server-check.js'
+import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunResult } from './types.js'
+import { buildConfigRecord } from './config-record.js'
+import { VERSION } from './version.js'
+
+/** In-flight requests get this long to finish after an interruption, then they are aborted. */
+const INTERRUPT_GRACE_MS = 2000
+const PROGRESS_EVERY_MS = 250
+
+export async function run(options: RunOptions): Promise<RunResult> {
+  const cfg = resolveOptions(options, options.seed ?? randomSeed())
+  await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000))
+  return new RunSession(cfg, options).execute()
+}
+
+interface LaneSpec {
+  name: PhaseName
+  /** null: plain (one attempt per request). */
+  hedge: { delay: DelaySource; setup: HedgingSetup; minHedgeWindowMs: number } | null
+}
+
+interface DerivedDelay {
+  ms: number
+  text: string
+  p50: number
+}
+
+class RunSession {
+  readonly #startedAt = new Date()
+  readonly #t0 = performance.now()
+  readonly #agent: Agent
+  readonly #random: () => number
+  readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
+  readonly #stats = new Map<PhaseName, PhaseStats>()
+  readonly #warnings: string[] = []
+  readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
+  readonly #server: ServerCounter | null
+  #window: LoadWindow | null = null
+  #windowLanes: Lane[] = []
+  #current: PhaseName | null = null
+  #interrupted = false
+  #grace: NodeJS.Timeout | null = null
+
+  constructor(
+    readonly cfg: ResolvedRun,
+    readonly options: RunOptions,
+  ) {
+    this.#random = seededRandom(cfg.seed)
+    this.#agent = createAgent(cfg)
+    this.#agent.on('connect', () => {
+      const lanes = this.#windowLanes
+      if (lanes.length > 0) lanes[lanes.length - 1]!.stats.connectionsOpened++
+    })
+    this.#optsByOrigin = buildDispatchOptions(cfg)
+    this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
+  }
+
+  async execute(): Promise<RunResult> {
+    const signal = this.options.signal
+    const onAbort = (): void => this.#interrupt()
+    if (signal?.aborted) this.#interrupt()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      await this.#phasesInOrder()
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      if (this.#grace) clearTimeout(this.#grace)
+      await this.#agent.close().catch(() => this.#agent.destroy())
+    }
+    return this.#result()
+  }
+
+  async #phasesInOrder(): Promise<void> {
+    const cfg = this.cfg
+    let delay: DerivedDelay | null = null
+    if (cfg.warmup > 0) {
+      await this.#runWindow([{ name: 'warmup', hedge: null }], cfg.warmup, null)
+      delay = this.#deriveDelay('warmup')
+    }
+    if (cfg.schedule === 'interleaved') {
+      const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }, this.#hedgedLane(delay ?? this.#deriveDelay(null))]
+      return this.#runWindow(lanes, cfg.requests === null ? null : cfg.requests * 2, cfg.durationMs, () => (this.#random() < 0.5 ? 0 : 1))
+    }
+    if (cfg.mode !== 'hedged') {
+      await this.#runWindow([{ name: 'plain', hedge: null }], cfg.requests, cfg.durationMs)
+      delay ??= this.#deriveDelay('plain')
+    }
+    if (cfg.mode !== 'plain') await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], cfg.requests, cfg.durationMs)
+  }
+
+  async #runWindow(specs: LaneSpec[], requests: number | null, durationMs: number | null, chooseLane?: () => number): Promise<void> {
+    if (this.#interrupted) return
+    const lanes = specs.map((spec) => this.#lane(spec))
+    const window = new LoadWindow({
+      lanes,
+      requests,
+      durationMs,
+      concurrency: this.cfg.concurrency,
+      rate: this.cfg.rate,
+      fanout: this.cfg.fanout,
+      optsByOrigin: this.#optsByOrigin,
+      runStartedAt: this.#t0,
+      sink: this.options.requestSink,
+      ...(chooseLane ? { chooseLane } : {}),
+    })
+    this.#window = window
+    this.#windowLanes = lanes
+    this.#current = specs[specs.length - 1]!.name
+    const monitor = new GeneratorMonitor(this.cfg.workers)
+    const before = await this.#server?.snapshot()
+    const progress = this.#reportProgress(window, requests)
+    await window.run()
+    clearInterval(progress)
+    const durationMs0 = performance.now() - window.startedAt
+    await waitUntil(() => lanes.every((l) => l.stats.drained()), Math.min(this.cfg.timeoutMs, 10_000) + 100)
+    const health = monitor.finish(specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null)
+    const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
+    const server = before && this.#server ? await this.#server.check(before, attempts) : undefined
+    for (const lane of lanes) {
+      const phase = lane.stats.finish(durationMs0, health)
+      if (server) phase.server = server
+      this.#phases[lane.stats.opts.name] = phase
+    }
+    this.#windowLanes = []
+    this.#window = null
+  }
+
+  #lane(spec: LaneSpec): Lane {
+    const cfg = this.cfg
+    const stats = new PhaseStats({
+      name: spec.name,
+      slowMs: cfg.slowMs,
+      replicas: cfg.urls,
+      fanout: cfg.fanout,
+      openLoop: cfg.rate !== null,
+      runStartedAt: this.#t0,
+    })
+    this.#stats.set(spec.name, stats)
+    const h = spec.hedge
+    const policy = normalizePolicy({
+      delay: h?.delay ?? 0,
+      maxAttempts: h ? cfg.hedge.maxAttempts : 1,
+      budgetPct: cfg.hedge.budgetPct,
+      nonFatalStatus: cfg.hedge.nonFatalStatus,
+      deadlineMs: cfg.hedge.deadlineMs,
+      minHedgeWindowMs: h?.minHedgeWindowMs ?? 0,
+      parallel: cfg.hedge.parallel,
+      cancel: cfg.hedge.cancel,
+      header: cfg.hedge.header,
+      idempotencyKey: h !== null && cfg.hedge.idempotencyKey,
+      unsafeHedge: cfg.hedge.unsafeHedge,
+      replicas: cfg.origins,
+      random: this.#random,
+      observer: stats,
+    })
+    if (h) stats.hedging = h.setup
+    const dispatch = hedged(this.#agent.dispatch.bind(this.#agent), policy)
+    return { stats, dispatch, picker: new RoundRobin(cfg.origins) }
+  }
+
+  #hedgedLane(derived: DerivedDelay): LaneSpec {
+    const hedge = this.cfg.hedge
+    const percentile = hedge.delay === 'auto' ? 95 : 'percentile' in hedge.delay ? hedge.delay.percentile : 95
+    const delayMs = hedge.parallel ? 0 : derived.ms
+    const delay: DelaySource = hedge.adaptive && !hedge.parallel
+      ? new RollingPercentileDelay({
+          percentile,
+          initialMs: delayMs,
+          minMs: hedge.delayMinMs,
+          maxMs: hedge.delayMaxMs,
+          ...('requests' in hedge.adaptiveWindow ? { windowRequests: hedge.adaptiveWindow.requests } : { windowMs: hedge.adaptiveWindow.ms }),
+        })
+      : fixedDelay(delayMs)
+    const text = hedge.parallel
+      ? 'parallel: every attempt sent at once (delay 0)'
+      : hedge.adaptive
+        ? `rolling p${percentile} of recent original attempts, clamped to [${formatMs(hedge.delayMinMs)}, ${formatMs(hedge.delayMaxMs)}], starting at ${derived.text}`
+        : derived.text
+    return {
+      name: 'hedged',
+      hedge: {
+        delay,
+        minHedgeWindowMs: hedge.minHedgeWindowMs ?? derived.p50,
+        setup: {
+          delayMs,
+          delaySource: text,
+          adaptive: hedge.adaptive,
+          maxAttempts: hedge.maxAttempts,
+          budgetPct: hedge.budgetPct ?? 100,
+          parallel: hedge.parallel,
+          cancelMode: hedge.cancel,
+        },
+      },
+    }
+  }
+
+  /** The hedge delay from a measured phase (or fixed); `from` null = nothing measured. */
+  #deriveDelay(from: PhaseName | null): DerivedDelay {
+    const hedge = this.cfg.hedge
+    const stats = from ? this.#stats.get(from) : undefined
+    const p50 = stats ? percentileMs(stats.figures.histogram, 50) : 0
+    if (typeof hedge.delay === 'object' && 'fixedMs' in hedge.delay) {
+      return { ms: hedge.delay.fixedMs, text: `fixed ${formatMs(hedge.delay.fixedMs)}`, p50 }
+    }
+    const percentile = hedge.delay === 'auto' ? 95 : hedge.delay.percentile
+    const n = stats?.figures.requests ?? 0
+    if (!stats || stats.figures.histogram.totalCount === 0) {
+      this.#warnings.push('no latency was measured to derive the hedge delay from; hedging with a 1 s delay')
+      return { ms: 1000, text: 'fallback 1 s (nothing measured)', p50 }
+    }
+    const ms = percentileMs(stats.figures.histogram, percentile)
+    const where = from === 'warmup' ? 'warm-up' : 'plain-phase'
+    return { ms, text: `p${percentile} of ${n} ${where} requests = ${formatMs(ms)}`, p50 }
+  }
+
+  #reportProgress(window: LoadWindow, total: number | null): NodeJS.Timeout {
+    const onProgress = this.options.onProgress
+    const phase = this.#current!
+    return setInterval(() => {
+      onProgress?.({ phase, done: window.completed, total, elapsedMs: performance.now() - window.startedAt })
+    }, PROGRESS_EVERY_MS)
+  }
+
+  #interrupt(): void {
+    if (this.#interrupted) return
+    this.#interrupted = true
+    this.#window?.stop()
+    this.#grace = setTimeout(() => void this.#agent.destroy(new Error('interrupted')).catch(() => {}), INTERRUPT_GRACE_MS)
+  }
+
+  #result(): RunResult {
+    const cfg = this.cfg
+    const warnings = [...this.#warnings, ...runWarnings(cfg)]
+    for (const phase of Object.values(this.#phases)) for (const w of phase.generator.warnings) warnings.push(`${phase.name}: ${w}`)
+    return {
+      schema: RESULT_SCHEMA,
+      version: VERSION,
+      label: cfg.label,
+      startedAt: this.#startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      partial: this.#interrupted,
+      stoppedIn: this.#interrupted ? this.#current : null,
+      config: buildConfigRecord(cfg),
+      phases: this.#phases,
+      warnings,
+    }
+  }
+}
+
+function runWarnings(cfg: ResolvedRun): string[] {
+  const warnings: string[] = []
+  if (cfg.mode !== 'plain' && cfg.urls.length === 1) {
+    warnings.push('one URL: hedges go to the same origin on a separate connection, so replica independence is not guaranteed')
+  }
+  if (cfg.mode !== 'plain' && cfg.hedge.unsafeHedge && !['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'].includes(cfg.method)) {
+    warnings.push(`--unsafe-hedge: ${cfg.method} requests were hedged without idempotency keys; the target may have executed them twice`)
+  }
+  if (cfg.rate === null) {
+    warnings.push('closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)')
+  }
+  return warnings
+}
+
+function createAgent(cfg: ResolvedRun): Agent {
+  return new Agent({
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    connect: { timeout: Math.min(cfg.timeoutMs, 10_000) },
+    allowH2: cfg.http2,
+  })
+}
+
+function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.DispatchOptions> {
+  const flat: string[] = []
+  for (const [name, value] of cfg.headers) flat.push(name, value)
+  const map = new Map<string, Dispatcher.DispatchOptions>()
+  for (const raw of cfg.urls) {
+    const url = new URL(raw)
+    map.set(url.origin, {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: cfg.method as Dispatcher.HttpMethod,
+      headers: flat,
+      body: cfg.body,
+      headersTimeout: cfg.timeoutMs,
+      bodyTimeout: cfg.timeoutMs,
+      reset: !cfg.keepAlive,
+    })
+  }
+  return map
+}
+
+/** Polls a condition (bounded): used at phase end while losing attempts settle. */
+export async function waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs
+  while (!done()) {
+    if (performance.now() > deadline) return false
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  return true
+}

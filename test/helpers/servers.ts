@@ -1,0 +1,67 @@
+/**
+ * Real HTTP servers on 127.0.0.1 (port 0) for the engine tests, in the
+ * spirit of autocannon's `startServer({ delayResponse })`: each counts what
+ * it receives, synchronously, so tests can compare with the client's counts.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface CountingServer {
+  url: string
+  server: Server
+  /** Requests whose headers arrived. */
+  received: number
+  /** Requests answered. */
+  completed: number
+  /** Requests whose client went away before the answer. */
+  cancelled: number
+  /** Header values seen per request, in arrival order, for the names in `record`. */
+  seen: Array<Record<string, string | undefined>>
+  close(): Promise<void>
+}
+
+export interface ServerOptions {
+  /** Service time per request, ms (may depend on the request number). */
+  delayMs?: number | ((n: number, req: IncomingMessage) => number)
+  status?: number | ((n: number, req: IncomingMessage) => number)
+  body?: string
+  /** Header names to record per request. */
+  record?: string[]
+  /** Take over the response entirely. */
+  handle?: (req: IncomingMessage, res: ServerResponse, n: number) => void
+}
+
+export async function startServer(opts: ServerOptions = {}): Promise<CountingServer> {
+  const state = { received: 0, completed: 0, cancelled: 0, seen: [] as Array<Record<string, string | undefined>> }
+  const server = createServer((req, res) => {
+    const n = state.received++
+    if (opts.record) state.seen.push(Object.fromEntries(opts.record.map((h) => [h, req.headers[h] as string | undefined])))
+    if (opts.handle) return opts.handle(req, res, n)
+    const delay = typeof opts.delayMs === 'function' ? opts.delayMs(n, req) : (opts.delayMs ?? 0)
+    const status = typeof opts.status === 'function' ? opts.status(n, req) : (opts.status ?? 200)
+    req.resume()
+    const timer = setTimeout(() => {
+      state.completed++
+      res.writeHead(status, { 'content-type': 'text/plain' })
+      res.end(opts.body ?? 'ok\n')
+    }, delay)
+    res.on('close', () => {
+      if (!res.writableEnded) {
+        clearTimeout(timer)
+        state.cancelled++
+      }
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${port}/`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }) as CountingServer
+}
