@@ -1,0 +1,83 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { compareRuns } from '../src/compare.js'
+import { UsageError } from '../src/errors.js'
+import { checkFailIf, parseFailIf } from '../src/fail-if.js'
+import { seededRandom } from '../src/random.js'
+import { makePhase, makeRunResult } from './helpers/result-fixture.js'
+
+test('parses relative, absolute and unit forms', () => {
+  assert.deepEqual(parseFailIf('p99>+10%'), { text: 'p99>+10%', metric: 'p99', op: '>', kind: 'relative', value: 10 })
+  assert.deepEqual(parseFailIf('rps<-5%'), { text: 'rps<-5%', metric: 'rps', op: '<', kind: 'relative', value: -5 })
+  assert.deepEqual(parseFailIf('p50>25ms'), { text: 'p50>25ms', metric: 'p50', op: '>', kind: 'absolute', value: 25 })
+  assert.equal(parseFailIf('p99.9>=1.5s').value, 1500)
+  assert.equal(parseFailIf('p99.9>=1.5s').op, '>=')
+  assert.equal(parseFailIf('max<=800us').value, 0.8)
+  assert.equal(parseFailIf('mean > 12').value, 12)
+  assert.deepEqual(parseFailIf(' error_rate>1% '), { text: 'error_rate>1%', metric: 'error_rate', op: '>', kind: 'absolute', value: 1 })
+  assert.equal(parseFailIf('extra_load>10').value, 10)
+  assert.equal(parseFailIf('slow>=1').metric, 'slow')
+  assert.equal(parseFailIf('P99.99>.5ms').metric, 'p99.99')
+})
+
+test('bad conditions throw a one-line UsageError naming the condition and the valid forms', () => {
+  for (const bad of ['', 'p99', 'p99>', '>10%', 'p98>10ms', 'p99=10ms', 'p99>10%', 'rps>10ms', 'p99>+10ms', 'p99>-5', 'p99>ten', 'error_rate>1s', 'p99>>1', 'p99>1e3', 'p99>1\n>2']) {
+    assert.throws(() => parseFailIf(bad), (err: unknown) => {
+      assert.ok(err instanceof UsageError, `${JSON.stringify(bad)} throws UsageError`)
+      assert.ok(!err.message.includes('\n'), `one line for ${JSON.stringify(bad)}`)
+      assert.ok(err.message.includes(JSON.stringify(bad.trim()).slice(1, -1).slice(0, 20)), `names ${JSON.stringify(bad)}: ${err.message}`)
+      assert.match(err.message, /p99>\+10%.*p50>25ms.*metrics: .*extra_load; operators: > < >= <=/)
+      return true
+    })
+  }
+})
+
+test('fuzz: a few thousand seeded random strings either parse or throw UsageError', () => {
+  const next = seededRandom(2024)
+  const alphabet = ['p', '9', '.', '>', '<', '=', '+', '-', '%', 'm', 's', 'u', 'µ', ' ', 'e', 'r', '_', '1', '0', 'x', '\n', '"', 'é', '\u0000', '🙂']
+  const words = ['p99', 'p50', 'error_rate', 'rps', 'extra_load', 'slow', 'mean', 'max', '>', '<', '>=', '<=', '+10%', '-5%', '25ms', '1s', '1%', '9'.repeat(400)]
+  let parsed = 0
+  for (let i = 0; i < 4000; i++) {
+    const pick = (list: string[]) => list[Math.floor(next() * list.length)]!
+    const mode = next()
+    // A third shaped like conditions (metric, operator, value), so many parse; the rest noise.
+    const text =
+      mode < 0.33
+        ? [pick(words.slice(0, 8)), pick(words.slice(8, 12)), pick(words.slice(12))].join(next() < 0.2 ? ' ' : '')
+        : Array.from({ length: Math.floor(next() * 12) }, () => pick(mode < 0.66 ? words : alphabet)).join('')
+    try {
+      const c = parseFailIf(text)
+      assert.ok(Number.isFinite(c.value), `finite value for ${JSON.stringify(text)}`)
+      parsed++
+    } catch (err) {
+      assert.ok(err instanceof UsageError, `${JSON.stringify(text)} threw ${String(err)}`)
+      assert.ok(!err.message.includes('\n'))
+    }
+  }
+  assert.ok(parsed > 20, `some random conditions parse (${parsed})`)
+})
+
+function comparisonOf(beforeMs: number[], afterMs: number[], afterErrors = 0) {
+  const before = makeRunResult({ phases: { plain: makePhase('plain', beforeMs, { durationMs: 1000 }) } })
+  const after = makeRunResult({ phases: { plain: makePhase('plain', afterMs, { durationMs: 1000, errors: afterErrors }) } })
+  return compareRuns([{ name: 'before.json', result: before }, { name: 'after.json', result: after }])
+}
+
+test('conditions hold exactly at their thresholds, on runs after the first', () => {
+  const c = comparisonOf(Array(100).fill(1), Array(100).fill(1.2), 2) // p50 1 -> 1.2 ms (+20 %; exact in HDR below 2 ms), 2 % errors
+  const holds = (text: string) => checkFailIf([parseFailIf(text)], c)[0]!.holds
+  assert.equal(c.metrics.find((m) => m.metric === 'p50')?.changes[1]?.pct, 20)
+  assert.equal(holds('p50>+19%'), true)
+  assert.equal(holds('p50>+20%'), false)
+  assert.equal(holds('p50>=+20%'), true)
+  assert.equal(holds('p50>=1.2ms'), true)
+  assert.equal(holds('p50>1200us'), false)
+  assert.equal(holds('p50<1.1'), false, 'the baseline (1 ms) is not checked')
+  assert.equal(holds('error_rate>1%'), true)
+  assert.equal(holds('error_rate>2%'), false)
+  assert.equal(holds('error_rate>+50%'), true, 'from 0 errors any rise is an infinite relative change')
+  assert.equal(holds('rps<-5%'), false)
+  assert.equal(holds('extra_load>0'), false, 'no hedging: the metric is absent, the condition cannot hold')
+  const [check] = checkFailIf([parseFailIf('p50>+10%')], c)
+  assert.deepEqual(check!.runs, ['after.json'])
+})
