@@ -1,0 +1,83 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { renderJson } from '../src/render/json.js'
+import { makeConfig, makeHedgedRun, makePhase, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
+
+const BIN = fileURLToPath(new URL('../../bin/hedgebench.js', import.meta.url))
+
+function fixtureDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hedgebench-compare-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  // after.json: the same server three times slower, at twice the concurrency.
+  const before = makeRunResult({ label: 'before' })
+  const after = makeRunResult({ label: 'after', config: makeConfig({ concurrency: 8 }), phases: { plain: makePhase('plain', stallingLatencies(400, 2).map((ms) => ms * 3)) } })
+  writeFileSync(join(dir, 'before.json'), renderJson(before))
+  writeFileSync(join(dir, 'after.json'), renderJson(after))
+  writeFileSync(join(dir, 'run.json'), renderJson(makeHedgedRun()))
+  return dir
+}
+
+function hedgebench(dir: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+test('--fail-if exits 1 exactly when a condition holds', (t) => {
+  const dir = fixtureDir(t)
+  const cases: Array<[string[], number]> = [
+    [['--fail-if', 'p50>+10%'], 1],
+    [['--fail-if', 'p50>+500%'], 0],
+    [['--fail-if', 'p50<-10%'], 0],
+    [['--fail-if', 'p50>20ms'], 1],
+    [['--fail-if', 'p50>50ms'], 0],
+    [['--fail-if', 'error_rate>0%'], 0],
+    [['--fail-if', 'rps<-5%'], 1],
+    [['--fail-if', 'p50>50ms', '--fail-if', 'p99.9>+100%'], 1],
+    [[], 0],
+  ]
+  for (const [flags, expected] of cases) {
+    const r = hedgebench(dir, 'compare', 'before.json', 'after.json', ...flags)
+    assert.equal(r.code, expected, `${flags.join(' ')}: ${r.stderr}`)
+    assert.match(r.stdout, /p50/)
+    if (expected === 1) assert.match(r.stderr, /--fail-if ".*" holds for after\.json/)
+    else assert.equal(r.stderr, '')
+  }
+})
+
+test('a bad --fail-if is a usage error (exit 2) with one line', (t) => {
+  const dir = fixtureDir(t)
+  const r = hedgebench(dir, 'compare', 'before.json', 'after.json', '--fail-if', 'p99>10parsecs')
+  assert.equal(r.code, 2)
+  assert.equal(r.stdout, '')
+  assert.match(r.stderr, /^hedgebench: invalid --fail-if "p99>10parsecs": .*\n$/)
+})
+
+test('differing configs are listed; -o json and -o csv; a missing file is exit 2', (t) => {
+  const dir = fixtureDir(t)
+  const text = hedgebench(dir, 'compare', 'before.json', 'after.json')
+  assert.equal(text.code, 0)
+  assert.match(text.stdout, /Configuration differs[^\n]*\n.*\n\s+concurrency\s+4\s+8/)
+  const json = JSON.parse(hedgebench(dir, 'compare', 'before.json', 'after.json', '-o', 'json').stdout)
+  assert.deepEqual(json.configDifferences, [{ key: 'concurrency', values: ['4', '8'] }])
+  const csv = hedgebench(dir, 'compare', 'before.json', 'after.json', '-o', 'csv').stdout
+  assert.match(csv, /^metric,unit,run,phase,value,/)
+  const missing = hedgebench(dir, 'compare', 'before.json', 'nope.json')
+  assert.equal(missing.code, 2)
+  assert.match(missing.stderr, /nope\.json/)
+})
+
+test('one file compares its own plain and hedged phases, and --html writes the report', (t) => {
+  const dir = fixtureDir(t)
+  const r = hedgebench(dir, 'compare', 'run.json', '--html', 'out.html', '--fail-if', 'p99.9>+0%')
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stdout, /Comparing the plain and hedged phases/)
+  assert.match(r.stdout, /p99\.9 .* better/)
+  const html = readFileSync(join(dir, 'out.html'), 'utf8')
+  assert.match(html, /<svg data-chart="percentiles"/)
+  assert.match(html, /data-series="hedged:p99"/)
+})
