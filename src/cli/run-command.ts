@@ -1,11 +1,189 @@
-import type { CommandModule } from 'yargs'
+/**
+ * `hedgebench [URL...]`: flags -> RunOptions -> run() -> renderers. The
+ * process concerns live here: the built-in target for --profile, the
+ * spinner, SIGINT/SIGTERM, stdout, saved files, exit codes.
+ */
+import type { Argv, CommandModule } from 'yargs'
+import { UsageError } from '../errors.js'
+import { createRequestLog, type RequestLog } from '../request-log.js'
+import { assertWritableDir, saveResult, writeFileAtomic } from '../results-store.js'
+import { run } from '../run.js'
+import type { RunOptions } from '../run-options.js'
+import { loadProfile, profileRunOptions } from '../sim/profile.js'
+import { spawnTarget, type Target } from '../sim/target.js'
+import type { RunResult } from '../types.js'
+import { flagsToOptions, type RunFlags } from './run-flags.js'
+import { renderOutput, type OutputFormat } from './output.js'
+import { startSpinner } from './spinner.js'
+import { renderHtml } from '../render/html.js'
 
-export function runCommand(setExitCode: (code: number) => void): CommandModule {
+interface CliFlags extends RunFlags {
+  o: OutputFormat
+  outDir: string
+  save: boolean
+  csvRequests?: string
+  html?: string
+  profile?: string
+  replicas?: string
+  failOnErrors?: string
+}
+
+export function runCommand(setExitCode: (code: number) => void): CommandModule<object, CliFlags> {
   return {
     command: '$0 [urls..]',
-    describe: 'run plain and hedged phases against replica URLs',
-    handler: () => {
-      setExitCode(2)
+    describe: 'Run a warm-up, a plain and a hedged phase against replica URLs and compare them',
+    builder: (y) => runFlags(y as Argv) as unknown as Argv<CliFlags>,
+    handler: async (argv) => setExitCode(await runFromCli(argv)),
+  }
+}
+
+function runFlags(y: Argv): Argv {
+  return y
+    .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
+    .option('n', { type: 'string', describe: 'requests per measured phase [default: 200]', group: 'Load:' })
+    .option('c', { type: 'string', describe: 'concurrency: requests in flight [default: 50]', group: 'Load:' })
+    .option('z', { type: 'string', describe: 'duration of each phase instead of -n (e.g. 30s, 2m)', group: 'Load:' })
+    .option('q', { type: 'string', describe: 'rate limit in requests/s, GLOBAL across all workers (unlike hey\'s per-worker -q); makes the run open-loop', group: 'Load:' })
+    .option('t', { type: 'string', describe: 'per-request timeout; bare number = ms [default: 20s]', group: 'Load:' })
+    .option('warmup', { type: 'string', describe: 'warm-up requests, excluded from the statistics [default: min(n, 1000)]', group: 'Load:' })
+    .option('mode', { type: 'string', choices: ['plain', 'hedged', 'both'], describe: 'phases to run [default: both]', group: 'Load:' })
+    .option('schedule', { type: 'string', choices: ['sequential', 'interleaved'], describe: 'phases one after another, or plain/hedged mixed at random in one window [default: sequential]', group: 'Load:' })
+    .option('fanout', { type: 'string', describe: 'calls per logical request, which completes when all have answered [default: 1]', group: 'Load:' })
+    .option('workers', { type: 'string', describe: 'worker threads [default: 1]', group: 'Load:' })
+    .option('seed', { type: 'string', describe: 'seed for the client\'s random choices', group: 'Load:' })
+    .option('m', { type: 'string', describe: 'HTTP method [default: GET]', group: 'Request:' })
+    .option('H', { type: 'string', array: true, describe: 'header "Name: value" (repeatable)', group: 'Request:' })
+    .option('d', { type: 'string', describe: 'request body', group: 'Request:' })
+    .option('D', { type: 'string', describe: 'request body from a file', group: 'Request:' })
+    .option('T', { type: 'string', describe: 'Content-Type header', group: 'Request:' })
+    .option('A', { type: 'string', describe: 'Accept header', group: 'Request:' })
+    .option('http2', { type: 'boolean', describe: 'allow HTTP/2 (negotiated over TLS)', group: 'Request:' })
+    .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
+    .option('hedge-delay', { type: 'string', describe: 'auto (= warm-up p95), pNN (a warm-up percentile) or a duration [default: auto]', group: 'Hedging:' })
+    .option('adaptive', { type: 'boolean', describe: 'delay tracks a rolling percentile of recent original attempts', group: 'Hedging:' })
+    .option('adaptive-window', { type: 'string', describe: 'rolling window: a count (1000) or a time (10s) [default: 1000]', group: 'Hedging:' })
+    .option('delay-min', { type: 'string', describe: 'lower clamp of the adaptive delay [default: 0]', group: 'Hedging:' })
+    .option('delay-max', { type: 'string', describe: 'upper clamp of the adaptive delay [default: 60s]', group: 'Hedging:' })
+    .option('max-attempts', { type: 'string', describe: 'attempts per request including the original; above 5 counts as 5 [default: 2]', group: 'Hedging:' })
+    .option('hedge-budget', { type: 'string', describe: 'max extra load from hedges, % of requests (token bucket), or "off" [default: 10]', group: 'Hedging:' })
+    .option('non-fatal-status', { type: 'string', describe: 'statuses that trigger the next hedge at once [default: 502,503,504]', group: 'Hedging:' })
+    .option('deadline', { type: 'string', describe: 'absolute per-request deadline every attempt inherits', group: 'Hedging:' })
+    .option('min-hedge-window', { type: 'string', describe: 'no hedge when less than this is left before the deadline [default: measured p50]', group: 'Hedging:' })
+    .option('parallel', { type: 'boolean', describe: 'send every attempt at once (delay 0)', group: 'Hedging:' })
+    .option('cancel', { type: 'string', choices: ['abort', 'ignore'], describe: 'abort losers (gRPC) or let them finish and discard (Envoy) [default: abort]', group: 'Hedging:' })
+    .option('hedge-header', { type: 'string', describe: 'header carrying the hedge number; --no-hedge-header drops it [default: x-hedge-attempt]', group: 'Hedging:' })
+    .option('idempotency-key', { type: 'boolean', describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)', group: 'Hedging:' })
+    .option('unsafe-hedge', { type: 'boolean', describe: 'hedge non-idempotent methods without keys (warned in the report)', group: 'Hedging:' })
+    .option('o', { type: 'string', choices: ['text', 'json', 'csv'], default: 'text', describe: 'stdout format', group: 'Output:' })
+    .option('out-dir', { type: 'string', default: 'results', describe: 'where runs are saved (--no-save: nowhere)', group: 'Output:' })
+    .option('save', { type: 'boolean', default: true, describe: 'save the run as JSON + CSV under --out-dir', group: 'Output:' })
+    .option('label', { type: 'string', describe: 'name of the run (in the file name)', group: 'Output:' })
+    .option('slow', { type: 'string', describe: 'count requests slower than this; bare number = ms [default: 1s]', group: 'Output:' })
+    .option('csv-requests', { type: 'string', describe: 'write one CSV row per request to this file', group: 'Output:' })
+    .option('html', { type: 'string', describe: 'write a self-contained HTML report with charts', group: 'Output:' })
+    .option('redact', { type: 'string', array: true, describe: 'more header names whose values are never written', group: 'Output:' })
+    .option('fail-on-errors', { type: 'string', describe: 'exit 1 when a phase\'s error rate is above this %', group: 'Output:' })
+    .option('profile', { type: 'string', describe: 'scenario from profiles/ (or a file); with no URL, starts the built-in target', group: 'Target:' })
+    .option('replicas', { type: 'string', describe: 'replicas of the built-in target [default: the profile\'s]', group: 'Target:' })
+    .option('server-stats', { type: 'string', describe: 'stats URL of a compatible target, for the client/server cross-check', group: 'Target:' })
+    .example('$0 -c 40 -n 4000 http://127.0.0.1:8080/users/42', 'plain vs hedged against one URL')
+    .example('$0 --profile pi', 'the seed\'s experiment against the built-in simulated replicas')
+}
+
+async function runFromCli(argv: CliFlags): Promise<number> {
+  let options = await flagsToOptions(argv)
+  const target = await startBuiltInTarget(argv, options)
+  if (target) options = mergeProfile(argv, options, target)
+  try {
+    return await measure(argv, options)
+  } finally {
+    await target?.close()
+  }
+}
+
+async function startBuiltInTarget(argv: CliFlags, options: RunOptions): Promise<Target | null> {
+  if (!argv.profile) return null
+  if (options.urls.length > 0) throw new UsageError('give either URLs or --profile (the built-in target), not both')
+  const profile = loadProfile(argv.profile)
+  const replicas = argv.replicas === undefined ? undefined : Number(argv.replicas)
+  if (replicas !== undefined && !(Number.isInteger(replicas) && replicas > 0)) throw new UsageError(`invalid --replicas "${argv.replicas}" (a whole number above 0)`)
+  return spawnTarget({ profile: argv.profile, ...(replicas ? { replicas } : {}), ...(profile.seed === undefined ? {} : { seed: profile.seed }) })
+}
+
+/** Profile defaults first, flags the user gave win. */
+function mergeProfile(argv: CliFlags, options: RunOptions, target: Target): RunOptions {
+  const defaults = profileRunOptions(loadProfile(argv.profile!))
+  return {
+    ...defaults,
+    ...options,
+    hedge: { ...defaults.hedge, ...options.hedge },
+    urls: target.urls,
+    serverStatsUrl: options.serverStatsUrl ?? target.statsUrl,
+    profile: target.profile,
+    label: options.label ?? target.profile,
+  }
+}
+
+async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
+  if (argv.save) await assertWritableDir(argv.outDir)
+  const log = argv.csvRequests ? await createRequestLog(argv.csvRequests) : null
+  const interrupt = onInterrupt()
+  const spinner = startSpinner()
+  let result: RunResult
+  try {
+    result = await run({ ...options, signal: interrupt.signal, onProgress: spinner.update, ...(log ? { requestSink: log } : {}) })
+  } finally {
+    spinner.stop()
+    interrupt.dispose()
+    await log?.close()
+  }
+  await writeOutputs(argv, result, log)
+  return exitCode(argv, result)
+}
+
+async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
+  process.stdout.write(renderOutput(result, argv.o, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR))
+  if (argv.save) {
+    const saved = await saveResult(result, argv.outDir)
+    process.stderr.write(`saved ${saved.json} and ${saved.csv}\n`)
+  }
+  if (argv.html) await writeFileAtomic(argv.html, renderHtml([result]), { overwrite: true })
+  if (log && argv.csvRequests) process.stderr.write(`per-request rows in ${argv.csvRequests}\n`)
+}
+
+function exitCode(argv: CliFlags, result: RunResult): number {
+  if (argv.failOnErrors === undefined) return 0
+  const limit = Number(argv.failOnErrors.replace(/%$/, ''))
+  if (!(limit >= 0 && limit <= 100)) throw new UsageError(`invalid --fail-on-errors "${argv.failOnErrors}" (a percentage from 0 to 100)`)
+  for (const name of ['plain', 'hedged'] as const) {
+    const phase = result.phases[name]
+    if (phase && phase.requests > 0 && (phase.errors / phase.requests) * 100 > limit) return 1
+  }
+  return 0
+}
+
+/**
+ * First SIGINT/SIGTERM: stop sending, let in-flight requests finish (the
+ * engine aborts them after a short grace), then report and save what was
+ * measured. A second SIGINT exits at once.
+ */
+function onInterrupt(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController()
+  const handler = (sig: NodeJS.Signals): void => {
+    if (controller.signal.aborted) {
+      process.stderr.write(`hedgebench: second ${sig}, exiting now\n`)
+      process.exit(130)
+    }
+    process.stderr.write(`hedgebench: ${sig}: stopping, finishing in-flight requests (again to quit now)\n`)
+    controller.abort()
+  }
+  process.on('SIGINT', handler)
+  process.on('SIGTERM', handler)
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', handler)
+      process.off('SIGTERM', handler)
     },
   }
 }

@@ -1,0 +1,156 @@
+/**
+ * Turns the run command's flags into RunOptions. Numbers arrive as strings
+ * so a bad value can be named in the error ("invalid -n abc"), not as NaN.
+ */
+import { readFile } from 'node:fs/promises'
+import { parseDuration } from '../duration.js'
+import { UsageError } from '../errors.js'
+import { parseHeader } from '../header-parse.js'
+import type { HedgeRunOptions, RunOptions } from '../run-options.js'
+import type { CancelMode, Mode, Schedule } from '../types.js'
+
+export interface RunFlags {
+  urls?: string[]
+  n?: string
+  c?: string
+  z?: string
+  q?: string
+  t?: string
+  m?: string
+  H?: string[]
+  d?: string
+  D?: string
+  T?: string
+  A?: string
+  http2?: boolean
+  disableKeepalive?: boolean
+  label?: string
+  slow?: string
+  mode?: string
+  warmup?: string
+  schedule?: string
+  fanout?: string
+  workers?: string
+  seed?: string
+  redact?: string[]
+  serverStats?: string
+  hedgeDelay?: string
+  adaptive?: boolean
+  adaptiveWindow?: string
+  delayMin?: string
+  delayMax?: string
+  maxAttempts?: string
+  hedgeBudget?: string
+  nonFatalStatus?: string
+  deadline?: string
+  minHedgeWindow?: string
+  parallel?: boolean
+  cancel?: string
+  hedgeHeader?: string | boolean
+  idempotencyKey?: boolean
+  unsafeHedge?: boolean
+}
+
+export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
+  const o: RunOptions = { urls: f.urls ?? [] }
+  setIf(o, 'requests', f.n, (v) => integer(v, '-n'))
+  setIf(o, 'concurrency', f.c, (v) => integer(v, '-c'))
+  setIf(o, 'durationMs', f.z, (v) => parseDuration(v, '-z', 's'))
+  setIf(o, 'rate', f.q, (v) => number(v, '-q'))
+  setIf(o, 'timeoutMs', f.t, (v) => parseDuration(v, '-t'))
+  setIf(o, 'method', f.m, (v) => v.toUpperCase())
+  setIf(o, 'slowMs', f.slow, (v) => parseDuration(v, '--slow'))
+  setIf(o, 'mode', f.mode, (v) => v as Mode)
+  setIf(o, 'warmup', f.warmup, (v) => integer(v, '--warmup'))
+  setIf(o, 'schedule', f.schedule, (v) => v as Schedule)
+  setIf(o, 'fanout', f.fanout, (v) => integer(v, '--fanout'))
+  setIf(o, 'workers', f.workers, (v) => integer(v, '--workers'))
+  setIf(o, 'seed', f.seed, (v) => integer(v, '--seed'))
+  setIf(o, 'label', f.label, (v) => v)
+  setIf(o, 'serverStatsUrl', f.serverStats, (v) => v)
+  if (f.http2) o.http2 = true
+  if (f.disableKeepalive) o.keepAlive = false
+  if (f.redact?.length) o.redact = f.redact
+  o.headers = headers(f)
+  const body = await bodyOf(f)
+  if (body) o.body = body
+  const hedge = hedgeOptions(f)
+  if (Object.keys(hedge).length > 0) o.hedge = hedge
+  return o
+}
+
+function headers(f: RunFlags): Array<[string, string]> {
+  const list = (f.H ?? []).map(parseHeader)
+  if (f.T) list.push(['content-type', f.T])
+  if (f.A) list.push(['accept', f.A])
+  return list
+}
+
+async function bodyOf(f: RunFlags): Promise<Buffer | null> {
+  if (f.d !== undefined && f.D !== undefined) throw new UsageError('give the body with -d or -D, not both')
+  if (f.d !== undefined) return Buffer.from(f.d)
+  if (f.D === undefined) return null
+  try {
+    return await readFile(f.D)
+  } catch (err) {
+    throw new UsageError(`cannot read -D file "${f.D}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+  }
+}
+
+function hedgeOptions(f: RunFlags): HedgeRunOptions {
+  const h: HedgeRunOptions = {}
+  setIf(h, 'delay', f.hedgeDelay, parseHedgeDelay)
+  if (f.adaptive) h.adaptive = true
+  setIf(h, 'adaptiveWindow', f.adaptiveWindow, parseWindow)
+  setIf(h, 'delayMinMs', f.delayMin, (v) => parseDuration(v, '--delay-min'))
+  setIf(h, 'delayMaxMs', f.delayMax, (v) => parseDuration(v, '--delay-max'))
+  setIf(h, 'maxAttempts', f.maxAttempts, (v) => integer(v, '--max-attempts'))
+  setIf(h, 'budgetPct', f.hedgeBudget, (v) => (v === 'off' ? (null as unknown as number) : number(v.replace(/%$/, ''), '--hedge-budget')))
+  setIf(h, 'nonFatalStatus', f.nonFatalStatus, parseStatusList)
+  setIf(h, 'deadlineMs', f.deadline, (v) => parseDuration(v, '--deadline'))
+  setIf(h, 'minHedgeWindowMs', f.minHedgeWindow, (v) => parseDuration(v, '--min-hedge-window'))
+  if (f.parallel) h.parallel = true
+  setIf(h, 'cancel', f.cancel, (v) => v as CancelMode)
+  if (f.hedgeHeader === false) h.header = null
+  else if (typeof f.hedgeHeader === 'string') h.header = f.hedgeHeader
+  if (f.idempotencyKey) h.idempotencyKey = true
+  if (f.unsafeHedge) h.unsafeHedge = true
+  return h
+}
+
+export function parseHedgeDelay(v: string): HedgeRunOptions['delay'] {
+  if (v === 'auto') return 'auto'
+  if (/^p\d/.test(v)) return v as `p${number}`
+  return parseDuration(v, '--hedge-delay')
+}
+
+function parseWindow(v: string): { requests: number } | { ms: number } {
+  if (/^\d+$/.test(v)) return { requests: integer(v, '--adaptive-window') }
+  return { ms: parseDuration(v, '--adaptive-window') }
+}
+
+function parseStatusList(v: string): number[] {
+  if (v.trim() === '') return []
+  return v.split(',').map((s) => {
+    const code = Number(s.trim())
+    if (!Number.isInteger(code) || code < 100 || code > 599) throw new UsageError(`invalid status "${s.trim()}" in --non-fatal-status (use codes like 502,503,504)`)
+    return code
+  })
+}
+
+function integer(v: string, flag: string): number {
+  const n = Number(v)
+  if (!/^-?\d+$/.test(String(v).trim()) || !Number.isSafeInteger(n)) throw new UsageError(`invalid ${flag} "${v}" (expected a whole number)`)
+  return n
+}
+
+function number(v: string, flag: string): number {
+  const n = Number(v)
+  if (String(v).trim() === '' || !Number.isFinite(n)) throw new UsageError(`invalid ${flag} "${v}" (expected a number)`)
+  return n
+}
+
+function setIf<T extends object, K extends keyof T>(target: T, key: K, raw: string | undefined, parse: (v: string) => T[K]): void {
+  if (raw === undefined) return
+  target[key] = parse(String(raw))
+}

@@ -1,0 +1,23 @@
+/**
+ * Progress on stderr, only on a TTY (so it never mixes into -o json|csv on
+ * stdout, and CI logs stay clean). Autocannon does the same with its bar.
+ */
+import ora, { type Ora } from 'ora'
+import type { Progress } from '../run-options.js'
+
+export interface Spinner {
+  update: (p: Progress) => void
+  stop: () => void
+}
+
+export function startSpinner(): Spinner {
+  if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} }
+  const spinner: Ora = ora({ stream: process.stderr, text: 'starting' }).start()
+  return {
+    update: (p) => {
+      const total = p.total === null ? '' : `/${p.total}`
+      spinner.text = `${p.phase}: ${p.done}${total} requests, ${(p.elapsedMs / 1000).toFixed(1)} s`
+    },
+    stop: () => spinner.stop(),
+  }
+}

@@ -1,0 +1,20 @@
+/** Parsing of -H "Name: value" (curl/hey syntax). */
+import { UsageError } from './errors.js'
+
+/** RFC 9110 token characters, the only ones allowed in a header name. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+export function parseHeader(raw: string): [string, string] {
+  const text = String(raw)
+  const colon = text.indexOf(':')
+  if (colon <= 0) throw new UsageError(`malformed header "${oneLine(text)}" (use -H "Name: value")`)
+  const name = text.slice(0, colon).trim()
+  const value = text.slice(colon + 1).trim()
+  if (!TOKEN.test(name)) throw new UsageError(`malformed header name "${oneLine(name)}" (letters, digits and !#$%&'*+-.^_\`|~ only)`)
+  if (/[\r\n\0]/.test(value)) throw new UsageError(`header "${name}" has a line break or NUL in its value`)
+  return [name, value]
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').slice(0, 80)
+}
