@@ -1,0 +1,143 @@
+/**
+ * One load-generator run for the bench, in its own process (so hedgebench
+ * and autocannon never share an event loop or a heap): the spec comes as
+ * JSON in argv[2], the outcome goes back over IPC, and the process waits for
+ * `{ type: 'exit' }` before it leaves, so the parent can look at the server's
+ * open connections while the client is still alive.
+ */
+import { createRequire } from 'node:module'
+import { run } from '../src/run.js'
+import type { RunOptions } from '../src/run-options.js'
+
+export interface ClientSpec {
+  tool: 'hedgebench' | 'autocannon'
+  url: string
+  connections: number
+  /** Timed run... */
+  durationMs?: number
+  /** ...or a request count (hedgebench only). */
+  requests?: number
+  mode?: 'plain' | 'hedged'
+  warmup?: number
+  hedge?: RunOptions['hedge']
+  /** Sample RSS every this many ms (for the soak's flatness check). */
+  sampleRssMs?: number
+  /** Stop the run (partial) after this long, ms. */
+  maxMs?: number
+}
+
+export interface ClientOutcome {
+  type: 'done'
+  tool: string
+  requests: number
+  /** Attempts hedgebench put on the wire (warm-up included); autocannon: requests sent. */
+  attempts: number
+  errors: number
+  durationMs: number
+  rps: number
+  /** Peak RSS of this process, bytes. */
+  maxRss: number
+  /** RSS samples over the run, bytes, with their time since start (ms). */
+  rssSamples: Array<[number, number]>
+  hedging?: { hedgesSent: number; unsent: number; cancelled: number; lateDiscarded: number; budgetDenied: number; timerLatenessP99: number }
+  latencyMs: { p50: number; p95: number; p99: number; max: number }
+  generator?: { cpuPct: number; loopP99: number }
+  error?: string
+}
+
+async function runHedgebench(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples'>> {
+  const mode = spec.mode ?? 'plain'
+  const result = await run({
+    urls: [spec.url],
+    concurrency: spec.connections,
+    ...(spec.durationMs !== undefined ? { durationMs: spec.durationMs } : { requests: spec.requests ?? 1000 }),
+    mode,
+    warmup: spec.warmup ?? 0,
+    hedge: spec.hedge ?? {},
+    seed: 1,
+    ...(spec.maxMs !== undefined ? { signal: AbortSignal.timeout(spec.maxMs) } : {}),
+  })
+  const phase = result.phases[mode]!
+  const warmup = result.phases.warmup
+  const h = phase.hedging
+  return {
+    tool: 'hedgebench',
+    requests: phase.requests,
+    attempts: phase.attempts + (warmup?.attempts ?? 0),
+    errors: phase.errors,
+    durationMs: phase.durationMs,
+    rps: phase.rps,
+    latencyMs: { p50: phase.latencyMs.p50, p95: phase.latencyMs.p95, p99: phase.latencyMs.p99, max: phase.latencyMs.max },
+    generator: { cpuPct: phase.generator.cpuPct, loopP99: phase.generator.eventLoopDelayMs.p99 },
+    ...(h
+      ? {
+          hedging: {
+            hedgesSent: h.hedgesSent,
+            unsent: h.unsent,
+            cancelled: h.cancelled,
+            lateDiscarded: h.lateDiscarded,
+            budgetDenied: h.budgetDenied,
+            timerLatenessP99: h.timerLatenessMs.p99,
+          },
+        }
+      : {}),
+  }
+}
+
+interface AutocannonResult {
+  requests: { total: number; sent: number }
+  latency: { p50: number; p97_5: number; p99: number; max: number }
+  errors: number
+  non2xx: number
+  duration: number
+}
+
+async function runAutocannon(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples'>> {
+  const autocannon = createRequire(import.meta.url)('autocannon') as (opts: object) => Promise<AutocannonResult>
+  const started = performance.now()
+  const r = await autocannon({ url: spec.url, connections: spec.connections, pipelining: 1, duration: (spec.durationMs ?? 5000) / 1000 })
+  const durationMs = performance.now() - started
+  return {
+    tool: 'autocannon',
+    requests: r.requests.total,
+    attempts: r.requests.sent,
+    errors: r.errors + r.non2xx,
+    durationMs,
+    rps: (r.requests.total * 1000) / durationMs,
+    // autocannon reports p97.5, not p95
+    latencyMs: { p50: r.latency.p50, p95: r.latency.p97_5, p99: r.latency.p99, max: r.latency.max },
+  }
+}
+
+async function main(): Promise<void> {
+  const spec = JSON.parse(process.argv[2]!) as ClientSpec
+  const samples: Array<[number, number]> = []
+  const t0 = performance.now()
+  const sampler = spec.sampleRssMs ? setInterval(() => samples.push([Math.round(performance.now() - t0), process.memoryUsage.rss()]), spec.sampleRssMs) : null
+  let outcome: ClientOutcome
+  try {
+    const r = spec.tool === 'autocannon' ? await runAutocannon(spec) : await runHedgebench(spec)
+    outcome = { type: 'done', ...r, maxRss: process.resourceUsage().maxRSS * 1024, rssSamples: samples }
+  } catch (err) {
+    outcome = {
+      type: 'done', tool: spec.tool, requests: 0, attempts: 0, errors: 0, durationMs: 0, rps: 0, maxRss: 0, rssSamples: samples,
+      latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 }, error: String((err as Error)?.stack ?? err),
+    }
+  }
+  if (sampler) clearInterval(sampler)
+  if (!process.send) {
+    process.stdout.write(JSON.stringify(outcome) + '\n')
+    return
+  }
+  process.send(outcome)
+  // Stay alive (bounded) until the parent has looked at the server's sockets.
+  const bye = setTimeout(() => process.exit(0), 30_000)
+  process.on('message', (msg: { type?: string }) => {
+    if (msg?.type === 'exit') {
+      clearTimeout(bye)
+      process.exit(0)
+    }
+  })
+}
+
+await main()

@@ -1,0 +1,322 @@
+/**
+ * `npm run bench`: hedgebench against autocannon, and against itself.
+ *
+ *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR]
+ *   node dist/bench/bench.js --soak [--soak-requests 1000000] [--soak-minutes 10]
+ *   node dist/bench/bench.js --accuracy     (needs hey and wrk: apt-get install -y hey wrk)
+ *
+ * Every tool runs in its own child process against one minimal HTTP server
+ * on 127.0.0.1, itself in a child process. Rounds alternate the order of the
+ * tools so a noisy neighbour hurts each in turn; the ratios are medians of
+ * per-round ratios. All traffic stays on 127.0.0.1 and every wait is bounded.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import type { ClientOutcome, ClientSpec } from './bench-client.js'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+const SERVER_JS = join(HERE, 'echo-server.js')
+const CLIENT_JS = join(HERE, 'bench-client.js')
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    seconds: { type: 'string', default: '4' },
+    connections: { type: 'string', short: 'c', default: '40' },
+    'cpu-prof': { type: 'string' },
+    'skip-memory': { type: 'boolean', default: false },
+    soak: { type: 'boolean', default: false },
+    'soak-requests': { type: 'string', default: '1000000' },
+    'soak-minutes': { type: 'string', default: '10' },
+    accuracy: { type: 'boolean', default: false },
+  },
+})
+const CONNECTIONS = Number(args.connections)
+
+// ---------------------------------------------------------------- processes
+
+interface ServerStats {
+  received: number
+  completed: number
+  cancelled: number
+  connections: number
+}
+
+interface BenchServer {
+  url: string
+  stats(): Promise<ServerStats>
+  close(): void
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)
+    }),
+  ])
+}
+
+async function startServer(serverArgs: string[] = []): Promise<BenchServer> {
+  const child = spawn(process.execPath, [SERVER_JS, ...serverArgs], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const port = await withTimeout(
+    new Promise<number>((resolve, reject) => {
+      child.once('error', reject)
+      child.once('exit', (code) => reject(new Error(`echo server exited with ${code}`)))
+      child.on('message', (m: { type: string; port: number }) => m.type === 'listening' && resolve(m.port))
+    }),
+    10_000,
+    'starting the echo server',
+  )
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    stats: () =>
+      withTimeout(
+        new Promise<ServerStats>((resolve) => {
+          const onMessage = (m: ServerStats & { type: string }): void => {
+            if (m.type !== 'stats') return
+            child.off('message', onMessage)
+            resolve(m)
+          }
+          child.on('message', onMessage)
+          child.send({ type: 'stats' })
+        }),
+        5000,
+        'server stats',
+      ),
+    close: () => void child.kill('SIGTERM'),
+  }
+}
+
+/**
+ * Runs one client in its own process; `beforeExit` runs while the client is
+ * still alive (its run finished, its sockets should be closed).
+ */
+async function runClient(spec: ClientSpec, beforeExit?: (o: ClientOutcome) => Promise<void>, timeoutMs = 120_000): Promise<ClientOutcome> {
+  const nodeArgs: string[] = []
+  if (args['cpu-prof'] && spec.tool === 'hedgebench') nodeArgs.push('--cpu-prof', '--cpu-prof-dir', args['cpu-prof'])
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLIENT_JS, JSON.stringify(spec)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  try {
+    const outcome = await withTimeout(
+      new Promise<ClientOutcome>((resolve, reject) => {
+        child.once('exit', (code) => reject(new Error(`${spec.tool} client exited with ${code} before reporting`)))
+        child.on('message', (m: ClientOutcome) => m.type === 'done' && resolve(m))
+      }),
+      timeoutMs,
+      `${spec.tool} client`,
+    )
+    if (outcome.error) throw new Error(`${spec.tool} failed: ${outcome.error}`)
+    await beforeExit?.(outcome)
+    child.send({ type: 'exit' })
+    await withTimeout(exited, 10_000, 'client exit')
+    return outcome
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  }
+}
+
+// ---------------------------------------------------------------- helpers
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+const fmt = (x: number, digits = 0): string => x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+const mb = (bytes: number): string => `${fmt(bytes / 1048576, 1)} MB`
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n')
+}
+
+function say(text = ''): void {
+  process.stdout.write(text + '\n')
+}
+
+// ---------------------------------------------------------------- throughput
+
+/** A hedge delay no request comes near: the hedging machinery runs, no hedge fires. */
+const NEVER_MS = 10_000
+
+async function throughput(server: BenchServer): Promise<void> {
+  const rounds = Number(args.rounds)
+  const durationMs = Number(args.seconds) * 1000
+  const plain: ClientSpec = { tool: 'hedgebench', url: server.url, connections: CONNECTIONS, durationMs, mode: 'plain' }
+  const hedged: ClientSpec = { ...plain, mode: 'hedged', hedge: { delay: NEVER_MS } }
+  const ac: ClientSpec = { tool: 'autocannon', url: server.url, connections: CONNECTIONS, durationMs }
+  say(`throughput: ${rounds} rounds of ${durationMs / 1000} s per tool, -c ${CONNECTIONS}, ${server.url}`)
+  say(`  hedged-no-hedge = --mode hedged --hedge-delay ${NEVER_MS / 1000}s --warmup 0: the hedging machinery runs, no hedge fires`)
+  const rows: string[][] = []
+  const ratios: number[] = []
+  const hedgeCosts: number[] = []
+  const rps = { hb: [] as number[], ac: [] as number[], hh: [] as number[] }
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? (['hb', 'ac', 'hh'] as const) : (['hh', 'ac', 'hb'] as const)
+    const got: Record<string, ClientOutcome> = {}
+    for (const which of order) got[which] = await runClient(which === 'hb' ? plain : which === 'ac' ? ac : hedged)
+    const hb = got.hb!.rps
+    const a = got.ac!.rps
+    const hh = got.hh!.rps
+    rps.hb.push(hb)
+    rps.ac.push(a)
+    rps.hh.push(hh)
+    ratios.push(hb / a)
+    hedgeCosts.push(hh / hb)
+    const fired = got.hh!.hedging?.hedgesSent ?? 0
+    rows.push([`${round + 1}`, fmt(hb), fmt(a), fmt(hh), fmt(hb / a, 3), fmt(hh / hb, 3), `${fired}`, `${fmt(got.hb!.generator?.cpuPct ?? 0)}%`])
+    say(`  round ${round + 1}: hedgebench ${fmt(hb)} req/s, autocannon ${fmt(a)} req/s, hedged-no-hedge ${fmt(hh)} req/s`)
+  }
+  rows.push(['median', fmt(median(rps.hb)), fmt(median(rps.ac)), fmt(median(rps.hh)), fmt(median(ratios), 3), fmt(median(hedgeCosts), 3), '', ''])
+  say()
+  say(table(['round', 'hedgebench req/s', 'autocannon req/s', 'hedged-no-hedge req/s', 'hb/ac', 'hedged/plain', 'hedges', 'hb cpu'], rows))
+  say()
+  const ratio = median(ratios)
+  const cost = median(hedgeCosts)
+  say(`hedgebench / autocannon (median of ${rounds} rounds): ${fmt(ratio, 3)}  (goal >= 1.0: ${ratio >= 1 ? 'met' : 'NOT met'})`)
+  say(`hedged-no-hedge / plain (median of ${rounds} rounds): ${fmt(cost, 3)}  (goal >= 0.95: ${cost >= 0.95 ? 'met' : 'NOT met'})`)
+}
+
+// ---------------------------------------------------------------- memory
+
+async function memory(server: BenchServer): Promise<void> {
+  const short = 20_000
+  const long = 200_000
+  const spec = (requests: number): ClientSpec => ({ tool: 'hedgebench', url: server.url, connections: CONNECTIONS, requests, mode: 'plain' })
+  const a = await runClient(spec(short))
+  const b = await runClient(spec(long), undefined, 300_000)
+  say()
+  say(table(['memory (plain, -c ' + CONNECTIONS + ')', 'requests', 'req/s', 'peak RSS'], [
+    ['short run', fmt(a.requests), fmt(a.rps), mb(a.maxRss)],
+    ['long run', fmt(b.requests), fmt(b.rps), mb(b.maxRss)],
+  ]))
+  say(`peak RSS long / short: ${fmt(b.maxRss / a.maxRss, 2)} for ${long / short}x the requests`)
+}
+
+// ---------------------------------------------------------------- soak
+
+async function soak(): Promise<void> {
+  const stallEvery = 100
+  const stallMs = 200
+  const server = await startServer(['--stall-every', String(stallEvery), '--stall-ms', String(stallMs)])
+  try {
+    const requests = Number(args['soak-requests'])
+    const maxMs = Number(args['soak-minutes']) * 60_000
+    const warmup = 2000
+    say(`soak: ${fmt(requests)} hedged requests (at most ${args['soak-minutes']} min), -c ${CONNECTIONS}, server stalls 1 request in ${stallEvery} by ${stallMs} ms`)
+    const before = await server.stats()
+    let connectionsAtEnd = -1
+    let after: ServerStats | null = null
+    const spec: ClientSpec = {
+      tool: 'hedgebench', url: server.url, connections: CONNECTIONS, requests, mode: 'hedged', warmup, hedge: { delay: 'p95' },
+      sampleRssMs: 1000, maxMs,
+    }
+    const o = await runClient(spec, async () => {
+      // The client has finished and closed its agent; it is still alive. Give
+      // the server a moment (bounded) to see the FINs, then count.
+      const deadline = performance.now() + 3000
+      do {
+        after = await server.stats()
+        connectionsAtEnd = after.connections
+        if (connectionsAtEnd === 0) break
+        await new Promise((r) => setTimeout(r, 50))
+      } while (performance.now() < deadline)
+    }, maxMs + 120_000)
+    const received = after!.received - before.received
+    const samples = o.rssSamples.map(([, rss]) => rss)
+    const quarter = (q: number): number => median(samples.slice(Math.floor((samples.length * q) / 4), Math.max(Math.floor((samples.length * (q + 1)) / 4), Math.floor((samples.length * q) / 4) + 1)))
+    const h = o.hedging!
+    say()
+    say(table(['soak', 'value'], [
+      ['logical requests (hedged phase)', fmt(o.requests)],
+      ['req/s', fmt(o.rps)],
+      ['p50 / p99 / max ms', `${o.latencyMs.p50} / ${o.latencyMs.p99} / ${o.latencyMs.max}`],
+      ['hedges sent / unsent / cancelled', `${fmt(h.hedgesSent)} / ${fmt(h.unsent)} / ${fmt(h.cancelled)}`],
+      ['late discarded / budget denied', `${fmt(h.lateDiscarded)} / ${fmt(h.budgetDenied)}`],
+      ['hedge timer lateness p99', `${h.timerLatenessP99} ms`],
+      ['client attempts (warm-up + hedged)', fmt(o.attempts)],
+      ['server received', fmt(received)],
+      ['attempts == received', o.attempts === received ? 'yes' : `NO (${fmt(received - o.attempts)} apart)`],
+      ['server open connections at the end', `${connectionsAtEnd}`],
+      ['RSS median, quarters 1-4', [0, 1, 2, 3].map((q) => mb(quarter(q))).join(' / ')],
+      ['RSS growth, quarter 4 / quarter 2', fmt(quarter(3) / quarter(1), 3)],
+      ['peak RSS', mb(o.maxRss)],
+    ]))
+  } finally {
+    server.close()
+  }
+}
+
+// ---------------------------------------------------------------- accuracy
+
+function which(cmd: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0
+}
+
+async function accuracy(): Promise<void> {
+  const missing = ['hey', 'wrk'].filter((c) => !which(c))
+  if (missing.length > 0) {
+    say(`accuracy check needs ${missing.join(' and ')}: apt-get install -y hey wrk (Debian/Ubuntu), then run it again`)
+    process.exitCode = 1
+    return
+  }
+  const server = await startServer(['--delay-ms', '20'])
+  const dir = mkdtempSync(join(tmpdir(), 'hedgebench-accuracy-'))
+  try {
+    const c = 10
+    const n = 3000
+    const seconds = 6
+    say(`accuracy: fixed 20 ms service time, -c ${c}, back to back; ${server.url}`)
+    const rows: string[][] = []
+    for (let round = 0; round < 2; round++) {
+      const hb = await runClient({ tool: 'hedgebench', url: server.url, connections: c, requests: n, mode: 'plain', warmup: 100 })
+      rows.push(['hedgebench', `${hb.latencyMs.p50.toFixed(2)}`, `${hb.latencyMs.p95.toFixed(2)}`, fmt(hb.requests)])
+      const hey = spawnSync('hey', ['-n', String(n), '-c', String(c), server.url], { encoding: 'utf8', timeout: 120_000 })
+      const heyAt = (p: number): number => Number(new RegExp(`\\b${p}% in ([0-9.]+) secs`).exec(hey.stdout)?.[1] ?? NaN) * 1000
+      rows.push(['hey', heyAt(50).toFixed(2), heyAt(95).toFixed(2), fmt(n)])
+      const lua = join(dir, 'pct.lua')
+      writeFileSync(lua, 'done = function(summary, latency, requests)\n  io.write(string.format("P50 %d\\nP95 %d\\nN %d\\n", latency:percentile(50), latency:percentile(95), summary.requests))\nend\n')
+      const wrk = spawnSync('wrk', ['-t', '2', '-c', String(c), '-d', `${seconds}s`, '-s', lua, server.url], { encoding: 'utf8', timeout: 120_000 })
+      const wrkAt = (k: string): number => Number(new RegExp(`^${k} (\\d+)`, 'm').exec(wrk.stdout)?.[1] ?? NaN)
+      rows.push(['wrk', (wrkAt('P50') / 1000).toFixed(2), (wrkAt('P95') / 1000).toFixed(2), fmt(wrkAt('N'))])
+    }
+    say()
+    say(table(['tool', 'p50 ms', 'p95 ms', 'requests'], rows))
+    const by = (tool: string, col: number): number => median(rows.filter((r) => r[0] === tool).map((r) => Number(r[col])))
+    say()
+    for (const tool of ['hey', 'wrk']) {
+      const d50 = by('hedgebench', 1) - by(tool, 1)
+      const d95 = by('hedgebench', 2) - by(tool, 2)
+      const ok = Math.abs(d50) <= 1 && Math.abs(d95) <= 1
+      say(`hedgebench - ${tool}: p50 ${d50 >= 0 ? '+' : ''}${d50.toFixed(2)} ms, p95 ${d95 >= 0 ? '+' : ''}${d95.toFixed(2)} ms (within 1 ms: ${ok ? 'yes' : 'NO'})`)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+    server.close()
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  say(`hedgebench bench: node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})`)
+  if (args.accuracy) return accuracy()
+  if (args.soak) return soak()
+  const server = await startServer()
+  try {
+    await throughput(server)
+    if (!args['skip-memory']) await memory(server)
+  } finally {
+    server.close()
+  }
+}
+
+await main()
