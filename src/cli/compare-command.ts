@@ -39,7 +39,10 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
         .option('fail-if', {
           type: 'string',
           requiresArg: true,
-          describe: 'exit 1 when a condition holds for a later run, e.g. "p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%" (repeatable)',
+          describe:
+            'exit 1 when METRIC OP VALUE holds for a run after the first (repeatable). Metrics: p10..p99.99, min, max, mean, stddev, ' +
+            'slow, error_rate, rps, extra_load; ops > < >= <=; +N%/-N% = change from the first run, else absolute (ms, s, %): ' +
+            '"p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%"',
         })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
     handler: async (argv) => {
