@@ -45,7 +45,9 @@ export function percentileMs(h: Histogram, percentile: number): number {
 
 export function summarize(h: Histogram): LatencySummary {
   const empty = h.totalCount === 0
-  const at = (p: number): number => (empty ? 0 : usToMs(h.getValueAtPercentile(p)))
+  // A percentile reads the top of its HDR bucket; never report more than the exact max.
+  const max = empty ? 0 : h.maxValue
+  const at = (p: number): number => (empty ? 0 : usToMs(Math.min(max, h.getValueAtPercentile(p))))
   return {
     min: empty ? 0 : usToMs(h.minNonZeroValue),
     mean: empty ? 0 : Math.round(h.mean) / 1000,
@@ -59,6 +61,6 @@ export function summarize(h: Histogram): LatencySummary {
     p99: at(99),
     'p99.9': at(99.9),
     'p99.99': at(99.99),
-    max: empty ? 0 : usToMs(h.maxValue),
+    max: usToMs(max),
   }
 }

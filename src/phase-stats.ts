@@ -19,6 +19,8 @@ export interface PhaseStatsOptions {
   openLoop: boolean
   /** performance.now() of the run start, for offsets. */
   runStartedAt: number
+  /** Also keep a histogram of the requests finishing after this many (the warm-up's settled part). */
+  steadyAfter?: number
 }
 
 /** How hedging was configured for the phase (the counts come from the observer). */
@@ -66,12 +68,15 @@ export class PhaseStats implements HedgeObserver {
   readonly #delayUsed: Histogram = createHistogram()
   readonly #serviceTime: Histogram | null
   hedging: HedgingSetup | null = null
+  /** Latency once connections and JIT are warm (see `steadyAfter`); null when not asked for. */
+  readonly steady: Histogram | null
 
   constructor(readonly opts: PhaseStatsOptions) {
     this.figures = new FiguresAccumulator(opts.slowMs)
     this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs) : null
     this.timeline = new TimelineRecorder(this.startedAt)
     this.#serviceTime = opts.openLoop ? createHistogram() : null
+    this.steady = opts.steadyAfter === undefined ? null : createHistogram()
     for (const url of opts.replicas) {
       const origin = new URL(url).origin
       this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs))
@@ -142,6 +147,7 @@ export class PhaseStats implements HedgeObserver {
   }
 
   recordRequest(s: RequestSample): void {
+    if (this.steady && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.steady, s.latencyMs)
     this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
     if (this.#serviceTime && s.serviceMs !== null) recordMs(this.#serviceTime, s.serviceMs)
     const outcome = s.outcome

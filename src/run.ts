@@ -36,6 +36,8 @@ export async function run(options: RunOptions): Promise<RunResult> {
 
 interface LaneSpec {
   name: PhaseName
+  /** Warm-up only: measure the delay on the requests after this many. */
+  steadyAfter?: number
   /** null: plain (one attempt per request). */
   hedge: { delay: DelaySource; setup: HedgingSetup; minHedgeWindowMs: number } | null
 }
@@ -95,7 +97,10 @@ class RunSession {
     const cfg = this.cfg
     let delay: DerivedDelay | null = null
     if (cfg.warmup > 0) {
-      await this.#runWindow([{ name: 'warmup', hedge: null }], cfg.warmup, null)
+      // The first half warms connections and the JIT (its requests are slow
+      // for reasons that have nothing to do with the target); the delay is
+      // measured on the second half.
+      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], cfg.warmup, null)
       delay = this.#deriveDelay('warmup')
     }
     if (cfg.schedule === 'interleaved') {
@@ -155,6 +160,7 @@ class RunSession {
       fanout: cfg.fanout,
       openLoop: cfg.rate !== null,
       runStartedAt: this.#t0,
+      ...(spec.steadyAfter === undefined ? {} : { steadyAfter: spec.steadyAfter }),
     })
     this.#stats.set(spec.name, stats)
     const h = spec.hedge
@@ -219,19 +225,20 @@ class RunSession {
   #deriveDelay(from: PhaseName | null): DerivedDelay {
     const hedge = this.cfg.hedge
     const stats = from ? this.#stats.get(from) : undefined
-    const p50 = stats ? percentileMs(stats.figures.histogram, 50) : 0
+    const histogram = stats?.steady && stats.steady.totalCount > 0 ? stats.steady : stats?.figures.histogram
+    const p50 = histogram ? percentileMs(histogram, 50) : 0
     if (typeof hedge.delay === 'object' && 'fixedMs' in hedge.delay) {
       return { ms: hedge.delay.fixedMs, text: `fixed ${formatMs(hedge.delay.fixedMs)}`, p50 }
     }
     const percentile = hedge.delay === 'auto' ? 95 : hedge.delay.percentile
-    const n = stats?.figures.requests ?? 0
-    if (!stats || stats.figures.histogram.totalCount === 0) {
+    if (!histogram || histogram.totalCount === 0) {
       this.#warnings.push('no latency was measured to derive the hedge delay from; hedging with a 1 s delay')
       return { ms: 1000, text: 'fallback 1 s (nothing measured)', p50 }
     }
-    const ms = percentileMs(stats.figures.histogram, percentile)
-    const where = from === 'warmup' ? 'warm-up' : 'plain-phase'
-    return { ms, text: `p${percentile} of ${n} ${where} requests = ${formatMs(ms)}`, p50 }
+    const ms = percentileMs(histogram, percentile)
+    const n = histogram.totalCount
+    const where = from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
+    return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50 }
   }
 
   #reportProgress(window: LoadWindow, total: number | null): NodeJS.Timeout {

@@ -1,13 +1,43 @@
+/** `hedgebench demo` (npm run demo): the seed article's experiment in one command. */
 import type { CommandModule } from 'yargs'
+import { runDemo } from '../demo.js'
+import { UsageError } from '../errors.js'
+import { renderDemo } from '../render/demo-text.js'
+import { startSpinner } from './spinner.js'
 
-// Placeholder until its issue lands: registered so the CLI shape is fixed.
-export function demoCommand(setExitCode: (code: number) => void): CommandModule {
+interface DemoArgs {
+  n?: number
+  profile: string
+  c: string
+}
+
+export function demoCommand(setExitCode: (code: number) => void): CommandModule<object, DemoArgs> {
   return {
     command: 'demo',
-    describe: '(not built yet)',
-    handler: () => {
-      process.stderr.write('hedgebench: demo is not built yet\n')
-      setExitCode(2)
+    describe: 'Show what hedging does: the pi profile at 4 and 40 in flight, plain vs hedged, on the built-in target',
+    builder: (y) =>
+      y
+        .option('n', { type: 'number', describe: 'requests per phase [default: the profile\'s, 4000 for pi]' })
+        .option('profile', { type: 'string', default: 'pi', describe: 'profile to run' })
+        .option('c', { type: 'string', default: '4,40', describe: 'concurrencies to compare, comma-separated' }),
+    handler: async (argv) => {
+      const concurrencies = argv.c.split(',').map((s) => Number(s.trim()))
+      if (concurrencies.some((c) => !(Number.isInteger(c) && c > 0))) throw new UsageError(`invalid -c "${argv.c}" (e.g. 4,40)`)
+      if (argv.n !== undefined && !(Number.isInteger(argv.n) && argv.n > 0)) throw new UsageError(`invalid -n "${argv.n}" (a whole number above 0)`)
+      const spinner = startSpinner()
+      try {
+        const demo = await runDemo({
+          profile: argv.profile,
+          concurrencies,
+          ...(argv.n ? { requests: argv.n } : {}),
+          onProgress: (c, p) => spinner.update({ ...p, phase: `c=${c} ${p.phase}` as typeof p.phase }),
+        })
+        spinner.stop()
+        process.stdout.write(renderDemo(demo))
+      } finally {
+        spinner.stop()
+      }
+      setExitCode(0)
     },
   }
 }

@@ -42,5 +42,10 @@ class CliUsage extends Error {}
 
 function oneLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err)
-  return text.split('\n')[0]!.trim()
+  // yargs puts the bad value and the choices on separate lines: keep them, on one line.
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ')
 }
