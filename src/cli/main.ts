@@ -27,7 +27,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .version(false)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .fail((msg, err) => {
-      throw err ?? new CliUsage(msg)
+      throw err ?? new CliUsage(usageMessage(msg, argv))
     })
   try {
     await parser.parseAsync()
@@ -39,6 +39,31 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
 }
 
 class CliUsage extends Error {}
+
+/**
+ * yargs' own messages, reworded to name the flag as typed and what is valid:
+ * `Invalid values: Argument: mode, Given: "fast", Choices: ...` and
+ * `Unknown arguments: bogus-flag, bogusFlag` (it lists the camelCase twin too).
+ */
+function usageMessage(msg: string, argv: string[]): string {
+  const text = msg.replace(/\s*\n\s*/g, ' ').trim()
+  const invalid = /^Invalid values: Argument: ([\w-]+), Given: (".*?"|\S+), Choices: (.*)$/.exec(text)
+  if (invalid) {
+    const choices = invalid[3]!.split(/,\s*/).map((c) => c.replace(/^"|"$/g, ''))
+    return `invalid ${flagName(invalid[1]!)} ${invalid[2]} (choose one of: ${choices.join(', ')})`
+  }
+  const unknown = /^Unknown arguments?: (.*)$/.exec(text)
+  if (unknown) {
+    const names = unknown[1]!.split(/,\s*/)
+    const typed = names.filter((n) => !names.some((o) => o !== n && o.includes('-') && camel(o) === n))
+    const shown = typed.map((n) => (argv.some((a) => a === flagName(n) || a.startsWith(`${flagName(n)}=`)) ? flagName(n) : `"${n}"`))
+    return `unknown ${typed.length > 1 ? 'arguments' : 'argument'} ${shown.join(', ')} (see hedgebench --help for the valid options)`
+  }
+  return text
+}
+
+const flagName = (name: string): string => (name.length === 1 ? `-${name}` : `--${name}`)
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 
 function oneLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err)
