@@ -138,13 +138,18 @@ function saveError(path: string, err: unknown): Error {
   return new Error(`cannot save result to "${path}": ${reason(err)}`)
 }
 
-/** Checked before a run starts, so a bad --out-dir fails in a second, not after the measurement. */
-export async function assertWritableDir(outDir: string): Promise<void> {
+/**
+ * Checked before a run starts, so a bad --out-dir fails in a second, not after the measurement.
+ * Returns the first directory it had to create (undefined if the directory existed), so a caller
+ * whose run then fails before measuring anything can take it back.
+ */
+export async function assertWritableDir(outDir: string): Promise<string | undefined> {
   try {
-    await mkdir(outDir, { recursive: true })
+    const created = await mkdir(outDir, { recursive: true })
     const probe = join(outDir, `${TEMP_PREFIX}probe-${process.pid}-${randomBytes(4).toString('hex')}`)
     await writeAndSync(probe, '')
     await unlink(probe)
+    return created
   } catch (err) {
     throw new UsageError(`cannot write to output directory "${outDir}": ${reason(err)}`)
   }

@@ -4,7 +4,11 @@
  * spinner, SIGINT/SIGTERM, stdout, saved files, exit codes.
  */
 import type { Argv, CommandModule } from 'yargs'
-import { UsageError } from '../errors.js'
+import { randomBytes } from 'node:crypto'
+import { access, rm, unlink, writeFile } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
+import { TargetUnreachableError, UsageError } from '../errors.js'
+import { resolveOptions } from '../resolve-options.js'
 import { createRequestLog, type RequestLog } from '../request-log.js'
 import { assertWritableDir, saveResult, writeFileAtomic } from '../results-store.js'
 import { run } from '../run.js'
@@ -12,7 +16,7 @@ import type { RunOptions } from '../run-options.js'
 import { loadProfile, profileRunOptions } from '../sim/profile.js'
 import { spawnTarget, type Target } from '../sim/target.js'
 import type { RunResult } from '../types.js'
-import { flagsToOptions, type RunFlags } from './run-flags.js'
+import { assertNoRepeats, flagsToOptions, type RunFlags } from './run-flags.js'
 import { renderOutput, type OutputFormat } from './output.js'
 import { startSpinner } from './spinner.js'
 import { renderHtml } from '../render/html.js'
@@ -91,6 +95,7 @@ function runFlags(y: Argv): Argv {
 }
 
 async function runFromCli(argv: CliFlags): Promise<number> {
+  assertNoRepeats(argv as unknown as Record<string, unknown>)
   let options = await flagsToOptions(argv)
   const target = await startBuiltInTarget(argv, options)
   if (target) options = mergeProfile(argv, options, target)
@@ -125,21 +130,71 @@ function mergeProfile(argv: CliFlags, options: RunOptions, target: Target): RunO
 }
 
 async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
-  if (argv.save) await assertWritableDir(argv.outDir)
-  const log = argv.csvRequests ? await createRequestLog(argv.csvRequests) : null
+  // Every check that can fail comes before the first file is touched, so bad
+  // input leaves nothing behind (no empty out-dir, no truncated request log).
+  resolveOptions(options, 0)
+  const failLimit = parseFailOnErrors(argv.failOnErrors)
+  if (argv.html) await assertCanCreate(argv.html, '--html')
+  const created: string[] = []
+  let log: RequestLog | null = null
+  try {
+    if (argv.save) {
+      const dir = await assertWritableDir(argv.outDir)
+      if (dir) created.push(dir)
+    }
+    if (argv.csvRequests) {
+      if (!(await exists(argv.csvRequests))) created.push(argv.csvRequests)
+      log = await createRequestLog(argv.csvRequests)
+    }
+  } catch (err) {
+    await takeBack(created)
+    throw err
+  }
   const interrupt = onInterrupt()
   const spinner = startSpinner()
   let result: RunResult
   try {
     result = await run({ ...options, signal: interrupt.signal, onProgress: spinner.update, ...(log ? { requestSink: log } : {}) })
+  } catch (err) {
+    // Nothing was measured (the target refused before the run): take back what we created.
+    if (err instanceof UsageError || err instanceof TargetUnreachableError) {
+      await log?.close().catch(() => undefined)
+      await takeBack(created)
+    }
+    throw err
   } finally {
     spinner.stop()
     interrupt.dispose()
     await log?.close()
   }
   await writeOutputs(argv, result, log)
-  return exitCode(argv, result)
+  return exitCode(failLimit, result)
 }
+
+function parseFailOnErrors(raw: string | undefined): number | null {
+  if (raw === undefined) return null
+  const limit = Number(String(raw).trim().replace(/%$/, ''))
+  if (String(raw).trim() === '' || !(limit >= 0 && limit <= 100)) throw new UsageError(`invalid --fail-on-errors "${raw}" (a percentage from 0 to 100, e.g. 1 or 0.5%)`)
+  return limit
+}
+
+/** The file's directory must exist and take a new file (checked with a probe that is removed at once). */
+async function assertCanCreate(path: string, flag: string): Promise<void> {
+  const probe = join(dirname(resolve(path)), `.hedgebench-probe-${process.pid}-${randomBytes(4).toString('hex')}`)
+  try {
+    await writeFile(probe, '', { flag: 'wx' })
+  } catch (err) {
+    throw new UsageError(`cannot write ${flag} "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (give a file in an existing, writable directory)`)
+  }
+  await unlink(probe).catch(() => undefined)
+}
+
+/** Removes files and directories this run created (newest first), when it fails before measuring anything. */
+async function takeBack(created: string[]): Promise<void> {
+  for (const path of [...created].reverse()) await rm(path, { recursive: true, force: true }).catch(() => undefined)
+}
+
+const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false)
 
 async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
   process.stdout.write(renderOutput(result, argv.o, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR))
@@ -151,10 +206,8 @@ async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog |
   if (log && argv.csvRequests) process.stderr.write(`per-request rows in ${argv.csvRequests}\n`)
 }
 
-function exitCode(argv: CliFlags, result: RunResult): number {
-  if (argv.failOnErrors === undefined) return 0
-  const limit = Number(argv.failOnErrors.replace(/%$/, ''))
-  if (!(limit >= 0 && limit <= 100)) throw new UsageError(`invalid --fail-on-errors "${argv.failOnErrors}" (a percentage from 0 to 100)`)
+function exitCode(limit: number | null, result: RunResult): number {
+  if (limit === null) return 0
   for (const name of ['plain', 'hedged'] as const) {
     const phase = result.phases[name]
     if (phase && phase.requests > 0 && (phase.errors / phase.requests) * 100 > limit) return 1

@@ -51,6 +51,18 @@ export interface RunFlags {
   unsafeHedge?: boolean
 }
 
+/** Flags that may be given more than once; any other repeated flag is an error, not a silent pick. */
+const REPEATABLE = new Set(['urls', 'H', 'redact', '_', '$0'])
+
+/** yargs turns `-n 2 -n 0` into ["2", "0"]: refuse it with the values named. */
+export function assertNoRepeats(argv: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(argv)) {
+    if (!Array.isArray(value) || REPEATABLE.has(key) || /[A-Z]/.test(key.slice(1))) continue
+    const flag = key.length === 1 ? `-${key}` : `--${key}`
+    throw new UsageError(`${flag} given more than once (${value.map((v) => JSON.stringify(v)).join(', ')}): give it once`)
+  }
+}
+
 export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   const o: RunOptions = { urls: f.urls ?? [] }
   setIf(o, 'requests', f.n, (v) => integer(v, '-n'))
@@ -93,7 +105,7 @@ async function bodyOf(f: RunFlags): Promise<Buffer | null> {
   try {
     return await readFile(f.D)
   } catch (err) {
-    throw new UsageError(`cannot read -D file "${f.D}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    throw new UsageError(`cannot read -D file "${f.D}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (give a readable file holding the request body)`)
   }
 }
 
