@@ -1,0 +1,343 @@
+/**
+ * One simulated replica: a Node http server that answers any path after the
+ * service time its latency model draws, and counts what it saw so a run can
+ * check the client's numbers against the server's (the seed's lost-update
+ * bug was caught exactly that way).
+ *
+ * Counting rules, all synchronous increments so they are exact:
+ *   received   on the 'request' event (headers parsed)
+ *   completed  when the answer is handed to the socket (any status, 503s included)
+ *   cancelled  when the connection closes before the answer: the timer is
+ *              cleared and the worker/queue slot released, as a real server
+ *              stops work the caller no longer wants
+ * so received = completed + cancelled + in flight. Requests received before a
+ * reset are not counted after it. `/__hedgebench/*` is never counted.
+ *
+ * Writes (POST/PUT/PATCH) with an Idempotency-Key execute once per key across
+ * every replica of the process (one store, as a real service's database).
+ * The key is claimed when the work finishes, like an INSERT ... ON CONFLICT
+ * DO NOTHING at commit: a hedge that finishes first executes, the slower copy
+ * (if not cancelled) gets the stored answer. Same key with another body: 422.
+ */
+import { createHash } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { ReplicaModel, ServiceDraw } from './latency-model.js'
+
+export const DEFAULT_HEDGE_HEADER = 'x-hedge-attempt'
+export const CONTROL_PREFIX = '/__hedgebench/'
+const MAX_BODY_BYTES = 1 << 20
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
+export interface ReplicaCounts {
+  received: number
+  completed: number
+  cancelled: number
+  /** Answered 503 at once because every worker was busy and the queue full. */
+  rejected: number
+  byMethod: Record<string, number>
+  byStatus: Record<string, number>
+  /** Requests carrying the hedge header (any value). */
+  hedgeHeader: number
+  /** Distinct Idempotency-Key values this replica received. */
+  idempotencyKeys: number
+  /** Keyed writes answered from the store instead of executing again. */
+  duplicatesSuppressed: number
+  /** Writes actually executed. */
+  executions: number
+}
+
+export interface ReplicaStats extends ReplicaCounts {
+  index: number
+  url: string
+}
+
+/** What GET /__hedgebench/stats returns. `totals` sums the replicas' fields. */
+export interface ServerStats {
+  profile: string
+  seed: number
+  hedgeHeaderName: string
+  replicas: ReplicaStats[]
+  totals: ReplicaCounts
+}
+
+interface StoredAnswer {
+  bodyHash: string
+  status: number
+  body: string
+}
+
+/** State every replica of one target shares: the idempotency store and the stats view. */
+export class SimulationState {
+  epoch = 0
+  executionSeq = 0
+  readonly store = new Map<string, StoredAnswer>()
+  readonly replicas: Replica[] = []
+  /** Lower-case, as Node presents header names. */
+  readonly hedgeHeaderName: string
+
+  constructor(
+    readonly profile: string,
+    readonly seed: number,
+    hedgeHeaderName: string,
+  ) {
+    this.hedgeHeaderName = hedgeHeaderName.toLowerCase()
+  }
+
+  stats(): ServerStats {
+    const replicas = this.replicas.map((r) => r.stats())
+    return { profile: this.profile, seed: this.seed, hedgeHeaderName: this.hedgeHeaderName, replicas, totals: sumCounts(replicas) }
+  }
+
+  reset(): void {
+    this.epoch++
+    this.store.clear()
+    for (const r of this.replicas) r.resetCounts()
+  }
+}
+
+interface Job {
+  req: IncomingMessage
+  res: ServerResponse
+  epoch: number
+  body: Buffer[]
+  bodyBytes: number
+  state: 'reading' | 'queued' | 'running' | 'done'
+  timer: NodeJS.Timeout | null
+}
+
+export class Replica {
+  url = ''
+  private counts = zeroCounts()
+  private keys = new Set<string>()
+  private active = 0
+  private readonly waiting: Job[] = []
+  private readonly server: Server
+  private closing = false
+
+  constructor(
+    readonly index: number,
+    private readonly model: ReplicaModel,
+    private readonly shared: SimulationState,
+  ) {
+    this.server = createServer({ noDelay: true, keepAlive: true }, (req, res) => this.onRequest(req, res))
+    // Keep-alive long enough that a load generator's pooled connections are
+    // reused across phases; request/headers timeouts only guard stuck uploads.
+    this.server.keepAliveTimeout = 65_000
+    this.server.headersTimeout = 70_000
+    this.server.requestTimeout = 120_000
+    shared.replicas.push(this)
+  }
+
+  /** Listens and resolves with the replica's URL. */
+  listen(port: number, host: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => reject(err)
+      this.server.once('error', onError)
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError)
+        const addr = this.server.address() as AddressInfo
+        const shownHost = addr.family === 'IPv6' || host.includes(':') ? `[${addr.address}]` : host
+        this.url = `http://${shownHost}:${addr.port}/`
+        resolve(this.url)
+      })
+    })
+  }
+
+  close(): Promise<void> {
+    this.closing = true
+    return new Promise((resolve) => {
+      if (!this.server.listening) return resolve()
+      this.server.close(() => resolve())
+      // Destroying sockets fires each job's 'close', which clears its timer.
+      this.server.closeAllConnections()
+    })
+  }
+
+  stats(): ReplicaStats {
+    return { index: this.index, url: this.url, ...structuredClone(this.counts), idempotencyKeys: this.keys.size }
+  }
+
+  resetCounts(): void {
+    this.counts = zeroCounts()
+    this.keys = new Set()
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    if ((req.url ?? '').startsWith(CONTROL_PREFIX)) return this.control(req, res)
+    const c = this.counts
+    const method = req.method ?? 'GET'
+    c.received++
+    c.byMethod[method] = (c.byMethod[method] ?? 0) + 1
+    if (req.headers[this.shared.hedgeHeaderName] !== undefined) c.hedgeHeader++
+    const key = idempotencyKey(req)
+    if (key !== null) this.keys.add(key)
+
+    const job: Job = { req, res, epoch: this.shared.epoch, body: [], bodyBytes: 0, state: 'reading', timer: null }
+    res.on('close', () => {
+      if (job.state !== 'done') this.cancel(job)
+    })
+    req.on('error', () => {}) // an aborted upload surfaces as res 'close'
+    req.on('data', (chunk: Buffer) => {
+      job.bodyBytes += chunk.length
+      if (job.bodyBytes <= MAX_BODY_BYTES) job.body.push(chunk)
+    })
+    req.on('end', () => this.admit(job))
+  }
+
+  /** Takes a worker, waits in the queue, or is turned away with 503. */
+  private admit(job: Job): void {
+    if (job.state !== 'reading') return
+    if (job.bodyBytes > MAX_BODY_BYTES) return this.answer(job, 413, JSON.stringify({ error: 'body too large for the simulated target' }))
+    const q = this.model.queue
+    if (!q || this.active < q.workers) return this.start(job)
+    if (this.waiting.length < q.depth) {
+      job.state = 'queued'
+      this.waiting.push(job)
+      return
+    }
+    if (job.epoch === this.shared.epoch) this.counts.rejected++
+    this.answer(job, 503, JSON.stringify({ error: 'overloaded: all workers busy and queue full' }))
+  }
+
+  private start(job: Job): void {
+    job.state = 'running'
+    this.active++
+    const draw = this.model.draw()
+    const now = performance.now()
+    const finish = this.model.finishAt(now, draw.workMs)
+    job.timer = setTimeout(() => this.finish(job, draw, finish - now), Math.max(0, finish - now))
+  }
+
+  private finish(job: Job, draw: ServiceDraw, serviceMs: number): void {
+    job.timer = null
+    this.release()
+    job.res.setHeader('server-timing', `sim;dur=${serviceMs.toFixed(2)}${draw.stalled ? ';desc="stall"' : ''}`)
+    if (draw.status !== 200) return this.answer(job, draw.status, JSON.stringify({ error: 'simulated error', replica: this.index }))
+    const method = job.req.method ?? 'GET'
+    if (!WRITE_METHODS.has(method)) {
+      return this.answer(job, 200, JSON.stringify({ replica: this.index, method, path: job.req.url, serviceMs: round2(serviceMs) }))
+    }
+    this.write(job, method)
+  }
+
+  /** A write: executes, or replays the stored answer for a key seen before. */
+  private write(job: Job, method: string): void {
+    const key = idempotencyKey(job.req)
+    const body = Buffer.concat(job.body)
+    const counting = job.epoch === this.shared.epoch
+    if (key === null) {
+      if (counting) this.counts.executions++
+      return this.answer(job, 200, this.executionBody(method, null, body))
+    }
+    const bodyHash = createHash('sha256').update(body).digest('hex')
+    const stored = this.shared.store.get(key)
+    if (stored === undefined) {
+      if (counting) this.counts.executions++
+      const answer = { bodyHash, status: 200, body: this.executionBody(method, key, body) }
+      this.shared.store.set(key, answer)
+      return this.answer(job, answer.status, answer.body)
+    }
+    if (stored.bodyHash !== bodyHash) {
+      return this.answer(job, 422, JSON.stringify({ error: 'Idempotency-Key reused with a different request body', key }))
+    }
+    if (counting) this.counts.duplicatesSuppressed++
+    job.res.setHeader('idempotent-replayed', 'true')
+    this.answer(job, stored.status, stored.body)
+  }
+
+  private executionBody(method: string, key: string | null, body: Buffer): string {
+    const execution = ++this.shared.executionSeq
+    return JSON.stringify({ replica: this.index, method, execution, idempotencyKey: key, bodyBytes: body.length })
+  }
+
+  private answer(job: Job, status: number, body: string): void {
+    const counting = job.epoch === this.shared.epoch
+    job.state = 'done'
+    if (counting) {
+      this.counts.completed++
+      this.counts.byStatus[status] = (this.counts.byStatus[status] ?? 0) + 1
+    }
+    const { res } = job
+    if (res.destroyed) return
+    res.setHeader('x-hedgebench-replica', String(this.index))
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+    res.end(body)
+  }
+
+  private cancel(job: Job): void {
+    const was = job.state
+    job.state = 'done'
+    if (job.epoch === this.shared.epoch) this.counts.cancelled++
+    if (was === 'running') {
+      if (job.timer) clearTimeout(job.timer)
+      job.timer = null
+      this.release()
+    } else if (was === 'queued') {
+      const i = this.waiting.indexOf(job)
+      if (i >= 0) this.waiting.splice(i, 1)
+    }
+  }
+
+  /** Frees a worker and hands it to the next waiting request. */
+  private release(): void {
+    this.active--
+    if (this.closing) return
+    const next = this.waiting.shift()
+    if (next) this.start(next)
+  }
+
+  private control(req: IncomingMessage, res: ServerResponse): void {
+    req.resume()
+    const path = (req.url ?? '').split('?')[0]
+    const send = (status: number, value: unknown) => {
+      const body = JSON.stringify(value)
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' })
+      res.end(body)
+    }
+    if (path === `${CONTROL_PREFIX}stats` && (req.method === 'GET' || req.method === 'HEAD')) return send(200, this.shared.stats())
+    if (path === `${CONTROL_PREFIX}reset` && req.method === 'POST') {
+      this.shared.reset()
+      return send(200, { reset: true })
+    }
+    send(404, { error: `unknown control endpoint (use GET ${CONTROL_PREFIX}stats or POST ${CONTROL_PREFIX}reset)` })
+  }
+}
+
+function idempotencyKey(req: IncomingMessage): string | null {
+  const raw = req.headers['idempotency-key']
+  const key = Array.isArray(raw) ? raw[0] : raw
+  return key === undefined || key === '' ? null : key
+}
+
+function zeroCounts(): ReplicaCounts {
+  return {
+    received: 0,
+    completed: 0,
+    cancelled: 0,
+    rejected: 0,
+    byMethod: {},
+    byStatus: {},
+    hedgeHeader: 0,
+    idempotencyKeys: 0,
+    duplicatesSuppressed: 0,
+    executions: 0,
+  }
+}
+
+function sumCounts(list: ReplicaCounts[]): ReplicaCounts {
+  const t = zeroCounts()
+  for (const r of list) {
+    for (const k of ['received', 'completed', 'cancelled', 'rejected', 'hedgeHeader', 'idempotencyKeys', 'duplicatesSuppressed', 'executions'] as const) {
+      t[k] += r[k]
+    }
+    for (const [m, n] of Object.entries(r.byMethod)) t.byMethod[m] = (t.byMethod[m] ?? 0) + n
+    for (const [s, n] of Object.entries(r.byStatus)) t.byStatus[s] = (t.byStatus[s] ?? 0) + n
+  }
+  return t
+}
+
+function round2(ms: number): number {
+  return Math.round(ms * 100) / 100
+}
