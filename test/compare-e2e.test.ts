@@ -1,0 +1,174 @@
+/**
+ * `hedgebench compare` on runs made for real: the bin measures fixed-delay
+ * servers running in child processes (their timers never share the client's
+ * event loop), saves the runs, and compare reads the saved files back.
+ *
+ * Why the assertions hold (not luck):
+ * - Self-compare: every change is exactly 0, and compare calls a change
+ *   better/worse only when its interval excludes 0, so "within noise" is
+ *   deterministic.
+ * - 5 ms vs 15 ms: the 15 ms server cannot answer in under 15 ms, so the slow
+ *   run's p50 >= 15 ms. "p50>+10%" fails to hold only if the fast run's
+ *   p50 > 15 / 1.1 = 13.6 ms, i.e. the 5 ms server's median inflated by
+ *   > 8.6 ms (the client's event loop stalled for most of 300 requests); a
+ *   ~10 ms shift against an order-statistic interval of a few hundred µs (as
+ *   measured) is "worse" by a wide margin.
+ */
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { spawnDelayServer, type ChildServer } from './helpers/child-server.js'
+import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
+import { parseCsvObjects } from './helpers/csv.js'
+
+let dir = ''
+const servers: ChildServer[] = []
+
+after(async () => {
+  killAllChildren()
+  await Promise.all(servers.map((s) => s.close()))
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Runs the bin with a temp --out-dir and copies the saved JSON to `dir/<name>.json`. */
+async function measure(name: string, args: string[]): Promise<string> {
+  const r = await runCli([...args, '--label', name, '--out-dir', join(dir, 'results'), '-o', 'json'], { timeoutMs: 60_000 })
+  assert.equal(r.code, 0, `run ${name}: ${r.stderr}`)
+  const saved = /^saved (\S+\.json) and /m.exec(r.stderr)
+  assert.ok(saved, `run ${name} says where it saved: ${r.stderr}`)
+  const file = join(dir, `${name}.json`)
+  copyFileSync(saved[1]!, file)
+  return file
+}
+
+function compare(...args: string[]): Promise<CliRun> {
+  return runCli(['compare', ...args], { cwd: dir, timeoutMs: 30_000 })
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'hedgebench-compare-e2e-'))
+  const [fast, slow] = await Promise.all([spawnDelayServer(5), spawnDelayServer(15)])
+  servers.push(fast!, slow!)
+  const common = ['-n', '300', '--warmup', '20', '--mode', 'plain', '--seed', '7']
+  // One at a time: the runs must not compete for the two cores.
+  await measure('fast', [fast!.url, ...common, '-c', '4'])
+  await measure('slow', [slow!.url, ...common, '-c', '8'])
+  await measure('both', [fast!.url, '-n', '200', '--warmup', '50', '--mode', 'both', '-c', '4', '--seed', '7'])
+})
+
+test('a run compared with itself is within noise on every metric, and --fail-if does not fire', async () => {
+  const json = await compare('fast.json', 'fast.json', '-o', 'json')
+  assert.equal(json.code, 0, json.stderr)
+  const c = JSON.parse(json.stdout) as { configDifferences: unknown[]; metrics: Array<{ metric: string; changes: Array<{ abs: number; verdict: string } | null> }> }
+  assert.deepEqual(c.configDifferences, [])
+  assert.ok(c.metrics.length >= 15, `every metric compared (${c.metrics.length})`)
+  for (const m of c.metrics) {
+    const change = m.changes[1]
+    assert.ok(change, `${m.metric} has a change`)
+    assert.equal(change.abs, 0, m.metric)
+    assert.equal(change.verdict, 'within noise', m.metric)
+  }
+
+  const text = await compare('fast.json', 'fast.json', '--fail-if', 'p50>+10%', '--fail-if', 'p99>+1%')
+  assert.equal(text.code, 0, text.stderr)
+  assert.equal(text.stderr, '')
+  assert.match(text.stdout, /Configuration: identical/)
+  const rows = text.stdout.split('\n').filter((l) => /^\s+(p[\d.]+|min|max|mean|stddev|slow|error_rate|rps)\s/.test(l))
+  assert.ok(rows.length >= 15, text.stdout)
+  for (const row of rows) assert.match(row, /within noise\s*$/, row)
+  assert.doesNotMatch(text.stdout, /\b(better|worse)\s*$/m)
+})
+
+test('a 5 ms target against a 15 ms target: p50 is worse, and --fail-if "p50>+10%" exits 1 exactly when it holds', async () => {
+  const r = await compare('fast.json', 'slow.json', '--fail-if', 'p50>+10%')
+  assert.equal(r.code, 1, r.stderr)
+  assert.match(r.stderr, /^hedgebench: --fail-if "p50>\+10%" holds for slow\.json\n$/)
+  assert.match(r.stdout, /^\s+p50\s.*\sworse\s*$/m)
+  assert.match(r.stdout, /^\s+mean\s.*\sworse\s*$/m)
+
+  const json = JSON.parse((await compare('fast.json', 'slow.json', '-o', 'json')).stdout) as {
+    metrics: Array<{ metric: string; values: number[]; changes: Array<{ abs: number; verdict: string } | null> }>
+  }
+  const p50 = json.metrics.find((m) => m.metric === 'p50')!
+  assert.ok(p50.values[0]! < 15 && p50.values[1]! >= 15, `p50s ${p50.values.join(' / ')} ms`)
+  assert.equal(p50.changes[1]!.verdict, 'worse')
+
+  // The reverse: slower p50 is better, so "p50>+10%" does not hold; "p50<-10%" does.
+  const reverse = await compare('slow.json', 'fast.json', '--fail-if', 'p50>+10%')
+  assert.equal(reverse.code, 0, reverse.stderr)
+  assert.match(reverse.stdout, /^\s+p50\s.*\sbetter\s*$/m)
+  assert.equal((await compare('slow.json', 'fast.json', '--fail-if', 'p50<-10%')).code, 1)
+  // An absolute threshold between the two medians: holds for slow.json only.
+  assert.equal((await compare('fast.json', 'slow.json', '--fail-if', 'p50>14ms')).code, 1)
+  assert.equal((await compare('slow.json', 'fast.json', '--fail-if', 'p50>14ms')).code, 0)
+})
+
+test('differing configurations are listed above the table (concurrency, URL)', async () => {
+  const text = await compare('fast.json', 'slow.json')
+  assert.equal(text.code, 0, text.stderr)
+  const table = text.stdout.indexOf('  metric ')
+  const differs = text.stdout.indexOf('Configuration differs')
+  assert.ok(differs >= 0 && differs < table, text.stdout)
+  assert.match(text.stdout, /^\s+concurrency\s+4\s+8\s*$/m)
+  assert.match(text.stdout, /^\s+urls\s+http:\/\/127\.0\.0\.1:\d+\/\s+http:\/\/127\.0\.0\.1:\d+\/\s*$/m)
+
+  const json = JSON.parse((await compare('fast.json', 'slow.json', '-o', 'json')).stdout) as { configDifferences: Array<{ key: string; values: string[] }> }
+  const keys = new Map(json.configDifferences.map((d) => [d.key, d.values]))
+  assert.deepEqual(keys.get('concurrency'), ['4', '8'])
+  assert.equal(keys.get('urls')?.length, 2)
+  assert.notEqual(keys.get('urls')![0], keys.get('urls')![1])
+  assert.ok(!keys.has('requests') && !keys.has('method'), `only what differs: ${[...keys.keys()].join(', ')}`)
+})
+
+test('-o csv parses back: one row per metric x run, values equal to -o json', async () => {
+  const csv = await compare('fast.json', 'slow.json', '-o', 'csv')
+  assert.equal(csv.code, 0, csv.stderr)
+  const rows = parseCsvObjects(csv.stdout)
+  const json = JSON.parse((await compare('fast.json', 'slow.json', '-o', 'json')).stdout) as {
+    runs: Array<{ name: string }>
+    metrics: Array<{ metric: string; values: Array<number | null>; changes: Array<{ abs: number; verdict: string } | null> }>
+  }
+  assert.equal(rows.length, json.metrics.length * 2)
+  assert.deepEqual(json.runs.map((r) => r.name), ['fast.json', 'slow.json'])
+  for (const m of json.metrics) {
+    for (const [i, run] of ['fast.json', 'slow.json'].entries()) {
+      const row = rows.find((r) => r.metric === m.metric && r.run === run)
+      assert.ok(row, `row ${m.metric} / ${run}`)
+      assert.equal(row.phase, 'plain')
+      if (m.values[i] === null) assert.equal(row.value, '')
+      else assert.equal(Number(row.value), m.values[i], `${m.metric} ${run}`)
+      const change = m.changes[i]
+      if (i === 0 || !change) {
+        assert.equal(row.change, '')
+        assert.equal(row.verdict, '')
+      } else {
+        assert.equal(Number(row.change), change.abs)
+        assert.equal(row.verdict, change.verdict)
+      }
+    }
+  }
+  assert.equal(rows.find((r) => r.metric === 'p50' && r.run === 'slow.json')?.verdict, 'worse')
+})
+
+test('compare RUN.json on a plain+hedged run compares its own two phases', async () => {
+  const text = await compare('both.json')
+  assert.equal(text.code, 0, text.stderr)
+  assert.match(text.stdout, /Comparing the plain and hedged phases/)
+  const json = JSON.parse((await compare('both.json', '-o', 'json')).stdout) as {
+    kind: string
+    runs: Array<{ name: string; phase: string; requests: number }>
+    configDifferences: unknown[]
+    metrics: Array<{ metric: string; values: Array<number | null> }>
+  }
+  assert.equal(json.kind, 'within')
+  assert.deepEqual(json.runs.map((r) => [r.name, r.phase, r.requests]), [['plain', 'plain', 200], ['hedged', 'hedged', 200]])
+  assert.deepEqual(json.configDifferences, [])
+  const extra = json.metrics.find((m) => m.metric === 'extra_load')
+  assert.ok(extra && typeof extra.values[1] === 'number' && extra.values[1] >= 0, `extra load of the hedged phase: ${JSON.stringify(extra)}`)
+  // A plain-only run has nothing to compare within: a one-line usage error.
+  const plainOnly = await compare('fast.json')
+  assert.equal(plainOnly.code, 2)
+  assert.match(plainOnly.stderr, /no plain and hedged phase/)
+})
