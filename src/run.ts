@@ -18,6 +18,7 @@ import { checkReachable } from './preflight.js'
 import { randomSeed, seededRandom } from './random.js'
 import { RoundRobin } from './replica-picker.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
+import { withAttemptTimeout } from './request-timeout.js'
 import type { RunOptions } from './run-options.js'
 import { ServerCounter } from './server-check.js'
 import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunResult } from './types.js'
@@ -181,7 +182,7 @@ class RunSession {
       observer: stats,
     })
     if (h) stats.hedging = h.setup
-    const dispatch = hedged(this.#agent.dispatch.bind(this.#agent), policy)
+    const dispatch = hedged(withAttemptTimeout(this.#agent.dispatch.bind(this.#agent), cfg.timeoutMs), policy)
     return { stats, dispatch, picker: new RoundRobin(cfg.origins) }
   }
 
