@@ -90,19 +90,36 @@ function seriesPath(s: Series, x: (v: number) => number, y: (v: number) => numbe
   return `<path data-series="${escapeHtml(s.id)}" d="${pathData(s.points, x, y, s.step ?? false)}" fill="none" stroke="${s.color}" stroke-width="1.8"${dash}><title>${escapeHtml(s.label ?? s.id)}</title></path>`
 }
 
-/** SVG path commands; a null y lifts the pen. */
+/** Half the width of the dash that stands for an isolated point. */
+const DOT_HALF_WIDTH = 3
+
+/**
+ * SVG path commands; a null y lifts the pen. A point with no drawn neighbour
+ * (a phase shorter than a second has one timeline point) becomes a short
+ * horizontal dash: a lone "M" draws nothing in a browser.
+ */
 export function pathData(points: Point[], x: (v: number) => number, y: (v: number) => number, step: boolean): string {
   const parts: string[] = []
   let penDown = false
-  for (const [px, py] of points) {
+  let lone = -1
+  const dash = (): void => {
+    if (lone < 0) return
+    const [px, py] = points[lone]! as [number, number]
+    parts[parts.length - 1] = `M${fix(x(px) - DOT_HALF_WIDTH)},${fix(y(py))} H${fix(x(px) + DOT_HALF_WIDTH)}`
+    lone = -1
+  }
+  for (const [i, [px, py]] of points.entries()) {
     if (py === null || !Number.isFinite(py) || !Number.isFinite(px)) {
+      dash()
       penDown = false
       continue
     }
     if (penDown && step) parts.push(`H${fix(x(px))}`)
     parts.push(`${penDown ? 'L' : 'M'}${fix(x(px))},${fix(y(py))}`)
+    lone = penDown ? -1 : i
     penDown = true
   }
+  dash()
   return parts.join(' ')
 }
 
