@@ -16,6 +16,7 @@ import { LoadWindow, type Lane } from './load-generator.js'
 import { PhaseStats, type HedgingSetup } from './phase-stats.js'
 import { checkReachable } from './preflight.js'
 import { randomSeed, seededRandom } from './random.js'
+import { redactUrl } from './redact.js'
 import { RoundRobin } from './replica-picker.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
 import { withAttemptTimeout } from './request-timeout.js'
@@ -157,7 +158,7 @@ class RunSession {
     const stats = new PhaseStats({
       name: spec.name,
       slowMs: cfg.slowMs,
-      replicas: cfg.urls,
+      replicas: cfg.urls.map(redactUrl), // the per-replica figures carry the URL into every output
       fanout: cfg.fanout,
       openLoop: cfg.rate !== null,
       runStartedAt: this.#t0,
