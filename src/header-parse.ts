@@ -7,12 +7,18 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 export function parseHeader(raw: string): [string, string] {
   const text = String(raw)
   const colon = text.indexOf(':')
-  if (colon <= 0) throw new UsageError(`malformed header "${oneLine(text)}" (use -H "Name: value")`)
+  // Without a colon the value cannot be told from the name: show only the first word (it may be "Authorization Bearer <token>").
+  if (colon <= 0) throw new UsageError(`malformed header "${oneLine(firstWord(text))}" (use -H "Name: value")`)
   const name = text.slice(0, colon).trim()
   const value = text.slice(colon + 1).trim()
   if (!TOKEN.test(name)) throw new UsageError(`malformed header name "${oneLine(name)}" (letters, digits and !#$%&'*+-.^_\`|~ only)`)
   if (/[\r\n\0]/.test(value)) throw new UsageError(`header "${name}" has a line break or NUL in its value`)
   return [name, value]
+}
+
+function firstWord(text: string): string {
+  const word = /^\s*\S*/.exec(text)![0]
+  return word.length < text.length ? `${word} ...` : word
 }
 
 function oneLine(text: string): string {

@@ -4,6 +4,7 @@
  * bad value and what would be valid (the CLI prints it as one line, exit 2).
  */
 import { UsageError } from './errors.js'
+import { redactUrl } from './redact.js'
 import { isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import type { CancelMode, Mode, Schedule } from './types.js'
@@ -109,12 +110,12 @@ function checkUrls(urls: string[]): string[] {
     try {
       url = new URL(raw)
     } catch {
-      throw new UsageError(`invalid URL "${raw}" (expected http://host[:port]/path or https://...)`)
+      throw new UsageError(`invalid URL "${redactUrl(raw)}" (expected http://host[:port]/path or https://...)`)
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UsageError(`unsupported scheme "${url.protocol.replace(':', '')}" in "${raw}" (only http and https)`)
+      throw new UsageError(`unsupported scheme "${url.protocol.replace(':', '')}" in "${redactUrl(raw)}" (only http and https)`)
     }
-    if (!url.hostname) throw new UsageError(`URL without a host: "${raw}"`)
+    if (!url.hostname) throw new UsageError(`URL without a host: "${redactUrl(raw)}" (expected http://host[:port]/path)`)
     if (origins.has(url.origin)) throw new UsageError(`replica "${url.origin}" given twice (each URL must be a different replica origin)`)
     origins.add(url.origin)
     return raw
