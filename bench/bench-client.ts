@@ -35,6 +35,8 @@ export interface ClientOutcome {
   errors: number
   durationMs: number
   rps: number
+  /** CPU time (user + system) this process spent in the run, per finished request, µs. */
+  cpuUsPerRequest: number
   /** Peak RSS of this process, bytes. */
   maxRss: number
   /** RSS samples over the run, bytes, with their time since start (ms). */
@@ -45,7 +47,7 @@ export interface ClientOutcome {
   error?: string
 }
 
-async function runHedgebench(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples'>> {
+async function runHedgebench(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest'>> {
   const mode = spec.mode ?? 'plain'
   const result = await run({
     urls: [spec.url],
@@ -92,7 +94,7 @@ interface AutocannonResult {
   duration: number
 }
 
-async function runAutocannon(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples'>> {
+async function runAutocannon(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest'>> {
   const autocannon = createRequire(import.meta.url)('autocannon') as (opts: object) => Promise<AutocannonResult>
   const started = performance.now()
   const r = await autocannon({ url: spec.url, connections: spec.connections, pipelining: 1, duration: (spec.durationMs ?? 5000) / 1000 })
@@ -116,11 +118,14 @@ async function main(): Promise<void> {
   const sampler = spec.sampleRssMs ? setInterval(() => samples.push([Math.round(performance.now() - t0), process.memoryUsage.rss()]), spec.sampleRssMs) : null
   let outcome: ClientOutcome
   try {
+    const cpu0 = process.cpuUsage()
     const r = spec.tool === 'autocannon' ? await runAutocannon(spec) : await runHedgebench(spec)
-    outcome = { type: 'done', ...r, maxRss: process.resourceUsage().maxRSS * 1024, rssSamples: samples }
+    const cpu = process.cpuUsage(cpu0)
+    const cpuUsPerRequest = r.requests > 0 ? (cpu.user + cpu.system) / r.requests : 0
+    outcome = { type: 'done', ...r, cpuUsPerRequest, maxRss: process.resourceUsage().maxRSS * 1024, rssSamples: samples }
   } catch (err) {
     outcome = {
-      type: 'done', tool: spec.tool, requests: 0, attempts: 0, errors: 0, durationMs: 0, rps: 0, maxRss: 0, rssSamples: samples,
+      type: 'done', tool: spec.tool, requests: 0, attempts: 0, errors: 0, durationMs: 0, rps: 0, cpuUsPerRequest: 0, maxRss: 0, rssSamples: samples,
       latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 }, error: String((err as Error)?.stack ?? err),
     }
   }

@@ -159,6 +159,7 @@ async function throughput(server: BenchServer): Promise<void> {
   const ratios: number[] = []
   const hedgeCosts: number[] = []
   const rps = { hb: [] as number[], ac: [] as number[], hh: [] as number[] }
+  const cpu = { hb: [] as number[], ac: [] as number[], hh: [] as number[] }
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? (['hb', 'ac', 'hh'] as const) : (['hh', 'ac', 'hb'] as const)
     const got: Record<string, ClientOutcome> = {}
@@ -169,15 +170,21 @@ async function throughput(server: BenchServer): Promise<void> {
     rps.hb.push(hb)
     rps.ac.push(a)
     rps.hh.push(hh)
+    cpu.hb.push(got.hb!.cpuUsPerRequest)
+    cpu.ac.push(got.ac!.cpuUsPerRequest)
+    cpu.hh.push(got.hh!.cpuUsPerRequest)
     ratios.push(hb / a)
     hedgeCosts.push(hh / hb)
     const fired = got.hh!.hedging?.hedgesSent ?? 0
-    rows.push([`${round + 1}`, fmt(hb), fmt(a), fmt(hh), fmt(hb / a, 3), fmt(hh / hb, 3), `${fired}`, `${fmt(got.hb!.generator?.cpuPct ?? 0)}%`])
+    const us = (o: ClientOutcome): string => fmt(o.cpuUsPerRequest, 1)
+    rows.push([`${round + 1}`, fmt(hb), fmt(a), fmt(hh), fmt(hb / a, 3), fmt(hh / hb, 3), `${fired}`, us(got.hb!), us(got.ac!), us(got.hh!)])
     say(`  round ${round + 1}: hedgebench ${fmt(hb)} req/s, autocannon ${fmt(a)} req/s, hedged-no-hedge ${fmt(hh)} req/s`)
   }
-  rows.push(['median', fmt(median(rps.hb)), fmt(median(rps.ac)), fmt(median(rps.hh)), fmt(median(ratios), 3), fmt(median(hedgeCosts), 3), '', ''])
+  const m1 = (xs: number[]): string => fmt(median(xs), 1)
+  rows.push(['median', fmt(median(rps.hb)), fmt(median(rps.ac)), fmt(median(rps.hh)), fmt(median(ratios), 3), fmt(median(hedgeCosts), 3), '', m1(cpu.hb), m1(cpu.ac), m1(cpu.hh)])
   say()
-  say(table(['round', 'hedgebench req/s', 'autocannon req/s', 'hedged-no-hedge req/s', 'hb/ac', 'hedged/plain', 'hedges', 'hb cpu'], rows))
+  say(table(['round', 'hedgebench req/s', 'autocannon req/s', 'hedged-no-hedge req/s', 'hb/ac', 'hedged/plain', 'hedges', 'hb CPU µs/req', 'ac CPU µs/req', 'hh CPU µs/req'], rows))
+  say('(CPU µs/req: client CPU time, user + system, per finished request: the generator\'s own cost, less sensitive to a noisy machine than req/s)')
   say()
   const ratio = median(ratios)
   const cost = median(hedgeCosts)

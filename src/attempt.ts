@@ -1,15 +1,25 @@
 /**
  * One HTTP attempt of a hedged request: the undici handler that sees it
  * through, and the single place where its life events are counted.
+ *
+ * It speaks undici's native handler protocol (onConnect, onHeaders, onData,
+ * onComplete, onError: what undici's core calls) and is its own
+ * DispatchController. A handler with `onRequestStart` would be wrapped by
+ * undici in an UnwrapHandler plus an UnwrapController per attempt, and have
+ * its response headers and trailers parsed into objects on every attempt;
+ * here only the answer the caller receives is parsed (see HedgedRequest).
+ * Counting is unchanged: onConnect is the moment undici's
+ * onRequestStart would fire, right before it writes the request headers.
  */
 import type { Dispatcher } from 'undici'
 import type { HedgedRequest } from './hedged-request.js'
 import { HedgeCancelledError } from './hedge-errors.js'
 
 type Controller = Dispatcher.DispatchController
-type Headers = Record<string, string | string[] | undefined>
+type Abort = (err?: Error) => void
 
-export class Attempt implements Dispatcher.DispatchHandler {
+export class Attempt implements Dispatcher.DispatchHandler, Controller {
+  /** This attempt once undici handed it a connection (it is its own controller); null before. */
   controller: Controller | null = null
   /** Headers written to a connection. */
   sent = false
@@ -22,6 +32,11 @@ export class Attempt implements Dispatcher.DispatchHandler {
   status: number | null = null
   bytes = 0
   #unsentCounted = false
+  #abort: Abort | null = null
+  #resume: (() => void) | null = null
+  #paused = false
+  #aborted = false
+  #reason: Error | null = null
 
   constructor(
     readonly req: HedgedRequest,
@@ -30,18 +45,53 @@ export class Attempt implements Dispatcher.DispatchHandler {
     readonly launchedAt: number,
   ) {}
 
+  // ---- DispatchController (what the caller's controller acts on) ----
+
+  get aborted(): boolean {
+    return this.#aborted
+  }
+
+  get paused(): boolean {
+    return this.#paused
+  }
+
+  get reason(): Error | null {
+    return this.#reason
+  }
+
+  abort(reason: Error): void {
+    if (this.#aborted) return
+    this.#aborted = true
+    this.#reason = reason
+    this.#abort?.(reason)
+  }
+
+  pause(): void {
+    this.#paused = true
+  }
+
+  resume(): void {
+    if (!this.#paused) return
+    this.#paused = false
+    this.#resume?.()
+  }
+
   /** Still racing: may yet produce the answer. */
   pending(): boolean {
     return !this.finished && !this.cancelled && !this.discarding
   }
 
-  onRequestStart(controller: Controller, context: unknown): void {
-    this.controller = controller
+  // ---- undici's handler protocol ----
+
+  /** undici is about to write the request headers (where onRequestStart would fire). */
+  onConnect(abort: Abort, context?: unknown): void {
+    this.#abort = abort
+    this.controller = this
     if (this.cancelled) {
       // Decided while this copy waited for a connection: stop it before
       // undici writes the headers, so no server ever sees it.
       this.#countUnsent()
-      controller.abort(new HedgeCancelledError('hedge cancelled before it was sent'))
+      this.abort(new HedgeCancelledError('hedge cancelled before it was sent'))
       return
     }
     this.sent = true
@@ -49,26 +99,30 @@ export class Attempt implements Dispatcher.DispatchHandler {
     this.req.attemptStarted(context)
   }
 
-  onResponseStart(_c: Controller, statusCode: number, headers: Headers, statusMessage?: string): void {
-    if (this.cancelled) return
+  /** Status and raw headers; false asks undici to pause reading. */
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
+    this.#resume = resume
+    if (this.cancelled) return true
     this.status = statusCode
-    this.req.attemptResponded(this, statusCode, headers, statusMessage)
+    this.req.attemptResponded(this, statusCode, rawHeaders, statusMessage)
+    return !this.#paused
   }
 
-  onResponseData(_c: Controller, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     this.bytes += chunk.length
     if (this === this.req.winner) this.req.winnerData(chunk)
+    return !this.#paused
   }
 
-  onResponseEnd(_c: Controller, trailers: Headers): void {
+  onComplete(rawTrailers: string[] | Buffer[] | null): void {
     this.finished = true
     const won = this === this.req.winner
     this.#report(null, won)
     if (this.index === 0) this.req.policy.delay.observe(this.#elapsed())
-    if (won) this.req.winnerEnded(trailers)
+    if (won) this.req.winnerEnded(rawTrailers)
   }
 
-  onResponseError(_c: Controller, err: Error): void {
+  onError(err: Error): void {
     this.finished = true
     if (this.cancelled) {
       if (!this.sent) this.#countUnsent()

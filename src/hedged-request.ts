@@ -10,7 +10,7 @@
  * onRequestStart, which undici calls right before it writes the request
  * headers; aborting there means the headers are never written ("unsent").
  */
-import type { Dispatcher } from 'undici'
+import { util, type Dispatcher } from 'undici'
 import type { HedgeOutcome } from './hedge-observer.js'
 import type { ResolvedPolicy } from './hedge-policy.js'
 import { isIdempotentMethod } from './hedge-policy.js'
@@ -20,8 +20,14 @@ import { Attempt } from './attempt.js'
 import { HedgedController } from './hedged-controller.js'
 import { DeadlineExceededError } from './hedge-errors.js'
 
-type DispatchController = Dispatcher.DispatchController
-export type HedgeCaller = Dispatcher.DispatchHandler & { onHedgeOutcome?(outcome: HedgeOutcome): void }
+export type HedgeCaller = Dispatcher.DispatchHandler & {
+  onHedgeOutcome?(outcome: HedgeOutcome): void
+  /** The caller never reads response headers or trailers: skip parsing them (it gets an empty object). */
+  readonly ignoresHeaders?: boolean
+}
+
+/** What a caller that ignores headers receives instead of them. */
+const NO_HEADERS: Record<string, string | string[]> = Object.freeze({}) as Record<string, string | string[]>
 
 type Trigger = 'timer' | 'nonfatal' | 'parallel'
 
@@ -73,8 +79,8 @@ export class HedgedRequest {
     this.handler.onRequestStart?.(this.controller, context)
   }
 
-  /** First bytes of an answer. Returns nothing; decides or discards. */
-  attemptResponded(a: Attempt, status: number, headers: Record<string, string | string[] | undefined>, message?: string): void {
+  /** First bytes of an answer (raw headers as undici read them). Returns nothing; decides or discards. */
+  attemptResponded(a: Attempt, status: number, rawHeaders: Buffer[], message?: string): void {
     if (this.decided) {
       // Too late: drain it (keeps the connection reusable) and count it.
       a.discarding = true
@@ -86,16 +92,20 @@ export class HedgedRequest {
       return
     }
     this.#commit(a)
-    this.handler.onResponseStart?.(this.controller, status, headers, message)
+    // Only the answer the caller receives has its headers parsed.
+    const handler = this.handler
+    if (handler.onResponseStart) handler.onResponseStart(this.controller, status, handler.ignoresHeaders ? NO_HEADERS : util.parseHeaders(rawHeaders), message)
   }
 
   winnerData(chunk: Buffer): void {
     this.handler.onResponseData?.(this.controller, chunk)
   }
 
-  winnerEnded(trailers: Record<string, string | string[] | undefined>): void {
+  winnerEnded(rawTrailers: string[] | Buffer[] | null): void {
     this.#finish(this.winner!.index)
-    this.handler.onResponseEnd?.(this.controller, trailers)
+    const handler = this.handler
+    if (!handler.onResponseEnd) return
+    handler.onResponseEnd(this.controller, handler.ignoresHeaders ? NO_HEADERS : rawTrailers && rawTrailers.length > 0 ? util.parseHeaders(rawTrailers) : {})
   }
 
   /** An attempt failed with a transport error (not one we caused). */
@@ -163,7 +173,7 @@ export class HedgedRequest {
     try {
       this.dispatch(opts, a)
     } catch (err) {
-      a.onResponseError(null as unknown as DispatchController, err as Error)
+      a.onError(err as Error)
     }
   }
 

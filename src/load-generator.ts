@@ -251,6 +251,8 @@ class Call implements HedgeCaller {
   bytes = 0
   endAt = 0
   outcome: HedgeOutcome | null = null
+  /** Only the status, byte count and timing matter here: undici's headers are never parsed. */
+  readonly ignoresHeaders = true
 
   constructor(private readonly slot: Slot) {}
 
