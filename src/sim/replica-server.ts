@@ -105,6 +105,8 @@ interface Job {
   bodyBytes: number
   state: 'reading' | 'queued' | 'running' | 'done'
   timer: NodeJS.Timeout | null
+  /** When the body was in and the request asked for a worker. */
+  admittedAt: number
 }
 
 export class Replica {
@@ -174,7 +176,7 @@ export class Replica {
     const key = idempotencyKey(req)
     if (key !== null) this.keys.add(key)
 
-    const job: Job = { req, res, epoch: this.shared.epoch, body: [], bodyBytes: 0, state: 'reading', timer: null }
+    const job: Job = { req, res, epoch: this.shared.epoch, body: [], bodyBytes: 0, state: 'reading', timer: null, admittedAt: 0 }
     res.on('close', () => {
       if (job.state !== 'done') this.cancel(job)
     })
@@ -189,6 +191,7 @@ export class Replica {
   /** Takes a worker, waits in the queue, or is turned away with 503. */
   private admit(job: Job): void {
     if (job.state !== 'reading') return
+    job.admittedAt = performance.now()
     if (job.bodyBytes > MAX_BODY_BYTES) return this.answer(job, 413, JSON.stringify({ error: 'body too large for the simulated target' }))
     const q = this.model.queue
     if (!q || this.active < q.workers) return this.start(job)
@@ -207,13 +210,17 @@ export class Replica {
     const draw = this.model.draw()
     const now = performance.now()
     const finish = this.model.finishAt(now, draw.workMs)
-    job.timer = setTimeout(() => this.finish(job, draw, finish - now), Math.max(0, finish - now))
+    const queueMs = now - job.admittedAt
+    job.timer = setTimeout(() => this.finish(job, draw, queueMs, finish - now), Math.max(0, finish - now))
   }
 
-  private finish(job: Job, draw: ServiceDraw, serviceMs: number): void {
+  private finish(job: Job, draw: ServiceDraw, queueMs: number, serviceMs: number): void {
     job.timer = null
     this.release()
-    job.res.setHeader('server-timing', `sim;dur=${serviceMs.toFixed(2)}${draw.stalled ? ';desc="stall"' : ''}`)
+    // What the simulation intended, so a client can tell its own noise from the server's:
+    // queue = waiting for a worker, sim = service time including pauses.
+    const stall = draw.stalled ? ';desc="stall"' : ''
+    job.res.setHeader('server-timing', `queue;dur=${queueMs.toFixed(2)}, sim;dur=${serviceMs.toFixed(2)}${stall}`)
     if (draw.status !== 200) return this.answer(job, draw.status, JSON.stringify({ error: 'simulated error', replica: this.index }))
     const method = job.req.method ?? 'GET'
     if (!WRITE_METHODS.has(method)) {

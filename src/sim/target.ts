@@ -171,8 +171,11 @@ function readUrls(child: ChildProcess, count: number): Promise<string[]> {
       reject(err)
     }
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
-      const message = stderr.trim().split('\n')[0]?.replace(/^hedgebench: /, '') || `exited with ${code ?? signal}`
-      fail(code === 2 ? new UsageError(message) : new Error(`hedgebench serve failed: ${message}`))
+      const lines = stderr.trim().split('\n').filter((l) => l.trim() !== '')
+      if (code === 2 && lines.length > 0) return fail(new UsageError(lines[0]!.replace(/^hedgebench: /, '')))
+      // A crash: keep a few lines (a stack's first line is only its location).
+      const detail = lines.slice(0, 6).join(' | ') || 'no output'
+      fail(new Error(`hedgebench serve exited with ${code ?? signal} before printing its URLs: ${detail}`))
     }
     lines.on('line', (line) => {
       if (!/^https?:\/\//.test(line.trim())) return

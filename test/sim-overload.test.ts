@@ -1,0 +1,60 @@
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { fetchServerStats, spawnTarget } from '../src/sim/target.js'
+import type { Target } from '../src/sim/target.js'
+import { closedLoop, eventually, median, newAgent, timedRequest, writeTempProfile } from './sim-helpers.js'
+import type { TempProfile } from './sim-helpers.js'
+
+const agent = newAgent(128)
+const targets: Target[] = []
+const temps: TempProfile[] = []
+
+after(async () => {
+  await Promise.all(targets.map((t) => t.close()))
+  await agent.close()
+  for (const t of temps) t.cleanup()
+})
+
+test('overload: latency rises with concurrency (server-side queue + service median, c=1 vs c=40)', async () => {
+  const target = await spawnTarget({ profile: 'overload', seed: 17 })
+  targets.push(target)
+  const low = await closedLoop(target.urls, 60, 1, agent)
+  const high = await closedLoop(target.urls, 900, 40, agent)
+  // The server's account (queue wait + service) is immune to client-side scheduling noise.
+  const total = (r: { queueMs: number; serverMs: number }) => r.queueMs + r.serverMs
+  const lowMedian = median(low.map(total))
+  const highMedian = median(high.map(total))
+  assert.ok(median(low.map((r) => r.queueMs)) < 1, 'no queueing at c=1')
+  assert.ok(highMedian >= 2 * lowMedian, `median ${lowMedian.toFixed(1)} ms at c=1 vs ${highMedian.toFixed(1)} ms at c=40`)
+  // What the client sees rises too (its own noise only adds).
+  assert.ok(median(high.map((r) => r.ms)) >= highMedian)
+  // 40 in flight fit in 3 x (4 workers + 32 queued): nobody was turned away.
+  assert.ok([...low, ...high].every((r) => r.status === 200))
+})
+
+test('a full queue answers 503 at once; waiting requests are cancelled when the client gives up', async () => {
+  const temp = writeTempProfile({
+    name: 'tiny-queue',
+    description: 'one worker, four waiting places',
+    replicas: 1,
+    model: { base: { type: 'fixed', ms: 5000 }, queue: { workers: 1, depth: 4 } },
+  })
+  temps.push(temp)
+  const target = await spawnTarget({ profile: temp.path, seed: 1 })
+  targets.push(target)
+  const controller = new AbortController()
+  const pending = Array.from({ length: 10 }, () => timedRequest(target.urls[0]!, agent, { signal: controller.signal }).catch(() => null))
+  // 1 running + 4 queued; the other 5 are refused without waiting for the 5 s service time.
+  const answered = await eventually(async () => (await fetchServerStats(target.statsUrl)).totals.rejected === 5, 4000)
+  assert.ok(answered, 'five requests refused')
+  let stats = await fetchServerStats(target.statsUrl)
+  assert.equal(stats.totals.received, 10)
+  assert.deepEqual(stats.totals.byStatus, { '503': 5 })
+  controller.abort()
+  const results = await Promise.all(pending)
+  assert.equal(results.filter((r) => r?.status === 503).length, 5)
+  assert.ok(await eventually(async () => (await fetchServerStats(target.statsUrl)).totals.cancelled === 5, 4000), 'five cancelled')
+  stats = await fetchServerStats(target.statsUrl)
+  assert.equal(stats.totals.completed, 5)
+  assert.equal(stats.totals.cancelled, 5)
+})

@@ -1,0 +1,84 @@
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { loadProfile } from '../src/sim/profile.js'
+import { spawnTarget } from '../src/sim/target.js'
+import type { Target } from '../src/sim/target.js'
+import { newAgent, timedRequest, writeTempProfile } from './sim-helpers.js'
+import type { TempProfile, Timed } from './sim-helpers.js'
+
+// Rounds of one request per replica, sent on a fixed 10 ms schedule whatever
+// the answers (open loop), so most rounds land in the middle of a pause
+// rather than straddling its start. "Slow" is read from the server's own
+// account (Server-Timing sim;dur, pauses included), which client-side noise
+// on a busy machine cannot blur.
+const SLOW_MS = 20
+const agent = newAgent(128)
+const targets: Target[] = []
+const temps: TempProfile[] = []
+
+after(async () => {
+  await Promise.all(targets.map((t) => t.close()))
+  await agent.close()
+  for (const t of temps) t.cleanup()
+})
+
+function scaledProfile(scope: 'shared' | 'replica', everyMs: number): string {
+  const shipped = loadProfile('shared-slow')
+  const temp = writeTempProfile({
+    name: `pause-${scope}`,
+    description: 'shared-slow with times scaled down for a test',
+    replicas: shipped.replicas,
+    model: { base: { type: 'fixed', ms: 2 }, stalls: [{ type: 'pause', everyMs, durationMs: { min: 400, max: 400 }, scope }] },
+  })
+  temps.push(temp)
+  return temp.path
+}
+
+interface Rounds {
+  anySlow: number
+  allSlow: number
+  total: number
+}
+
+async function sendRounds(target: Target, minAnySlow: number, maxMs: number): Promise<Rounds> {
+  const rounds: Array<Promise<Timed[]>> = []
+  const start = performance.now()
+  let anySlowSoFar = 0
+  // Bounded in rounds and time; stops early once enough pauses were seen and answered.
+  for (let i = 0; i < 600 && performance.now() - start < maxMs; i++) {
+    const round = Promise.all(target.urls.map((u) => timedRequest(u, agent)))
+    round.then((r) => (anySlowSoFar += r.some((x) => x.serverMs >= SLOW_MS) ? 1 : 0), () => {})
+    rounds.push(round)
+    if (anySlowSoFar >= minAnySlow && performance.now() - start > 1500) break
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  const done = await Promise.all(rounds)
+  const slowness = done.map((r) => r.map((x) => x.serverMs >= SLOW_MS))
+  return {
+    total: done.length,
+    anySlow: slowness.filter((s) => s.some(Boolean)).length,
+    allSlow: slowness.filter((s) => s.every(Boolean)).length,
+  }
+}
+
+test('shared-slow: the shipped profile pauses a dependency shared by every replica', () => {
+  const stalls = loadProfile('shared-slow').model.stalls ?? []
+  assert.ok(stalls.length > 0 && stalls.every((s) => s.type === 'pause' && s.scope === 'shared'))
+})
+
+test('shared pauses: requests sent to every replica during a pause are all slow', async () => {
+  const target = await spawnTarget({ profile: scaledProfile('shared', 300), seed: 5 })
+  targets.push(target)
+  const r = await sendRounds(target, 40, 5000)
+  assert.ok(r.anySlow >= 10, `too few rounds met a pause: ${JSON.stringify(r)}`)
+  // Only a round straddling a pause's start can disagree; mid-pause rounds cannot.
+  assert.ok(r.allSlow / r.anySlow >= 0.8, `rounds with a slow replica where all were slow: ${JSON.stringify(r)}`)
+})
+
+test('replica pauses (gc-pause) are not simultaneous: the contrast that makes the test mean something', async () => {
+  const target = await spawnTarget({ profile: scaledProfile('replica', 1000), seed: 5 })
+  targets.push(target)
+  const r = await sendRounds(target, 40, 5000)
+  assert.ok(r.anySlow >= 10, `too few rounds met a pause: ${JSON.stringify(r)}`)
+  assert.ok(r.allSlow / r.anySlow <= 0.5, `independent pauses looked simultaneous: ${JSON.stringify(r)}`)
+})

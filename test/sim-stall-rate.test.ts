@@ -1,0 +1,53 @@
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { loadProfile } from '../src/sim/profile.js'
+import { fetchServerStats, spawnTarget } from '../src/sim/target.js'
+import type { Target } from '../src/sim/target.js'
+import { closedLoop, newAgent } from './sim-helpers.js'
+
+// The shipped pi profile itself (5-15 ms, 1 % of requests stall 1 s). Its
+// stalls are not scaled down on purpose: on a busy 2-core CI box a normal
+// request was seen taking 440 ms client-side, so only a stall far above that
+// noise can be classified from the client without flakiness. At 32 in flight
+// the 30-odd stalls overlap, and 3000 requests still take a couple of seconds.
+const pi = loadProfile('pi')
+const stall = pi.model.stalls?.[0]
+const agent = newAgent()
+let target: Target | undefined
+
+after(async () => {
+  await target?.close()
+  await agent.close()
+})
+
+test('pi: the measured stall rate is 1 % within 4 binomial standard deviations', async () => {
+  assert.ok(stall?.type === 'independent' && typeof stall.ms === 'number')
+  const p = stall.probability
+  const stallMs = stall.ms
+  target = await spawnTarget({ profile: 'pi', seed: 2024 })
+  assert.equal(target.urls.length, 3)
+  const n = 3000
+  const results = await closedLoop(target.urls, n, 32, agent)
+
+  const sigma = Math.sqrt(n * p * (1 - p))
+  const lo = n * p - 4 * sigma
+  const hi = n * p + 4 * sigma
+  // Client side: a stalled request takes >= 1005 ms, a normal one <= 15 ms plus noise.
+  const slow = results.filter((r) => r.ms >= 0.9 * stallMs).length
+  assert.ok(slow >= lo && slow <= hi, `measured ${slow} slow of ${n}, expected ${lo.toFixed(1)}..${hi.toFixed(1)}`)
+  // The server's own account agrees, and no stalled request came back early.
+  const stalled = results.filter((r) => r.serverStalled)
+  assert.ok(stalled.length >= lo && stalled.length <= hi, `server stalled ${stalled.length}`)
+  for (const r of stalled) assert.ok(r.ms >= stallMs, `a stalled request answered in ${r.ms} ms`)
+  assert.ok(results.every((r) => r.status === 200))
+
+  const stats = await fetchServerStats(target.statsUrl)
+  assert.equal(stats.totals.received, n)
+  assert.equal(stats.totals.completed, n)
+  assert.equal(stats.totals.cancelled, 0)
+  assert.deepEqual(stats.totals.byMethod, { GET: n })
+  assert.deepEqual(stats.totals.byStatus, { '200': n })
+  assert.deepEqual(stats.replicas.map((r) => r.received), [1000, 1000, 1000])
+  assert.equal(stats.seed, 2024)
+  assert.equal(stats.profile, 'pi')
+})
