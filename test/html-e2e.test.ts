@@ -1,0 +1,147 @@
+/**
+ * `hedgebench --html FILE` on REAL runs: the bin starts the built-in target
+ * (a child `hedgebench serve`) from a temp profile with stalls, runs warm-up,
+ * plain and hedged phases, and writes the report. The file must be
+ * self-contained, and headless Chromium must draw every chart with every
+ * series visible. The browser part is skipped (with a message) when Chromium
+ * is absent; this test never installs anything.
+ *
+ * Nothing here is statistical: the assertions are about what is drawn, not
+ * about latency values. Hedges are made certain with a fixed 1 ms hedge delay
+ * against a 2-6 ms service time (nearly every request hedges; the 10 %
+ * budget caps them at ~10 %, still tens of hedges per second).
+ */
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { chromiumAvailable, CHROMIUM_PATH, launchChromium, type Browser } from './helpers/chromium.js'
+import { killAllChildren, runCli } from './helpers/cli.js'
+import { INDEPENDENT_STALLS, profileDir, type ProfileFiles } from './helpers/profiles.js'
+
+const noChromium = chromiumAvailable() ? false : `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report from a real run`
+
+let out = ''
+let profiles: ProfileFiles | undefined
+let profile = ''
+let browser: Browser | undefined
+let passed = 0
+const planned = noChromium ? 1 : 3
+
+before(() => {
+  out = mkdtempSync(join(tmpdir(), 'hedgebench-html-e2e-'))
+  profiles = profileDir()
+  profile = profiles.write('html-stalls', INDEPENDENT_STALLS)
+})
+
+after(async () => {
+  killAllChildren()
+  await browser?.close()
+  profiles?.remove()
+  // Kept when a test failed, for a look at the report and screenshot (the path is in the diagnostics).
+  if (passed === planned) rmSync(out, { recursive: true, force: true })
+})
+
+/** A real run through the bin; returns the HTML file and the run's JSON. */
+async function realRun(name: string, load: string[]): Promise<{ file: string; html: string; result: { phases: Record<string, { timeline: unknown[]; hedging?: { hedgesSent: number } }> } }> {
+  const file = join(out, `${name}.html`)
+  const r = await runCli(['--profile', profile, ...load, '--slow', '100', '--hedge-delay', '1ms', '--seed', '3', '--no-save', '-o', 'json', '--html', file], { timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  return { file, html: readFileSync(file, 'utf8'), result: JSON.parse(r.stdout) }
+}
+
+/** Every way an HTML page can make the browser fetch something. */
+function externalReferences(html: string): string[] {
+  const patterns = [
+    /<script\b[^>]*\bsrc\s*=/gi,
+    /<link\b[^>]*>/gi,
+    /<(?:img|iframe|object|embed|audio|video|source|track|image|use|feImage)\b[^>]*\b(?:src|href|data|xlink:href)\s*=\s*["']?(?!#|data:)[^"'\s>]+/gi,
+    /\b(?:src|href|xlink:href|action|poster|srcset)\s*=\s*["']?\s*(?:https?:)?\/\//gi,
+    /url\(\s*["']?(?!data:|#)[^)"']+/gi,
+    /@import\b/gi,
+    /@font-face\b/gi,
+    /<meta\b[^>]*http-equiv\s*=\s*["']?refresh/gi,
+  ]
+  return patterns.flatMap((p) => [...html.matchAll(p)].map((m) => m[0]))
+}
+
+const FACTS = `JSON.stringify({
+  charts: [...document.querySelectorAll('svg[data-chart]')].map((s) => s.getAttribute('data-chart')),
+  series: [...document.querySelectorAll('[data-series]')].map((p) => ({ id: p.getAttribute('data-series'), length: p.getTotalLength(), box: (() => { const r = p.getBoundingClientRect(); return r.width + r.height })() })),
+  svgSizes: [...document.querySelectorAll('svg[data-chart]')].map((s) => { const r = s.getBoundingClientRect(); return { width: r.width, height: r.height } }),
+})`
+
+interface PageFacts {
+  charts: string[]
+  series: Array<{ id: string; length: number; box: number }>
+  svgSizes: Array<{ width: number; height: number }>
+}
+
+async function render(file: string): Promise<{ facts: PageFacts; requested: string[]; problems: string[] }> {
+  browser ??= await launchChromium()
+  const pageUrl = pathToFileURL(file).href
+  const { targetId } = (await browser.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string }
+  const { sessionId } = (await browser.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string }
+  for (const domain of ['Network', 'Page', 'Runtime', 'Log']) await browser.send(`${domain}.enable`, {}, sessionId)
+  await browser.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId)
+  await browser.send('Page.navigate', { url: pageUrl }, sessionId)
+  await browser.waitFor((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId, 20_000)
+  const value = (await browser.send('Runtime.evaluate', { expression: FACTS, returnByValue: true }, sessionId)) as { result: { value: string } }
+  const shot = (await browser.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, sessionId)) as { data: string }
+  const png = file.replace(/\.html$/, '.png')
+  writeFileSync(png, Buffer.from(shot.data, 'base64'))
+  assert.ok(statSync(png).size > 20_000, 'a screenshot with content')
+  const mine = browser.events.filter((e) => e.sessionId === sessionId)
+  await browser.send('Target.closeTarget', { targetId })
+  return {
+    facts: JSON.parse(value.result.value) as PageFacts,
+    requested: mine.filter((e) => e.method === 'Network.requestWillBeSent').map((e) => (e.params.request as { url: string }).url),
+    problems: mine.filter((e) => e.method === 'Log.entryAdded' || (e.method === 'Runtime.consoleAPICalled' && e.params.type === 'error')).map((e) => JSON.stringify(e.params).slice(0, 300)),
+  }
+}
+
+const CHARTS = ['percentiles', 'histogram', 'timeline', 'hedges']
+const SERIES = ['plain:percentiles', 'hedged:percentiles', 'plain:histogram', 'hedged:histogram', 'warmup:p50', 'plain:p50', 'plain:p99', 'plain:rps', 'hedged:p50', 'hedged:p99', 'hedged:rps', 'hedged:hedges', 'hedged:delay']
+
+// Timed phases of 1.5 s: two per-second points each, so the timeline has lines to draw.
+const TIMED = ['-z', '1.5s', '-c', '4', '--warmup', '200']
+
+test('--html on a real plain+hedged run writes one self-contained file with every chart and series', async (t) => {
+  const { html, result } = await realRun('timed', TIMED)
+  t.diagnostic(`report in ${out}`)
+  assert.ok(result.phases.plain && result.phases.hedged, 'both phases ran')
+  assert.ok((result.phases.hedged.hedging?.hedgesSent ?? 0) > 0, 'hedges were sent')
+  assert.ok(result.phases.plain.timeline.length >= 2, 'a timed phase of 1.5 s has two per-second points')
+  assert.match(html, /^<!doctype html>/i)
+  assert.deepEqual(externalReferences(html), [], 'nothing that would make a browser fetch')
+  assert.deepEqual([...html.matchAll(/<svg data-chart="([^"]+)"/g)].map((m) => m[1]), CHARTS)
+  const ids = new Set([...html.matchAll(/data-series="([^"]+)"/g)].map((m) => m[1]))
+  for (const id of SERIES) assert.ok(ids.has(id), `series ${id} in the file`)
+  passed++
+})
+
+test('the real run\'s report renders in Chromium: nothing fetched, no errors, every series drawn', { skip: noChromium, timeout: 90_000 }, async () => {
+  const file = join(out, 'timed.html')
+  const { facts, requested, problems } = await render(file)
+  assert.deepEqual(facts.charts, CHARTS)
+  for (const size of facts.svgSizes) assert.ok(size.width > 300 && size.height > 150, `chart laid out: ${JSON.stringify(size)}`)
+  const lengths = new Map(facts.series.map((s) => [s.id, s.length]))
+  for (const id of SERIES) assert.ok((lengths.get(id) ?? 0) > 0, `series ${id} drawn (length ${lengths.get(id)})`)
+  for (const s of facts.series) assert.ok(s.length > 0, `every series is visible: ${s.id} has length ${s.length}`)
+  assert.deepEqual(requested, [pathToFileURL(file).href], 'nothing but the page itself was requested')
+  assert.deepEqual(problems, [], 'no console errors or CSP violations')
+  passed++
+})
+
+test('a short run (every phase under a second, one point per timeline) still draws its timeline and hedges in Chromium', { skip: noChromium, timeout: 90_000 }, async () => {
+  const { file, result } = await realRun('short', ['-n', '200', '-c', '8', '--warmup', '50'])
+  assert.equal(result.phases.plain!.timeline.length, 1, 'the plain phase fits in one second')
+  const { facts, requested, problems } = await render(file)
+  assert.deepEqual(facts.charts, CHARTS)
+  for (const s of facts.series) assert.ok(s.length > 0, `series ${s.id} is visible (length ${s.length})`)
+  assert.deepEqual(requested, [pathToFileURL(file).href])
+  assert.deepEqual(problems, [])
+  passed++
+})
