@@ -1,0 +1,162 @@
+/**
+ * Issue 3 acceptance against the built-in simulated replicas (a child
+ * process, so their timers never share our event loop): 3 replicas answering
+ * in 2-6 ms, each request independently stalling 200 ms with probability 1 %
+ * (the seed's 1 s stalls scaled down: 200 ms proves the same with --slow
+ * 100ms in a fifth of the time), and the same replicas behind one shared
+ * slow dependency.
+ */
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { run } from '../src/run.js'
+import type { RequestRecord } from '../src/run-options.js'
+import { fetchServerStats, spawnTarget, type Target } from '../src/sim/target.js'
+import { watchFreezes } from './helpers/freeze-watch.js'
+import { INDEPENDENT_STALLS, SHARED_PAUSES, profileDir, type ProfileFiles } from './helpers/profiles.js'
+
+let profiles: ProfileFiles
+before(() => {
+  profiles = profileDir()
+})
+after(() => profiles.remove())
+
+async function target(t: { after: (fn: () => Promise<void>) => void }, name: string, profile: object): Promise<Target> {
+  const tg = await spawnTarget({ profile: profiles.write(name, profile) })
+  t.after(() => tg.close())
+  return tg
+}
+
+test('independent stalls: plain has ~1 % slow, hedged ~none, for low single-digit extra load; the servers agree with every count', async (t) => {
+  const tg = await target(t, 'independent', INDEPENDENT_STALLS)
+  const n = 4000
+  // Slow rows of each phase, to tell target stalls from moments when this
+  // client process itself was frozen (a loaded machine), which slow down
+  // whatever is in flight in either phase and are not the target's doing.
+  const slowRows: RequestRecord[] = []
+  const sink = { write: (r: RequestRecord) => (r.latencyMs > 100 && slowRows.push(r), true), waitForDrain: async () => {} }
+  const freezes = watchFreezes()
+  t.after(() => freezes.stop())
+  const t0 = performance.now()
+  const result = await run({
+    urls: tg.urls,
+    concurrency: 4,
+    requests: n,
+    warmup: 500,
+    slowMs: 100,
+    seed: 31,
+    // Fixed, well above the 2-6 ms answers plus machine noise and well below
+    // --slow: the test is about what hedging does to stalls, not about how
+    // well a 500-request warm-up estimates a p95 on a busy machine (a p95
+    // that lands on the edge of the base latency makes a third of the
+    // requests hedge, the 10 % budget runs dry and stalls go unhedged).
+    hedge: { delay: 20 },
+    serverStatsUrl: tg.statsUrl,
+    requestSink: sink,
+  })
+  const frozen = (phase: string): number =>
+    slowRows.filter((r) => r.phase === phase && freezes.overlaps(t0 + r.startMs, t0 + r.startMs + r.latencyMs, 50)).length
+  const { warmup, plain, hedged } = result.phases
+  assert.ok(warmup && plain && hedged)
+  assert.equal(plain.requests, n)
+  assert.equal(hedged.requests, n)
+  assert.equal(plain.errors + hedged.errors, 0)
+  const h = hedged.hedging!
+  const context = `plain slow ${plain.slow.count} (${frozen('plain')} during a client freeze), hedged slow ${hedged.slow.count} (${frozen('hedged')}); freezes ${freezes.windows.length}`
+  assert.ok(frozen('plain') + frozen('hedged') <= 20, `the client was frozen too often to measure anything: ${context}`)
+
+  // Plain: each request stalls with p = 0.01, so the stall count is
+  // Binomial(4000, 0.01): mean 40, sd = sqrt(4000 * 0.01 * 0.99) = 6.29;
+  // mean +- 4 sd = [14.8, 65.2] (two-sided miss probability ~6e-5). Client
+  // freezes can only add slow requests, so the lower bound uses them all
+  // and the upper bound leaves out those that overlapped a freeze.
+  const sd = Math.sqrt(n * 0.01 * 0.99)
+  assert.ok(plain.slow.count >= 40 - 4 * sd, context)
+  assert.ok(plain.slow.count - frozen('plain') <= 40 + 4 * sd, context)
+
+  // Hedged: a request is slow only if the original stalls and the hedge,
+  // sent 20 ms later to another replica, stalls too: p = 0.01 * 0.01 = 1e-4
+  // per request, so the count is ~Poisson(0.4); P(X >= 5) = 6e-5.
+  assert.ok(hedged.slow.count - frozen('hedged') <= 4, context)
+  assert.ok(plain.latencyMs['p99.9'] > 150, `plain p99.9 ${plain.latencyMs['p99.9']}`)
+
+  // Cost: a hedge per stall (1 %) plus the requests that noise makes slower
+  // than 20 ms; "low single digits", and the 10 % budget never had to refuse
+  // a stall its hedge (~1-2 % demand against 10 % earned).
+  assert.ok(h.extraLoadPct > 0 && h.extraLoadPct < 10, `extra load ${h.extraLoadPct} %`)
+  assert.ok(h.hedgeWins >= 40 - 4 * sd - 4, `hedge wins ${h.hedgeWins}: the hedges are what beat the stalls`)
+  assert.equal(h.hedgeWins + h.originalWins, n)
+
+  // Server-side counts equal the client's attempts, phase by phase.
+  for (const phase of [warmup, plain, hedged]) {
+    assert.ok(phase.server, `${phase.name}: server cross-check present`)
+    assert.equal(phase.server.received, phase.attempts, `${phase.name}: server received vs client attempts`)
+    assert.equal(phase.server.match, true)
+  }
+  assert.equal(plain.attempts, n)
+  assert.equal(hedged.server!.hedgeHeader, h.hedgesSent, 'every hedge on the wire carried x-hedge-attempt, no original did')
+
+  // Losers are really cancelled: the server saw their connection close
+  // before it answered. This cannot be exact. The server counts a cancel
+  // only when the close arrives before its answer is written; a loser whose
+  // answer was already written when the winner's arrived (both answers in
+  // one turn of the client's event loop) is a cancel to the client but a
+  // completion to the server. So server <= client, and the difference is
+  // exactly the losers the server completed: the server completed one
+  // answer per request plus those plus the late-discarded ones. And no race
+  // is possible for a stalled original beaten by its hedge: the server is
+  // 170 ms from answering it when the close comes. There are >= 40 - 4 sd
+  // stalled originals, all but <= 4 of them beaten.
+  const server = hedged.server!
+  assert.ok(server.cancelled <= h.cancelled, `server cancelled ${server.cancelled} > client ${h.cancelled}`)
+  assert.ok(server.cancelled >= 40 - 4 * sd - 4, `server cancelled ${server.cancelled}, client ${h.cancelled}`)
+  assert.equal(server.completed + server.cancelled, server.received)
+  assert.equal(server.completed - n, h.lateDiscarded + (h.cancelled - server.cancelled), 'losers the server completed are accounted for')
+
+  // The whole run, straight from the target: nothing the client did not count.
+  const stats = await fetchServerStats(tg.statsUrl)
+  assert.equal(stats.totals.received, warmup.attempts + plain.attempts + hedged.attempts)
+})
+
+test('shared slowness: hedging pays for hedges and removes nothing (interleaved, so both lanes meet the same pauses)', async (t) => {
+  // One dependency behind all 3 replicas pauses for 200-240 ms, on average
+  // 500 ms after the previous pause ended. Interleaved: each logical request
+  // is plain or hedged by a fair coin within one window, so both lanes meet
+  // the same pauses; a request caught in a pause is slow whatever replica
+  // its hedge goes to.
+  const tg = await target(t, 'shared', { ...SHARED_PAUSES, model: { ...SHARED_PAUSES.model, stalls: [{ type: 'pause', everyMs: 500, durationMs: { min: 200, max: 240 }, scope: 'shared' }] } })
+  const result = await run({
+    urls: tg.urls,
+    concurrency: 4,
+    requests: 1500,
+    warmup: 0,
+    schedule: 'interleaved',
+    slowMs: 100,
+    seed: 32,
+    hedge: { delay: 20 },
+    serverStatsUrl: tg.statsUrl,
+  })
+  const { plain, hedged } = result.phases
+  assert.ok(plain && hedged)
+  assert.equal(plain.requests + hedged.requests, 3000)
+  const h = hedged.hedging!
+  // Hedges were sent (into the same pause) and paid for.
+  assert.ok(h.hedgesSent > 0 && h.extraLoadPct > 0, `hedges ${h.hedgesSent}, extra ${h.extraLoadPct} %`)
+  // Each pause catches the ~4 requests in flight, so over ~9 pauses about
+  // 36 requests are slow. Given S slow requests in all, which lane each one
+  // belongs to is a fair coin (the lane coin is independent of the pauses,
+  // and a hedge cannot leave a shared pause), so hedged ~ Binomial(S, 1/2):
+  // sd = sqrt(S)/2, and hedged >= S/2 - 4 sd = S/2 - 2 sqrt(S) fails with
+  // probability ~3e-5. Had hedging removed the slowness, as it does with
+  // independent stalls (test above: <= 4 of 4000), hedged would be ~0.
+  const s = plain.slow.count + hedged.slow.count
+  assert.ok(s >= 15, `slow in all: ${s} (the pauses happened)`)
+  assert.ok(hedged.slow.count >= s / 2 - 2 * Math.sqrt(s), `hedged slow ${hedged.slow.count} of ${s}`)
+  // Per request: the hedged lane's slow share is not much lower than the plain lane's.
+  const plainShare = plain.slow.count / plain.requests
+  const hedgedShare = hedged.slow.count / hedged.requests
+  assert.ok(hedgedShare >= plainShare / 4, `slow share plain ${(plainShare * 100).toFixed(2)} % vs hedged ${(hedgedShare * 100).toFixed(2)} %`)
+  assert.ok(hedged.latencyMs['p99.9'] > 150, `hedged p99.9 ${hedged.latencyMs['p99.9']} ms: the pauses are still there`)
+  // One window, one server count for both lanes.
+  assert.equal(plain.server!.received, plain.attempts + hedged.attempts)
+  assert.equal(plain.server!.match, true)
+})
