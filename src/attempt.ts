@@ -117,8 +117,9 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
   onComplete(rawTrailers: string[] | Buffer[] | null): void {
     this.finished = true
     const won = this === this.req.winner
-    this.#report(null, won)
-    if (this.index === 0) this.req.policy.delay.observe(this.#elapsed())
+    const elapsed = this.#elapsed()
+    this.#report(null, won, elapsed)
+    if (this.index === 0) this.req.policy.delay.observe(elapsed)
     if (won) this.req.winnerEnded(rawTrailers)
   }
 
@@ -129,7 +130,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
       this.req.policy.observer?.attemptSettled(this.index, this.origin)
       return
     }
-    this.#report(err, false)
+    this.#report(err, false, this.#elapsed())
     if (!this.discarding || this === this.req.winner) this.req.attemptFailed(this, err)
   }
 
@@ -162,13 +163,13 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
     this.req.policy.observer?.attemptUnsent(this.index, this.origin)
   }
 
-  #report(error: Error | null, won: boolean): void {
+  #report(error: Error | null, won: boolean, latencyMs: number): void {
     const observer = this.req.policy.observer
     if (!observer) return
     observer.attemptDone({
       index: this.index,
       origin: this.origin,
-      latencyMs: this.#elapsed(),
+      latencyMs,
       status: error ? null : this.status,
       error,
       bytes: this.bytes,

@@ -66,7 +66,7 @@ export class HedgedRequest {
     const policy = this.policy
     policy.budget.deposit()
     if (policy.deadlineMs !== null) this.#deadlineTimer = setTimeout(onDeadline, policy.deadlineMs, this)
-    this.#launch(0, this.#opts.origin as string)
+    this.#launch(0, this.#opts.origin as string, this.startedAt)
     if (!this.#hedgeable || this.decided) return
     if (policy.parallel) while (this.attempts.length < policy.maxAttempts && this.#tryHedge('parallel'));
     else this.#schedule()
@@ -152,7 +152,7 @@ export class HedgedRequest {
     if (trigger === 'nonfatal') policy.observer?.nonFatalTriggered()
     this.#hedgeFiredAt ??= this.elapsed()
     const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random) : (this.#opts.origin as string)
-    this.#launch(this.attempts.length, origin)
+    this.#launch(this.attempts.length, origin, policy.now())
     if (trigger !== 'parallel') this.#schedule()
     return true
   }
@@ -165,8 +165,8 @@ export class HedgedRequest {
     this.#timer = setTimeout(onHedgeTimer, this.delayMs, this)
   }
 
-  #launch(index: number, origin: string): void {
-    const a = new Attempt(this, index, origin, this.policy.now())
+  #launch(index: number, origin: string, now: number): void {
+    const a = new Attempt(this, index, origin, now)
     this.attempts.push(a)
     this.policy.observer?.attemptLaunched(index, origin)
     const opts = index === 0 ? this.#opts : this.#hedgeOpts(index, origin)
@@ -233,9 +233,13 @@ export class HedgedRequest {
   /** Never hedge a plain write: only idempotent methods, or writes carrying a key, or an explicit opt-out. */
   #safeToRepeat(opts: Dispatcher.DispatchOptions): boolean {
     if (opts.upgrade) return false
-    return isIdempotentMethod(opts.method) || this.policy.unsafeHedge || hasHeader(opts.headers, 'idempotency-key')
+    const method = opts.method
+    return IDEMPOTENT_UPPER.has(method) || isIdempotentMethod(method) || this.policy.unsafeHedge || hasHeader(opts.headers, 'idempotency-key')
   }
 }
+
+/** The idempotent methods as they are usually spelled: a Set hit, no toUpperCase per request. */
+const IDEMPOTENT_UPPER: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
 
 function onHedgeTimer(req: HedgedRequest): void {
   req.fireTimer()

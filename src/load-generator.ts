@@ -156,7 +156,7 @@ class Slot {
     }
     this.intendedAt = intended < 0 ? now : intended
     this.#late = intended >= 0 && this.win.isLate(intended, now)
-    this.send()
+    this.send(now)
   }
 
   cancelWait(): void {
@@ -165,14 +165,15 @@ class Slot {
     this.win.slotIdle(this)
   }
 
-  send(): void {
+  /** `now`: performance.now() of the caller, when it just read it (one clock read per request, not two). */
+  send(now = performance.now()): void {
     this.timer = null
     const lane = (this.lane = this.win.lane())
     if (this.#late) lane.stats.lateSends++
     this.#late = false
     this.pending = this.calls.length
     this.#starting = true
-    this.sentAt = performance.now()
+    this.sentAt = now
     const opts = this.win.plan.optsByOrigin
     for (const call of this.calls) {
       call.reset(lane.picker.next())
@@ -190,11 +191,11 @@ class Slot {
     if (this.calls.length > 1) {
       this.lane!.stats.recordCall(call.endAt - this.sentAt, call.error ? null : call.status, call.error, call.bytes)
     }
-    if (--this.pending === 0) this.complete()
+    // The last call to end ends the logical request: its end time is the request's.
+    if (--this.pending === 0) this.complete(call.endAt)
   }
 
-  complete(): void {
-    const end = performance.now()
+  complete(end: number): void {
     const lane = this.lane!
     const result = this.#summarize()
     const latencyMs = end - this.intendedAt
@@ -206,6 +207,7 @@ class Slot {
       error: result.error,
       bytes: result.bytes,
       outcome: result.outcome,
+      endAt: end,
     })
     this.win.completed++
     const full = this.#log(lane, latencyMs, result) === false

@@ -35,6 +35,8 @@ export interface RequestSample {
   error: Error | null
   bytes: number
   outcome: HedgeOutcome | null
+  /** performance.now() when it finished, if the caller has it (saves a clock read). */
+  endAt?: number
 }
 
 class ReplicaAccumulator extends FiguresAccumulator {
@@ -63,6 +65,8 @@ export class PhaseStats implements HedgeObserver {
   #triggered = 0
   readonly #replicas = new Map<string, ReplicaAccumulator>()
   readonly #replicaUrls = new Map<string, string>()
+  #lastOrigin: string | null = null
+  #lastReplica: ReplicaAccumulator | null = null
   readonly #perAttempt: FiguresAccumulator[] = []
   readonly #timerLateness: Histogram = createHistogram()
   readonly #delayUsed: Histogram = createHistogram()
@@ -116,7 +120,8 @@ export class PhaseStats implements HedgeObserver {
     const replica = this.#replica(o.origin)
     replica.add(o.latencyMs, o.status, o.error, o.bytes)
     if (o.won) replica.wins++
-    this.#attemptFigures(o.index).add(o.latencyMs, o.status, o.error, o.bytes)
+    // Per-attempt-number figures are only reported for a hedged phase.
+    if (this.hedging) this.#attemptFigures(o.index).add(o.latencyMs, o.status, o.error, o.bytes)
   }
 
   lateDiscarded(): void {
@@ -158,7 +163,7 @@ export class PhaseStats implements HedgeObserver {
       else if (outcome.winner > 0) this.#hedgeWins++
     }
     const failed = s.status === null || s.status >= 400
-    this.timeline.request(performance.now(), s.latencyMs, failed, this.hedging ? (outcome?.delayMs ?? null) : null)
+    this.timeline.request(s.endAt ?? performance.now(), s.latencyMs, failed, this.hedging ? (outcome?.delayMs ?? null) : null)
   }
 
   /** Every attempt launched has made its last callback. */
@@ -225,11 +230,15 @@ export class PhaseStats implements HedgeObserver {
   }
 
   #replica(origin: string): ReplicaAccumulator {
+    // Twice per attempt: remember the last one (one replica is the common case).
+    if (origin === this.#lastOrigin) return this.#lastReplica!
     let acc = this.#replicas.get(origin)
     if (!acc) {
       acc = new ReplicaAccumulator(this.opts.slowMs)
       this.#replicas.set(origin, acc)
     }
+    this.#lastOrigin = origin
+    this.#lastReplica = acc
     return acc
   }
 
