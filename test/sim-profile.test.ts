@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { UsageError } from '../src/errors.js'
 import { listProfiles, loadProfile, parseProfile, profileRunOptions, profilesDir } from '../src/sim/profile.js'
 import { spawnTarget } from '../src/sim/target.js'
-import { writeTempProfile } from './sim-helpers.js'
+import { newAgent, timedRequest, writeTempProfile } from './sim-helpers.js'
 
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/hedgebench.js')
 
@@ -112,4 +112,20 @@ test('spawnTarget rejects an invalid profile with a UsageError before spawning',
   const bad = writeTempProfile({ ...valid, replicas: 'three' }, 'y.json')
   t.after(() => bad.cleanup())
   await assert.rejects(spawnTarget({ profile: bad.path }), (err: unknown) => err instanceof UsageError && /y\.json: replicas must be an integer/.test(err.message))
+})
+
+test('spawnTarget serves a profile object changed in code (not the file it came from)', async (t) => {
+  const changed = { ...loadProfile('pi'), replicas: 2, model: { base: { type: 'fixed' as const, ms: 1 } } }
+  const target = await spawnTarget({ profile: changed, seed: 3 })
+  const agent = newAgent()
+  t.after(async () => {
+    await target.close()
+    await agent.close()
+  })
+  assert.equal(target.urls.length, 2)
+  const r = await timedRequest(target.urls[1]!, agent)
+  assert.equal(r.status, 200)
+  assert.equal(r.serverMs, 1)
+  assert.equal(target.seed, 3)
+  await assert.rejects(spawnTarget({ profile: { ...changed, replicas: 0 } }), /replicas must be an integer/)
 })

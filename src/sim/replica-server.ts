@@ -211,7 +211,8 @@ export class Replica {
     const now = performance.now()
     const finish = this.model.finishAt(now, draw.workMs)
     const queueMs = now - job.admittedAt
-    job.timer = setTimeout(() => this.finish(job, draw, queueMs, finish - now), Math.max(0, finish - now))
+    // Rounded up: Node truncates fractional delays, and a simulated server must never answer early.
+    job.timer = setTimeout(() => this.finish(job, draw, queueMs, finish - now), Math.max(0, Math.ceil(finish - now)))
   }
 
   private finish(job: Job, draw: ServiceDraw, queueMs: number, serviceMs: number): void {

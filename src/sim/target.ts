@@ -15,7 +15,7 @@ import { request } from 'undici'
 import { UsageError } from '../errors.js'
 import { randomSeed } from '../random.js'
 import { createReplicaModels } from './latency-model.js'
-import { isProfilePath, loadProfile, MAX_REPLICAS } from './profile.js'
+import { isProfilePath, loadProfile, MAX_REPLICAS, parseProfile } from './profile.js'
 import type { Profile } from './profile.js'
 import { CONTROL_PREFIX, DEFAULT_HEDGE_HEADER, Replica, SimulationState } from './replica-server.js'
 import type { ServerStats } from './replica-server.js'
@@ -62,7 +62,7 @@ const KILL_TIMEOUT_MS = 5_000
 
 /** Checks options and fills defaults; every problem is a one-line UsageError. */
 export function resolveTargetOptions(options: TargetOptions): Resolved {
-  const profile = typeof options.profile === 'string' ? loadProfile(options.profile) : options.profile
+  const profile = typeof options.profile === 'string' ? loadProfile(options.profile) : checkedProfile(options.profile)
   const replicas = options.replicas ?? profile.replicas
   const port = options.port ?? 0
   const host = options.host ?? '127.0.0.1'
@@ -78,6 +78,12 @@ export function resolveTargetOptions(options: TargetOptions): Resolved {
   if (host.trim() === '') throw new UsageError('--host must not be empty')
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(hedgeHeader)) throw new UsageError(`--hedge-header must be a valid header name (got "${hedgeHeader}")`)
   return { profile, replicas, port, host, seed, hedgeHeader }
+}
+
+/** A profile built or changed in code is validated like a file. */
+function checkedProfile(profile: Profile): Profile {
+  const { file, ...json } = profile
+  return { ...parseProfile(json, file ?? `profile "${profile.name}"`), file }
 }
 
 /** Starts the replicas in this process. */
@@ -119,9 +125,8 @@ export async function spawnTarget(options: TargetOptions): Promise<Target> {
   let ref: string
   if (typeof options.profile === 'string') {
     ref = isProfilePath(options.profile) ? resolve(options.profile) : options.profile
-  } else if (o.profile.file) {
-    ref = o.profile.file
   } else {
+    // Always the object's own content: a caller may have changed a loaded profile.
     tempDir = mkdtempSync(join(tmpdir(), 'hedgebench-profile-'))
     ref = join(tempDir, 'profile.json')
     const { file: _file, ...json } = o.profile
