@@ -19,12 +19,12 @@ import assert from 'node:assert/strict'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { spawnDelayServer, type ChildServer } from './helpers/child-server.js'
+import { spawnFixedDelayServer, type FixedDelayServer } from './helpers/fixed-delay-server.js'
 import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
 import { parseCsvObjects } from './helpers/csv.js'
 
 let dir = ''
-const servers: ChildServer[] = []
+const servers: FixedDelayServer[] = []
 
 after(async () => {
   killAllChildren()
@@ -49,7 +49,7 @@ function compare(...args: string[]): Promise<CliRun> {
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hedgebench-compare-e2e-'))
-  const [fast, slow] = await Promise.all([spawnDelayServer(5), spawnDelayServer(15)])
+  const [fast, slow] = await Promise.all([spawnFixedDelayServer(5), spawnFixedDelayServer(15)])
   servers.push(fast!, slow!)
   const common = ['-n', '300', '--warmup', '20', '--mode', 'plain', '--seed', '7']
   // One at a time: the runs must not compete for the two cores.
