@@ -32,6 +32,8 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
   status: number | null = null
   bytes = 0
   #unsentCounted = false
+  /** Where its latency is measured from: when it reached the wire, else when it was launched. */
+  #clockFrom: number
   #abort: Abort | null = null
   #resume: (() => void) | null = null
   #paused = false
@@ -43,7 +45,9 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
     readonly index: number,
     readonly origin: string,
     readonly launchedAt: number,
-  ) {}
+  ) {
+    this.#clockFrom = launchedAt
+  }
 
   // ---- DispatchController (what the caller's controller acts on) ----
 
@@ -95,6 +99,10 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
       return
     }
     this.sent = true
+    // undici holds a reused keep-alive socket for one event-loop turn before
+    // writing (idle-socket validation): that wait is the client's, not the
+    // server's, so the attempt's clock starts here, as wrk's does at the write.
+    this.#clockFrom = this.req.policy.now()
     this.req.policy.observer?.attemptSent(this.index, this.origin)
     this.req.attemptStarted(context)
   }
@@ -179,7 +187,8 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
     observer.attemptSettled(this.index, this.origin)
   }
 
+  /** Latency so far: from the write of its headers (or from its launch, if it never got that far). */
   #elapsed(): number {
-    return this.req.policy.now() - this.launchedAt
+    return this.req.policy.now() - this.#clockFrom
   }
 }
