@@ -3,10 +3,25 @@
  * `bin/` decides what the process does with them.
  */
 
-/** Bad input from the user: one line on stderr, exit code 2. */
+/**
+ * Bad input from the user: one line on stderr, exit code 2. The message is
+ * one line by construction: a bad value quoted in it may hold line breaks
+ * (\n, \r, U+2028 ...) or other control characters, which are shown escaped.
+ */
 export class UsageError extends Error {
   override name = 'UsageError' as const
   readonly exitCode = 2
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(oneLineMessage(message), options)
+  }
+}
+
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\0': '\\0' }
+
+/** Control characters (but tab) and Unicode line/paragraph separators, escaped. */
+export function oneLineMessage(text: string): string {
+  return String(text).replace(/[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]/g, (ch) => ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
 /** The target could not be reached at all before the run started: exit code 1. */
