@@ -146,9 +146,10 @@ export class PhaseStats implements HedgeObserver {
 
   // ---- logical requests ----
 
-  /** One fan-out call finished (only when fanout > 1). */
-  recordCall(latencyMs: number, status: number | null, error: Error | null, bytes: number): void {
+  /** One fan-out call finished (only when fanout > 1). Each call is hedged on its own, so its hedge outcome counts here. */
+  recordCall(latencyMs: number, status: number | null, error: Error | null, bytes: number, outcome: HedgeOutcome | null = null): void {
     this.calls?.add(latencyMs, status, error, bytes)
+    this.#hedgeOutcome(outcome)
   }
 
   recordRequest(s: RequestSample): void {
@@ -156,14 +157,18 @@ export class PhaseStats implements HedgeObserver {
     this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
     if (this.#serviceTime && s.serviceMs !== null) recordMs(this.#serviceTime, s.serviceMs)
     const outcome = s.outcome
-    if (outcome && this.hedging) {
-      recordMs(this.#delayUsed, outcome.delayMs)
-      if (outcome.hedgeFiredMs !== null) this.#triggered++
-      if (outcome.winner === 0) this.#originalWins++
-      else if (outcome.winner > 0) this.#hedgeWins++
-    }
+    // With fan-out, every call's outcome was counted in recordCall (wins and triggers are per call).
+    if (!this.calls) this.#hedgeOutcome(outcome)
     const failed = s.status === null || s.status >= 400
     this.timeline.request(s.endAt ?? performance.now(), s.latencyMs, failed, this.hedging ? (outcome?.delayMs ?? null) : null)
+  }
+
+  #hedgeOutcome(outcome: HedgeOutcome | null): void {
+    if (!outcome || !this.hedging) return
+    recordMs(this.#delayUsed, outcome.delayMs)
+    if (outcome.hedgeFiredMs !== null) this.#triggered++
+    if (outcome.winner === 0) this.#originalWins++
+    else if (outcome.winner > 0) this.#hedgeWins++
   }
 
   /** Every attempt launched has made its last callback. */
