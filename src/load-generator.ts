@@ -189,7 +189,7 @@ class Slot {
 
   callDone(call: Call): void {
     if (this.calls.length > 1) {
-      this.lane!.stats.recordCall(call.endAt - (call.wireAt || this.sentAt), call.error ? null : call.status, call.error, call.bytes)
+      this.lane!.stats.recordCall(call.endAt - (call.wireAt || this.sentAt), call.error ? null : call.status, call.error, call.bytes, call.outcome)
     }
     // The last call to end ends the logical request: its end time is the request's.
     if (--this.pending === 0) this.complete(call.endAt)
