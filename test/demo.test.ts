@@ -1,0 +1,64 @@
+/**
+ * `hedgebench demo` as CI runs it (`npm run demo` with a small -n): the pi
+ * profile (3 replicas, 5-15 ms, 1 % of requests stall 1 s) plain vs hedged
+ * at 4 and 40 in flight, printed in the seed's table shape.
+ *
+ * Margins (n = 1500 requests per phase; the target's and client's seeds are
+ * fixed, so the outcome barely moves, but the bounds hold for any seed):
+ * - plain rows, >1s >= 1: each request stalls independently with p = 0.01,
+ *   and a stall adds 1 s to a 5-15 ms service time, so it is over 1 s on the
+ *   client. P(no stall in 1500) = 0.99^1500 = e^-15.1 ~ 2.8e-7 per row,
+ *   ~6e-7 for both rows.
+ * - hedged rows, >1s <= 3: a hedged request is over 1 s only if the original
+ *   stalls and its hedge (to another replica, sent after the ~15-40 ms delay,
+ *   budget 10 % against a ~5 % trigger rate) stalls too: p ~ 0.01^2 = 1e-4,
+ *   so the count is ~Poisson(0.15). P(>= 4) ~ 0.15^4/24 ~ 2e-5 per row,
+ *   ~4e-5 for both rows (P(>= 3) would be ~1e-3: too flaky for a bound of 2).
+ * Together a false failure has a chance below 1e-4.
+ */
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { killAllChildren, runCli } from './helpers/cli.js'
+
+after(() => killAllChildren())
+
+test('hedgebench demo -n 1500 prints the seed\'s table for 4 and 40 in flight, with stalls plain and (almost) none hedged', { timeout: 60_000 }, async (t) => {
+  const r = await runCli(['demo', '-n', '1500'], { timeoutMs: 55_000 })
+  t.diagnostic(`demo took ${(r.wallMs / 1000).toFixed(1)} s`)
+  assert.equal(r.timedOut, false, `demo finished in time; stderr: ${r.stderr}`)
+  assert.equal(r.code, 0, r.stderr)
+  const out = r.stdout
+  for (const line of out.split('\n')) if (line.trim()) t.diagnostic(line)
+  assert.match(out, /^hedgebench demo: profile "pi"/)
+  assert.match(out, /Each row: 1500 requests\./)
+
+  const blocks = out.split(/\n(?=\d+ in flight)/).slice(1)
+  assert.deepEqual(blocks.map((b) => Number(/^(\d+) in flight/.exec(b)![1])), [4, 40])
+  for (const block of blocks) {
+    const lines = block.split('\n')
+    const header = lines[0]!.trim().split(/\s{2,}/)
+    assert.deepEqual(header.slice(1), ['p99', 'p99.9', '>1.00s', 'extra', 'server / client'], `header: ${lines[0]}`)
+    // no hedge   1.01 s   1.03 s   21   -   1500 / 1500  match
+    const rowRe = /^(no hedge|hedge@[\d.]+\s?[µm]?s)\s+([\d.]+ [µm]?s)\s+([\d.]+ [µm]?s)\s+(\d+)\s+(-|[\d.]+%)\s+(\d+) \/ (\d+)\s+(match|MISMATCH)\s*$/
+    const rows = lines.slice(1, 3).map((l) => {
+      const m = rowRe.exec(l)
+      assert.ok(m, `row in the table's shape: "${l}"`)
+      return { name: m[1]!, slow: Number(m[4]), extra: m[5]!, server: Number(m[6]), client: Number(m[7]), verdict: m[8]! }
+    })
+    const [plain, hedged] = rows as [(typeof rows)[0], (typeof rows)[0]]
+    assert.equal(plain.name, 'no hedge')
+    assert.match(hedged.name, /^hedge@/)
+    for (const row of rows) {
+      assert.equal(row.verdict, 'match', `${block.split('\n')[0]} ${row.name}: server ${row.server} / client ${row.client}`)
+      assert.equal(row.server, row.client)
+    }
+    assert.equal(plain.server, 1500, 'plain: one attempt per request')
+    assert.ok(hedged.client >= 1500, 'hedged: the requests plus their hedges')
+    assert.equal(plain.extra, '-')
+    assert.match(hedged.extra, /^\d+\.\d%$/)
+    assert.ok(Number.parseFloat(hedged.extra) <= 15, `extra load of a few %, capped by the 10 % budget: ${hedged.extra}`)
+    assert.ok(plain.slow >= 1, `plain shows 1 s stalls: ${plain.slow}`)
+    assert.ok(hedged.slow <= 3, `hedging removes (almost) every stall: ${hedged.slow}`)
+    assert.match(block, /p99\.9 .* -> .* for \+[\d.]+% requests/)
+  }
+})
