@@ -42,6 +42,7 @@ export class HedgedRequest {
   /** The caller got its last callback. */
   finished = false
   #callerStarted = false
+  #hedgeFirstOnWire = false
   #opts: Dispatcher.DispatchOptions
   #hedgeable: boolean
   #timer: NodeJS.Timeout | null = null
@@ -76,6 +77,7 @@ export class HedgedRequest {
   attemptStarted(context: unknown): void {
     if (this.#callerStarted) return
     this.#callerStarted = true
+    this.#hedgeFirstOnWire = !this.attempts[0]!.sent
     this.handler.onRequestStart?.(this.controller, context)
   }
 
@@ -211,6 +213,7 @@ export class HedgedRequest {
       winner,
       origin: (this.attempts[winner] ?? this.attempts[this.attempts.length - 1])!.origin,
       hedgeFiredMs: this.#hedgeFiredAt,
+      hedgeFirstOnWire: this.#hedgeFirstOnWire,
       delayMs: this.delayMs,
     })
   }

@@ -309,6 +309,9 @@ class Call implements HedgeCaller {
 
   onHedgeOutcome(outcome: HedgeOutcome): void {
     this.outcome = outcome
+    // The original was still waiting for a connection when a hedge was
+    // written: the hedge delay was spent waiting, so the clock runs from the send.
+    if (outcome.hedgeFirstOnWire) this.wireAt = 0
   }
 }
 
