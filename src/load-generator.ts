@@ -167,6 +167,8 @@ class Slot {
 
   /** `now`: performance.now() of the caller, when it just read it (one clock read per request, not two). */
   send(now = performance.now()): void {
+    // A timer can fire up to a millisecond early: never measure from a start that has not come yet.
+    if (this.intendedAt > now) this.intendedAt = now
     this.timer = null
     const lane = (this.lane = this.win.lane())
     if (this.#late) lane.stats.lateSends++

@@ -153,7 +153,8 @@ export class PhaseStats implements HedgeObserver {
   }
 
   recordRequest(s: RequestSample): void {
-    if (this.steady && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.steady, s.latencyMs)
+    // The hedge timer starts at the send, so the delay basis is the service time in open loop.
+    if (this.steady && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.steady, s.serviceMs ?? s.latencyMs)
     this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
     if (this.#serviceTime && s.serviceMs !== null) recordMs(this.#serviceTime, s.serviceMs)
     const outcome = s.outcome
@@ -169,6 +170,12 @@ export class PhaseStats implements HedgeObserver {
     if (outcome.hedgeFiredMs !== null) this.#triggered++
     if (outcome.winner === 0) this.#originalWins++
     else if (outcome.winner > 0) this.#hedgeWins++
+  }
+
+  /** Latency to derive a hedge delay from: the settled part, and time from the send (not the intended start). */
+  delayBasis(): Histogram {
+    if (this.steady && this.steady.totalCount > 0) return this.steady
+    return this.#serviceTime ?? this.figures.histogram
   }
 
   /** Every attempt launched has made its last callback. */

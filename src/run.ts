@@ -227,7 +227,7 @@ class RunSession {
   #deriveDelay(from: PhaseName | null): DerivedDelay {
     const hedge = this.cfg.hedge
     const stats = from ? this.#stats.get(from) : undefined
-    const histogram = stats?.steady && stats.steady.totalCount > 0 ? stats.steady : stats?.figures.histogram
+    const histogram = stats?.delayBasis()
     const p50 = histogram ? percentileMs(histogram, 50) : 0
     if (typeof hedge.delay === 'object' && 'fixedMs' in hedge.delay) {
       return { ms: hedge.delay.fixedMs, text: `fixed ${formatMs(hedge.delay.fixedMs)}`, p50 }
