@@ -1,0 +1,134 @@
+/**
+ * Bad input through the CLI, as a user types it: every case exits 2 with
+ * exactly one stderr line naming the bad value and what would be valid, no
+ * stack trace, no request sent, and no file left behind (no out-dir files,
+ * no --csv-requests or --html file).
+ */
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+
+interface Case {
+  name: string
+  args: (url: string) => string[]
+  /** Text the message must contain: the bad value as given. */
+  value: string
+  /** What would be valid. */
+  valid: RegExp
+  /** Leave out the output flags (report, compare). */
+  bare?: boolean
+}
+
+/** Output flags added to every run case: if validation came too late, these would leave files. */
+const OUTPUTS: Array<[string, string]> = [['--out-dir', 'out'], ['--csv-requests', 'req.csv'], ['--html', 'report.html'], ['--label', 'bad'], ['--warmup', '1'], ['-n', '2']]
+
+/** The case's own flags plus every output flag it does not set itself. */
+function withOutputs(args: string[]): string[] {
+  return [...OUTPUTS.filter(([flag]) => !args.includes(flag)).flat(), ...args]
+}
+
+const CASES: Case[] = [
+  { name: 'invalid URL', args: () => ['not-a-url'], value: 'not-a-url', valid: /http:\/\/host/ },
+  { name: 'ftp:// scheme', args: () => ['ftp://127.0.0.1/file'], value: 'ftp', valid: /only http and https/ },
+  { name: 'URL without host', args: () => ['http://'], value: '"http://"', valid: /http:\/\/host/ },
+  { name: '-n 0', args: (u) => [u, '-n', '0'], value: '-n 0', valid: /whole number above 0/ },
+  { name: '-n -5', args: (u) => [u, '-n', '-5'], value: '-n -5', valid: /whole number above 0/ },
+  { name: '-n abc', args: (u) => [u, '-n', 'abc'], value: '"abc"', valid: /whole number/ },
+  { name: '-c 0', args: (u) => [u, '-c', '0'], value: '-c 0', valid: /whole number above 0/ },
+  { name: '-z 10x', args: (u) => [u, '-z', '10x'], value: '"10x"', valid: /250ms, 1\.5s, 2m/ },
+  { name: '-t abc', args: (u) => [u, '-t', 'abc'], value: '"abc"', valid: /250ms, 1\.5s, 2m/ },
+  { name: '-H without colon', args: (u) => [u, '-H', 'X-NoColon'], value: '"X-NoColon"', valid: /Name: value/ },
+  { name: '-D missing file', args: (u) => [u, '-D', 'no-such-body.bin'], value: 'no-such-body.bin', valid: /readable file/ },
+  { name: 'unknown flag', args: (u) => [u, '--bogus-flag'], value: 'bogus-flag', valid: /--help/ },
+  { name: 'unknown --mode', args: (u) => [u, '--mode', 'fast'], value: '"fast"', valid: /plain, hedged, both/ },
+  { name: 'unknown -o', args: (u) => [u, '-o', 'xml'], value: '"xml"', valid: /text, json, csv/ },
+  { name: '--max-attempts 0', args: (u) => [u, '--max-attempts', '0'], value: '--max-attempts 0', valid: /whole number above 0/ },
+  { name: '--hedge-budget 250', args: (u) => [u, '--hedge-budget', '250'], value: '250', valid: /0 to 100, or "off"/ },
+  { name: '--profile nope', args: () => ['--profile', 'nope'], value: '"nope"', valid: /available: .*pi/ },
+  { name: '--fail-on-errors abc', args: (u) => [u, '--fail-on-errors', 'abc'], value: '"abc"', valid: /0 to 100/ },
+  { name: '--fail-on-errors 150', args: (u) => [u, '--fail-on-errors', '150'], value: '"150"', valid: /0 to 100/ },
+  { name: 'unwritable --out-dir', args: (u) => [u, '--out-dir', 'afile/sub'], value: 'afile/sub', valid: /output directory/ },
+  { name: 'unwritable --csv-requests', args: (u) => [u, '--csv-requests', 'afile/req.csv'], value: 'afile/req.csv', valid: /request log/ },
+  { name: 'unwritable --html', args: (u) => [u, '--html', 'afile/report.html'], value: 'afile/report.html', valid: /--html/ },
+  { name: 'a scalar flag given twice', args: (u) => [u, '-c', '4', '-c', '0'], value: '"4", "0"', valid: /give it once/ },
+  { name: 'report of a non-JSON file', args: () => ['report', 'notjson.json'], value: 'notjson.json', valid: /JSON/, bare: true },
+  { name: 'report of a wrong-schema JSON', args: () => ['report', 'wrong.json'], value: 'wrong.json', valid: /expected "hedgebench\/result@1"/, bare: true },
+  { name: 'report of a missing file', args: () => ['report', 'missing.json'], value: 'missing.json', valid: /no such file/, bare: true },
+  { name: 'compare of a non-JSON file', args: () => ['compare', 'notjson.json'], value: 'notjson.json', valid: /JSON/, bare: true },
+  { name: 'compare of a wrong-schema JSON', args: () => ['compare', 'wrong.json', 'wrong.json'], value: 'wrong.json', valid: /expected "hedgebench\/result@1"/, bare: true },
+  { name: 'compare with an unknown -o', args: () => ['compare', 'wrong.json', '-o', 'xml'], value: '"xml"', valid: /text, json, csv/, bare: true },
+]
+
+const FIXTURES = ['afile', 'notjson.json', 'wrong.json']
+
+async function listTree(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true })
+  return entries.map((e) => relative(dir, join(dir, e))).sort()
+}
+
+let server: CountingServer
+const dirs: string[] = []
+
+before(async () => {
+  server = await startServer()
+})
+
+after(async () => {
+  killAllChildren()
+  await server.close()
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
+})
+
+describe('bad input: exit 2, one line naming the value and what is valid, nothing left behind', { concurrency: 4 }, () => {
+  for (const c of CASES) {
+    test(c.name, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'hedgebench-bad-'))
+      dirs.push(dir)
+      await writeFile(join(dir, 'afile'), 'a regular file\n')
+      await writeFile(join(dir, 'notjson.json'), 'this is { not json\n')
+      await writeFile(join(dir, 'wrong.json'), JSON.stringify({ schema: 'something/else@2', phases: {} }))
+      const args = c.bare ? c.args(server.url) : withOutputs(c.args(server.url))
+      const run = await runCli(args, { cwd: dir, timeoutMs: 15_000 })
+      const lines = stderrLines(run)
+      const shown = `args ${JSON.stringify(args)}\nstderr: ${run.stderr}`
+      assert.equal(run.timedOut, false, shown)
+      assert.equal(run.code, 2, shown)
+      assert.equal(lines.length, 1, `exactly one stderr line\n${shown}`)
+      const line = lines[0]!
+      assert.match(line, /^hedgebench: \S/, shown)
+      assert.ok(!/^\s+at /m.test(run.stderr), `no stack trace\n${shown}`)
+      assert.ok(line.includes(c.value), `names the bad value ${c.value}\n${shown}`)
+      assert.match(line, c.valid, `says what would be valid\n${shown}`)
+      assert.equal(run.stdout, '', 'nothing on stdout')
+      assert.deepEqual(await listTree(dir), FIXTURES, 'no file or directory left behind')
+    })
+  }
+})
+
+test('-c above -n is allowed and clamped to -n requests in flight', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-bad-'))
+  dirs.push(dir)
+  const slow = await startServer({ delayMs: 30 })
+  t.after(() => slow.close())
+  let inFlight = 0
+  let peak = 0
+  slow.server.on('request', (_req, res) => {
+    peak = Math.max(peak, ++inFlight)
+    res.on('close', () => inFlight--)
+  })
+  const run = await runCli([slow.url, '-n', '3', '-c', '10', '--mode', 'plain', '--warmup', '0', '-o', 'json', '--no-save'], { cwd: dir })
+  assert.equal(run.code, 0, run.stderr)
+  const result = JSON.parse(run.stdout) as { phases: { plain: { requests: number; errors: number } } }
+  assert.equal(result.phases.plain.requests, 3)
+  assert.equal(result.phases.plain.errors, 0)
+  assert.equal(slow.received, 3)
+  assert.ok(peak <= 3, `at most 3 in flight, saw ${peak}`)
+})
+
+test('no request reached the target from any bad-input case', () => {
+  assert.equal(server.received, 0)
+})

@@ -1,0 +1,118 @@
+/**
+ * Credentials never leave the process: every output of a run (stdout as
+ * text, JSON and CSV; the saved JSON and CSV; the per-request CSV; the HTML
+ * report; stderr), and of report/compare on the saved file, is searched for
+ * each secret value. The target still receives them.
+ */
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+
+const SECRETS = {
+  authorization: 'Bearer s3cr3t-token',
+  cookie: 'session=c00kie-v4lue',
+  'x-api-key': 'k3y-4pi-v4lue',
+  'proxy-authorization': 'Basic pr0xy-cr3d',
+  'x-custom': 'cust0m-s3cret',
+}
+const PASSWORD = 'p4ssw0rd'
+/** Each secret, and the distinctive part of it, must appear nowhere. */
+const NEEDLES = ['s3cr3t-token', 'c00kie-v4lue', 'k3y-4pi-v4lue', 'pr0xy-cr3d', 'cust0m-s3cret', PASSWORD]
+
+const HEADER_ARGS = [
+  '-H', `Authorization: ${SECRETS.authorization}`,
+  '-H', `Cookie: ${SECRETS.cookie}`,
+  '-H', `X-Api-Key: ${SECRETS['x-api-key']}`,
+  '-H', `Proxy-Authorization: ${SECRETS['proxy-authorization']}`,
+  '-H', `X-Custom: ${SECRETS['x-custom']}`,
+  '--redact', 'X-Custom',
+]
+
+let server: CountingServer
+let dir: string
+
+before(async () => {
+  server = await startServer({ record: Object.keys(SECRETS), body: 'ok\n' })
+  dir = await mkdtemp(join(tmpdir(), 'hedgebench-cred-'))
+})
+
+after(async () => {
+  killAllChildren()
+  await server.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+function assertClean(what: string, text: string): void {
+  for (const needle of NEEDLES) assert.ok(!text.includes(needle), `${what} contains the secret "${needle}":\n${text.slice(Math.max(0, text.indexOf(needle) - 200), text.indexOf(needle) + 200)}`)
+}
+
+function assertRunClean(what: string, run: CliRun): void {
+  assert.equal(run.code, 0, `${what}: ${run.stderr}`)
+  assertClean(`${what} stdout`, run.stdout)
+  assertClean(`${what} stderr`, run.stderr)
+}
+
+test('no secret header value or URL password appears in any output', async () => {
+  const url = server.url.replace('http://', `http://alice:${PASSWORD}@`)
+  const outputs: string[] = []
+  for (const format of ['text', 'json', 'csv']) {
+    const out = join(dir, format)
+    await mkdir(out)
+    const run = await runCli([url, ...HEADER_ARGS, '-n', '6', '-c', '2', '--warmup', '2', '--hedge-delay', '5ms', '-o', format, '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html'), '--label', `cred-${format}`], { cwd: dir })
+    assertRunClean(`run -o ${format}`, run)
+    assert.ok(run.stdout.length > 0)
+    outputs.push(out)
+  }
+  if (/"alice/.test(await readFile(join(dir, 'json', 'requests.csv'), 'utf8'))) assert.fail('unexpected user in the CSV')
+
+  // Every file written, in every format.
+  let files = 0
+  for (const out of outputs) {
+    for (const name of await readdir(out, { recursive: true })) {
+      const path = join(out, name)
+      if (!/\.(json|csv|html)$/.test(path)) continue
+      files++
+      assertClean(path, await readFile(path, 'utf8'))
+    }
+  }
+  assert.equal(files, 3 * 4, 'saved JSON + CSV, per-request CSV and HTML for each run')
+
+  // The saved JSON says the values were redacted, and that the user is kept.
+  const savedDir = join(dir, 'json', 'results')
+  const savedJson = join(savedDir, (await readdir(savedDir)).find((f) => f.endsWith('.json'))!)
+  const saved = await readFile(savedJson, 'utf8')
+  assert.match(saved, /"Authorization": "\*\*\*"/)
+  assert.match(saved, /"X-Custom": "\*\*\*"/)
+  assert.match(saved, /alice:\*\*\*@/)
+
+  // Re-rendering a saved run and comparing two runs leak nothing either.
+  for (const format of ['text', 'json', 'csv']) {
+    assertRunClean(`report -o ${format}`, await runCli(['report', savedJson, '-o', format], { cwd: dir }))
+    assertRunClean(`compare -o ${format}`, await runCli(['compare', savedJson, savedJson, '-o', format], { cwd: dir }))
+  }
+  const html = join(dir, 'compare.html')
+  assertRunClean('compare --html', await runCli(['compare', savedJson, '--html', html], { cwd: dir }))
+  assertClean('compare HTML', await readFile(html, 'utf8'))
+
+  // The target did receive the real values.
+  assert.ok(server.seen.length > 0)
+  for (const seen of server.seen) assert.deepEqual(seen, SECRETS)
+})
+
+test('error messages about a URL never show its password', async () => {
+  for (const bad of [`http://alice:${PASSWORD}@`, `ftp://alice:${PASSWORD}@127.0.0.1/`, `http://alice:${PASSWORD}@127.0.0.1:1/`]) {
+    const run = await runCli([bad, '-n', '1', '--no-save'], { cwd: dir })
+    assert.ok(run.code === 1 || run.code === 2, `${bad}: ${run.code} ${run.stderr}`)
+    assertClean(`stderr for ${bad}`, run.stderr)
+  }
+})
+
+test('error messages about a header never show a secret value', async () => {
+  const run = await runCli([server.url, '-H', `Authorization Bearer s3cr3t-token`, '--no-save'], { cwd: dir })
+  assert.equal(run.code, 2)
+  assertClean('stderr for a malformed Authorization header', run.stderr)
+})

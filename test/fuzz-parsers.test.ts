@@ -1,0 +1,163 @@
+/**
+ * Seeded fuzzing of the input parsers: random and mutated inputs either
+ * parse to a well-formed value or throw a UsageError with a one-line
+ * message; never any other exception, never a multi-line message.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { parseDuration } from '../src/duration.js'
+import { UsageError } from '../src/errors.js'
+import { parseFailIf } from '../src/fail-if.js'
+import { parseHeader } from '../src/header-parse.js'
+import { seededRandom } from '../src/random.js'
+import { parseProfile } from '../src/sim/profile.js'
+
+const CASES = 3000
+
+type Rand = () => number
+const pick = <T>(r: Rand, list: readonly T[]): T => list[Math.floor(r() * list.length)]!
+const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1))
+
+/** Characters that tend to break parsers: digits, units, signs, separators, whitespace, control, non-ASCII. */
+const ALPHABET = [
+  ...'0123456789', ...'.,:;-+%<>=!_ ', 'ms', 's', 'm', 'us', 'µs', 'h', 'e', 'E', 'x', 'p99', 'p50', 'rps', 'error_rate',
+  '\t', '\n', '\r', '\0', '\u00a0', '\u2028', '\ufeff', '"', "'", '\\', '{', '}', '[', ']', 'NaN', 'Infinity', '1e308', '-0',
+  'Authorization', 'Bearer', 'é', '漢', '\u{1F600}', '\ud800',
+]
+
+function randomText(r: Rand, max = 12): string {
+  let s = ''
+  const n = int(r, 0, max)
+  for (let i = 0; i < n; i++) s += pick(r, ALPHABET)
+  return s
+}
+
+/** Replace, insert or delete a few characters of a valid example. */
+function mutate(r: Rand, text: string): string {
+  let s = text
+  for (let k = int(r, 1, 3); k > 0; k--) {
+    const at = int(r, 0, s.length)
+    const op = int(r, 0, 2)
+    if (op === 0) s = s.slice(0, at) + pick(r, ALPHABET) + s.slice(at)
+    else if (op === 1) s = s.slice(0, at) + s.slice(at + 1)
+    else s = s.slice(0, at) + pick(r, ALPHABET) + s.slice(at + 1)
+  }
+  return s
+}
+
+function inputs(seed: number, valid: readonly string[]): string[] {
+  const r = seededRandom(seed)
+  const out: string[] = [...valid]
+  for (let i = 0; i < CASES; i++) out.push(r() < 0.5 ? mutate(r, pick(r, valid)) : randomText(r))
+  return out
+}
+
+/** Runs `parse`; returns the value, or undefined when it threw the allowed error. */
+function parsesOrUsage<T>(what: string, input: unknown, parse: () => T): T | undefined {
+  try {
+    return parse()
+  } catch (err) {
+    const shown = `${what}(${JSON.stringify(input)})`
+    if (!(err instanceof UsageError)) assert.fail(`${shown} threw ${err instanceof Error ? err.stack : String(err)}`)
+    assert.ok(err.message.trim().length > 0, `${shown}: empty message`)
+    assert.ok(!/[\r\n\v\f\x85\u2028\u2029]/.test(err.message), `${shown}: message is not one line: ${JSON.stringify(err.message)}`)
+    return undefined
+  }
+}
+
+test('parseDuration: a finite, non-negative number of ms, or a one-line UsageError', () => {
+  let parsed = 0
+  for (const input of inputs(1, ['250ms', '1.5s', '2m', '20', '.5s', '800us', '1h', '0', '10x', 'abc', ''])) {
+    for (const bare of ['ms', 's'] as const) {
+      const ms = parsesOrUsage('parseDuration', input, () => parseDuration(input, '-t', bare))
+      if (ms === undefined) continue
+      parsed++
+      assert.ok(typeof ms === 'number' && Number.isFinite(ms) && ms >= 0, `parseDuration(${JSON.stringify(input)}) = ${ms}`)
+    }
+  }
+  assert.ok(parsed > 100, `some inputs parsed (${parsed})`)
+})
+
+test('parseHeader: a [name, value] without line breaks, or a one-line UsageError', () => {
+  let parsed = 0
+  for (const input of inputs(2, ['Authorization: Bearer x', 'X-Api-Key:k', 'Accept: */*', 'Host:a:b', 'NoColon', ': value', 'Na me: v'])) {
+    const header = parsesOrUsage('parseHeader', input, () => parseHeader(input))
+    if (header === undefined) continue
+    parsed++
+    const [name, value] = header
+    assert.match(name, /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, `name from ${JSON.stringify(input)}`)
+    assert.ok(!/[\r\n\0]/.test(value), `value from ${JSON.stringify(input)}`)
+  }
+  assert.ok(parsed > 100, `some inputs parsed (${parsed})`)
+})
+
+test('parseFailIf: a condition with a finite value, or a one-line UsageError', () => {
+  let parsed = 0
+  for (const input of inputs(3, ['p99>+10%', 'rps<-5%', 'p50>25ms', 'error_rate>1%', 'extra_load>10', 'slow>=1', 'p99.9<=1.5s', 'max>800us'])) {
+    const condition = parsesOrUsage('parseFailIf', input, () => parseFailIf(input))
+    if (condition === undefined) continue
+    parsed++
+    assert.ok(Number.isFinite(condition.value), `value of ${JSON.stringify(input)}`)
+    assert.ok(['>', '<', '>=', '<='].includes(condition.op))
+  }
+  assert.ok(parsed > 100, `some inputs parsed (${parsed})`)
+})
+
+const PROFILES = ['pi', 'gc-pause', 'overload', 'checkout', 'broken-replica', 'shared-slow'].map(
+  (name) => JSON.parse(readFileSync(fileURLToPath(new URL(`../../profiles/${name}.json`, import.meta.url)), 'utf8')) as unknown,
+)
+
+function randomJson(r: Rand, depth = 0): unknown {
+  switch (int(r, 0, depth > 2 ? 5 : 8)) {
+    case 0: return null
+    case 1: return r() < 0.5
+    case 2: return pick(r, [0, -1, 1, 0.5, 2, 64, 65, 1e308, -1e-9, 42, 100, 0xffffffff, 2 ** 53, 7.5])
+    case 3: return pick(r, ['', ' ', 'auto', 'p95', 'p100', 'uniform', 'lognormal', 'fixed', 'independent', 'pause', 'replica', 'shared', 'plain', 'both'])
+    case 4: return randomText(r)
+    case 5: return int(r, -5, 2000)
+    case 6: return Array.from({ length: int(r, 0, 3) }, () => randomJson(r, depth + 1))
+    default: {
+      const o: Record<string, unknown> = {}
+      for (let i = int(r, 0, 3); i > 0; i--) o[pick(r, ['type', 'min', 'max', 'ms', 'index', 'rate', 'status', randomText(r, 4)])] = randomJson(r, depth + 1)
+      return o
+    }
+  }
+}
+
+/** A deep copy of `value` with one random node replaced, deleted or given an extra key. */
+function mutateJson(r: Rand, value: unknown): unknown {
+  const copy = structuredClone(value) as unknown
+  const nodes: Array<Record<string, unknown> | unknown[]> = []
+  const walk = (v: unknown): void => {
+    if (typeof v === 'object' && v !== null) {
+      nodes.push(v as Record<string, unknown>)
+      for (const child of Object.values(v)) walk(child)
+    }
+  }
+  walk(copy)
+  for (let k = int(r, 1, 3); k > 0; k--) {
+    const node = pick(r, nodes)
+    const keys = Object.keys(node)
+    const key = keys.length > 0 && r() < 0.8 ? pick(r, keys) : randomText(r, 4)
+    const op = int(r, 0, 2)
+    if (op === 0 && !Array.isArray(node)) delete (node as Record<string, unknown>)[key]
+    else (node as Record<string, unknown>)[key] = randomJson(r)
+  }
+  return copy
+}
+
+test('parseProfile: a profile, or a one-line UsageError, for mutated and random JSON', () => {
+  const r = seededRandom(4)
+  let parsed = 0
+  for (const profile of PROFILES) assert.ok(parsesOrUsage('parseProfile', profile, () => parseProfile(profile, 'fuzz')), 'the shipped profiles parse')
+  for (let i = 0; i < CASES; i++) {
+    const input = r() < 0.8 ? mutateJson(r, pick(r, PROFILES)) : randomJson(r)
+    const profile = parsesOrUsage('parseProfile', input, () => parseProfile(input, 'fuzz'))
+    if (profile === undefined) continue
+    parsed++
+    assert.ok(profile.replicas >= 1 && Number.isInteger(profile.replicas))
+  }
+  assert.ok(parsed > 50, `some mutations still parse (${parsed})`)
+})
