@@ -2,7 +2,7 @@ import { test, after, beforeEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { fetchServerStats, resetServerStats, spawnTarget } from '../src/sim/target.js'
 import type { Target } from '../src/sim/target.js'
-import { eventually, newAgent, timedRequest, writeTempProfile } from './sim-helpers.js'
+import { eventually, newAgent, timedRequest, writeTempProfile } from './helpers/sim.js'
 
 // One replica, one worker, one waiting place, 1 s per request: whether a
 // cancelled request gave its worker back shows up as a 503 or not, with no

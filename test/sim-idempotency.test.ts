@@ -2,7 +2,7 @@ import { test, after, before } from 'node:test'
 import assert from 'node:assert/strict'
 import { fetchServerStats, resetServerStats, spawnTarget, startTarget } from '../src/sim/target.js'
 import type { Target } from '../src/sim/target.js'
-import { newAgent, timedRequest, writeTempProfile } from './sim-helpers.js'
+import { newAgent, timedRequest, writeTempProfile } from './helpers/sim.js'
 
 const temp = writeTempProfile({
   name: 'fast',

@@ -2,8 +2,8 @@ import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { fetchServerStats, spawnTarget } from '../src/sim/target.js'
 import type { Target } from '../src/sim/target.js'
-import { closedLoop, eventually, median, newAgent, timedRequest, writeTempProfile } from './sim-helpers.js'
-import type { TempProfile } from './sim-helpers.js'
+import { closedLoop, eventually, median, newAgent, timedRequest, writeTempProfile } from './helpers/sim.js'
+import type { TempProfile } from './helpers/sim.js'
 
 const agent = newAgent(128)
 const targets: Target[] = []

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { UsageError } from '../src/errors.js'
 import { listProfiles, loadProfile, parseProfile, profileRunOptions, profilesDir } from '../src/sim/profile.js'
 import { spawnTarget } from '../src/sim/target.js'
-import { newAgent, timedRequest, writeTempProfile } from './sim-helpers.js'
+import { newAgent, timedRequest, writeTempProfile } from './helpers/sim.js'
 
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/hedgebench.js')
 

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict'
 import { loadProfile } from '../src/sim/profile.js'
 import { spawnTarget } from '../src/sim/target.js'
 import type { Target } from '../src/sim/target.js'
-import { newAgent, timedRequest, writeTempProfile } from './sim-helpers.js'
-import type { TempProfile, Timed } from './sim-helpers.js'
+import { newAgent, timedRequest, writeTempProfile } from './helpers/sim.js'
+import type { TempProfile, Timed } from './helpers/sim.js'
 
 // Rounds of one request per replica, sent on a fixed 10 ms schedule whatever
 // the answers (open loop), so most rounds land in the middle of a pause

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { loadProfile } from '../src/sim/profile.js'
 import { fetchServerStats, spawnTarget } from '../src/sim/target.js'
 import type { Target } from '../src/sim/target.js'
-import { closedLoop, newAgent } from './sim-helpers.js'
+import { closedLoop, newAgent } from './helpers/sim.js'
 
 // The shipped pi profile itself (5-15 ms, 1 % of requests stall 1 s). Its
 // stalls are not scaled down on purpose: on a busy 2-core CI box a normal
