@@ -1,0 +1,303 @@
+/**
+ * Issue 3 acceptance, the policy's options: each test uses a server built so
+ * that the option decides the outcome, and would fail if the option were
+ * ignored. In-process counting servers on 127.0.0.1 (port 0); hedges are
+ * told apart from originals by the x-hedge-attempt header they carry.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { run } from '../src/run.js'
+import type { RequestRecord } from '../src/run-options.js'
+import { spawnTarget } from '../src/sim/target.js'
+import { profileDir } from './helpers/profiles.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+
+type T = { after: (fn: () => Promise<void>) => void }
+
+async function servers(t: T, count: number, opts: Parameters<typeof startServer>[0] | ((i: number) => Parameters<typeof startServer>[0])): Promise<CountingServer[]> {
+  const list = await Promise.all(Array.from({ length: count }, (_, i) => startServer(typeof opts === 'function' ? opts(i) : opts)))
+  t.after(() => Promise.all(list.map((s) => s.close())).then(() => {}))
+  return list
+}
+
+/** Never answers; the client's abort (or the test's close) ends it. */
+function hang(req: IncomingMessage): void {
+  req.resume()
+}
+
+function answer(res: ServerResponse, ms: number, status = 200): void {
+  const timer = setTimeout(() => {
+    res.writeHead(status, { 'content-type': 'text/plain' })
+    res.end('ok\n')
+  }, ms)
+  res.on('close', () => clearTimeout(timer))
+}
+
+const received = (list: CountingServer[]): number => list.reduce((n, s) => n + s.received, 0)
+
+test('--hedge-budget 1 with a far too low --hedge-delay 1ms: extra load capped near 1 %, refusals counted', async (t) => {
+  // Every answer takes 5-9 ms, so every request wants a hedge after 1 ms.
+  const list = await servers(t, 2, { delayMs: (n) => 5 + (n % 5) })
+  const n = 2000
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 41, hedge: { delay: 1, budgetPct: 1 } })
+  const hedged = result.phases.hedged!
+  const h = hedged.hedging!
+  // Token bucket: it starts full with the burst of 10 tokens, each of the n
+  // originals earns 0.01, each hedge on the wire spends 1 (an unsent hedge
+  // gets its token back). So hedges on the wire <= 10 + 0.01 n = 30, and
+  // attempts <= n + 30: extra load <= 1 % + burst / n = 1.5 %. No
+  // statistics: this bound is exact.
+  const bound = 1 + (10 / n) * 100
+  assert.ok(h.hedgesSent <= 10 + 0.01 * n, `hedges sent ${h.hedgesSent}`)
+  assert.ok(h.extraLoadPct <= bound, `extra load ${h.extraLoadPct} % > ${bound} %`)
+  // ...and the budget was spent, not unused: near 1 %.
+  assert.ok(h.extraLoadPct >= 0.5, `extra load ${h.extraLoadPct} %`)
+  // Nearly every request asked for a hedge; all but ~30 were refused and counted.
+  assert.ok(h.budgetDenied >= n / 2, `budget denied ${h.budgetDenied}`)
+  assert.equal(hedged.attempts, received(list))
+})
+
+test('--max-attempts 3: when the first two copies hang, the third answers', async (t) => {
+  // Only a request's second hedge (x-hedge-attempt: 2) is answered; originals and first hedges hang.
+  const list = await servers(t, 3, { handle: (req, res) => (req.headers['x-hedge-attempt'] === '2' ? answer(res, 1) : hang(req)) })
+  const n = 60
+  const rows: RequestRecord[] = []
+  const requestSink = { write: (r: RequestRecord) => (rows.push(r), true), waitForDrain: async () => {} }
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 6, requests: n, warmup: 0, mode: 'hedged', seed: 42, timeoutMs: 2000, requestSink, hedge: { delay: 10, maxAttempts: 3, budgetPct: null as unknown as number } })
+  const hedged = result.phases.hedged!
+  const h = hedged.hedging!
+  assert.equal(hedged.ok, n, JSON.stringify(hedged.errorKinds))
+  assert.equal(h.maxAttempts, 3)
+  assert.equal(h.hedgeWins, n)
+  assert.equal(h.hedgesSent, 2 * n)
+  assert.equal(hedged.attempts, 3 * n)
+  // Each further hedge fires one delay after the previous one: the first at
+  // >= 10 ms after the request started, the answer (from the second) at ~20 ms.
+  assert.equal(rows.length, n)
+  for (const r of rows) {
+    assert.equal(r.winner, 'hedge-2')
+    assert.equal(r.attempts, 3)
+    // Node timers count whole milliseconds: a 10 ms timer can fire after 9.x ms.
+    assert.ok(r.hedgeFiredMs! >= 9, `first hedge fired at ${r.hedgeFiredMs} ms`)
+  }
+  // The latency clock starts when the original is written (as wrk's does),
+  // which a fresh connection can put a few ms after the start the hedge
+  // timers count from; hence the slack below 20 ms.
+  assert.ok(hedged.latencyMs.p50 >= 15 && hedged.latencyMs.p50 < 60, `p50 ${hedged.latencyMs.p50}`)
+  assert.deepEqual(h.perAttempt.map((a) => a.attempt), [0, 1, 2].slice(0, h.perAttempt.length))
+  // The two hanging copies of every request were aborted on the wire.
+  assert.equal(h.cancelled, 2 * n)
+  assert.equal(received(list), 3 * n)
+})
+
+test('--max-attempts above 5 is treated as 5, as gRPC does', async (t) => {
+  // Nothing ever answers: each request sends every copy it may, then times out.
+  const list = await servers(t, 3, { handle: hang })
+  const n = 4
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 43, timeoutMs: 400, hedge: { delay: 10, maxAttempts: 9, budgetPct: null as unknown as number } })
+  const hedged = result.phases.hedged!
+  assert.equal(result.config.hedge.maxAttempts, 5)
+  assert.equal(hedged.hedging!.maxAttempts, 5)
+  assert.equal(hedged.errors, n)
+  assert.equal(hedged.attempts, 5 * n)
+  assert.equal(received(list), 5 * n)
+})
+
+test('--non-fatal-status 500: a replica answering 500 triggers the next hedge at once, and the request succeeds well before the delay', async (t) => {
+  // Replica 0 answers 500 at once; the others answer 200 in 2 ms. 500 is not
+  // in the default list (502,503,504), so ignoring the option fails the test.
+  const list = await servers(t, 3, (i) => ({ delayMs: i === 0 ? 0 : 2, status: i === 0 ? 500 : 200 }))
+  const n = 300
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 3, requests: n, warmup: 0, mode: 'hedged', seed: 44, hedge: { delay: 500, nonFatalStatus: [500], budgetPct: null as unknown as number } })
+  const hedged = result.phases.hedged!
+  const h = hedged.hedging!
+  assert.equal(hedged.ok, n, JSON.stringify(hedged.statusCodes))
+  assert.deepEqual(hedged.statusCodes, { '200': n })
+  // Every original sent to replica 0 (round robin: a third) fired a hedge at once, to another replica.
+  assert.equal(list[0]!.received, n / 3)
+  assert.equal(h.nonFatalTriggered, n / 3)
+  assert.equal(h.hedgeWins, n / 3)
+  assert.ok(hedged.latencyMs.max < 250, `max ${hedged.latencyMs.max} ms: nothing waited for the 500 ms delay`)
+  assert.equal(hedged.attempts, received(list))
+})
+
+test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the deadline, and hedges too close to it are suppressed', async (t) => {
+  let closed = 0
+  const list = await servers(t, 2, {
+    handle: (req, res) => {
+      hang(req)
+      res.on('close', () => closed++)
+    },
+  })
+  const n = 8
+  // Delay 30 ms, min hedge window 20 ms: the hedge at 30 ms has 70 ms left, so it goes.
+  const sent = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 45, timeoutMs: 5000, hedge: { delay: 30, deadlineMs: 100, minHedgeWindowMs: 20 } })
+  const a = sent.phases.hedged!
+  assert.deepEqual(a.errorKinds, { HEDGE_DEADLINE_EXCEEDED: n })
+  assert.equal(a.errors, n)
+  // At about the deadline: it runs from the request's start, the latency
+  // clock from the original's write (a fresh connection: a few ms later).
+  assert.ok(a.latencyMs.min >= 85 && a.latencyMs.p50 < 150, `deadline 100 ms, latency min ${a.latencyMs.min} p50 ${a.latencyMs.p50}`)
+  assert.equal(a.hedging!.hedgesSent, n)
+  assert.equal(a.hedging!.deadlineSuppressed, 0)
+  // Both copies of every request were cut off on the wire when the deadline passed.
+  const settle = Date.now() + 2000
+  while (closed < 2 * n && Date.now() < settle) await new Promise((r) => setTimeout(r, 10))
+  assert.equal(closed, 2 * n)
+
+  // Delay 80 ms, min hedge window 50 ms: at 80 ms only 20 ms are left, so no hedge is sent.
+  const suppressed = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 46, timeoutMs: 5000, hedge: { delay: 80, deadlineMs: 100, minHedgeWindowMs: 50 } })
+  const b = suppressed.phases.hedged!
+  assert.deepEqual(b.errorKinds, { HEDGE_DEADLINE_EXCEEDED: n })
+  assert.equal(b.hedging!.deadlineSuppressed, n)
+  assert.equal(b.hedging!.hedgesSent, 0)
+  assert.equal(b.attempts, n)
+})
+
+test('--parallel: every request sends its copies at once (extra load ~100 % with the budget off)', async (t) => {
+  const list = await servers(t, 2, { delayMs: (k) => 2 + (k % 3) })
+  const n = 400
+  // A 50 ms delay would never fire against 2-4 ms answers: only --parallel makes hedges here.
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 47, hedge: { delay: 50, parallel: true, budgetPct: null as unknown as number } })
+  const hedged = result.phases.hedged!
+  const h = hedged.hedging!
+  assert.equal(h.parallel, true)
+  assert.equal(h.triggerRate, 100)
+  // Delay 0 (the histogram's floor is 1 us).
+  assert.ok(h.delayUsedMs.max <= 0.001, JSON.stringify(h.delayUsedMs))
+  // Each request launched exactly one hedge at once: on the wire, or cancelled before it got there.
+  assert.equal(h.hedgesSent + h.unsent, n, `sent ${h.hedgesSent} unsent ${h.unsent}`)
+  // Mostly on the wire (two idle keep-alive connections per slot once warm): extra load near 100 %.
+  assert.ok(h.extraLoadPct >= 80 && h.extraLoadPct <= 100, `extra load ${h.extraLoadPct} %`)
+  assert.equal(hedged.attempts, received(list))
+})
+
+test('--adaptive: the delay follows a rolling p95 of recent originals when the latency shifts mid-phase', async (t) => {
+  // The first 600 requests each replica sees take 2 ms, later ones 25 ms.
+  const list = await servers(t, 2, { delayMs: (k) => (k < 600 ? 2 : 25) })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 4,
+    requests: 1600,
+    warmup: 200,
+    mode: 'hedged',
+    seed: 48,
+    hedge: { adaptive: true, adaptiveWindow: { requests: 100 }, budgetPct: 5 },
+  })
+  const h = result.phases.hedged!.hedging!
+  assert.equal(h.adaptive, true)
+  // Starts from the warm-up's p95 (2 ms answers), ends tracking 25 ms answers.
+  assert.notEqual(h.delayUsedMs.min, h.delayUsedMs.max)
+  assert.ok(h.delayUsedMs.min < 10, `min ${h.delayUsedMs.min}`)
+  assert.ok(h.delayUsedMs.max >= 20, `max ${h.delayUsedMs.max}`)
+  // The timeline shows the move: a late second's median delay is above an early one's.
+  const tl = result.phases.hedged!.timeline.filter((p) => p.delayMs !== null)
+  assert.ok(tl.length >= 2 && tl[tl.length - 1]!.delayMs! > tl[0]!.delayMs!, JSON.stringify(tl))
+})
+
+test('--adaptive clamps to --delay-min/--delay-max', async (t) => {
+  const list = await servers(t, 2, { delayMs: (k) => (k < 300 ? 2 : 25) })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 4,
+    requests: 800,
+    warmup: 100,
+    mode: 'hedged',
+    seed: 49,
+    hedge: { adaptive: true, adaptiveWindow: { requests: 50 }, delayMinMs: 8, delayMaxMs: 15 },
+  })
+  const h = result.phases.hedged!.hedging!
+  // Read back from an HDR histogram of microseconds (3 significant digits): to 0.1 %.
+  assert.ok(Math.abs(h.delayUsedMs.min - 8) <= 0.008, `min ${h.delayUsedMs.min}`)
+  assert.ok(Math.abs(h.delayUsedMs.max - 15) <= 0.015, `max ${h.delayUsedMs.max}`)
+})
+
+test('--cancel ignore lets losers finish and discards their answers; abort cuts them off and costs reconnects', async (t) => {
+  // Replica 0 answers in 60 ms, replica 1 in 2 ms: originals on replica 0
+  // hedge to replica 1 after 10 ms and lose... replica 0's copy is the loser.
+  const mk = (): Promise<CountingServer[]> => servers(t, 2, (i) => ({ delayMs: i === 0 ? 60 : 2 }))
+  const opts = (urls: string[], cancel: 'abort' | 'ignore') =>
+    run({ urls, concurrency: 2, requests: 100, warmup: 0, mode: 'hedged', seed: 50, hedge: { delay: 10, cancel, budgetPct: null as unknown as number } })
+
+  const ignoreServers = await mk()
+  const ignored = (await opts(ignoreServers.map((s) => s.url), 'ignore')).phases.hedged!
+  const hi = ignored.hedging!
+  assert.equal(hi.cancelMode, 'ignore')
+  assert.equal(hi.cancelled, 0)
+  assert.ok(hi.lateDiscarded >= 40, `late discarded ${hi.lateDiscarded}`)
+  assert.equal(ignoreServers[0]!.cancelled, 0, 'the server finished every loser')
+  assert.equal(ignoreServers[0]!.completed, ignoreServers[0]!.received)
+  assert.ok(ignored.latencyMs.p50 < 30, `p50 ${ignored.latencyMs.p50}: the answer was not held back by the loser`)
+
+  const abortServers = await mk()
+  const aborted = (await opts(abortServers.map((s) => s.url), 'abort')).phases.hedged!
+  const ha = aborted.hedging!
+  assert.ok(ha.cancelled >= 40, `cancelled ${ha.cancelled}`)
+  assert.equal(ha.lateDiscarded, 0)
+  // The servers saw the aborts as connections closing before their answer.
+  // Not exactly the client's count: a loser whose answer was already written
+  // when the winner's was read is a cancel to the client and a completion to
+  // the server. The books balance exactly, though: the servers completed
+  // one answer per request plus exactly those.
+  // (The last closes reach the servers a moment after the client settled.)
+  const settled = (): boolean => abortServers.every((s) => s.completed + s.cancelled === s.received)
+  for (const until = Date.now() + 2000; !settled() && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10))
+  const sc = abortServers.reduce((c, s) => c + s.cancelled, 0)
+  const done = abortServers.reduce((c, s) => c + s.completed, 0)
+  assert.ok(sc > 0 && sc <= ha.cancelled, `server cancelled ${sc}, client ${ha.cancelled}`)
+  assert.equal(done + sc, received(abortServers))
+  assert.equal(done - aborted.requests, ha.lateDiscarded + (ha.cancelled - sc))
+  // Originals on the 60 ms replica lose to a 2 ms hedge ~48 ms before answering: no race there.
+  assert.ok(abortServers[0]!.cancelled >= 40, `replica 0 cancelled ${abortServers[0]!.cancelled}`)
+  // On HTTP/1.1 an abort closes the connection: abort opens about one connection per cancel, ignore reuses them.
+  assert.ok(aborted.connectionsOpened >= ha.cancelled, `abort: ${aborted.connectionsOpened} connections for ${ha.cancelled} cancels`)
+  assert.ok(ignored.connectionsOpened < aborted.connectionsOpened / 2, `ignore ${ignored.connectionsOpened} vs abort ${aborted.connectionsOpened} connections`)
+})
+
+test('--fanout 5: each request makes 5 calls; per-call and per-request figures show the fan-out arithmetic', async (t) => {
+  // The built-in target in its own process (its timers off our event loop):
+  // 1 ms answers, each call stalling 200 ms with probability 0.05 (seeded).
+  const files = profileDir()
+  t.after(async () => files.remove())
+  const tg = await spawnTarget({
+    profile: files.write('fanout', { replicas: 3, seed: 51, model: { base: { type: 'fixed', ms: 1 }, stalls: [{ type: 'independent', probability: 0.05, ms: 200 }] } }),
+  })
+  t.after(() => tg.close())
+  const n = 300
+  const k = 5
+  const result = await run({ urls: tg.urls, concurrency: 4, requests: n, warmup: 0, mode: 'plain', fanout: k, slowMs: 100, seed: 51, serverStatsUrl: tg.statsUrl })
+  const plain = result.phases.plain!
+  assert.ok(plain.calls, 'per-call figures present')
+  assert.equal(plain.calls.fanout, k)
+  assert.equal(plain.requests, n)
+  assert.equal(plain.calls.requests, n * k)
+  assert.equal(plain.attempts, n * k)
+  assert.equal(plain.server!.received, n * k)
+  // A request waits for its slowest call.
+  assert.ok(plain.latencyMs.p50 >= plain.calls.latencyMs.p50)
+  // Calls: slow ~ Binomial(1500, 0.05): mean 75, sd 8.4. Requests: slow if
+  // any of 5 calls is, p = 1 - 0.95^5 = 0.226: Binomial(300, 0.226), mean
+  // 67.8, sd 7.2. Both within 4 sd: the seeds' fan-out arithmetic. (A
+  // 200 ms stall against 1 ms answers and a 100 ms threshold: only a frozen
+  // client could blur it, and then only upwards; the upper bounds get the
+  // slack of 4 sd.)
+  const pc = 0.05
+  const pr = 1 - (1 - pc) ** k
+  assert.ok(Math.abs(plain.calls.slow.count - n * k * pc) <= 4 * Math.sqrt(n * k * pc * (1 - pc)), `slow calls ${plain.calls.slow.count}`)
+  assert.ok(Math.abs(plain.slow.count - n * pr) <= 4 * Math.sqrt(n * pr * (1 - pr)), `slow requests ${plain.slow.count}`)
+})
+
+test('--fanout with hedging: each call is hedged on its own; extra load is per call', async (t) => {
+  const list = await servers(t, 3, { delayMs: (m) => (m % 25 === 0 ? 80 : 2) })
+  const n = 200
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', fanout: 4, seed: 52, hedge: { delay: 15 } })
+  const hedged = result.phases.hedged!
+  const h = hedged.hedging!
+  assert.equal(hedged.calls!.requests, n * 4)
+  assert.equal(h.originalWins + h.hedgeWins, n * 4, 'one winner per call')
+  assert.ok(h.hedgeWins > 0)
+  // attempts / calls - 1, not attempts / requests - 1 (which would read ~300 %).
+  assert.ok(h.extraLoadPct > 0 && h.extraLoadPct < 20, `extra load ${h.extraLoadPct} %`)
+  assert.equal(hedged.attempts, received(list))
+})
