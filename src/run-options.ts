@@ -89,8 +89,10 @@ export interface RunOptions {
   redact?: string[]
   /** Stats endpoint of a compatible target, for the client/server cross-check. */
   serverStatsUrl?: string
-  /** Aborting stops new requests; the run resolves with partial = true. */
+  /** Aborting stops new requests; in-flight ones get a short grace; the run resolves with partial = true. */
   signal?: AbortSignal
+  /** Aborting also aborts in-flight requests at once (a second Ctrl-C). */
+  stopNow?: AbortSignal
   onProgress?: (progress: Progress) => void
   requestSink?: RequestSink
 }

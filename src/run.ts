@@ -83,12 +83,15 @@ class RunSession {
   async execute(): Promise<RunResult> {
     const signal = this.options.signal
     const onAbort = (): void => this.#interrupt()
+    const onStopNow = (): void => this.#interrupt(0)
     if (signal?.aborted) this.#interrupt()
     signal?.addEventListener('abort', onAbort, { once: true })
+    this.options.stopNow?.addEventListener('abort', onStopNow, { once: true })
     try {
       await this.#phasesInOrder()
     } finally {
       signal?.removeEventListener('abort', onAbort)
+      this.options.stopNow?.removeEventListener('abort', onStopNow)
       if (this.#grace) clearTimeout(this.#grace)
       await this.#agent.close().catch(() => this.#agent.destroy())
     }
@@ -251,11 +254,12 @@ class RunSession {
     }, PROGRESS_EVERY_MS)
   }
 
-  #interrupt(): void {
-    if (this.#interrupted) return
+  /** Stop sending; in-flight requests get `graceMs`, then they are aborted. */
+  #interrupt(graceMs = INTERRUPT_GRACE_MS): void {
+    if (this.#grace) clearTimeout(this.#grace)
     this.#interrupted = true
     this.#window?.stop()
-    this.#grace = setTimeout(() => void this.#agent.destroy(new Error('interrupted')).catch(() => {}), INTERRUPT_GRACE_MS)
+    this.#grace = setTimeout(() => void this.#agent.destroy(new Error('interrupted')).catch(() => {}), graceMs)
   }
 
   #result(): RunResult {

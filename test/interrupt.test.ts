@@ -159,8 +159,14 @@ describe('interruption', { concurrency: 3 }, () => {
     const took = performance.now() - second
     assert.equal(run.timedOut, false)
     assert.ok(took < 1200, `exited ${Math.round(took)} ms after the second SIGINT`)
-    assert.notEqual(run.code, 0)
+    assert.equal(run.code, 130)
     assert.match(run.stderr, /second SIGINT/)
+    // It still wrote what it measured: a partial run, stopped in the plain phase.
+    const files = (await readdir(join(dir, 'results'))).filter((f) => f.endsWith('.json'))
+    assert.equal(files.length, 1, `saved files: ${files.join(', ')}`)
+    const saved = JSON.parse(await readFile(join(dir, 'results', files[0]!), 'utf8')) as { partial: boolean; stoppedIn: string }
+    assert.equal(saved.partial, true)
+    assert.equal(saved.stoppedIn, 'plain')
   })
 
   test('two runs with the same label in the same second: two files, neither overwritten', async () => {

@@ -154,7 +154,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
   const spinner = startSpinner()
   let result: RunResult
   try {
-    result = await run({ ...options, signal: interrupt.signal, onProgress: spinner.update, ...(log ? { requestSink: log } : {}) })
+    result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: spinner.update, ...(log ? { requestSink: log } : {}) })
   } catch (err) {
     // Nothing was measured (the target refused before the run): take back what we created.
     if (err instanceof UsageError || err instanceof TargetUnreachableError) {
@@ -168,6 +168,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     await log?.close()
   }
   await writeOutputs(argv, result, log)
+  if (interrupt.twice()) return 130
   return exitCode(failLimit, result)
 }
 
@@ -220,20 +221,26 @@ function exitCode(limit: number | null, result: RunResult): number {
  * engine aborts them after a short grace), then report and save what was
  * measured. A second SIGINT exits at once.
  */
-function onInterrupt(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController()
+function onInterrupt(): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
+  const first = new AbortController()
+  const second = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {
-    if (controller.signal.aborted) {
-      process.stderr.write(`hedgebench: second ${sig}, exiting now\n`)
-      process.exit(130)
+    if (first.signal.aborted) {
+      process.stderr.write(`hedgebench: second ${sig}: aborting in-flight requests and exiting\n`)
+      second.abort()
+      // Still write what was measured if that takes a moment; never hang.
+      setTimeout(() => process.exit(130), 1500).unref()
+      return
     }
     process.stderr.write(`hedgebench: ${sig}: stopping, finishing in-flight requests (again to quit now)\n`)
-    controller.abort()
+    first.abort()
   }
   process.on('SIGINT', handler)
   process.on('SIGTERM', handler)
   return {
-    signal: controller.signal,
+    signal: first.signal,
+    stopNow: second.signal,
+    twice: () => second.signal.aborted,
     dispose: () => {
       process.off('SIGINT', handler)
       process.off('SIGTERM', handler)
