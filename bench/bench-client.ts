@@ -94,8 +94,10 @@ interface AutocannonResult {
   duration: number
 }
 
+/** Loaded before the measurement starts, as hedgebench's modules are. */
+const autocannon = createRequire(import.meta.url)('autocannon') as (opts: object) => Promise<AutocannonResult>
+
 async function runAutocannon(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest'>> {
-  const autocannon = createRequire(import.meta.url)('autocannon') as (opts: object) => Promise<AutocannonResult>
   const started = performance.now()
   const r = await autocannon({ url: spec.url, connections: spec.connections, pipelining: 1, duration: (spec.durationMs ?? 5000) / 1000 })
   const durationMs = performance.now() - started
