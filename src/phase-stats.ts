@@ -174,6 +174,8 @@ export class PhaseStats implements HedgeObserver {
 
   /** Latency to derive a hedge delay from: the settled part, and time from the send (not the intended start). */
   delayBasis(): Histogram {
+    // With fan-out each call is hedged on its own: its delay comes from call latency.
+    if (this.calls && this.calls.histogram.totalCount > 0) return this.calls.histogram
     if (this.steady && this.steady.totalCount > 0) return this.steady
     return this.#serviceTime ?? this.figures.histogram
   }

@@ -242,7 +242,8 @@ class RunSession {
     }
     const ms = percentileMs(histogram, percentile)
     const n = histogram.totalCount
-    const where = from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
+    const phase = from === 'warmup' ? 'warm-up' : 'plain-phase'
+    const where = this.cfg.fanout > 1 ? `${n} ${phase} calls` : from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
     return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50 }
   }
 
