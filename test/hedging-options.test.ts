@@ -83,8 +83,10 @@ test('--max-attempts 3: when the first two copies hang, the third answers', asyn
   }
   // The latency clock starts when the original is written (as wrk's does),
   // which a fresh connection can put a few ms after the start the hedge
-  // timers count from; hence the slack below 20 ms.
-  assert.ok(hedged.latencyMs.p50 >= 15 && hedged.latencyMs.p50 < 60, `p50 ${hedged.latencyMs.p50}`)
+  // timers count from (every abort closes one, so each original needs a new
+  // one; on a busy machine that is up to ~20 ms): the exact timing check is
+  // hedge_fired_ms above, this one only says nothing waited for the timeout.
+  assert.ok(hedged.latencyMs.p50 < 60, `p50 ${hedged.latencyMs.p50}`)
   assert.deepEqual(h.perAttempt.map((a) => a.attempt), [0, 1, 2].slice(0, h.perAttempt.length))
   // The two hanging copies of every request were aborted on the wire.
   assert.equal(h.cancelled, 2 * n)
@@ -136,9 +138,14 @@ test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the de
   const a = sent.phases.hedged!
   assert.deepEqual(a.errorKinds, { HEDGE_DEADLINE_EXCEEDED: n })
   assert.equal(a.errors, n)
-  // At about the deadline: it runs from the request's start, the latency
-  // clock from the original's write (a fresh connection: a few ms later).
-  assert.ok(a.latencyMs.min >= 85 && a.latencyMs.p50 < 150, `deadline 100 ms, latency min ${a.latencyMs.min} p50 ${a.latencyMs.p50}`)
+  // At about the deadline. The deadline runs from the request's dispatch;
+  // the latency clock from the original's write, which a fresh connection
+  // (every abort closes one) on a busy machine puts up to ~20 ms later. So
+  // the exact check is on the wall clock: 4 slots x 2 requests in a row,
+  // each ended by its 100 ms deadline, take >= 200 ms (and ~5 s if the
+  // deadline were ignored: the timeout would end them).
+  assert.ok(a.durationMs >= 200 && a.durationMs < 400, `phase took ${a.durationMs} ms`)
+  assert.ok(a.latencyMs.max < 150, `deadline 100 ms, latency max ${a.latencyMs.max}`)
   assert.equal(a.hedging!.hedgesSent, n)
   assert.equal(a.hedging!.deadlineSuppressed, 0)
   // Both copies of every request were cut off on the wire when the deadline passed.
@@ -153,6 +160,7 @@ test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the de
   assert.equal(b.hedging!.deadlineSuppressed, n)
   assert.equal(b.hedging!.hedgesSent, 0)
   assert.equal(b.attempts, n)
+  assert.ok(b.durationMs >= 200 && b.durationMs < 400, `phase took ${b.durationMs} ms`)
 })
 
 test('--parallel: every request sends its copies at once (extra load ~100 % with the budget off)', async (t) => {
