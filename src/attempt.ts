@@ -99,10 +99,6 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
       return
     }
     this.sent = true
-    // undici holds a reused keep-alive socket for one event-loop turn before
-    // writing (idle-socket validation): that wait is the client's, not the
-    // server's, so the attempt's clock starts here, as wrk's does at the write.
-    this.#clockFrom = this.req.policy.now()
     this.req.policy.observer?.attemptSent(this.index, this.origin)
     this.req.attemptStarted(context)
   }

@@ -51,8 +51,6 @@ export interface HedgeOutcome {
   origin: string
   /** When the first hedge was launched, ms after the request started; null if none. */
   hedgeFiredMs: number | null
-  /** A hedge reached the wire before the original did (the original was still connecting): the request's clock cannot start at a write. */
-  hedgeFirstOnWire: boolean
   /** Delay in force for this request, ms. */
   delayMs: number
 }

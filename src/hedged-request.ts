@@ -42,7 +42,6 @@ export class HedgedRequest {
   /** The caller got its last callback. */
   finished = false
   #callerStarted = false
-  #hedgeFirstOnWire = false
   #opts: Dispatcher.DispatchOptions
   #hedgeable: boolean
   #timer: NodeJS.Timeout | null = null
@@ -77,7 +76,6 @@ export class HedgedRequest {
   attemptStarted(context: unknown): void {
     if (this.#callerStarted) return
     this.#callerStarted = true
-    this.#hedgeFirstOnWire = !this.attempts[0]!.sent
     this.handler.onRequestStart?.(this.controller, context)
   }
 
@@ -213,7 +211,6 @@ export class HedgedRequest {
       winner,
       origin: (this.attempts[winner] ?? this.attempts[this.attempts.length - 1])!.origin,
       hedgeFiredMs: this.#hedgeFiredAt,
-      hedgeFirstOnWire: this.#hedgeFirstOnWire,
       delayMs: this.delayMs,
     })
   }

@@ -191,7 +191,7 @@ class Slot {
 
   callDone(call: Call): void {
     if (this.calls.length > 1) {
-      this.lane!.stats.recordCall(call.endAt - (call.wireAt || this.sentAt), call.error ? null : call.status, call.error, call.bytes, call.outcome)
+      this.lane!.stats.recordCall(call.endAt - this.sentAt, call.error ? null : call.status, call.error, call.bytes, call.outcome)
     }
     // The last call to end ends the logical request: its end time is the request's.
     if (--this.pending === 0) this.complete(call.endAt)
@@ -200,15 +200,14 @@ class Slot {
   complete(end: number): void {
     const lane = this.lane!
     const result = this.#summarize()
-    const sentAt = this.#wireAt()
     const openLoop = this.win.plan.rate !== null
     // Open loop: from the intended start (a stall cannot hide). Closed loop:
-    // from the moment the request reached the wire, as wrk measures; the
-    // time undici holds a reused socket before writing is the client's own.
-    const latencyMs = end - (openLoop ? this.intendedAt : sentAt)
+    // from just before the dispatch, as hey measures: the time to open a new
+    // connection (every HTTP/1.1 cancel costs one) is part of what a caller waits.
+    const latencyMs = end - (openLoop ? this.intendedAt : this.sentAt)
     lane.stats.recordRequest({
       latencyMs,
-      serviceMs: openLoop ? end - sentAt : null,
+      serviceMs: openLoop ? end - this.sentAt : null,
       status: result.error ? null : result.status,
       error: result.error,
       bytes: result.bytes,
@@ -220,13 +219,6 @@ class Slot {
     if (full) this.win.parkForDrain(this)
     else if (this.#starting) this.#finishedWhileStarting = true
     else this.begin()
-  }
-
-  /** When the first call's first attempt reached the wire; when none did (connect errors), when it was sent. */
-  #wireAt(): number {
-    let first = 0
-    for (const call of this.calls) if (call.wireAt > 0 && (first === 0 || call.wireAt < first)) first = call.wireAt
-    return first || this.sentAt
   }
 
   /** The call that decides the logical request: the first failure, else the slowest call. */
@@ -265,8 +257,6 @@ class Call implements HedgeCaller {
   error: Error | null = null
   bytes = 0
   endAt = 0
-  /** performance.now() when its first attempt's headers were about to be written; 0 until then. */
-  wireAt = 0
   outcome: HedgeOutcome | null = null
   /** Only the status, byte count and timing matter here: undici's headers are never parsed. */
   readonly ignoresHeaders = true
@@ -278,7 +268,6 @@ class Call implements HedgeCaller {
     this.status = null
     this.error = null
     this.bytes = 0
-    this.wireAt = 0
     this.outcome = null
   }
 
@@ -286,9 +275,7 @@ class Call implements HedgeCaller {
     return this.error !== null || this.status === null || this.status >= 400
   }
 
-  onRequestStart(): void {
-    this.wireAt = performance.now()
-  }
+  onRequestStart(): void {}
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number): void {
     this.status = statusCode
@@ -311,9 +298,6 @@ class Call implements HedgeCaller {
 
   onHedgeOutcome(outcome: HedgeOutcome): void {
     this.outcome = outcome
-    // The original was still waiting for a connection when a hedge was
-    // written: the hedge delay was spent waiting, so the clock runs from the send.
-    if (outcome.hedgeFirstOnWire) this.wireAt = 0
   }
 }
 
