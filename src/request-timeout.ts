@@ -7,6 +7,16 @@
  * HeadersTimeoutError (no headers yet) or BodyTimeoutError (headers, but the
  * body did not finish), so error kinds keep undici's names. undici's own
  * timeouts stay as a backstop.
+ *
+ * One native timer serves every attempt of a wrapped dispatch (a timer per
+ * attempt cost a setTimeout and a clearTimeout, about 5 µs a request): all
+ * its attempts have the same timeout, so the order they are dispatched in is
+ * the order of their deadlines, and a doubly-linked list of the pending ones
+ * is a deadline queue with O(1) insert and remove. The timer is armed for
+ * the head's deadline; when it fires it expires every attempt that is due
+ * and re-arms for the new head (an attempt that finished in the meantime
+ * just left the list; the timer then re-arms later). A deadline is met to
+ * the native timer's precision, as before.
  */
 import { errors, type Dispatcher } from 'undici'
 
@@ -25,28 +35,111 @@ interface LegacyHandler {
 }
 
 export function withAttemptTimeout(dispatch: Dispatcher.Dispatch, timeoutMs: number): Dispatcher.Dispatch {
+  const queue = new DeadlineQueue(timeoutMs)
   return (opts, handler) => {
     const h = handler as LegacyHandler & Dispatcher.DispatchHandler
-    if (typeof h.onRequestStart === 'function') return dispatch(opts, new TimedControllerHandler(h, timeoutMs))
-    return dispatch(opts, new TimedHandler(h, timeoutMs) as unknown as Dispatcher.DispatchHandler)
+    if (typeof h.onRequestStart === 'function') return dispatch(opts, new TimedControllerHandler(h, queue))
+    return dispatch(opts, new TimedHandler(h, queue) as unknown as Dispatcher.DispatchHandler)
   }
 }
 
-class TimedHandler implements LegacyHandler {
+/** An entry of a DeadlineQueue: a pending attempt. */
+abstract class Deadline {
+  prev: Deadline | null = null
+  next: Deadline | null = null
+  /** performance.now() at which it expires. */
+  at = 0
+  /** In its queue's list. */
+  queued = false
+
+  abstract expire(): void
+}
+
+/**
+ * Pending attempts in deadline order (= insertion order: one timeout for all),
+ * with one native timer for the earliest.
+ */
+export class DeadlineQueue {
+  #head: Deadline | null = null
+  #tail: Deadline | null = null
+  #timer: NodeJS.Timeout | null = null
+  /** When the armed timer is due (performance.now()). */
+  #timerAt = 0
+  readonly #fire = (): void => this.#expireDue()
+
+  constructor(readonly timeoutMs: number) {}
+
+  add(d: Deadline): void {
+    d.at = performance.now() + this.timeoutMs
+    d.queued = true
+    d.prev = this.#tail
+    d.next = null
+    if (this.#tail) this.#tail.next = d
+    else this.#head = d
+    this.#tail = d
+    if (this.#timer === null) this.#arm(d.at)
+  }
+
+  remove(d: Deadline): void {
+    if (!d.queued) return
+    d.queued = false
+    const { prev, next } = d
+    if (prev) prev.next = next
+    else this.#head = next
+    if (next) next.prev = prev
+    else this.#tail = prev
+    d.prev = d.next = null
+    // Nothing left to watch: do not keep the process alive for a timer.
+    if (this.#head === null && this.#timer !== null) {
+      clearTimeout(this.#timer)
+      this.#timer = null
+    }
+  }
+
+  #arm(at: number): void {
+    this.#timerAt = at
+    this.#timer = setTimeout(this.#fire, Math.max(1, Math.ceil(at - performance.now())))
+  }
+
+  #expireDue(): void {
+    this.#timer = null
+    const now = performance.now()
+    let d = this.#head
+    while (d !== null && d.at <= now) {
+      this.remove(d)
+      d.expire()
+      d = this.#head
+    }
+    // The head's deadline is later (the attempts that were due finished in time): wait for it.
+    if (d !== null && this.#timer === null) this.#arm(d.at)
+  }
+
+  /** For tests: pending attempts, and when the timer is due. */
+  get pending(): number {
+    let n = 0
+    for (let d = this.#head; d; d = d.next) n++
+    return n
+  }
+
+  get timerAt(): number | null {
+    return this.#timer === null ? null : this.#timerAt
+  }
+}
+
+class TimedHandler extends Deadline implements LegacyHandler {
   #abort: Abort | null = null
   #headers = false
   #expired: Error | null = null
-  #timer: NodeJS.Timeout | null
 
   constructor(
     readonly inner: LegacyHandler,
-    timeoutMs: number,
+    readonly queue: DeadlineQueue,
   ) {
-    this.#timer = setTimeout(expire, timeoutMs, this)
+    super()
+    queue.add(this)
   }
 
   expire(): void {
-    this.#timer = null
     this.#expired = this.#headers
       ? new errors.BodyTimeoutError('Body Timeout Error')
       : new errors.HeadersTimeoutError('Headers Timeout Error')
@@ -54,8 +147,7 @@ class TimedHandler implements LegacyHandler {
   }
 
   #done(): void {
-    if (this.#timer) clearTimeout(this.#timer)
-    this.#timer = null
+    this.queue.remove(this)
   }
 
   onConnect(abort: Abort, context?: unknown): void {
@@ -99,21 +191,20 @@ class TimedHandler implements LegacyHandler {
 }
 
 /** The same for a handler speaking undici's controller protocol (onRequestStart ...). */
-class TimedControllerHandler implements Dispatcher.DispatchHandler {
+class TimedControllerHandler extends Deadline implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | null = null
   #headers = false
   #expired: Error | null = null
-  #timer: NodeJS.Timeout | null
 
   constructor(
     readonly inner: Dispatcher.DispatchHandler,
-    timeoutMs: number,
+    readonly queue: DeadlineQueue,
   ) {
-    this.#timer = setTimeout(expire, timeoutMs, this)
+    super()
+    queue.add(this)
   }
 
   expire(): void {
-    this.#timer = null
     this.#expired = this.#headers
       ? new errors.BodyTimeoutError('Body Timeout Error')
       : new errors.HeadersTimeoutError('Headers Timeout Error')
@@ -121,8 +212,7 @@ class TimedControllerHandler implements Dispatcher.DispatchHandler {
   }
 
   #done(): void {
-    if (this.#timer) clearTimeout(this.#timer)
-    this.#timer = null
+    this.queue.remove(this)
   }
 
   onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
@@ -154,8 +244,4 @@ class TimedControllerHandler implements Dispatcher.DispatchHandler {
     this.#done()
     this.inner.onResponseError?.(controller, error)
   }
-}
-
-function expire(handler: TimedHandler | TimedControllerHandler): void {
-  handler.expire()
 }

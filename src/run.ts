@@ -5,7 +5,8 @@
  * prints; interruption (options.signal) ends the run early with
  * `partial: true` and whatever was measured.
  */
-import { Agent, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import { ConnectionPool } from './connection-pool.js'
 import { formatMs } from './duration.js'
 import { RollingPercentileDelay, fixedDelay, type DelaySource } from './hedge-delay.js'
 import { hedged } from './hedge-interceptor.js'
@@ -53,7 +54,7 @@ interface DerivedDelay {
 class RunSession {
   readonly #startedAt = new Date()
   readonly #t0 = performance.now()
-  readonly #agent: Agent
+  readonly #agent: ConnectionPool
   readonly #random: () => number
   readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
   readonly #stats = new Map<PhaseName, PhaseStats>()
@@ -296,12 +297,12 @@ function runWarnings(cfg: ResolvedRun): string[] {
   return warnings
 }
 
-function createAgent(cfg: ResolvedRun): Agent {
-  return new Agent({
-    pipelining: 1,
+/** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
+export function createAgent(cfg: ResolvedRun): ConnectionPool {
+  return new ConnectionPool({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 60_000,
-    connect: { timeout: Math.min(cfg.timeoutMs, 10_000) },
+    connectTimeoutMs: Math.min(cfg.timeoutMs, 10_000),
     allowH2: cfg.http2,
   })
 }

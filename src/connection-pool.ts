@@ -1,0 +1,236 @@
+/**
+ * The engine's connections: per origin, a free list of undici `Client`s
+ * (pipelining 1, one connection each). Every attempt takes a Client that has
+ * no attempt of its own in flight (or a new one), and gives it back when
+ * undici makes the attempt's last callback. So a hedge always gets a
+ * connection of its own (it never queues behind the original on a
+ * pipelining-1 connection), and the hot path skips the Agent -> Pool ->
+ * Client layers (an origin lookup, a scan of the pool's clients, two more
+ * DispatcherBase.dispatch calls) for one Map lookup and a pop.
+ *
+ * After an error the Client is given back on the next microtask: undici may
+ * be failing its whole queue (a connection error), and must not find a new
+ * attempt in it while it does.
+ *
+ * A Client taken back at an attempt's last callback may still be finishing
+ * that response (undici frees the socket on the next turn); the next attempt
+ * on it waits in its queue and is written when the socket is free, as it
+ * would in undici's Pool. An attempt aborted on the wire (a cancelled hedge,
+ * a timeout) destroys its socket; the Client reconnects for its next attempt.
+ *
+ * The interface is the part of undici's Agent the engine uses: `dispatch`,
+ * `close`, `destroy` and a 'connect' event per new connection.
+ */
+import { EventEmitter } from 'node:events'
+import { buildConnector, Client, type Dispatcher } from 'undici'
+
+export interface ConnectionPoolOptions {
+  connectTimeoutMs: number
+  keepAliveTimeout: number
+  keepAliveMaxTimeout: number
+  allowH2: boolean
+}
+
+type Abort = (err?: Error) => void
+
+/** undici's legacy handler protocol (what its core calls). */
+interface LegacyHandler {
+  onConnect(abort: Abort, context?: unknown): void
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean
+  onData(chunk: Buffer): boolean
+  onComplete(trailers: string[] | null): void
+  onError(err: Error): void
+  onUpgrade?(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void
+  onResponseStarted?(): void
+  onBodySent?(chunk: unknown): void
+  onRequestSent?(): void
+}
+
+class Origin {
+  readonly free: Client[] = []
+  readonly all: Client[] = []
+  constructor(readonly url: string) {}
+}
+
+export class ConnectionPool extends EventEmitter {
+  readonly #origins = new Map<string, Origin>()
+  readonly #clientOptions: Client.Options
+  #closed = false
+
+  constructor(options: ConnectionPoolOptions) {
+    super()
+    this.#clientOptions = {
+      pipelining: 1,
+      keepAliveTimeout: options.keepAliveTimeout,
+      keepAliveMaxTimeout: options.keepAliveMaxTimeout,
+      allowH2: options.allowH2,
+      // One connector (and TLS session cache) for every connection.
+      connect: buildConnector({ timeout: options.connectTimeoutMs, allowH2: options.allowH2 }),
+    }
+  }
+
+  /** Connections made so far (every Client, idle or not). */
+  get size(): number {
+    let n = 0
+    for (const o of this.#origins.values()) n += o.all.length
+    return n
+  }
+
+  dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const key = opts.origin as string
+    let origin = this.#origins.get(key)
+    if (origin === undefined) {
+      if (this.#closed) {
+        ;(handler as unknown as LegacyHandler).onError(new Error('the connection pool is closed'))
+        return false
+      }
+      origin = new Origin(String(key))
+      this.#origins.set(key, origin)
+    }
+    const client = origin.free.pop() ?? this.#newClient(origin)
+    const h = handler as unknown as LegacyHandler & Dispatcher.DispatchHandler
+    const lease = typeof h.onRequestStart === 'function' ? new ControllerLease(origin, client, h) : new Lease(origin, client, h)
+    return client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
+  }
+
+  #newClient(origin: Origin): Client {
+    const client = new Client(origin.url, this.#clientOptions)
+    client.on('connect', this.#onConnect)
+    origin.all.push(client)
+    return client
+  }
+
+  readonly #onConnect = (...args: unknown[]): void => {
+    this.emit('connect', ...args)
+  }
+
+  /** Waits for in-flight attempts, then closes every connection. */
+  async close(): Promise<void> {
+    this.#closed = true
+    const all = this.#clients()
+    await Promise.all(all.map((c) => c.close()))
+  }
+
+  /** Aborts whatever is in flight and closes every connection now. */
+  async destroy(err?: Error): Promise<void> {
+    this.#closed = true
+    await Promise.all(this.#clients().map((c) => c.destroy(err ?? null)))
+  }
+
+  #clients(): Client[] {
+    const all: Client[] = []
+    for (const o of this.#origins.values()) {
+      all.push(...o.all)
+      o.free.length = 0
+    }
+    return all
+  }
+}
+
+/**
+ * One attempt's hold on a Client: forwards undici's callbacks to the
+ * attempt's handler and gives the Client back at the last one (before the
+ * handler runs, so the caller's next attempt can have it).
+ */
+class Lease implements LegacyHandler {
+  #held = true
+
+  constructor(
+    readonly origin: Origin,
+    readonly client: Client,
+    readonly inner: LegacyHandler,
+  ) {}
+
+  #release(): void {
+    if (!this.#held) return
+    this.#held = false
+    if (!this.client.destroyed && !this.client.closed) this.origin.free.push(this.client)
+  }
+
+  onConnect(abort: Abort, context?: unknown): void {
+    this.inner.onConnect(abort, context)
+  }
+
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
+    return this.inner.onHeaders(statusCode, headers, resume, statusText)
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.inner.onData(chunk)
+  }
+
+  onComplete(trailers: string[] | null): void {
+    this.#release()
+    this.inner.onComplete(trailers)
+  }
+
+  onError(err: Error): void {
+    // undici may be failing the Client's whole queue (a connection error):
+    // give the Client back once that is over, not to an attempt dispatched
+    // from inside this callback.
+    queueMicrotask(() => this.#release())
+    this.inner.onError(err)
+  }
+
+  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void {
+    // The socket now belongs to the caller: this Client is not given back.
+    this.#held = false
+    this.inner.onUpgrade?.(statusCode, headers, socket)
+  }
+
+  onResponseStarted(): void {
+    this.inner.onResponseStarted?.()
+  }
+
+  onBodySent(chunk: unknown): void {
+    this.inner.onBodySent?.(chunk)
+  }
+
+  onRequestSent(): void {
+    this.inner.onRequestSent?.()
+  }
+}
+
+/** The same for a handler speaking undici's controller protocol (onRequestStart ...). */
+class ControllerLease implements Dispatcher.DispatchHandler {
+  #held = true
+
+  constructor(
+    readonly origin: Origin,
+    readonly client: Client,
+    readonly inner: Dispatcher.DispatchHandler,
+  ) {}
+
+  #release(): void {
+    if (!this.#held) return
+    this.#held = false
+    if (!this.client.destroyed && !this.client.closed) this.origin.free.push(this.client)
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
+    this.inner.onRequestStart?.(controller, context)
+  }
+
+  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[2], socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3]): void {
+    this.#held = false
+    this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket)
+  }
+
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2], statusMessage?: string): void {
+    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage)
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.inner.onResponseData?.(controller, chunk)
+  }
+
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>[1]): void {
+    this.#release()
+    this.inner.onResponseEnd?.(controller, trailers)
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    queueMicrotask(() => this.#release())
+    this.inner.onResponseError?.(controller, error)
+  }
+}

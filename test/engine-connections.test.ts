@@ -1,0 +1,134 @@
+/**
+ * The engine's connection pool (a free list of undici Clients per origin)
+ * and the shared deadline queue behind -t: a concurrent attempt never
+ * queues behind another on a pipelining-1 connection, sequential attempts
+ * reuse one connection, and one timer expires every due attempt on time.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { Dispatcher } from 'undici'
+import { ConnectionPool } from '../src/connection-pool.js'
+import { DeadlineQueue } from '../src/request-timeout.js'
+
+interface Done {
+  status: number | null
+  error: Error | null
+  at: number
+}
+
+/** A minimal legacy-protocol handler, as the hedging attempts are. */
+function collect(onDone: (d: Done) => void): Dispatcher.DispatchHandler {
+  let status: number | null = null
+  return {
+    onConnect() {},
+    onHeaders(s: number) {
+      status = s
+      return true
+    },
+    onData() {
+      return true
+    },
+    onComplete() {
+      onDone({ status, error: null, at: performance.now() })
+    },
+    onError(error: Error) {
+      onDone({ status: null, error, at: performance.now() })
+    },
+  } as unknown as Dispatcher.DispatchHandler
+}
+
+function request(pool: ConnectionPool, origin: string): Promise<Done> {
+  return new Promise((resolve) => pool.dispatch({ origin, path: '/', method: 'GET' }, collect(resolve)))
+}
+
+async function server(delayMs: number): Promise<{ origin: string; sockets: Set<unknown>; close(): void }> {
+  const sockets = new Set<unknown>()
+  const srv = createServer((req: IncomingMessage, res: ServerResponse) => {
+    sockets.add(req.socket)
+    req.resume()
+    setTimeout(() => res.end('ok'), delayMs)
+  })
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+  return { origin: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, sockets, close: () => srv.close() }
+}
+
+test('connection pool: concurrent attempts get connections of their own; sequential ones reuse one', async (t) => {
+  const s = await server(150)
+  const pool = new ConnectionPool({ connectTimeoutMs: 2000, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, allowH2: false })
+  let connects = 0
+  pool.on('connect', () => connects++)
+  t.after(async () => {
+    await pool.close()
+    s.close()
+  })
+  // Two at once (an original and its hedge): both answered after ~one service time, on two sockets.
+  const t0 = performance.now()
+  const [a, b] = await Promise.all([request(pool, s.origin), request(pool, s.origin)])
+  assert.equal(a.status, 200)
+  assert.equal(b.status, 200)
+  assert.ok(Math.max(a.at, b.at) - t0 < 290, `the second did not queue behind the first (${(Math.max(a.at, b.at) - t0).toFixed(1)} ms)`)
+  assert.equal(s.sockets.size, 2)
+  // One after another: no new connection.
+  for (let i = 0; i < 5; i++) assert.equal((await request(pool, s.origin)).status, 200)
+  assert.equal(s.sockets.size, 2)
+  assert.equal(connects, 2)
+  assert.equal(pool.size, 2)
+})
+
+test('connection pool: a refused connection fails the attempt; the next attempt connects again', async () => {
+  const s = await server(0)
+  const origin = s.origin
+  s.close()
+  await new Promise((r) => setTimeout(r, 20))
+  const pool = new ConnectionPool({ connectTimeoutMs: 2000, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, allowH2: false })
+  // Dispatched from inside the failure callback, as a closed-loop slot does.
+  const errors: string[] = []
+  await new Promise<void>((resolve) => {
+    const next = (d: Done): void => {
+      errors.push((d.error as { code?: string } | null)?.code ?? 'none')
+      if (errors.length === 3) resolve()
+      else pool.dispatch({ origin, path: '/', method: 'GET' }, collect(next))
+    }
+    pool.dispatch({ origin, path: '/', method: 'GET' }, collect(next))
+  })
+  assert.deepEqual(errors, ['ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED'])
+  await pool.destroy()
+})
+
+test('deadline queue: one timer expires each entry at its deadline, skips removed ones, and stops when empty', async () => {
+  const q = new DeadlineQueue(200)
+  const fired: Array<{ id: number; late: number }> = []
+  class Entry {
+    prev = null
+    next = null
+    at = 0
+    queued = false
+    constructor(readonly id: number) {}
+    expire(): void {
+      fired.push({ id: this.id, late: performance.now() - this.at })
+    }
+  }
+  const entries: Entry[] = []
+  for (let i = 0; i < 6; i++) {
+    const e = new Entry(i)
+    q.add(e as never)
+    entries.push(e)
+    await new Promise((r) => setTimeout(r, 2))
+  }
+  q.remove(entries[0] as never) // the head: the timer then re-arms for the next one when it fires
+  q.remove(entries[3] as never)
+  assert.equal(q.pending, 4)
+  await new Promise((r) => setTimeout(r, 300))
+  assert.deepEqual(fired.map((f) => f.id), [1, 2, 4, 5])
+  for (const f of fired) assert.ok(f.late >= 0 && f.late < 10, `entry ${f.id} expired ${f.late.toFixed(2)} ms after its deadline`)
+  assert.equal(q.pending, 0)
+  assert.equal(q.timerAt, null)
+  // Removing the last entry clears the timer (nothing keeps the process alive).
+  const e = new Entry(9)
+  q.add(e as never)
+  assert.notEqual(q.timerAt, null)
+  q.remove(e as never)
+  assert.equal(q.timerAt, null)
+})
