@@ -32,7 +32,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
       delayMinMs: h.delayMinMs,
       delayMaxMs: h.delayMaxMs,
       maxAttempts: h.maxAttempts,
-      budgetPct: h.budgetPct ?? 100,
+      budgetPct: h.budgetPct,
       nonFatalStatus: h.nonFatalStatus,
       deadlineMs: h.deadlineMs,
       minHedgeWindowMs: h.minHedgeWindowMs,

@@ -7,7 +7,7 @@ import { UsageError } from './errors.js'
 import { redactUrl } from './redact.js'
 import { isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
-import type { CancelMode, Mode, Schedule } from './types.js'
+import type { Mode, RunConfig, Schedule } from './types.js'
 
 export const DEFAULTS = {
   requests: 200,
@@ -21,22 +21,10 @@ export const DEFAULTS = {
   adaptiveWindowRequests: 1000,
 } as const
 
-export interface ResolvedHedge {
+/** The hedging settings as the engine uses them; the saved RunConfig records the same fields as text. */
+export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'> & {
   delay: 'auto' | { percentile: number } | { fixedMs: number }
-  adaptive: boolean
   adaptiveWindow: { requests: number } | { ms: number }
-  delayMinMs: number
-  delayMaxMs: number
-  maxAttempts: number
-  budgetPct: number | null
-  nonFatalStatus: number[]
-  deadlineMs: number | null
-  minHedgeWindowMs: number | null
-  parallel: boolean
-  cancel: CancelMode
-  header: string | null
-  idempotencyKey: boolean
-  unsafeHedge: boolean
 }
 
 export interface ResolvedRun {

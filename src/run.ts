@@ -15,6 +15,7 @@ import { percentileMs } from './histogram.js'
 import { GeneratorMonitor } from './generator-monitor.js'
 import { LoadWindow, type Lane } from './load-generator.js'
 import { PhaseStats, type HedgingSetup } from './phase-stats.js'
+import type { MeasuredPhase } from './phase-merge.js'
 import { checkReachable } from './preflight.js'
 import { randomSeed, seededRandom } from './random.js'
 import { redactUrl } from './redact.js'
@@ -26,6 +27,7 @@ import { ServerCounter } from './server-check.js'
 import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunResult } from './types.js'
 import { buildConfigRecord } from './config-record.js'
 import { VERSION } from './version.js'
+import { WorkerPool } from './worker-pool.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
 const INTERRUPT_GRACE_MS = 2000
@@ -57,7 +59,7 @@ class RunSession {
   readonly #agent: ConnectionPool
   readonly #random: () => number
   readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
-  readonly #stats = new Map<PhaseName, PhaseStats>()
+  readonly #stats = new Map<PhaseName, MeasuredPhase>()
   readonly #warnings: string[] = []
   readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
   readonly #server: ServerCounter | null
@@ -66,6 +68,8 @@ class RunSession {
   #current: PhaseName | null = null
   #interrupted = false
   #grace: NodeJS.Timeout | null = null
+  /** --workers N > 1: the worker threads, for the whole run. */
+  #pool: WorkerPool | null = null
 
   constructor(
     readonly cfg: ResolvedRun,
@@ -95,6 +99,7 @@ class RunSession {
       this.options.stopNow?.removeEventListener('abort', onStopNow)
       if (this.#grace) clearTimeout(this.#grace)
       await this.#agent.close().catch(() => this.#agent.destroy())
+      await this.#pool?.close()
     }
     return this.#result()
   }
@@ -122,6 +127,7 @@ class RunSession {
 
   async #runWindow(specs: LaneSpec[], requests: number | null, durationMs: number | null, chooseLane?: () => number): Promise<void> {
     if (this.#interrupted) return
+    if (this.cfg.workers > 1) return this.#runWindowInWorkers(specs, requests, durationMs)
     const lanes = specs.map((spec) => this.#lane(spec))
     const window = new LoadWindow({
       lanes,
@@ -155,6 +161,27 @@ class RunSession {
     }
     this.#windowLanes = []
     this.#window = null
+  }
+
+  /** The same window spread over worker threads (worker-pool.ts), merged exactly into one PhaseResult per lane. */
+  async #runWindowInWorkers(specs: LaneSpec[], requests: number | null, durationMs: number | null): Promise<void> {
+    this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
+    if (this.#interrupted) return
+    const phase = (this.#current = specs[specs.length - 1]!.name)
+    const onProgress = this.options.onProgress
+    const merged = await this.#pool.runWindow({
+      lanes: specs.map((s) => ({ name: s.name, ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }), hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs } })),
+      requests,
+      durationMs,
+      hedgeDelayMs: specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null,
+      sink: this.options.requestSink,
+      server: this.#server,
+      onProgress: onProgress && ((done, elapsedMs) => onProgress({ phase, done, total: requests, elapsedMs })),
+    })
+    for (const m of merged) {
+      this.#phases[m.result.name] = m.result
+      this.#stats.set(m.result.name, m)
+    }
   }
 
   #lane(spec: LaneSpec): Lane {
@@ -219,7 +246,7 @@ class RunSession {
           delaySource: text,
           adaptive: hedge.adaptive,
           maxAttempts: hedge.maxAttempts,
-          budgetPct: hedge.budgetPct ?? 100,
+          budgetPct: hedge.budgetPct,
           parallel: hedge.parallel,
           cancelMode: hedge.cancel,
         },
@@ -261,6 +288,7 @@ class RunSession {
     if (this.#grace) clearTimeout(this.#grace)
     this.#interrupted = true
     this.#window?.stop()
+    this.#pool?.stop(graceMs)
     this.#grace = setTimeout(() => void this.#agent.destroy(new Error('interrupted')).catch(() => {}), graceMs)
   }
 
@@ -307,7 +335,7 @@ export function createAgent(cfg: ResolvedRun): ConnectionPool {
   })
 }
 
-function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.DispatchOptions> {
+export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.DispatchOptions> {
   const flat: string[] = []
   for (const [name, value] of cfg.headers) flat.push(name, value)
   const map = new Map<string, Dispatcher.DispatchOptions>()

@@ -69,7 +69,8 @@ export interface HedgingStats {
   /** Delay actually used per request, over the phase (adaptive delays move). */
   delayUsedMs: { min: number; p50: number; max: number }
   maxAttempts: number
-  budgetPct: number
+  /** Extra load the budget allows, %; null = no budget (--hedge-budget off). */
+  budgetPct: number | null
   parallel: boolean
   cancelMode: CancelMode
   /** Hedges whose headers reached the wire (like `attempts`). */
@@ -184,7 +185,7 @@ export interface RunConfig {
     delayMinMs: number
     delayMaxMs: number
     maxAttempts: number
-    budgetPct: number
+    budgetPct: number | null
     nonFatalStatus: number[]
     deadlineMs: number | null
     minHedgeWindowMs: number | null

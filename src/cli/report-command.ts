@@ -4,9 +4,7 @@
  * report can be diffed against the original.
  */
 import type { CommandModule } from 'yargs'
-import { renderCsvSummary } from '../render/csv.js'
-import { renderJson } from '../render/json.js'
-import { renderText } from '../render/text.js'
+import { renderOutput } from './output.js'
 import { loadResult, writeFileAtomic } from '../results-store.js'
 import type { RunResult } from '../types.js'
 
@@ -31,18 +29,12 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
     handler: async (argv) => {
       const result = await loadResult(argv.file)
       if (argv.html !== undefined) await writeHtml(result, argv.html)
-      process.stdout.write(render(result, argv.output))
+      process.stdout.write(renderOutput(result, argv.output, process.stdout.isTTY === true && process.env.NO_COLOR === undefined))
       setExitCode(0)
     },
   }
 }
 
-function render(result: RunResult, format: Format): string {
-  if (format === 'json') return renderJson(result)
-  if (format === 'csv') return renderCsvSummary(result)
-  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
-  return renderText(result, { color })
-}
 
 async function writeHtml(result: RunResult, out: string): Promise<void> {
   // Loaded on demand: only --html needs the HTML renderer.

@@ -160,7 +160,7 @@ function hedgingSection(sources: ChartSource[]): string {
     ['hedge delay', (h) => `${formatMs(h.delayMs)} (${h.delaySource})`],
     ['delay used', (h) => `${formatMs(h.delayUsedMs.min)} / ${formatMs(h.delayUsedMs.p50)} / ${formatMs(h.delayUsedMs.max)} (min / p50 / max)${h.adaptive ? ', adaptive' : ''}`],
     ['max attempts', (h) => `${h.maxAttempts}${h.parallel ? ', parallel' : ''}`],
-    ['budget', (h) => `${h.budgetPct} %`],
+    ['budget', (h) => (h.budgetPct === null ? 'off' : `${h.budgetPct} %`)],
     ['cancel mode', (h) => h.cancelMode],
     ['hedges sent', (h) => String(h.hedgesSent)],
     ['hedges unsent', (h) => String(h.unsent)],

@@ -154,7 +154,7 @@ function hedging(p: PhaseResult, h: HedgingStats): string[] {
   const rows = [
     ['Delay:', `${formatMs(h.delayMs)} (${how})`],
     ...(h.adaptive ? [['Adaptive delay:', `min ${formatMs(h.delayUsedMs.min)} / p50 ${formatMs(h.delayUsedMs.p50)} / max ${formatMs(h.delayUsedMs.max)}`]] : []),
-    ['Policy:', `max ${h.maxAttempts} attempts, budget ${h.budgetPct}%, cancel ${h.cancelMode}`],
+    ['Policy:', `max ${h.maxAttempts} attempts, budget ${h.budgetPct === null ? 'off' : `${h.budgetPct}%`}, cancel ${h.cancelMode}`],
     ['Hedges sent:', `${h.hedgesSent} (+${h.extraLoadPct.toFixed(1)}% extra load); ${h.unsent} more started but cancelled before the wire`],
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
     ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
