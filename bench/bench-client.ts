@@ -24,6 +24,8 @@ export interface ClientSpec {
   sampleRssMs?: number
   /** Stop the run (partial) after this long, ms. */
   maxMs?: number
+  /** hedgebench --workers N. */
+  workers?: number
 }
 
 export interface ClientOutcome {
@@ -57,6 +59,7 @@ async function runHedgebench(spec: ClientSpec): Promise<Omit<ClientOutcome, 'typ
     warmup: spec.warmup ?? 0,
     hedge: spec.hedge ?? {},
     seed: 1,
+    ...(spec.workers !== undefined ? { workers: spec.workers } : {}),
     ...(spec.maxMs !== undefined ? { signal: AbortSignal.timeout(spec.maxMs) } : {}),
   })
   const phase = result.phases[mode]!

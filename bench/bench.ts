@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: hedgebench against autocannon, and against itself.
  *
- *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR]
+ *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-workers] [--skip-memory]
  *   node dist/bench/bench.js --soak [--soak-requests 1000000] [--soak-minutes 10]
  *   node dist/bench/bench.js --accuracy     (needs hey and wrk: apt-get install -y hey wrk)
  *
@@ -29,6 +29,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', short: 'c', default: '40' },
     'cpu-prof': { type: 'string' },
     'skip-memory': { type: 'boolean', default: false },
+    workers: { type: 'string', default: '2' },
+    'skip-workers': { type: 'boolean', default: false },
     soak: { type: 'boolean', default: false },
     'soak-requests': { type: 'string', default: '1000000' },
     'soak-minutes': { type: 'string', default: '10' },
@@ -192,6 +194,40 @@ async function throughput(server: BenchServer): Promise<void> {
   say(`hedged-no-hedge / plain (median of ${rounds} rounds): ${fmt(cost, 3)}  (goal >= 0.95: ${cost >= 0.95 ? 'met' : 'NOT met'})`)
 }
 
+// ---------------------------------------------------------------- workers
+
+/**
+ * --workers N against --workers 1, plain mode, same -c: the scaling of the
+ * generator. The target is one Node process on the same machine, so on few
+ * cores it competes with the workers for CPU and bounds the scaling.
+ */
+async function workersScaling(server: BenchServer): Promise<void> {
+  const rounds = Number(args.rounds)
+  const n = Number(args.workers)
+  const durationMs = Number(args.seconds) * 1000
+  const spec = (workers: number): ClientSpec => ({ tool: 'hedgebench', url: server.url, connections: CONNECTIONS, durationMs, mode: 'plain', workers })
+  say()
+  say(`workers: ${rounds} rounds of ${durationMs / 1000} s, plain, -c ${CONNECTIONS}, --workers 1 vs --workers ${n} (${cpus().length} cores, target on the same machine)`)
+  const rows: string[][] = []
+  const one: number[] = []
+  const many: number[] = []
+  const ratios: number[] = []
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [1, n] : [n, 1]
+    const got = new Map<number, ClientOutcome>()
+    for (const w of order) got.set(w, await runClient(spec(w)))
+    const a = got.get(1)!
+    const b = got.get(n)!
+    one.push(a.rps)
+    many.push(b.rps)
+    ratios.push(b.rps / a.rps)
+    rows.push([`${round + 1}`, fmt(a.rps), fmt(b.rps), fmt(b.rps / a.rps, 3), `${a.generator?.cpuPct ?? '-'}`, `${b.generator?.cpuPct ?? '-'}`, fmt(a.cpuUsPerRequest, 1), fmt(b.cpuUsPerRequest, 1)])
+  }
+  rows.push(['median', fmt(median(one)), fmt(median(many)), fmt(median(ratios), 3), '', '', '', ''])
+  say(table(['round', '--workers 1 req/s', `--workers ${n} req/s`, `${n}/1`, 'CPU % (1)', `CPU % (${n})`, 'CPU µs/req (1)', `CPU µs/req (${n})`], rows))
+  say(`--workers ${n} / --workers 1 (median of ${rounds} rounds): ${fmt(median(ratios), 3)}`)
+}
+
 // ---------------------------------------------------------------- memory
 
 async function memory(server: BenchServer): Promise<void> {
@@ -320,6 +356,7 @@ async function main(): Promise<void> {
   const server = await startServer()
   try {
     await throughput(server)
+    if (!args['skip-workers']) await workersScaling(server)
     if (!args['skip-memory']) await memory(server)
   } finally {
     server.close()

@@ -37,7 +37,7 @@ export class GeneratorMonitor {
   }
 }
 
-function saturationWarnings(loopP99: number, cpuPct: number, cores: number, hedgeDelayMs: number | null): string[] {
+export function saturationWarnings(loopP99: number, cpuPct: number, cores: number, hedgeDelayMs: number | null): string[] {
   const warnings: string[] = []
   if (cpuPct >= CPU_SATURATED_PCT * cores) {
     warnings.push(`generator CPU at ${cpuPct.toFixed(0)}% of ${cores} core(s): results are bounded by the generator, not the target`)

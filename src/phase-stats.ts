@@ -180,6 +180,11 @@ export class PhaseStats implements HedgeObserver {
     return this.#serviceTime ?? this.figures.histogram
   }
 
+  /** What `finish()` rounds away, for merging the phases of several worker threads exactly (phase-merge.ts). */
+  mergeParts(): { triggered: number; delayUsed: Histogram; timerLateness: Histogram } {
+    return { triggered: this.#triggered, delayUsed: this.#delayUsed, timerLateness: this.#timerLateness }
+  }
+
   /** Every attempt launched has made its last callback. */
   drained(): boolean {
     return this.settled >= this.launched

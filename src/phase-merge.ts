@@ -1,0 +1,350 @@
+/**
+ * --workers N: each worker thread measures its share of a window in its own
+ * PhaseStats; this turns those into one PhaseResult, exactly. Histograms are
+ * added (HDR add: the merged percentiles are the ones a single histogram of
+ * every value would give), counters are summed, and the per-second timeline
+ * is merged by second from per-second histograms, so its p50/p99 are exact
+ * too. The only values an HDR histogram cannot give back exactly, the min
+ * and max, travel as the workers measured them.
+ */
+import { createHistogram, decodeHistogram, encodeHistogram, mergeHistograms, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
+import { PhaseStats, type PhaseStatsOptions, type RequestSample } from './phase-stats.js'
+import type { Figures, GeneratorHealth, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, TimelinePoint } from './types.js'
+
+/** What the hedge delay is derived from: a PhaseStats, or the merge of several. */
+export interface MeasuredPhase {
+  delayBasis(): Histogram
+  readonly figures: { readonly requests: number }
+}
+
+/** One second of a worker's phase: sums and the second's latency histogram. */
+export interface SecondSnapshot {
+  t: number
+  requests: number
+  errors: number
+  hedges: number
+  delaySum: number
+  delayCount: number
+  histogram: string
+}
+
+/** A worker's phase, serializable (structured clone), ready to merge. */
+export interface PhaseSnapshot {
+  /** The worker's own finish(); its timeline is replaced by `seconds`. */
+  result: PhaseResult
+  /** Requests (calls, with fan-out) that fired at least one hedge. */
+  triggered: number
+  delayUsed: string
+  timerLateness: string
+  delayBasis: string
+  seconds: SecondSnapshot[]
+  /** The worker's window, in epoch milliseconds (performance.timeOrigin + now), comparable across threads. */
+  startedAtEpoch: number
+  endedAtEpoch: number
+}
+
+/** Same bound as timeline.ts: an hour of points. */
+const MAX_POINTS = 3600
+
+/**
+ * Per-second buckets like TimelineRecorder's, but each closed second keeps
+ * its histogram (encoded, a few hundred bytes), so seconds from several
+ * workers can be merged exactly. Seconds count from a shared origin.
+ */
+export class SecondBuckets {
+  readonly #done: SecondSnapshot[] = []
+  readonly #histogram = createHistogram()
+  #second = 0
+  #requests = 0
+  #errors = 0
+  #hedges = 0
+  #delaySum = 0
+  #delayCount = 0
+
+  constructor(private readonly origin: number) {}
+
+  request(now: number, latencyMs: number, failed: boolean, delayMs: number | null): void {
+    this.#roll(now)
+    this.#requests++
+    if (failed) this.#errors++
+    recordMs(this.#histogram, latencyMs)
+    if (delayMs !== null) {
+      this.#delaySum += delayMs
+      this.#delayCount++
+    }
+  }
+
+  hedge(now: number): void {
+    this.#roll(now)
+    this.#hedges++
+  }
+
+  finish(now: number): SecondSnapshot[] {
+    this.#roll(now)
+    this.#flush()
+    return this.#done
+  }
+
+  #roll(now: number): void {
+    const second = Math.floor((now - this.origin) / 1000)
+    if (second <= this.#second) return
+    this.#flush()
+    this.#second = second
+  }
+
+  #flush(): void {
+    if (this.#requests === 0 && this.#hedges === 0) return
+    if (this.#done.length < MAX_POINTS) {
+      this.#done.push({
+        t: this.#second,
+        requests: this.#requests,
+        errors: this.#errors,
+        hedges: this.#hedges,
+        delaySum: this.#delaySum,
+        delayCount: this.#delayCount,
+        histogram: encodeHistogram(this.#histogram),
+      })
+    }
+    this.#requests = this.#errors = this.#hedges = this.#delaySum = this.#delayCount = 0
+    this.#histogram.reset()
+  }
+}
+
+export interface SnapshotOptions {
+  /** Shared counters (Int32Array over a SharedArrayBuffer): [attempts on the wire, logical requests done]. */
+  counters?: Int32Array
+  /** performance.now() all workers agree is second 0 of the window. */
+  secondsOrigin: number
+}
+
+export const COUNTER_ATTEMPTS = 0
+export const COUNTER_COMPLETED = 1
+
+/**
+ * A PhaseStats that also keeps what an exact merge needs: per-second
+ * histograms, and the shared cross-thread counters (Atomics.add, so the
+ * main thread reads an exact total while the run goes).
+ */
+export class SnapshotPhaseStats extends PhaseStats {
+  readonly #seconds: SecondBuckets
+  readonly #counters: Int32Array | null
+
+  constructor(opts: PhaseStatsOptions, snap: SnapshotOptions) {
+    super(opts)
+    this.#seconds = new SecondBuckets(snap.secondsOrigin)
+    this.#counters = snap.counters ?? null
+  }
+
+  override attemptSent(index: number, origin: string): void {
+    super.attemptSent(index, origin)
+    if (this.#counters) Atomics.add(this.#counters, COUNTER_ATTEMPTS, 1)
+    if (index > 0) this.#seconds.hedge(performance.now())
+  }
+
+  override recordRequest(s: RequestSample): void {
+    const end = s.endAt ?? performance.now()
+    super.recordRequest(s.endAt === undefined ? { ...s, endAt: end } : s)
+    if (this.#counters) Atomics.add(this.#counters, COUNTER_COMPLETED, 1)
+    const failed = s.status === null || s.status >= 400
+    this.#seconds.request(end, s.latencyMs, failed, this.hedging ? (s.outcome?.delayMs ?? null) : null)
+  }
+
+  snapshot(durationMs: number, generator: GeneratorHealth, startedAtEpoch: number, endedAtEpoch: number): PhaseSnapshot {
+    const result = this.finish(durationMs, generator)
+    const parts = this.mergeParts()
+    return {
+      result,
+      triggered: parts.triggered,
+      delayUsed: encodeHistogram(parts.delayUsed),
+      timerLateness: encodeHistogram(parts.timerLateness),
+      delayBasis: encodeHistogram(this.delayBasis()),
+      seconds: this.#seconds.finish(performance.now()),
+      startedAtEpoch,
+      endedAtEpoch,
+    }
+  }
+}
+
+export interface MergedPhase extends MeasuredPhase {
+  result: PhaseResult
+}
+
+export interface MergeContext {
+  /** performance.timeOrigin + the run's t0 (epoch ms). */
+  runStartedAtEpoch: number
+  generator: GeneratorHealth
+}
+
+/** Merges the same phase measured by several workers into one PhaseResult. */
+export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPhase {
+  if (snaps.length === 0) throw new Error('mergePhases: nothing to merge')
+  const results = snaps.map((s) => s.result)
+  const first = results[0]!
+  const figures = mergeFigures(results)
+  const startedAt = Math.min(...snaps.map((s) => s.startedAtEpoch))
+  const endedAt = Math.max(...snaps.map((s) => s.endedAtEpoch))
+  const durationMs = Math.max(0, endedAt - startedAt)
+  const result: PhaseResult = {
+    name: first.name,
+    ...figures,
+    startOffsetMs: round3(Math.max(0, Math.min(...results.map((r) => r.startOffsetMs)))),
+    durationMs: round3(durationMs),
+    rps: round3(durationMs > 0 ? (figures.requests * 1000) / durationMs : 0),
+    connectionsOpened: sum(results.map((r) => r.connectionsOpened)),
+    replicas: mergeReplicas(results.map((r) => r.replicas)),
+    timeline: mergeSeconds(snaps.map((s) => s.seconds)),
+    generator: ctx.generator,
+  }
+  if (first.calls) result.calls = { ...mergeFigures(results.map((r) => r.calls!)), fanout: first.calls.fanout }
+  if (first.hedging) result.hedging = mergeHedging(snaps, result)
+  if (first.serviceTime) {
+    const parts = results.map((r) => r.serviceTime!)
+    const h = mergeEncoded(parts.map((p) => p.histogram))
+    result.serviceTime = {
+      latencyMs: summarizeExact(h, parts.map((p) => p.latencyMs)),
+      histogram: encodeHistogram(h),
+      lateSends: sum(parts.map((p) => p.lateSends)),
+    }
+  }
+  const basis = mergeEncoded(snaps.map((s) => s.delayBasis))
+  return { result, delayBasis: () => basis, figures: { requests: figures.requests } }
+}
+
+/** Sums of every counter, histograms added; latency summary from the merged histogram. */
+export function mergeFigures(parts: Figures[]): Figures {
+  const h = mergeEncoded(parts.map((p) => p.histogram))
+  return {
+    requests: sum(parts.map((p) => p.requests)),
+    attempts: sum(parts.map((p) => p.attempts)),
+    ok: sum(parts.map((p) => p.ok)),
+    errors: sum(parts.map((p) => p.errors)),
+    statusCodes: mergeCounts(parts.map((p) => p.statusCodes)),
+    errorKinds: mergeCounts(parts.map((p) => p.errorKinds)),
+    bytes: sum(parts.map((p) => p.bytes)),
+    latencyMs: summarizeExact(h, parts.filter((p) => p.requests > 0).map((p) => p.latencyMs)),
+    slow: { thresholdMs: parts[0]!.slow.thresholdMs, count: sum(parts.map((p) => p.slow.count)) },
+    histogram: encodeHistogram(h),
+  }
+}
+
+function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {
+  const byUrl = new Map<string, ReplicaFigures[]>()
+  for (const list of lists) for (const r of list) byUrl.set(r.url, [...(byUrl.get(r.url) ?? []), r])
+  return [...byUrl].map(([url, parts]) => ({
+    url,
+    ...mergeFigures(parts),
+    wins: sum(parts.map((p) => p.wins)),
+    cancelled: sum(parts.map((p) => p.cancelled)),
+  }))
+}
+
+function mergeHedging(snaps: PhaseSnapshot[], merged: PhaseResult): HedgingStats {
+  const parts = snaps.map((s) => s.result.hedging!)
+  const first = parts[0]!
+  const calls = merged.calls ? merged.calls.requests : merged.requests
+  const triggered = sum(snaps.map((s) => s.triggered))
+  const delayUsed = mergeEncoded(snaps.map((s) => s.delayUsed))
+  const lateness = mergeEncoded(snaps.map((s) => s.timerLateness))
+  const usedMins = snaps.filter((s) => decodeCount(s.delayUsed) > 0).map((s) => s.result.hedging!.delayUsedMs.min)
+  const attempts = new Map<number, HedgingStats['perAttempt']>()
+  for (const p of parts) for (const a of p.perAttempt) attempts.set(a.attempt, [...(attempts.get(a.attempt) ?? []), a])
+  const add = (key: 'hedgesSent' | 'unsent' | 'hedgeWins' | 'originalWins' | 'cancelled' | 'lateDiscarded' | 'budgetDenied' | 'deadlineSuppressed' | 'nonFatalTriggered'): number =>
+    sum(parts.map((p) => p[key]))
+  return {
+    delayMs: first.delayMs,
+    delaySource: first.delaySource,
+    adaptive: first.adaptive,
+    maxAttempts: first.maxAttempts,
+    budgetPct: first.budgetPct,
+    parallel: first.parallel,
+    cancelMode: first.cancelMode,
+    delayUsedMs: { min: usedMins.length > 0 ? Math.min(...usedMins) : 0, p50: percentileMs(delayUsed, 50), max: percentileMs(delayUsed, 100) },
+    hedgesSent: add('hedgesSent'),
+    unsent: add('unsent'),
+    extraLoadPct: calls > 0 ? round3((merged.attempts / calls - 1) * 100) : 0,
+    triggerRate: calls > 0 ? round3((triggered / calls) * 100) : 0,
+    hedgeWins: add('hedgeWins'),
+    originalWins: add('originalWins'),
+    cancelled: add('cancelled'),
+    lateDiscarded: add('lateDiscarded'),
+    budgetDenied: add('budgetDenied'),
+    deadlineSuppressed: add('deadlineSuppressed'),
+    nonFatalTriggered: add('nonFatalTriggered'),
+    timerLatenessMs: { p50: percentileMs(lateness, 50), p99: percentileMs(lateness, 99), max: percentileMs(lateness, 100) },
+    perAttempt: [...attempts.keys()].sort((a, b) => a - b).map((attempt) => {
+      const list = attempts.get(attempt)!
+      const h = mergeEncoded(list.map((a) => a.histogram))
+      return {
+        attempt,
+        count: sum(list.map((a) => a.count)),
+        latencyMs: summarizeExact(h, list.filter((a) => a.count > 0).map((a) => a.latencyMs)),
+        histogram: encodeHistogram(h),
+      }
+    }),
+  }
+}
+
+/** Seconds of every worker merged by `t`: counts summed, the second's histograms added. */
+export function mergeSeconds(lists: SecondSnapshot[][]): TimelinePoint[] {
+  const byT = new Map<number, SecondSnapshot[]>()
+  for (const list of lists) for (const s of list) byT.set(s.t, [...(byT.get(s.t) ?? []), s])
+  return [...byT.keys()]
+    .sort((a, b) => a - b)
+    .slice(0, MAX_POINTS)
+    .map((t) => {
+      const parts = byT.get(t)!
+      const h = mergeEncoded(parts.map((p) => p.histogram))
+      const delayCount = sum(parts.map((p) => p.delayCount))
+      const delaySum = sum(parts.map((p) => p.delaySum))
+      return {
+        t,
+        requests: sum(parts.map((p) => p.requests)),
+        errors: sum(parts.map((p) => p.errors)),
+        p50Ms: percentileMs(h, 50),
+        p99Ms: percentileMs(h, 99),
+        hedges: sum(parts.map((p) => p.hedges)),
+        delayMs: delayCount > 0 ? Math.round((delaySum / delayCount) * 1000) / 1000 : null,
+      }
+    })
+}
+
+/**
+ * summarize() of the merged histogram, with the exact min and max the
+ * workers measured: an HDR histogram only keeps the bucket of each value,
+ * so after encode/decode its min/max are bucket edges.
+ */
+function summarizeExact(h: Histogram, parts: LatencySummary[]): LatencySummary {
+  if (h.totalCount > 0 && parts.length > 0) {
+    // The JS histogram (useWebAssembly: false) keeps them as plain fields; summarize() reads them.
+    const exact = h as unknown as { maxValue: number; minNonZeroValue: number }
+    exact.maxValue = Math.round(Math.max(...parts.map((p) => p.max)) * 1000)
+    exact.minNonZeroValue = Math.round(Math.min(...parts.map((p) => p.min)) * 1000)
+  }
+  return summarize(h)
+}
+
+function mergeEncoded(encoded: string[]): Histogram {
+  return mergeHistograms(encoded.map(decodeHistogram))
+}
+
+function decodeCount(encoded: string): number {
+  return decodeHistogram(encoded).totalCount
+}
+
+function mergeCounts(records: Array<Record<string, number>>): Record<string, number> {
+  const total = new Map<string, number>()
+  for (const r of records) for (const [k, v] of Object.entries(r)) total.set(k, (total.get(k) ?? 0) + v)
+  const out: Record<string, number> = {}
+  for (const key of [...total.keys()].sort()) out[key] = total.get(key)!
+  return out
+}
+
+function sum(xs: number[]): number {
+  let total = 0
+  for (const x of xs) total += x
+  return total
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000
+}

@@ -1,0 +1,217 @@
+/**
+ * One worker thread of --workers N (see worker-pool.ts): its own undici
+ * Agent and lanes, the same LoadWindow as the single-thread engine, for its
+ * share of each window it is given; answers with a PhaseSnapshot per lane.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { fixedDelay, RollingPercentileDelay, type DelaySource } from './hedge-delay.js'
+import { hedged } from './hedge-interceptor.js'
+import { normalizePolicy } from './hedge-policy.js'
+import { GeneratorMonitor } from './generator-monitor.js'
+import { LoadWindow, type Lane, type WindowPlan } from './load-generator.js'
+import { SnapshotPhaseStats } from './phase-merge.js'
+import { seededRandom } from './random.js'
+import { redactUrl } from './redact.js'
+import { RoundRobin } from './replica-picker.js'
+import { withAttemptTimeout } from './request-timeout.js'
+import type { ResolvedRun } from './resolve-options.js'
+import { buildDispatchOptions, createAgent, waitUntil } from './run.js'
+import type { RequestRecord, RequestSink } from './run-options.js'
+import type { FromWorker, ToWorker, WindowOrder, WorkerInit, WorkerLaneSpec } from './worker-pool.js'
+
+/** Records go to the main thread in batches of this many (or every FLUSH_MS). */
+const BATCH = 512
+const FLUSH_MS = 20
+/** Batches the main thread has not written yet before the window waits for it (backpressure). */
+const MAX_UNACKED = 4
+
+const port = parentPort!
+const init = workerData as WorkerInit
+const body = init.cfg.body as Uint8Array | null
+const cfg: ResolvedRun = { ...init.cfg, body: body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : null }
+const counters = new Int32Array(init.counters)
+/** The run's t0 on this thread's clock (each thread has its own performance.timeOrigin). */
+const runStartedAt = init.runStartedAtEpoch - performance.timeOrigin
+const random = seededRandom((cfg.seed + init.index) >>> 0)
+const agent = createAgent(cfg)
+const optsByOrigin = buildDispatchOptions(cfg)
+let lanes: Lane[] = []
+let window: LoadWindow | null = null
+let stopped = false
+let grace: NodeJS.Timeout | null = null
+let sink: PortSink | null = null
+
+agent.on('connect', () => {
+  if (lanes.length > 0) lanes[lanes.length - 1]!.stats.connectionsOpened++
+})
+
+function post(message: FromWorker): void {
+  port.postMessage(message)
+}
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'window') void runWindow(m).catch((err: unknown) => post({ type: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }))
+  else if (m.type === 'stop') stop(m.graceMs)
+  else if (m.type === 'ack') sink?.ack()
+  else if (m.type === 'close') void close()
+})
+post({ type: 'ready' })
+
+/** Open loop: the global schedule, offset for this worker, from the instant all workers share. */
+class OffsetWindow extends LoadWindow {
+  constructor(
+    plan: WindowPlan,
+    private readonly origin: number,
+  ) {
+    super(plan)
+  }
+
+  override intendedStart(seq: number): number {
+    const t = super.intendedStart(seq)
+    return t < 0 ? t : t - this.startedAt + this.origin
+  }
+}
+
+async function runWindow(order: WindowOrder): Promise<void> {
+  const start = order.startAtEpoch - performance.timeOrigin
+  lanes = order.lanes.map((spec) => lane(spec, start))
+  sink = order.log ? new PortSink(init.index, init.workers) : null
+  const monitor = new GeneratorMonitor(1)
+  const wait = start - performance.now()
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+  const plan: WindowPlan = {
+    lanes,
+    requests: order.requests,
+    durationMs: order.durationMs,
+    concurrency: Math.max(1, order.concurrency),
+    rate: order.rate,
+    fanout: cfg.fanout,
+    optsByOrigin,
+    runStartedAt,
+    sink: sink ?? undefined,
+    ...(lanes.length > 1 ? { chooseLane: () => (random() < 0.5 ? 0 : 1) } : {}),
+  }
+  const win = (window = order.rate === null ? new LoadWindow(plan) : new OffsetWindow(plan, start + order.offsetMs))
+  if (stopped) win.stop()
+  await win.run()
+  const endedAt = performance.now()
+  await waitUntil(() => lanes.every((l) => l.stats.drained()), Math.min(cfg.timeoutMs, 10_000) + 100)
+  const health = monitor.finish(order.hedgeDelayMs)
+  sink?.flush()
+  const origin = performance.timeOrigin
+  const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(endedAt - win.startedAt, health, origin + win.startedAt, origin + endedAt))
+  lanes = []
+  window = null
+  post({ type: 'done', snapshots })
+}
+
+/** Mirrors RunSession#lane (run.ts), with the delay source rebuilt from the setup. */
+function lane(spec: WorkerLaneSpec, secondsOrigin: number): Lane {
+  const stats = new SnapshotPhaseStats(
+    {
+      name: spec.name,
+      slowMs: cfg.slowMs,
+      replicas: cfg.urls.map(redactUrl),
+      fanout: cfg.fanout,
+      openLoop: cfg.rate !== null,
+      runStartedAt,
+      ...(spec.steadyAfter === undefined ? {} : { steadyAfter: spec.steadyAfter }),
+    },
+    { counters, secondsOrigin },
+  )
+  const h = spec.hedge
+  const policy = normalizePolicy({
+    delay: h ? delaySource(h.setup.delayMs) : 0,
+    maxAttempts: h ? cfg.hedge.maxAttempts : 1,
+    budgetPct: cfg.hedge.budgetPct,
+    nonFatalStatus: cfg.hedge.nonFatalStatus,
+    deadlineMs: cfg.hedge.deadlineMs,
+    minHedgeWindowMs: h?.minHedgeWindowMs ?? 0,
+    parallel: cfg.hedge.parallel,
+    cancel: cfg.hedge.cancel,
+    header: cfg.hedge.header,
+    idempotencyKey: h !== null && cfg.hedge.idempotencyKey,
+    unsafeHedge: cfg.hedge.unsafeHedge,
+    replicas: cfg.origins,
+    random,
+    observer: stats,
+  })
+  if (h) stats.hedging = h.setup
+  const dispatch = hedged(withAttemptTimeout(agent.dispatch.bind(agent), cfg.timeoutMs), policy)
+  return { stats, dispatch, picker: new RoundRobin(cfg.origins) }
+}
+
+/** Mirrors RunSession#hedgedLane: adaptive delays are tracked per worker, on its own originals. */
+function delaySource(delayMs: number): DelaySource {
+  const hedge = cfg.hedge
+  if (!hedge.adaptive || hedge.parallel) return fixedDelay(delayMs)
+  const percentile = hedge.delay === 'auto' ? 95 : 'percentile' in hedge.delay ? hedge.delay.percentile : 95
+  return new RollingPercentileDelay({
+    percentile,
+    initialMs: delayMs,
+    minMs: hedge.delayMinMs,
+    maxMs: hedge.delayMaxMs,
+    ...('requests' in hedge.adaptiveWindow ? { windowRequests: hedge.adaptiveWindow.requests } : { windowMs: hedge.adaptiveWindow.ms }),
+  })
+}
+
+function stop(graceMs: number): void {
+  stopped = true
+  window?.stop()
+  if (grace) clearTimeout(grace)
+  grace = setTimeout(() => void agent.destroy(new Error('interrupted')).catch(() => {}), graceMs)
+}
+
+async function close(): Promise<void> {
+  if (grace) clearTimeout(grace)
+  await agent.close().catch(() => agent.destroy())
+  port.close()
+}
+
+/**
+ * The per-request log, across the thread boundary: records go to the main
+ * thread in batches; when MAX_UNACKED batches are not written yet, `write`
+ * asks the window to wait, as a file stream's backpressure would. Sequence
+ * numbers are made global: worker i's k-th request is k * N + i.
+ */
+class PortSink implements RequestSink {
+  #batch: RequestRecord[] = []
+  #unacked = 0
+  #timer: NodeJS.Timeout | null = null
+  #waiters: Array<() => void> = []
+
+  constructor(
+    private readonly index: number,
+    private readonly workers: number,
+  ) {}
+
+  write(record: RequestRecord): boolean {
+    record.seq = record.seq * this.workers + this.index
+    this.#batch.push(record)
+    if (this.#batch.length >= BATCH) this.flush()
+    else this.#timer ??= setTimeout(() => this.flush(), FLUSH_MS)
+    return this.#unacked < MAX_UNACKED
+  }
+
+  waitForDrain(): Promise<void> {
+    if (this.#unacked < MAX_UNACKED || stopped) return Promise.resolve()
+    return new Promise((resolve) => this.#waiters.push(resolve))
+  }
+
+  flush(): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#timer = null
+    if (this.#batch.length === 0) return
+    post({ type: 'records', records: this.#batch })
+    this.#batch = []
+    this.#unacked++
+  }
+
+  ack(): void {
+    this.#unacked--
+    if (this.#unacked >= MAX_UNACKED) return
+    const waiters = this.#waiters
+    this.#waiters = []
+    for (const w of waiters) w()
+  }
+}
