@@ -12,9 +12,42 @@ export function createHistogram(): Histogram {
   return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3, autoResize: true, useWebAssembly: false })
 }
 
-/** Records a latency given in milliseconds (float) as integer microseconds. */
+/** The JS histogram's own fields and steps (hdr-histogram-js JsHistogram), for the fast path below. */
+interface JsHistogramParts {
+  subBucketHalfCountMagnitude: number
+  subBucketHalfCount: number
+  unitMagnitude: number
+  countsArrayLength: number
+  incrementCountAtIndex(index: number): void
+  updateMinAndMax(value: number): void
+  incrementTotalCount(): void
+}
+
+/**
+ * Records a latency given in milliseconds (float) as integer microseconds.
+ *
+ * Several records per request: the bucket index is computed here with
+ * integer operations (clz32 and a shift) instead of the library's
+ * Math.log2/Math.pow, which made recording a fifth of the engine's own
+ * per-request cost. Same index, same steps (count, min/max, total) as
+ * JsHistogram.recordSingleValue; anything out of range (a resize) goes
+ * through the library.
+ */
 export function recordMs(h: Histogram, ms: number): void {
-  h.recordValue(Math.max(1, Math.round(ms * 1000)))
+  const value = Math.max(1, Math.round(ms * 1000))
+  const j = h as unknown as JsHistogramParts
+  if (value < 0x40000000 && j.unitMagnitude === 0) {
+    const magnitude = j.subBucketHalfCountMagnitude
+    const bucket = Math.max(31 - Math.clz32(value) - magnitude, 0)
+    const index = ((bucket + 1) << magnitude) + (value >>> bucket) - j.subBucketHalfCount
+    if (index < j.countsArrayLength) {
+      j.incrementCountAtIndex(index)
+      j.updateMinAndMax(value)
+      j.incrementTotalCount()
+      return
+    }
+  }
+  h.recordValue(value)
 }
 
 export function encodeHistogram(h: Histogram): string {
