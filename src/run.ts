@@ -8,9 +8,8 @@
 import type { Dispatcher } from 'undici'
 import { ConnectionPool } from './connection-pool.js'
 import { formatMs } from './duration.js'
-import { RollingPercentileDelay, fixedDelay, type DelaySource } from './hedge-delay.js'
-import { hedged } from './hedge-interceptor.js'
-import { normalizePolicy } from './hedge-policy.js'
+import type { DelaySource } from './hedge-delay.js'
+import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
 import { percentileMs } from './histogram.js'
 import { GeneratorMonitor } from './generator-monitor.js'
 import { LoadWindow, type Lane } from './load-generator.js'
@@ -18,10 +17,7 @@ import { PhaseStats, type HedgingSetup } from './phase-stats.js'
 import type { MeasuredPhase } from './phase-merge.js'
 import { checkReachable } from './preflight.js'
 import { randomSeed, seededRandom } from './random.js'
-import { redactUrl } from './redact.js'
-import { RoundRobin } from './replica-picker.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
-import { withAttemptTimeout } from './request-timeout.js'
 import type { RunOptions } from './run-options.js'
 import { ServerCounter } from './server-check.js'
 import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunResult } from './types.js'
@@ -185,52 +181,17 @@ class RunSession {
   }
 
   #lane(spec: LaneSpec): Lane {
-    const cfg = this.cfg
-    const stats = new PhaseStats({
-      name: spec.name,
-      slowMs: cfg.slowMs,
-      replicas: cfg.urls.map(redactUrl), // the per-replica figures carry the URL into every output
-      fanout: cfg.fanout,
-      openLoop: cfg.rate !== null,
-      runStartedAt: this.#t0,
-      ...(spec.steadyAfter === undefined ? {} : { steadyAfter: spec.steadyAfter }),
-    })
+    const stats = new PhaseStats(phaseStatsOptions(this.cfg, spec.name, this.#t0, spec.steadyAfter))
     this.#stats.set(spec.name, stats)
-    const h = spec.hedge
-    const policy = normalizePolicy({
-      delay: h?.delay ?? 0,
-      maxAttempts: h ? cfg.hedge.maxAttempts : 1,
-      budgetPct: cfg.hedge.budgetPct,
-      nonFatalStatus: cfg.hedge.nonFatalStatus,
-      deadlineMs: cfg.hedge.deadlineMs,
-      minHedgeWindowMs: h?.minHedgeWindowMs ?? 0,
-      parallel: cfg.hedge.parallel,
-      cancel: cfg.hedge.cancel,
-      header: cfg.hedge.header,
-      idempotencyKey: h !== null && cfg.hedge.idempotencyKey,
-      unsafeHedge: cfg.hedge.unsafeHedge,
-      replicas: cfg.origins,
-      random: this.#random,
-      observer: stats,
-    })
-    if (h) stats.hedging = h.setup
-    const dispatch = hedged(withAttemptTimeout(this.#agent.dispatch.bind(this.#agent), cfg.timeoutMs), policy)
-    return { stats, dispatch, picker: new RoundRobin(cfg.origins) }
+    if (spec.hedge) stats.hedging = spec.hedge.setup
+    return buildLane(this.cfg, stats, spec.hedge, this.#agent.dispatch.bind(this.#agent), this.#random)
   }
 
   #hedgedLane(derived: DerivedDelay): LaneSpec {
     const hedge = this.cfg.hedge
-    const percentile = hedge.delay === 'auto' ? 95 : 'percentile' in hedge.delay ? hedge.delay.percentile : 95
+    const percentile = delayPercentile(hedge)
     const delayMs = hedge.parallel ? 0 : derived.ms
-    const delay: DelaySource = hedge.adaptive && !hedge.parallel
-      ? new RollingPercentileDelay({
-          percentile,
-          initialMs: delayMs,
-          minMs: hedge.delayMinMs,
-          maxMs: hedge.delayMaxMs,
-          ...('requests' in hedge.adaptiveWindow ? { windowRequests: hedge.adaptiveWindow.requests } : { windowMs: hedge.adaptiveWindow.ms }),
-        })
-      : fixedDelay(delayMs)
+    const delay = delaySource(hedge, delayMs)
     const text = hedge.parallel
       ? 'parallel: every attempt sent at once (delay 0)'
       : hedge.adaptive

@@ -4,16 +4,11 @@
  * share of each window it is given; answers with a PhaseSnapshot per lane.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { fixedDelay, RollingPercentileDelay, type DelaySource } from './hedge-delay.js'
-import { hedged } from './hedge-interceptor.js'
-import { normalizePolicy } from './hedge-policy.js'
 import { GeneratorMonitor } from './generator-monitor.js'
+import { buildLane, delaySource, phaseStatsOptions } from './lane.js'
 import { LoadWindow, type Lane, type WindowPlan } from './load-generator.js'
 import { SnapshotPhaseStats } from './phase-merge.js'
 import { seededRandom } from './random.js'
-import { redactUrl } from './redact.js'
-import { RoundRobin } from './replica-picker.js'
-import { withAttemptTimeout } from './request-timeout.js'
 import type { ResolvedRun } from './resolve-options.js'
 import { buildDispatchOptions, createAgent, waitUntil } from './run.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
@@ -105,54 +100,13 @@ async function runWindow(order: WindowOrder): Promise<void> {
   post({ type: 'done', snapshots })
 }
 
-/** Mirrors RunSession#lane (run.ts), with the delay source rebuilt from the setup. */
+/** The same lane as the main thread builds (lane.ts); adaptive delays are tracked per worker, on its own originals. */
 function lane(spec: WorkerLaneSpec, secondsOrigin: number): Lane {
-  const stats = new SnapshotPhaseStats(
-    {
-      name: spec.name,
-      slowMs: cfg.slowMs,
-      replicas: cfg.urls.map(redactUrl),
-      fanout: cfg.fanout,
-      openLoop: cfg.rate !== null,
-      runStartedAt,
-      ...(spec.steadyAfter === undefined ? {} : { steadyAfter: spec.steadyAfter }),
-    },
-    { counters, secondsOrigin },
-  )
+  const stats = new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt, spec.steadyAfter), { counters, secondsOrigin })
   const h = spec.hedge
-  const policy = normalizePolicy({
-    delay: h ? delaySource(h.setup.delayMs) : 0,
-    maxAttempts: h ? cfg.hedge.maxAttempts : 1,
-    budgetPct: cfg.hedge.budgetPct,
-    nonFatalStatus: cfg.hedge.nonFatalStatus,
-    deadlineMs: cfg.hedge.deadlineMs,
-    minHedgeWindowMs: h?.minHedgeWindowMs ?? 0,
-    parallel: cfg.hedge.parallel,
-    cancel: cfg.hedge.cancel,
-    header: cfg.hedge.header,
-    idempotencyKey: h !== null && cfg.hedge.idempotencyKey,
-    unsafeHedge: cfg.hedge.unsafeHedge,
-    replicas: cfg.origins,
-    random,
-    observer: stats,
-  })
   if (h) stats.hedging = h.setup
-  const dispatch = hedged(withAttemptTimeout(agent.dispatch.bind(agent), cfg.timeoutMs), policy)
-  return { stats, dispatch, picker: new RoundRobin(cfg.origins) }
-}
-
-/** Mirrors RunSession#hedgedLane: adaptive delays are tracked per worker, on its own originals. */
-function delaySource(delayMs: number): DelaySource {
-  const hedge = cfg.hedge
-  if (!hedge.adaptive || hedge.parallel) return fixedDelay(delayMs)
-  const percentile = hedge.delay === 'auto' ? 95 : 'percentile' in hedge.delay ? hedge.delay.percentile : 95
-  return new RollingPercentileDelay({
-    percentile,
-    initialMs: delayMs,
-    minMs: hedge.delayMinMs,
-    maxMs: hedge.delayMaxMs,
-    ...('requests' in hedge.adaptiveWindow ? { windowRequests: hedge.adaptiveWindow.requests } : { windowMs: hedge.adaptiveWindow.ms }),
-  })
+  const hedge = h ? { delay: delaySource(cfg.hedge, h.setup.delayMs), minHedgeWindowMs: h.minHedgeWindowMs } : null
+  return buildLane(cfg, stats, hedge, agent.dispatch.bind(agent), random)
 }
 
 function stop(graceMs: number): void {
