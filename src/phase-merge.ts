@@ -7,8 +7,9 @@
  * too. The only values an HDR histogram cannot give back exactly, the min
  * and max, travel as the workers measured them.
  */
-import { createHistogram, decodeHistogram, encodeHistogram, mergeHistograms, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
+import { decodeHistogram, encodeHistogram, mergeHistograms, percentileMs, summarize, type Histogram } from './histogram.js'
 import { PhaseStats, type PhaseStatsOptions, type RequestSample } from './phase-stats.js'
+import { MAX_POINTS, SecondRecorder, timelinePoint, type SecondSums } from './timeline.js'
 import type { Figures, GeneratorHealth, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, TimelinePoint } from './types.js'
 
 /** What the hedge delay is derived from: a PhaseStats, or the merge of several. */
@@ -18,13 +19,7 @@ export interface MeasuredPhase {
 }
 
 /** One second of a worker's phase: sums and the second's latency histogram. */
-export interface SecondSnapshot {
-  t: number
-  requests: number
-  errors: number
-  hedges: number
-  delaySum: number
-  delayCount: number
+export interface SecondSnapshot extends SecondSums {
   histogram: string
 }
 
@@ -43,71 +38,13 @@ export interface PhaseSnapshot {
   endedAtEpoch: number
 }
 
-/** Same bound as timeline.ts: an hour of points. */
-const MAX_POINTS = 3600
+/** Per-second buckets whose closed seconds keep their histogram (encoded, a few hundred bytes), so seconds from several workers merge exactly. */
+function secondSnapshot(sums: SecondSums, histogram: Histogram): SecondSnapshot {
+  return { ...sums, histogram: encodeHistogram(histogram) }
+}
 
-/**
- * Per-second buckets like TimelineRecorder's, but each closed second keeps
- * its histogram (encoded, a few hundred bytes), so seconds from several
- * workers can be merged exactly. Seconds count from a shared origin.
- */
-export class SecondBuckets {
-  readonly #done: SecondSnapshot[] = []
-  readonly #histogram = createHistogram()
-  #second = 0
-  #requests = 0
-  #errors = 0
-  #hedges = 0
-  #delaySum = 0
-  #delayCount = 0
-
-  constructor(private readonly origin: number) {}
-
-  request(now: number, latencyMs: number, failed: boolean, delayMs: number | null): void {
-    this.#roll(now)
-    this.#requests++
-    if (failed) this.#errors++
-    recordMs(this.#histogram, latencyMs)
-    if (delayMs !== null) {
-      this.#delaySum += delayMs
-      this.#delayCount++
-    }
-  }
-
-  hedge(now: number): void {
-    this.#roll(now)
-    this.#hedges++
-  }
-
-  finish(now: number): SecondSnapshot[] {
-    this.#roll(now)
-    this.#flush()
-    return this.#done
-  }
-
-  #roll(now: number): void {
-    const second = Math.floor((now - this.origin) / 1000)
-    if (second <= this.#second) return
-    this.#flush()
-    this.#second = second
-  }
-
-  #flush(): void {
-    if (this.#requests === 0 && this.#hedges === 0) return
-    if (this.#done.length < MAX_POINTS) {
-      this.#done.push({
-        t: this.#second,
-        requests: this.#requests,
-        errors: this.#errors,
-        hedges: this.#hedges,
-        delaySum: this.#delaySum,
-        delayCount: this.#delayCount,
-        histogram: encodeHistogram(this.#histogram),
-      })
-    }
-    this.#requests = this.#errors = this.#hedges = this.#delaySum = this.#delayCount = 0
-    this.#histogram.reset()
-  }
+export function secondBuckets(origin: number): SecondRecorder<SecondSnapshot> {
+  return new SecondRecorder(origin, secondSnapshot)
 }
 
 export interface SnapshotOptions {
@@ -126,12 +63,12 @@ export const COUNTER_COMPLETED = 1
  * main thread reads an exact total while the run goes).
  */
 export class SnapshotPhaseStats extends PhaseStats {
-  readonly #seconds: SecondBuckets
+  readonly #seconds: SecondRecorder<SecondSnapshot>
   readonly #counters: Int32Array | null
 
   constructor(opts: PhaseStatsOptions, snap: SnapshotOptions) {
     super(opts)
-    this.#seconds = new SecondBuckets(snap.secondsOrigin)
+    this.#seconds = secondBuckets(snap.secondsOrigin)
     this.#counters = snap.counters ?? null
   }
 
@@ -293,18 +230,15 @@ export function mergeSeconds(lists: SecondSnapshot[][]): TimelinePoint[] {
     .slice(0, MAX_POINTS)
     .map((t) => {
       const parts = byT.get(t)!
-      const h = mergeEncoded(parts.map((p) => p.histogram))
-      const delayCount = sum(parts.map((p) => p.delayCount))
-      const delaySum = sum(parts.map((p) => p.delaySum))
-      return {
-        t,
-        requests: sum(parts.map((p) => p.requests)),
-        errors: sum(parts.map((p) => p.errors)),
-        p50Ms: percentileMs(h, 50),
-        p99Ms: percentileMs(h, 99),
-        hedges: sum(parts.map((p) => p.hedges)),
-        delayMs: delayCount > 0 ? Math.round((delaySum / delayCount) * 1000) / 1000 : null,
+      const sums: SecondSums = { t, requests: 0, errors: 0, hedges: 0, delaySum: 0, delayCount: 0 }
+      for (const p of parts) {
+        sums.requests += p.requests
+        sums.errors += p.errors
+        sums.hedges += p.hedges
+        sums.delaySum += p.delaySum
+        sums.delayCount += p.delayCount
       }
+      return timelinePoint(sums, mergeEncoded(parts.map((p) => p.histogram)))
     })
 }
 

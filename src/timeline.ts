@@ -2,69 +2,94 @@
  * One point per second of a phase (bounded), for the latency-over-time and
  * hedges-over-time charts. Each second's p50/p99 comes from a histogram
  * that is reset when the second rolls over, so memory stays constant.
+ * `SecondRecorder` does the bucketing; what a closed second becomes is the
+ * caller's choice: a TimelinePoint here, a mergeable snapshot in a worker.
  */
-import { createHistogram, percentileMs, recordMs } from './histogram.js'
+import { createHistogram, percentileMs, recordMs, type Histogram } from './histogram.js'
 import type { TimelinePoint } from './types.js'
 
 /** An hour of points; longer phases stop adding points (the totals still count). */
-const MAX_POINTS = 3600
+export const MAX_POINTS = 3600
 
-export class TimelineRecorder {
-  readonly points: TimelinePoint[] = []
-  #second = 0
-  #requests = 0
-  #errors = 0
-  #hedges = 0
-  #delaySum = 0
-  #delayCount = 0
+/** What one second summed up. */
+export interface SecondSums {
+  t: number
+  requests: number
+  errors: number
+  hedges: number
+  delaySum: number
+  delayCount: number
+}
+
+export class SecondRecorder<P> {
+  readonly points: P[] = []
+  readonly #sums: SecondSums = { t: 0, requests: 0, errors: 0, hedges: 0, delaySum: 0, delayCount: 0 }
   readonly #histogram = createHistogram()
 
-  constructor(private readonly startedAt: number) {}
+  /**
+   * @param origin performance.now() of second 0
+   * @param close turns a closed second (its sums and latency histogram, both reused afterwards) into a point
+   */
+  constructor(
+    private readonly origin: number,
+    private readonly close: (sums: SecondSums, histogram: Histogram) => P,
+  ) {}
 
   request(now: number, latencyMs: number, failed: boolean, delayMs: number | null): void {
     this.#roll(now)
-    this.#requests++
-    if (failed) this.#errors++
+    const sums = this.#sums
+    sums.requests++
+    if (failed) sums.errors++
     recordMs(this.#histogram, latencyMs)
     if (delayMs !== null) {
-      this.#delaySum += delayMs
-      this.#delayCount++
+      sums.delaySum += delayMs
+      sums.delayCount++
     }
   }
 
   hedge(now: number): void {
     this.#roll(now)
-    this.#hedges++
+    this.#sums.hedges++
   }
 
   /** Closes the last (partial) second. */
-  finish(now: number): TimelinePoint[] {
+  finish(now: number): P[] {
     this.#roll(now)
     this.#flush()
     return this.points
   }
 
   #roll(now: number): void {
-    const second = Math.floor((now - this.startedAt) / 1000)
-    if (second <= this.#second) return
+    const second = Math.floor((now - this.origin) / 1000)
+    if (second <= this.#sums.t) return
     this.#flush()
-    this.#second = second
+    this.#sums.t = second
   }
 
   #flush(): void {
-    if (this.#requests === 0 && this.#hedges === 0) return
-    if (this.points.length < MAX_POINTS) {
-      this.points.push({
-        t: this.#second,
-        requests: this.#requests,
-        errors: this.#errors,
-        p50Ms: percentileMs(this.#histogram, 50),
-        p99Ms: percentileMs(this.#histogram, 99),
-        hedges: this.#hedges,
-        delayMs: this.#delayCount > 0 ? Math.round((this.#delaySum / this.#delayCount) * 1000) / 1000 : null,
-      })
-    }
-    this.#requests = this.#errors = this.#hedges = this.#delaySum = this.#delayCount = 0
+    const sums = this.#sums
+    if (sums.requests === 0 && sums.hedges === 0) return
+    if (this.points.length < MAX_POINTS) this.points.push(this.close(sums, this.#histogram))
+    sums.requests = sums.errors = sums.hedges = sums.delaySum = sums.delayCount = 0
     this.#histogram.reset()
+  }
+}
+
+/** A second as the charts show it. */
+export function timelinePoint(s: SecondSums, histogram: Histogram): TimelinePoint {
+  return {
+    t: s.t,
+    requests: s.requests,
+    errors: s.errors,
+    p50Ms: percentileMs(histogram, 50),
+    p99Ms: percentileMs(histogram, 99),
+    hedges: s.hedges,
+    delayMs: s.delayCount > 0 ? Math.round((s.delaySum / s.delayCount) * 1000) / 1000 : null,
+  }
+}
+
+export class TimelineRecorder extends SecondRecorder<TimelinePoint> {
+  constructor(startedAt: number) {
+    super(startedAt, timelinePoint)
   }
 }

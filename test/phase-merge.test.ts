@@ -8,7 +8,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { HedgeObserver, HedgeOutcome } from '../src/hedge-observer.js'
 import { PhaseStats, type HedgingSetup } from '../src/phase-stats.js'
-import { mergePhases, mergeSeconds, SecondBuckets, SnapshotPhaseStats } from '../src/phase-merge.js'
+import { mergePhases, mergeSeconds, secondBuckets, SnapshotPhaseStats } from '../src/phase-merge.js'
 import { encodeHistogram, percentileMs } from '../src/histogram.js'
 import { seededRandom } from '../src/random.js'
 import { TimelineRecorder } from '../src/timeline.js'
@@ -110,7 +110,7 @@ for (const { openLoop, fanout, steadyAfter } of [
 
 test('per-second timeline: seconds merged by t equal one recorder fed everything', () => {
   const one = new TimelineRecorder(0)
-  const parts = [new SecondBuckets(0), new SecondBuckets(0)]
+  const parts = [secondBuckets(0), secondBuckets(0)]
   const random = seededRandom(3)
   for (let i = 0; i < 4000; i++) {
     const now = i * 1.3 // ~5.2 s
