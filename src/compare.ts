@@ -248,10 +248,13 @@ function round(x: number): number {
 
 // ---- configuration and warnings -----------------------------------------
 
+/** Keys that differ between runs without making them different experiments. */
+const NOT_A_DIFFERENCE = new Set(['seed'])
+
 /** Config keys whose values differ between runs, with each run's value. */
 function diffConfigs(results: RunResult[]): ConfigDifference[] {
   const flat = results.map((r) => configEntries(r.config))
-  const keys = [...new Set(flat.flatMap((f) => [...f.keys()]))]
+  const keys = [...new Set(flat.flatMap((f) => [...f.keys()]))].filter((key) => !NOT_A_DIFFERENCE.has(key))
   return keys
     .map((key) => ({ key, values: flat.map((f) => f.get(key) ?? '(none)') }))
     .filter((d) => new Set(d.values).size > 1)

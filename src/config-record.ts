@@ -25,6 +25,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
     fanout: cfg.fanout,
     workers: cfg.workers,
     profile: cfg.profile,
+    seed: cfg.seed,
     hedge: {
       delay,
       adaptive: h.adaptive,

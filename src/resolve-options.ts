@@ -27,27 +27,12 @@ export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'>
   adaptiveWindow: { requests: number } | { ms: number }
 }
 
-export interface ResolvedRun {
-  urls: string[]
+/** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
+export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed'> & {
   origins: string[]
-  method: string
   headers: Array<[string, string]>
   body: Buffer | null
-  concurrency: number
-  requests: number | null
-  durationMs: number | null
-  rate: number | null
-  timeoutMs: number
-  mode: Mode
-  schedule: Schedule
-  warmup: number
-  slowMs: number
-  http2: boolean
-  keepAlive: boolean
-  fanout: number
-  workers: number
   label: string
-  profile: string | null
   seed: number
   hedge: ResolvedHedge
   redact: string[]

@@ -178,6 +178,8 @@ export interface RunConfig {
   fanout: number
   workers: number
   profile: string | null
+  /** Seed of the client's random choices: --seed replays them. */
+  seed?: number
   hedge: {
     delay: string
     adaptive: boolean
