@@ -46,7 +46,7 @@ test('run defaults map onto library run options', () => {
   assert.equal(opts.concurrency, 4)
   assert.equal(opts.slowMs, 1000)
   assert.equal(opts.profile, 'pi')
-  assert.deepEqual(opts.hedge, { delay: 'auto' })
+  assert.deepEqual(opts.hedge, { delay: 'auto', budgetPct: 25 })
 })
 
 test('validation errors are one line naming the source and the field', () => {
