@@ -140,9 +140,7 @@ class TimedHandler extends Deadline implements LegacyHandler {
   }
 
   expire(): void {
-    this.#expired = this.#headers
-      ? new errors.BodyTimeoutError('Body Timeout Error')
-      : new errors.HeadersTimeoutError('Headers Timeout Error')
+    this.#expired = timeoutError(this.#headers)
     this.#abort?.(this.#expired)
   }
 
@@ -205,9 +203,7 @@ class TimedControllerHandler extends Deadline implements Dispatcher.DispatchHand
   }
 
   expire(): void {
-    this.#expired = this.#headers
-      ? new errors.BodyTimeoutError('Body Timeout Error')
-      : new errors.HeadersTimeoutError('Headers Timeout Error')
+    this.#expired = timeoutError(this.#headers)
     this.#controller?.abort(this.#expired)
   }
 
@@ -244,4 +240,9 @@ class TimedControllerHandler extends Deadline implements Dispatcher.DispatchHand
     this.#done()
     this.inner.onResponseError?.(controller, error)
   }
+}
+
+/** undici's own error for where the attempt was when -t ran out, so error kinds keep undici's names. */
+function timeoutError(headersSeen: boolean): Error {
+  return headersSeen ? new errors.BodyTimeoutError('Body Timeout Error') : new errors.HeadersTimeoutError('Headers Timeout Error')
 }
