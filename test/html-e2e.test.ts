@@ -13,11 +13,11 @@
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { chromiumAvailable, CHROMIUM_PATH, launchChromium, type Browser } from './helpers/chromium.js'
+import { chromiumAvailable, CHROMIUM_PATH, launchChromium, renderPage, type Browser, type RenderedPage } from './helpers/chromium.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
 import { INDEPENDENT_STALLS, profileDir, type ProfileFiles } from './helpers/profiles.js'
 
@@ -67,39 +67,12 @@ function externalReferences(html: string): string[] {
   return patterns.flatMap((p) => [...html.matchAll(p)].map((m) => m[0]))
 }
 
-const FACTS = `JSON.stringify({
-  charts: [...document.querySelectorAll('svg[data-chart]')].map((s) => s.getAttribute('data-chart')),
-  series: [...document.querySelectorAll('[data-series]')].map((p) => ({ id: p.getAttribute('data-series'), length: p.getTotalLength(), box: (() => { const r = p.getBoundingClientRect(); return r.width + r.height })() })),
-  svgSizes: [...document.querySelectorAll('svg[data-chart]')].map((s) => { const r = s.getBoundingClientRect(); return { width: r.width, height: r.height } }),
-})`
-
-interface PageFacts {
-  charts: string[]
-  series: Array<{ id: string; length: number; box: number }>
-  svgSizes: Array<{ width: number; height: number }>
-}
-
-async function render(file: string): Promise<{ facts: PageFacts; requested: string[]; problems: string[] }> {
+async function render(file: string): Promise<RenderedPage> {
   browser ??= await launchChromium()
-  const pageUrl = pathToFileURL(file).href
-  const { targetId } = (await browser.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string }
-  const { sessionId } = (await browser.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string }
-  for (const domain of ['Network', 'Page', 'Runtime', 'Log']) await browser.send(`${domain}.enable`, {}, sessionId)
-  await browser.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId)
-  await browser.send('Page.navigate', { url: pageUrl }, sessionId)
-  await browser.waitFor((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId, 20_000)
-  const value = (await browser.send('Runtime.evaluate', { expression: FACTS, returnByValue: true }, sessionId)) as { result: { value: string } }
-  const shot = (await browser.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, sessionId)) as { data: string }
   const png = file.replace(/\.html$/, '.png')
-  writeFileSync(png, Buffer.from(shot.data, 'base64'))
+  const page = await renderPage(browser, file, png)
   assert.ok(statSync(png).size > 20_000, 'a screenshot with content')
-  const mine = browser.events.filter((e) => e.sessionId === sessionId)
-  await browser.send('Target.closeTarget', { targetId })
-  return {
-    facts: JSON.parse(value.result.value) as PageFacts,
-    requested: mine.filter((e) => e.method === 'Network.requestWillBeSent').map((e) => (e.params.request as { url: string }).url),
-    problems: mine.filter((e) => e.method === 'Log.entryAdded' || (e.method === 'Runtime.consoleAPICalled' && e.params.type === 'error')).map((e) => JSON.stringify(e.params).slice(0, 300)),
-  }
+  return page
 }
 
 const CHARTS = ['percentiles', 'histogram', 'timeline', 'hedges']

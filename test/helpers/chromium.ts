@@ -5,9 +5,10 @@
  * is bounded, and `close()` kills the whole process group we started.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { WebSocket } from 'undici'
 
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -168,4 +169,49 @@ async function killGroup(child: ChildProcess): Promise<void> {
     // The group is gone already.
   }
   await withTimeout(exited, 5000, 'Chromium exit').catch(() => undefined)
+}
+
+/** What a report page shows a browser: its charts, their series (drawn length and box), laid-out sizes, title. */
+export interface PageFacts {
+  title: string
+  charts: string[]
+  series: Array<{ id: string; length: number; box: number }>
+  svgSizes: Array<{ width: number; height: number }>
+}
+
+const PAGE_FACTS = `JSON.stringify({
+  title: document.title,
+  charts: [...document.querySelectorAll('svg[data-chart]')].map((s) => s.getAttribute('data-chart')),
+  series: [...document.querySelectorAll('[data-series]')].map((p) => ({ id: p.getAttribute('data-series'), length: p.getTotalLength(), box: (() => { const r = p.getBoundingClientRect(); return r.width + r.height })() })),
+  svgSizes: [...document.querySelectorAll('svg[data-chart]')].map((s) => { const r = s.getBoundingClientRect(); return { width: r.width, height: r.height } }),
+})`
+
+export interface RenderedPage {
+  facts: PageFacts
+  /** Every URL the page requested (the page itself included). */
+  requested: string[]
+  /** Console errors and log entries (CSP violations land here). */
+  problems: string[]
+}
+
+/** Loads a local HTML file in a new tab at 1280 px, reads its facts, writes a full-page screenshot to `png`. */
+export async function renderPage(browser: Browser, file: string, png: string): Promise<RenderedPage> {
+  const { targetId } = (await browser.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string }
+  const { sessionId } = (await browser.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string }
+  for (const domain of ['Network', 'Page', 'Runtime', 'Log']) await browser.send(`${domain}.enable`, {}, sessionId)
+  await browser.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId)
+  await browser.send('Page.navigate', { url: pathToFileURL(file).href }, sessionId)
+  await browser.waitFor((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId, 20_000)
+  const value = (await browser.send('Runtime.evaluate', { expression: PAGE_FACTS, returnByValue: true }, sessionId)) as { result: { value: string } }
+  const shot = (await browser.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, sessionId)) as { data: string }
+  writeFileSync(png, Buffer.from(shot.data, 'base64'))
+  const mine = browser.events.filter((e) => e.sessionId === sessionId)
+  await browser.send('Target.closeTarget', { targetId })
+  return {
+    facts: JSON.parse(value.result.value) as PageFacts,
+    requested: mine.filter((e) => e.method === 'Network.requestWillBeSent').map((e) => (e.params.request as { url: string }).url),
+    problems: mine
+      .filter((e) => e.method === 'Log.entryAdded' || (e.method === 'Runtime.consoleAPICalled' && e.params.type === 'error'))
+      .map((e) => JSON.stringify(e.params).slice(0, 300)),
+  }
 }
