@@ -12,17 +12,16 @@ import { checkFailIf, parseFailIf, type FailCheck } from '../fail-if.js'
 import { renderCompareCsv } from '../render/compare-csv.js'
 import { renderCompareJson } from '../render/compare-json.js'
 import { renderCompareText } from '../render/compare-text.js'
-import { loadResult, writeFileAtomic } from '../results-store.js'
+import { loadResult } from '../results-store.js'
+import { OUTPUT_FORMATS, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../types.js'
 
-const FORMATS = ['text', 'json', 'csv'] as const
-type Format = (typeof FORMATS)[number]
 const PHASES = ['plain', 'hedged'] as const
 
 interface CompareArgs {
   files: string[]
   phase?: (typeof PHASES)[number]
-  output: Format
+  output: OutputFormat
   'fail-if'?: string | string[]
   html?: string
 }
@@ -35,7 +34,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       yargs
         .positional('files', { type: 'string', array: true, demandOption: true, describe: 'JSON files written by runs; the first is the baseline' })
         .option('phase', { choices: PHASES, describe: 'phase to compare in every run (default: hedged if present, else plain)' })
-        .option('output', { alias: 'o', choices: FORMATS, default: 'text' as Format, describe: 'format printed to stdout' })
+        .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: 'format printed to stdout' })
         .option('fail-if', {
           type: 'string',
           requiresArg: true,
@@ -79,18 +78,15 @@ function runNames(files: string[]): string[] {
   })
 }
 
-function render(c: Comparison, format: Format): string {
+function render(c: Comparison, format: OutputFormat): string {
   if (format === 'json') return renderCompareJson(c)
   if (format === 'csv') return renderCompareCsv(c)
-  const color = process.stdout.isTTY === true && process.env.NO_COLOR === undefined
-  return renderCompareText(c, { color })
+  return renderCompareText(c, { color: stdoutColor() })
 }
 
 async function writeHtml(out: string, results: RunResult[], comparison: Comparison, within: boolean): Promise<void> {
-  // Loaded on demand: only --html needs the HTML renderer.
-  const { renderHtml } = await import('../render/html.js')
   const title = within ? `hedgebench: plain vs hedged, ${results[0]?.label ?? ''}` : `hedgebench: ${comparison.runs.map((r) => r.name).join(' vs ')}`
-  await writeFileAtomic(out, renderHtml(within ? results.slice(0, 1) : results, { title, comparison }), { overwrite: true })
+  await writeHtmlReport(out, within ? results.slice(0, 1) : results, { title, comparison })
 }
 
 function failMessage(check: FailCheck): string {

@@ -1,12 +1,26 @@
-/** Picks the renderer for -o: every format is a pure function over the one RunResult. */
+/** What the commands share about output: the formats, when to colour, the renderer picker, HTML files. */
 import { renderCsvSummary } from '../render/csv.js'
+import type { HtmlOptions } from '../render/html.js'
 import { renderJson } from '../render/json.js'
 import { renderText } from '../render/text.js'
+import { writeFileAtomic } from '../results-store.js'
 import type { RunResult } from '../types.js'
 
-export type OutputFormat = 'text' | 'json' | 'csv'
+export const OUTPUT_FORMATS = ['text', 'json', 'csv'] as const
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
+
+/** Colours and arrows only for a person at a terminal; NO_COLOR (no-color.org) turns them off. */
+export function stdoutColor(): boolean {
+  return process.stdout.isTTY === true && !process.env.NO_COLOR
+}
 
 export function renderOutput(result: RunResult, format: OutputFormat, color = false): string {
   const out = format === 'json' ? renderJson(result) : format === 'csv' ? renderCsvSummary(result) : renderText(result, { color })
   return out.endsWith('\n') ? out : `${out}\n`
+}
+
+/** Writes a self-contained HTML report (the renderer is loaded only when a report is asked for). */
+export async function writeHtmlReport(path: string, runs: RunResult[], opts: HtmlOptions = {}): Promise<void> {
+  const { renderHtml } = await import('../render/html.js')
+  await writeFileAtomic(path, renderHtml(runs, opts), { overwrite: true })
 }

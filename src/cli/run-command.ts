@@ -10,16 +10,15 @@ import { dirname, join, resolve } from 'node:path'
 import { TargetUnreachableError, UsageError } from '../errors.js'
 import { resolveOptions } from '../resolve-options.js'
 import { createRequestLog, type RequestLog } from '../request-log.js'
-import { assertWritableDir, saveResult, writeFileAtomic } from '../results-store.js'
+import { assertWritableDir, saveResult } from '../results-store.js'
 import { run } from '../run.js'
 import type { RunOptions } from '../run-options.js'
-import { loadProfile, profileRunOptions } from '../sim/profile.js'
+import { loadProfile, profileRunOptions, type Profile } from '../sim/profile.js'
 import { spawnTarget, type Target } from '../sim/target.js'
 import type { RunResult } from '../types.js'
-import { assertNoRepeats, flagsToOptions, type RunFlags } from './run-flags.js'
-import { renderOutput, type OutputFormat } from './output.js'
+import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
+import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 import { startSpinner } from './spinner.js'
-import { renderHtml } from '../render/html.js'
 
 interface CliFlags extends RunFlags {
   o: OutputFormat
@@ -78,7 +77,7 @@ function runFlags(y: Argv): Argv {
     .option('hedge-header', { type: 'string', describe: 'header carrying the hedge number; --no-hedge-header drops it [default: x-hedge-attempt]', group: 'Hedging:' })
     .option('idempotency-key', { type: 'boolean', describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)', group: 'Hedging:' })
     .option('unsafe-hedge', { type: 'boolean', describe: 'hedge non-idempotent methods without keys (warned in the report)', group: 'Hedging:' })
-    .option('o', { type: 'string', choices: ['text', 'json', 'csv'], default: 'text', describe: 'stdout format', group: 'Output:' })
+    .option('o', { type: 'string', choices: OUTPUT_FORMATS, default: 'text', describe: 'stdout format', group: 'Output:' })
     .option('out-dir', { type: 'string', default: 'results', describe: 'where runs are saved (--no-save: nowhere)', group: 'Output:' })
     .option('save', { type: 'boolean', default: true, describe: 'save the run as JSON + CSV under --out-dir', group: 'Output:' })
     .option('label', { type: 'string', describe: 'name of the run (in the file name)', group: 'Output:' })
@@ -96,28 +95,23 @@ function runFlags(y: Argv): Argv {
 
 async function runFromCli(argv: CliFlags): Promise<number> {
   assertNoRepeats(argv as unknown as Record<string, unknown>)
-  let options = await flagsToOptions(argv)
-  const target = await startBuiltInTarget(argv, options)
-  if (target) options = mergeProfile(argv, options, target)
+  const options = await flagsToOptions(argv)
+  if (!argv.profile) return measure(argv, options)
+  // --profile with no URL: the built-in target, in its own process, for this run.
+  if (options.urls.length > 0) throw new UsageError('give either URLs or --profile (the built-in target), not both')
+  const profile = loadProfile(argv.profile)
+  const replicas = argv.replicas === undefined ? undefined : integer(argv.replicas, '--replicas')
+  const target = await spawnTarget({ profile: argv.profile, ...(replicas === undefined ? {} : { replicas }) })
   try {
-    return await measure(argv, options)
+    return await measure(argv, withProfile(profile, options, target))
   } finally {
-    await target?.close()
+    await target.close()
   }
 }
 
-async function startBuiltInTarget(argv: CliFlags, options: RunOptions): Promise<Target | null> {
-  if (!argv.profile) return null
-  if (options.urls.length > 0) throw new UsageError('give either URLs or --profile (the built-in target), not both')
-  const profile = loadProfile(argv.profile)
-  const replicas = argv.replicas === undefined ? undefined : Number(argv.replicas)
-  if (replicas !== undefined && !(Number.isInteger(replicas) && replicas > 0)) throw new UsageError(`invalid --replicas "${argv.replicas}" (a whole number above 0)`)
-  return spawnTarget({ profile: argv.profile, ...(replicas ? { replicas } : {}), ...(profile.seed === undefined ? {} : { seed: profile.seed }) })
-}
-
 /** Profile defaults first, flags the user gave win. */
-function mergeProfile(argv: CliFlags, options: RunOptions, target: Target): RunOptions {
-  const defaults = profileRunOptions(loadProfile(argv.profile!))
+function withProfile(profile: Profile, options: RunOptions, target: Target): RunOptions {
+  const defaults = profileRunOptions(profile)
   return {
     ...defaults,
     ...options,
@@ -159,6 +153,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     // Nothing was measured (the target refused before the run): take back what we created.
     if (err instanceof UsageError || err instanceof TargetUnreachableError) {
       await log?.close().catch(() => undefined)
+      log = null // closed: the finally below must not close it again (and throw over this error)
       await takeBack(created)
     }
     throw err
@@ -198,12 +193,12 @@ async function takeBack(created: string[]): Promise<void> {
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false)
 
 async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
-  process.stdout.write(renderOutput(result, argv.o, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR))
+  process.stdout.write(renderOutput(result, argv.o, stdoutColor()))
   if (argv.save) {
     const saved = await saveResult(result, argv.outDir)
     process.stderr.write(`saved ${saved.json} and ${saved.csv}\n`)
   }
-  if (argv.html) await writeFileAtomic(argv.html, renderHtml([result]), { overwrite: true })
+  if (argv.html) await writeHtmlReport(argv.html, [result])
   if (log && argv.csvRequests) process.stderr.write(`per-request rows in ${argv.csvRequests}\n`)
 }
 

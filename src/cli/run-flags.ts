@@ -150,7 +150,7 @@ function parseStatusList(v: string): number[] {
   })
 }
 
-function integer(v: string, flag: string): number {
+export function integer(v: string, flag: string): number {
   const n = Number(v)
   if (!/^-?\d+$/.test(String(v).trim()) || !Number.isSafeInteger(n)) throw new UsageError(`invalid ${flag} "${v}" (expected a whole number)`)
   return n
