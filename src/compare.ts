@@ -7,7 +7,7 @@
  */
 import { configEntries } from './config-entries.js'
 import { UsageError } from './errors.js'
-import { decodeHistogram, type Histogram } from './histogram.js'
+import { tryDecodeHistogram, type Histogram } from './histogram.js'
 import {
   LATENCY_RESOLUTION_MS,
   meanDifference,
@@ -120,16 +120,7 @@ function sideOf(name: string, result: RunResult, phase: PhaseResult): Side {
   return {
     run: { name, label: result.label, phase: phase.name, requests: phase.requests, durationMs: phase.durationMs, partial: result.partial },
     phase,
-    histogram: safeDecode(phase.histogram),
-  }
-}
-
-/** A run whose histogram cannot be decoded still compares, without percentile intervals. */
-function safeDecode(base64: string): Histogram | null {
-  try {
-    return base64 ? decodeHistogram(base64) : null
-  } catch {
-    return null
+    histogram: tryDecodeHistogram(phase.histogram), // a run without one still compares, without percentile intervals
   }
 }
 

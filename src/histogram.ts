@@ -63,6 +63,15 @@ export function decodeHistogram(base64: string): Histogram {
   return h
 }
 
+/** A saved histogram, or null when it is missing or cannot be decoded (the figures still render without it). */
+export function tryDecodeHistogram(base64: string | undefined): Histogram | null {
+  try {
+    return base64 ? decodeHistogram(base64) : null
+  } catch {
+    return null
+  }
+}
+
 export function mergeHistograms(histograms: Histogram[]): Histogram {
   const total = createHistogram()
   for (const h of histograms) total.add(h)

@@ -5,7 +5,7 @@
  */
 import { UsageError } from './errors.js'
 import { redactUrl } from './redact.js'
-import { isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
+import { DEFAULT_HEDGE_HEADER, isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import type { Mode, RunConfig, Schedule } from './types.js'
 
@@ -114,7 +114,7 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedH
     minHedgeWindowMs: h.minHedgeWindowMs ?? null,
     parallel: h.parallel ?? false,
     cancel: oneOf(h.cancel ?? 'abort', ['abort', 'ignore'] as const, '--cancel'),
-    header: h.header === undefined ? 'x-hedge-attempt' : h.header,
+    header: h.header === undefined ? DEFAULT_HEDGE_HEADER : h.header,
     idempotencyKey: h.idempotencyKey ?? false,
     unsafeHedge: h.unsafeHedge ?? false,
   }

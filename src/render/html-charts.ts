@@ -4,7 +4,7 @@
  * hedging over time. Each phase is a "source" with a display name that
  * prefixes its series ids ("hedged:p99", "after.json/plain:p50").
  */
-import { decodeHistogram, percentileMs, type Histogram } from '../histogram.js'
+import { percentileMs, tryDecodeHistogram, type Histogram } from '../histogram.js'
 import { formatMs } from '../duration.js'
 import type { PhaseResult } from '../types.js'
 import { niceTicks, renderChart, type Point, type Series, type Tick } from './svg-chart.js'
@@ -31,7 +31,7 @@ const MAX_X = 5
 
 /** (1) Latency by percentile, every source overlaid on the log "1/(1-p)" axis. */
 export function percentileChart(sources: ChartSource[]): string {
-  const series = sources.map((src): Series => ({ id: `${src.name}:percentiles`, label: src.name, color: src.color, points: percentilePoints(histogramOf(src.phase)) }))
+  const series = sources.map((src): Series => ({ id: `${src.name}:percentiles`, label: src.name, color: src.color, points: percentilePoints(tryDecodeHistogram(src.phase.histogram)) }))
   const reach = Math.max(4, ...series.map((s) => s.points[s.points.length - 1]?.[0] ?? 0))
   const ticks = reach > 4 ? [...PERCENTILE_TICKS, { value: MAX_X, label: '99.999%' }] : PERCENTILE_TICKS
   return renderChart({ chart: 'percentiles', title: 'Latency by percentile', xLabel: 'percentile (log scale of 1/(1-p))', xTicks: ticks, panels: [{ yLabel: 'latency (ms)', series }] })
@@ -52,7 +52,7 @@ const QUANTILE_SAMPLES = 2000
 
 /** (2) Share of requests per response-time bin; bins are log-spaced so a 1 s stall and a 5 ms body both show. */
 export function histogramChart(sources: ChartSource[]): string {
-  const histograms = sources.map((s) => histogramOf(s.phase))
+  const histograms = sources.map((s) => tryDecodeHistogram(s.phase.histogram))
   const present = histograms.filter((h): h is Histogram => h !== null && h.totalCount > 0)
   const lo = Math.log10(Math.max(0.001, Math.min(...present.map((h) => percentileMs(h, 0)), Infinity)))
   const hi = Math.log10(Math.max(0.001, ...present.map((h) => percentileMs(h, 100))))
@@ -132,15 +132,6 @@ export function hedgesChart(sources: ChartSource[]): string {
 function secondTicks(sources: ChartSource[]): Tick[] {
   const last = Math.max(1, ...sources.flatMap((s) => s.phase.timeline.map((p) => p.t)))
   return niceTicks(0, last, 8, (v) => `${v}s`)
-}
-
-/** A phase whose histogram is missing or corrupt is drawn without its distribution. */
-function histogramOf(phase: PhaseResult): Histogram | null {
-  try {
-    return phase.histogram ? decodeHistogram(phase.histogram) : null
-  } catch {
-    return null
-  }
 }
 
 function round2(x: number): number {
