@@ -3,7 +3,7 @@
  * figure looks the same in both.
  */
 import { formatMs } from '../duration.js'
-import type { Interval, MetricChange, MetricUnit } from '../compare.js'
+import type { Interval, MetricChange, MetricRow, MetricUnit } from '../compare.js'
 
 /** A run's value of a metric: "14.8 ms", "12 requests", "0.25 %", "812.4 req/s". */
 export function formatValue(value: number | null, unit: MetricUnit): string {
@@ -32,4 +32,11 @@ export function formatChange(change: MetricChange | null, unit: MetricUnit): str
 /** "[+1.90 ms, +2.50 ms]", or "-" when no interval exists. */
 export function formatInterval(interval: Interval | null, unit: MetricUnit): string {
   return interval ? `[${formatDelta(interval[0], unit)}, ${formatDelta(interval[1], unit)}]` : '-'
+}
+
+/** One row of the comparison table: metric, each run's value, then change, interval and verdict against the first run. */
+export function metricCells(m: MetricRow): string[] {
+  const values = m.values.map((v) => formatValue(v, m.unit))
+  const changes = m.changes.slice(1).flatMap((ch) => [formatChange(ch, m.unit), ch ? formatInterval(ch.interval, m.unit) : '', ch?.verdict ?? '-'])
+  return [m.metric, ...values, ...changes]
 }

@@ -4,8 +4,8 @@
  * one row per metric with every run's value and, for each later run, its
  * change against the first, the 95 % interval and the verdict.
  */
-import type { Comparison, MetricChange, MetricRow, Verdict } from '../compare.js'
-import { formatChange, formatInterval, formatValue } from './compare-format.js'
+import type { Comparison, MetricChange, Verdict } from '../compare.js'
+import { metricCells } from './compare-format.js'
 
 export interface CompareTextOptions {
   /** Arrows and ANSI colours for better/worse (the command passes isTTY && !NO_COLOR). */
@@ -54,12 +54,6 @@ function metricsTable(c: Comparison, color: boolean): string {
     return change ? paint(cell, change) : cell
   }
   return tableLines([header, ...rows], '  ', paintCell).join('\n')
-}
-
-function metricCells(m: MetricRow): string[] {
-  const values = m.values.map((v) => formatValue(v, m.unit))
-  const changes = m.changes.slice(1).flatMap((ch) => [formatChange(ch, m.unit), ch ? formatInterval(ch.interval, m.unit) : '', ch?.verdict ?? '-'])
-  return [m.metric, ...values, ...changes]
 }
 
 const ANSI: Record<Verdict, string> = { better: '\u001b[32m', worse: '\u001b[31m', 'within noise': '' }

@@ -8,7 +8,7 @@ import type { Comparison } from '../compare.js'
 import { configEntries } from '../config-entries.js'
 import { formatMs } from '../duration.js'
 import type { HedgingStats, PhaseName, PhaseResult, RunResult } from '../types.js'
-import { formatChange, formatInterval, formatValue } from './compare-format.js'
+import { metricCells } from './compare-format.js'
 import { escapeHtml } from './escape.js'
 import { PALETTE } from './svg-chart.js'
 import { hedgesChart, histogramChart, percentileChart, timelineChart, type ChartSource } from './html-charts.js'
@@ -118,11 +118,7 @@ function comparisonSection(c: Comparison): string {
     : table(['configuration', ...c.runs.map((r) => r.name)], c.configDifferences.map((d) => [d.key, ...d.values]), 'Configuration differs: compare with care')
   const later = c.runs.slice(1)
   const header = ['metric', ...c.runs.map((r) => r.name), ...later.flatMap((r) => [`change ${r.name}`, '95% interval', 'verdict'])]
-  const rows = c.metrics.map((m) => [
-    m.metric,
-    ...m.values.map((v) => formatValue(v, m.unit)),
-    ...m.changes.slice(1).flatMap((ch) => [formatChange(ch, m.unit), ch ? formatInterval(ch.interval, m.unit) : '', ch?.verdict ?? '-']),
-  ])
+  const rows = c.metrics.map(metricCells)
   return section('Comparison', `${diffs}\n${verdictTable(header, rows)}`)
 }
 
