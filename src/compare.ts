@@ -166,9 +166,11 @@ function meanSample(s: Side): { mean: number; stddev: number; n: number } {
 }
 
 const errorRate = (s: Side): number => (s.phase.requests > 0 ? round((100 * s.phase.errors) / s.phase.requests) : 0)
-/** A phase without hedging still has an extra load: attempts / requests - 1, normally 0. */
-const extraLoad = (s: Side): number =>
-  s.phase.hedging?.extraLoadPct ?? (s.phase.requests > 0 ? round(100 * (s.phase.attempts / s.phase.requests - 1)) : 0)
+/** Extra load of a phase, %; one without hedging still has one: attempts / requests - 1, normally 0. */
+export function extraLoadPct(phase: PhaseResult): number {
+  return phase.hedging?.extraLoadPct ?? (phase.requests > 0 ? round(100 * (phase.attempts / phase.requests - 1)) : 0)
+}
+const extraLoad = (s: Side): number => extraLoadPct(s.phase)
 const extraAttempts = (s: Side): number => (extraLoad(s) * s.phase.requests) / 100
 
 const COUNT_SPECS: Record<'slow' | 'error_rate' | 'rps' | 'extra_load', MetricSpec> = {

@@ -5,10 +5,10 @@
  */
 import { stringify } from 'csv-stringify/sync'
 import { redactUrl } from '../redact.js'
-import { PHASE_NAMES } from '../types.js'
+import { PERCENTILE_KEYS, PHASE_NAMES } from '../types.js'
 import type { Figures, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../types.js'
 
-const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', 'p10', 'p25', 'p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'p99.99', 'max']
+const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max']
 
 const HEDGING_COLUMNS = [
   'hedges_sent',

@@ -5,6 +5,7 @@
  * count; a run with both phases ends with the plain | hedged comparison and
  * a one-line verdict, the figure the user came for. Pure: result in, text out.
  */
+import { extraLoadPct } from '../compare.js'
 import { formatMs } from '../duration.js'
 import { redactUrl } from '../redact.js'
 import { PERCENTILE_KEYS } from '../types.js'
@@ -290,7 +291,7 @@ function comparison(plain: PhaseResult, hedged: PhaseResult, paint: Paint): stri
 export function verdictLine(plain: PhaseResult, hedged: PhaseResult): string {
   const before = plain.latencyMs['p99.9']
   const after = hedged.latencyMs['p99.9']
-  const extra = hedged.hedging?.extraLoadPct ?? (hedged.requests > 0 ? (hedged.attempts / hedged.requests - 1) * 100 : 0)
+  const extra = extraLoadPct(hedged)
   return `p99.9 ${before.toFixed(1)} ms -> ${after.toFixed(1)} ms (${change(before, after)}) for ${extra >= 0 ? '+' : ''}${extra.toFixed(1)}% requests`
 }
 
