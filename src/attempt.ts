@@ -32,8 +32,6 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
   status: number | null = null
   bytes = 0
   #unsentCounted = false
-  /** Where its latency is measured from: when it reached the wire, else when it was launched. */
-  #clockFrom: number
   #abort: Abort | null = null
   #resume: (() => void) | null = null
   #paused = false
@@ -45,9 +43,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
     readonly index: number,
     readonly origin: string,
     readonly launchedAt: number,
-  ) {
-    this.#clockFrom = launchedAt
-  }
+  ) {}
 
   // ---- DispatchController (what the caller's controller acts on) ----
 
@@ -185,6 +181,6 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
 
   /** Latency so far: from the write of its headers (or from its launch, if it never got that far). */
   #elapsed(): number {
-    return this.req.policy.now() - this.#clockFrom
+    return this.req.policy.now() - this.launchedAt
   }
 }

@@ -90,5 +90,6 @@ export function normalizePolicy(policy: HedgePolicy): ResolvedPolicy {
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
 
 export function isIdempotentMethod(method: string): boolean {
-  return IDEMPOTENT.has(method.toUpperCase())
+  // The usual upper-case spelling is a plain Set hit: no toUpperCase per request.
+  return IDEMPOTENT.has(method) || IDEMPOTENT.has(method.toUpperCase())
 }

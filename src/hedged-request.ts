@@ -234,12 +234,9 @@ export class HedgedRequest {
   #safeToRepeat(opts: Dispatcher.DispatchOptions): boolean {
     if (opts.upgrade) return false
     const method = opts.method
-    return IDEMPOTENT_UPPER.has(method) || isIdempotentMethod(method) || this.policy.unsafeHedge || hasHeader(opts.headers, 'idempotency-key')
+    return isIdempotentMethod(method) || this.policy.unsafeHedge || hasHeader(opts.headers, 'idempotency-key')
   }
 }
-
-/** The idempotent methods as they are usually spelled: a Set hit, no toUpperCase per request. */
-const IDEMPOTENT_UPPER: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
 
 function onHedgeTimer(req: HedgedRequest): void {
   req.fireTimer()

@@ -76,10 +76,6 @@ export class LoadWindow {
     for (const slot of this.#slots) if (slot.timer) slot.cancelWait()
   }
 
-  get stopping(): boolean {
-    return this.#stopping
-  }
-
   /** Next sequence number, or -1 when the window is over. */
   take(now: number): number {
     if (this.#stopping) return -1

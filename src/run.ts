@@ -10,6 +10,7 @@ import { ConnectionPool } from './connection-pool.js'
 import { formatMs } from './duration.js'
 import type { DelaySource } from './hedge-delay.js'
 import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
+import { isIdempotentMethod } from './hedge-policy.js'
 import { percentileMs } from './histogram.js'
 import { GeneratorMonitor } from './generator-monitor.js'
 import { LoadWindow, type Lane } from './load-generator.js'
@@ -224,7 +225,7 @@ class RunSession {
     if (typeof hedge.delay === 'object' && 'fixedMs' in hedge.delay) {
       return { ms: hedge.delay.fixedMs, text: `fixed ${formatMs(hedge.delay.fixedMs)}`, p50 }
     }
-    const percentile = hedge.delay === 'auto' ? 95 : hedge.delay.percentile
+    const percentile = delayPercentile(hedge)
     if (!histogram || histogram.totalCount === 0) {
       this.#warnings.push('no latency was measured to derive the hedge delay from; hedging with a 1 s delay')
       return { ms: 1000, text: 'fallback 1 s (nothing measured)', p50 }
@@ -277,7 +278,7 @@ function runWarnings(cfg: ResolvedRun): string[] {
   if (cfg.mode !== 'plain' && cfg.urls.length === 1) {
     warnings.push('one URL: hedges go to the same origin on a separate connection, so replica independence is not guaranteed')
   }
-  if (cfg.mode !== 'plain' && cfg.hedge.unsafeHedge && !['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'].includes(cfg.method)) {
+  if (cfg.mode !== 'plain' && cfg.hedge.unsafeHedge && !isIdempotentMethod(cfg.method)) {
     warnings.push(`--unsafe-hedge: ${cfg.method} requests were hedged without idempotency keys; the target may have executed them twice`)
   }
   if (cfg.rate === null) {

@@ -104,7 +104,6 @@ export class WorkerPool {
   readonly #members: Member[] = []
   #sink: RequestSink | undefined
   #sinkChain: Promise<void> = Promise.resolve()
-  #stopped = false
   #watchdog: NodeJS.Timeout | null = null
 
   private constructor(
@@ -248,7 +247,6 @@ export class WorkerPool {
 
   /** Forwards an interruption: workers stop sending; in-flight requests get `graceMs`, then are aborted. */
   stop(graceMs: number): void {
-    this.#stopped = true
     for (const m of this.#members) if (!m.gone) m.worker.postMessage({ type: 'stop', graceMs } satisfies ToWorker)
     // Bounded: a worker that does not answer is terminated and its share is reported missing.
     if (this.#watchdog) clearTimeout(this.#watchdog)
@@ -261,10 +259,6 @@ export class WorkerPool {
         void m.worker.terminate()
       }
     }, graceMs + Math.min(this.cfg.timeoutMs, 10_000) + STOP_SLACK_MS)
-  }
-
-  get stopped(): boolean {
-    return this.#stopped
   }
 
   /** Closes every worker's agent and ends the threads (bounded: terminated after CLOSE_TIMEOUT_MS). */
