@@ -88,8 +88,8 @@ export class ConnectionPool extends EventEmitter {
       this.#origins.set(key, origin)
     }
     const client = origin.free.pop() ?? this.#newClient(origin)
-    const h = handler as unknown as LegacyHandler & Dispatcher.DispatchHandler
-    const lease = typeof h.onRequestStart === 'function' ? new ControllerLease(origin, client, h) : new Lease(origin, client, h)
+    // Its callers (the -t wrapper around an Attempt) speak undici's legacy handler protocol.
+    const lease = new Lease(origin, client, handler as unknown as LegacyHandler)
     return client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
   }
 
@@ -188,49 +188,5 @@ class Lease implements LegacyHandler {
 
   onRequestSent(): void {
     this.inner.onRequestSent?.()
-  }
-}
-
-/** The same for a handler speaking undici's controller protocol (onRequestStart ...). */
-class ControllerLease implements Dispatcher.DispatchHandler {
-  #held = true
-
-  constructor(
-    readonly origin: Origin,
-    readonly client: Client,
-    readonly inner: Dispatcher.DispatchHandler,
-  ) {}
-
-  #release(): void {
-    if (!this.#held) return
-    this.#held = false
-    if (!this.client.destroyed && !this.client.closed) this.origin.free.push(this.client)
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.inner.onRequestStart?.(controller, context)
-  }
-
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[2], socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3]): void {
-    this.#held = false
-    this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket)
-  }
-
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2], statusMessage?: string): void {
-    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage)
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.inner.onResponseData?.(controller, chunk)
-  }
-
-  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>[1]): void {
-    this.#release()
-    this.inner.onResponseEnd?.(controller, trailers)
-  }
-
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    queueMicrotask(() => this.#release())
-    this.inner.onResponseError?.(controller, error)
   }
 }

@@ -37,9 +37,8 @@ interface LegacyHandler {
 export function withAttemptTimeout(dispatch: Dispatcher.Dispatch, timeoutMs: number): Dispatcher.Dispatch {
   const queue = new DeadlineQueue(timeoutMs)
   return (opts, handler) => {
-    const h = handler as LegacyHandler & Dispatcher.DispatchHandler
-    if (typeof h.onRequestStart === 'function') return dispatch(opts, new TimedControllerHandler(h, queue))
-    return dispatch(opts, new TimedHandler(h, queue) as unknown as Dispatcher.DispatchHandler)
+    // Attempts speak undici's legacy handler protocol (onConnect/onHeaders/...), and so does this wrapper.
+    return dispatch(opts, new TimedHandler(handler as unknown as LegacyHandler, queue) as unknown as Dispatcher.DispatchHandler)
   }
 }
 
@@ -188,59 +187,6 @@ class TimedHandler extends Deadline implements LegacyHandler {
   }
 }
 
-/** The same for a handler speaking undici's controller protocol (onRequestStart ...). */
-class TimedControllerHandler extends Deadline implements Dispatcher.DispatchHandler {
-  #controller: Dispatcher.DispatchController | null = null
-  #headers = false
-  #expired: Error | null = null
-
-  constructor(
-    readonly inner: Dispatcher.DispatchHandler,
-    readonly queue: DeadlineQueue,
-  ) {
-    super()
-    queue.add(this)
-  }
-
-  expire(): void {
-    this.#expired = timeoutError(this.#headers)
-    this.#controller?.abort(this.#expired)
-  }
-
-  #done(): void {
-    this.queue.remove(this)
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.#controller = controller
-    this.inner.onRequestStart?.(controller, context)
-    if (this.#expired && !controller.aborted) controller.abort(this.#expired)
-  }
-
-  onRequestUpgrade(controller: Dispatcher.DispatchController, statusCode: number, headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[2], socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3]): void {
-    this.#done()
-    this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket)
-  }
-
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2], statusMessage?: string): void {
-    if (statusCode >= 200) this.#headers = true
-    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage)
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.inner.onResponseData?.(controller, chunk)
-  }
-
-  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>[1]): void {
-    this.#done()
-    this.inner.onResponseEnd?.(controller, trailers)
-  }
-
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    this.#done()
-    this.inner.onResponseError?.(controller, error)
-  }
-}
 
 /** undici's own error for where the attempt was when -t ran out, so error kinds keep undici's names. */
 function timeoutError(headersSeen: boolean): Error {
