@@ -60,6 +60,12 @@ const CASES: Case[] = [
   { name: 'report of a missing file', args: () => ['report', 'missing.json'], value: 'missing.json', valid: /no such file/, bare: true },
   { name: 'compare of a non-JSON file', args: () => ['compare', 'notjson.json'], value: 'notjson.json', valid: /JSON/, bare: true },
   { name: 'compare of a wrong-schema JSON', args: () => ['compare', 'wrong.json', 'wrong.json'], value: 'wrong.json', valid: /expected "hedgebench\/result@1"/, bare: true },
+  { name: 'serve --port abc', args: () => ['serve', '--profile', 'pi', '--port', 'abc'], value: '--port "abc"', valid: /whole number/, bare: true },
+  { name: 'serve --replicas 2x', args: () => ['serve', '--profile', 'pi', '--replicas', '2x'], value: '--replicas "2x"', valid: /whole number/, bare: true },
+  { name: 'serve --seed 1.5', args: () => ['serve', '--profile', 'pi', '--seed', '1.5'], value: '--seed "1.5"', valid: /whole number/, bare: true },
+  { name: 'serve --port given twice', args: () => ['serve', '--profile', 'pi', '--port', '0', '--port', '1'], value: '"0", "1"', valid: /give it once/, bare: true },
+  { name: 'demo -n abc', args: () => ['demo', '-n', 'abc'], value: '-n "abc"', valid: /whole number/, bare: true },
+  { name: 'demo -n 0', args: () => ['demo', '-n', '0'], value: '-n "0"', valid: /whole number above 0/, bare: true },
   { name: 'compare with an unknown -o', args: () => ['compare', 'wrong.json', '-o', 'xml'], value: '"xml"', valid: /text, json, csv/, bare: true },
 ]
 
@@ -102,6 +108,7 @@ describe('bad input: exit 2, one line naming the value and what is valid, nothin
       assert.match(line, /^hedgebench: \S/, shown)
       assert.ok(!/^\s+at /m.test(run.stderr), `no stack trace\n${shown}`)
       assert.ok(line.includes(c.value), `names the bad value ${c.value}\n${shown}`)
+      assert.ok(!line.includes('NaN'), `names the value as given, not as NaN\n${shown}`)
       assert.match(line, c.valid, `says what would be valid\n${shown}`)
       assert.equal(run.stdout, '', 'nothing on stdout')
       assert.deepEqual(await listTree(dir), FIXTURES, 'no file or directory left behind')

@@ -3,10 +3,12 @@ import type { CommandModule } from 'yargs'
 import { runDemo } from '../demo.js'
 import { UsageError } from '../errors.js'
 import { renderDemo } from '../render/demo-text.js'
+import { assertNoRepeats, integer } from './run-flags.js'
 import { startSpinner } from './spinner.js'
 
 interface DemoArgs {
-  n?: number
+  /** A string, so a bad value is named in the error, not shown as NaN. */
+  n?: string
   profile: string
   c: string
 }
@@ -17,19 +19,21 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
     describe: 'Show what hedging does: the pi profile at 4 and 40 in flight, plain vs hedged, on the built-in target',
     builder: (y) =>
       y
-        .option('n', { type: 'number', describe: 'requests per phase [default: the profile\'s, 4000 for pi]' })
+        .option('n', { type: 'string', describe: 'requests per phase [default: the profile\'s, 4000 for pi]' })
         .option('profile', { type: 'string', default: 'pi', describe: 'profile to run' })
         .option('c', { type: 'string', default: '4,40', describe: 'concurrencies to compare, comma-separated' }),
     handler: async (argv) => {
+      assertNoRepeats(argv as unknown as Record<string, unknown>)
       const concurrencies = argv.c.split(',').map((s) => Number(s.trim()))
       if (concurrencies.some((c) => !(Number.isInteger(c) && c > 0))) throw new UsageError(`invalid -c "${argv.c}" (e.g. 4,40)`)
-      if (argv.n !== undefined && !(Number.isInteger(argv.n) && argv.n > 0)) throw new UsageError(`invalid -n "${argv.n}" (a whole number above 0)`)
+      const requests = argv.n === undefined ? undefined : integer(argv.n, '-n')
+      if (requests !== undefined && requests <= 0) throw new UsageError(`invalid -n "${argv.n}" (a whole number above 0)`)
       const spinner = startSpinner()
       try {
         const demo = await runDemo({
           profile: argv.profile,
           concurrencies,
-          ...(argv.n ? { requests: argv.n } : {}),
+          ...(requests ? { requests } : {}),
           onProgress: (c, p) => spinner.update({ ...p, phase: `c=${c} ${p.phase}` as typeof p.phase }),
         })
         spinner.stop()

@@ -6,13 +6,15 @@
 import type { Argv, CommandModule } from 'yargs'
 import { profileNames } from '../sim/profile.js'
 import { DEFAULT_HEDGE_HEADER, startTarget } from '../sim/target.js'
+import { assertNoRepeats, integer } from './run-flags.js'
 
+/** Numbers arrive as strings, so a bad one is named in the error ("invalid --port "abc""), not as NaN. */
 interface ServeArgs {
   profile: string
-  replicas?: number
-  port: number
+  replicas?: string
+  port?: string
   host: string
-  seed?: number
+  seed?: string
   hedgeHeader: string
   exitWithParent: boolean
 }
@@ -28,21 +30,22 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
           demandOption: true,
           describe: `built-in profile (${profileNames().join(', ')}) or path to a profile .json`,
         })
-        .option('replicas', { type: 'number', describe: "number of replicas (default: the profile's)" })
-        .option('port', { type: 'number', default: 0, describe: 'first port; replicas use consecutive ports (0 = any free ports)' })
+        .option('replicas', { type: 'string', describe: "number of replicas (default: the profile's)" })
+        .option('port', { type: 'string', describe: 'first port; replicas use consecutive ports (default: 0 = any free ports)' })
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
-        .option('seed', { type: 'number', describe: "seed for the simulated latencies (default: the profile's, else random)" })
+        .option('seed', { type: 'string', describe: "seed for the simulated latencies (default: the profile's, else random)" })
         .option('hedge-header', { type: 'string', default: DEFAULT_HEDGE_HEADER, describe: 'header counted as marking a hedge' })
         // Set by spawnTarget: stop when the parent's stdin pipe closes, so no orphan outlives it.
         .option('exit-with-parent', { type: 'boolean', default: false, hidden: true }),
     handler: async (raw) => {
+      assertNoRepeats(raw)
       const argv = raw as unknown as ServeArgs
       const target = await startTarget({
         profile: argv.profile,
-        replicas: argv.replicas,
-        port: argv.port,
+        replicas: optionalInteger(argv.replicas, '--replicas'),
+        port: optionalInteger(argv.port, '--port'),
         host: argv.host,
-        seed: argv.seed,
+        seed: optionalInteger(argv.seed, '--seed'),
         hedgeHeader: argv.hedgeHeader,
       })
       process.stdout.write(`${target.urls.join('\n')}\n`)
@@ -55,6 +58,8 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
     },
   }
 }
+
+const optionalInteger = (raw: string | undefined, flag: string): number | undefined => (raw === undefined ? undefined : integer(raw, flag))
 
 /** Resolves on SIGINT/SIGTERM (or the parent's pipe closing), then lets go of every handle. */
 function untilStopped(watchStdin: boolean): Promise<void> {
