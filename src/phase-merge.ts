@@ -18,14 +18,18 @@ export interface MeasuredPhase {
   readonly figures: { readonly requests: number }
 }
 
-/** One second of a worker's phase: sums and the second's latency histogram. */
-export interface SecondSnapshot extends SecondSums {
+/**
+ * One second of a worker's phase: the point the charts show, plus what an
+ * exact merge needs (the sums behind its rounded figures and the second's
+ * latency histogram, encoded: a few hundred bytes).
+ */
+export interface SecondSnapshot extends TimelinePoint, SecondSums {
   histogram: string
 }
 
 /** A worker's phase, serializable (structured clone), ready to merge. */
 export interface PhaseSnapshot {
-  /** The worker's own finish(); its timeline is replaced by `seconds`. */
+  /** The worker's own finish(), without its timeline: that travels as `seconds`. */
   result: PhaseResult
   /** Requests (calls, with fan-out) that fired at least one hedge. */
   triggered: number
@@ -38,11 +42,12 @@ export interface PhaseSnapshot {
   endedAtEpoch: number
 }
 
-/** Per-second buckets whose closed seconds keep their histogram (encoded, a few hundred bytes), so seconds from several workers merge exactly. */
+/** A second as the charts show it, plus what an exact merge of seconds from several workers needs. */
 function secondSnapshot(sums: SecondSums, histogram: Histogram): SecondSnapshot {
-  return { ...sums, histogram: encodeHistogram(histogram) }
+  return { ...timelinePoint(sums, histogram), delaySum: sums.delaySum, delayCount: sums.delayCount, histogram: encodeHistogram(histogram) }
 }
 
+/** Per-second buckets whose closed seconds keep their histogram, so seconds from several workers merge exactly. */
 export function secondBuckets(origin: number): SecondRecorder<SecondSnapshot> {
   return new SecondRecorder(origin, secondSnapshot)
 }
@@ -58,36 +63,35 @@ export const COUNTER_ATTEMPTS = 0
 export const COUNTER_COMPLETED = 1
 
 /**
- * A PhaseStats that also keeps what an exact merge needs: per-second
- * histograms, and the shared cross-thread counters (Atomics.add, so the
- * main thread reads an exact total while the run goes).
+ * A PhaseStats that also keeps what an exact merge needs: its timeline
+ * bucketed into per-second histograms (secondBuckets), and the shared
+ * cross-thread counters (Atomics.add, so the main thread reads an exact
+ * total while the run goes).
  */
 export class SnapshotPhaseStats extends PhaseStats {
   readonly #seconds: SecondRecorder<SecondSnapshot>
   readonly #counters: Int32Array | null
 
   constructor(opts: PhaseStatsOptions, snap: SnapshotOptions) {
-    super(opts)
-    this.#seconds = secondBuckets(snap.secondsOrigin)
+    const seconds = secondBuckets(snap.secondsOrigin)
+    super({ ...opts, timeline: seconds })
+    this.#seconds = seconds
     this.#counters = snap.counters ?? null
   }
 
   override attemptSent(index: number, origin: string): void {
     super.attemptSent(index, origin)
     if (this.#counters) Atomics.add(this.#counters, COUNTER_ATTEMPTS, 1)
-    if (index > 0) this.#seconds.hedge(performance.now())
   }
 
   override recordRequest(s: RequestSample): void {
-    const end = s.endAt ?? performance.now()
-    super.recordRequest(s.endAt === undefined ? { ...s, endAt: end } : s)
+    super.recordRequest(s)
     if (this.#counters) Atomics.add(this.#counters, COUNTER_COMPLETED, 1)
-    const failed = s.status === null || s.status >= 400
-    this.#seconds.request(end, s.latencyMs, failed, this.hedging ? (s.outcome?.delayMs ?? null) : null)
   }
 
   snapshot(durationMs: number, generator: GeneratorHealth, startedAtEpoch: number, endedAtEpoch: number): PhaseSnapshot {
-    const result = this.finish(durationMs, generator)
+    // finish() closes the last second; the seconds travel once, as `seconds`.
+    const result = { ...this.finish(durationMs, generator), timeline: [] }
     const parts = this.mergeParts()
     return {
       result,
@@ -95,7 +99,7 @@ export class SnapshotPhaseStats extends PhaseStats {
       delayUsed: encodeHistogram(parts.delayUsed),
       timerLateness: encodeHistogram(parts.timerLateness),
       delayBasis: encodeHistogram(this.delayBasis()),
-      seconds: this.#seconds.finish(performance.now()),
+      seconds: this.#seconds.points,
       startedAtEpoch,
       endedAtEpoch,
     }

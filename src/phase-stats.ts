@@ -7,8 +7,8 @@
 import { FiguresAccumulator } from './figures.js'
 import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
 import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from './hedge-observer.js'
-import { TimelineRecorder } from './timeline.js'
-import type { GeneratorHealth, HedgingStats, PhaseName, PhaseResult, ReplicaFigures } from './types.js'
+import { TimelineRecorder, type SecondRecorder } from './timeline.js'
+import type { GeneratorHealth, HedgingStats, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from './types.js'
 
 export interface PhaseStatsOptions {
   name: PhaseName
@@ -21,6 +21,12 @@ export interface PhaseStatsOptions {
   runStartedAt: number
   /** Also keep a histogram of the requests finishing after this many (the warm-up's settled part). */
   steadyAfter?: number
+  /**
+   * Where requests and hedges are bucketed by second; default: a
+   * TimelineRecorder from `startedAt`. A worker thread passes one whose
+   * seconds keep their histogram, for an exact merge (phase-merge.ts).
+   */
+  timeline?: SecondRecorder<TimelinePoint>
 }
 
 /** How hedging was configured for the phase (the counts come from the observer). */
@@ -48,7 +54,7 @@ export class PhaseStats implements HedgeObserver {
   readonly startedAt = performance.now()
   readonly figures: FiguresAccumulator
   readonly calls: FiguresAccumulator | null
-  readonly timeline: TimelineRecorder
+  readonly timeline: SecondRecorder<TimelinePoint>
   launched = 0
   settled = 0
   connectionsOpened = 0
@@ -78,7 +84,7 @@ export class PhaseStats implements HedgeObserver {
   constructor(readonly opts: PhaseStatsOptions) {
     this.figures = new FiguresAccumulator(opts.slowMs)
     this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs) : null
-    this.timeline = new TimelineRecorder(this.startedAt)
+    this.timeline = opts.timeline ?? new TimelineRecorder(this.startedAt)
     this.#serviceTime = opts.openLoop ? createHistogram() : null
     this.steady = opts.steadyAfter === undefined ? null : createHistogram()
     for (const url of opts.replicas) {

@@ -129,3 +129,28 @@ test('per-second timeline: seconds merged by t equal one recorder fed everything
   assert.equal(expected.length, 6)
   assert.deepEqual(merged, expected)
 })
+
+test('PhaseStats buckets its seconds into the recorder it is given; a worker snapshot carries them once, as `seconds`', () => {
+  const opts = { name: 'hedged' as const, slowMs: 30, replicas: [A, B], fanout: 1, openLoop: false, runStartedAt: performance.now() }
+  const given = new TimelineRecorder(performance.now())
+  const plain = new PhaseStats({ ...opts, timeline: given })
+  assert.equal(plain.timeline, given)
+  const counters = new Int32Array(2)
+  const worker = new SnapshotPhaseStats(opts, { counters, secondsOrigin: performance.now() })
+  for (const s of [plain, worker]) s.hedging = setup
+  const r1 = seededRandom(5)
+  const r2 = seededRandom(5)
+  for (let i = 0; i < 300; i++) {
+    feed(plain, i, r1, 1)
+    feed(worker, i, r2, 1)
+  }
+  const result = plain.finish(100, health)
+  assert.equal(result.timeline, given.points)
+  assert.equal(result.timeline.reduce((n, p) => n + p.requests, 0), 300)
+  const snap = worker.snapshot(100, health, 0, 100)
+  assert.deepEqual(snap.result.timeline, [], 'the timeline travels once, as `seconds`')
+  assert.equal(snap.seconds.reduce((n, p) => n + p.requests, 0), 300)
+  assert.equal(snap.seconds.reduce((n, p) => n + p.hedges, 0), snap.result.hedging!.hedgesSent)
+  assert.deepEqual(mergeSeconds([snap.seconds]), result.timeline)
+  assert.deepEqual([...counters], [snap.result.attempts, 300], 'live counters: attempts on the wire, requests done')
+})
