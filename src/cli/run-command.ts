@@ -4,9 +4,8 @@
  * spinner, SIGINT/SIGTERM, stdout, saved files, exit codes.
  */
 import type { Argv, CommandModule } from 'yargs'
-import { randomBytes } from 'node:crypto'
-import { access, rm, unlink, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { access, rm } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { TargetUnreachableError, UsageError } from '../errors.js'
 import { resolveOptions } from '../resolve-options.js'
 import { createRequestLog, type RequestLog } from '../request-log.js'
@@ -128,10 +127,13 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
   // input leaves nothing behind (no empty out-dir, no truncated request log).
   resolveOptions(options, 0)
   const failLimit = parseFailOnErrors(argv.failOnErrors)
-  if (argv.html) await assertCanCreate(argv.html, '--html')
   const created: string[] = []
   let log: RequestLog | null = null
   try {
+    if (argv.html) {
+      const dir = await assertCanCreate(argv.html, '--html')
+      if (dir) created.push(dir)
+    }
     if (argv.save) {
       const dir = await assertWritableDir(argv.outDir)
       if (dir) created.push(dir)
@@ -174,15 +176,17 @@ function parseFailOnErrors(raw: string | undefined): number | null {
   return limit
 }
 
-/** The file's directory must exist and take a new file (checked with a probe that is removed at once). */
-async function assertCanCreate(path: string, flag: string): Promise<void> {
-  const probe = join(dirname(resolve(path)), `.hedgebench-probe-${process.pid}-${randomBytes(4).toString('hex')}`)
+/**
+ * The file's directory must take a new file: the same check as --out-dir's
+ * (created when missing, then a probe file, removed at once). Returns the
+ * first directory it created, for takeBack.
+ */
+async function assertCanCreate(path: string, flag: string): Promise<string | undefined> {
   try {
-    await writeFile(probe, '', { flag: 'wx' })
+    return await assertWritableDir(dirname(path))
   } catch (err) {
-    throw new UsageError(`cannot write ${flag} "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (give a file in an existing, writable directory)`)
+    throw err instanceof UsageError ? new UsageError(`${flag} "${path}": ${err.message}`) : err
   }
-  await unlink(probe).catch(() => undefined)
 }
 
 /** Removes files and directories this run created (newest first), when it fails before measuring anything. */
