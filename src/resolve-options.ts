@@ -9,16 +9,26 @@ import { DEFAULT_HEDGE_HEADER, isIdempotentMethod, MAX_ATTEMPTS_CAP } from './he
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import type { Mode, RunConfig, Schedule } from './types.js'
 
+/** What an option left out means; the CLI's help shows these, so they are written down once. */
 export const DEFAULTS = {
   requests: 200,
   concurrency: 50,
   timeoutMs: 20_000,
   slowMs: 1000,
   warmupCap: 1000,
+  method: 'GET',
+  mode: 'both',
+  schedule: 'sequential',
+  fanout: 1,
+  workers: 1,
+  hedgeDelay: 'auto',
+  maxAttempts: 2,
   budgetPct: 10,
   delayMinMs: 0,
   delayMaxMs: 60_000,
   adaptiveWindowRequests: 1000,
+  nonFatalStatus: [502, 503, 504],
+  cancel: 'abort',
 } as const
 
 /** The hedging settings as the engine uses them; the saved RunConfig records the same fields as text. */
@@ -42,11 +52,11 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const urls = checkUrls(o.urls)
   const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
   const durationMs = o.durationMs === undefined ? null : positiveNumber(o.durationMs, '-z', 'duration')
-  const mode = oneOf(o.mode ?? 'both', ['plain', 'hedged', 'both'] as const, '--mode')
-  const method = (o.method ?? 'GET').toUpperCase()
+  const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
+  const method = (o.method ?? DEFAULTS.method).toUpperCase()
   const hedge = resolveHedge(o.hedge ?? {}, method, mode)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
-  const schedule = oneOf(o.schedule ?? 'sequential', ['sequential', 'interleaved'] as const, '--schedule')
+  const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
   return {
     urls,
@@ -65,8 +75,8 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     slowMs: positiveNumber(o.slowMs ?? DEFAULTS.slowMs, '--slow', 'threshold'),
     http2: o.http2 ?? false,
     keepAlive: o.keepAlive ?? true,
-    fanout: positiveInt(o.fanout ?? 1, '--fanout', 'fan-out'),
-    workers: positiveInt(o.workers ?? 1, '--workers', 'worker count'),
+    fanout: positiveInt(o.fanout ?? DEFAULTS.fanout, '--fanout', 'fan-out'),
+    workers: positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count'),
     label: o.label ?? 'run',
     profile: o.profile ?? null,
     seed,
@@ -96,24 +106,24 @@ function checkUrls(urls: string[]): string[] {
 }
 
 function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedHedge {
-  const maxAttempts = positiveInt(h.maxAttempts ?? 2, '--max-attempts', 'attempt count')
+  const maxAttempts = positiveInt(h.maxAttempts ?? DEFAULTS.maxAttempts, '--max-attempts', 'attempt count')
   const budgetPct = h.budgetPct === undefined ? DEFAULTS.budgetPct : h.budgetPct
   if (budgetPct !== null && !(budgetPct >= 0 && budgetPct <= 100)) {
     throw new UsageError(`invalid --hedge-budget ${budgetPct} (use a percentage from 0 to 100, or "off")`)
   }
   const resolved: ResolvedHedge = {
-    delay: parseDelay(h.delay ?? 'auto'),
+    delay: parseDelay(h.delay ?? DEFAULTS.hedgeDelay),
     adaptive: h.adaptive ?? false,
     adaptiveWindow: h.adaptiveWindow ?? { requests: DEFAULTS.adaptiveWindowRequests },
     delayMinMs: h.delayMinMs ?? DEFAULTS.delayMinMs,
     delayMaxMs: h.delayMaxMs ?? DEFAULTS.delayMaxMs,
     maxAttempts: Math.min(MAX_ATTEMPTS_CAP, maxAttempts),
     budgetPct: budgetPct as number | null,
-    nonFatalStatus: h.nonFatalStatus ?? [502, 503, 504],
+    nonFatalStatus: h.nonFatalStatus ?? [...DEFAULTS.nonFatalStatus],
     deadlineMs: h.deadlineMs ?? null,
     minHedgeWindowMs: h.minHedgeWindowMs ?? null,
     parallel: h.parallel ?? false,
-    cancel: oneOf(h.cancel ?? 'abort', ['abort', 'ignore'] as const, '--cancel'),
+    cancel: oneOf(h.cancel ?? DEFAULTS.cancel, ['abort', 'ignore'] as const, '--cancel'),
     header: h.header === undefined ? DEFAULT_HEDGE_HEADER : h.header,
     idempotencyKey: h.idempotencyKey ?? false,
     unsafeHedge: h.unsafeHedge ?? false,

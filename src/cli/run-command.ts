@@ -7,7 +7,8 @@ import type { Argv, CommandModule } from 'yargs'
 import { access, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { TargetUnreachableError, UsageError } from '../errors.js'
-import { resolveOptions } from '../resolve-options.js'
+import { DEFAULT_HEDGE_HEADER, MAX_ATTEMPTS_CAP } from '../hedge-policy.js'
+import { DEFAULTS, resolveOptions } from '../resolve-options.js'
 import { createRequestLog, type RequestLog } from '../request-log.js'
 import { assertWritableDir, saveResult } from '../results-store.js'
 import { run } from '../run.js'
@@ -39,21 +40,26 @@ export function runCommand(setExitCode: (code: number) => void): CommandModule<o
   }
 }
 
+/** Help shows the defaults resolveOptions fills in, read from DEFAULTS so the two cannot drift. */
+const dflt = (value: string | number): string => `[default: ${value}]`
+/** A default duration as it would be typed: 20000 -> "20s", 0 -> "0". */
+const ms = (value: number): string => (value === 0 ? '0' : value % 1000 === 0 ? `${value / 1000}s` : `${value}ms`)
+
 function runFlags(y: Argv): Argv {
   return y
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
-    .option('n', { type: 'string', describe: 'requests per measured phase [default: 200]', group: 'Load:' })
-    .option('c', { type: 'string', describe: 'concurrency: requests in flight [default: 50]', group: 'Load:' })
+    .option('n', { type: 'string', describe: `requests per measured phase ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
+    .option('c', { type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
     .option('z', { type: 'string', describe: 'duration of each phase instead of -n (e.g. 30s, 2m)', group: 'Load:' })
     .option('q', { type: 'string', describe: 'rate limit in requests/s, GLOBAL across all workers (unlike hey\'s per-worker -q); makes the run open-loop', group: 'Load:' })
-    .option('t', { type: 'string', describe: 'per-request timeout; bare number = ms [default: 20s]', group: 'Load:' })
-    .option('warmup', { type: 'string', describe: 'warm-up requests, excluded from the statistics [default: min(n, 1000)]', group: 'Load:' })
-    .option('mode', { type: 'string', choices: ['plain', 'hedged', 'both'], describe: 'phases to run [default: both]', group: 'Load:' })
-    .option('schedule', { type: 'string', choices: ['sequential', 'interleaved'], describe: 'phases one after another, or plain/hedged mixed at random in one window [default: sequential]', group: 'Load:' })
-    .option('fanout', { type: 'string', describe: 'calls per logical request, which completes when all have answered [default: 1]', group: 'Load:' })
-    .option('workers', { type: 'string', describe: 'worker threads [default: 1]', group: 'Load:' })
+    .option('t', { type: 'string', describe: `per-request timeout; bare number = ms ${dflt(ms(DEFAULTS.timeoutMs))}`, group: 'Load:' })
+    .option('warmup', { type: 'string', describe: `warm-up requests, excluded from the statistics ${dflt(`min(n, ${DEFAULTS.warmupCap})`)}`, group: 'Load:' })
+    .option('mode', { type: 'string', choices: ['plain', 'hedged', 'both'], describe: `phases to run ${dflt(DEFAULTS.mode)}`, group: 'Load:' })
+    .option('schedule', { type: 'string', choices: ['sequential', 'interleaved'], describe: `phases one after another, or plain/hedged mixed at random in one window ${dflt(DEFAULTS.schedule)}`, group: 'Load:' })
+    .option('fanout', { type: 'string', describe: `calls per logical request, which completes when all have answered ${dflt(DEFAULTS.fanout)}`, group: 'Load:' })
+    .option('workers', { type: 'string', describe: `worker threads ${dflt(DEFAULTS.workers)}`, group: 'Load:' })
     .option('seed', { type: 'string', describe: 'seed for the client\'s random choices', group: 'Load:' })
-    .option('m', { type: 'string', describe: 'HTTP method [default: GET]', group: 'Request:' })
+    .option('m', { type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}`, group: 'Request:' })
     .option('H', { type: 'string', array: true, describe: 'header "Name: value" (repeatable)', group: 'Request:' })
     .option('d', { type: 'string', describe: 'request body', group: 'Request:' })
     .option('D', { type: 'string', describe: 'request body from a file', group: 'Request:' })
@@ -61,26 +67,26 @@ function runFlags(y: Argv): Argv {
     .option('A', { type: 'string', describe: 'Accept header', group: 'Request:' })
     .option('http2', { type: 'boolean', describe: 'allow HTTP/2 (negotiated over TLS)', group: 'Request:' })
     .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
-    .option('hedge-delay', { type: 'string', describe: 'auto (= warm-up p95), pNN (a warm-up percentile) or a duration [default: auto]', group: 'Hedging:' })
+    .option('hedge-delay', { type: 'string', describe: `auto (= warm-up p95), pNN (a warm-up percentile) or a duration ${dflt(DEFAULTS.hedgeDelay)}`, group: 'Hedging:' })
     .option('adaptive', { type: 'boolean', describe: 'delay tracks a rolling percentile of recent original attempts', group: 'Hedging:' })
-    .option('adaptive-window', { type: 'string', describe: 'rolling window: a count (1000) or a time (10s) [default: 1000]', group: 'Hedging:' })
-    .option('delay-min', { type: 'string', describe: 'lower clamp of the adaptive delay [default: 0]', group: 'Hedging:' })
-    .option('delay-max', { type: 'string', describe: 'upper clamp of the adaptive delay [default: 60s]', group: 'Hedging:' })
-    .option('max-attempts', { type: 'string', describe: 'attempts per request including the original; above 5 counts as 5 [default: 2]', group: 'Hedging:' })
-    .option('hedge-budget', { type: 'string', describe: 'max extra load from hedges, % of requests (token bucket), or "off" [default: 10]', group: 'Hedging:' })
-    .option('non-fatal-status', { type: 'string', describe: 'statuses that trigger the next hedge at once [default: 502,503,504]', group: 'Hedging:' })
+    .option('adaptive-window', { type: 'string', describe: `rolling window: a count (1000) or a time (10s) ${dflt(DEFAULTS.adaptiveWindowRequests)}`, group: 'Hedging:' })
+    .option('delay-min', { type: 'string', describe: `lower clamp of the adaptive delay ${dflt(ms(DEFAULTS.delayMinMs))}`, group: 'Hedging:' })
+    .option('delay-max', { type: 'string', describe: `upper clamp of the adaptive delay ${dflt(ms(DEFAULTS.delayMaxMs))}`, group: 'Hedging:' })
+    .option('max-attempts', { type: 'string', describe: `attempts per request including the original; above ${MAX_ATTEMPTS_CAP} counts as ${MAX_ATTEMPTS_CAP} ${dflt(DEFAULTS.maxAttempts)}`, group: 'Hedging:' })
+    .option('hedge-budget', { type: 'string', describe: `max extra load from hedges, % of requests (token bucket), or "off" ${dflt(DEFAULTS.budgetPct)}`, group: 'Hedging:' })
+    .option('non-fatal-status', { type: 'string', describe: `statuses that trigger the next hedge at once ${dflt(DEFAULTS.nonFatalStatus.join(','))}`, group: 'Hedging:' })
     .option('deadline', { type: 'string', describe: 'absolute per-request deadline every attempt inherits', group: 'Hedging:' })
     .option('min-hedge-window', { type: 'string', describe: 'no hedge when less than this is left before the deadline [default: measured p50]', group: 'Hedging:' })
     .option('parallel', { type: 'boolean', describe: 'send every attempt at once (delay 0)', group: 'Hedging:' })
-    .option('cancel', { type: 'string', choices: ['abort', 'ignore'], describe: 'abort losers (gRPC) or let them finish and discard (Envoy) [default: abort]', group: 'Hedging:' })
-    .option('hedge-header', { type: 'string', describe: 'header carrying the hedge number; --no-hedge-header drops it [default: x-hedge-attempt]', group: 'Hedging:' })
+    .option('cancel', { type: 'string', choices: ['abort', 'ignore'], describe: `abort losers (gRPC) or let them finish and discard (Envoy) ${dflt(DEFAULTS.cancel)}`, group: 'Hedging:' })
+    .option('hedge-header', { type: 'string', describe: `header carrying the hedge number; --no-hedge-header drops it ${dflt(DEFAULT_HEDGE_HEADER)}`, group: 'Hedging:' })
     .option('idempotency-key', { type: 'boolean', describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)', group: 'Hedging:' })
     .option('unsafe-hedge', { type: 'boolean', describe: 'hedge non-idempotent methods without keys (warned in the report)', group: 'Hedging:' })
     .option('o', { type: 'string', choices: OUTPUT_FORMATS, default: 'text', describe: 'stdout format', group: 'Output:' })
     .option('out-dir', { type: 'string', default: 'results', describe: 'where runs are saved (--no-save: nowhere)', group: 'Output:' })
     .option('save', { type: 'boolean', default: true, describe: 'save the run as JSON + CSV under --out-dir', group: 'Output:' })
     .option('label', { type: 'string', describe: 'name of the run (in the file name)', group: 'Output:' })
-    .option('slow', { type: 'string', describe: 'count requests slower than this; bare number = ms [default: 1s]', group: 'Output:' })
+    .option('slow', { type: 'string', describe: `count requests slower than this; bare number = ms ${dflt(ms(DEFAULTS.slowMs))}`, group: 'Output:' })
     .option('csv-requests', { type: 'string', describe: 'write one CSV row per request to this file', group: 'Output:' })
     .option('html', { type: 'string', describe: 'write a self-contained HTML report with charts', group: 'Output:' })
     .option('redact', { type: 'string', array: true, describe: 'more header names whose values are never written', group: 'Output:' })
