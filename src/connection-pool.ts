@@ -23,12 +23,18 @@
  */
 import { EventEmitter } from 'node:events'
 import { buildConnector, Client, type Dispatcher } from 'undici'
+import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 
 export interface ConnectionPoolOptions {
   connectTimeoutMs: number
   keepAliveTimeout: number
   keepAliveMaxTimeout: number
   allowH2: boolean
+  /**
+   * A precise deadline per attempt (-t), from its dispatch to its last byte
+   * (see request-timeout.ts); absent = only undici's own coarse timeouts.
+   */
+  attemptTimeoutMs?: number
 }
 
 type Abort = (err?: Error) => void
@@ -55,6 +61,7 @@ class Origin {
 export class ConnectionPool extends EventEmitter {
   readonly #origins = new Map<string, Origin>()
   readonly #clientOptions: Client.Options
+  readonly #deadlines: DeadlineQueue | null
   #closed = false
 
   constructor(options: ConnectionPoolOptions) {
@@ -67,6 +74,7 @@ export class ConnectionPool extends EventEmitter {
       // One connector (and TLS session cache) for every connection.
       connect: buildConnector({ timeout: options.connectTimeoutMs, allowH2: options.allowH2 }),
     }
+    this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
   }
 
   /** Connections made so far (every Client, idle or not). */
@@ -88,8 +96,9 @@ export class ConnectionPool extends EventEmitter {
       this.#origins.set(key, origin)
     }
     const client = origin.free.pop() ?? this.#newClient(origin)
-    // Its callers (the -t wrapper around an Attempt) speak undici's legacy handler protocol.
+    // Its callers (Attempts) speak undici's legacy handler protocol.
     const lease = new Lease(origin, client, handler as unknown as LegacyHandler)
+    if (this.#deadlines) this.#deadlines.add(lease)
     return client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
   }
 
@@ -128,30 +137,47 @@ export class ConnectionPool extends EventEmitter {
 }
 
 /**
- * One attempt's hold on a Client: forwards undici's callbacks to the
- * attempt's handler and gives the Client back at the last one (before the
- * handler runs, so the caller's next attempt can have it).
+ * One attempt's hold on a Client, and its -t deadline: forwards undici's
+ * callbacks to the attempt's handler, gives the Client back at the last one
+ * (before the handler runs, so the caller's next attempt can have it), and
+ * aborts the attempt with undici's own timeout error if its deadline comes
+ * first. One wrapper object per attempt does both.
  */
-class Lease implements LegacyHandler {
+class Lease extends Deadline implements LegacyHandler {
   #held = true
+  #abort: Abort | null = null
+  #headers = false
+  #expired: Error | null = null
 
   constructor(
     readonly origin: Origin,
     readonly client: Client,
     readonly inner: LegacyHandler,
-  ) {}
+  ) {
+    super()
+  }
+
+  expire(): void {
+    this.#expired = timeoutError(this.#headers)
+    this.#abort?.(this.#expired)
+  }
 
   #release(): void {
+    this.queue?.remove(this)
     if (!this.#held) return
     this.#held = false
     if (!this.client.destroyed && !this.client.closed) this.origin.free.push(this.client)
   }
 
   onConnect(abort: Abort, context?: unknown): void {
+    this.#abort = abort
     this.inner.onConnect(abort, context)
+    // Expired while waiting for a connection: stop before the headers are written.
+    if (this.#expired) abort(this.#expired)
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
+    if (statusCode >= 200) this.#headers = true
     return this.inner.onHeaders(statusCode, headers, resume, statusText)
   }
 
@@ -165,6 +191,7 @@ class Lease implements LegacyHandler {
   }
 
   onError(err: Error): void {
+    this.queue?.remove(this)
     // undici may be failing the Client's whole queue (a connection error):
     // give the Client back once that is over, not to an attempt dispatched
     // from inside this callback.
@@ -174,6 +201,7 @@ class Lease implements LegacyHandler {
 
   onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void {
     // The socket now belongs to the caller: this Client is not given back.
+    this.queue?.remove(this)
     this.#held = false
     this.inner.onUpgrade?.(statusCode, headers, socket)
   }

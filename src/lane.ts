@@ -11,7 +11,6 @@ import type { Lane } from './load-generator.js'
 import type { PhaseStats, PhaseStatsOptions } from './phase-stats.js'
 import { redactUrl } from './redact.js'
 import { RoundRobin } from './replica-picker.js'
-import { withAttemptTimeout } from './request-timeout.js'
 import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
 import type { PhaseName } from './types.js'
 
@@ -33,7 +32,7 @@ export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedA
   }
 }
 
-/** The lane's dispatcher: the hedging policy (max 1 attempt when plain) over an exact per-attempt timeout. */
+/** The lane's dispatcher: the hedging policy (max 1 attempt when plain) over the connections (whose leases carry the exact -t deadline). */
 export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge | null, dispatch: Dispatcher.Dispatch, random: () => number): Lane {
   const policy = normalizePolicy({
     delay: hedge?.delay ?? 0,
@@ -51,7 +50,7 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
     random,
     observer: stats,
   })
-  return { stats, dispatch: hedged(withAttemptTimeout(dispatch, cfg.timeoutMs), policy), picker: new RoundRobin(cfg.origins) }
+  return { stats, dispatch: hedged(dispatch, policy), picker: new RoundRobin(cfg.origins) }
 }
 
 /** The percentile a measured or adaptive delay follows (auto = p95). */

@@ -1,14 +1,15 @@
 /**
  * A precise per-attempt timeout (-t). undici's headersTimeout/bodyTimeout
  * run on its coarse "fast timers" (ticks of ~500 ms), so `-t 300ms` fired
- * after about a second. This wraps a dispatch function so each attempt gets
- * a native timer from the moment it is dispatched: if the response has not
+ * after about a second. Here each attempt gets a deadline from the moment
+ * it is dispatched (the connection pool's lease of the attempt carries it,
+ * see connection-pool.ts): if the response has not
  * ended by then, the attempt is aborted with undici's own
  * HeadersTimeoutError (no headers yet) or BodyTimeoutError (headers, but the
  * body did not finish), so error kinds keep undici's names. undici's own
  * timeouts stay as a backstop.
  *
- * One native timer serves every attempt of a wrapped dispatch (a timer per
+ * One native timer serves every attempt of a pool (a timer per
  * attempt cost a setTimeout and a clearTimeout, about 5 µs a request): all
  * its attempts have the same timeout, so the order they are dispatched in is
  * the order of their deadlines, and a doubly-linked list of the pending ones
@@ -18,38 +19,16 @@
  * just left the list; the timer then re-arms later). A deadline is met to
  * the native timer's precision, as before.
  */
-import { errors, type Dispatcher } from 'undici'
-
-type Abort = (err?: Error) => void
-
-/** undici's legacy handler protocol (onConnect, onHeaders, ...). */
-interface LegacyHandler {
-  onConnect?(abort: Abort, context?: unknown): void
-  onHeaders?(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean
-  onData?(chunk: Buffer): boolean
-  onComplete?(trailers: string[] | null): void
-  onError?(err: Error): void
-  onUpgrade?(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void
-  onResponseStarted?(): void
-  onBodySent?(chunkSize: number, totalBytesSent: number): void
-}
-
-export function withAttemptTimeout(dispatch: Dispatcher.Dispatch, timeoutMs: number): Dispatcher.Dispatch {
-  const queue = new DeadlineQueue(timeoutMs)
-  return (opts, handler) => {
-    // Attempts speak undici's legacy handler protocol (onConnect/onHeaders/...), and so does this wrapper.
-    return dispatch(opts, new TimedHandler(handler as unknown as LegacyHandler, queue) as unknown as Dispatcher.DispatchHandler)
-  }
-}
+import { errors } from 'undici'
 
 /** An entry of a DeadlineQueue: a pending attempt. */
-abstract class Deadline {
+export abstract class Deadline {
   prev: Deadline | null = null
   next: Deadline | null = null
   /** performance.now() at which it expires. */
   at = 0
-  /** In its queue's list. */
-  queued = false
+  /** The queue whose list it is in; null when not queued. */
+  queue: DeadlineQueue | null = null
 
   abstract expire(): void
 }
@@ -70,7 +49,7 @@ export class DeadlineQueue {
 
   add(d: Deadline): void {
     d.at = performance.now() + this.timeoutMs
-    d.queued = true
+    d.queue = this
     d.prev = this.#tail
     d.next = null
     if (this.#tail) this.#tail.next = d
@@ -80,8 +59,8 @@ export class DeadlineQueue {
   }
 
   remove(d: Deadline): void {
-    if (!d.queued) return
-    d.queued = false
+    if (d.queue !== this) return
+    d.queue = null
     const { prev, next } = d
     if (prev) prev.next = next
     else this.#head = next
@@ -125,70 +104,7 @@ export class DeadlineQueue {
   }
 }
 
-class TimedHandler extends Deadline implements LegacyHandler {
-  #abort: Abort | null = null
-  #headers = false
-  #expired: Error | null = null
-
-  constructor(
-    readonly inner: LegacyHandler,
-    readonly queue: DeadlineQueue,
-  ) {
-    super()
-    queue.add(this)
-  }
-
-  expire(): void {
-    this.#expired = timeoutError(this.#headers)
-    this.#abort?.(this.#expired)
-  }
-
-  #done(): void {
-    this.queue.remove(this)
-  }
-
-  onConnect(abort: Abort, context?: unknown): void {
-    this.#abort = abort
-    this.inner.onConnect?.(abort, context)
-    // Expired while waiting for a connection: stop before the headers are written.
-    if (this.#expired) abort(this.#expired)
-  }
-
-  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
-    if (statusCode >= 200) this.#headers = true
-    return this.inner.onHeaders ? this.inner.onHeaders(statusCode, headers, resume, statusText) : true
-  }
-
-  onData(chunk: Buffer): boolean {
-    return this.inner.onData ? this.inner.onData(chunk) : true
-  }
-
-  onComplete(trailers: string[] | null): void {
-    this.#done()
-    this.inner.onComplete?.(trailers)
-  }
-
-  onError(err: Error): void {
-    this.#done()
-    this.inner.onError?.(err)
-  }
-
-  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void {
-    this.#done()
-    this.inner.onUpgrade?.(statusCode, headers, socket)
-  }
-
-  onResponseStarted(): void {
-    this.inner.onResponseStarted?.()
-  }
-
-  onBodySent(chunkSize: number, totalBytesSent: number): void {
-    this.inner.onBodySent?.(chunkSize, totalBytesSent)
-  }
-}
-
-
 /** undici's own error for where the attempt was when -t ran out, so error kinds keep undici's names. */
-function timeoutError(headersSeen: boolean): Error {
+export function timeoutError(headersSeen: boolean): Error {
   return headersSeen ? new errors.BodyTimeoutError('Body Timeout Error') : new errors.HeadersTimeoutError('Headers Timeout Error')
 }

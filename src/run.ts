@@ -294,6 +294,7 @@ export function createAgent(cfg: ResolvedRun): ConnectionPool {
     keepAliveMaxTimeout: 60_000,
     connectTimeoutMs: Math.min(cfg.timeoutMs, 10_000),
     allowH2: cfg.http2,
+    attemptTimeoutMs: cfg.timeoutMs,
   })
 }
 
