@@ -17,7 +17,6 @@ import { isIdempotentMethod } from './hedge-policy.js'
 import { pickHedgeTarget } from './replica-picker.js'
 import { hasHeader, withHeaders } from './request-headers.js'
 import { Attempt } from './attempt.js'
-import { HedgedController } from './hedged-controller.js'
 import { DeadlineExceededError } from './hedge-errors.js'
 
 export type HedgeCaller = Dispatcher.DispatchHandler & {
@@ -31,9 +30,13 @@ const NO_HEADERS: Record<string, string | string[]> = Object.freeze({}) as Recor
 
 type Trigger = 'timer' | 'nonfatal' | 'parallel'
 
-export class HedgedRequest {
+/**
+ * The request is also the controller its caller holds (as each Attempt is
+ * its own): pausing and resuming act on the winning attempt, aborting stops
+ * every attempt. One object per logical request, not two.
+ */
+export class HedgedRequest implements Dispatcher.DispatchController {
   readonly attempts: Attempt[] = []
-  readonly controller: HedgedController
   readonly startedAt: number
   readonly delayMs: number
   winner: Attempt | null = null
@@ -48,6 +51,8 @@ export class HedgedRequest {
   #deadlineTimer: NodeJS.Timeout | null = null
   #intendedFireAt = 0
   #hedgeFiredAt: number | null = null
+  #aborted = false
+  #reason: Error | null = null
 
   constructor(
     readonly dispatch: Dispatcher.Dispatch,
@@ -57,7 +62,6 @@ export class HedgedRequest {
   ) {
     this.startedAt = policy.now()
     this.delayMs = policy.parallel ? 0 : policy.delay.current()
-    this.controller = new HedgedController(this)
     this.#opts = this.#withKey(opts)
     this.#hedgeable = policy.maxAttempts > 1 && isResendable(opts.body) && this.#safeToRepeat(this.#opts)
   }
@@ -72,11 +76,42 @@ export class HedgedRequest {
     else this.#schedule()
   }
 
+  // ---- DispatchController (what the caller holds) ----
+
+  get aborted(): boolean {
+    return this.#aborted
+  }
+
+  get paused(): boolean {
+    return this.winner?.controller?.paused ?? false
+  }
+
+  get reason(): Error | null {
+    return this.#reason
+  }
+
+  abort(reason: Error): void {
+    if (this.#aborted) return
+    this.#aborted = true
+    this.#reason = reason
+    this.abortAll(reason)
+  }
+
+  pause(): void {
+    this.winner?.controller?.pause()
+  }
+
+  resume(): void {
+    this.winner?.controller?.resume()
+  }
+
+  // ---- what the attempts report ----
+
   /** An attempt reached the wire: the caller's request has started. */
   attemptStarted(context: unknown): void {
     if (this.#callerStarted) return
     this.#callerStarted = true
-    this.handler.onRequestStart?.(this.controller, context)
+    this.handler.onRequestStart?.(this, context)
   }
 
   /** First bytes of an answer (raw headers as undici read them). Returns nothing; decides or discards. */
@@ -94,18 +129,18 @@ export class HedgedRequest {
     this.#commit(a)
     // Only the answer the caller receives has its headers parsed.
     const handler = this.handler
-    if (handler.onResponseStart) handler.onResponseStart(this.controller, status, handler.ignoresHeaders ? NO_HEADERS : util.parseHeaders(rawHeaders), message)
+    if (handler.onResponseStart) handler.onResponseStart(this, status, handler.ignoresHeaders ? NO_HEADERS : util.parseHeaders(rawHeaders), message)
   }
 
   winnerData(chunk: Buffer): void {
-    this.handler.onResponseData?.(this.controller, chunk)
+    this.handler.onResponseData?.(this, chunk)
   }
 
   winnerEnded(rawTrailers: string[] | Buffer[] | null): void {
     this.#finish(this.winner!.index)
     const handler = this.handler
     if (!handler.onResponseEnd) return
-    handler.onResponseEnd(this.controller, handler.ignoresHeaders ? NO_HEADERS : rawTrailers && rawTrailers.length > 0 ? util.parseHeaders(rawTrailers) : {})
+    handler.onResponseEnd(this, handler.ignoresHeaders ? NO_HEADERS : rawTrailers && rawTrailers.length > 0 ? util.parseHeaders(rawTrailers) : {})
   }
 
   /** An attempt failed with a transport error (not one we caused). */
@@ -199,7 +234,7 @@ export class HedgedRequest {
     if (this.finished) return
     if (!this.decided) this.#decide()
     this.#finish(-1)
-    this.handler.onResponseError?.(this.controller, err)
+    this.handler.onResponseError?.(this, err)
   }
 
   #finish(winner: number): void {
