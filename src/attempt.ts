@@ -12,13 +12,19 @@
  * onRequestStart would fire, right before it writes the request headers.
  */
 import type { Dispatcher } from 'undici'
+import type { AttemptOutcome } from './hedge-observer.js'
 import type { HedgedRequest } from './hedged-request.js'
 import { HedgeCancelledError } from './hedge-errors.js'
 
 type Controller = Dispatcher.DispatchController
 type Abort = (err?: Error) => void
 
-export class Attempt implements Dispatcher.DispatchHandler, Controller {
+/**
+ * It is also its own AttemptOutcome: at its end the observer is handed the
+ * attempt itself, with its latency, error and win filled in (no outcome
+ * object per attempt).
+ */
+export class Attempt implements Dispatcher.DispatchHandler, Controller, AttemptOutcome {
   /** This attempt once undici handed it a connection (it is its own controller); null before. */
   controller: Controller | null = null
   /** Headers written to a connection. */
@@ -31,6 +37,10 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
   discarding = false
   status: number | null = null
   bytes = 0
+  // ---- AttemptOutcome, set when it ends ----
+  latencyMs = 0
+  error: Error | null = null
+  won = false
   #unsentCounted = false
   #abort: Abort | null = null
   #resume: (() => void) | null = null
@@ -166,16 +176,11 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller {
   #report(error: Error | null, won: boolean, latencyMs: number): void {
     const observer = this.req.policy.observer
     if (!observer) return
-    observer.attemptDone({
-      index: this.index,
-      origin: this.origin,
-      latencyMs,
-      status: error ? null : this.status,
-      error,
-      bytes: this.bytes,
-      won,
-      sent: this.sent,
-    })
+    this.latencyMs = latencyMs
+    this.error = error
+    this.won = won
+    if (error) this.status = null // an outcome has a status or an error, never both
+    observer.attemptDone(this)
     observer.attemptSettled(this.index, this.origin)
   }
 

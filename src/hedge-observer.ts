@@ -30,7 +30,7 @@ export interface HedgeObserver {
   attemptUnsent(index: number, origin: string): void
   /** An attempt on the wire was aborted because the request was decided. */
   attemptCancelled(index: number, origin: string): void
-  /** An attempt finished (answer or error) while it still counted. */
+  /** An attempt finished (answer or error) while it still counted. Read the outcome during the call: it may be the attempt object itself. */
   attemptDone(outcome: AttemptOutcome): void
   /** An answer arrived after the request was already decided. */
   lateDiscarded(index: number, origin: string): void
