@@ -11,7 +11,7 @@
 import type { Dispatcher } from 'undici'
 import type { HedgeOutcome } from './hedge-observer.js'
 import type { HedgeCaller } from './hedged-request.js'
-import type { PhaseStats } from './phase-stats.js'
+import type { PhaseStats, RequestSample } from './phase-stats.js'
 import type { RoundRobin } from './replica-picker.js'
 import type { RequestSink } from './run-options.js'
 
@@ -128,6 +128,8 @@ class Slot {
   sentAt = 0
   pending = 0
   timer: NodeJS.Timeout | null = null
+  /** Handed to the lane's statistics at each request's end: one object per slot, refilled, not one per request. */
+  readonly #sample: RequestSample = { latencyMs: 0, serviceMs: null, status: null, error: null, bytes: 0, outcome: null, endAt: 0 }
   #starting = false
   #finishedWhileStarting = false
   #late = false
@@ -201,15 +203,15 @@ class Slot {
     // from just before the dispatch, as hey measures: the time to open a new
     // connection (every HTTP/1.1 cancel costs one) is part of what a caller waits.
     const latencyMs = end - (openLoop ? this.intendedAt : this.sentAt)
-    lane.stats.recordRequest({
-      latencyMs,
-      serviceMs: openLoop ? end - this.sentAt : null,
-      status: result.error ? null : result.status,
-      error: result.error,
-      bytes: result.bytes,
-      outcome: result.outcome,
-      endAt: end,
-    })
+    const s = this.#sample
+    s.latencyMs = latencyMs
+    s.serviceMs = openLoop ? end - this.sentAt : null
+    s.status = result.error ? null : result.status
+    s.error = result.error
+    s.bytes = result.bytes
+    s.outcome = result.outcome
+    s.endAt = end
+    lane.stats.recordRequest(s)
     this.win.completed++
     const full = this.#log(lane, latencyMs, result) === false
     if (full) this.win.parkForDrain(this)
