@@ -12,7 +12,6 @@ import type { DelaySource } from './hedge-delay.js'
 import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
 import { isIdempotentMethod } from './hedge-policy.js'
 import { percentileMs } from './histogram.js'
-import { GeneratorMonitor } from './generator-monitor.js'
 import { LoadWindow, type Lane } from './load-generator.js'
 import { PhaseStats, type HedgingSetup } from './phase-stats.js'
 import type { MeasuredPhase } from './phase-merge.js'
@@ -24,11 +23,11 @@ import { ServerCounter } from './server-check.js'
 import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunResult } from './types.js'
 import { buildConfigRecord } from './config-record.js'
 import { VERSION } from './version.js'
+import { WindowRunner } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
 const INTERRUPT_GRACE_MS = 2000
-const PROGRESS_EVERY_MS = 250
 
 export async function run(options: RunOptions): Promise<RunResult> {
   const cfg = resolveOptions(options, options.seed ?? randomSeed())
@@ -54,6 +53,8 @@ class RunSession {
   readonly #startedAt = new Date()
   readonly #t0 = performance.now()
   readonly #agent: ConnectionPool
+  /** Runs each single-thread window on #agent (the same code as a worker thread's). */
+  readonly #runner: WindowRunner
   readonly #random: () => number
   readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
   readonly #stats = new Map<PhaseName, MeasuredPhase>()
@@ -61,7 +62,6 @@ class RunSession {
   readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
   readonly #server: ServerCounter | null
   #window: LoadWindow | null = null
-  #windowLanes: Lane[] = []
   #current: PhaseName | null = null
   #interrupted = false
   #grace: NodeJS.Timeout | null = null
@@ -74,10 +74,7 @@ class RunSession {
   ) {
     this.#random = seededRandom(cfg.seed)
     this.#agent = createAgent(cfg)
-    this.#agent.on('connect', () => {
-      const lanes = this.#windowLanes
-      if (lanes.length > 0) lanes[lanes.length - 1]!.stats.connectionsOpened++
-    })
+    this.#runner = new WindowRunner(this.#agent, cfg.timeoutMs)
     this.#optsByOrigin = buildDispatchOptions(cfg)
     this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
   }
@@ -139,24 +136,17 @@ class RunSession {
       ...(chooseLane ? { chooseLane } : {}),
     })
     this.#window = window
-    this.#windowLanes = lanes
-    this.#current = specs[specs.length - 1]!.name
-    const monitor = new GeneratorMonitor(this.cfg.workers)
+    const phase = (this.#current = specs[specs.length - 1]!.name)
+    this.#runner.begin(lanes)
     const before = await this.#server?.snapshot()
-    const progress = this.#reportProgress(window, requests)
-    await window.run()
-    clearInterval(progress)
-    const durationMs0 = performance.now() - window.startedAt
-    await waitUntil(() => lanes.every((l) => l.stats.drained()), Math.min(this.cfg.timeoutMs, 10_000) + 100)
-    const health = monitor.finish(specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null)
+    const end = await this.#runner.run(window, specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null, this.#progress(phase, requests))
     const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
     const server = before && this.#server ? await this.#server.check(before, attempts) : undefined
     for (const lane of lanes) {
-      const phase = lane.stats.finish(durationMs0, health)
-      if (server) phase.server = server
-      this.#phases[lane.stats.opts.name] = phase
+      const result = lane.stats.finish(end.durationMs, end.health)
+      if (server) result.server = server
+      this.#phases[lane.stats.opts.name] = result
     }
-    this.#windowLanes = []
     this.#window = null
   }
 
@@ -165,7 +155,6 @@ class RunSession {
     this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
     if (this.#interrupted) return
     const phase = (this.#current = specs[specs.length - 1]!.name)
-    const onProgress = this.options.onProgress
     const merged = await this.#pool.runWindow({
       lanes: specs.map((s) => ({ name: s.name, ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }), hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs } })),
       requests,
@@ -173,7 +162,7 @@ class RunSession {
       hedgeDelayMs: specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null,
       sink: this.options.requestSink,
       server: this.#server,
-      onProgress: onProgress && ((done, elapsedMs) => onProgress({ phase, done, total: requests, elapsedMs })),
+      onProgress: this.#progress(phase, requests),
     })
     for (const m of merged) {
       this.#phases[m.result.name] = m.result
@@ -237,12 +226,10 @@ class RunSession {
     return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50 }
   }
 
-  #reportProgress(window: LoadWindow, total: number | null): NodeJS.Timeout {
+  /** A window's progress, to options.onProgress. */
+  #progress(phase: PhaseName, total: number | null): ((done: number, elapsedMs: number) => void) | undefined {
     const onProgress = this.options.onProgress
-    const phase = this.#current!
-    return setInterval(() => {
-      onProgress?.({ phase, done: window.completed, total, elapsedMs: performance.now() - window.startedAt })
-    }, PROGRESS_EVERY_MS)
+    return onProgress && ((done, elapsedMs) => onProgress({ phase, done, total, elapsedMs }))
   }
 
   /** Stop sending; in-flight requests get `graceMs`, then they are aborted. */
@@ -316,14 +303,4 @@ export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.D
     })
   }
   return map
-}
-
-/** Polls a condition (bounded): used at phase end while losing attempts settle. */
-export async function waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs
-  while (!done()) {
-    if (performance.now() > deadline) return false
-    await new Promise((r) => setTimeout(r, 5))
-  }
-  return true
 }

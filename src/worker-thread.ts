@@ -4,14 +4,14 @@
  * share of each window it is given; answers with a PhaseSnapshot per lane.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { GeneratorMonitor } from './generator-monitor.js'
 import { buildLane, delaySource, phaseStatsOptions } from './lane.js'
 import { LoadWindow, type Lane, type WindowPlan } from './load-generator.js'
 import { SnapshotPhaseStats } from './phase-merge.js'
 import { seededRandom } from './random.js'
 import type { ResolvedRun } from './resolve-options.js'
-import { buildDispatchOptions, createAgent, waitUntil } from './run.js'
+import { buildDispatchOptions, createAgent } from './run.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
+import { WindowRunner } from './window-runner.js'
 import type { FromWorker, ToWorker, WindowOrder, WorkerInit, WorkerLaneSpec } from './worker-pool.js'
 
 /** Records go to the main thread in batches of this many (or every FLUSH_MS). */
@@ -30,15 +30,11 @@ const runStartedAt = init.runStartedAtEpoch - performance.timeOrigin
 const random = seededRandom((cfg.seed + init.index) >>> 0)
 const agent = createAgent(cfg)
 const optsByOrigin = buildDispatchOptions(cfg)
-let lanes: Lane[] = []
+const runner = new WindowRunner(agent, cfg.timeoutMs)
 let window: LoadWindow | null = null
 let stopped = false
 let grace: NodeJS.Timeout | null = null
 let sink: PortSink | null = null
-
-agent.on('connect', () => {
-  if (lanes.length > 0) lanes[lanes.length - 1]!.stats.connectionsOpened++
-})
 
 function post(message: FromWorker): void {
   port.postMessage(message)
@@ -69,9 +65,9 @@ class OffsetWindow extends LoadWindow {
 
 async function runWindow(order: WindowOrder): Promise<void> {
   const start = order.startAtEpoch - performance.timeOrigin
-  lanes = order.lanes.map((spec) => lane(spec, start))
+  const lanes = order.lanes.map((spec) => lane(spec, start))
   sink = order.log ? new PortSink(init.index, init.workers) : null
-  const monitor = new GeneratorMonitor(1)
+  runner.begin(lanes)
   const wait = start - performance.now()
   if (wait > 0) await new Promise((r) => setTimeout(r, wait))
   const plan: WindowPlan = {
@@ -88,14 +84,10 @@ async function runWindow(order: WindowOrder): Promise<void> {
   }
   const win = (window = order.rate === null ? new LoadWindow(plan) : new OffsetWindow(plan, start + order.offsetMs))
   if (stopped) win.stop()
-  await win.run()
-  const endedAt = performance.now()
-  await waitUntil(() => lanes.every((l) => l.stats.drained()), Math.min(cfg.timeoutMs, 10_000) + 100)
-  const health = monitor.finish(order.hedgeDelayMs)
+  const end = await runner.run(win, order.hedgeDelayMs)
   sink?.flush()
   const origin = performance.timeOrigin
-  const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(endedAt - win.startedAt, health, origin + win.startedAt, origin + endedAt))
-  lanes = []
+  const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.durationMs, end.health, origin + win.startedAt, origin + end.endedAt))
   window = null
   post({ type: 'done', snapshots })
 }
