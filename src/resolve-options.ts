@@ -5,6 +5,7 @@
  */
 import { UsageError } from './errors.js'
 import { redactUrl } from './redact.js'
+import { resolveHedgeDelay, type ResolvedHedgeDelay } from './hedge-delay-spec.js'
 import { DEFAULT_HEDGE_HEADER, isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import type { Mode, RunConfig, Schedule } from './types.js'
@@ -33,7 +34,7 @@ export const DEFAULTS = {
 
 /** The hedging settings as the engine uses them; the saved RunConfig records the same fields as text. */
 export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'> & {
-  delay: 'auto' | { percentile: number } | { fixedMs: number }
+  delay: ResolvedHedgeDelay
   adaptiveWindow: { requests: number } | { ms: number }
 }
 
@@ -112,7 +113,7 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedH
     throw new UsageError(`invalid --hedge-budget ${budgetPct} (use a percentage from 0 to 100, or "off")`)
   }
   const resolved: ResolvedHedge = {
-    delay: parseDelay(h.delay ?? DEFAULTS.hedgeDelay),
+    delay: resolveHedgeDelay(h.delay ?? DEFAULTS.hedgeDelay),
     adaptive: h.adaptive ?? false,
     adaptiveWindow: h.adaptiveWindow ?? { requests: DEFAULTS.adaptiveWindowRequests },
     delayMinMs: h.delayMinMs ?? DEFAULTS.delayMinMs,
@@ -135,18 +136,6 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedH
     throw new UsageError(`refusing to hedge ${method}: it is not idempotent (pass --idempotency-key to send one key per request on every copy, --unsafe-hedge to do it anyway, or --mode plain)`)
   }
   return resolved
-}
-
-function parseDelay(delay: HedgeRunOptions['delay']): ResolvedHedge['delay'] {
-  if (delay === 'auto') return 'auto'
-  if (typeof delay === 'number') {
-    if (!(delay >= 0) || !Number.isFinite(delay)) throw new UsageError(`invalid --hedge-delay ${delay} (use auto, pNN or a duration)`)
-    return { fixedMs: delay }
-  }
-  const match = /^p(\d+(?:\.\d+)?)$/.exec(String(delay))
-  const percentile = match ? Number(match[1]) : NaN
-  if (!(percentile > 0 && percentile < 100)) throw new UsageError(`invalid --hedge-delay "${delay}" (use auto, a percentile like p90 or p99, or a duration like 15ms)`)
-  return { percentile }
 }
 
 /** A measured delay needs something measured before the hedged requests start. */

@@ -3,11 +3,12 @@
  * vegeta's `NewAttacker(Timeout(d), Workers(n))`: the CLI parses flags into
  * this, a program builds it directly. Durations are milliseconds.
  */
+import type { HedgeDelay } from './hedge-delay-spec.js'
 import type { CancelMode, Mode, PhaseName, Schedule } from './types.js'
 
 export interface HedgeRunOptions {
   /** 'auto' (= p95 of the warm-up), 'p90'/'p99'/..., or a fixed delay in ms. */
-  delay?: 'auto' | `p${number}` | number
+  delay?: HedgeDelay
   adaptive?: boolean
   /** Adaptive window: a count of original attempts, or a time span in ms. */
   adaptiveWindow?: { requests: number } | { ms: number }

@@ -72,6 +72,13 @@ test('validation errors are one line naming the source and the field', () => {
   }
 })
 
+test('run.hedgeDelay takes the forms --hedge-delay and the library take: auto, p0 < pNN < p100, ms >= 0', () => {
+  for (const delay of ['auto', 'p95', 'p99.9', 15, 0]) assert.equal(parseProfile({ ...valid, run: { hedgeDelay: delay } }).run?.hedgeDelay, delay)
+  for (const delay of ['p0', 'p100', 'p', 'P95', '15ms', -1, true]) {
+    assert.throws(() => parseProfile({ ...valid, run: { hedgeDelay: delay } }, 'x.json'), { name: 'UsageError', message: /^x\.json: run\.hedgeDelay must be / })
+  }
+})
+
 test('unknown names, missing files and bad JSON are UsageErrors', (t) => {
   assert.throws(() => loadProfile('no-such-profile'), /unknown profile "no-such-profile" \(available: .*pi/)
   assert.throws(() => loadProfile('/nonexistent/dir/p.json'), /p\.json: cannot read profile \(no such file\)/)

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { parseDuration } from '../duration.js'
 import { UsageError } from '../errors.js'
+import { parseHedgeDelayFlag } from '../hedge-delay-spec.js'
 import { parseHeader } from '../header-parse.js'
 import type { HedgeRunOptions, RunOptions } from '../run-options.js'
 import type { CancelMode, Mode, Schedule } from '../types.js'
@@ -111,7 +112,7 @@ async function bodyOf(f: RunFlags): Promise<Buffer | null> {
 
 function hedgeOptions(f: RunFlags): HedgeRunOptions {
   const h: HedgeRunOptions = {}
-  setIf(h, 'delay', f.hedgeDelay, parseHedgeDelay)
+  setIf(h, 'delay', f.hedgeDelay, parseHedgeDelayFlag)
   if (f.adaptive) h.adaptive = true
   setIf(h, 'adaptiveWindow', f.adaptiveWindow, parseWindow)
   setIf(h, 'delayMinMs', f.delayMin, (v) => parseDuration(v, '--delay-min'))
@@ -128,12 +129,6 @@ function hedgeOptions(f: RunFlags): HedgeRunOptions {
   if (f.idempotencyKey) h.idempotencyKey = true
   if (f.unsafeHedge) h.unsafeHedge = true
   return h
-}
-
-export function parseHedgeDelay(v: string): HedgeRunOptions['delay'] {
-  if (v === 'auto') return 'auto'
-  if (/^p\d/.test(v)) return v as `p${number}`
-  return parseDuration(v, '--hedge-delay')
 }
 
 function parseWindow(v: string): { requests: number } | { ms: number } {

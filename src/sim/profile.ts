@@ -38,6 +38,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from '../errors.js'
+import { readHedgeDelay, type HedgeDelay } from '../hedge-delay-spec.js'
 import type { HedgeRunOptions, RunOptions } from '../run-options.js'
 import type { Mode } from '../types.js'
 import type { BaseSpec, ErrorSpec, ModelSpec, QueueSpec, Range, ReplicaOverride, StallSpec } from './latency-model.js'
@@ -52,7 +53,7 @@ export interface ProfileRunDefaults {
   slowMs?: number
   timeoutMs?: number
   mode?: Mode
-  hedgeDelay?: 'auto' | `p${number}` | number
+  hedgeDelay?: HedgeDelay
   maxAttempts?: number
   budgetPct?: number
 }
@@ -254,12 +255,9 @@ function parseRun(v: Validator, raw: unknown): ProfileRunDefaults {
   return run
 }
 
-function parseHedgeDelay(v: Validator, raw: unknown): ProfileRunDefaults['hedgeDelay'] {
-  if (typeof raw === 'number') return v.num(raw, 'run.hedgeDelay', 0)
-  if (raw === 'auto') return 'auto'
-  if (typeof raw === 'string' && /^p\d+(\.\d+)?$/.test(raw) && Number(raw.slice(1)) > 0 && Number(raw.slice(1)) < 100) {
-    return raw as `p${number}`
-  }
+function parseHedgeDelay(v: Validator, raw: unknown): HedgeDelay {
+  if (readHedgeDelay(raw) !== null) return raw as HedgeDelay
+  if (typeof raw === 'number') return v.num(raw, 'run.hedgeDelay', 0) // below 0: fails naming the bound
   return v.fail('run.hedgeDelay', `must be "auto", a percentile like "p95", or a number of milliseconds`)
 }
 
