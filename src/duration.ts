@@ -4,17 +4,28 @@ const UNIT_MS: Record<string, number> = { us: 0.001, µs: 0.001, ms: 1, s: 1000,
 const DURATION_RE = /^(\d+(?:\.\d+)?|\.\d+)(us|µs|ms|s|m|h)?$/
 
 /**
+ * "250ms", "1.5s", "2m" in milliseconds, and the unit as written (null for a
+ * bare number, which then counts as `bareUnit`). Null when `text` is not a
+ * non-negative number with an optional time unit.
+ */
+export function readDuration(text: string, bareUnit: 'ms' | 's' = 'ms'): { ms: number; unit: string | null } | null {
+  const match = DURATION_RE.exec(text)
+  if (!match) return null
+  return { ms: Number(match[1]) * UNIT_MS[match[2] ?? bareUnit]!, unit: match[2] ?? null }
+}
+
+/**
  * Parses "250ms", "1.5s", "2m" into milliseconds. A bare number means
  * `bareUnit` (milliseconds for -t and --slow, as the help says).
  * Throws UsageError naming the flag and the bad value.
  */
 export function parseDuration(text: string | number, flag: string, bareUnit: 'ms' | 's' = 'ms'): number {
   const raw = String(text).trim()
-  const match = DURATION_RE.exec(raw)
-  if (!match) {
+  const duration = readDuration(raw, bareUnit)
+  if (!duration) {
     throw new UsageError(`invalid duration for ${flag}: "${raw}" (use a number with ms, s or m, e.g. 250ms, 1.5s, 2m)`)
   }
-  const value = Number(match[1]) * UNIT_MS[match[2] ?? bareUnit]!
+  const value = duration.ms
   if (!Number.isFinite(value)) throw new UsageError(`invalid duration for ${flag}: "${raw}" (too large)`)
   return value
 }

@@ -3,7 +3,7 @@
  *
  *   p99>+10%        p99 rose by more than 10 % against the first run
  *   rps<-5%         requests/s fell by more than 5 %
- *   p50>25ms        p50 above 25 ms (also 1.5s, 800us; a plain number is ms)
+ *   p50>25ms        p50 above 25 ms (any unit -t takes: 800us, 1.5s, 2m; a plain number is ms)
  *   error_rate>1%   more than 1 % of requests failed
  *   extra_load>10   hedging added more than 10 % extra attempts
  *   slow>=1         at least one request slower than --slow
@@ -13,6 +13,7 @@
  * run after the first (the baseline); one run meeting it is enough.
  */
 import { METRIC_KEYS, type Comparison, type MetricKey } from './compare.js'
+import { readDuration } from './duration.js'
 import { UsageError } from './errors.js'
 
 export type FailOperator = '>' | '<' | '>=' | '<='
@@ -36,8 +37,7 @@ export interface FailCheck {
 
 const CONDITION_RE = /^([a-z_][a-z0-9_.]*)\s*(>=|<=|>|<)\s*(\S+)$/i
 const RELATIVE_RE = /^([+-])(\d+(?:\.\d+)?|\.\d+)%$/
-const ABSOLUTE_RE = /^(\d+(?:\.\d+)?|\.\d+)(us|µs|ms|s|%)?$/
-const DURATION_MS: Record<string, number> = { us: 0.001, µs: 0.001, ms: 1, s: 1000 }
+const PERCENT_RE = /^(\d+(?:\.\d+)?|\.\d+)%$/
 const LATENCY_METRICS = new Set<string>(METRIC_KEYS.filter((k) => !['slow', 'error_rate', 'rps', 'extra_load'].includes(k)))
 const PERCENT_METRICS = new Set<string>(['error_rate', 'extra_load'])
 
@@ -59,17 +59,16 @@ export function parseFailIf(text: string): FailCondition {
 function parseValue(raw: string, metric: MetricKey, text: string): Pick<FailCondition, 'kind' | 'value'> {
   const relative = RELATIVE_RE.exec(text)
   if (relative) return { kind: 'relative', value: finite(raw, (relative[1] === '-' ? -1 : 1) * Number(relative[2])) }
-  const absolute = ABSOLUTE_RE.exec(text)
-  if (!absolute) throw bad(raw, `bad value "${clip(text)}"`)
-  const number = finite(raw, Number(absolute[1]))
-  const unit = absolute[2]
-  if (unit === undefined) return { kind: 'absolute', value: number }
-  if (unit === '%') {
+  const percent = PERCENT_RE.exec(text)
+  if (percent) {
     if (!PERCENT_METRICS.has(metric)) throw bad(raw, `${metric} is not a percentage; write a change as +N% or -N%`)
-    return { kind: 'absolute', value: number }
+    return { kind: 'absolute', value: finite(raw, Number(percent[1])) }
   }
-  if (!LATENCY_METRICS.has(metric)) throw bad(raw, `${metric} is not a latency; drop the unit "${unit}"`)
-  return { kind: 'absolute', value: finite(raw, number * DURATION_MS[unit]!) }
+  // A bare number is in the metric's own unit (ms for latencies, which is readDuration's bare unit).
+  const duration = readDuration(text)
+  if (!duration) throw bad(raw, `bad value "${clip(text)}"`)
+  if (duration.unit !== null && !LATENCY_METRICS.has(metric)) throw bad(raw, `${metric} is not a latency; drop the unit "${duration.unit}"`)
+  return { kind: 'absolute', value: finite(raw, duration.ms) }
 }
 
 function isMetric(name: string): name is MetricKey {

@@ -13,6 +13,7 @@ test('parses relative, absolute and unit forms', () => {
   assert.equal(parseFailIf('p99.9>=1.5s').value, 1500)
   assert.equal(parseFailIf('p99.9>=1.5s').op, '>=')
   assert.equal(parseFailIf('max<=800us').value, 0.8)
+  assert.equal(parseFailIf('p99<2m').value, 120_000, 'every unit parseDuration takes')
   assert.equal(parseFailIf('mean > 12').value, 12)
   assert.deepEqual(parseFailIf(' error_rate>1% '), { text: 'error_rate>1%', metric: 'error_rate', op: '>', kind: 'absolute', value: 1 })
   assert.equal(parseFailIf('extra_load>10').value, 10)

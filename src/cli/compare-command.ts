@@ -40,7 +40,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
           requiresArg: true,
           describe:
             'exit 1 when METRIC OP VALUE holds for a run after the first (repeatable). Metrics: p10..p99.99, min, max, mean, stddev, ' +
-            'slow, error_rate, rps, extra_load; ops > < >= <=; +N%/-N% = change from the first run, else absolute (ms, s, %): ' +
+            'slow, error_rate, rps, extra_load; ops > < >= <=; +N%/-N% = change from the first run, else absolute (us, ms, s, m, %): ' +
             '"p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%"',
         })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
