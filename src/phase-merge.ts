@@ -179,41 +179,56 @@ function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {
   }))
 }
 
-function mergeHedging(snaps: PhaseSnapshot[], merged: PhaseResult): HedgingStats {
-  const parts = snaps.map((s) => s.result.hedging!)
-  const first = parts[0]!
-  const calls = merged.calls ? merged.calls.requests : merged.requests
-  const triggered = sum(snaps.map((s) => s.triggered))
-  const delayUsed = mergeEncoded(snaps.map((s) => s.delayUsed))
-  const lateness = mergeEncoded(snaps.map((s) => s.timerLateness))
-  const usedMins = snaps.filter((s) => decodeCount(s.delayUsed) > 0).map((s) => s.result.hedging!.delayUsedMs.min)
-  const attempts = new Map<number, HedgingStats['perAttempt']>()
-  for (const p of parts) for (const a of p.perAttempt) attempts.set(a.attempt, [...(attempts.get(a.attempt) ?? []), a])
-  const add = (key: 'hedgesSent' | 'unsent' | 'hedgeWins' | 'originalWins' | 'cancelled' | 'lateDiscarded' | 'budgetDenied' | 'deadlineSuppressed' | 'nonFatalTriggered'): number =>
-    sum(parts.map((p) => p[key]))
-  return {
-    delayMs: first.delayMs,
-    delaySource: first.delaySource,
-    adaptive: first.adaptive,
-    maxAttempts: first.maxAttempts,
-    budgetPct: first.budgetPct,
-    parallel: first.parallel,
-    cancelMode: first.cancelMode,
-    delayUsedMs: { min: usedMins.length > 0 ? Math.min(...usedMins) : 0, p50: percentileMs(delayUsed, 50), max: percentileMs(delayUsed, 100) },
-    hedgesSent: add('hedgesSent'),
-    unsent: add('unsent'),
-    extraLoadPct: calls > 0 ? round3((merged.attempts / calls - 1) * 100) : 0,
-    triggerRate: calls > 0 ? round3((triggered / calls) * 100) : 0,
-    hedgeWins: add('hedgeWins'),
-    originalWins: add('originalWins'),
-    cancelled: add('cancelled'),
-    lateDiscarded: add('lateDiscarded'),
-    budgetDenied: add('budgetDenied'),
-    deadlineSuppressed: add('deadlineSuppressed'),
-    nonFatalTriggered: add('nonFatalTriggered'),
-    timerLatenessMs: { p50: percentileMs(lateness, 50), p99: percentileMs(lateness, 99), max: percentileMs(lateness, 100) },
-    perAttempt: [...attempts.keys()].sort((a, b) => a - b).map((attempt) => {
-      const list = attempts.get(attempt)!
+/** What a hedging field is merged from: the workers' parts, and the merged phase's own figures. */
+interface HedgingParts {
+  parts: HedgingStats[]
+  snaps: PhaseSnapshot[]
+  merged: PhaseResult
+  /** Logical requests (calls, with fan-out) of the merged phase. */
+  calls: number
+}
+
+/** 'same': the setup, equal in every worker (the first one's); 'sum': a counter; else derived from the parts. */
+type FieldMerge<V> = 'same' | ([V] extends [number] ? 'sum' : never) | ((p: HedgingParts) => V)
+
+/**
+ * How each HedgingStats field merges across workers, in the order
+ * PhaseStats reports them. The type asks for every field, so a new one
+ * cannot be silently dropped from the merged result.
+ */
+const HEDGING_MERGE: { [K in keyof HedgingStats]: FieldMerge<HedgingStats[K]> } = {
+  delayMs: 'same',
+  delaySource: 'same',
+  adaptive: 'same',
+  maxAttempts: 'same',
+  budgetPct: 'same',
+  parallel: 'same',
+  cancelMode: 'same',
+  delayUsedMs: ({ snaps }) => {
+    const h = mergeEncoded(snaps.map((s) => s.delayUsed))
+    const mins = snaps.filter((s) => decodeCount(s.delayUsed) > 0).map((s) => s.result.hedging!.delayUsedMs.min)
+    return { min: mins.length > 0 ? Math.min(...mins) : 0, p50: percentileMs(h, 50), max: percentileMs(h, 100) }
+  },
+  hedgesSent: 'sum',
+  unsent: 'sum',
+  extraLoadPct: ({ merged, calls }) => (calls > 0 ? round3((merged.attempts / calls - 1) * 100) : 0),
+  triggerRate: ({ snaps, calls }) => (calls > 0 ? round3((sum(snaps.map((s) => s.triggered)) / calls) * 100) : 0),
+  hedgeWins: 'sum',
+  originalWins: 'sum',
+  cancelled: 'sum',
+  lateDiscarded: 'sum',
+  budgetDenied: 'sum',
+  deadlineSuppressed: 'sum',
+  nonFatalTriggered: 'sum',
+  timerLatenessMs: ({ snaps }) => {
+    const h = mergeEncoded(snaps.map((s) => s.timerLateness))
+    return { p50: percentileMs(h, 50), p99: percentileMs(h, 99), max: percentileMs(h, 100) }
+  },
+  perAttempt: ({ parts }) => {
+    const byAttempt = new Map<number, HedgingStats['perAttempt']>()
+    for (const p of parts) for (const a of p.perAttempt) byAttempt.set(a.attempt, [...(byAttempt.get(a.attempt) ?? []), a])
+    return [...byAttempt.keys()].sort((a, b) => a - b).map((attempt) => {
+      const list = byAttempt.get(attempt)!
       const h = mergeEncoded(list.map((a) => a.histogram))
       return {
         attempt,
@@ -221,8 +236,22 @@ function mergeHedging(snaps: PhaseSnapshot[], merged: PhaseResult): HedgingStats
         latencyMs: summarizeExact(h, list.filter((a) => a.count > 0).map((a) => a.latencyMs)),
         histogram: encodeHistogram(h),
       }
-    }),
-  }
+    })
+  },
+}
+
+function mergeHedging(snaps: PhaseSnapshot[], merged: PhaseResult): HedgingStats {
+  const input: HedgingParts = { parts: snaps.map((s) => s.result.hedging!), snaps, merged, calls: merged.calls ? merged.calls.requests : merged.requests }
+  const out: Partial<Record<keyof HedgingStats, unknown>> = {}
+  for (const key of Object.keys(HEDGING_MERGE) as Array<keyof HedgingStats>) out[key] = mergeField(key, input)
+  return out as HedgingStats
+}
+
+function mergeField<K extends keyof HedgingStats>(key: K, p: HedgingParts): HedgingStats[K] {
+  const how: FieldMerge<HedgingStats[K]> = HEDGING_MERGE[key]
+  if (how === 'same') return p.parts[0]![key]
+  if (how === 'sum') return sum(p.parts.map((part) => part[key] as number)) as HedgingStats[K]
+  return how(p)
 }
 
 /** Seconds of every worker merged by `t`: counts summed, the second's histograms added. */

@@ -96,6 +96,8 @@ for (const { openLoop, fanout, steadyAfter } of [
     const merged = mergePhases(parts.map((p) => p.snapshot(100, health, now - 100, now)), { runStartedAtEpoch: now - 200, generator: health })
     assert.deepEqual(withoutTiming(merged.result), withoutTiming(expected))
     assert.deepEqual(merged.result.timeline, expected.timeline)
+    // Every hedging field, in the order one PhaseStats reports them (the JSON output's order).
+    assert.deepEqual(Object.keys(merged.result.hedging!), Object.keys(expected.hedging!))
     assert.equal(merged.result.requests, 1200)
     assert.equal(merged.result.durationMs, 100)
     assert.equal(merged.result.rps, 12_000)
