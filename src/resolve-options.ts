@@ -6,7 +6,7 @@
 import { UsageError } from './errors.js'
 import { redactUrl } from './redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from './hedge-delay-spec.js'
-import { DEFAULT_HEDGE_HEADER, isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
+import { DEFAULT_HEDGE_HEADER, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import type { Mode, RunConfig, Schedule } from './types.js'
 
@@ -28,7 +28,7 @@ export const DEFAULTS = {
   delayMinMs: 0,
   delayMaxMs: 60_000,
   adaptiveWindowRequests: 1000,
-  nonFatalStatus: [502, 503, 504],
+  nonFatalStatus: DEFAULT_NON_FATAL,
   cancel: 'abort',
 } as const
 
