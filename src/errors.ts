@@ -20,7 +20,7 @@ export class UsageError extends Error {
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\0': '\\0' }
 
 /** Control characters (but tab) and Unicode line/paragraph separators, escaped. */
-export function oneLineMessage(text: string): string {
+function oneLineMessage(text: string): string {
   return String(text).replace(/[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]/g, (ch) => ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 

@@ -48,12 +48,12 @@ export class FiguresAccumulator {
 }
 
 /** A stable name for an error kind: its code (ECONNREFUSED, UND_ERR_SOCKET) or its class name. */
-export function errorKind(err: Error): string {
+function errorKind(err: Error): string {
   const code = (err as { code?: unknown }).code
   return typeof code === 'string' && code !== '' ? code : err.name || 'Error'
 }
 
-export function increment<K>(map: Map<K, number>, key: K, by = 1): void {
+function increment<K>(map: Map<K, number>, key: K, by = 1): void {
   map.set(key, (map.get(key) ?? 0) + by)
 }
 

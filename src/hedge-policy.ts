@@ -14,7 +14,7 @@ export const MAX_ATTEMPTS_CAP = 5
 export const DEFAULT_HEDGE_HEADER = 'x-hedge-attempt'
 export const DEFAULT_NON_FATAL = [502, 503, 504]
 /** Tokens the budget starts with and can hold: a small burst allowance. */
-export const DEFAULT_BUDGET_BURST = 10
+const DEFAULT_BUDGET_BURST = 10
 
 export interface HedgePolicy {
   /** Delay before each further attempt, ms, or a source that tracks it. */

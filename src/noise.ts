@@ -42,9 +42,9 @@ export type NoiseMethod = 'order-statistic' | 'welch' | 'two-proportion' | 'pois
 export type Interval = [low: number, high: number]
 
 /** 95 % two-sided normal quantile. */
-export const Z95 = 1.96
+const Z95 = 1.96
 /** Changes below this share of the baseline are never called better or worse. */
-export const PRACTICAL_FLOOR_PCT = 1
+const PRACTICAL_FLOOR_PCT = 1
 /** One microsecond: the histogram resolution, in milliseconds. */
 export const LATENCY_RESOLUTION_MS = 0.001
 
@@ -80,7 +80,7 @@ export function percentileDifference(before: Histogram, after: Histogram, p: num
   return [round(b[0] - a[1]), round(b[1] - a[0])]
 }
 
-export interface MeanSample {
+interface MeanSample {
   mean: number
   stddev: number
   n: number
@@ -93,7 +93,7 @@ export function meanDifference(before: MeanSample, after: MeanSample): Interval 
   return around(after.mean - before.mean, Z95 * se)
 }
 
-export interface CountSample {
+interface CountSample {
   /** Events (errors, slow requests). */
   count: number
   /** Out of this many trials (requests). */
@@ -109,7 +109,7 @@ export function proportionDifference(before: CountSample, after: CountSample): I
   return around(pb - pa, Z95 * se)
 }
 
-export interface RateSample {
+interface RateSample {
   /** Events counted (requests, extra attempts). */
   count: number
   /** Over this exposure (seconds, requests). */

@@ -6,7 +6,7 @@
 
 const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']
 
-export const REDACTED = '***'
+const REDACTED = '***'
 
 /**
  * Headers as one map, the values of credential headers (and of any `extra`

@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici'
 type Headers = Dispatcher.DispatchOptions['headers']
 
 /** Flattens any header form into undici's raw form [name, value, name, value, ...]. */
-export function flattenHeaders(headers: Headers): string[] {
+function flattenHeaders(headers: Headers): string[] {
   const out: string[] = []
   if (headers == null) return out
   if (Array.isArray(headers)) {

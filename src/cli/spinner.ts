@@ -5,7 +5,7 @@
 import ora, { type Ora } from 'ora'
 import type { Progress } from '../run-options.js'
 
-export interface Spinner {
+interface Spinner {
   update: (p: Progress) => void
   stop: () => void
 }

@@ -6,7 +6,7 @@ import { formatMs } from '../duration.js'
 import type { Interval, MetricChange, MetricRow, MetricUnit } from '../compare.js'
 
 /** A run's value of a metric: "14.8 ms", "12 requests", "0.25 %", "812.4 req/s". */
-export function formatValue(value: number | null, unit: MetricUnit): string {
+function formatValue(value: number | null, unit: MetricUnit): string {
   if (value === null) return '-'
   switch (unit) {
     case 'ms': return formatMs(value)
@@ -17,20 +17,20 @@ export function formatValue(value: number | null, unit: MetricUnit): string {
 }
 
 /** A signed difference: "+2.20 ms", "-3 requests", "+0.10 %". */
-export function formatDelta(delta: number, unit: MetricUnit): string {
+function formatDelta(delta: number, unit: MetricUnit): string {
   const sign = delta > 0 ? '+' : delta < 0 ? '-' : '±'
   return `${sign}${formatValue(Math.abs(delta), unit)}`
 }
 
 /** "+2.20 ms (+21.8 %)". */
-export function formatChange(change: MetricChange | null, unit: MetricUnit): string {
+function formatChange(change: MetricChange | null, unit: MetricUnit): string {
   if (!change) return ''
   const pct = change.pct === null ? '' : ` (${change.pct > 0 ? '+' : ''}${change.pct.toFixed(1)} %)`
   return `${formatDelta(change.abs, unit)}${pct}`
 }
 
 /** "[+1.90 ms, +2.50 ms]", or "-" when no interval exists. */
-export function formatInterval(interval: Interval | null, unit: MetricUnit): string {
+function formatInterval(interval: Interval | null, unit: MetricUnit): string {
   return interval ? `[${formatDelta(interval[0], unit)}, ${formatDelta(interval[1], unit)}]` : '-'
 }
 

@@ -6,7 +6,7 @@
 import { JsHistogram } from 'hdr-histogram-js'
 import { decodeHistogram } from '../histogram.js'
 
-export interface Bucket {
+interface Bucket {
   /** Upper bound of the bucket, ms. */
   markMs: number
   count: number

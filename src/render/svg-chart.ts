@@ -26,14 +26,14 @@ export interface Tick {
   label: string
 }
 
-export interface Panel {
+interface Panel {
   yLabel: string
   series: Series[]
   /** Default: nice ticks from 0 to the largest y. */
   yTicks?: Tick[]
 }
 
-export interface ChartSpec {
+interface ChartSpec {
   /** The data-chart attribute. */
   chart: string
   title: string
@@ -98,7 +98,7 @@ const DOT_HALF_WIDTH = 3
  * (a phase shorter than a second has one timeline point) becomes a short
  * horizontal dash: a lone "M" draws nothing in a browser.
  */
-export function pathData(points: Point[], x: (v: number) => number, y: (v: number) => number, step: boolean): string {
+function pathData(points: Point[], x: (v: number) => number, y: (v: number) => number, step: boolean): string {
   const parts: string[] = []
   let penDown = false
   let lone = -1

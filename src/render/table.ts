@@ -1,6 +1,6 @@
 /** Plain-text tables for the text report: columns padded to their widest cell. */
 
-export type Align = 'left' | 'right'
+type Align = 'left' | 'right'
 
 /** Rows (the first is the header) padded into aligned lines; `align` per column, default left for the first, right for the rest. */
 export function formatTable(rows: string[][], align: Align[] = []): string[] {

@@ -207,7 +207,7 @@ function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint): string
 }
 
 /** Compared with the other replicas together: no attempts, twice their error rate (and 5 %+), or three times their median. */
-export function replicaFlag(r: ReplicaFigures, list: ReplicaFigures[]): string {
+function replicaFlag(r: ReplicaFigures, list: ReplicaFigures[]): string {
   const others = list.filter((x) => x !== r)
   const otherAttempts = others.reduce((n, x) => n + x.requests, 0)
   if (others.length === 0 || otherAttempts === 0) return ''

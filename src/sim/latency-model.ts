@@ -250,7 +250,7 @@ function leavePauses(t: number, schedules: PauseSchedule[]): number {
 }
 
 /** Mixes a seed with stream ids (FNV-style), so streams never overlap in practice. */
-export function deriveSeed(...parts: number[]): number {
+function deriveSeed(...parts: number[]): number {
   let h = 0x811c9dc5
   for (const p of parts) {
     h = Math.imul(h ^ (p >>> 0), 0x01000193)

@@ -61,7 +61,7 @@ const SPAWN_TIMEOUT_MS = 15_000
 const KILL_TIMEOUT_MS = 5_000
 
 /** Checks options and fills defaults; every problem is a one-line UsageError. */
-export function resolveTargetOptions(options: TargetOptions): Resolved {
+function resolveTargetOptions(options: TargetOptions): Resolved {
   const profile = typeof options.profile === 'string' ? loadProfile(options.profile) : checkedProfile(options.profile)
   const replicas = options.replicas ?? profile.replicas
   const port = options.port ?? 0
@@ -211,7 +211,7 @@ function settlesWithin(p: Promise<void>, ms: number): Promise<boolean> {
 }
 
 /** The stats endpoint of the target serving `url`. */
-export function statsUrlOf(url: string): string {
+function statsUrlOf(url: string): string {
   return new URL(`${CONTROL_PREFIX}stats`, url).href
 }
 
