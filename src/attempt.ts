@@ -14,6 +14,7 @@
 import type { Dispatcher } from 'undici'
 import type { AttemptOutcome } from './hedge-observer.js'
 import type { HedgedRequest } from './hedged-request.js'
+import { AbortOnce } from './abort-once.js'
 import { HedgeCancelledError } from './hedge-errors.js'
 
 type Controller = Dispatcher.DispatchController
@@ -24,7 +25,7 @@ type Abort = (err?: Error) => void
  * attempt itself, with its latency, error and win filled in (no outcome
  * object per attempt).
  */
-export class Attempt implements Dispatcher.DispatchHandler, Controller, AttemptOutcome {
+export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, AttemptOutcome {
   /** This attempt once undici handed it a connection (it is its own controller); null before. */
   controller: Controller | null = null
   /** Headers written to a connection. */
@@ -45,34 +46,23 @@ export class Attempt implements Dispatcher.DispatchHandler, Controller, AttemptO
   #abort: Abort | null = null
   #resume: (() => void) | null = null
   #paused = false
-  #aborted = false
-  #reason: Error | null = null
 
   constructor(
     readonly req: HedgedRequest,
     readonly index: number,
     readonly origin: string,
     readonly launchedAt: number,
-  ) {}
+  ) {
+    super()
+  }
 
   // ---- DispatchController (what the caller's controller acts on) ----
-
-  get aborted(): boolean {
-    return this.#aborted
-  }
 
   get paused(): boolean {
     return this.#paused
   }
 
-  get reason(): Error | null {
-    return this.#reason
-  }
-
-  abort(reason: Error): void {
-    if (this.#aborted) return
-    this.#aborted = true
-    this.#reason = reason
+  protected onAbort(reason: Error): void {
     this.#abort?.(reason)
   }
 

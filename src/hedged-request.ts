@@ -16,6 +16,7 @@ import type { ResolvedPolicy } from './hedge-policy.js'
 import { isIdempotentMethod } from './hedge-policy.js'
 import { pickHedgeTarget } from './replica-picker.js'
 import { hasHeader, withHeaders } from './request-headers.js'
+import { AbortOnce } from './abort-once.js'
 import { Attempt } from './attempt.js'
 import { DeadlineExceededError } from './hedge-errors.js'
 
@@ -35,7 +36,7 @@ type Trigger = 'timer' | 'nonfatal' | 'parallel'
  * its own): pausing and resuming act on the winning attempt, aborting stops
  * every attempt. One object per logical request, not two.
  */
-export class HedgedRequest implements Dispatcher.DispatchController {
+export class HedgedRequest extends AbortOnce {
   readonly attempts: Attempt[] = []
   readonly startedAt: number
   readonly delayMs: number
@@ -51,8 +52,6 @@ export class HedgedRequest implements Dispatcher.DispatchController {
   #deadlineTimer: NodeJS.Timeout | null = null
   #intendedFireAt = 0
   #hedgeFiredAt: number | null = null
-  #aborted = false
-  #reason: Error | null = null
 
   constructor(
     readonly dispatch: Dispatcher.Dispatch,
@@ -60,6 +59,7 @@ export class HedgedRequest implements Dispatcher.DispatchController {
     readonly handler: HedgeCaller,
     readonly policy: ResolvedPolicy,
   ) {
+    super()
     this.startedAt = policy.now()
     this.delayMs = policy.parallel ? 0 : policy.delay.current()
     this.#opts = this.#withKey(opts)
@@ -78,22 +78,11 @@ export class HedgedRequest implements Dispatcher.DispatchController {
 
   // ---- DispatchController (what the caller holds) ----
 
-  get aborted(): boolean {
-    return this.#aborted
-  }
-
   get paused(): boolean {
     return this.winner?.controller?.paused ?? false
   }
 
-  get reason(): Error | null {
-    return this.#reason
-  }
-
-  abort(reason: Error): void {
-    if (this.#aborted) return
-    this.#aborted = true
-    this.#reason = reason
+  protected onAbort(reason: Error): void {
     this.abortAll(reason)
   }
 
