@@ -13,6 +13,10 @@ import type { CancelMode } from './types.js'
 export const MAX_ATTEMPTS_CAP = 5
 export const DEFAULT_HEDGE_HEADER = 'x-hedge-attempt'
 export const DEFAULT_NON_FATAL = [502, 503, 504]
+/** Original plus one hedge: the tail-at-scale default (gRPC's maxAttempts 2). */
+export const DEFAULT_MAX_ATTEMPTS = 2
+/** Extra load a hedge budget allows, % of originals (gRPC retryThrottling's usual 10 %). */
+export const DEFAULT_BUDGET_PCT = 10
 /** Tokens the budget starts with and can hold: a small burst allowance. */
 const DEFAULT_BUDGET_BURST = 10
 
@@ -66,10 +70,10 @@ export interface ResolvedPolicy {
 }
 
 export function normalizePolicy(policy: HedgePolicy): ResolvedPolicy {
-  const budgetPct = policy.budgetPct === undefined ? 10 : policy.budgetPct
+  const budgetPct = policy.budgetPct === undefined ? DEFAULT_BUDGET_PCT : policy.budgetPct
   return {
     delay: typeof policy.delay === 'number' ? fixedDelay(policy.delay) : policy.delay,
-    maxAttempts: Math.min(MAX_ATTEMPTS_CAP, Math.max(1, Math.floor(policy.maxAttempts ?? 2))),
+    maxAttempts: Math.min(MAX_ATTEMPTS_CAP, Math.max(1, Math.floor(policy.maxAttempts ?? DEFAULT_MAX_ATTEMPTS))),
     budget: budgetPct === null ? UNLIMITED_BUDGET : new TokenBucket(budgetPct / 100, policy.budgetBurst ?? DEFAULT_BUDGET_BURST),
     nonFatal: new Set(policy.nonFatalStatus ?? DEFAULT_NON_FATAL),
     deadlineMs: policy.deadlineMs ?? null,

@@ -6,7 +6,7 @@
 import { UsageError } from './errors.js'
 import { redactUrl } from './redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from './hedge-delay-spec.js'
-import { DEFAULT_HEDGE_HEADER, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
+import { DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from './hedge-policy.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import type { Mode, RunConfig, Schedule } from './types.js'
 
@@ -23,8 +23,8 @@ export const DEFAULTS = {
   fanout: 1,
   workers: 1,
   hedgeDelay: 'auto',
-  maxAttempts: 2,
-  budgetPct: 10,
+  maxAttempts: DEFAULT_MAX_ATTEMPTS,
+  budgetPct: DEFAULT_BUDGET_PCT,
   delayMinMs: 0,
   delayMaxMs: 60_000,
   adaptiveWindowRequests: 1000,
