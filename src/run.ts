@@ -122,6 +122,9 @@ class RunSession {
   async #runWindow(specs: LaneSpec[], requests: number | null, durationMs: number | null, chooseLane?: () => number): Promise<void> {
     if (this.#interrupted) return
     if (this.cfg.workers > 1) return this.#runWindowInWorkers(specs, requests, durationMs)
+    // The target's counts before the window, taken before its clock starts:
+    // the window's duration and an open-loop schedule begin at its construction.
+    const before = await this.#server?.snapshot()
     const lanes = specs.map((spec) => this.#lane(spec))
     const window = new LoadWindow({
       lanes,
@@ -138,7 +141,6 @@ class RunSession {
     this.#window = window
     const phase = (this.#current = specs[specs.length - 1]!.name)
     this.#runner.begin(lanes)
-    const before = await this.#server?.snapshot()
     const end = await this.#runner.run(window, specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null, this.#progress(phase, requests))
     const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
     const server = before && this.#server ? await this.#server.check(before, attempts) : undefined

@@ -175,8 +175,8 @@ export class WorkerPool {
     const n = this.size
     this.#sink = plan.sink
     const rate = this.cfg.rate
-    const monitor = new GeneratorMonitor(n)
     const before = await plan.server?.snapshot()
+    const monitor = new GeneratorMonitor(n)
     const attempts0 = Atomics.load(this.counters, COUNTER_ATTEMPTS) >>> 0
     const completed0 = Atomics.load(this.counters, COUNTER_COMPLETED) >>> 0
     const startAtEpoch = performance.timeOrigin + performance.now() + START_LEAD_MS

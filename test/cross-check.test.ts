@@ -76,14 +76,16 @@ test('built-in target: plain and hedged phases report the server\'s counts, equa
   assert.ok(hedged.server!.cancelled > 0, 'losers were cancelled on the server')
 })
 
-/** A stats endpoint in this process, whose `received` moves as `next(call)` says. */
-async function fakeStats(next: (call: number) => number): Promise<string> {
+/** A stats endpoint in this process, whose `received` moves as `next(call)` says, answering after `delayMs`. */
+async function fakeStats(next: (call: number) => number, delayMs = 0): Promise<string> {
   let calls = 0
   const server = createServer((req, res) => {
     req.resume()
     const received = next(calls++)
-    res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ totals: { received, completed: received, cancelled: 0, hedgeHeader: 0 }, replicas: [] }))
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ totals: { received, completed: received, cancelled: 0, hedgeHeader: 0 }, replicas: [] }))
+    }, delayMs)
   })
   fakes.push(server)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
@@ -115,4 +117,17 @@ test('a stats endpoint that never counts (requests lost on the way) is flagged t
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stdout, /server received 0 vs client attempts 50: MISMATCH/)
   assert.doesNotMatch(r.stdout, /: MATCH/)
+})
+
+test('a slow stats endpoint is read before the window\'s clock starts: an open-loop schedule does not begin in the past', { timeout: 60_000 }, async () => {
+  // The stats answer after 300 ms. Read after the window (and its schedule)
+  // started, the first 300 ms of intended sends would all be late, and their
+  // corrected latency would carry up to 300 ms that no server caused.
+  const slow = await fakeStats((call) => call * 1_000_000, 300)
+  const r = await runCli([delay!.url, '--server-stats', slow, '--mode', 'plain', '-q', '200', '-z', '1s', '-c', '10', '--warmup', '0', '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const plain = (JSON.parse(r.stdout) as { phases: Record<string, Phase & { latencyMs: { p99: number } }> }).phases.plain!
+  assert.ok(plain.server, 'server counts present')
+  // The target answers in 2 ms; 100 ms is far above any scheduling noise and far below the 300 ms a late start adds.
+  assert.ok(plain.latencyMs.p99 < 100, `corrected p99 ${plain.latencyMs.p99} ms does not include the stats read`)
 })
