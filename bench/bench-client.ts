@@ -6,11 +6,13 @@
  * open connections while the client is still alive.
  */
 import { createRequire } from 'node:module'
+import { Client, type Dispatcher } from 'undici'
 import { run } from '../src/run.js'
 import type { RunOptions } from '../src/run-options.js'
 
 export interface ClientSpec {
-  tool: 'hedgebench' | 'autocannon'
+  /** undici: bare undici Clients with an empty handler, the floor of any client built on undici. */
+  tool: 'hedgebench' | 'autocannon' | 'undici'
   url: string
   connections: number
   /** Timed run... */
@@ -116,6 +118,55 @@ async function runAutocannon(spec: ClientSpec): Promise<Omit<ClientOutcome, 'typ
   }
 }
 
+/**
+ * The floor of any client built on undici: one Client (pipelining 1) per
+ * connection, a handler that only counts, the next request dispatched from
+ * the last one's end. No statistics, no hedging, no timers of its own.
+ */
+async function runBareUndici(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest'>> {
+  const url = new URL(spec.url)
+  const opts: Dispatcher.DispatchOptions = { origin: url.origin, path: url.pathname, method: 'GET', headers: [] }
+  const durationMs = spec.durationMs ?? 5000
+  const started = performance.now()
+  const end = started + durationMs
+  let requests = 0
+  let errors = 0
+  const clients = Array.from({ length: spec.connections }, () => new Client(url.origin, { pipelining: 1 }))
+  await Promise.all(
+    clients.map(
+      (client) =>
+        new Promise<void>((resolve) => {
+          const handler = {
+            onConnect() {},
+            onHeaders(status: number) {
+              if (status >= 400) errors++
+              return true
+            },
+            onData() {
+              return true
+            },
+            onComplete() {
+              requests++
+              next()
+            },
+            onError() {
+              errors++
+              next()
+            },
+          }
+          const next = (): void => {
+            if (performance.now() < end) client.dispatch(opts, handler as unknown as Dispatcher.DispatchHandler)
+            else resolve()
+          }
+          next()
+        }),
+    ),
+  )
+  const elapsed = performance.now() - started
+  await Promise.all(clients.map((c) => c.close()))
+  return { tool: 'undici', requests, attempts: requests, errors, durationMs: elapsed, rps: (requests * 1000) / elapsed, latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 } }
+}
+
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2]!) as ClientSpec
   const samples: Array<[number, number]> = []
@@ -124,7 +175,7 @@ async function main(): Promise<void> {
   let outcome: ClientOutcome
   try {
     const cpu0 = process.cpuUsage()
-    const r = spec.tool === 'autocannon' ? await runAutocannon(spec) : await runHedgebench(spec)
+    const r = spec.tool === 'autocannon' ? await runAutocannon(spec) : spec.tool === 'undici' ? await runBareUndici(spec) : await runHedgebench(spec)
     const cpu = process.cpuUsage(cpu0)
     const cpuUsPerRequest = r.requests > 0 ? (cpu.user + cpu.system) / r.requests : 0
     outcome = { type: 'done', ...r, cpuUsPerRequest, maxRss: process.resourceUsage().maxRSS * 1024, rssSamples: samples }

@@ -155,37 +155,39 @@ async function throughput(server: BenchServer): Promise<void> {
   const plain: ClientSpec = { tool: 'hedgebench', url: server.url, connections: CONNECTIONS, durationMs, mode: 'plain' }
   const hedged: ClientSpec = { ...plain, mode: 'hedged', hedge: { delay: NEVER_MS } }
   const ac: ClientSpec = { tool: 'autocannon', url: server.url, connections: CONNECTIONS, durationMs }
+  const un: ClientSpec = { tool: 'undici', url: server.url, connections: CONNECTIONS, durationMs }
+  const specs = { hb: plain, ac, hh: hedged, un }
   say(`throughput: ${rounds} rounds of ${durationMs / 1000} s per tool, -c ${CONNECTIONS}, ${server.url}`)
   say(`  hedged-no-hedge = --mode hedged --hedge-delay ${NEVER_MS / 1000}s --warmup 0: the hedging machinery runs, no hedge fires`)
+  say('  bare undici = undici Clients with a handler that only counts: the floor of any client built on undici')
   const rows: string[][] = []
   const ratios: number[] = []
   const hedgeCosts: number[] = []
-  const rps = { hb: [] as number[], ac: [] as number[], hh: [] as number[] }
-  const cpu = { hb: [] as number[], ac: [] as number[], hh: [] as number[] }
+  const rps = { hb: [] as number[], ac: [] as number[], hh: [] as number[], un: [] as number[] }
+  const cpu = { hb: [] as number[], ac: [] as number[], hh: [] as number[], un: [] as number[] }
+  const tools = ['hb', 'ac', 'hh', 'un'] as const
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? (['hb', 'ac', 'hh'] as const) : (['hh', 'ac', 'hb'] as const)
+    const order = round % 2 === 0 ? tools : [...tools].reverse()
     const got: Record<string, ClientOutcome> = {}
-    for (const which of order) got[which] = await runClient(which === 'hb' ? plain : which === 'ac' ? ac : hedged)
+    for (const which of order) got[which] = await runClient(specs[which])
+    for (const which of tools) {
+      rps[which].push(got[which]!.rps)
+      cpu[which].push(got[which]!.cpuUsPerRequest)
+    }
     const hb = got.hb!.rps
     const a = got.ac!.rps
     const hh = got.hh!.rps
-    rps.hb.push(hb)
-    rps.ac.push(a)
-    rps.hh.push(hh)
-    cpu.hb.push(got.hb!.cpuUsPerRequest)
-    cpu.ac.push(got.ac!.cpuUsPerRequest)
-    cpu.hh.push(got.hh!.cpuUsPerRequest)
     ratios.push(hb / a)
     hedgeCosts.push(hh / hb)
     const fired = got.hh!.hedging?.hedgesSent ?? 0
     const us = (o: ClientOutcome): string => fmt(o.cpuUsPerRequest, 1)
-    rows.push([`${round + 1}`, fmt(hb), fmt(a), fmt(hh), fmt(hb / a, 3), fmt(hh / hb, 3), `${fired}`, us(got.hb!), us(got.ac!), us(got.hh!)])
-    say(`  round ${round + 1}: hedgebench ${fmt(hb)} req/s, autocannon ${fmt(a)} req/s, hedged-no-hedge ${fmt(hh)} req/s`)
+    rows.push([`${round + 1}`, fmt(hb), fmt(a), fmt(hh), fmt(got.un!.rps), fmt(hb / a, 3), fmt(hh / hb, 3), `${fired}`, us(got.hb!), us(got.ac!), us(got.hh!), us(got.un!)])
+    say(`  round ${round + 1}: hedgebench ${fmt(hb)} req/s, autocannon ${fmt(a)} req/s, hedged-no-hedge ${fmt(hh)} req/s, bare undici ${fmt(got.un!.rps)} req/s`)
   }
   const m1 = (xs: number[]): string => fmt(median(xs), 1)
-  rows.push(['median', fmt(median(rps.hb)), fmt(median(rps.ac)), fmt(median(rps.hh)), fmt(median(ratios), 3), fmt(median(hedgeCosts), 3), '', m1(cpu.hb), m1(cpu.ac), m1(cpu.hh)])
+  rows.push(['median', fmt(median(rps.hb)), fmt(median(rps.ac)), fmt(median(rps.hh)), fmt(median(rps.un)), fmt(median(ratios), 3), fmt(median(hedgeCosts), 3), '', m1(cpu.hb), m1(cpu.ac), m1(cpu.hh), m1(cpu.un)])
   say()
-  say(table(['round', 'hedgebench req/s', 'autocannon req/s', 'hedged-no-hedge req/s', 'hb/ac', 'hedged/plain', 'hedges', 'hb CPU µs/req', 'ac CPU µs/req', 'hh CPU µs/req'], rows))
+  say(table(['round', 'hedgebench req/s', 'autocannon req/s', 'hedged-no-hedge req/s', 'bare undici req/s', 'hb/ac', 'hedged/plain', 'hedges', 'hb CPU µs/req', 'ac CPU µs/req', 'hh CPU µs/req', 'undici CPU µs/req'], rows))
   say('(CPU µs/req: client CPU time, user + system, per finished request: the generator\'s own cost, less sensitive to a noisy machine than req/s)')
   say()
   const ratio = median(ratios)
