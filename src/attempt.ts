@@ -15,7 +15,7 @@ import type { Dispatcher } from 'undici'
 import type { AttemptOutcome } from './hedge-observer.js'
 import type { HedgedRequest } from './hedged-request.js'
 import { AbortOnce } from './abort-once.js'
-import { HedgeCancelledError } from './hedge-errors.js'
+import { HedgeCancelledError, withoutStackTraces } from './hedge-errors.js'
 
 type Controller = Dispatcher.DispatchController
 type Abort = (err?: Error) => void
@@ -91,7 +91,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
       // Decided while this copy waited for a connection: stop it before
       // undici writes the headers, so no server ever sees it.
       this.#countUnsent()
-      this.abort(new HedgeCancelledError('hedge cancelled before it was sent'))
+      withoutStackTraces(() => this.abort(new HedgeCancelledError('hedge cancelled before it was sent')))
       return
     }
     this.sent = true
@@ -148,7 +148,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     this.cancelled = true
     this.req.policy.observer?.attemptCancelled(this.index, this.origin)
     if (this.index === 0) this.req.policy.delay.observe(this.#elapsed()) // a lower bound: it was at least this slow
-    this.controller?.abort(new HedgeCancelledError('another attempt answered first'))
+    const controller = this.controller
+    if (controller) withoutStackTraces(() => controller.abort(new HedgeCancelledError('another attempt answered first')))
   }
 
   /** Abort the winner itself (caller abort or deadline): its error reaches the caller. */
