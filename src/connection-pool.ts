@@ -171,9 +171,11 @@ class Lease extends Deadline implements LegacyHandler {
 
   onConnect(abort: Abort, context?: unknown): void {
     this.#abort = abort
+    // Expired while waiting for a connection: stop before the headers are
+    // written, and before the attempt is told it reached the wire (it would
+    // count as sent, and the server's count would be one short).
+    if (this.#expired) return abort(this.#expired)
     this.inner.onConnect(abort, context)
-    // Expired while waiting for a connection: stop before the headers are written.
-    if (this.#expired) abort(this.#expired)
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
