@@ -37,6 +37,7 @@ test('plain, c=40: client attempts equal what the server received, exactly', asy
 })
 
 test('hedged, c=40, hedges and cancels on every other request: attempts still equal what the servers received', async (t) => {
+  const stackTraceLimit = Error.stackTraceLimit
   // Service time 0-7 ms against a 2 ms fixed delay and no budget: about
   // two thirds of requests hedge, and most of the losers are aborted on the
   // wire, which is where a sloppy count would drift.
@@ -71,6 +72,8 @@ test('hedged, c=40, hedges and cancels on every other request: attempts still eq
   for (const [i, s] of servers.entries()) assert.equal(hedged.replicas[i]!.attempts, s.received, `replica ${i}`)
   // Every request the servers received was answered or cut off by the client.
   assert.equal(servers.reduce((n, s) => n + s.completed + s.cancelled, 0), received)
+  // Losers are cancelled with stack traces off (hedge-errors.ts); the process's setting is back afterwards.
+  assert.equal(Error.stackTraceLimit, stackTraceLimit)
 })
 
 test('a server answering 503 counts statuses and errors, not ok', async (t) => {
