@@ -194,6 +194,9 @@ async function throughput(server: BenchServer): Promise<void> {
   const cost = median(hedgeCosts)
   say(`hedgebench / autocannon (median of ${rounds} rounds): ${fmt(ratio, 3)}  (goal >= 1.0: ${ratio >= 1 ? 'met' : 'NOT met'})`)
   say(`hedged-no-hedge / plain (median of ${rounds} rounds): ${fmt(cost, 3)}  (goal >= 0.95: ${cost >= 0.95 ? 'met' : 'NOT met'})`)
+  // req/s is bounded by the target when it shares the machine; CPU per request is each client's own cost.
+  const [hbCpu, unCpu, acCpu] = [median(cpu.hb), median(cpu.un), median(cpu.ac)]
+  say(`client CPU per request (medians): hedgebench ${fmt(hbCpu, 1)} µs = bare undici ${fmt(unCpu, 1)} µs + hedgebench's own ${fmt(hbCpu - unCpu, 1)} µs (${fmt(((hbCpu - unCpu) / unCpu) * 100, 1)} %); autocannon ${fmt(acCpu, 1)} µs`)
 }
 
 // ---------------------------------------------------------------- workers
