@@ -8,16 +8,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { run } from '../src/run.js'
 import type { PhaseResult } from '../src/types.js'
-import { startServer, type CountingServer } from './helpers/servers.js'
-
-/** A cancelled attempt's headers can land on the server a moment after the client settled it. */
-async function settle(servers: CountingServer[], expected: number): Promise<number> {
-  const total = (): number => servers.reduce((s, x) => s + x.received, 0)
-  const deadline = Date.now() + 2000
-  while (total() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
-  await new Promise((r) => setTimeout(r, 50)) // and nothing more arrives after
-  return total()
-}
+import { assertHedgedCountsMatch, runHedgedWithCancels } from './helpers/hedged-cancels.js'
+import { settle, startServer } from './helpers/servers.js'
 
 function sum(phases: Array<PhaseResult | undefined>, key: 'attempts' | 'requests'): number {
   return phases.reduce((s, p) => s + (p?.[key] ?? 0), 0)
@@ -38,40 +30,8 @@ test('plain, c=40: client attempts equal what the server received, exactly', asy
 
 test('hedged, c=40, hedges and cancels on every other request: attempts still equal what the servers received', async (t) => {
   const stackTraceLimit = Error.stackTraceLimit
-  // Service time 0-7 ms against a 2 ms fixed delay and no budget: about
-  // two thirds of requests hedge, and most of the losers are aborted on the
-  // wire, which is where a sloppy count would drift.
-  const servers = await Promise.all([0, 1].map(() => startServer({ delayMs: (n) => (n * 7) % 8 })))
-  t.after(() => Promise.all(servers.map((s) => s.close())))
-  const result = await run({
-    urls: servers.map((s) => s.url),
-    concurrency: 40,
-    requests: 2000,
-    warmup: 0,
-    mode: 'hedged',
-    seed: 2,
-    hedge: { delay: 2, budgetPct: null as unknown as number },
-  })
-  const hedged = result.phases.hedged!
-  const h = hedged.hedging!
-  assert.equal(hedged.requests, 2000)
-  assert.equal(hedged.ok, 2000)
-  assert.ok(h.hedgesSent > 200, `hedges sent: ${h.hedgesSent}`)
-  assert.ok(h.cancelled > 50, `cancelled: ${h.cancelled}`)
-  // attempts = originals on the wire + hedges on the wire. An original can
-  // itself be unsent (still connecting when its hedge answered), so the
-  // originals on the wire are at most one per request, and every launched
-  // copy is either on the wire or unsent: requests + hedges launched.
-  const originalsSent = hedged.attempts - h.hedgesSent
-  assert.ok(originalsSent > 0 && originalsSent <= hedged.requests, `originals on the wire: ${originalsSent}`)
-  assert.ok(hedged.attempts + h.unsent >= hedged.requests + h.hedgesSent)
-  assert.equal(h.originalWins + h.hedgeWins, hedged.requests)
-  const received = await settle(servers, hedged.attempts)
-  assert.equal(received, hedged.attempts, `server received ${received}, client attempts ${hedged.attempts} (unsent ${h.unsent})`)
-  // Per replica too.
-  for (const [i, s] of servers.entries()) assert.equal(hedged.replicas[i]!.attempts, s.received, `replica ${i}`)
-  // Every request the servers received was answered or cut off by the client.
-  assert.equal(servers.reduce((n, s) => n + s.completed + s.cancelled, 0), received)
+  const { hedged, servers } = await runHedgedWithCancels(t)
+  await assertHedgedCountsMatch(hedged, servers)
   // Losers are cancelled with stack traces off (hedge-errors.ts); the process's setting is back afterwards.
   assert.equal(Error.stackTraceLimit, stackTraceLimit)
 })

@@ -14,18 +14,10 @@ import { run } from '../src/run.js'
 import type { PhaseResult, RunResult } from '../src/types.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
 import { parseCsvObjects } from './helpers/csv.js'
-import { startServer, type CountingServer } from './helpers/servers.js'
+import { assertHedgedCountsMatch, runHedgedWithCancels } from './helpers/hedged-cancels.js'
+import { settle, startServer } from './helpers/servers.js'
 
 after(() => killAllChildren())
-
-/** A cancelled attempt's headers can land on the server a moment after the client settled it. */
-async function settle(servers: CountingServer[], expected: number): Promise<number> {
-  const total = (): number => servers.reduce((s, x) => s + x.received, 0)
-  const deadline = Date.now() + 2000
-  while (total() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
-  await new Promise((r) => setTimeout(r, 50)) // and nothing more arrives after
-  return total()
-}
 
 function attempts(result: RunResult): number {
   return Object.values(result.phases).reduce((s, p) => s + (p?.attempts ?? 0), 0)
@@ -60,39 +52,9 @@ test('--workers 2, plain with warm-up, c=40: n requests per phase, client attemp
 })
 
 test('--workers 2, hedged on two replicas, hedges and cancels: merged hedging counters add up, attempts == servers received', async (t) => {
-  const servers = await Promise.all([0, 1].map(() => startServer({ delayMs: (n) => (n * 7) % 8 })))
-  t.after(() => Promise.all(servers.map((s) => s.close())))
-  const result = await run({
-    urls: servers.map((s) => s.url),
-    concurrency: 40,
-    requests: 2000,
-    warmup: 0,
-    mode: 'hedged',
-    seed: 2,
-    workers: 2,
-    hedge: { delay: 2, budgetPct: null as unknown as number },
-  })
-  const hedged = result.phases.hedged!
-  const h = hedged.hedging!
+  const { hedged, servers } = await runHedgedWithCancels(t, 2)
   assertConsistent(hedged)
-  assert.equal(hedged.requests, 2000)
-  assert.equal(hedged.ok, 2000)
-  assert.ok(h.hedgesSent > 200, `hedges sent: ${h.hedgesSent}`)
-  assert.ok(h.cancelled > 50, `cancelled: ${h.cancelled}`)
-  assert.equal(h.originalWins + h.hedgeWins, hedged.requests)
-  // As the single-thread engine defines it: attempts = originals on the wire
-  // + hedges on the wire, and every original not on the wire was cancelled
-  // before it (counted in unsent, with the hedges cancelled before the wire).
-  const originalsSent = hedged.attempts - h.hedgesSent
-  assert.ok(originalsSent > 0 && originalsSent <= hedged.requests, `originals on the wire: ${originalsSent}`)
-  assert.ok(hedged.requests - originalsSent <= h.unsent, `originals never sent ${hedged.requests - originalsSent}, unsent ${h.unsent}`)
-  assert.equal(h.perAttempt[0]!.count + (h.perAttempt[1]?.count ?? 0) <= hedged.attempts + h.unsent, true)
-  assert.equal(hedged.replicas.reduce((s, r) => s + r.wins, 0), hedged.requests, 'one winner per request')
-  assert.equal(hedged.replicas.reduce((s, r) => s + r.cancelled, 0), h.cancelled)
-  const received = await settle(servers, hedged.attempts)
-  assert.equal(received, hedged.attempts, `servers received ${received}, client attempts ${hedged.attempts}`)
-  for (const [i, s] of servers.entries()) assert.equal(hedged.replicas[i]!.attempts, s.received, `replica ${i}`)
-  assert.equal(servers.reduce((n, s) => n + s.completed + s.cancelled, 0), received)
+  await assertHedgedCountsMatch(hedged, servers)
 })
 
 test('--workers 2, both phases with a measured delay and the server cross-check; interleaved too', async (t) => {

@@ -65,3 +65,12 @@ export async function startServer(opts: ServerOptions = {}): Promise<CountingSer
       }),
   }) as CountingServer
 }
+
+/** Waits (bounded) until the servers received `expected` requests: a cancelled attempt's headers can land a moment after the client settled it. */
+export async function settle(servers: CountingServer[], expected: number): Promise<number> {
+  const total = (): number => servers.reduce((s, x) => s + x.received, 0)
+  const deadline = Date.now() + 2000
+  while (total() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+  await new Promise((r) => setTimeout(r, 50)) // and nothing more arrives after
+  return total()
+}
