@@ -35,6 +35,8 @@ export interface ConnectionPoolOptions {
    * (see request-timeout.ts); absent = only undici's own coarse timeouts.
    */
   attemptTimeoutMs?: number
+  /** Opens the sockets; default undici's own connector (with connectTimeoutMs and allowH2). Tests slow it down. */
+  connector?: buildConnector.connector
 }
 
 type Abort = (err?: Error) => void
@@ -72,7 +74,7 @@ export class ConnectionPool extends EventEmitter {
       keepAliveMaxTimeout: options.keepAliveMaxTimeout,
       allowH2: options.allowH2,
       // One connector (and TLS session cache) for every connection.
-      connect: buildConnector({ timeout: options.connectTimeoutMs, allowH2: options.allowH2 }),
+      connect: options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: options.allowH2 }),
     }
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
   }

@@ -8,8 +8,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Dispatcher } from 'undici'
+import { buildConnector, errors, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../src/connection-pool.js'
+import { hedged } from '../src/hedge-interceptor.js'
 import { DeadlineQueue } from '../src/request-timeout.js'
 
 interface Done {
@@ -97,6 +98,43 @@ test('connection pool: a refused connection fails the attempt; the next attempt 
   await pool.destroy()
 })
 
+test('-t running out while an attempt waits for its connection: it fails with a headers timeout and is never counted as sent', async (t) => {
+  const s = await server(0)
+  // Connections open 150 ms late; the attempt's deadline is 50 ms.
+  const connect = buildConnector({ timeout: 2000 })
+  const slow: buildConnector.connector = (opts, cb) => void setTimeout(() => connect(opts, cb), 150)
+  const pool = new ConnectionPool({ connectTimeoutMs: 2000, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, allowH2: false, attemptTimeoutMs: 50, connector: slow })
+  t.after(async () => {
+    await pool.destroy()
+    s.close()
+  })
+  const counts = { sent: 0, unsent: 0, done: 0, settled: 0 }
+  const observer = {
+    attemptLaunched() {},
+    attemptSettled: () => void counts.settled++,
+    attemptSent: () => void counts.sent++,
+    attemptUnsent: () => void counts.unsent++,
+    attemptCancelled() {},
+    attemptDone: () => void counts.done++,
+    lateDiscarded() {},
+    budgetDenied() {},
+    deadlineSuppressed() {},
+    nonFatalTriggered() {},
+    timerLateness() {},
+  }
+  const dispatch = hedged(pool.dispatch.bind(pool), { delay: 0, maxAttempts: 1, observer })
+  const error = await new Promise<Error | null>((resolve) => {
+    dispatch({ origin: s.origin, path: '/', method: 'GET' }, {
+      onResponseEnd: () => resolve(null),
+      onResponseError: (_c: unknown, err: Error) => resolve(err),
+    } as unknown as Dispatcher.DispatchHandler)
+  })
+  assert.ok(error instanceof errors.HeadersTimeoutError, `a headers timeout: ${String(error)}`)
+  assert.deepEqual(counts, { sent: 0, unsent: 0, done: 1, settled: 1 })
+  await new Promise((r) => setTimeout(r, 50))
+  assert.equal(s.sockets.size, 0, 'no request reached the server')
+})
+
 test('deadline queue: one timer expires each entry at its deadline, skips removed ones, and stops when empty', async () => {
   const q = new DeadlineQueue(200)
   const fired: Array<{ id: number; late: number }> = []
@@ -104,7 +142,7 @@ test('deadline queue: one timer expires each entry at its deadline, skips remove
     prev = null
     next = null
     at = 0
-    queued = false
+    queue = null
     constructor(readonly id: number) {}
     expire(): void {
       fired.push({ id: this.id, late: performance.now() - this.at })
