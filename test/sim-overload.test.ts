@@ -1,19 +1,9 @@
-import { test, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { fetchServerStats, spawnTarget } from '../src/sim/target.js'
-import type { Target } from '../src/sim/target.js'
-import { closedLoop, eventually, median, newAgent, timedRequest, writeTempProfile } from './helpers/sim.js'
-import type { TempProfile } from './helpers/sim.js'
+import { closedLoop, eventually, median, simSession, timedRequest, writeTempProfile } from './helpers/sim.js'
 
-const agent = newAgent(128)
-const targets: Target[] = []
-const temps: TempProfile[] = []
-
-after(async () => {
-  await Promise.all(targets.map((t) => t.close()))
-  await agent.close()
-  for (const t of temps) t.cleanup()
-})
+const { agent, targets, temps } = simSession(128)
 
 test('overload: latency rises with concurrency (server-side queue + service median, c=1 vs c=40)', async () => {
   const target = await spawnTarget({ profile: 'overload', seed: 17 })

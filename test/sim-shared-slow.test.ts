@@ -1,10 +1,9 @@
-import { test, after } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { loadProfile } from '../src/sim/profile.js'
-import { spawnTarget } from '../src/sim/target.js'
-import type { Target } from '../src/sim/target.js'
-import { newAgent, timedRequest, writeTempProfile } from './helpers/sim.js'
-import type { TempProfile, Timed } from './helpers/sim.js'
+import { spawnTarget, type Target } from '../src/sim/target.js'
+import { simSession, timedRequest, writeTempProfile } from './helpers/sim.js'
+import type { Timed } from './helpers/sim.js'
 
 // Rounds of one request per replica, sent on a fixed 10 ms schedule whatever
 // the answers (open loop), so most rounds land in the middle of a pause
@@ -12,15 +11,7 @@ import type { TempProfile, Timed } from './helpers/sim.js'
 // account (Server-Timing sim;dur, pauses included), which client-side noise
 // on a busy machine cannot blur.
 const SLOW_MS = 20
-const agent = newAgent(128)
-const targets: Target[] = []
-const temps: TempProfile[] = []
-
-after(async () => {
-  await Promise.all(targets.map((t) => t.close()))
-  await agent.close()
-  for (const t of temps) t.cleanup()
-})
+const { agent, targets, temps } = simSession(128)
 
 function scaledProfile(scope: 'shared' | 'replica', everyMs: number): string {
   const shipped = loadProfile('shared-slow')

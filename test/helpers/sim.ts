@@ -5,7 +5,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { after } from 'node:test'
 import { Agent, request } from 'undici'
+import type { Target } from '../../src/sim/target.js'
 
 export interface TempProfile {
   path: string
@@ -98,4 +100,15 @@ export async function eventually(check: () => Promise<boolean>, maxMs = 3_000, e
 
 export function newAgent(connections = 64): Agent {
   return new Agent({ connections, keepAliveTimeout: 10_000 })
+}
+
+/** One agent, and every target and temp profile a test file makes, all closed after the file's tests. */
+export function simSession(connections = 128): { agent: Agent; targets: Target[]; temps: TempProfile[] } {
+  const session = { agent: newAgent(connections), targets: [] as Target[], temps: [] as TempProfile[] }
+  after(async () => {
+    await Promise.all(session.targets.map((t) => t.close()))
+    await session.agent.close()
+    for (const t of session.temps) t.cleanup()
+  })
+  return session
 }
