@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { PhaseName, PhaseResult as Phase, RunResult as Result } from '../src/types.js'
 import { killAllChildren, runCli, stderrLines, type CliRun } from './helpers/cli.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number, target: Target) => void
@@ -68,22 +69,6 @@ async function target(handle: Handler): Promise<Target> {
   return t
 }
 
-interface Phase {
-  requests: number
-  attempts: number
-  ok: number
-  errors: number
-  statusCodes: Record<string, number>
-  errorKinds: Record<string, number>
-  durationMs: number
-  latencyMs: Record<string, number>
-}
-
-interface Result {
-  partial: boolean
-  phases: Record<string, Phase>
-}
-
 interface Measured {
   run: CliRun
   result: Result
@@ -91,7 +76,7 @@ interface Measured {
 }
 
 /** Runs the CLI with -o json and a fresh --out-dir; checks what every case must hold. */
-async function measure(url: string, args: string[], opts: { phase?: string; exit?: number; timeoutMs?: number } = {}): Promise<Measured> {
+async function measure(url: string, args: string[], opts: { phase?: PhaseName; exit?: number; timeoutMs?: number } = {}): Promise<Measured> {
   const dir = await mkdtemp(join(tmpdir(), 'hedgebench-target-'))
   dirs.push(dir)
   const run = await runCli([url, '-o', 'json', '--out-dir', join(dir, 'results'), '--label', 'misbehaving', '--seed', '7', ...args], { cwd: dir, timeoutMs: opts.timeoutMs ?? 20_000 })
