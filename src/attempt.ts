@@ -17,7 +17,6 @@ import type { HedgedRequest } from './hedged-request.js'
 import { AbortOnce } from './abort-once.js'
 import { HedgeCancelledError, withoutStackTraces } from './hedge-errors.js'
 
-type Controller = Dispatcher.DispatchController
 type Abort = (err?: Error) => void
 
 /**
@@ -26,8 +25,6 @@ type Abort = (err?: Error) => void
  * object per attempt).
  */
 export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, AttemptOutcome {
-  /** This attempt once undici handed it a connection (it is its own controller); null before. */
-  controller: Controller | null = null
   /** Headers written to a connection. */
   sent = false
   /** undici delivered its last callback (end or error). */
@@ -86,12 +83,11 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   /** undici is about to write the request headers (where onRequestStart would fire). */
   onConnect(abort: Abort, context?: unknown): void {
     this.#abort = abort
-    this.controller = this
     if (this.cancelled) {
       // Decided while this copy waited for a connection: stop it before
       // undici writes the headers, so no server ever sees it.
       this.#countUnsent()
-      withoutStackTraces(() => this.abort(new HedgeCancelledError('hedge cancelled before it was sent')))
+      this.#cancel('hedge cancelled before it was sent')
       return
     }
     this.sent = true
@@ -148,13 +144,17 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     this.cancelled = true
     this.req.policy.observer?.attemptCancelled(this.index, this.origin)
     if (this.index === 0) this.req.policy.delay.observe(this.#elapsed()) // a lower bound: it was at least this slow
-    const controller = this.controller
-    if (controller) withoutStackTraces(() => controller.abort(new HedgeCancelledError('another attempt answered first')))
+    this.#cancel('another attempt answered first')
   }
 
   /** Abort the winner itself (caller abort or deadline): its error reaches the caller. */
   abortWith(reason: Error): void {
-    this.controller?.abort(reason)
+    if (this.#abort) this.abort(reason) // only once undici handed it a connection
+  }
+
+  /** Stops this attempt on its connection as the loser of the race (a control-flow error, without a stack). */
+  #cancel(message: string): void {
+    withoutStackTraces(() => this.abort(new HedgeCancelledError(message)))
   }
 
   #countUnsent(): void {

@@ -79,7 +79,7 @@ export class HedgedRequest extends AbortOnce {
   // ---- DispatchController (what the caller holds) ----
 
   get paused(): boolean {
-    return this.winner?.controller?.paused ?? false
+    return this.winner?.paused ?? false
   }
 
   protected onAbort(reason: Error): void {
@@ -87,11 +87,11 @@ export class HedgedRequest extends AbortOnce {
   }
 
   pause(): void {
-    this.winner?.controller?.pause()
+    this.winner?.pause()
   }
 
   resume(): void {
-    this.winner?.controller?.resume()
+    this.winner?.resume()
   }
 
   // ---- what the attempts report ----
