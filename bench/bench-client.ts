@@ -7,8 +7,8 @@
  */
 import { createRequire } from 'node:module'
 import { Client, type Dispatcher } from 'undici'
-import { run } from '../src/run.js'
-import type { RunOptions } from '../src/run-options.js'
+import { run } from '../src/run/run.js'
+import type { RunOptions } from '../src/run/run-options.js'
 
 export interface ClientSpec {
   /** undici: bare undici Clients with an empty handler, the floor of any client built on undici. */

@@ -11,7 +11,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { run } from '../src/run.js'
+import { run } from '../src/run/run.js'
 import { median, rawLatenciesMs } from './helpers/raw-client.js'
 
 const ECHO_SERVER = fileURLToPath(new URL('../bench/echo-server.js', import.meta.url))

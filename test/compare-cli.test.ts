@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { renderJson } from '../src/render/json.js'
+import { renderJson } from '../src/results/result-json.js'
 import { makeConfig, makeHedgedRun, makePhase, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
 
 const BIN = fileURLToPath(new URL('../../bin/hedgebench.js', import.meta.url))

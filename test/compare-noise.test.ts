@@ -1,8 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createHistogram, percentileMs, recordMs } from '../src/histogram.js'
-import { meanDifference, percentileBounds, percentileDifference, proportionDifference, rateDifference, verdictOf } from '../src/noise.js'
-import { seededRandom } from '../src/random.js'
+import { createHistogram, percentileMs, recordMs } from '../src/stats/histogram.js'
+import { meanDifference, percentileBounds, percentileDifference, proportionDifference, rateDifference, verdictOf } from '../src/stats/noise.js'
+import { seededRandom } from '../src/core/random.js'
 
 function uniformHistogram(count: number, seed: number, lo: number, hi: number) {
   const next = seededRandom(seed)

@@ -1,9 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { compareRuns, compareWithin, type Comparison } from '../src/compare.js'
-import { COMPARE_CSV_COLUMNS, renderCompareCsv } from '../src/render/compare-csv.js'
-import { renderCompareJson } from '../src/render/compare-json.js'
-import { renderCompareText } from '../src/render/compare-text.js'
+import { compareRuns, compareWithin, type Comparison } from '../src/report/compare.js'
+import { COMPARE_CSV_COLUMNS, renderCompareCsv } from '../src/report/compare-csv.js'
+import { renderCompareJson } from '../src/report/compare-json.js'
+import { renderCompareText } from '../src/report/compare-text.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { makeConfig, makeHedgedRun, makePhase, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
 

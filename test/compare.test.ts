@@ -1,9 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { compareRuns, compareWithin, METRIC_KEYS, type Comparison } from '../src/compare.js'
-import { UsageError } from '../src/errors.js'
-import { seededRandom } from '../src/random.js'
-import type { RunResult } from '../src/types.js'
+import { compareRuns, compareWithin, METRIC_KEYS, type Comparison } from '../src/report/compare.js'
+import { UsageError } from '../src/core/errors.js'
+import { seededRandom } from '../src/core/random.js'
+import type { RunResult } from '../src/results/run-result.js'
 import { makeConfig, makeHedgedRun, makePhase, makeRunResult } from './helpers/result-fixture.js'
 
 /** Latencies around `targetMs` (±50 %), with 1 in 200 slowed by 40 ms: a plausible local server. */

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { buildConnector, errors, type Dispatcher } from 'undici'
-import { ConnectionPool } from '../src/connection-pool.js'
-import { hedged } from '../src/hedge-interceptor.js'
-import { DeadlineQueue } from '../src/request-timeout.js'
+import { ConnectionPool } from '../src/engine/connection-pool.js'
+import { hedged } from '../src/engine/hedge-interceptor.js'
+import { DeadlineQueue } from '../src/engine/request-timeout.js'
 
 interface Done {
   status: number | null

@@ -6,8 +6,8 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { run } from '../src/run.js'
-import type { PhaseResult } from '../src/types.js'
+import { run } from '../src/run/run.js'
+import type { PhaseResult } from '../src/results/run-result.js'
 import { assertHedgedCountsMatch, runHedgedWithCancels } from './helpers/hedged-cancels.js'
 import { settle, startServer } from './helpers/servers.js'
 

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createHistogram, encodeHistogram, recordMs } from '../src/histogram.js'
+import { createHistogram, encodeHistogram, recordMs } from '../src/stats/histogram.js'
 
 test('recordMs records exactly what recordValue records', () => {
   const fast = createHistogram()

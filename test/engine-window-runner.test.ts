@@ -8,9 +8,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { EventEmitter } from 'node:events'
-import type { Lane, LoadWindow } from '../src/load-generator.js'
-import { PhaseStats } from '../src/phase-stats.js'
-import { WindowRunner } from '../src/window-runner.js'
+import type { Lane, LoadWindow } from '../src/engine/load-generator.js'
+import { PhaseStats } from '../src/stats/phase-stats.js'
+import { WindowRunner } from '../src/run/window-runner.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 

@@ -1,9 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { compareRuns } from '../src/compare.js'
-import { UsageError } from '../src/errors.js'
-import { checkFailIf, parseFailIf } from '../src/fail-if.js'
-import { seededRandom } from '../src/random.js'
+import { compareRuns } from '../src/report/compare.js'
+import { UsageError } from '../src/core/errors.js'
+import { checkFailIf, parseFailIf } from '../src/report/fail-if.js'
+import { seededRandom } from '../src/core/random.js'
 import { makePhase, makeRunResult } from './helpers/result-fixture.js'
 
 test('parses relative, absolute and unit forms', () => {

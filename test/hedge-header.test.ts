@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { run } from '../src/run.js'
-import type { HedgeRunOptions } from '../src/run-options.js'
+import { run } from '../src/run/run.js'
+import type { HedgeRunOptions } from '../src/run/run-options.js'
 import { startServer } from './helpers/servers.js'
 
 /** Two replicas answering in 30 ms, hedged at 5 ms with no budget: every request sends a hedge. */

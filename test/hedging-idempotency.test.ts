@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { run } from '../src/run.js'
+import { run } from '../src/run/run.js'
 import { hedgebench } from './helpers/run-cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 

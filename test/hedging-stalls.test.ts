@@ -8,8 +8,8 @@
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { run } from '../src/run.js'
-import type { RequestRecord } from '../src/run-options.js'
+import { run } from '../src/run/run.js'
+import type { RequestRecord } from '../src/run/run-options.js'
 import { fetchServerStats, spawnTarget, type Target } from '../src/sim/target.js'
 import { watchFreezes } from './helpers/freeze-watch.js'
 import { INDEPENDENT_STALLS, SHARED_PAUSES, profileDir, type ProfileFiles } from './helpers/profiles.js'

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { compareRuns, compareWithin } from '../src/compare.js'
-import { HTML_CSP, renderHtml } from '../src/render/html.js'
+import { compareRuns, compareWithin } from '../src/report/compare.js'
+import { HTML_CSP, renderHtml } from '../src/report/html.js'
 import { hedgedRunWithTimeline } from './helpers/html-fixture.js'
 import { makeConfig, makeRunResult } from './helpers/result-fixture.js'
 

@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { killAllChildren, runCli, startCli, type CliChild } from './helpers/cli.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
-import { saveResult } from '../src/results-store.js'
+import { saveResult } from '../src/report/results-store.js'
 import { makeRunResult } from './helpers/result-fixture.js'
 
 const servers: CountingServer[] = []

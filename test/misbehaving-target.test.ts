@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { PhaseName, PhaseResult as Phase, RunResult as Result } from '../src/types.js'
+import type { PhaseName, PhaseResult as Phase, RunResult as Result } from '../src/results/run-result.js'
 import { killAllChildren, runCli, stderrLines, type CliRun } from './helpers/cli.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number, target: Target) => void

@@ -7,8 +7,8 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { run } from '../src/run.js'
-import { GeneratorMonitor } from '../src/generator-monitor.js'
+import { run } from '../src/run/run.js'
+import { GeneratorMonitor } from '../src/stats/generator-monitor.js'
 import { startServer } from './helpers/servers.js'
 
 const PAUSE_MS = 300

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { redactHeaders, redactUrl } from '../src/redact.js'
+import { redactHeaders, redactUrl } from '../src/core/redact.js'
 
 test('every credential header is redacted, whatever its case', () => {
   const headers: Array<[string, string]> = [

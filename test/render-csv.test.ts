@@ -1,9 +1,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { CSV_SUMMARY_COLUMNS, renderCsvSummary } from '../src/render/csv.js'
-import { parseResult, renderJson } from '../src/render/json.js'
-import { PERCENTILE_KEYS } from '../src/types.js'
-import type { Figures } from '../src/types.js'
+import { CSV_SUMMARY_COLUMNS, renderCsvSummary } from '../src/report/csv.js'
+import { parseResult, renderJson } from '../src/results/result-json.js'
+import { PERCENTILE_KEYS } from '../src/results/run-result.js'
+import type { Figures } from '../src/results/run-result.js'
 import { parseCsv, parseCsvObjects } from './helpers/csv.js'
 import { makeHedgedRun, makePhase, makeReplica, makeRunResult } from './helpers/result-fixture.js'
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { UsageError } from '../src/errors.js'
-import { parseResult, renderJson } from '../src/render/json.js'
+import { UsageError } from '../src/core/errors.js'
+import { parseResult, renderJson } from '../src/results/result-json.js'
 import { makeHedgedRun, makeRunResult } from './helpers/result-fixture.js'
 
 test('JSON renders and parses back equal, and re-renders byte for byte', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { renderText, verdictLine } from '../src/render/text.js'
+import { renderText, verdictLine } from '../src/report/text.js'
 import { makeFigures, makeHedgedRun, makePhase, makeReplica, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
 
 const HEY_SECTIONS = ['Summary:', 'Response time histogram:', 'Latency distribution:', 'Status code distribution:', 'Error distribution:']

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { saveResult } from '../src/results-store.js'
+import { saveResult } from '../src/report/results-store.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { makeHedgedRun } from './helpers/result-fixture.js'
 

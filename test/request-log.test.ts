@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { UsageError } from '../src/errors.js'
-import { REQUEST_LOG_COLUMNS, createRequestLog } from '../src/request-log.js'
-import type { RequestRecord } from '../src/run-options.js'
+import { UsageError } from '../src/core/errors.js'
+import { REQUEST_LOG_COLUMNS, createRequestLog } from '../src/results/request-log.js'
+import type { RequestRecord } from '../src/run/run-options.js'
 import { parseCsv, parseCsvObjects } from './helpers/csv.js'
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {

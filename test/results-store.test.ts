@@ -5,10 +5,10 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { UsageError } from '../src/errors.js'
-import { renderCsvSummary } from '../src/render/csv.js'
-import { renderJson } from '../src/render/json.js'
-import { assertWritableDir, loadResult, resultFileStem, saveResult, sanitizeLabel, writeFileAtomic } from '../src/results-store.js'
+import { UsageError } from '../src/core/errors.js'
+import { renderCsvSummary } from '../src/report/csv.js'
+import { renderJson } from '../src/results/result-json.js'
+import { assertWritableDir, loadResult, resultFileStem, saveResult, sanitizeLabel, writeFileAtomic } from '../src/report/results-store.js'
 import { makeHedgedRun, makeRunResult } from './helpers/result-fixture.js'
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {
@@ -88,7 +88,7 @@ test('a writer killed mid-write leaves no partial file at the final name', async
   const dir = await tempDir(t)
   const target = join(dir, 'big.json')
   const size = 128 * 1024 * 1024
-  const store = new URL('../src/results-store.js', import.meta.url).href
+  const store = new URL('../src/report/results-store.js', import.meta.url).href
   const script = `import { writeFileAtomic } from ${JSON.stringify(store)}
     await writeFileAtomic(${JSON.stringify(target)}, Buffer.alloc(${size}, 120), { overwrite: false })`
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' })

@@ -1,6 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { seededRandom } from '../src/random.js'
+import { seededRandom } from '../src/core/random.js'
 import { createReplicaModels, finishWithPauses, PauseSchedule } from '../src/sim/latency-model.js'
 import type { ModelSpec } from '../src/sim/latency-model.js'
 

@@ -6,15 +6,15 @@
  */
 import { basename } from 'node:path'
 import type { CommandModule } from 'yargs'
-import { compareRuns, compareWithin, type Comparison } from '../compare.js'
-import { UsageError } from '../errors.js'
-import { checkFailIf, parseFailIf, type FailCheck } from '../fail-if.js'
-import { renderCompareCsv } from '../render/compare-csv.js'
-import { renderCompareJson } from '../render/compare-json.js'
-import { renderCompareText } from '../render/compare-text.js'
-import { loadResult } from '../results-store.js'
+import { compareRuns, compareWithin, type Comparison } from '../report/compare.js'
+import { UsageError } from '../core/errors.js'
+import { checkFailIf, parseFailIf, type FailCheck } from '../report/fail-if.js'
+import { renderCompareCsv } from '../report/compare-csv.js'
+import { renderCompareJson } from '../report/compare-json.js'
+import { renderCompareText } from '../report/compare-text.js'
+import { loadResult } from '../report/results-store.js'
 import { OUTPUT_FORMATS, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
-import type { RunResult } from '../types.js'
+import type { RunResult } from '../results/run-result.js'
 
 const PHASES = ['plain', 'hedged'] as const
 

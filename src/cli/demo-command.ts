@@ -1,8 +1,8 @@
 /** `hedgebench demo` (npm run demo): the seed article's experiment in one command. */
 import type { CommandModule } from 'yargs'
-import { runDemo } from '../demo.js'
-import { UsageError } from '../errors.js'
-import { renderDemo } from '../render/demo-text.js'
+import { runDemo } from '../sim/demo.js'
+import { UsageError } from '../core/errors.js'
+import { renderDemo } from '../report/demo-text.js'
 import { assertNoRepeats, integer } from './run-flags.js'
 import { startSpinner } from './spinner.js'
 

@@ -5,7 +5,7 @@
  */
 import yargs from 'yargs'
 import { hideBin } from 'yargs/helpers'
-import { exitCodeOf } from '../errors.js'
+import { exitCodeOf } from '../core/errors.js'
 import { runCommand } from './run-command.js'
 import { reportCommand } from './report-command.js'
 import { compareCommand } from './compare-command.js'

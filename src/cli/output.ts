@@ -1,10 +1,10 @@
 /** What the commands share about output: the formats, when to colour, the renderer picker, HTML files. */
-import { renderCsvSummary } from '../render/csv.js'
-import type { HtmlOptions } from '../render/html.js'
-import { renderJson } from '../render/json.js'
-import { renderText } from '../render/text.js'
-import { writeFileAtomic } from '../results-store.js'
-import type { RunResult } from '../types.js'
+import { renderCsvSummary } from '../report/csv.js'
+import type { HtmlOptions } from '../report/html.js'
+import { renderJson } from '../results/result-json.js'
+import { renderText } from '../report/text.js'
+import { writeFileAtomic } from '../report/results-store.js'
+import type { RunResult } from '../results/run-result.js'
 
 export const OUTPUT_FORMATS = ['text', 'json', 'csv'] as const
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
@@ -21,6 +21,6 @@ export function renderOutput(result: RunResult, format: OutputFormat, color = fa
 
 /** Writes a self-contained HTML report (the renderer is loaded only when a report is asked for). */
 export async function writeHtmlReport(path: string, runs: RunResult[], opts: HtmlOptions = {}): Promise<void> {
-  const { renderHtml } = await import('../render/html.js')
+  const { renderHtml } = await import('../report/html.js')
   await writeFileAtomic(path, renderHtml(runs, opts), { overwrite: true })
 }

@@ -5,7 +5,7 @@
  */
 import type { CommandModule } from 'yargs'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
-import { loadResult } from '../results-store.js'
+import { loadResult } from '../report/results-store.js'
 
 
 interface ReportArgs {

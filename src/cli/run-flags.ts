@@ -3,12 +3,12 @@
  * so a bad value can be named in the error ("invalid -n abc"), not as NaN.
  */
 import { readFile } from 'node:fs/promises'
-import { parseDuration } from '../duration.js'
-import { UsageError } from '../errors.js'
-import { parseHedgeDelayFlag } from '../hedge-delay-spec.js'
-import { parseHeader } from '../header-parse.js'
-import type { HedgeRunOptions, RunOptions } from '../run-options.js'
-import type { CancelMode, Mode, Schedule } from '../types.js'
+import { parseDuration } from '../core/duration.js'
+import { UsageError } from '../core/errors.js'
+import { parseHedgeDelayFlag } from '../hedging/delay-spec.js'
+import { parseHeader } from '../core/header-parse.js'
+import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
+import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
 
 export interface RunFlags {
   urls?: string[]

@@ -3,7 +3,7 @@
  * stdout, and CI logs stay clean). Autocannon does the same with its bar.
  */
 import ora, { type Ora } from 'ora'
-import type { Progress } from '../run-options.js'
+import type { Progress } from '../run/run-options.js'
 
 interface Spinner {
   update: (p: Progress) => void

@@ -16,7 +16,7 @@
  * every request draws the same number of values whatever it turns out to be.
  * Times are milliseconds on one monotonic clock (performance.now()).
  */
-import { seededRandom } from '../random.js'
+import { seededRandom } from '../core/random.js'
 
 export interface Range {
   min: number

@@ -37,10 +37,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { UsageError } from '../errors.js'
-import { readHedgeDelay, type HedgeDelay } from '../hedge-delay-spec.js'
-import type { HedgeRunOptions, RunOptions } from '../run-options.js'
-import type { Mode } from '../types.js'
+import { UsageError } from '../core/errors.js'
+import { readHedgeDelay, type HedgeDelay } from '../hedging/delay-spec.js'
+import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
+import type { Mode } from '../results/run-result.js'
 import type { BaseSpec, ErrorSpec, ModelSpec, QueueSpec, Range, ReplicaOverride, StallSpec } from './latency-model.js'
 
 export interface ProfileRunDefaults {

@@ -25,7 +25,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
 
-export { DEFAULT_HEDGE_HEADER } from '../hedge-policy.js'
+export { DEFAULT_HEDGE_HEADER } from '../hedging/policy.js'
 export const CONTROL_PREFIX = '/__hedgebench/'
 const MAX_BODY_BYTES = 1 << 20
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH'])

@@ -12,8 +12,9 @@ import { dirname, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
-import { UsageError } from '../errors.js'
-import { randomSeed } from '../random.js'
+import { UsageError } from '../core/errors.js'
+import { randomSeed } from '../core/random.js'
+import { fetchStatsJson } from '../run/server-check.js'
 import { createReplicaModels } from './latency-model.js'
 import { isProfilePath, loadProfile, MAX_REPLICAS, parseProfile } from './profile.js'
 import type { Profile } from './profile.js'
@@ -215,12 +216,9 @@ function statsUrlOf(url: string): string {
   return new URL(`${CONTROL_PREFIX}stats`, url).href
 }
 
-/** GETs a target's stats (bounded wait; a fresh connection so no socket lingers). */
-export async function fetchServerStats(statsUrl: string, timeoutMs = 5_000): Promise<ServerStats> {
-  const res = await request(statsUrl, { method: 'GET', reset: true, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) })
-  const text = await res.body.text()
-  if (res.statusCode !== 200) throw new Error(`stats endpoint ${statsUrl} answered ${res.statusCode}`)
-  return JSON.parse(text) as ServerStats
+/** GETs a simulated target's stats (see fetchStatsJson for the bounded wait). */
+export function fetchServerStats(statsUrl: string, timeoutMs?: number): Promise<ServerStats> {
+  return fetchStatsJson<ServerStats>(statsUrl, timeoutMs)
 }
 
 /** Zeroes a target's counters and idempotency store (POST beside the stats URL). */

@@ -6,8 +6,8 @@
  */
 import type { TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { run } from '../../src/run.js'
-import type { PhaseResult } from '../../src/types.js'
+import { run } from '../../src/run/run.js'
+import type { PhaseResult } from '../../src/results/run-result.js'
 import { settle, startServer, type CountingServer } from './servers.js'
 
 export const HEDGED_CANCEL_REQUESTS = 2000

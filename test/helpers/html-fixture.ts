@@ -1,5 +1,5 @@
 /** Runs for the HTML tests: the shared hedged fixture with hedges and delays in its timeline, as the engine records them. */
-import type { RunResult } from '../../src/types.js'
+import type { RunResult } from '../../src/results/run-result.js'
 import { makeHedgedRun } from './result-fixture.js'
 
 export function hedgedRunWithTimeline(): RunResult {

@@ -3,9 +3,9 @@
  * every figure (percentiles, encoded histogram, slow count) is consistent
  * with the latencies given. Renderer, compare and HTML tests share these.
  */
-import { createHistogram, encodeHistogram, recordMs, summarize } from '../../src/histogram.js'
-import { seededRandom } from '../../src/random.js'
-import { RESULT_SCHEMA } from '../../src/types.js'
+import { createHistogram, encodeHistogram, recordMs, summarize } from '../../src/stats/histogram.js'
+import { seededRandom } from '../../src/core/random.js'
+import { RESULT_SCHEMA } from '../../src/results/run-result.js'
 import type {
   Figures,
   GeneratorHealth,
@@ -17,7 +17,7 @@ import type {
   RunConfig,
   RunResult,
   TimelinePoint,
-} from '../../src/types.js'
+} from '../../src/results/run-result.js'
 
 export const FIXTURE_URLS = ['http://127.0.0.1:8081/users/42', 'http://127.0.0.1:8082/users/42', 'http://127.0.0.1:8083/users/42']
 

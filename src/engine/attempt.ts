@@ -1,0 +1,197 @@
+/**
+ * One HTTP attempt of a hedged request: the undici handler that sees it
+ * through, and the single place where its life events are counted.
+ *
+ * It speaks undici's native handler protocol (onConnect, onHeaders, onData,
+ * onComplete, onError: what undici's core calls) and is its own
+ * DispatchController. A handler with `onRequestStart` would be wrapped by
+ * undici in an UnwrapHandler plus an UnwrapController per attempt, and have
+ * its response headers and trailers parsed into objects on every attempt;
+ * here only the answer the caller receives is parsed (see HedgedRequest).
+ * Counting is unchanged: onConnect is the moment undici's
+ * onRequestStart would fire, right before it writes the request headers.
+ */
+import type { Dispatcher } from 'undici'
+import type { AttemptOutcome } from '../hedging/observer.js'
+import type { ResolvedPolicy } from '../hedging/policy.js'
+import { AbortOnce } from './abort-once.js'
+
+/**
+ * What an attempt needs of the logical request it belongs to: its policy
+ * and the events it reports. HedgedRequest implements it; naming only this
+ * keeps the attempt free of the request's own module (no import cycle).
+ */
+export interface AttemptOwner {
+  readonly policy: ResolvedPolicy
+  readonly winner: Attempt | null
+  attemptStarted(context: unknown): void
+  attemptResponded(attempt: Attempt, statusCode: number, rawHeaders: Buffer[], statusMessage?: string): void
+  winnerData(chunk: Buffer): void
+  winnerEnded(rawTrailers: Buffer[] | string[] | null): void
+  attemptFailed(attempt: Attempt, err: Error): void
+}
+import { HedgeCancelledError, withoutStackTraces } from '../hedging/errors.js'
+
+type Abort = (err?: Error) => void
+
+/**
+ * It is also its own AttemptOutcome: at its end the observer is handed the
+ * attempt itself, with its latency, error and win filled in (no outcome
+ * object per attempt).
+ */
+export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, AttemptOutcome {
+  /** Headers written to a connection. */
+  sent = false
+  /** undici delivered its last callback (end or error). */
+  finished = false
+  /** We stopped it (lost the race). */
+  cancelled = false
+  /** Its answer is being drained and thrown away (non-fatal status, or too late). */
+  discarding = false
+  status: number | null = null
+  bytes = 0
+  // ---- AttemptOutcome, set when it ends ----
+  latencyMs = 0
+  error: Error | null = null
+  won = false
+  #unsentCounted = false
+  #abort: Abort | null = null
+  #resume: (() => void) | null = null
+  #paused = false
+
+  constructor(
+    readonly req: AttemptOwner,
+    readonly index: number,
+    readonly origin: string,
+    readonly launchedAt: number,
+  ) {
+    super()
+  }
+
+  // ---- DispatchController (what the caller's controller acts on) ----
+
+  get paused(): boolean {
+    return this.#paused
+  }
+
+  protected onAbort(reason: Error): void {
+    this.#abort?.(reason)
+  }
+
+  pause(): void {
+    this.#paused = true
+  }
+
+  resume(): void {
+    if (!this.#paused) return
+    this.#paused = false
+    this.#resume?.()
+  }
+
+  /** Still racing: may yet produce the answer. */
+  pending(): boolean {
+    return !this.finished && !this.cancelled && !this.discarding
+  }
+
+  // ---- undici's handler protocol ----
+
+  /** undici is about to write the request headers (where onRequestStart would fire). */
+  onConnect(abort: Abort, context?: unknown): void {
+    this.#abort = abort
+    if (this.cancelled) {
+      // Decided while this copy waited for a connection: stop it before
+      // undici writes the headers, so no server ever sees it.
+      this.#countUnsent()
+      this.#cancel('hedge cancelled before it was sent')
+      return
+    }
+    this.sent = true
+    this.req.policy.observer?.attemptSent(this.index, this.origin)
+    this.req.attemptStarted(context)
+  }
+
+  /** Status and raw headers; false asks undici to pause reading. */
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
+    this.#resume = resume
+    if (this.cancelled) return true
+    this.status = statusCode
+    this.req.attemptResponded(this, statusCode, rawHeaders, statusMessage)
+    return !this.#paused
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.bytes += chunk.length
+    if (this === this.req.winner) this.req.winnerData(chunk)
+    return !this.#paused
+  }
+
+  onComplete(rawTrailers: string[] | Buffer[] | null): void {
+    this.finished = true
+    const won = this === this.req.winner
+    const elapsed = this.#elapsed()
+    this.#report(null, won, elapsed)
+    if (this.index === 0) this.req.policy.delay.observe(elapsed)
+    if (won) this.req.winnerEnded(rawTrailers)
+  }
+
+  onError(err: Error): void {
+    this.finished = true
+    if (this.cancelled) {
+      if (!this.sent) this.#countUnsent()
+      this.req.policy.observer?.attemptSettled(this.index, this.origin)
+      return
+    }
+    this.#report(err, false, this.#elapsed())
+    if (!this.discarding || this === this.req.winner) this.req.attemptFailed(this, err)
+  }
+
+  /** The request was decided by another attempt (or failed): stop this one. */
+  loseRace(): void {
+    if (this.finished || this.cancelled || this.discarding) return
+    if (!this.sent) {
+      this.cancelled = true // counted as unsent when undici hands it a connection or fails it
+      return
+    }
+    if (this.req.policy.cancel === 'ignore') {
+      this.discarding = true // Envoy-style: let it finish on its connection, discard the answer
+      return
+    }
+    this.cancelled = true
+    this.req.policy.observer?.attemptCancelled(this.index, this.origin)
+    if (this.index === 0) this.req.policy.delay.observe(this.#elapsed()) // a lower bound: it was at least this slow
+    this.#cancel('another attempt answered first')
+  }
+
+  /** Abort the winner itself (caller abort or deadline): its error reaches the caller. */
+  abortWith(reason: Error): void {
+    if (this.#abort) this.abort(reason) // only once undici handed it a connection
+  }
+
+  /** Stops this attempt on its connection as the loser of the race (a control-flow error, without a stack). */
+  #cancel(message: string): void {
+    withoutStackTraces(() => this.abort(new HedgeCancelledError(message)))
+  }
+
+  #countUnsent(): void {
+    if (this.#unsentCounted) return
+    this.#unsentCounted = true
+    if (this.index > 0) this.req.policy.budget.refund()
+    this.req.policy.observer?.attemptUnsent(this.index, this.origin)
+  }
+
+  #report(error: Error | null, won: boolean, latencyMs: number): void {
+    const observer = this.req.policy.observer
+    if (!observer) return
+    this.latencyMs = latencyMs
+    this.error = error
+    this.won = won
+    if (error) this.status = null // an outcome has a status or an error, never both
+    observer.attemptDone(this)
+    observer.attemptSettled(this.index, this.origin)
+  }
+
+  /** Latency so far: from the write of its headers (or from its launch, if it never got that far). */
+  #elapsed(): number {
+    return this.req.policy.now() - this.launchedAt
+  }
+}

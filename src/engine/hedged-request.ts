@@ -1,0 +1,276 @@
+/**
+ * One logical request under a hedging policy: the original attempt, the
+ * hedges that follow it one delay apart (or at once after a non-fatal
+ * failure), the first acceptable answer delivered to the caller, and every
+ * other attempt cancelled. Modelled on undici's RetryHandler, but attempts
+ * overlap instead of following each other.
+ *
+ * Counting happens here, in one place, synchronously at the moment each
+ * event happens (see HedgeObserver): an attempt is "sent" in
+ * onRequestStart, which undici calls right before it writes the request
+ * headers; aborting there means the headers are never written ("unsent").
+ */
+import { util, type Dispatcher } from 'undici'
+import type { HedgeOutcome } from '../hedging/observer.js'
+import type { ResolvedPolicy } from '../hedging/policy.js'
+import { isIdempotentMethod } from '../hedging/policy.js'
+import { pickHedgeTarget } from '../hedging/replica-picker.js'
+import { hasHeader, withHeaders } from './request-headers.js'
+import { AbortOnce } from './abort-once.js'
+import { Attempt, type AttemptOwner } from './attempt.js'
+import { DeadlineExceededError } from '../hedging/errors.js'
+
+export type HedgeCaller = Dispatcher.DispatchHandler & {
+  onHedgeOutcome?(outcome: HedgeOutcome): void
+  /** The caller never reads response headers or trailers: skip parsing them (it gets an empty object). */
+  readonly ignoresHeaders?: boolean
+}
+
+/** What a caller that ignores headers receives instead of them. */
+const NO_HEADERS: Record<string, string | string[]> = Object.freeze({}) as Record<string, string | string[]>
+
+type Trigger = 'timer' | 'nonfatal' | 'parallel'
+
+/**
+ * The request is also the controller its caller holds (as each Attempt is
+ * its own): pausing and resuming act on the winning attempt, aborting stops
+ * every attempt. One object per logical request, not two.
+ */
+export class HedgedRequest extends AbortOnce implements AttemptOwner {
+  readonly attempts: Attempt[] = []
+  readonly startedAt: number
+  readonly delayMs: number
+  winner: Attempt | null = null
+  /** The answer (or failure) for the caller is chosen: no new attempts. */
+  decided = false
+  /** The caller got its last callback. */
+  finished = false
+  #callerStarted = false
+  #opts: Dispatcher.DispatchOptions
+  #hedgeable: boolean
+  #timer: NodeJS.Timeout | null = null
+  #deadlineTimer: NodeJS.Timeout | null = null
+  #intendedFireAt = 0
+  #hedgeFiredAt: number | null = null
+
+  constructor(
+    readonly dispatch: Dispatcher.Dispatch,
+    opts: Dispatcher.DispatchOptions,
+    readonly handler: HedgeCaller,
+    readonly policy: ResolvedPolicy,
+  ) {
+    super()
+    this.startedAt = policy.now()
+    this.delayMs = policy.parallel ? 0 : policy.delay.current()
+    this.#opts = this.#withKey(opts)
+    this.#hedgeable = policy.maxAttempts > 1 && isResendable(opts.body) && this.#safeToRepeat(this.#opts)
+  }
+
+  start(): void {
+    const policy = this.policy
+    policy.budget.deposit()
+    if (policy.deadlineMs !== null) this.#deadlineTimer = setTimeout(onDeadline, policy.deadlineMs, this)
+    this.#launch(0, this.#opts.origin as string, this.startedAt)
+    if (!this.#hedgeable || this.decided) return
+    if (policy.parallel) while (this.attempts.length < policy.maxAttempts && this.#tryHedge('parallel'));
+    else this.#schedule()
+  }
+
+  // ---- DispatchController (what the caller holds) ----
+
+  get paused(): boolean {
+    return this.winner?.paused ?? false
+  }
+
+  protected onAbort(reason: Error): void {
+    this.abortAll(reason)
+  }
+
+  pause(): void {
+    this.winner?.pause()
+  }
+
+  resume(): void {
+    this.winner?.resume()
+  }
+
+  // ---- what the attempts report ----
+
+  /** An attempt reached the wire: the caller's request has started. */
+  attemptStarted(context: unknown): void {
+    if (this.#callerStarted) return
+    this.#callerStarted = true
+    this.handler.onRequestStart?.(this, context)
+  }
+
+  /** First bytes of an answer (raw headers as undici read them). Returns nothing; decides or discards. */
+  attemptResponded(a: Attempt, status: number, rawHeaders: Buffer[], message?: string): void {
+    if (this.decided) {
+      // Too late: drain it (keeps the connection reusable) and count it.
+      a.discarding = true
+      this.policy.observer?.lateDiscarded(a.index, a.origin)
+      return
+    }
+    if (this.policy.nonFatal.has(status) && this.#hedgeable && (this.#tryHedge('nonfatal') || this.#othersPending(a))) {
+      a.discarding = true // drained quietly; another attempt will answer
+      return
+    }
+    this.#commit(a)
+    // Only the answer the caller receives has its headers parsed.
+    const handler = this.handler
+    if (handler.onResponseStart) handler.onResponseStart(this, status, handler.ignoresHeaders ? NO_HEADERS : util.parseHeaders(rawHeaders), message)
+  }
+
+  winnerData(chunk: Buffer): void {
+    this.handler.onResponseData?.(this, chunk)
+  }
+
+  winnerEnded(rawTrailers: string[] | Buffer[] | null): void {
+    this.#finish(this.winner!.index)
+    const handler = this.handler
+    if (!handler.onResponseEnd) return
+    handler.onResponseEnd(this, handler.ignoresHeaders ? NO_HEADERS : rawTrailers && rawTrailers.length > 0 ? util.parseHeaders(rawTrailers) : {})
+  }
+
+  /** An attempt failed with a transport error (not one we caused). */
+  attemptFailed(a: Attempt, err: Error): void {
+    if (a === this.winner) return this.#fail(err)
+    if (this.decided) return
+    if (this.#hedgeable && (this.#tryHedge('nonfatal') || this.#othersPending(a))) return
+    this.#fail(err)
+  }
+
+  /** Caller (or deadline) aborts the whole request. */
+  abortAll(reason: Error): void {
+    if (this.finished) return
+    if (this.winner && !this.winner.finished) {
+      this.winner.abortWith(reason) // its error reaches attemptFailed -> #fail
+      return
+    }
+    this.#fail(reason)
+  }
+
+  busyOrigins(): string[] {
+    const busy: string[] = []
+    for (const a of this.attempts) if (a.pending()) busy.push(a.origin)
+    return busy
+  }
+
+  fireTimer(): void {
+    this.#timer = null
+    this.policy.observer?.timerLateness(Math.max(0, this.policy.now() - this.#intendedFireAt))
+    this.#tryHedge('timer')
+  }
+
+  #tryHedge(trigger: Trigger): boolean {
+    const policy = this.policy
+    if (this.decided || this.attempts.length >= policy.maxAttempts) return false
+    if (policy.deadlineMs !== null && policy.deadlineMs - this.elapsed() < policy.minHedgeWindowMs) {
+      policy.observer?.deadlineSuppressed()
+      return false
+    }
+    if (!policy.budget.trySpend()) {
+      policy.observer?.budgetDenied()
+      return false
+    }
+    if (trigger === 'nonfatal') policy.observer?.nonFatalTriggered()
+    this.#hedgeFiredAt ??= this.elapsed()
+    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random) : (this.#opts.origin as string)
+    this.#launch(this.attempts.length, origin, policy.now())
+    if (trigger !== 'parallel') this.#schedule()
+    return true
+  }
+
+  #schedule(): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#timer = null
+    if (this.decided || this.attempts.length >= this.policy.maxAttempts) return
+    this.#intendedFireAt = this.policy.now() + this.delayMs
+    this.#timer = setTimeout(onHedgeTimer, this.delayMs, this)
+  }
+
+  #launch(index: number, origin: string, now: number): void {
+    const a = new Attempt(this, index, origin, now)
+    this.attempts.push(a)
+    this.policy.observer?.attemptLaunched(index, origin)
+    const opts = index === 0 ? this.#opts : this.#hedgeOpts(index, origin)
+    try {
+      this.dispatch(opts, a)
+    } catch (err) {
+      a.onError(err as Error)
+    }
+  }
+
+  #hedgeOpts(index: number, origin: string): Dispatcher.DispatchOptions {
+    const header = this.policy.header
+    const headers = header ? withHeaders(this.#opts.headers, [header, String(index)]) : this.#opts.headers
+    return { ...this.#opts, origin, headers }
+  }
+
+  #commit(a: Attempt): void {
+    this.winner = a
+    this.#decide()
+  }
+
+  #decide(): void {
+    this.decided = true
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#timer = null
+    for (const other of this.attempts) if (other !== this.winner) other.loseRace()
+  }
+
+  #fail(err: Error): void {
+    if (this.finished) return
+    if (!this.decided) this.#decide()
+    this.#finish(-1)
+    this.handler.onResponseError?.(this, err)
+  }
+
+  #finish(winner: number): void {
+    this.finished = true
+    if (this.#deadlineTimer) clearTimeout(this.#deadlineTimer)
+    this.#deadlineTimer = null
+    this.handler.onHedgeOutcome?.({
+      launched: this.attempts.length,
+      winner,
+      origin: (this.attempts[winner] ?? this.attempts[this.attempts.length - 1])!.origin,
+      hedgeFiredMs: this.#hedgeFiredAt,
+      delayMs: this.delayMs,
+    })
+  }
+
+  #othersPending(a: Attempt): boolean {
+    for (const other of this.attempts) if (other !== a && other.pending()) return true
+    return false
+  }
+
+  elapsed(): number {
+    return this.policy.now() - this.startedAt
+  }
+
+  #withKey(opts: Dispatcher.DispatchOptions): Dispatcher.DispatchOptions {
+    const makeKey = this.policy.makeKey
+    if (!makeKey || this.policy.maxAttempts < 2 || hasHeader(opts.headers, 'idempotency-key')) return opts
+    return { ...opts, headers: withHeaders(opts.headers, ['idempotency-key', makeKey()]) }
+  }
+
+  /** Never hedge a plain write: only idempotent methods, or writes carrying a key, or an explicit opt-out. */
+  #safeToRepeat(opts: Dispatcher.DispatchOptions): boolean {
+    if (opts.upgrade) return false
+    const method = opts.method
+    return isIdempotentMethod(method) || this.policy.unsafeHedge || hasHeader(opts.headers, 'idempotency-key')
+  }
+}
+
+function onHedgeTimer(req: HedgedRequest): void {
+  req.fireTimer()
+}
+
+function onDeadline(req: HedgedRequest): void {
+  req.abortAll(new DeadlineExceededError(`deadline of ${req.policy.deadlineMs} ms exceeded`))
+}
+
+/** A body we can send again: none, a string or bytes. Streams are consumed once. */
+function isResendable(body: unknown): boolean {
+  return body == null || typeof body === 'string' || body instanceof Uint8Array
+}

@@ -1,0 +1,312 @@
+/**
+ * The load generator for one measured window: `concurrency` slots, each
+ * running one logical request at a time (closed loop), or each taking the
+ * next intended start time of a fixed schedule (open loop, -q). A window has
+ * one lane (a phase) or two (the interleaved plain/hedged schedule).
+ *
+ * Slots are reused objects that are their own undici handlers, so the hot
+ * path allocates nothing of its own per request beyond what undici and the
+ * hedging policy need.
+ */
+import type { Dispatcher } from 'undici'
+import type { HedgeOutcome } from '../hedging/observer.js'
+import type { HedgeCaller } from './hedged-request.js'
+import type { PhaseStats, RequestSample } from '../stats/phase-stats.js'
+import type { RoundRobin } from '../hedging/replica-picker.js'
+import type { RequestSink } from '../results/request-record.js'
+
+export interface Lane {
+  stats: PhaseStats
+  dispatch: Dispatcher.Dispatch
+  picker: RoundRobin
+}
+
+export interface WindowPlan {
+  lanes: Lane[]
+  /** Picks a lane index per logical request; absent = always lane 0. */
+  chooseLane?: () => number
+  /** Logical requests in the window, or null when timed. */
+  requests: number | null
+  durationMs: number | null
+  concurrency: number
+  /** Global requests/s for open loop, or null for closed loop. */
+  rate: number | null
+  fanout: number
+  /** Dispatch options per replica origin, built once. */
+  optsByOrigin: ReadonlyMap<string, Dispatcher.DispatchOptions>
+  runStartedAt: number
+  sink?: RequestSink | undefined
+}
+
+/** An open-loop send later than this after its intended time counts as late. */
+const LATE_SEND_MS = 1
+
+export class LoadWindow {
+  readonly startedAt = performance.now()
+  completed = 0
+  #issued = 0
+  #idle = 0
+  #stopping = false
+  #waitingForDrain: Slot[] = []
+  #draining = false
+  readonly #slots: Slot[]
+  readonly #interval: number
+  #resolve: (() => void) | null = null
+
+  constructor(readonly plan: WindowPlan) {
+    const slots = plan.requests === null ? plan.concurrency : Math.min(plan.concurrency, plan.requests)
+    this.#slots = Array.from({ length: Math.max(1, slots) }, () => new Slot(this, plan.fanout))
+    this.#interval = plan.rate ? 1000 / plan.rate : 0
+  }
+
+  /** Resolves when every slot is idle (the last request of the window finished). */
+  run(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#resolve = resolve
+      for (const slot of this.#slots) slot.begin()
+    })
+  }
+
+  /** Stop issuing requests; in-flight ones finish (or are aborted by the caller). */
+  stop(): void {
+    this.#stopping = true
+    const waiting = this.#waitingForDrain
+    this.#waitingForDrain = []
+    for (const slot of waiting) this.slotIdle(slot)
+    for (const slot of this.#slots) if (slot.timer) slot.cancelWait()
+  }
+
+  /** Next sequence number, or -1 when the window is over. */
+  take(now: number): number {
+    if (this.#stopping) return -1
+    const plan = this.plan
+    if (plan.requests !== null && this.#issued >= plan.requests) return -1
+    if (plan.durationMs !== null) {
+      const at = this.#interval > 0 ? this.intendedStart(this.#issued) : now
+      if (at - this.startedAt >= plan.durationMs) return -1
+    }
+    return this.#issued++
+  }
+
+  /** Open loop: the fixed schedule; closed loop: -1 (start now). */
+  intendedStart(seq: number): number {
+    return this.#interval > 0 ? this.startedAt + seq * this.#interval : -1
+  }
+
+  isLate(intended: number, now: number): boolean {
+    return this.#interval > 0 && now - intended > LATE_SEND_MS
+  }
+
+  lane(): Lane {
+    const lanes = this.plan.lanes
+    return lanes.length === 1 || !this.plan.chooseLane ? lanes[0]! : lanes[this.plan.chooseLane()]!
+  }
+
+  /** The per-request log asked us to wait: park the slot until it drains. */
+  parkForDrain(slot: Slot): void {
+    this.#waitingForDrain.push(slot)
+    if (this.#draining || !this.plan.sink) return
+    this.#draining = true
+    void this.plan.sink.waitForDrain().then(() => {
+      this.#draining = false
+      const waiting = this.#waitingForDrain
+      this.#waitingForDrain = []
+      for (const s of waiting) s.begin()
+    })
+  }
+
+  slotIdle(_slot: Slot): void {
+    if (++this.#idle === this.#slots.length) this.#resolve?.()
+  }
+}
+
+class Slot {
+  readonly calls: Call[]
+  lane: Lane | null = null
+  seq = 0
+  intendedAt = 0
+  sentAt = 0
+  pending = 0
+  timer: NodeJS.Timeout | null = null
+  /** Handed to the lane's statistics at each request's end: one object per slot, refilled, not one per request. */
+  readonly #sample: RequestSample = { latencyMs: 0, serviceMs: null, status: null, error: null, bytes: 0, outcome: null, endAt: 0 }
+  #starting = false
+  #finishedWhileStarting = false
+  #late = false
+
+  constructor(
+    readonly win: LoadWindow,
+    fanout: number,
+  ) {
+    this.calls = Array.from({ length: fanout }, () => new Call(this))
+  }
+
+  begin(): void {
+    const now = performance.now()
+    const seq = this.win.take(now)
+    if (seq < 0) return this.win.slotIdle(this)
+    this.seq = seq
+    const intended = this.win.intendedStart(seq)
+    if (intended > now) {
+      this.intendedAt = intended
+      this.timer = setTimeout(sendLater, intended - now, this)
+      return
+    }
+    this.intendedAt = intended < 0 ? now : intended
+    this.#late = intended >= 0 && this.win.isLate(intended, now)
+    this.send(now)
+  }
+
+  cancelWait(): void {
+    clearTimeout(this.timer!)
+    this.timer = null
+    this.win.slotIdle(this)
+  }
+
+  /** `now`: performance.now() of the caller, when it just read it (one clock read per request, not two). */
+  send(now = performance.now()): void {
+    // A timer can fire up to a millisecond early: never measure from a start that has not come yet.
+    if (this.intendedAt > now) this.intendedAt = now
+    this.timer = null
+    const lane = (this.lane = this.win.lane())
+    if (this.#late) lane.stats.lateSends++
+    this.#late = false
+    this.pending = this.calls.length
+    this.#starting = true
+    this.sentAt = now
+    const opts = this.win.plan.optsByOrigin
+    for (const call of this.calls) {
+      call.reset(lane.picker.next())
+      lane.dispatch(opts.get(call.origin)!, call)
+    }
+    this.#starting = false
+    // A request that failed synchronously must not recurse into the next one.
+    if (this.#finishedWhileStarting) {
+      this.#finishedWhileStarting = false
+      setImmediate(beginLater, this)
+    }
+  }
+
+  callDone(call: Call): void {
+    if (this.calls.length > 1) {
+      this.lane!.stats.recordCall(call.endAt - this.sentAt, call.error ? null : call.status, call.error, call.bytes, call.outcome)
+    }
+    // The last call to end ends the logical request: its end time is the request's.
+    if (--this.pending === 0) this.complete(call.endAt)
+  }
+
+  complete(end: number): void {
+    const lane = this.lane!
+    const result = this.#summarize()
+    const openLoop = this.win.plan.rate !== null
+    // Open loop: from the intended start (a stall cannot hide). Closed loop:
+    // from just before the dispatch, as hey measures: the time to open a new
+    // connection (every HTTP/1.1 cancel costs one) is part of what a caller waits.
+    const latencyMs = end - (openLoop ? this.intendedAt : this.sentAt)
+    const s = this.#sample
+    s.latencyMs = latencyMs
+    s.serviceMs = openLoop ? end - this.sentAt : null
+    s.status = result.error ? null : result.status
+    s.error = result.error
+    s.bytes = result.bytes
+    s.outcome = result.outcome
+    s.endAt = end
+    lane.stats.recordRequest(s)
+    this.win.completed++
+    const full = this.#log(lane, latencyMs, result) === false
+    if (full) this.win.parkForDrain(this)
+    else if (this.#starting) this.#finishedWhileStarting = true
+    else this.begin()
+  }
+
+  /** The call that decides the logical request: the first failure, else the slowest call. */
+  #summarize(): Call {
+    let decisive = this.calls[0]!
+    for (const call of this.calls) {
+      if (call.failed()) return call
+      if (call.endAt > decisive.endAt) decisive = call
+    }
+    return decisive
+  }
+
+  #log(lane: Lane, latencyMs: number, call: Call): boolean {
+    const sink = this.win.plan.sink
+    if (!sink) return true
+    const outcome = call.outcome
+    return sink.write({
+      phase: lane.stats.opts.name,
+      seq: this.seq,
+      startMs: round3(this.intendedAt - this.win.plan.runStartedAt),
+      latencyMs: round3(latencyMs),
+      status: call.error ? null : call.status,
+      error: call.error ? (call.error as { code?: string }).code ?? call.error.name : null,
+      replica: outcome?.origin ?? call.origin,
+      attempts: outcome?.launched ?? 1,
+      winner: !outcome || outcome.winner < 0 ? 'none' : outcome.winner === 0 ? 'original' : `hedge-${outcome.winner}`,
+      hedgeFiredMs: outcome?.hedgeFiredMs == null ? null : round3(outcome.hedgeFiredMs),
+    })
+  }
+}
+
+/** One call of a logical request (several with --fanout): the caller handler of a (hedged) dispatch. */
+class Call implements HedgeCaller {
+  origin = ''
+  status: number | null = null
+  error: Error | null = null
+  bytes = 0
+  endAt = 0
+  outcome: HedgeOutcome | null = null
+  /** Only the status, byte count and timing matter here: undici's headers are never parsed. */
+  readonly ignoresHeaders = true
+
+  constructor(private readonly slot: Slot) {}
+
+  reset(origin: string): void {
+    this.origin = origin
+    this.status = null
+    this.error = null
+    this.bytes = 0
+    this.outcome = null
+  }
+
+  failed(): boolean {
+    return this.error !== null || this.status === null || this.status >= 400
+  }
+
+  onRequestStart(): void {}
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number): void {
+    this.status = statusCode
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bytes += chunk.length
+  }
+
+  onResponseEnd(): void {
+    this.endAt = performance.now()
+    this.slot.callDone(this)
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.error = err
+    this.endAt = performance.now()
+    this.slot.callDone(this)
+  }
+
+  onHedgeOutcome(outcome: HedgeOutcome): void {
+    this.outcome = outcome
+  }
+}
+
+function sendLater(slot: Slot): void {
+  slot.send()
+}
+
+function beginLater(slot: Slot): void {
+  slot.begin()
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000
+}

@@ -1,0 +1,269 @@
+/**
+ * Before/after comparison of saved runs: every metric side by side, the
+ * change of each run against the first, a noise verdict per change (see
+ * noise.ts for the method) and the configuration differences, so nobody
+ * compares apples with oranges unknowingly. Pure: renderers and `--fail-if`
+ * read the returned Comparison.
+ */
+import { configEntries } from '../results/config-entries.js'
+import { UsageError } from '../core/errors.js'
+import { tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
+import {
+  LATENCY_RESOLUTION_MS,
+  meanDifference,
+  percentileDifference,
+  proportionDifference,
+  rateDifference,
+  verdictOf,
+  type Interval,
+  type NoiseMethod,
+  type Verdict,
+} from '../stats/noise.js'
+import { PERCENTILE_KEYS, type LatencySummary, type PhaseName, type PhaseResult, type RunResult } from '../results/run-result.js'
+
+export type { Interval, NoiseMethod, Verdict } from '../stats/noise.js'
+
+export type MetricKey = keyof LatencySummary | 'slow' | 'error_rate' | 'rps' | 'extra_load'
+
+/** Every metric compare knows, in table order. */
+export const METRIC_KEYS: readonly MetricKey[] = [
+  'min', ...PERCENTILE_KEYS, 'max', 'mean', 'stddev', 'slow', 'error_rate', 'rps', 'extra_load',
+]
+
+export type MetricUnit = 'ms' | 'requests' | '%' | 'req/s'
+
+export interface ComparedRun {
+  /** File name (or phase name when comparing within one run). */
+  name: string
+  label: string
+  phase: PhaseName
+  requests: number
+  durationMs: number
+  partial: boolean
+}
+
+/** One run's value against the first run's. */
+export interface MetricChange {
+  /** Run value minus first run's value, in the metric's unit. */
+  abs: number
+  /** Change in percent of the first run's value; null when that value is 0. */
+  pct: number | null
+  /** 95 % interval of `abs`; null when the method gives none. */
+  interval: Interval | null
+  verdict: Verdict
+}
+
+export interface MetricRow {
+  metric: MetricKey
+  unit: MetricUnit
+  /** Which way is an improvement. */
+  better: 'lower' | 'higher'
+  method: NoiseMethod
+  /** One per run, in run order; null when the run's figure is missing or not a finite number. */
+  values: Array<number | null>
+  /** One per run; the first (the baseline) and runs lacking the metric are null. */
+  changes: Array<MetricChange | null>
+}
+
+export interface ConfigDifference {
+  /** Dotted config path ("concurrency", "hedge.delay") or "phase". */
+  key: string
+  /** One per run, as text. */
+  values: string[]
+}
+
+export interface Comparison {
+  /** 'runs': several saved runs; 'within': one run's plain vs hedged phase. */
+  kind: 'runs' | 'within'
+  runs: ComparedRun[]
+  configDifferences: ConfigDifference[]
+  metrics: MetricRow[]
+  /** Things that make the comparison less trustworthy (interrupted run, saturated generator). */
+  warnings: string[]
+}
+
+export interface CompareOptions {
+  /** Phase to compare in every run; default: hedged when a run has it, else plain. */
+  phase?: PhaseName
+}
+
+/** Compares each run against the first. Throws UsageError when a run lacks the phase. */
+export function compareRuns(runs: Array<{ name: string; result: RunResult }>, opts: CompareOptions = {}): Comparison {
+  if (runs.length < 2) throw new UsageError('compare needs at least two runs (or one run with a plain and a hedged phase)')
+  const sides = runs.map(({ name, result }) => sideOf(name, result, pickPhase(name, result, opts.phase)))
+  return build('runs', sides, runs.map((r) => r.result))
+}
+
+/** Compares a run's own plain phase (baseline) with its hedged phase. */
+export function compareWithin(result: RunResult): Comparison {
+  const plain = result.phases.plain
+  const hedged = result.phases.hedged
+  if (!plain || !hedged) {
+    throw new UsageError('this run has no plain and hedged phase to compare within (run with --mode both, or give two files)')
+  }
+  return build('within', [sideOf('plain', result, plain), sideOf('hedged', result, hedged)], [result, result])
+}
+
+interface Side {
+  run: ComparedRun
+  phase: PhaseResult
+  histogram: Histogram | null
+}
+
+function pickPhase(name: string, result: RunResult, wanted: PhaseName | undefined): PhaseResult {
+  const phase = wanted ? result.phases[wanted] : (result.phases.hedged ?? result.phases.plain)
+  if (!phase) throw new UsageError(`${name} has no ${wanted ?? 'plain or hedged'} phase to compare`)
+  return phase
+}
+
+function sideOf(name: string, result: RunResult, phase: PhaseResult): Side {
+  return {
+    run: { name, label: result.label, phase: phase.name, requests: phase.requests, durationMs: phase.durationMs, partial: result.partial },
+    phase,
+    histogram: tryDecodeHistogram(phase.histogram), // a run without one still compares, without percentile intervals
+  }
+}
+
+function build(kind: Comparison['kind'], sides: Side[], results: RunResult[]): Comparison {
+  const hedges = sides.some((s) => s.phase.hedging)
+  // Extra load only means something when some side hedged.
+  const keys = METRIC_KEYS.filter((key) => key !== 'extra_load' || hedges)
+  const metrics = keys.map((key) => metricRow(key, sides))
+  const configDifferences = diffConfigs(results)
+  if (kind === 'runs') {
+    const phases = sides.map((s) => s.run.phase)
+    if (new Set(phases).size > 1) configDifferences.unshift({ key: 'phase', values: phases })
+  }
+  return { kind, runs: sides.map((s) => s.run), configDifferences, metrics, warnings: warningsOf(sides, kind) }
+}
+
+// ---- metrics -------------------------------------------------------------
+
+interface MetricSpec {
+  unit: MetricUnit
+  better: 'lower' | 'higher'
+  method: NoiseMethod
+  value(side: Side): number | null
+  interval(before: Side, after: Side): Interval | null
+  absoluteFloor?: number
+}
+
+const PERCENTILE_SET = new Set<string>(PERCENTILE_KEYS)
+
+function specOf(key: MetricKey): MetricSpec {
+  if (key === 'slow' || key === 'error_rate' || key === 'rps' || key === 'extra_load') return COUNT_SPECS[key]
+  const latency = { unit: 'ms' as const, better: 'lower' as const, absoluteFloor: LATENCY_RESOLUTION_MS, value: (s: Side) => s.phase.latencyMs[key] }
+  if (PERCENTILE_SET.has(key)) {
+    const p = Number(key.slice(1))
+    return { ...latency, method: 'order-statistic', interval: (a, b) => (a.histogram && b.histogram ? percentileDifference(a.histogram, b.histogram, p) : null) }
+  }
+  if (key === 'mean') return { ...latency, method: 'welch', interval: (a, b) => meanDifference(meanSample(a), meanSample(b)) }
+  return { ...latency, method: 'none', interval: () => null }
+}
+
+function meanSample(s: Side): { mean: number; stddev: number; n: number } {
+  return { mean: s.phase.latencyMs.mean, stddev: s.phase.latencyMs.stddev, n: s.histogram?.totalCount ?? s.phase.requests }
+}
+
+const errorRate = (s: Side): number => (s.phase.requests > 0 ? round((100 * s.phase.errors) / s.phase.requests) : 0)
+/** Extra load of a phase, %; one without hedging still has one: attempts / requests - 1, normally 0. */
+export function extraLoadPct(phase: PhaseResult): number {
+  return phase.hedging?.extraLoadPct ?? (phase.requests > 0 ? round(100 * (phase.attempts / phase.requests - 1)) : 0)
+}
+const extraLoad = (s: Side): number => extraLoadPct(s.phase)
+const extraAttempts = (s: Side): number => (extraLoad(s) * s.phase.requests) / 100
+
+const COUNT_SPECS: Record<'slow' | 'error_rate' | 'rps' | 'extra_load', MetricSpec> = {
+  slow: {
+    unit: 'requests',
+    better: 'lower',
+    method: 'two-proportion',
+    value: (s) => s.phase.slow.count,
+    // Shares, not counts, so runs of different sizes compare; scaled back to requests of the later run.
+    interval: (a, b) => scale(proportionDifference({ count: a.phase.slow.count, n: a.phase.requests }, { count: b.phase.slow.count, n: b.phase.requests }), b.phase.requests),
+  },
+  error_rate: {
+    unit: '%',
+    better: 'lower',
+    method: 'two-proportion',
+    value: errorRate,
+    interval: (a, b) => scale(proportionDifference({ count: a.phase.errors, n: a.phase.requests }, { count: b.phase.errors, n: b.phase.requests }), 100),
+  },
+  rps: {
+    unit: 'req/s',
+    better: 'higher',
+    method: 'poisson',
+    value: (s) => s.phase.rps,
+    interval: (a, b) => rateDifference(rpsSample(a), rpsSample(b)),
+  },
+  extra_load: {
+    unit: '%',
+    better: 'lower',
+    method: 'poisson',
+    value: extraLoad,
+    interval: (a, b) => scale(rateDifference({ count: extraAttempts(a), exposure: a.phase.requests }, { count: extraAttempts(b), exposure: b.phase.requests }), 100),
+  },
+}
+
+function rpsSample(s: Side): { count: number; exposure: number } {
+  return { count: s.phase.requests, exposure: s.phase.durationMs / 1000 }
+}
+
+function scale(interval: Interval | null, factor: number): Interval | null {
+  return interval ? [round(interval[0] * factor), round(interval[1] * factor)] : null
+}
+
+function metricRow(metric: MetricKey, sides: Side[]): MetricRow {
+  const spec = specOf(metric)
+  const values = sides.map((s) => finiteOrNull(spec.value(s)))
+  const base = values[0] ?? null
+  const changes = sides.map((side, i) => {
+    const value = values[i] ?? null
+    if (i === 0 || base === null || value === null) return null
+    return changeOf(base, value, spec.interval(sides[0]!, side), spec)
+  })
+  return { metric, unit: spec.unit, better: spec.better, method: spec.method, values, changes }
+}
+
+function changeOf(base: number, value: number, interval: Interval | null, spec: MetricSpec): MetricChange {
+  const abs = round(value - base)
+  const pct = base === 0 ? null : round((100 * (value - base)) / Math.abs(base))
+  return { abs, pct, interval, verdict: verdictOf(abs, base, interval, spec.better === 'lower', spec.absoluteFloor) }
+}
+
+function finiteOrNull(x: number | null | undefined): number | null {
+  return typeof x === 'number' && Number.isFinite(x) ? x : null
+}
+
+function round(x: number): number {
+  return Number(x.toPrecision(9))
+}
+
+// ---- configuration and warnings -----------------------------------------
+
+/** Keys that differ between runs without making them different experiments. */
+const NOT_A_DIFFERENCE = new Set(['seed'])
+
+/** Config keys whose values differ between runs, with each run's value. */
+function diffConfigs(results: RunResult[]): ConfigDifference[] {
+  const flat = results.map((r) => configEntries(r.config))
+  const keys = [...new Set(flat.flatMap((f) => [...f.keys()]))].filter((key) => !NOT_A_DIFFERENCE.has(key))
+  return keys
+    .map((key) => ({ key, values: flat.map((f) => f.get(key) ?? '(none)') }))
+    .filter((d) => new Set(d.values).size > 1)
+}
+
+function warningsOf(sides: Side[], kind: Comparison['kind']): string[] {
+  const warnings: string[] = []
+  // Within one run both sides share the flag: say it once.
+  const partialSides = kind === 'within' ? sides.slice(0, 1) : sides
+  for (const { run } of partialSides) {
+    if (run.partial) warnings.push(`${run.name}: the run was interrupted; its figures cover part of it`)
+  }
+  for (const { run, phase, histogram } of sides) {
+    if (phase.generator?.saturated) warnings.push(`${run.name}: the load generator was saturated in the ${phase.name} phase; latencies include its own delay`)
+    if (phase.requests === 0) warnings.push(`${run.name}: the ${phase.name} phase has no requests`)
+    else if (!histogram) warnings.push(`${run.name}: no usable latency histogram; percentile intervals are missing`)
+  }
+  return warnings
+}

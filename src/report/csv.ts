@@ -1,0 +1,119 @@
+/**
+ * The CSV summary (-o csv and the saved `.csv`): one row per phase and one
+ * per phase x replica, every figure a column, so a spreadsheet can chart
+ * runs side by side. csv-stringify does the RFC 4180 quoting.
+ */
+import { stringify } from 'csv-stringify/sync'
+import { redactUrl } from '../core/redact.js'
+import { PERCENTILE_KEYS, PHASE_NAMES } from '../results/run-result.js'
+import type { Figures, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
+
+const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max']
+
+const HEDGING_COLUMNS = [
+  'hedges_sent',
+  'unsent',
+  'extra_load_pct',
+  'trigger_rate',
+  'hedge_wins',
+  'original_wins',
+  'cancelled',
+  'late_discarded',
+  'budget_denied',
+  'deadline_suppressed',
+  'delay_ms',
+] as const
+
+export const CSV_SUMMARY_COLUMNS: readonly string[] = [
+  'scope',
+  'phase',
+  'replica',
+  'requests',
+  'attempts',
+  'ok',
+  'errors',
+  'error_rate',
+  'rps',
+  'bytes',
+  'duration_ms',
+  ...LATENCY_KEYS.map((k) => `${k}_ms`),
+  'slow_threshold_ms',
+  'slow_count',
+  'status_codes',
+  'error_kinds',
+  'connections_opened',
+  'wins',
+  ...HEDGING_COLUMNS,
+]
+
+type Cell = string | number
+
+export function renderCsvSummary(result: RunResult): string {
+  const rows: Cell[][] = [[...CSV_SUMMARY_COLUMNS]]
+  for (const name of PHASE_NAMES) {
+    const phase = result.phases[name]
+    if (!phase) continue
+    rows.push(phaseRow(phase))
+    for (const replica of phase.replicas) rows.push(replicaRow(replica, phase))
+  }
+  return stringify(rows)
+}
+
+function phaseRow(phase: PhaseResult): Cell[] {
+  const hedging = phase.hedging ? hedgingCells(phase.hedging) : emptyHedging()
+  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging]
+}
+
+/** A replica's own `cancelled` goes in the hedging column of that name; its other hedging cells stay empty. */
+function replicaRow(r: ReplicaFigures, phase: PhaseResult): Cell[] {
+  const hedging = emptyHedging()
+  if (phase.hedging) hedging[HEDGING_COLUMNS.indexOf('cancelled')] = r.cancelled
+  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging]
+}
+
+/** The common figures; duration and rps are the phase's (a replica has no wall time of its own). */
+function figureCells(f: Figures, phase: PhaseResult): Cell[] {
+  const rps = f === phase ? phase.rps : phase.durationMs > 0 ? f.requests / (phase.durationMs / 1000) : 0
+  return [
+    f.requests,
+    f.attempts,
+    f.ok,
+    f.errors,
+    f.requests > 0 ? (f.errors / f.requests).toFixed(6) : '0',
+    round(rps, 3),
+    f.bytes,
+    round(phase.durationMs, 3),
+    ...LATENCY_KEYS.map((k) => f.latencyMs[k].toFixed(3)),
+    round(f.slow.thresholdMs, 3),
+    f.slow.count,
+    counts(f.statusCodes),
+    counts(f.errorKinds),
+  ]
+}
+
+function hedgingCells(h: HedgingStats): Cell[] {
+  return [
+    h.hedgesSent,
+    h.unsent,
+    round(h.extraLoadPct, 3),
+    round(h.triggerRate, 3),
+    h.hedgeWins,
+    h.originalWins,
+    h.cancelled,
+    h.lateDiscarded,
+    h.budgetDenied,
+    h.deadlineSuppressed,
+    h.delayMs.toFixed(3),
+  ]
+}
+
+const emptyHedging = (): Cell[] => HEDGING_COLUMNS.map(() => '')
+
+/** `200:3990 503:10`: one cell, so the column count never depends on the run. */
+function counts(map: Record<string, number>): string {
+  return Object.entries(map)
+    .map(([key, n]) => `${key}:${n}`)
+    .join(' ')
+}
+
+const round = (n: number, digits: number): number => Math.round(n * 10 ** digits) / 10 ** digits

@@ -1,0 +1,116 @@
+/**
+ * `--fail-if` conditions, so a CI pipeline can gate on a regression:
+ *
+ *   p99>+10%        p99 rose by more than 10 % against the first run
+ *   rps<-5%         requests/s fell by more than 5 %
+ *   p50>25ms        p50 above 25 ms (any unit -t takes: 800us, 1.5s, 2m; a plain number is ms)
+ *   error_rate>1%   more than 1 % of requests failed
+ *   extra_load>10   hedging added more than 10 % extra attempts
+ *   slow>=1         at least one request slower than --slow
+ *
+ * A signed percentage is a change relative to the first run; anything else
+ * is an absolute value in the metric's unit. Conditions are checked on every
+ * run after the first (the baseline); one run meeting it is enough.
+ */
+import { METRIC_KEYS, type Comparison, type MetricKey } from './compare.js'
+import { readDuration } from '../core/duration.js'
+import { UsageError } from '../core/errors.js'
+
+export type FailOperator = '>' | '<' | '>=' | '<='
+
+export interface FailCondition {
+  /** The condition as the user wrote it. */
+  text: string
+  metric: MetricKey
+  op: FailOperator
+  /** 'relative': `value` is a percent change from the first run; 'absolute': a value in the metric's unit. */
+  kind: 'absolute' | 'relative'
+  value: number
+}
+
+export interface FailCheck {
+  condition: FailCondition
+  holds: boolean
+  /** Names of the runs meeting the condition. */
+  runs: string[]
+}
+
+const CONDITION_RE = /^([a-z_][a-z0-9_.]*)\s*(>=|<=|>|<)\s*(\S+)$/i
+const RELATIVE_RE = /^([+-])(\d+(?:\.\d+)?|\.\d+)%$/
+const PERCENT_RE = /^(\d+(?:\.\d+)?|\.\d+)%$/
+const LATENCY_METRICS = new Set<string>(METRIC_KEYS.filter((k) => !['slow', 'error_rate', 'rps', 'extra_load'].includes(k)))
+const PERCENT_METRICS = new Set<string>(['error_rate', 'extra_load'])
+
+const FORMS =
+  'use METRIC OP VALUE, e.g. p99>+10% (change from the first run), p50>25ms, error_rate>1%, rps<-5%, extra_load>10; ' +
+  `metrics: ${METRIC_KEYS.join(' ')}; operators: > < >= <=`
+
+/** Parses one condition; throws a one-line UsageError (and nothing else) on bad input. */
+export function parseFailIf(text: string): FailCondition {
+  const raw = String(text).trim()
+  const match = CONDITION_RE.exec(raw)
+  if (!match) throw bad(raw, 'not understood')
+  const metric = match[1]!.toLowerCase()
+  if (!isMetric(metric)) throw bad(raw, `unknown metric "${clip(metric)}"`)
+  const op = match[2] as FailOperator
+  return { text: raw, metric, op, ...parseValue(raw, metric, match[3]!) }
+}
+
+function parseValue(raw: string, metric: MetricKey, text: string): Pick<FailCondition, 'kind' | 'value'> {
+  const relative = RELATIVE_RE.exec(text)
+  if (relative) return { kind: 'relative', value: finite(raw, (relative[1] === '-' ? -1 : 1) * Number(relative[2])) }
+  const percent = PERCENT_RE.exec(text)
+  if (percent) {
+    if (!PERCENT_METRICS.has(metric)) throw bad(raw, `${metric} is not a percentage; write a change as +N% or -N%`)
+    return { kind: 'absolute', value: finite(raw, Number(percent[1])) }
+  }
+  // A bare number is in the metric's own unit (ms for latencies, which is readDuration's bare unit).
+  const duration = readDuration(text)
+  if (!duration) throw bad(raw, `bad value "${clip(text)}"`)
+  if (duration.unit !== null && !LATENCY_METRICS.has(metric)) throw bad(raw, `${metric} is not a latency; drop the unit "${duration.unit}"`)
+  return { kind: 'absolute', value: finite(raw, duration.ms) }
+}
+
+function isMetric(name: string): name is MetricKey {
+  return (METRIC_KEYS as readonly string[]).includes(name)
+}
+
+function finite(raw: string, value: number): number {
+  if (!Number.isFinite(value)) throw bad(raw, 'value too large')
+  return value
+}
+
+function bad(raw: string, why: string): UsageError {
+  return new UsageError(`invalid --fail-if ${JSON.stringify(clip(raw))}: ${why}; ${FORMS}`)
+}
+
+/** Long or multi-line input would break the one-line message. */
+function clip(text: string): string {
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+/** Checks each condition against every run after the first. */
+export function checkFailIf(conditions: FailCondition[], comparison: Comparison): FailCheck[] {
+  return conditions.map((condition) => {
+    const row = comparison.metrics.find((m) => m.metric === condition.metric)
+    const runs = comparison.runs.filter((_, i) => i > 0 && row !== undefined && holdsAt(condition, row.values[i] ?? null, row.changes[i] ?? null))
+    return { condition, holds: runs.length > 0, runs: runs.map((r) => r.name) }
+  })
+}
+
+function holdsAt(c: FailCondition, value: number | null, change: { abs: number; pct: number | null } | null): boolean {
+  if (c.kind === 'absolute') return value !== null && compare(value, c.op, c.value)
+  if (!change) return false
+  // From a baseline of 0, any rise is an infinite relative change.
+  const pct = change.pct ?? (change.abs === 0 ? 0 : Math.sign(change.abs) * Infinity)
+  return compare(pct, c.op, c.value)
+}
+
+function compare(x: number, op: FailOperator, y: number): boolean {
+  switch (op) {
+    case '>': return x > y
+    case '<': return x < y
+    case '>=': return x >= y
+    case '<=': return x <= y
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * hey's "Response time histogram": ten equal-width buckets from the fastest
+ * to the slowest request, each labelled with its upper bound, counted from
+ * the HDR histogram's recorded values (so a saved run re-renders the same).
+ */
+import { JsHistogram } from 'hdr-histogram-js'
+import { decodeHistogram } from '../stats/histogram.js'
+
+interface Bucket {
+  /** Upper bound of the bucket, ms. */
+  markMs: number
+  count: number
+}
+
+const BUCKETS = 10
+
+/** Recorded values as [microseconds, count], lowest first. */
+function recordedValues(base64: string): Array<[number, number]> {
+  const h = decodeHistogram(base64)
+  // Our histograms are never WebAssembly ones (histogram.ts builds them with
+  // useWebAssembly: false), so the JS iterator is available.
+  if (!(h instanceof JsHistogram)) return []
+  const out: Array<[number, number]> = []
+  const it = h.recordedValuesIterator
+  it.reset()
+  while (it.hasNext()) {
+    const v = it.next()
+    // The lowest equivalent value, so the fastest request lands in the first bucket as in hey.
+    out.push([h.lowestEquivalentValue(v.valueIteratedTo), v.countAddedInThisIterationStep])
+  }
+  return out
+}
+
+/** hey's buckets: marks at fastest + i * (slowest - fastest) / 10, i = 0..10. */
+export function histogramBuckets(base64: string, fastestMs: number, slowestMs: number): Bucket[] {
+  const width = (slowestMs - fastestMs) / BUCKETS
+  const buckets = Array.from({ length: BUCKETS + 1 }, (_, i): Bucket => ({ markMs: fastestMs + width * i, count: 0 }))
+  for (const [us, count] of recordedValues(base64)) {
+    const ms = us / 1000
+    // Clamp: HDR's value resolution can put a value a hair outside [fastest, slowest].
+    const index = width > 0 ? Math.min(BUCKETS, Math.max(0, Math.ceil((ms - fastestMs) / width))) : 0
+    buckets[index]!.count += count
+  }
+  return buckets
+}
+
+/** One bar per bucket, the largest 40 wide, as hey draws them. */
+export function histogramBars(buckets: Bucket[], label: (ms: number) => string, barChar = '■'): string[] {
+  const most = Math.max(1, ...buckets.map((b) => b.count))
+  const labels = buckets.map((b) => label(b.markMs))
+  const counts = buckets.map((b) => `[${b.count}]`)
+  const labelWidth = Math.max(...labels.map((l) => l.length))
+  const countWidth = Math.max(...counts.map((c) => c.length))
+  return buckets.map((b, i) => {
+    const bar = barChar.repeat(Math.round((b.count * 40) / most))
+    return `${labels[i]!.padStart(labelWidth)} ${counts[i]!.padEnd(countWidth)} |${bar}`
+  })
+}

@@ -1,0 +1,242 @@
+/**
+ * One self-contained HTML report for one or more runs: inline CSS and inline
+ * SVG only, and a Content-Security-Policy that forbids fetching anything, so
+ * the file can be mailed, archived or opened offline and never phones home.
+ * Every value from a result (labels, URLs, headers, warnings) is escaped.
+ */
+import type { Comparison } from './compare.js'
+import { configEntries } from '../results/config-entries.js'
+import { formatMs } from '../core/duration.js'
+import type { HedgingStats, PhaseName, PhaseResult, RunResult } from '../results/run-result.js'
+import { metricCells } from './compare-format.js'
+import { escapeHtml } from './escape.js'
+import { PALETTE } from './svg-chart.js'
+import { hedgesChart, histogramChart, percentileChart, timelineChart, type ChartSource } from './html-charts.js'
+
+export interface HtmlOptions {
+  title?: string
+  /** Shown as a table above the charts; its run names also name the runs' series. */
+  comparison?: Comparison
+}
+
+export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+const MEASURED: PhaseName[] = ['plain', 'hedged']
+const TIMELINE_PHASES: PhaseName[] = ['warmup', 'plain', 'hedged']
+
+export function renderHtml(runs: RunResult[], opts: HtmlOptions = {}): string {
+  const named = nameRuns(runs, opts.comparison)
+  const title = opts.title ?? (runs.length === 1 ? `hedgebench: ${runs[0]?.label ?? 'run'}` : `hedgebench: ${runs.length} runs`)
+  const measured = sourcesOf(named, MEASURED)
+  const all = sourcesOf(named, TIMELINE_PHASES)
+  const body = [
+    `<h1>${escapeHtml(title)}</h1>`,
+    runsSection(named),
+    warningsSection(runs, opts.comparison),
+    opts.comparison ? comparisonSection(opts.comparison) : '',
+    measured.length > 0 ? figure(percentileChart(measured)) + figure(histogramChart(measured)) : '<p>No measured phase to chart.</p>',
+    all.length > 0 ? figure(timelineChart(all)) : '',
+    measured.some((s) => s.phase.hedging) ? figure(hedgesChart(measured)) : '',
+    summarySection(all),
+    hedgingSection(measured),
+    replicasSection(all),
+    generatorSection(all),
+    configSection(named),
+  ]
+  return page(title, body.filter((part) => part !== '').join('\n'))
+}
+
+interface NamedRun {
+  name: string
+  result: RunResult
+}
+
+/** Names from the comparison (file names) when it covers these runs, else labels; made unique. */
+function nameRuns(runs: RunResult[], comparison: Comparison | undefined): NamedRun[] {
+  const fromComparison = comparison?.kind === 'runs' && comparison.runs.length === runs.length
+  const seen = new Map<string, number>()
+  return runs.map((result, i) => {
+    const base = (fromComparison ? comparison.runs[i]?.name : result.label) || `run ${i + 1}`
+    const count = (seen.get(base) ?? 0) + 1
+    seen.set(base, count)
+    return { name: count > 1 ? `${base} #${count}` : base, result }
+  })
+}
+
+/**
+ * One chart source per phase; series ids are the phase name, or "run/phase"
+ * for several runs. Colours follow the full phase list, so a phase keeps its
+ * colour in every chart.
+ */
+function sourcesOf(runs: NamedRun[], phases: PhaseName[]): ChartSource[] {
+  const all = runs.flatMap(({ name, result }) =>
+    TIMELINE_PHASES.flatMap((p) => {
+      const phase = result.phases[p]
+      return phase ? [{ name: runs.length > 1 ? `${name}/${p}` : p, phase, key: p }] : []
+    }),
+  )
+  return all.flatMap(({ key, ...src }, i) => (phases.includes(key) ? [{ ...src, color: PALETTE[i % PALETTE.length]! }] : []))
+}
+
+function figure(svg: string): string {
+  return `<figure>${svg}</figure>`
+}
+
+// ---- tables ----------------------------------------------------------------
+
+function table(header: string[], rows: string[][], caption?: string): string {
+  const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
+  const body = rows.map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('\n')
+  return `<table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead>${head}</thead><tbody>\n${body}\n</tbody></table>`
+}
+
+function section(heading: string, content: string): string {
+  return `<section><h2>${escapeHtml(heading)}</h2>\n${content}\n</section>`
+}
+
+function runsSection(runs: NamedRun[]): string {
+  const rows = runs.map(({ name, result }) => [
+    name,
+    result.label,
+    result.startedAt,
+    result.finishedAt,
+    result.partial ? `interrupted in ${result.stoppedIn ?? '?'}` : 'complete',
+    result.version,
+  ])
+  return section(runs.length === 1 ? 'Run' : 'Runs', table(['run', 'label', 'started', 'finished', 'status', 'hedgebench'], rows))
+}
+
+function warningsSection(runs: RunResult[], comparison: Comparison | undefined): string {
+  const warnings = [...new Set([...runs.flatMap((r) => r.warnings), ...(comparison?.warnings ?? [])])]
+  if (warnings.length === 0) return ''
+  return section('Warnings', `<ul class="warnings">${warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`)
+}
+
+function comparisonSection(c: Comparison): string {
+  const diffs = c.configDifferences.length === 0
+    ? '<p>Configurations are identical.</p>'
+    : table(['configuration', ...c.runs.map((r) => r.name)], c.configDifferences.map((d) => [d.key, ...d.values]), 'Configuration differs: compare with care')
+  const later = c.runs.slice(1)
+  const header = ['metric', ...c.runs.map((r) => r.name), ...later.flatMap((r) => [`change ${r.name}`, '95% interval', 'verdict'])]
+  const rows = c.metrics.map(metricCells)
+  return section('Comparison', `${diffs}\n${verdictTable(header, rows)}`)
+}
+
+/** The comparison table, with verdict cells classed so better/worse stand out. */
+function verdictTable(header: string[], rows: string[][]): string {
+  const cls = (text: string): string => (text === 'better' ? ' class="better"' : text === 'worse' ? ' class="worse"' : '')
+  const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
+  const body = rows.map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td${cls(c)}>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('\n')
+  return `<table><thead>${head}</thead><tbody>\n${body}\n</tbody></table>`
+}
+
+function summarySection(sources: ChartSource[]): string {
+  const header = ['phase', 'requests', 'ok', 'errors', 'req/s', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'p99.99', 'max', 'mean', 'slow', 'status codes']
+  const rows = sources.map(({ name, phase: p }) => {
+    const l = p.latencyMs
+    return [
+      name, String(p.requests), String(p.ok), String(p.errors), p.rps.toFixed(1),
+      ...[l.min, l.p50, l.p90, l.p95, l.p99, l['p99.9'], l['p99.99'], l.max, l.mean].map(formatMs),
+      `${p.slow.count} over ${formatMs(p.slow.thresholdMs)}`,
+      codes(p),
+    ]
+  })
+  return section('Summary', table(header, rows))
+}
+
+function codes(p: PhaseResult): string {
+  const all = { ...p.statusCodes, ...p.errorKinds }
+  return Object.entries(all).map(([k, v]) => `${k}: ${v}`).join(', ')
+}
+
+function hedgingSection(sources: ChartSource[]): string {
+  const hedged = sources.filter((s): s is ChartSource & { phase: { hedging: HedgingStats } } => s.phase.hedging !== undefined)
+  if (hedged.length === 0) return ''
+  const rows: Array<[string, (h: HedgingStats) => string]> = [
+    ['hedge delay', (h) => `${formatMs(h.delayMs)} (${h.delaySource})`],
+    ['delay used', (h) => `${formatMs(h.delayUsedMs.min)} / ${formatMs(h.delayUsedMs.p50)} / ${formatMs(h.delayUsedMs.max)} (min / p50 / max)${h.adaptive ? ', adaptive' : ''}`],
+    ['max attempts', (h) => `${h.maxAttempts}${h.parallel ? ', parallel' : ''}`],
+    ['budget', (h) => (h.budgetPct === null ? 'off' : `${h.budgetPct} %`)],
+    ['cancel mode', (h) => h.cancelMode],
+    ['hedges sent', (h) => String(h.hedgesSent)],
+    ['hedges unsent', (h) => String(h.unsent)],
+    ['extra load', (h) => `${h.extraLoadPct.toFixed(2)} %`],
+    ['trigger rate', (h) => `${h.triggerRate.toFixed(2)} %`],
+    ['wins (hedge / original)', (h) => `${h.hedgeWins} / ${h.originalWins}`],
+    ['cancelled', (h) => String(h.cancelled)],
+    ['late answers discarded', (h) => String(h.lateDiscarded)],
+    ['denied by budget', (h) => String(h.budgetDenied)],
+    ['suppressed by deadline', (h) => String(h.deadlineSuppressed)],
+    ['fired on non-fatal error', (h) => String(h.nonFatalTriggered)],
+    ['timer lateness', (h) => `${formatMs(h.timerLatenessMs.p50)} / ${formatMs(h.timerLatenessMs.p99)} / ${formatMs(h.timerLatenessMs.max)} (p50 / p99 / max)`],
+  ]
+  const perAttempt = hedged.flatMap(({ name, phase }) =>
+    phase.hedging.perAttempt.map((a) => [`${name} attempt ${a.attempt}`, String(a.count), formatMs(a.latencyMs.p50), formatMs(a.latencyMs.p99), formatMs(a.latencyMs.max)]),
+  )
+  return section(
+    'Hedging',
+    `${table(['', ...hedged.map((s) => s.name)], rows.map(([label, get]) => [label, ...hedged.map((s) => get(s.phase.hedging))]))}\n` +
+      table(['attempt', 'count', 'p50', 'p99', 'max'], perAttempt, 'Latency of each attempt, from its own start'),
+  )
+}
+
+function replicasSection(sources: ChartSource[]): string {
+  const rows = sources.flatMap(({ name, phase }) =>
+    phase.replicas.map((r) => [name, r.url, String(r.requests), String(r.attempts), String(r.wins), String(r.cancelled), String(r.errors), formatMs(r.latencyMs.p50), formatMs(r.latencyMs.p99)]),
+  )
+  if (rows.length === 0) return ''
+  return section('Replicas', table(['phase', 'url', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'p50', 'p99'], rows))
+}
+
+function generatorSection(sources: ChartSource[]): string {
+  const rows = sources.map(({ name, phase: { generator: g } }) => [
+    name,
+    `${formatMs(g.eventLoopDelayMs.p50)} / ${formatMs(g.eventLoopDelayMs.p99)} / ${formatMs(g.eventLoopDelayMs.max)}`,
+    `${g.cpuPct.toFixed(1)} %`,
+    String(g.cores),
+    g.saturated ? 'yes' : 'no',
+    g.warnings.join('; '),
+  ])
+  return section('Load generator', table(['phase', 'event-loop delay p50 / p99 / max', 'CPU', 'cores', 'saturated', 'warnings'], rows))
+}
+
+function configSection(runs: NamedRun[]): string {
+  const entries = runs.map((r) => configEntries(r.result.config))
+  const keys = [...new Set(entries.flatMap((e) => [...e.keys()]))]
+  const rows = keys.map((k) => [k, ...entries.map((e) => e.get(k) ?? '')])
+  return section('Configuration', table(['setting', ...runs.map((r) => r.name)], rows))
+}
+
+// ---- page ------------------------------------------------------------------
+
+const CSS = `
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 24px auto; max-width: 1200px; padding: 0 16px; }
+h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }
+caption { text-align: left; font-weight: 600; padding: 4px 0; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; vertical-align: top; }
+thead th, tbody th { background: #f6f6f6; text-align: left; }
+td.better { color: #1a7f37; font-weight: 600; } td.worse { color: #c62828; font-weight: 600; }
+.warnings li { color: #8a5300; }
+figure { margin: 16px 0; } svg { max-width: 100%; height: auto; font: 12px system-ui, sans-serif; background: #fff; }
+svg .title { font-size: 14px; font-weight: 600; } svg .tick, svg .legend { fill: #444; } svg .axis { fill: #222; }
+svg .grid { stroke: #e5e5e5; } svg .frame { fill: none; stroke: #bbb; }
+`
+
+function page(title: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${HTML_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="hedgebench">
+<title>${escapeHtml(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`
+}

@@ -1,0 +1,186 @@
+/**
+ * Saved runs: `results/<UTC timestamp>-<label>.json` plus its `.csv`
+ * summary. A finished measurement must never be lost or clobbered, so every
+ * file is written to a temp file in the same directory, fsynced, and only
+ * then given its name (link for "never overwrite", rename otherwise); a
+ * crash leaves at worst a stray temp file, never a truncated JSON.
+ */
+import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { UsageError } from '../core/errors.js'
+import { renderCsvSummary } from './csv.js'
+import { parseResult, renderJson } from '../results/result-json.js'
+import type { RunResult } from '../results/run-result.js'
+
+export interface SavedFiles {
+  json: string
+  csv: string
+}
+
+/** Prefix of temp files, so a leftover one is recognisable (and hidden). */
+const TEMP_PREFIX = '.hedgebench-tmp-'
+
+/** `2026-11-30T10-00-00Z-<label>`: sortable, and legal on every filesystem (no colons). */
+export function resultFileStem(result: RunResult): string {
+  const started = new Date(result.startedAt)
+  const iso = Number.isNaN(started.getTime()) ? new Date(0).toISOString() : started.toISOString()
+  const stamp = `${iso.slice(0, 19).replaceAll(':', '-')}Z`
+  return `${stamp}-${sanitizeLabel(result.label)}`
+}
+
+/** Letters, digits, `.`, `_`, `-` only; never empty, never a hidden or parent name. */
+export function sanitizeLabel(label: string): string {
+  const clean = label
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[.-]+|[.-]+$/g, '')
+    .slice(0, 80)
+  return clean === '' ? 'run' : clean
+}
+
+/**
+ * Writes `data` to `path` atomically: temp file in the same directory,
+ * fsync, then rename (overwrite) or hard link (fails with EEXIST instead of
+ * replacing an existing file). The temp file is removed on every path.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, opts: { overwrite: boolean }): Promise<void> {
+  const temp = join(dirname(path), `${TEMP_PREFIX}${basename(path)}-${process.pid}-${randomBytes(4).toString('hex')}`)
+  try {
+    await writeAndSync(temp, data)
+    if (opts.overwrite) await rename(temp, path)
+    else await linkNoReplace(temp, path)
+    await syncDir(dirname(path))
+  } finally {
+    await unlink(temp).catch(() => undefined)
+  }
+}
+
+async function writeAndSync(path: string, data: string | Uint8Array): Promise<void> {
+  const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644)
+  try {
+    await handle.writeFile(data)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** link() never replaces its target; where hard links are unsupported, fall back to an exclusive-create check then rename. */
+async function linkNoReplace(temp: string, path: string): Promise<void> {
+  try {
+    await link(temp, path)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err
+    // Claim the name first (wx fails if it exists), then replace our own empty claim.
+    await (await open(path, 'wx')).close()
+    await rename(temp, path)
+  }
+}
+
+/** Makes the rename itself durable; not every platform can fsync a directory, which is fine. */
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r')
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    // Best effort only.
+  }
+}
+
+/**
+ * Saves the run as `<stem>.json` and `<stem>.csv` in `outDir`, adding
+ * `-2`, `-3`, ... to the stem when either name is taken; never overwrites.
+ */
+export async function saveResult(result: RunResult, outDir: string): Promise<SavedFiles> {
+  const stem = resultFileStem(result)
+  const json = renderJson(result)
+  const csv = renderCsvSummary(result)
+  await mkdir(outDir, { recursive: true }).catch((err: unknown) => {
+    throw saveError(outDir, err)
+  })
+  for (let n = 1; n < 10_000; n++) {
+    const base = join(outDir, n === 1 ? stem : `${stem}-${n}`)
+    const files = { json: `${base}.json`, csv: `${base}.csv` }
+    if (await claimPair(files, json, csv)) return files
+  }
+  throw new Error(`cannot save result in "${outDir}": too many files named ${stem}-*`)
+}
+
+/** Both files or neither: if the CSV name is taken after the JSON was written, the JSON is withdrawn. */
+async function claimPair(files: SavedFiles, json: string, csv: string): Promise<boolean> {
+  try {
+    await writeFileAtomic(files.json, json, { overwrite: false })
+  } catch (err) {
+    if (isExists(err)) return false
+    throw saveError(files.json, err)
+  }
+  try {
+    await writeFileAtomic(files.csv, csv, { overwrite: false })
+    return true
+  } catch (err) {
+    await unlink(files.json).catch(() => undefined)
+    if (isExists(err)) return false
+    throw saveError(files.csv, err)
+  }
+}
+
+const isExists = (err: unknown): boolean => (err as NodeJS.ErrnoException).code === 'EEXIST'
+
+function saveError(path: string, err: unknown): Error {
+  return new Error(`cannot save result to "${path}": ${reason(err)}`)
+}
+
+/**
+ * Checked before a run starts, so a bad --out-dir fails in a second, not after the measurement.
+ * Returns the first directory it had to create (undefined if the directory existed), so a caller
+ * whose run then fails before measuring anything can take it back.
+ */
+export async function assertWritableDir(outDir: string): Promise<string | undefined> {
+  try {
+    const created = await mkdir(outDir, { recursive: true })
+    const probe = join(outDir, `${TEMP_PREFIX}probe-${process.pid}-${randomBytes(4).toString('hex')}`)
+    await writeAndSync(probe, '')
+    await unlink(probe)
+    return created
+  } catch (err) {
+    throw new UsageError(`cannot write to output directory "${outDir}": ${reason(err)}`)
+  }
+}
+
+/** Reads and validates a saved run; every failure is one line naming the file. */
+export async function loadResult(path: string): Promise<RunResult> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (err) {
+    throw new UsageError(`${path}: ${reason(err)}`)
+  }
+  return parseResult(text, path)
+}
+
+const REASONS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  ENOTDIR: 'a component of the path is not a directory',
+  EEXIST: 'exists and is not a directory',
+  EISDIR: 'is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+}
+
+/** A short, single-line reason for a filesystem error. */
+function reason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException
+  if (e.code !== undefined && REASONS[e.code] !== undefined) return `${REASONS[e.code]} (${e.code})`
+  return String(e?.message ?? err).split('\n')[0]!
+}

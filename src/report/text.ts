@@ -1,0 +1,321 @@
+/**
+ * The default report. Each measured phase reads like hey's output (Summary,
+ * Response time histogram, Latency distribution, Status code distribution,
+ * Error distribution), extended with the tail percentiles and the slow
+ * count; a run with both phases ends with the plain | hedged comparison and
+ * a one-line verdict, the figure the user came for. Pure: result in, text out.
+ */
+import { extraLoadPct } from './compare.js'
+import { formatMs } from '../core/duration.js'
+import { redactUrl } from '../core/redact.js'
+import { PERCENTILE_KEYS } from '../results/run-result.js'
+import type {
+  Figures,
+  GeneratorHealth,
+  HedgingStats,
+  LatencySummary,
+  PhaseResult,
+  ReplicaFigures,
+  RunResult,
+  ServerCrossCheck,
+} from '../results/run-result.js'
+import { histogramBars, histogramBuckets } from './histogram-bars.js'
+import { formatTable } from './table.js'
+
+export interface TextOptions {
+  /** ANSI colours for headings, warnings and the verdict (only on a TTY). */
+  color?: boolean
+}
+
+type Paint = (style: Style, text: string) => string
+type Style = 'bold' | 'red' | 'yellow' | 'green' | 'dim'
+const ANSI: Record<Style, [number, number]> = { bold: [1, 22], red: [31, 39], yellow: [33, 39], green: [32, 39], dim: [2, 22] }
+
+const painter = (color: boolean): Paint => (style, text) => (color ? `\u001b[${ANSI[style][0]}m${text}\u001b[${ANSI[style][1]}m` : text)
+
+export function renderText(result: RunResult, opts: TextOptions = {}): string {
+  const paint = painter(opts.color ?? false)
+  const { warmup, plain, hedged } = result.phases
+  const blocks: string[][] = [header(result), banner(result, paint)]
+  if (warmup) blocks.push(warmupLine(warmup))
+  for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint))
+  if (plain && hedged) blocks.push(comparison(plain, hedged, paint))
+  blocks.push(footer(result, paint))
+  return `${blocks
+    .filter((b) => b.length > 0)
+    .map((b) => b.join('\n'))
+    .join('\n\n')}\n`
+}
+
+// ---- run-level blocks ------------------------------------------------------
+
+function header(result: RunResult): string[] {
+  const c = result.config
+  const urls = c.urls.length === 1 ? redactUrl(c.urls[0]!) : `${c.urls.length} replicas`
+  const size = c.requests !== null ? `-n ${c.requests} per phase` : `-z ${formatMs(c.durationMs ?? 0)} per phase`
+  const rate = c.rate !== null ? ` · -q ${c.rate}/s (open loop)` : ''
+  const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
+  return [
+    `hedgebench ${result.version} · ${JSON.stringify(result.label)} · ${result.startedAt} -> ${result.finishedAt}`,
+    `${c.method} ${urls} · -c ${c.concurrency} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ' · HTTP/2' : ''}`,
+  ]
+}
+
+/** What must not be missed: an interrupted run and the run's warnings. */
+function banner(result: RunResult, paint: Paint): string[] {
+  const lines: string[] = []
+  if (result.partial) lines.push(paint('red', `PARTIAL: interrupted during ${result.stoppedIn ?? 'the run'}; figures cover what finished before the stop`))
+  for (const warning of result.warnings) lines.push(paint('yellow', `WARNING: ${warning}`))
+  return lines
+}
+
+function footer(result: RunResult, paint: Paint): string[] {
+  const lines: string[] = []
+  if (result.warnings.length > 0) lines.push(paint('yellow', `${result.warnings.length} warning(s), listed at the top of this report`))
+  if (result.partial) lines.push(paint('red', `PARTIAL: interrupted during ${result.stoppedIn ?? 'the run'}`))
+  return lines
+}
+
+/** The warm-up is excluded from every statistic; one line says what it was. */
+function warmupLine(w: PhaseResult): string[] {
+  return [
+    `Warm-up (excluded from statistics): ${w.requests} requests in ${formatMs(w.durationMs)}, p50 ${formatMs(w.latencyMs.p50)}, p95 ${formatMs(w.latencyMs.p95)}, ${w.errors} errors`,
+  ]
+}
+
+// ---- one phase, in hey's order ---------------------------------------------
+
+function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): string[] {
+  const sections: string[][] = [
+    [paint('bold', `=== ${phase.name} phase ===`)],
+    summary(phase),
+    responseHistogram(phase),
+    latencyDistribution(phase.latencyMs),
+    statusCodes(phase),
+    errorDistribution(phase),
+    phase.hedging ? hedging(phase, phase.hedging) : [],
+    replicas(phase.replicas, phase.hedging !== undefined, paint),
+    phase.calls ? fanoutCalls(phase.calls) : [],
+    phase.serviceTime ? serviceTime(phase.serviceTime) : [],
+    phase.server ? serverCheck(phase.server, paint) : [],
+    generator(phase.generator, paint),
+  ]
+  if (phase.requests === 0 && result.partial) sections.splice(1, 0, ['  (no request finished in this phase before the stop)'])
+  // A blank line between sections, as hey prints them.
+  return sections.filter((s) => s.length > 0).flatMap((s, i) => (i === 0 ? s : ['', ...s]))
+}
+
+const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(2)}%` : '0.00%')
+
+function summary(p: PhaseResult): string[] {
+  const rows = [
+    ['Total:', formatMs(p.durationMs)],
+    ['Slowest:', formatMs(p.latencyMs.max)],
+    ['Fastest:', formatMs(p.latencyMs.min)],
+    ['Average:', formatMs(p.latencyMs.mean)],
+    ['Stddev:', formatMs(p.latencyMs.stddev)],
+    ['Requests/sec:', p.rps.toFixed(2)],
+    ['Requests:', `${p.requests} (${p.attempts} attempts on the wire, ${p.connectionsOpened} connections opened)`],
+    ['Errors:', `${p.errors} (${pct(p.errors, p.requests)})`],
+    ['Slow:', `${p.slow.count} requests over ${formatThreshold(p.slow.thresholdMs)} (${pct(p.slow.count, p.requests)})`],
+    ['Total data:', formatBytes(p.bytes)],
+    ['Size/request:', formatBytes(p.requests > 0 ? Math.round(p.bytes / p.requests) : 0)],
+  ]
+  return ['Summary:', ...indent(formatTable(rows, ['left', 'left']))]
+}
+
+function responseHistogram(p: PhaseResult): string[] {
+  if (p.requests === 0) return []
+  const buckets = histogramBuckets(p.histogram, p.latencyMs.min, p.latencyMs.max)
+  return ['Response time histogram:', ...indent(histogramBars(buckets, formatMs))]
+}
+
+/** hey's "N% in X" lines, down to p99.99. */
+function latencyDistribution(l: LatencySummary): string[] {
+  const rows = PERCENTILE_KEYS.map((key) => [`${key.slice(1)}%`, 'in', formatMs(l[key])])
+  return ['Latency distribution:', ...indent(formatTable(rows, ['right', 'left', 'right']))]
+}
+
+function statusCodes(f: Figures): string[] {
+  const entries = Object.entries(f.statusCodes).sort(([a], [b]) => Number(a) - Number(b))
+  if (entries.length === 0) return []
+  return ['Status code distribution:', ...entries.map(([code, n]) => `  [${code}] ${n} responses`)]
+}
+
+function errorDistribution(f: Figures): string[] {
+  const entries = Object.entries(f.errorKinds).sort(([, a], [, b]) => b - a)
+  if (entries.length === 0) return []
+  return ['Error distribution:', ...entries.map(([kind, n]) => `  [${n}] ${kind}`)]
+}
+
+// ---- hedging ---------------------------------------------------------------
+
+function hedging(p: PhaseResult, h: HedgingStats): string[] {
+  const how = h.parallel ? 'all attempts sent at once (--parallel)' : h.delaySource
+  const rows = [
+    ['Delay:', `${formatMs(h.delayMs)} (${how})`],
+    ...(h.adaptive ? [['Adaptive delay:', `min ${formatMs(h.delayUsedMs.min)} / p50 ${formatMs(h.delayUsedMs.p50)} / max ${formatMs(h.delayUsedMs.max)}`]] : []),
+    ['Policy:', `max ${h.maxAttempts} attempts, budget ${h.budgetPct === null ? 'off' : `${h.budgetPct}%`}, cancel ${h.cancelMode}`],
+    ['Hedges sent:', `${h.hedgesSent} (+${h.extraLoadPct.toFixed(1)}% extra load); ${h.unsent} more started but cancelled before the wire`],
+    ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
+    ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
+    ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],
+    ['Budget denied:', String(h.budgetDenied)],
+    ['Deadline suppressed:', String(h.deadlineSuppressed)],
+    ['Non-fatal triggered:', String(h.nonFatalTriggered)],
+    ['Timer lateness:', `p50 ${formatMs(h.timerLatenessMs.p50)} / p99 ${formatMs(h.timerLatenessMs.p99)} / max ${formatMs(h.timerLatenessMs.max)}`],
+    ['Connections opened:', String(p.connectionsOpened)],
+  ]
+  return ['Hedging:', ...indent(formatTable(rows, ['left', 'left'])), ...perAttempt(h.perAttempt)]
+}
+
+function perAttempt(attempts: HedgingStats['perAttempt']): string[] {
+  if (attempts.length === 0) return []
+  const rows = [
+    ['attempt', 'count', 'p50', 'p99', 'p99.9', 'max'],
+    ...attempts.map((a) => [
+      a.attempt === 0 ? '0 (original)' : `${a.attempt} (hedge)`,
+      String(a.count),
+      ...(['p50', 'p99', 'p99.9', 'max'] as const).map((k) => formatMs(a.latencyMs[k])),
+    ]),
+  ]
+  return ['  Latency per attempt (from its own start):', ...indent(formatTable(rows), 4)]
+}
+
+// ---- per-replica and the optional sections ---------------------------------
+
+/** A replica erroring or answering far worse than the others is marked, so a broken one stands out. */
+function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint): string[] {
+  if (list.length === 0) return []
+  const rows = [
+    ['url', 'attempts', 'ok', 'errors', 'p50', 'p99', 'max', 'wins', ...(hedged ? ['cancelled'] : []), ''],
+    ...list.map((r) => [
+      redactUrl(r.url),
+      String(r.attempts),
+      String(r.ok),
+      String(r.errors),
+      formatMs(r.latencyMs.p50),
+      formatMs(r.latencyMs.p99),
+      formatMs(r.latencyMs.max),
+      String(r.wins),
+      ...(hedged ? [String(r.cancelled)] : []),
+      replicaFlag(r, list),
+    ]),
+  ]
+  const lines = formatTable(rows).map((line) => (line.endsWith('!') ? paint('red', line) : line))
+  return ['Replicas:', ...indent(lines)]
+}
+
+/** Compared with the other replicas together: no attempts, twice their error rate (and 5 %+), or three times their median. */
+function replicaFlag(r: ReplicaFigures, list: ReplicaFigures[]): string {
+  const others = list.filter((x) => x !== r)
+  const otherAttempts = others.reduce((n, x) => n + x.requests, 0)
+  if (others.length === 0 || otherAttempts === 0) return ''
+  if (r.requests === 0) return '<- no answers !'
+  const rate = r.errors / r.requests
+  const otherRate = others.reduce((n, x) => n + x.errors, 0) / otherAttempts
+  if (rate >= 0.05 && rate >= 2 * otherRate) return `<- ${(rate * 100).toFixed(1)}% errors !`
+  const otherP50 = median(others.filter((x) => x.requests > 0).map((x) => x.latencyMs.p50))
+  if (otherP50 > 0 && r.latencyMs.p50 > 3 * otherP50) return '<- slow !'
+  return ''
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]!
+}
+
+function fanoutCalls(calls: Figures & { fanout: number }): string[] {
+  const l = calls.latencyMs
+  return [
+    `Fan-out calls (${calls.fanout} per request; a request waits for all of them):`,
+    `  ${calls.requests} calls, ${calls.errors} errors, ${calls.slow.count} over ${formatThreshold(calls.slow.thresholdMs)} (${pct(calls.slow.count, calls.requests)})`,
+    `  p50 ${formatMs(l.p50)} · p99 ${formatMs(l.p99)} · p99.9 ${formatMs(l['p99.9'])} · max ${formatMs(l.max)}`,
+  ]
+}
+
+/** Open loop: latency from the scheduled send is the headline; this is from the actual send. */
+function serviceTime(s: NonNullable<PhaseResult['serviceTime']>): string[] {
+  const l = s.latencyMs
+  return [
+    'Service time (from the actual send, not corrected for coordinated omission):',
+    `  p50 ${formatMs(l.p50)} · p99 ${formatMs(l.p99)} · p99.9 ${formatMs(l['p99.9'])} · max ${formatMs(l.max)}`,
+    `  ${s.lateSends} sends left later than scheduled (the generator or connection pool fell behind)`,
+  ]
+}
+
+function serverCheck(s: ServerCrossCheck, paint: Paint): string[] {
+  const verdict = s.match ? paint('green', 'MATCH') : paint('red', 'MISMATCH')
+  return [
+    'Server cross-check:',
+    `  server received ${s.received} vs client attempts ${s.clientAttempts}: ${verdict}`,
+    `  completed ${s.completed}, cancelled ${s.cancelled}, carrying the hedge header ${s.hedgeHeader}`,
+  ]
+}
+
+function generator(g: GeneratorHealth, paint: Paint): string[] {
+  const loop = g.eventLoopDelayMs
+  return [
+    'Generator:',
+    `  event-loop delay p50 ${formatMs(loop.p50)} / p99 ${formatMs(loop.p99)} / max ${formatMs(loop.max)} · CPU ${g.cpuPct.toFixed(1)}% of one core · ${g.cores} core(s)${g.saturated ? ' · SATURATED' : ''}`,
+    ...g.warnings.map((w) => paint('yellow', `  WARNING: ${w}`)),
+  ]
+}
+
+// ---- plain vs hedged ---------------------------------------------------------
+
+/** Relative change in percent, signed; "n/a" when the baseline is zero. */
+export function change(before: number, after: number): string {
+  if (before === 0) return after === 0 ? '0.0%' : 'n/a'
+  const c = ((after - before) / before) * 100
+  return `${c > 0 ? '+' : ''}${c.toFixed(1)}%`
+}
+
+function comparison(plain: PhaseResult, hedged: PhaseResult, paint: Paint): string[] {
+  const latencyRow = (key: keyof LatencySummary, label: string = key): string[] => [label, formatMs(plain.latencyMs[key]), formatMs(hedged.latencyMs[key]), change(plain.latencyMs[key], hedged.latencyMs[key])]
+  const countRow = (label: string, a: number, b: number, fmt: (n: number) => string = String): string[] => [label, fmt(a), fmt(b), change(a, b)]
+  const rows = [
+    ['', 'plain', 'hedged', 'change'],
+    ...PERCENTILE_KEYS.map((key) => latencyRow(key)),
+    latencyRow('mean'),
+    latencyRow('max'),
+    countRow(`over ${formatThreshold(plain.slow.thresholdMs)}`, plain.slow.count, hedged.slow.count),
+    countRow('errors', plain.errors, hedged.errors),
+    countRow('attempts', plain.attempts, hedged.attempts),
+    countRow('requests/s', plain.rps, hedged.rps, (n) => n.toFixed(2)),
+  ]
+  return [paint('bold', '=== plain vs hedged ==='), ...indent(formatTable(rows)), '', verdict(plain, hedged, paint)]
+}
+
+/** "p99.9 1015.6 ms -> 33.1 ms (-96.7%) for +3.5% requests": the tail bought, and its price. */
+export function verdictLine(plain: PhaseResult, hedged: PhaseResult): string {
+  const before = plain.latencyMs['p99.9']
+  const after = hedged.latencyMs['p99.9']
+  const extra = extraLoadPct(hedged)
+  return `p99.9 ${before.toFixed(1)} ms -> ${after.toFixed(1)} ms (${change(before, after)}) for ${extra >= 0 ? '+' : ''}${extra.toFixed(1)}% requests`
+}
+
+function verdict(plain: PhaseResult, hedged: PhaseResult, paint: Paint): string {
+  const better = hedged.latencyMs['p99.9'] < plain.latencyMs['p99.9']
+  return paint(better ? 'green' : 'yellow', `Verdict: ${verdictLine(plain, hedged)}`)
+}
+
+// ---- small formatting helpers ------------------------------------------------
+
+function indent(lines: string[], by = 2): string[] {
+  const pad = ' '.repeat(by)
+  return lines.map((l) => pad + l)
+}
+
+/** "1 s", "250 ms": the --slow threshold as the user would have typed it. */
+function formatThreshold(ms: number): string {
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`
+  return Number.isInteger(ms) ? `${ms} ms` : formatMs(ms)
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`
+}

@@ -1,0 +1,20 @@
+/**
+ * A run's configuration as flat "dotted.key" → text pairs, for listing it
+ * (HTML report) and for spotting differences between runs (compare).
+ * Walking the object, rather than naming fields, keeps new config fields
+ * listed without touching this file.
+ */
+import type { RunConfig } from './run-result.js'
+
+export function configEntries(config: RunConfig): Map<string, string> {
+  return flatten(config, '', new Map())
+}
+
+function flatten(value: unknown, prefix: string, out: Map<string, string>): Map<string, string> {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out)
+  } else if (prefix) {
+    out.set(prefix, Array.isArray(value) ? value.map(String).join(', ') : String(value))
+  }
+  return out
+}

@@ -1,0 +1,71 @@
+/**
+ * Building one lane of a measured window (its statistics, its hedging
+ * policy, its dispatcher): the same for the main thread and for every
+ * worker thread, so the two can never drift apart.
+ */
+import type { Dispatcher } from 'undici'
+import { fixedDelay, RollingPercentileDelay, type DelaySource } from '../hedging/delay-source.js'
+import { hedged } from '../engine/hedge-interceptor.js'
+import { normalizePolicy } from '../hedging/policy.js'
+import type { Lane } from '../engine/load-generator.js'
+import type { PhaseStats, PhaseStatsOptions } from '../stats/phase-stats.js'
+import { redactUrl } from '../core/redact.js'
+import { RoundRobin } from '../hedging/replica-picker.js'
+import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
+import type { PhaseName } from '../results/run-result.js'
+
+/** How a lane hedges; null = plain (one attempt per request). */
+export interface LaneHedge {
+  delay: DelaySource
+  minHedgeWindowMs: number
+}
+
+export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedAt: number, steadyAfter?: number): PhaseStatsOptions {
+  return {
+    name,
+    slowMs: cfg.slowMs,
+    replicas: cfg.urls.map(redactUrl), // the per-replica figures carry the URL into every output
+    fanout: cfg.fanout,
+    openLoop: cfg.rate !== null,
+    runStartedAt,
+    ...(steadyAfter === undefined ? {} : { steadyAfter }),
+  }
+}
+
+/** The lane's dispatcher: the hedging policy (max 1 attempt when plain) over the connections (whose leases carry the exact -t deadline). */
+export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge | null, dispatch: Dispatcher.Dispatch, random: () => number): Lane {
+  const policy = normalizePolicy({
+    delay: hedge?.delay ?? 0,
+    maxAttempts: hedge ? cfg.hedge.maxAttempts : 1,
+    budgetPct: cfg.hedge.budgetPct,
+    nonFatalStatus: cfg.hedge.nonFatalStatus,
+    deadlineMs: cfg.hedge.deadlineMs,
+    minHedgeWindowMs: hedge?.minHedgeWindowMs ?? 0,
+    parallel: cfg.hedge.parallel,
+    cancel: cfg.hedge.cancel,
+    header: cfg.hedge.header,
+    idempotencyKey: hedge !== null && cfg.hedge.idempotencyKey,
+    unsafeHedge: cfg.hedge.unsafeHedge,
+    replicas: cfg.origins,
+    random,
+    observer: stats,
+  })
+  return { stats, dispatch: hedged(dispatch, policy), picker: new RoundRobin(cfg.origins) }
+}
+
+/** The percentile a measured or adaptive delay follows (auto = p95). */
+export function delayPercentile(hedge: ResolvedHedge): number {
+  return typeof hedge.delay === 'object' && 'percentile' in hedge.delay ? hedge.delay.percentile : 95
+}
+
+/** Fixed, or a rolling percentile of recent original attempts starting at `delayMs` (--adaptive). */
+export function delaySource(hedge: ResolvedHedge, delayMs: number): DelaySource {
+  if (!hedge.adaptive || hedge.parallel) return fixedDelay(delayMs)
+  return new RollingPercentileDelay({
+    percentile: delayPercentile(hedge),
+    initialMs: delayMs,
+    minMs: hedge.delayMinMs,
+    maxMs: hedge.delayMaxMs,
+    ...('requests' in hedge.adaptiveWindow ? { windowRequests: hedge.adaptiveWindow.requests } : { windowMs: hedge.adaptiveWindow.ms }),
+  })
+}

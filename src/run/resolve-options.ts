@@ -1,0 +1,168 @@
+/**
+ * Checks RunOptions and fills defaults, so the engine only ever sees a
+ * complete, valid configuration. Every problem is a UsageError naming the
+ * bad value and what would be valid (the CLI prints it as one line, exit 2).
+ */
+import { UsageError } from '../core/errors.js'
+import { redactUrl } from '../core/redact.js'
+import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spec.js'
+import { DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
+import type { HedgeRunOptions, RunOptions } from './run-options.js'
+import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
+
+/** What an option left out means; the CLI's help shows these, so they are written down once. */
+export const DEFAULTS = {
+  requests: 200,
+  concurrency: 50,
+  timeoutMs: 20_000,
+  slowMs: 1000,
+  warmupCap: 1000,
+  method: 'GET',
+  mode: 'both',
+  schedule: 'sequential',
+  fanout: 1,
+  workers: 1,
+  hedgeDelay: 'auto',
+  maxAttempts: DEFAULT_MAX_ATTEMPTS,
+  budgetPct: DEFAULT_BUDGET_PCT,
+  delayMinMs: 0,
+  delayMaxMs: 60_000,
+  adaptiveWindowRequests: 1000,
+  nonFatalStatus: DEFAULT_NON_FATAL,
+  cancel: 'abort',
+} as const
+
+/** The hedging settings as the engine uses them; the saved RunConfig records the same fields as text. */
+export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'> & {
+  delay: ResolvedHedgeDelay
+  adaptiveWindow: { requests: number } | { ms: number }
+}
+
+/** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
+export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed'> & {
+  origins: string[]
+  headers: Array<[string, string]>
+  body: Buffer | null
+  label: string
+  seed: number
+  hedge: ResolvedHedge
+  redact: string[]
+}
+
+export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
+  const urls = checkUrls(o.urls)
+  const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
+  const durationMs = o.durationMs === undefined ? null : positiveNumber(o.durationMs, '-z', 'duration')
+  const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
+  const method = (o.method ?? DEFAULTS.method).toUpperCase()
+  const hedge = resolveHedge(o.hedge ?? {}, method, mode)
+  const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
+  const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
+  checkDelaySource(hedge, mode, schedule, warmup)
+  return {
+    urls,
+    origins: urls.map((u) => new URL(u).origin),
+    method,
+    headers: o.headers ?? [],
+    body: o.body ?? null,
+    concurrency: positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency'),
+    requests,
+    durationMs,
+    rate: o.rate === undefined ? null : positiveNumber(o.rate, '-q', 'rate'),
+    timeoutMs: positiveNumber(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
+    mode,
+    schedule,
+    warmup,
+    slowMs: positiveNumber(o.slowMs ?? DEFAULTS.slowMs, '--slow', 'threshold'),
+    http2: o.http2 ?? false,
+    keepAlive: o.keepAlive ?? true,
+    fanout: positiveInt(o.fanout ?? DEFAULTS.fanout, '--fanout', 'fan-out'),
+    workers: positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count'),
+    label: o.label ?? 'run',
+    profile: o.profile ?? null,
+    seed,
+    hedge,
+    redact: o.redact ?? [],
+  }
+}
+
+function checkUrls(urls: string[]): string[] {
+  if (!urls || urls.length === 0) throw new UsageError('no URL given (pass one or more replica URLs, e.g. http://127.0.0.1:8080/, or --profile NAME)')
+  const origins = new Set<string>()
+  return urls.map((raw) => {
+    let url: URL
+    try {
+      url = new URL(raw)
+    } catch {
+      throw new UsageError(`invalid URL "${redactUrl(raw)}" (expected http://host[:port]/path or https://...)`)
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new UsageError(`unsupported scheme "${url.protocol.replace(':', '')}" in "${redactUrl(raw)}" (only http and https)`)
+    }
+    if (!url.hostname) throw new UsageError(`URL without a host: "${redactUrl(raw)}" (expected http://host[:port]/path)`)
+    if (origins.has(url.origin)) throw new UsageError(`replica "${url.origin}" given twice (each URL must be a different replica origin)`)
+    origins.add(url.origin)
+    return raw
+  })
+}
+
+function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedHedge {
+  const maxAttempts = positiveInt(h.maxAttempts ?? DEFAULTS.maxAttempts, '--max-attempts', 'attempt count')
+  const budgetPct = h.budgetPct === undefined ? DEFAULTS.budgetPct : h.budgetPct
+  if (budgetPct !== null && !(budgetPct >= 0 && budgetPct <= 100)) {
+    throw new UsageError(`invalid --hedge-budget ${budgetPct} (use a percentage from 0 to 100, or "off")`)
+  }
+  const resolved: ResolvedHedge = {
+    delay: resolveHedgeDelay(h.delay ?? DEFAULTS.hedgeDelay),
+    adaptive: h.adaptive ?? false,
+    adaptiveWindow: h.adaptiveWindow ?? { requests: DEFAULTS.adaptiveWindowRequests },
+    delayMinMs: h.delayMinMs ?? DEFAULTS.delayMinMs,
+    delayMaxMs: h.delayMaxMs ?? DEFAULTS.delayMaxMs,
+    maxAttempts: Math.min(MAX_ATTEMPTS_CAP, maxAttempts),
+    budgetPct: budgetPct as number | null,
+    nonFatalStatus: h.nonFatalStatus ?? [...DEFAULTS.nonFatalStatus],
+    deadlineMs: h.deadlineMs ?? null,
+    minHedgeWindowMs: h.minHedgeWindowMs ?? null,
+    parallel: h.parallel ?? false,
+    cancel: oneOf(h.cancel ?? DEFAULTS.cancel, ['abort', 'ignore'] as const, '--cancel'),
+    header: h.header === undefined ? DEFAULT_HEDGE_HEADER : h.header,
+    idempotencyKey: h.idempotencyKey ?? false,
+    unsafeHedge: h.unsafeHedge ?? false,
+  }
+  if (resolved.delayMinMs > resolved.delayMaxMs) {
+    throw new UsageError(`--delay-min ${resolved.delayMinMs} ms is above --delay-max ${resolved.delayMaxMs} ms`)
+  }
+  if (mode !== 'plain' && !isIdempotentMethod(method) && !resolved.idempotencyKey && !resolved.unsafeHedge) {
+    throw new UsageError(`refusing to hedge ${method}: it is not idempotent (pass --idempotency-key to send one key per request on every copy, --unsafe-hedge to do it anyway, or --mode plain)`)
+  }
+  return resolved
+}
+
+/** A measured delay needs something measured before the hedged requests start. */
+function checkDelaySource(hedge: ResolvedHedge, mode: Mode, schedule: Schedule, warmup: number): void {
+  const measured = hedge.delay === 'auto' || 'percentile' in hedge.delay
+  if (schedule === 'interleaved' && mode !== 'both') throw new UsageError('--schedule interleaved needs --mode both (it mixes plain and hedged requests)')
+  if (!measured || warmup > 0) return
+  if (mode === 'hedged') throw new UsageError('--mode hedged with --warmup 0 needs a fixed --hedge-delay (e.g. 15ms): there is nothing to measure the delay from')
+  if (schedule === 'interleaved') throw new UsageError('--schedule interleaved with --warmup 0 needs a fixed --hedge-delay: the delay must be known before the window starts')
+}
+
+function positiveInt(value: number, flag: string, what: string): number {
+  if (!Number.isInteger(value) || value <= 0) throw new UsageError(`invalid ${flag} ${value} (${what} must be a whole number above 0)`)
+  return value
+}
+
+function nonNegativeInt(value: number, flag: string): number {
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`invalid ${flag} ${value} (must be a whole number, 0 or more)`)
+  return value
+}
+
+function positiveNumber(value: number, flag: string, what: string): number {
+  if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) throw new UsageError(`invalid ${flag} ${value} (${what} must be above 0)`)
+  return value
+}
+
+function oneOf<T extends string>(value: string, choices: readonly T[], flag: string): T {
+  if (!(choices as readonly string[]).includes(value)) throw new UsageError(`invalid ${flag} "${value}" (choose one of: ${choices.join(', ')})`)
+  return value as T
+}

@@ -1,0 +1,81 @@
+/**
+ * Typed options for the library API (`run(options)`), in the spirit of
+ * vegeta's `NewAttacker(Timeout(d), Workers(n))`: the CLI parses flags into
+ * this, a program builds it directly. Durations are milliseconds.
+ */
+import type { HedgeDelay } from '../hedging/delay-spec.js'
+import type { CancelMode, Mode, PhaseName, Schedule } from '../results/run-result.js'
+
+export interface HedgeRunOptions {
+  /** 'auto' (= p95 of the warm-up), 'p90'/'p99'/..., or a fixed delay in ms. */
+  delay?: HedgeDelay
+  adaptive?: boolean
+  /** Adaptive window: a count of original attempts, or a time span in ms. */
+  adaptiveWindow?: { requests: number } | { ms: number }
+  delayMinMs?: number
+  delayMaxMs?: number
+  maxAttempts?: number
+  budgetPct?: number
+  nonFatalStatus?: number[]
+  deadlineMs?: number
+  /** Default: the measured p50 (of the warm-up, else of the plain phase). */
+  minHedgeWindowMs?: number
+  parallel?: boolean
+  cancel?: CancelMode
+  /** Header naming the hedge number on hedges; null drops it. Default x-hedge-attempt. */
+  header?: string | null
+  /** Send one Idempotency-Key per logical request on every copy. */
+  idempotencyKey?: boolean
+  /** Allow hedging a non-idempotent method without keys. */
+  unsafeHedge?: boolean
+}
+
+import type { RequestSink } from '../results/request-record.js'
+export type { RequestRecord, RequestSink } from '../results/request-record.js'
+
+export interface Progress {
+  phase: PhaseName
+  done: number
+  /** Requests planned for the phase, or null for timed phases. */
+  total: number | null
+  elapsedMs: number
+}
+
+export interface RunOptions {
+  urls: string[]
+  method?: string
+  /** Headers as name/value pairs (repeats allowed). */
+  headers?: Array<[string, string]>
+  body?: Buffer
+  concurrency?: number
+  /** Requests per measured phase (default 200), unless durationMs is set. */
+  requests?: number
+  durationMs?: number
+  /** Global requests/s: makes the run open-loop. */
+  rate?: number
+  timeoutMs?: number
+  mode?: Mode
+  schedule?: Schedule
+  /** Warm-up requests, excluded from the measured phases. */
+  warmup?: number
+  slowMs?: number
+  http2?: boolean
+  keepAlive?: boolean
+  fanout?: number
+  workers?: number
+  label?: string
+  profile?: string | null
+  hedge?: HedgeRunOptions
+  /** Seed for every random choice the client makes (replica picks, interleaving, keys). */
+  seed?: number
+  /** Extra header names to redact in everything written. */
+  redact?: string[]
+  /** Stats endpoint of a compatible target, for the client/server cross-check. */
+  serverStatsUrl?: string
+  /** Aborting stops new requests; in-flight ones get a short grace; the run resolves with partial = true. */
+  signal?: AbortSignal
+  /** Aborting also aborts in-flight requests at once (a second Ctrl-C). */
+  stopNow?: AbortSignal
+  onProgress?: (progress: Progress) => void
+  requestSink?: RequestSink
+}

@@ -1,0 +1,308 @@
+/**
+ * `run(options)`: the library entry point. Warm-up, then the plain and/or
+ * hedged phases (one after another, or interleaved in one window), the
+ * hedge delay derived from what was measured, and one RunResult out. Never
+ * prints; interruption (options.signal) ends the run early with
+ * `partial: true` and whatever was measured.
+ */
+import type { Dispatcher } from 'undici'
+import { ConnectionPool } from '../engine/connection-pool.js'
+import { formatMs } from '../core/duration.js'
+import type { DelaySource } from '../hedging/delay-source.js'
+import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
+import { isIdempotentMethod } from '../hedging/policy.js'
+import { percentileMs } from '../stats/histogram.js'
+import { LoadWindow, type Lane } from '../engine/load-generator.js'
+import { PhaseStats, type HedgingSetup } from '../stats/phase-stats.js'
+import type { MeasuredPhase } from '../stats/phase-merge.js'
+import { checkReachable } from '../engine/preflight.js'
+import { randomSeed, seededRandom } from '../core/random.js'
+import { resolveOptions, type ResolvedRun } from './resolve-options.js'
+import type { RunOptions } from './run-options.js'
+import { ServerCounter } from './server-check.js'
+import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunResult } from '../results/run-result.js'
+import { buildConfigRecord } from './config-record.js'
+import { VERSION } from '../core/version.js'
+import { WindowRunner } from './window-runner.js'
+import { WorkerPool } from './worker-pool.js'
+
+/** In-flight requests get this long to finish after an interruption, then they are aborted. */
+const INTERRUPT_GRACE_MS = 2000
+
+export async function run(options: RunOptions): Promise<RunResult> {
+  const cfg = resolveOptions(options, options.seed ?? randomSeed())
+  await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000))
+  return new RunSession(cfg, options).execute()
+}
+
+interface LaneSpec {
+  name: PhaseName
+  /** Warm-up only: measure the delay on the requests after this many. */
+  steadyAfter?: number
+  /** null: plain (one attempt per request). */
+  hedge: { delay: DelaySource; setup: HedgingSetup; minHedgeWindowMs: number } | null
+}
+
+interface DerivedDelay {
+  ms: number
+  text: string
+  p50: number
+}
+
+class RunSession {
+  readonly #startedAt = new Date()
+  readonly #t0 = performance.now()
+  readonly #agent: ConnectionPool
+  /** Runs each single-thread window on #agent (the same code as a worker thread's). */
+  readonly #runner: WindowRunner
+  readonly #random: () => number
+  readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
+  readonly #stats = new Map<PhaseName, MeasuredPhase>()
+  readonly #warnings: string[] = []
+  readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
+  readonly #server: ServerCounter | null
+  #window: LoadWindow | null = null
+  #current: PhaseName | null = null
+  #interrupted = false
+  #grace: NodeJS.Timeout | null = null
+  /** --workers N > 1: the worker threads, for the whole run. */
+  #pool: WorkerPool | null = null
+
+  constructor(
+    readonly cfg: ResolvedRun,
+    readonly options: RunOptions,
+  ) {
+    this.#random = seededRandom(cfg.seed)
+    this.#agent = createAgent(cfg)
+    this.#runner = new WindowRunner(this.#agent, cfg.timeoutMs)
+    this.#optsByOrigin = buildDispatchOptions(cfg)
+    this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
+  }
+
+  async execute(): Promise<RunResult> {
+    const signal = this.options.signal
+    const onAbort = (): void => this.#interrupt()
+    const onStopNow = (): void => this.#interrupt(0)
+    if (signal?.aborted) this.#interrupt()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    this.options.stopNow?.addEventListener('abort', onStopNow, { once: true })
+    try {
+      await this.#phasesInOrder()
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      this.options.stopNow?.removeEventListener('abort', onStopNow)
+      if (this.#grace) clearTimeout(this.#grace)
+      await this.#agent.close().catch(() => this.#agent.destroy())
+      await this.#pool?.close()
+    }
+    return this.#result()
+  }
+
+  async #phasesInOrder(): Promise<void> {
+    const cfg = this.cfg
+    let delay: DerivedDelay | null = null
+    if (cfg.warmup > 0) {
+      // The first half warms connections and the JIT (its requests are slow
+      // for reasons that have nothing to do with the target); the delay is
+      // measured on the second half.
+      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], cfg.warmup, null)
+      delay = this.#deriveDelay('warmup')
+    }
+    if (cfg.schedule === 'interleaved') {
+      const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }, this.#hedgedLane(delay ?? this.#deriveDelay(null))]
+      return this.#runWindow(lanes, cfg.requests === null ? null : cfg.requests * 2, cfg.durationMs, () => (this.#random() < 0.5 ? 0 : 1))
+    }
+    if (cfg.mode !== 'hedged') {
+      await this.#runWindow([{ name: 'plain', hedge: null }], cfg.requests, cfg.durationMs)
+      delay ??= this.#deriveDelay('plain')
+    }
+    if (cfg.mode !== 'plain') await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], cfg.requests, cfg.durationMs)
+  }
+
+  async #runWindow(specs: LaneSpec[], requests: number | null, durationMs: number | null, chooseLane?: () => number): Promise<void> {
+    if (this.#interrupted) return
+    if (this.cfg.workers > 1) return this.#runWindowInWorkers(specs, requests, durationMs)
+    // The target's counts before the window, taken before its clock starts:
+    // the window's duration and an open-loop schedule begin at its construction.
+    const before = await this.#server?.snapshot()
+    const lanes = specs.map((spec) => this.#lane(spec))
+    const window = new LoadWindow({
+      lanes,
+      requests,
+      durationMs,
+      concurrency: this.cfg.concurrency,
+      rate: this.cfg.rate,
+      fanout: this.cfg.fanout,
+      optsByOrigin: this.#optsByOrigin,
+      runStartedAt: this.#t0,
+      sink: this.options.requestSink,
+      ...(chooseLane ? { chooseLane } : {}),
+    })
+    this.#window = window
+    const phase = (this.#current = specs[specs.length - 1]!.name)
+    this.#runner.begin(lanes)
+    const end = await this.#runner.run(window, specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null, this.#progress(phase, requests))
+    const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
+    const server = before && this.#server ? await this.#server.check(before, attempts) : undefined
+    for (const lane of lanes) {
+      const result = lane.stats.finish(end.durationMs, end.health)
+      if (server) result.server = server
+      this.#phases[lane.stats.opts.name] = result
+    }
+    this.#window = null
+  }
+
+  /** The same window spread over worker threads (worker-pool.ts), merged exactly into one PhaseResult per lane. */
+  async #runWindowInWorkers(specs: LaneSpec[], requests: number | null, durationMs: number | null): Promise<void> {
+    this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
+    if (this.#interrupted) return
+    const phase = (this.#current = specs[specs.length - 1]!.name)
+    const merged = await this.#pool.runWindow({
+      lanes: specs.map((s) => ({ name: s.name, ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }), hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs } })),
+      requests,
+      durationMs,
+      hedgeDelayMs: specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null,
+      sink: this.options.requestSink,
+      server: this.#server,
+      onProgress: this.#progress(phase, requests),
+    })
+    for (const m of merged) {
+      this.#phases[m.result.name] = m.result
+      this.#stats.set(m.result.name, m)
+    }
+  }
+
+  #lane(spec: LaneSpec): Lane {
+    const stats = new PhaseStats(phaseStatsOptions(this.cfg, spec.name, this.#t0, spec.steadyAfter))
+    this.#stats.set(spec.name, stats)
+    if (spec.hedge) stats.hedging = spec.hedge.setup
+    return buildLane(this.cfg, stats, spec.hedge, this.#agent.dispatch.bind(this.#agent), this.#random)
+  }
+
+  #hedgedLane(derived: DerivedDelay): LaneSpec {
+    const hedge = this.cfg.hedge
+    const percentile = delayPercentile(hedge)
+    const delayMs = hedge.parallel ? 0 : derived.ms
+    const delay = delaySource(hedge, delayMs)
+    const text = hedge.parallel
+      ? 'parallel: every attempt sent at once (delay 0)'
+      : hedge.adaptive
+        ? `rolling p${percentile} of recent original attempts, clamped to [${formatMs(hedge.delayMinMs)}, ${formatMs(hedge.delayMaxMs)}], starting at ${derived.text}`
+        : derived.text
+    return {
+      name: 'hedged',
+      hedge: {
+        delay,
+        minHedgeWindowMs: hedge.minHedgeWindowMs ?? derived.p50,
+        setup: {
+          delayMs,
+          delaySource: text,
+          adaptive: hedge.adaptive,
+          maxAttempts: hedge.maxAttempts,
+          budgetPct: hedge.budgetPct,
+          parallel: hedge.parallel,
+          cancelMode: hedge.cancel,
+        },
+      },
+    }
+  }
+
+  /** The hedge delay from a measured phase (or fixed); `from` null = nothing measured. */
+  #deriveDelay(from: PhaseName | null): DerivedDelay {
+    const hedge = this.cfg.hedge
+    const stats = from ? this.#stats.get(from) : undefined
+    const histogram = stats?.delayBasis()
+    const p50 = histogram ? percentileMs(histogram, 50) : 0
+    if (typeof hedge.delay === 'object' && 'fixedMs' in hedge.delay) {
+      return { ms: hedge.delay.fixedMs, text: `fixed ${formatMs(hedge.delay.fixedMs)}`, p50 }
+    }
+    const percentile = delayPercentile(hedge)
+    if (!histogram || histogram.totalCount === 0) {
+      this.#warnings.push('no latency was measured to derive the hedge delay from; hedging with a 1 s delay')
+      return { ms: 1000, text: 'fallback 1 s (nothing measured)', p50 }
+    }
+    const ms = percentileMs(histogram, percentile)
+    const n = histogram.totalCount
+    const phase = from === 'warmup' ? 'warm-up' : 'plain-phase'
+    const where = this.cfg.fanout > 1 ? `${n} ${phase} calls` : from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
+    return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50 }
+  }
+
+  /** A window's progress, to options.onProgress. */
+  #progress(phase: PhaseName, total: number | null): ((done: number, elapsedMs: number) => void) | undefined {
+    const onProgress = this.options.onProgress
+    return onProgress && ((done, elapsedMs) => onProgress({ phase, done, total, elapsedMs }))
+  }
+
+  /** Stop sending; in-flight requests get `graceMs`, then they are aborted. */
+  #interrupt(graceMs = INTERRUPT_GRACE_MS): void {
+    if (this.#grace) clearTimeout(this.#grace)
+    this.#interrupted = true
+    this.#window?.stop()
+    this.#pool?.stop(graceMs)
+    this.#grace = setTimeout(() => void this.#agent.destroy(new Error('interrupted')).catch(() => {}), graceMs)
+  }
+
+  #result(): RunResult {
+    const cfg = this.cfg
+    const warnings = [...this.#warnings, ...runWarnings(cfg)]
+    for (const phase of Object.values(this.#phases)) for (const w of phase.generator.warnings) warnings.push(`${phase.name}: ${w}`)
+    return {
+      schema: RESULT_SCHEMA,
+      version: VERSION,
+      label: cfg.label,
+      startedAt: this.#startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      partial: this.#interrupted,
+      stoppedIn: this.#interrupted ? this.#current : null,
+      config: buildConfigRecord(cfg),
+      phases: this.#phases,
+      warnings,
+    }
+  }
+}
+
+function runWarnings(cfg: ResolvedRun): string[] {
+  const warnings: string[] = []
+  if (cfg.mode !== 'plain' && cfg.urls.length === 1) {
+    warnings.push('one URL: hedges go to the same origin on a separate connection, so replica independence is not guaranteed')
+  }
+  if (cfg.mode !== 'plain' && cfg.hedge.unsafeHedge && !isIdempotentMethod(cfg.method)) {
+    warnings.push(`--unsafe-hedge: ${cfg.method} requests were hedged without idempotency keys; the target may have executed them twice`)
+  }
+  if (cfg.rate === null) {
+    warnings.push('closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)')
+  }
+  return warnings
+}
+
+/** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
+export function createAgent(cfg: ResolvedRun): ConnectionPool {
+  return new ConnectionPool({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    connectTimeoutMs: Math.min(cfg.timeoutMs, 10_000),
+    allowH2: cfg.http2,
+    attemptTimeoutMs: cfg.timeoutMs,
+  })
+}
+
+export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.DispatchOptions> {
+  const flat: string[] = []
+  for (const [name, value] of cfg.headers) flat.push(name, value)
+  const map = new Map<string, Dispatcher.DispatchOptions>()
+  for (const raw of cfg.urls) {
+    const url = new URL(raw)
+    map.set(url.origin, {
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: cfg.method as Dispatcher.HttpMethod,
+      headers: flat,
+      body: cfg.body,
+      headersTimeout: cfg.timeoutMs,
+      bodyTimeout: cfg.timeoutMs,
+      reset: !cfg.keepAlive,
+    })
+  }
+  return map
+}

@@ -1,0 +1,81 @@
+/**
+ * Running one measured window on this thread, the same for the main thread
+ * (run.ts) and every worker thread (worker-thread.ts), so the two cannot
+ * drift apart: the connections the thread's agent opens count for the
+ * window's lanes, the generator is watched from `begin`, and at the end the
+ * losing attempts get a bounded time to settle before the generator's
+ * health is taken.
+ */
+import { GeneratorMonitor } from '../stats/generator-monitor.js'
+import type { Lane, LoadWindow } from '../engine/load-generator.js'
+import type { GeneratorHealth } from '../results/run-result.js'
+
+/** How the window went, for each lane's finish(). */
+export interface WindowEnd {
+  /** performance.now() when the last logical request finished. */
+  endedAt: number
+  /** From the window's start to `endedAt`. */
+  durationMs: number
+  /** This thread's generator (one core) over the window. */
+  health: GeneratorHealth
+}
+
+/** What the runner needs of the thread's connections (connection-pool.ts). */
+export interface ConnectEvents {
+  on(event: 'connect', listener: () => void): unknown
+}
+
+export class WindowRunner {
+  #lanes: readonly Lane[] = []
+  #monitor: GeneratorMonitor | null = null
+  readonly #drainTimeoutMs: number
+
+  /**
+   * @param agent the thread's connections, for all its windows
+   * @param timeoutMs the per-attempt timeout (-t): how long a losing attempt may still take
+   */
+  constructor(agent: ConnectEvents, timeoutMs: number) {
+    this.#drainTimeoutMs = Math.min(timeoutMs, 10_000) + 100
+    agent.on('connect', () => {
+      // With two lanes (interleaved), connections count for the last one.
+      const lanes = this.#lanes
+      if (lanes.length > 0) lanes[lanes.length - 1]!.stats.connectionsOpened++
+    })
+  }
+
+  /** The window's lanes are about to run: from now, connections count for them and the generator is watched. */
+  begin(lanes: readonly Lane[]): void {
+    this.#lanes = lanes
+    this.#monitor = new GeneratorMonitor(1)
+  }
+
+  /**
+   * Runs the window (begun), reporting progress while it sends; then waits
+   * (bounded) until every attempt launched has made its last callback.
+   * `hedgeDelayMs` lets the health check relate loop delay to the delay.
+   */
+  async run(window: LoadWindow, hedgeDelayMs: number | null, onProgress?: (done: number, elapsedMs: number) => void): Promise<WindowEnd> {
+    const progress = onProgress ? setInterval(() => onProgress(window.completed, performance.now() - window.startedAt), PROGRESS_EVERY_MS) : null
+    await window.run()
+    if (progress) clearInterval(progress)
+    const endedAt = performance.now()
+    const lanes = this.#lanes
+    await waitUntil(() => lanes.every((l) => l.stats.drained()), this.#drainTimeoutMs)
+    const health = this.#monitor!.finish(hedgeDelayMs)
+    this.#lanes = []
+    this.#monitor = null
+    return { endedAt, durationMs: endedAt - window.startedAt, health }
+  }
+}
+
+const PROGRESS_EVERY_MS = 250
+
+/** Polls a condition (bounded): used at phase end while losing attempts settle. */
+async function waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs
+  while (!done()) {
+    if (performance.now() > deadline) return false
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  return true
+}

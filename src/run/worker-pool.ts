@@ -1,0 +1,279 @@
+/**
+ * --workers N, the main thread's side. N worker threads (worker-thread.ts)
+ * live for the whole run, each with its own undici Agent (so the warm-up
+ * warms the connections the measured phases use, as with one thread), and
+ * run every window with their share of it:
+ *
+ * - concurrency and requests are split as evenly as possible (the shares add
+ *   up to -c and -n exactly);
+ * - open loop (-q): each worker sends at RATE/N on its own schedule, offset
+ *   by i/RATE, so the interleaved schedules are the global one (worker i
+ *   sends the global sequence numbers i, i+N, i+2N, ...);
+ * - every worker starts its window at the same (epoch) instant;
+ * - each worker has its own hedge budget: it enforces the percentage on its
+ *   own traffic, so the global extra load stays within the percentage too
+ *   (the burst allowance is per worker: N x the burst);
+ * - each worker's randomness is seeded with seed + its index;
+ * - attempts and finished requests are counted live in a SharedArrayBuffer
+ *   with Atomics.add (progress; checked against the merged count at the end).
+ *
+ * The main thread keeps the phase order and the delay derivation; each
+ * worker answers a window with a PhaseSnapshot per lane, merged exactly by
+ * phase-merge.ts. stop/stopNow are forwarded to every worker.
+ */
+import { Worker } from 'node:worker_threads'
+import { GeneratorMonitor, saturationWarnings } from '../stats/generator-monitor.js'
+import type { HedgingSetup } from '../stats/phase-stats.js'
+import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, type PhaseSnapshot } from '../stats/phase-merge.js'
+import type { ResolvedRun } from './resolve-options.js'
+import type { RequestRecord, RequestSink } from './run-options.js'
+import type { ServerCounter } from './server-check.js'
+import type { GeneratorHealth, PhaseName } from '../results/run-result.js'
+
+/** A lane as the worker rebuilds it (its delay source is rebuilt from the setup). */
+export interface WorkerLaneSpec {
+  name: PhaseName
+  steadyAfter?: number
+  hedge: { setup: HedgingSetup; minHedgeWindowMs: number } | null
+}
+
+export interface WorkerInit {
+  cfg: ResolvedRun
+  index: number
+  workers: number
+  counters: SharedArrayBuffer
+  runStartedAtEpoch: number
+}
+
+export interface WindowOrder {
+  type: 'window'
+  lanes: WorkerLaneSpec[]
+  requests: number | null
+  durationMs: number | null
+  concurrency: number
+  /** This worker's requests/s, or null (closed loop). */
+  rate: number | null
+  /** Open loop: this worker's schedule starts this long after the shared start. */
+  offsetMs: number
+  startAtEpoch: number
+  log: boolean
+  hedgeDelayMs: number | null
+}
+
+export type ToWorker = WindowOrder | { type: 'stop'; graceMs: number } | { type: 'ack' } | { type: 'close' }
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'records'; records: RequestRecord[] }
+  | { type: 'done'; snapshots: PhaseSnapshot[] }
+  | { type: 'failed'; message: string }
+
+export interface PoolWindow {
+  lanes: WorkerLaneSpec[]
+  requests: number | null
+  durationMs: number | null
+  hedgeDelayMs: number | null
+  sink?: RequestSink | undefined
+  server?: ServerCounter | null
+  onProgress?: ((done: number, elapsedMs: number) => void) | undefined
+}
+
+const START_TIMEOUT_MS = 15_000
+const CLOSE_TIMEOUT_MS = 5_000
+/** After a stop, a worker that has not answered within its grace + this is terminated. */
+const STOP_SLACK_MS = 15_000
+/** Workers start a window this long after it is posted, all at the same instant. */
+const START_LEAD_MS = 20
+const PROGRESS_EVERY_MS = 250
+
+/** `total` split over `n` as evenly as possible; the shares add up to `total`. */
+export function share(total: number, n: number, i: number): number {
+  return Math.floor(total / n) + (i < total % n ? 1 : 0)
+}
+
+interface Member {
+  worker: Worker
+  index: number
+  pending: { resolve: (s: PhaseSnapshot[] | null) => void; reject: (e: Error) => void } | null
+  exited: Promise<void>
+  gone: boolean
+}
+
+export class WorkerPool {
+  readonly counters = new Int32Array(new SharedArrayBuffer(8))
+  readonly #members: Member[] = []
+  #sink: RequestSink | undefined
+  #sinkChain: Promise<void> = Promise.resolve()
+  #watchdog: NodeJS.Timeout | null = null
+
+  private constructor(
+    readonly cfg: ResolvedRun,
+    readonly size: number,
+    readonly runStartedAtEpoch: number,
+  ) {}
+
+  /** Starts min(workers, concurrency) threads and waits (bounded) until each is ready. */
+  static async start(cfg: ResolvedRun, runStartedAtEpoch: number): Promise<WorkerPool> {
+    const pool = new WorkerPool(cfg, Math.max(1, Math.min(cfg.workers, cfg.concurrency)), runStartedAtEpoch)
+    try {
+      await Promise.all(Array.from({ length: pool.size }, (_, i) => pool.#spawn(i)))
+    } catch (err) {
+      await pool.close()
+      throw err
+    }
+    return pool
+  }
+
+  #spawn(index: number): Promise<void> {
+    const workerData: WorkerInit = { cfg: this.cfg, index, workers: this.size, counters: this.counters.buffer as SharedArrayBuffer, runStartedAtEpoch: this.runStartedAtEpoch }
+    const worker = new Worker(new URL('./worker-thread.js', import.meta.url), { workerData })
+    const member: Member = { worker, index, pending: null, exited: new Promise((r) => worker.once('exit', () => r())), gone: false }
+    this.#members.push(member)
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`worker ${index} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS)
+      const fail = (err: Error): void => {
+        clearTimeout(timer)
+        reject(err)
+        member.pending?.reject(err)
+        member.pending = null
+      }
+      worker.on('error', (err) => fail(new Error(`worker ${index} failed: ${err.message}`)))
+      worker.on('exit', (code) => {
+        member.gone = true
+        fail(new Error(`worker ${index} exited (code ${code})`))
+      })
+      worker.on('message', (m: FromWorker) => {
+        if (m.type === 'ready') {
+          clearTimeout(timer)
+          resolve()
+        } else if (m.type === 'records') this.#onRecords(member, m.records)
+        else if (m.type === 'failed') fail(new Error(`worker ${index} failed: ${m.message}`))
+        else if (m.type === 'done') {
+          const pending = member.pending
+          member.pending = null
+          // Every batch of records posted before `done` is written first.
+          void this.#sinkChain.then(() => pending?.resolve(m.snapshots))
+        }
+      })
+    })
+  }
+
+  #onRecords(member: Member, records: RequestRecord[]): void {
+    const sink = this.#sink
+    this.#sinkChain = this.#sinkChain.then(async () => {
+      if (sink) {
+        let full = false
+        for (const r of records) if (sink.write(r) === false) full = true
+        if (full) await sink.waitForDrain()
+      }
+      if (!member.gone) member.worker.postMessage({ type: 'ack' } satisfies ToWorker)
+    })
+  }
+
+  /** One window on every worker; resolves with the merged phase of each lane. */
+  async runWindow(plan: PoolWindow): Promise<MergedPhase[]> {
+    const n = this.size
+    this.#sink = plan.sink
+    const rate = this.cfg.rate
+    const before = await plan.server?.snapshot()
+    const monitor = new GeneratorMonitor(n)
+    const attempts0 = Atomics.load(this.counters, COUNTER_ATTEMPTS) >>> 0
+    const completed0 = Atomics.load(this.counters, COUNTER_COMPLETED) >>> 0
+    const startAtEpoch = performance.timeOrigin + performance.now() + START_LEAD_MS
+    const results = this.#members.map((member) => {
+      const i = member.index
+      const requests = plan.requests === null ? null : share(plan.requests, n, i)
+      const order: WindowOrder = {
+        type: 'window',
+        lanes: plan.lanes.map((l) => ({
+          ...l,
+          ...(l.steadyAfter === undefined || plan.requests === null || requests === null ? {} : { steadyAfter: Math.floor((l.steadyAfter * requests) / plan.requests) }),
+        })),
+        requests,
+        durationMs: plan.durationMs,
+        concurrency: share(this.cfg.concurrency, n, i),
+        rate: rate === null ? null : rate / n,
+        offsetMs: rate === null ? 0 : (i * 1000) / rate,
+        startAtEpoch,
+        log: plan.sink !== undefined,
+        hedgeDelayMs: plan.hedgeDelayMs,
+      }
+      return new Promise<PhaseSnapshot[] | null>((resolve, reject) => {
+        if (member.gone) return reject(new Error(`worker ${i} is gone`))
+        member.pending = { resolve, reject }
+        member.worker.postMessage(order satisfies ToWorker)
+      })
+    })
+    const progress = plan.onProgress
+      ? setInterval(() => plan.onProgress!((Atomics.load(this.counters, COUNTER_COMPLETED) >>> 0) - completed0, performance.timeOrigin + performance.now() - startAtEpoch), PROGRESS_EVERY_MS)
+      : null
+    let snapshots: Array<PhaseSnapshot[] | null>
+    try {
+      snapshots = await Promise.all(results)
+    } finally {
+      if (progress) clearInterval(progress)
+      if (this.#watchdog) clearTimeout(this.#watchdog)
+      this.#watchdog = null
+    }
+    const answered = snapshots.filter((s): s is PhaseSnapshot[] => s !== null)
+    const health = this.#health(monitor.finish(plan.hedgeDelayMs), answered, plan.hedgeDelayMs)
+    if (answered.length < snapshots.length) health.warnings.push(`${snapshots.length - answered.length} of ${n} worker threads did not report after the stop: their requests are missing`)
+    const merged = plan.lanes.map((_, lane) => mergePhases(answered.map((s) => s[lane]!), { runStartedAtEpoch: this.runStartedAtEpoch, generator: health }))
+    const attempts = merged.reduce((s, m) => s + m.result.attempts, 0)
+    const live = (Atomics.load(this.counters, COUNTER_ATTEMPTS) >>> 0) - attempts0
+    if (live !== attempts && answered.length === snapshots.length) {
+      health.warnings.push(`attempts counted across threads (${live}) differ from the merged count (${attempts}): attempts settled after the phase ended`)
+    }
+    const server = before && plan.server ? await plan.server.check(before, attempts) : undefined
+    if (server) for (const m of merged) m.result.server = server
+    return merged
+  }
+
+  /**
+   * Generator health of the window: CPU from the main thread's monitor (it
+   * reads the whole process, every thread), event-loop delay the worst of
+   * the workers' loops (they run the load; the main thread waits).
+   */
+  #health(main: GeneratorHealth, snapshots: PhaseSnapshot[][], hedgeDelayMs: number | null): GeneratorHealth {
+    const loops = snapshots.map((s) => s[0]!.result.generator.eventLoopDelayMs)
+    const loop = {
+      p50: Math.max(0, ...loops.map((l) => l.p50)),
+      p99: Math.max(0, ...loops.map((l) => l.p99)),
+      max: Math.max(0, ...loops.map((l) => l.max)),
+    }
+    const warnings = saturationWarnings(loop.p99, main.cpuPct, this.size, hedgeDelayMs)
+    return { eventLoopDelayMs: loop, cpuPct: main.cpuPct, cores: this.size, saturated: warnings.length > 0, warnings }
+  }
+
+  /** Forwards an interruption: workers stop sending; in-flight requests get `graceMs`, then are aborted. */
+  stop(graceMs: number): void {
+    for (const m of this.#members) if (!m.gone) m.worker.postMessage({ type: 'stop', graceMs } satisfies ToWorker)
+    // Bounded: a worker that does not answer is terminated and its share is reported missing.
+    if (this.#watchdog) clearTimeout(this.#watchdog)
+    this.#watchdog = setTimeout(() => {
+      for (const m of this.#members) {
+        if (!m.pending) continue
+        const pending = m.pending
+        m.pending = null
+        pending.resolve(null)
+        void m.worker.terminate()
+      }
+    }, graceMs + Math.min(this.cfg.timeoutMs, 10_000) + STOP_SLACK_MS)
+  }
+
+  /** Closes every worker's agent and ends the threads (bounded: terminated after CLOSE_TIMEOUT_MS). */
+  async close(): Promise<void> {
+    if (this.#watchdog) clearTimeout(this.#watchdog)
+    await Promise.all(
+      this.#members.map(async (m) => {
+        m.pending = null
+        if (!m.gone) m.worker.postMessage({ type: 'close' } satisfies ToWorker)
+        let timer: NodeJS.Timeout | undefined
+        const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), CLOSE_TIMEOUT_MS)))
+        const how = await Promise.race([m.exited, late])
+        clearTimeout(timer)
+        if (how === 'late') await m.worker.terminate()
+      }),
+    )
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The add/close accumulator behind every `Figures` block (a phase, a
+ * replica, the fan-out calls): cheap `add*` calls while the run goes, one
+ * `toFigures()` at the end (vegeta's Metrics.Add / Close).
+ */
+import { createHistogram, encodeHistogram, recordMs, summarize, type Histogram } from './histogram.js'
+import type { Figures } from '../results/run-result.js'
+
+export class FiguresAccumulator {
+  requests = 0
+  attempts = 0
+  ok = 0
+  errors = 0
+  bytes = 0
+  slowCount = 0
+  readonly statusCodes = new Map<number, number>()
+  readonly errorKinds = new Map<string, number>()
+  readonly histogram: Histogram = createHistogram()
+
+  constructor(readonly slowMs: number) {}
+
+  /** A finished request (or attempt): an HTTP status, or a transport error. */
+  add(latencyMs: number, status: number | null, error: Error | null, bytes: number): void {
+    this.requests++
+    this.bytes += bytes
+    recordMs(this.histogram, latencyMs)
+    if (latencyMs > this.slowMs) this.slowCount++
+    if (status !== null) increment(this.statusCodes, status)
+    if (error) increment(this.errorKinds, errorKind(error))
+    if (status !== null && status < 400) this.ok++
+    else this.errors++
+  }
+
+  toFigures(): Figures {
+    return {
+      requests: this.requests,
+      attempts: this.attempts,
+      ok: this.ok,
+      errors: this.errors,
+      statusCodes: toRecord(this.statusCodes),
+      errorKinds: toRecord(this.errorKinds),
+      bytes: this.bytes,
+      latencyMs: summarize(this.histogram),
+      slow: { thresholdMs: this.slowMs, count: this.slowCount },
+      histogram: encodeHistogram(this.histogram),
+    }
+  }
+}
+
+/** A stable name for an error kind: its code (ECONNREFUSED, UND_ERR_SOCKET) or its class name. */
+function errorKind(err: Error): string {
+  const code = (err as { code?: unknown }).code
+  return typeof code === 'string' && code !== '' ? code : err.name || 'Error'
+}
+
+function increment<K>(map: Map<K, number>, key: K, by = 1): void {
+  map.set(key, (map.get(key) ?? 0) + by)
+}
+
+function toRecord<K extends string | number>(map: Map<K, number>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const key of [...map.keys()].sort()) out[String(key)] = map.get(key)!
+  return out
+}

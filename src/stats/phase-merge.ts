@@ -1,0 +1,317 @@
+/**
+ * --workers N: each worker thread measures its share of a window in its own
+ * PhaseStats; this turns those into one PhaseResult, exactly. Histograms are
+ * added (HDR add: the merged percentiles are the ones a single histogram of
+ * every value would give), counters are summed, and the per-second timeline
+ * is merged by second from per-second histograms, so its p50/p99 are exact
+ * too. The only values an HDR histogram cannot give back exactly, the min
+ * and max, travel as the workers measured them.
+ */
+import { decodeHistogram, encodeHistogram, mergeHistograms, percentileMs, summarize, type Histogram } from './histogram.js'
+import { PhaseStats, type PhaseStatsOptions, type RequestSample } from './phase-stats.js'
+import { MAX_POINTS, SecondRecorder, timelinePoint, type SecondSums } from './timeline.js'
+import type { Figures, GeneratorHealth, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
+
+/** What the hedge delay is derived from: a PhaseStats, or the merge of several. */
+export interface MeasuredPhase {
+  delayBasis(): Histogram
+  readonly figures: { readonly requests: number }
+}
+
+/**
+ * One second of a worker's phase: the point the charts show, plus what an
+ * exact merge needs (the sums behind its rounded figures and the second's
+ * latency histogram, encoded: a few hundred bytes).
+ */
+export interface SecondSnapshot extends TimelinePoint, SecondSums {
+  histogram: string
+}
+
+/** A worker's phase, serializable (structured clone), ready to merge. */
+export interface PhaseSnapshot {
+  /** The worker's own finish(), without its timeline: that travels as `seconds`. */
+  result: PhaseResult
+  /** Requests (calls, with fan-out) that fired at least one hedge. */
+  triggered: number
+  delayUsed: string
+  timerLateness: string
+  delayBasis: string
+  seconds: SecondSnapshot[]
+  /** The worker's window, in epoch milliseconds (performance.timeOrigin + now), comparable across threads. */
+  startedAtEpoch: number
+  endedAtEpoch: number
+}
+
+/** A second as the charts show it, plus what an exact merge of seconds from several workers needs. */
+function secondSnapshot(sums: SecondSums, histogram: Histogram): SecondSnapshot {
+  return { ...timelinePoint(sums, histogram), delaySum: sums.delaySum, delayCount: sums.delayCount, histogram: encodeHistogram(histogram) }
+}
+
+/** Per-second buckets whose closed seconds keep their histogram, so seconds from several workers merge exactly. */
+export function secondBuckets(origin: number): SecondRecorder<SecondSnapshot> {
+  return new SecondRecorder(origin, secondSnapshot)
+}
+
+export interface SnapshotOptions {
+  /** Shared counters (Int32Array over a SharedArrayBuffer): [attempts on the wire, logical requests done]. */
+  counters?: Int32Array
+  /** performance.now() all workers agree is second 0 of the window. */
+  secondsOrigin: number
+}
+
+export const COUNTER_ATTEMPTS = 0
+export const COUNTER_COMPLETED = 1
+
+/**
+ * A PhaseStats that also keeps what an exact merge needs: its timeline
+ * bucketed into per-second histograms (secondBuckets), and the shared
+ * cross-thread counters (Atomics.add, so the main thread reads an exact
+ * total while the run goes).
+ */
+export class SnapshotPhaseStats extends PhaseStats {
+  readonly #seconds: SecondRecorder<SecondSnapshot>
+  readonly #counters: Int32Array | null
+
+  constructor(opts: PhaseStatsOptions, snap: SnapshotOptions) {
+    const seconds = secondBuckets(snap.secondsOrigin)
+    super({ ...opts, timeline: seconds })
+    this.#seconds = seconds
+    this.#counters = snap.counters ?? null
+  }
+
+  override attemptSent(index: number, origin: string): void {
+    super.attemptSent(index, origin)
+    if (this.#counters) Atomics.add(this.#counters, COUNTER_ATTEMPTS, 1)
+  }
+
+  override recordRequest(s: RequestSample): void {
+    super.recordRequest(s)
+    if (this.#counters) Atomics.add(this.#counters, COUNTER_COMPLETED, 1)
+  }
+
+  snapshot(durationMs: number, generator: GeneratorHealth, startedAtEpoch: number, endedAtEpoch: number): PhaseSnapshot {
+    // finish() closes the last second; the seconds travel once, as `seconds`.
+    const result = { ...this.finish(durationMs, generator), timeline: [] }
+    const parts = this.mergeParts()
+    return {
+      result,
+      triggered: parts.triggered,
+      delayUsed: encodeHistogram(parts.delayUsed),
+      timerLateness: encodeHistogram(parts.timerLateness),
+      delayBasis: encodeHistogram(this.delayBasis()),
+      seconds: this.#seconds.points,
+      startedAtEpoch,
+      endedAtEpoch,
+    }
+  }
+}
+
+export interface MergedPhase extends MeasuredPhase {
+  result: PhaseResult
+}
+
+export interface MergeContext {
+  /** performance.timeOrigin + the run's t0 (epoch ms). */
+  runStartedAtEpoch: number
+  generator: GeneratorHealth
+}
+
+/** Merges the same phase measured by several workers into one PhaseResult. */
+export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPhase {
+  if (snaps.length === 0) throw new Error('mergePhases: nothing to merge')
+  const results = snaps.map((s) => s.result)
+  const first = results[0]!
+  const figures = mergeFigures(results)
+  const startedAt = Math.min(...snaps.map((s) => s.startedAtEpoch))
+  const endedAt = Math.max(...snaps.map((s) => s.endedAtEpoch))
+  const durationMs = Math.max(0, endedAt - startedAt)
+  const result: PhaseResult = {
+    name: first.name,
+    ...figures,
+    startOffsetMs: round3(Math.max(0, Math.min(...results.map((r) => r.startOffsetMs)))),
+    durationMs: round3(durationMs),
+    rps: round3(durationMs > 0 ? (figures.requests * 1000) / durationMs : 0),
+    connectionsOpened: sum(results.map((r) => r.connectionsOpened)),
+    replicas: mergeReplicas(results.map((r) => r.replicas)),
+    timeline: mergeSeconds(snaps.map((s) => s.seconds)),
+    generator: ctx.generator,
+  }
+  if (first.calls) result.calls = { ...mergeFigures(results.map((r) => r.calls!)), fanout: first.calls.fanout }
+  if (first.hedging) result.hedging = mergeHedging(snaps, result)
+  if (first.serviceTime) {
+    const parts = results.map((r) => r.serviceTime!)
+    const h = mergeEncoded(parts.map((p) => p.histogram))
+    result.serviceTime = {
+      latencyMs: summarizeExact(h, parts.map((p) => p.latencyMs)),
+      histogram: encodeHistogram(h),
+      lateSends: sum(parts.map((p) => p.lateSends)),
+    }
+  }
+  const basis = mergeEncoded(snaps.map((s) => s.delayBasis))
+  return { result, delayBasis: () => basis, figures: { requests: figures.requests } }
+}
+
+/** Sums of every counter, histograms added; latency summary from the merged histogram. */
+export function mergeFigures(parts: Figures[]): Figures {
+  const h = mergeEncoded(parts.map((p) => p.histogram))
+  return {
+    requests: sum(parts.map((p) => p.requests)),
+    attempts: sum(parts.map((p) => p.attempts)),
+    ok: sum(parts.map((p) => p.ok)),
+    errors: sum(parts.map((p) => p.errors)),
+    statusCodes: mergeCounts(parts.map((p) => p.statusCodes)),
+    errorKinds: mergeCounts(parts.map((p) => p.errorKinds)),
+    bytes: sum(parts.map((p) => p.bytes)),
+    latencyMs: summarizeExact(h, parts.filter((p) => p.requests > 0).map((p) => p.latencyMs)),
+    slow: { thresholdMs: parts[0]!.slow.thresholdMs, count: sum(parts.map((p) => p.slow.count)) },
+    histogram: encodeHistogram(h),
+  }
+}
+
+function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {
+  const byUrl = new Map<string, ReplicaFigures[]>()
+  for (const list of lists) for (const r of list) byUrl.set(r.url, [...(byUrl.get(r.url) ?? []), r])
+  return [...byUrl].map(([url, parts]) => ({
+    url,
+    ...mergeFigures(parts),
+    wins: sum(parts.map((p) => p.wins)),
+    cancelled: sum(parts.map((p) => p.cancelled)),
+  }))
+}
+
+/** What a hedging field is merged from: the workers' parts, and the merged phase's own figures. */
+interface HedgingParts {
+  parts: HedgingStats[]
+  snaps: PhaseSnapshot[]
+  merged: PhaseResult
+  /** Logical requests (calls, with fan-out) of the merged phase. */
+  calls: number
+}
+
+/** 'same': the setup, equal in every worker (the first one's); 'sum': a counter; else derived from the parts. */
+type FieldMerge<V> = 'same' | ([V] extends [number] ? 'sum' : never) | ((p: HedgingParts) => V)
+
+/**
+ * How each HedgingStats field merges across workers, in the order
+ * PhaseStats reports them. The type asks for every field, so a new one
+ * cannot be silently dropped from the merged result.
+ */
+const HEDGING_MERGE: { [K in keyof HedgingStats]: FieldMerge<HedgingStats[K]> } = {
+  delayMs: 'same',
+  delaySource: 'same',
+  adaptive: 'same',
+  maxAttempts: 'same',
+  budgetPct: 'same',
+  parallel: 'same',
+  cancelMode: 'same',
+  delayUsedMs: ({ snaps }) => {
+    const h = mergeEncoded(snaps.map((s) => s.delayUsed))
+    const mins = snaps.filter((s) => decodeCount(s.delayUsed) > 0).map((s) => s.result.hedging!.delayUsedMs.min)
+    return { min: mins.length > 0 ? Math.min(...mins) : 0, p50: percentileMs(h, 50), max: percentileMs(h, 100) }
+  },
+  hedgesSent: 'sum',
+  unsent: 'sum',
+  extraLoadPct: ({ merged, calls }) => (calls > 0 ? round3((merged.attempts / calls - 1) * 100) : 0),
+  triggerRate: ({ snaps, calls }) => (calls > 0 ? round3((sum(snaps.map((s) => s.triggered)) / calls) * 100) : 0),
+  hedgeWins: 'sum',
+  originalWins: 'sum',
+  cancelled: 'sum',
+  lateDiscarded: 'sum',
+  budgetDenied: 'sum',
+  deadlineSuppressed: 'sum',
+  nonFatalTriggered: 'sum',
+  timerLatenessMs: ({ snaps }) => {
+    const h = mergeEncoded(snaps.map((s) => s.timerLateness))
+    return { p50: percentileMs(h, 50), p99: percentileMs(h, 99), max: percentileMs(h, 100) }
+  },
+  perAttempt: ({ parts }) => {
+    const byAttempt = new Map<number, HedgingStats['perAttempt']>()
+    for (const p of parts) for (const a of p.perAttempt) byAttempt.set(a.attempt, [...(byAttempt.get(a.attempt) ?? []), a])
+    return [...byAttempt.keys()].sort((a, b) => a - b).map((attempt) => {
+      const list = byAttempt.get(attempt)!
+      const h = mergeEncoded(list.map((a) => a.histogram))
+      return {
+        attempt,
+        count: sum(list.map((a) => a.count)),
+        latencyMs: summarizeExact(h, list.filter((a) => a.count > 0).map((a) => a.latencyMs)),
+        histogram: encodeHistogram(h),
+      }
+    })
+  },
+}
+
+function mergeHedging(snaps: PhaseSnapshot[], merged: PhaseResult): HedgingStats {
+  const input: HedgingParts = { parts: snaps.map((s) => s.result.hedging!), snaps, merged, calls: merged.calls ? merged.calls.requests : merged.requests }
+  const out: Partial<Record<keyof HedgingStats, unknown>> = {}
+  for (const key of Object.keys(HEDGING_MERGE) as Array<keyof HedgingStats>) out[key] = mergeField(key, input)
+  return out as HedgingStats
+}
+
+function mergeField<K extends keyof HedgingStats>(key: K, p: HedgingParts): HedgingStats[K] {
+  const how: FieldMerge<HedgingStats[K]> = HEDGING_MERGE[key]
+  if (how === 'same') return p.parts[0]![key]
+  if (how === 'sum') return sum(p.parts.map((part) => part[key] as number)) as HedgingStats[K]
+  return how(p)
+}
+
+/** Seconds of every worker merged by `t`: counts summed, the second's histograms added. */
+export function mergeSeconds(lists: SecondSnapshot[][]): TimelinePoint[] {
+  const byT = new Map<number, SecondSnapshot[]>()
+  for (const list of lists) for (const s of list) byT.set(s.t, [...(byT.get(s.t) ?? []), s])
+  return [...byT.keys()]
+    .sort((a, b) => a - b)
+    .slice(0, MAX_POINTS)
+    .map((t) => {
+      const parts = byT.get(t)!
+      const sums: SecondSums = { t, requests: 0, errors: 0, hedges: 0, delaySum: 0, delayCount: 0 }
+      for (const p of parts) {
+        sums.requests += p.requests
+        sums.errors += p.errors
+        sums.hedges += p.hedges
+        sums.delaySum += p.delaySum
+        sums.delayCount += p.delayCount
+      }
+      return timelinePoint(sums, mergeEncoded(parts.map((p) => p.histogram)))
+    })
+}
+
+/**
+ * summarize() of the merged histogram, with the exact min and max the
+ * workers measured: an HDR histogram only keeps the bucket of each value,
+ * so after encode/decode its min/max are bucket edges.
+ */
+function summarizeExact(h: Histogram, parts: LatencySummary[]): LatencySummary {
+  if (h.totalCount > 0 && parts.length > 0) {
+    // The JS histogram (useWebAssembly: false) keeps them as plain fields; summarize() reads them.
+    const exact = h as unknown as { maxValue: number; minNonZeroValue: number }
+    exact.maxValue = Math.round(Math.max(...parts.map((p) => p.max)) * 1000)
+    exact.minNonZeroValue = Math.round(Math.min(...parts.map((p) => p.min)) * 1000)
+  }
+  return summarize(h)
+}
+
+function mergeEncoded(encoded: string[]): Histogram {
+  return mergeHistograms(encoded.map(decodeHistogram))
+}
+
+function decodeCount(encoded: string): number {
+  return decodeHistogram(encoded).totalCount
+}
+
+function mergeCounts(records: Array<Record<string, number>>): Record<string, number> {
+  const total = new Map<string, number>()
+  for (const r of records) for (const [k, v] of Object.entries(r)) total.set(k, (total.get(k) ?? 0) + v)
+  const out: Record<string, number> = {}
+  for (const key of [...total.keys()].sort()) out[key] = total.get(key)!
+  return out
+}
+
+function sum(xs: number[]): number {
+  let total = 0
+  for (const x of xs) total += x
+  return total
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000
+}

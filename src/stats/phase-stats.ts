@@ -1,0 +1,282 @@
+/**
+ * Everything measured in one phase. It is the HedgeObserver of the phase's
+ * dispatcher, so attempts are counted where they happen (synchronously, in
+ * undici's callbacks), and it takes one `recordRequest` per logical request.
+ * `finish()` turns it into the PhaseResult every renderer reads.
+ */
+import { FiguresAccumulator } from './figures.js'
+import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
+import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/observer.js'
+import { TimelineRecorder, type SecondRecorder } from './timeline.js'
+import type { GeneratorHealth, HedgingStats, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
+
+export interface PhaseStatsOptions {
+  name: PhaseName
+  slowMs: number
+  /** Replica URLs as given; attempts are keyed by their origin. */
+  replicas: readonly string[]
+  fanout: number
+  openLoop: boolean
+  /** performance.now() of the run start, for offsets. */
+  runStartedAt: number
+  /** Also keep a histogram of the requests finishing after this many (the warm-up's settled part). */
+  steadyAfter?: number
+  /**
+   * Where requests and hedges are bucketed by second; default: a
+   * TimelineRecorder from `startedAt`. A worker thread passes one whose
+   * seconds keep their histogram, for an exact merge (phase-merge.ts).
+   */
+  timeline?: SecondRecorder<TimelinePoint>
+}
+
+/** How hedging was configured for the phase (the counts come from the observer). */
+export type HedgingSetup = Pick<HedgingStats, 'delayMs' | 'delaySource' | 'adaptive' | 'maxAttempts' | 'budgetPct' | 'parallel' | 'cancelMode'>
+
+/** A logical request as the load generator saw it. */
+export interface RequestSample {
+  latencyMs: number
+  /** Open-loop only: time from the actual send (uncorrected). */
+  serviceMs: number | null
+  status: number | null
+  error: Error | null
+  bytes: number
+  outcome: HedgeOutcome | null
+  /** performance.now() when it finished, if the caller has it (saves a clock read). */
+  endAt?: number
+}
+
+class ReplicaAccumulator extends FiguresAccumulator {
+  wins = 0
+  cancelled = 0
+}
+
+export class PhaseStats implements HedgeObserver {
+  readonly startedAt = performance.now()
+  readonly figures: FiguresAccumulator
+  readonly calls: FiguresAccumulator | null
+  readonly timeline: SecondRecorder<TimelinePoint>
+  launched = 0
+  settled = 0
+  connectionsOpened = 0
+  lateSends = 0
+  #unsent = 0
+  #cancelled = 0
+  #lateDiscarded = 0
+  #budgetDenied = 0
+  #deadlineSuppressed = 0
+  #nonFatal = 0
+  #hedgesSent = 0
+  #hedgeWins = 0
+  #originalWins = 0
+  #triggered = 0
+  readonly #replicas = new Map<string, ReplicaAccumulator>()
+  readonly #replicaUrls = new Map<string, string>()
+  #lastOrigin: string | null = null
+  #lastReplica: ReplicaAccumulator | null = null
+  readonly #perAttempt: FiguresAccumulator[] = []
+  readonly #timerLateness: Histogram = createHistogram()
+  readonly #delayUsed: Histogram = createHistogram()
+  readonly #serviceTime: Histogram | null
+  hedging: HedgingSetup | null = null
+  /** Latency once connections and JIT are warm (see `steadyAfter`); null when not asked for. */
+  readonly steady: Histogram | null
+
+  constructor(readonly opts: PhaseStatsOptions) {
+    this.figures = new FiguresAccumulator(opts.slowMs)
+    this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs) : null
+    this.timeline = opts.timeline ?? new TimelineRecorder(this.startedAt)
+    this.#serviceTime = opts.openLoop ? createHistogram() : null
+    this.steady = opts.steadyAfter === undefined ? null : createHistogram()
+    for (const url of opts.replicas) {
+      const origin = new URL(url).origin
+      this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs))
+      this.#replicaUrls.set(origin, url)
+    }
+  }
+
+  // ---- HedgeObserver: attempt-level events, counted as they happen ----
+
+  attemptLaunched(): void {
+    this.launched++
+  }
+
+  attemptSettled(): void {
+    this.settled++
+  }
+
+  attemptSent(index: number, origin: string): void {
+    this.figures.attempts++
+    this.#replica(origin).attempts++
+    if (index > 0) {
+      this.#hedgesSent++
+      this.timeline.hedge(performance.now())
+    }
+  }
+
+  attemptUnsent(): void {
+    this.#unsent++
+  }
+
+  attemptCancelled(_index: number, origin: string): void {
+    this.#cancelled++
+    this.#replica(origin).cancelled++
+  }
+
+  attemptDone(o: AttemptOutcome): void {
+    const replica = this.#replica(o.origin)
+    replica.add(o.latencyMs, o.status, o.error, o.bytes)
+    if (o.won) replica.wins++
+    // Per-attempt-number figures are only reported for a hedged phase.
+    if (this.hedging) this.#attemptFigures(o.index).add(o.latencyMs, o.status, o.error, o.bytes)
+  }
+
+  lateDiscarded(): void {
+    this.#lateDiscarded++
+  }
+
+  budgetDenied(): void {
+    this.#budgetDenied++
+  }
+
+  deadlineSuppressed(): void {
+    this.#deadlineSuppressed++
+  }
+
+  nonFatalTriggered(): void {
+    this.#nonFatal++
+  }
+
+  timerLateness(ms: number): void {
+    recordMs(this.#timerLateness, ms)
+  }
+
+  // ---- logical requests ----
+
+  /** One fan-out call finished (only when fanout > 1). Each call is hedged on its own, so its hedge outcome counts here. */
+  recordCall(latencyMs: number, status: number | null, error: Error | null, bytes: number, outcome: HedgeOutcome | null = null): void {
+    this.calls?.add(latencyMs, status, error, bytes)
+    this.#hedgeOutcome(outcome)
+  }
+
+  recordRequest(s: RequestSample): void {
+    // The hedge timer starts at the send, so the delay basis is the service time in open loop.
+    if (this.steady && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.steady, s.serviceMs ?? s.latencyMs)
+    this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
+    if (this.#serviceTime && s.serviceMs !== null) recordMs(this.#serviceTime, s.serviceMs)
+    const outcome = s.outcome
+    // With fan-out, every call's outcome was counted in recordCall (wins and triggers are per call).
+    if (!this.calls) this.#hedgeOutcome(outcome)
+    const failed = s.status === null || s.status >= 400
+    this.timeline.request(s.endAt ?? performance.now(), s.latencyMs, failed, this.hedging ? (outcome?.delayMs ?? null) : null)
+  }
+
+  #hedgeOutcome(outcome: HedgeOutcome | null): void {
+    if (!outcome || !this.hedging) return
+    recordMs(this.#delayUsed, outcome.delayMs)
+    if (outcome.hedgeFiredMs !== null) this.#triggered++
+    if (outcome.winner === 0) this.#originalWins++
+    else if (outcome.winner > 0) this.#hedgeWins++
+  }
+
+  /** Latency to derive a hedge delay from: the settled part, and time from the send (not the intended start). */
+  delayBasis(): Histogram {
+    // With fan-out each call is hedged on its own: its delay comes from call latency.
+    if (this.calls && this.calls.histogram.totalCount > 0) return this.calls.histogram
+    if (this.steady && this.steady.totalCount > 0) return this.steady
+    return this.#serviceTime ?? this.figures.histogram
+  }
+
+  /** What `finish()` rounds away, for merging the phases of several worker threads exactly (phase-merge.ts). */
+  mergeParts(): { triggered: number; delayUsed: Histogram; timerLateness: Histogram } {
+    return { triggered: this.#triggered, delayUsed: this.#delayUsed, timerLateness: this.#timerLateness }
+  }
+
+  /** Every attempt launched has made its last callback. */
+  drained(): boolean {
+    return this.settled >= this.launched
+  }
+
+  finish(durationMs: number, generator: GeneratorHealth): PhaseResult {
+    const figures = this.figures.toFigures()
+    const result: PhaseResult = {
+      name: this.opts.name,
+      ...figures,
+      startOffsetMs: round3(this.startedAt - this.opts.runStartedAt),
+      durationMs: round3(durationMs),
+      rps: round3(durationMs > 0 ? (figures.requests * 1000) / durationMs : 0),
+      connectionsOpened: this.connectionsOpened,
+      replicas: this.#replicaFigures(),
+      timeline: this.timeline.finish(performance.now()),
+      generator,
+    }
+    if (this.calls) result.calls = { ...this.calls.toFigures(), fanout: this.opts.fanout }
+    if (this.hedging) result.hedging = this.#hedgingStats(figures.requests)
+    if (this.#serviceTime) {
+      result.serviceTime = { latencyMs: summarize(this.#serviceTime), histogram: encodeHistogram(this.#serviceTime), lateSends: this.lateSends }
+    }
+    return result
+  }
+
+  #hedgingStats(requests: number): HedgingStats {
+    const calls = this.calls ? this.calls.requests : requests
+    return {
+      ...this.hedging!,
+      delayUsedMs: { min: minMs(this.#delayUsed), p50: percentileMs(this.#delayUsed, 50), max: percentileMs(this.#delayUsed, 100) },
+      hedgesSent: this.#hedgesSent,
+      unsent: this.#unsent,
+      extraLoadPct: calls > 0 ? round3((this.figures.attempts / calls - 1) * 100) : 0,
+      triggerRate: calls > 0 ? round3((this.#triggered / calls) * 100) : 0,
+      hedgeWins: this.#hedgeWins,
+      originalWins: this.#originalWins,
+      cancelled: this.#cancelled,
+      lateDiscarded: this.#lateDiscarded,
+      budgetDenied: this.#budgetDenied,
+      deadlineSuppressed: this.#deadlineSuppressed,
+      nonFatalTriggered: this.#nonFatal,
+      timerLatenessMs: {
+        p50: percentileMs(this.#timerLateness, 50),
+        p99: percentileMs(this.#timerLateness, 99),
+        max: percentileMs(this.#timerLateness, 100),
+      },
+      perAttempt: this.#perAttempt.map((acc, attempt) => {
+        const f = acc.toFigures()
+        return { attempt, count: f.requests, latencyMs: f.latencyMs, histogram: f.histogram }
+      }),
+    }
+  }
+
+  #replicaFigures(): ReplicaFigures[] {
+    return [...this.#replicas].map(([origin, acc]) => ({
+      url: this.#replicaUrls.get(origin) ?? origin,
+      ...acc.toFigures(),
+      wins: acc.wins,
+      cancelled: acc.cancelled,
+    }))
+  }
+
+  #replica(origin: string): ReplicaAccumulator {
+    // Twice per attempt: remember the last one (one replica is the common case).
+    if (origin === this.#lastOrigin) return this.#lastReplica!
+    let acc = this.#replicas.get(origin)
+    if (!acc) {
+      acc = new ReplicaAccumulator(this.opts.slowMs)
+      this.#replicas.set(origin, acc)
+    }
+    this.#lastOrigin = origin
+    this.#lastReplica = acc
+    return acc
+  }
+
+  #attemptFigures(index: number): FiguresAccumulator {
+    while (this.#perAttempt.length <= index) this.#perAttempt.push(new FiguresAccumulator(this.opts.slowMs))
+    return this.#perAttempt[index]!
+  }
+}
+
+function minMs(h: Histogram): number {
+  return h.totalCount === 0 ? 0 : Math.round(h.minNonZeroValue) / 1000
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000
+}
