@@ -68,6 +68,12 @@ const CASES: Case[] = [
   { name: 'serve --port given twice', args: () => ['serve', '--profile', 'pi', '--port', '0', '--port', '1'], value: '"0", "1"', valid: /give it once/, bare: true },
   { name: 'demo -n abc', args: () => ['demo', '-n', 'abc'], value: '-n "abc"', valid: /whole number/, bare: true },
   { name: 'demo -n 0', args: () => ['demo', '-n', '0'], value: '-n "0"', valid: /whole number above 0/, bare: true },
+  { name: 'invalid method -m "GE T" (hedged by default: invalid, not "not idempotent")', args: (u) => [u, '-m', 'GE T'], value: '"GE T"', valid: /one word of letters.*e\.g\. GET or POST/ },
+  { name: 'negative --hedge-delay -5ms', args: (u) => [u, '--hedge-delay', '-5ms'], value: '"-5ms"', valid: /250ms, 1\.5s, 2m/ },
+  { name: 'negative -t -1s', args: (u) => [u, '-t', '-1s'], value: '"-1s"', valid: /250ms, 1\.5s, 2m/ },
+  { name: 'URL without a scheme (host:port)', args: (u) => [u.replace('http://', '')], value: '127.0.0.1:', valid: /did you mean http:\/\/127\.0\.0\.1:\d+\/ \?/ },
+  { name: 'URL without a scheme (localhost:port)', args: (u) => [u.replace('http://127.0.0.1', 'localhost')], value: 'localhost:', valid: /did you mean http:\/\/localhost:\d+\/ \?/ },
+  { name: 'compare with no files', args: () => ['compare'], value: 'compare', valid: /BEFORE\.json/, bare: true },
   { name: 'compare with an unknown -o', args: () => ['compare', 'wrong.json', '-o', 'xml'], value: '"xml"', valid: /text, json, csv/, bare: true },
 ]
 

@@ -11,9 +11,11 @@ import { reportCommand } from './report-command.js'
 import { compareCommand } from './compare-command.js'
 import { serveCommand } from './serve-command.js'
 import { demoCommand } from './demo-command.js'
+import { joinNegativeValues } from './argv.js'
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   let code = 0
+  argv = joinNegativeValues(argv)
   const parser = yargs(argv)
     .scriptName('hedgebench')
     .command(runCommand((c) => (code = c)))
@@ -22,6 +24,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .command(serveCommand((c) => (code = c)))
     .command(demoCommand((c) => (code = c)))
     .strict()
+    // `hedgebench -- URL`: what follows `--` is never a flag; the run command reads it as URLs.
+    .parserConfiguration({ 'populate--': true })
     .help()
     .alias('help', 'h')
     .version(false)
@@ -58,6 +62,9 @@ function usageMessage(msg: string, argv: string[]): string {
     const typed = names.filter((n) => !names.some((o) => o !== n && o.includes('-') && camel(o) === n))
     const shown = typed.map((n) => (argv.some((a) => a === flagName(n) || a.startsWith(`${flagName(n)}=`)) ? flagName(n) : `"${n}"`))
     return `unknown ${typed.length > 1 ? 'arguments' : 'argument'} ${shown.join(', ')} (see hedgebench --help for the valid options)`
+  }
+  if (/^Not enough non-option arguments/.test(text) && argv.includes('compare')) {
+    return 'compare needs one or more saved runs: hedgebench compare BEFORE.json [AFTER.json ...] (one file compares its own plain and hedged phases)'
   }
   return text
 }

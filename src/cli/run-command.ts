@@ -33,7 +33,8 @@ interface CliFlags extends RunFlags {
 
 export function runCommand(setExitCode: (code: number) => void): CommandModule<object, CliFlags> {
   return {
-    command: '$0 [urls..]',
+    // `hedgebench run URL` is the same command, named.
+    command: ['$0 [urls..]', 'run'],
     describe: 'Run a warm-up, a plain and a hedged phase against replica URLs and compare them',
     builder: (y) => runFlags(y as Argv) as unknown as Argv<CliFlags>,
     handler: async (argv) => setExitCode(await runFromCli(argv)),
@@ -48,24 +49,25 @@ const ms = (value: number): string => (value === 0 ? '0' : value % 1000 === 0 ? 
 function runFlags(y: Argv): Argv {
   return y
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
-    .option('n', { type: 'string', describe: `requests per measured phase ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
+    .option('n', { type: 'string', describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
     .option('c', { type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
-    .option('z', { type: 'string', describe: 'duration of each phase instead of -n (e.g. 30s, 2m)', group: 'Load:' })
+    .option('z', { type: 'string', describe: 'duration of each measured phase, instead of -n (wins over -n, as in hey; e.g. 30s, 2m); the warm-up stops at -z too, so --mode both takes up to 3 × -z', group: 'Load:' })
     .option('q', { type: 'string', describe: 'rate limit in requests/s, GLOBAL across all workers (unlike hey\'s per-worker -q); makes the run open-loop', group: 'Load:' })
     .option('t', { type: 'string', describe: `per-request timeout; bare number = ms ${dflt(ms(DEFAULTS.timeoutMs))}`, group: 'Load:' })
-    .option('warmup', { type: 'string', describe: `warm-up requests, excluded from the statistics ${dflt(`min(n, ${DEFAULTS.warmupCap})`)}`, group: 'Load:' })
+    .option('warmup', { type: 'string', describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap})`)}`, group: 'Load:' })
     .option('mode', { type: 'string', choices: ['plain', 'hedged', 'both'], describe: `phases to run ${dflt(DEFAULTS.mode)}`, group: 'Load:' })
     .option('schedule', { type: 'string', choices: ['sequential', 'interleaved'], describe: `phases one after another, or plain/hedged mixed at random in one window ${dflt(DEFAULTS.schedule)}`, group: 'Load:' })
     .option('fanout', { type: 'string', describe: `calls per logical request, which completes when all have answered ${dflt(DEFAULTS.fanout)}`, group: 'Load:' })
     .option('workers', { type: 'string', describe: `worker threads ${dflt(DEFAULTS.workers)}`, group: 'Load:' })
     .option('seed', { type: 'string', describe: 'seed for the client\'s random choices', group: 'Load:' })
     .option('m', { type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}`, group: 'Request:' })
-    .option('H', { type: 'string', array: true, describe: 'header "Name: value" (repeatable)', group: 'Request:' })
+    .option('H', { type: 'string', describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)', group: 'Request:' })
     .option('d', { type: 'string', describe: 'request body', group: 'Request:' })
     .option('D', { type: 'string', describe: 'request body from a file', group: 'Request:' })
     .option('T', { type: 'string', describe: 'Content-Type header', group: 'Request:' })
     .option('A', { type: 'string', describe: 'Accept header', group: 'Request:' })
     .option('http2', { type: 'boolean', describe: 'allow HTTP/2 (negotiated over TLS)', group: 'Request:' })
+    .option('k', { alias: 'insecure', type: 'boolean', describe: 'accept any TLS certificate (self-signed, wrong host, expired), as curl -k', group: 'Request:' })
     .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
     .option('hedge-delay', { type: 'string', describe: `auto (= warm-up p95), pNN (a warm-up percentile) or a duration ${dflt(DEFAULTS.hedgeDelay)}`, group: 'Hedging:' })
     .option('adaptive', { type: 'boolean', describe: 'delay tracks a rolling percentile of recent original attempts', group: 'Hedging:' })
@@ -89,7 +91,7 @@ function runFlags(y: Argv): Argv {
     .option('slow', { type: 'string', describe: `count requests slower than this; bare number = ms ${dflt(ms(DEFAULTS.slowMs))}`, group: 'Output:' })
     .option('csv-requests', { type: 'string', describe: 'write one CSV row per request to this file', group: 'Output:' })
     .option('html', { type: 'string', describe: 'write a self-contained HTML report with charts', group: 'Output:' })
-    .option('redact', { type: 'string', array: true, describe: 'more header names whose values are never written', group: 'Output:' })
+    .option('redact', { type: 'string', describe: 'a header name whose values are never written (repeatable)', group: 'Output:' })
     .option('fail-on-errors', { type: 'string', describe: 'exit 1 when a phase\'s error rate is above this %', group: 'Output:' })
     .option('profile', { type: 'string', describe: 'scenario from profiles/ (or a file); with no URL, starts the built-in target', group: 'Target:' })
     .option('replicas', { type: 'string', describe: 'replicas of the built-in target [default: the profile\'s]', group: 'Target:' })
@@ -117,6 +119,11 @@ async function runFromCli(argv: CliFlags): Promise<number> {
 /** Profile defaults first, flags the user gave win. */
 function withProfile(profile: Profile, options: RunOptions, target: Target): RunOptions {
   const defaults = profileRunOptions(profile)
+  // -n or -z given: the phase size is the user's, not half the profile's and half theirs.
+  if (options.requests !== undefined || options.durationMs !== undefined) {
+    delete defaults.requests
+    delete defaults.durationMs
+  }
   return {
     ...defaults,
     ...options,

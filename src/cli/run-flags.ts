@@ -12,18 +12,22 @@ import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
 
 export interface RunFlags {
   urls?: string[]
+  /** What followed `--`: URLs, never flags. */
+  '--'?: string[]
   n?: string
   c?: string
   z?: string
   q?: string
   t?: string
   m?: string
-  H?: string[]
+  /** One value per -H (yargs gives a string for one, an array for several). */
+  H?: string | string[]
   d?: string
   D?: string
   T?: string
   A?: string
   http2?: boolean
+  k?: boolean
   disableKeepalive?: boolean
   label?: string
   slow?: string
@@ -33,7 +37,7 @@ export interface RunFlags {
   fanout?: string
   workers?: string
   seed?: string
-  redact?: string[]
+  redact?: string | string[]
   serverStats?: string
   hedgeDelay?: string
   adaptive?: boolean
@@ -53,7 +57,7 @@ export interface RunFlags {
 }
 
 /** Flags that may be given more than once; any other repeated flag is an error, not a silent pick. */
-const REPEATABLE = new Set(['urls', 'H', 'redact', '_', '$0'])
+const REPEATABLE = new Set(['urls', 'H', 'redact', '_', '$0', '--'])
 
 /** yargs turns `-n 2 -n 0` into ["2", "0"]: refuse it with the values named. */
 export function assertNoRepeats(argv: Record<string, unknown>): void {
@@ -65,7 +69,7 @@ export function assertNoRepeats(argv: Record<string, unknown>): void {
 }
 
 export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
-  const o: RunOptions = { urls: f.urls ?? [] }
+  const o: RunOptions = { urls: [...list(f.urls), ...list(f['--'])] }
   setIf(o, 'requests', f.n, (v) => integer(v, '-n'))
   setIf(o, 'concurrency', f.c, (v) => integer(v, '-c'))
   setIf(o, 'durationMs', f.z, (v) => parseDuration(v, '-z', 's'))
@@ -82,8 +86,10 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   setIf(o, 'label', f.label, (v) => v)
   setIf(o, 'serverStatsUrl', f.serverStats, (v) => v)
   if (f.http2) o.http2 = true
+  if (f.k) o.insecure = true
   if (f.disableKeepalive) o.keepAlive = false
-  if (f.redact?.length) o.redact = f.redact
+  const redact = list(f.redact)
+  if (redact.length) o.redact = redact
   o.headers = headers(f)
   const body = await bodyOf(f)
   if (body) o.body = body
@@ -93,10 +99,10 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
 }
 
 function headers(f: RunFlags): Array<[string, string]> {
-  const list = (f.H ?? []).map(parseHeader)
-  if (f.T) list.push(['content-type', f.T])
-  if (f.A) list.push(['accept', f.A])
-  return list
+  const parsed = list(f.H).map(parseHeader)
+  if (f.T) parsed.push(['content-type', f.T])
+  if (f.A) parsed.push(['accept', f.A])
+  return parsed
 }
 
 async function bodyOf(f: RunFlags): Promise<Buffer | null> {
@@ -156,6 +162,9 @@ function number(v: string, flag: string): number {
   if (String(v).trim() === '' || !Number.isFinite(n)) throw new UsageError(`invalid ${flag} "${v}" (expected a number)`)
   return n
 }
+
+/** A repeatable flag's values: none, one (a string) or several. */
+const list = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v.map(String) : [String(v)])
 
 function setIf<T extends object, K extends keyof T>(target: T, key: K, raw: string | undefined, parse: (v: string) => T[K]): void {
   if (raw === undefined) return

@@ -57,8 +57,14 @@ function header(result: RunResult): string[] {
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
   return [
     `hedgebench ${result.version} · ${JSON.stringify(result.label)} · ${result.startedAt} -> ${result.finishedAt}`,
-    `${c.method} ${urls} · -c ${c.concurrency} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ' · HTTP/2' : ''}`,
+    `${c.method} ${urls} · ${inFlight(c)} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ' · HTTP/2' : ''}`,
   ]
+}
+
+/** Requests in flight as the run had them: never more than -n (the load generator clamps -c to it). */
+function inFlight(c: RunResult['config']): string {
+  if (c.requests === null || c.requests >= c.concurrency) return `-c ${c.concurrency}`
+  return `-c ${c.requests} (-c ${c.concurrency} clamped to -n ${c.requests})`
 }
 
 /** What must not be missed: an interrupted run and the run's warnings. */

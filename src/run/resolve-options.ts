@@ -47,6 +47,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   seed: number
   hedge: ResolvedHedge
   redact: string[]
+  /** -k: accept any TLS certificate (self-signed, wrong host, expired). */
+  insecure: boolean
 }
 
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
@@ -54,7 +56,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
   const durationMs = o.durationMs === undefined ? null : positiveNumber(o.durationMs, '-z', 'duration')
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
-  const method = (o.method ?? DEFAULTS.method).toUpperCase()
+  const method = checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
   const hedge = resolveHedge(o.hedge ?? {}, method, mode)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
@@ -83,13 +85,24 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     seed,
     hedge,
     redact: o.redact ?? [],
+    insecure: o.insecure ?? false,
   }
+}
+
+/** RFC 9110 token characters: anything else undici refuses on every request (UND_ERR_INVALID_ARG). */
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+function checkMethod(method: string): string {
+  if (!METHOD_TOKEN.test(method)) throw new UsageError(`invalid -m "${method}" (an HTTP method is one word of letters, digits or !#$%&'*+-.^_\`|~, e.g. GET or POST)`)
+  return method
 }
 
 function checkUrls(urls: string[]): string[] {
   if (!urls || urls.length === 0) throw new UsageError('no URL given (pass one or more replica URLs, e.g. http://127.0.0.1:8080/, or --profile NAME)')
   const origins = new Set<string>()
   return urls.map((raw) => {
+    // `localhost:8080` parses as scheme "localhost", `127.0.0.1:8080` not at all: suggest what was meant.
+    if (looksLikeHostWithoutScheme(raw)) throw new UsageError(`URL without a scheme: "${redactUrl(raw)}" (did you mean http://${redactUrl(raw)} ?)`)
     let url: URL
     try {
       url = new URL(raw)
@@ -104,6 +117,13 @@ function checkUrls(urls: string[]): string[] {
     origins.add(url.origin)
     return raw
   })
+}
+
+/** host:port, host.name or host/path with no scheme: what curl would send to http://. */
+function looksLikeHostWithoutScheme(raw: string): boolean {
+  if (raw.includes('://')) return false
+  const m = /^(\[[\da-f:.]+\]|[\w.-]+)(:\d+)?([/?#].*)?$/i.exec(raw)
+  return m !== null && (m[1]!.includes('.') || m[1]!.startsWith('[') || m[2] !== undefined || m[1]!.toLowerCase() === 'localhost')
 }
 
 function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedHedge {

@@ -50,6 +50,7 @@ export interface RunOptions {
   concurrency?: number
   /** Requests per measured phase (default 200), unless durationMs is set. */
   requests?: number
+  /** Length of each measured phase; when set, requests is ignored (as in hey: -z wins over -n) and the warm-up stops at it too. */
   durationMs?: number
   /** Global requests/s: makes the run open-loop. */
   rate?: number
@@ -60,6 +61,8 @@ export interface RunOptions {
   warmup?: number
   slowMs?: number
   http2?: boolean
+  /** Accept any TLS certificate (curl's and hey's -k). */
+  insecure?: boolean
   keepAlive?: boolean
   fanout?: number
   workers?: number

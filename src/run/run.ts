@@ -5,7 +5,7 @@
  * prints; interruption (options.signal) ends the run early with
  * `partial: true` and whatever was measured.
  */
-import type { Dispatcher } from 'undici'
+import { buildConnector, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../engine/connection-pool.js'
 import { formatMs } from '../core/duration.js'
 import type { DelaySource } from '../hedging/delay-source.js'
@@ -31,7 +31,7 @@ const INTERRUPT_GRACE_MS = 2000
 
 export async function run(options: RunOptions): Promise<RunResult> {
   const cfg = resolveOptions(options, options.seed ?? randomSeed())
-  await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000))
+  await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure })
   return new RunSession(cfg, options).execute()
 }
 
@@ -105,7 +105,10 @@ class RunSession {
       // The first half warms connections and the JIT (its requests are slow
       // for reasons that have nothing to do with the target); the delay is
       // measured on the second half.
-      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], cfg.warmup, null)
+      // With -z the warm-up is bounded by time too: it stops after --warmup
+      // requests or -z, whichever comes first (a slow target would otherwise
+      // hold a -z run in its warm-up for minutes).
+      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], cfg.warmup, cfg.durationMs)
       delay = this.#deriveDelay('warmup')
     }
     if (cfg.schedule === 'interleaved') {
@@ -246,6 +249,9 @@ class RunSession {
   #result(): RunResult {
     const cfg = this.cfg
     const warnings = [...this.#warnings, ...runWarnings(cfg)]
+    if (this.options.durationMs !== undefined && this.options.requests !== undefined) {
+      warnings.push(`-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`)
+    }
     for (const phase of Object.values(this.#phases)) for (const w of phase.generator.warnings) warnings.push(`${phase.name}: ${w}`)
     return {
       schema: RESULT_SCHEMA,
@@ -278,12 +284,15 @@ function runWarnings(cfg: ResolvedRun): string[] {
 
 /** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
 export function createAgent(cfg: ResolvedRun): ConnectionPool {
+  const connectTimeoutMs = Math.min(cfg.timeoutMs, 10_000)
   return new ConnectionPool({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 60_000,
-    connectTimeoutMs: Math.min(cfg.timeoutMs, 10_000),
+    connectTimeoutMs,
     allowH2: cfg.http2,
     attemptTimeoutMs: cfg.timeoutMs,
+    // -k: the pool's default connector, but accepting any certificate.
+    ...(cfg.insecure ? { connector: buildConnector({ timeout: connectTimeoutMs, allowH2: cfg.http2, rejectUnauthorized: false }) } : {}),
   })
 }
 

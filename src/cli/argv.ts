@@ -1,0 +1,21 @@
+/**
+ * Fixes to the raw argument list before yargs reads it. A flag's value that
+ * starts with "-" and a digit (`--hedge-delay -5ms`, `-t -1`) is a value,
+ * as curl and hey read it, not a bundle of short flags (yargs would report
+ * `unknown arguments "5", "s"`): it is joined to its flag (`--hedge-delay=-5ms`)
+ * so the flag's own check names the bad value.
+ */
+const FLAG = /^-{1,2}[A-Za-z][\w-]*$/
+const NEGATIVE = /^-\d/
+
+export function joinNegativeValues(argv: readonly string[]): string[] {
+  const out: string[] = []
+  const end = argv.indexOf('--')
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    const prev = out[out.length - 1]
+    if ((end === -1 || i < end) && NEGATIVE.test(arg) && prev !== undefined && FLAG.test(prev)) out[out.length - 1] = `${prev}=${arg}`
+    else out.push(arg)
+  }
+  return out
+}

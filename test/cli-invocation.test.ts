@@ -1,0 +1,110 @@
+/**
+ * hey- and curl-style invocations, through the CLI against real servers on
+ * 127.0.0.1: one value per -H (or --redact), wherever the URLs stand; `--`
+ * ends the options; `run` names the default command; the header says when
+ * -c was clamped to -n; -z with -n says which one won. Each case checks what
+ * the servers received, not only the exit code: before the fix, `URL1 -H
+ * "X-A: 1" URL2` exited 0 with URL2 sent as a header value.
+ */
+import { after, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { RunResult } from '../src/results/run-result.js'
+import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+
+const servers: CountingServer[] = []
+
+after(async () => {
+  killAllChildren()
+  await Promise.all(servers.map((s) => s.close()))
+})
+
+async function server(): Promise<CountingServer> {
+  const s = await startServer({ record: ['authorization', 'x-a', 'x-b', 'x-secret'] })
+  servers.push(s)
+  return s
+}
+
+/** Plain phase only, no warm-up, nothing saved: the request count is exactly -n. */
+const QUIET = ['--mode', 'plain', '--warmup', '0', '--no-save']
+
+function json(run: CliRun): RunResult {
+  assert.equal(run.timedOut, false, run.stderr)
+  assert.equal(run.code, 0, run.stderr)
+  return JSON.parse(run.stdout) as RunResult
+}
+
+describe('hey-style invocations', { concurrency: 4 }, () => {
+  test('-H before the URL: the URL is the target, the header is sent on every request', async () => {
+    const s = await server()
+    const result = json(await runCli(['-H', 'Authorization: Bearer x', s.url, '-n', '5', ...QUIET, '-o', 'json']))
+    assert.deepEqual(result.config.urls, [s.url])
+    assert.equal(result.phases.plain!.ok, 5)
+    assert.equal(s.received, 5)
+    assert.deepEqual(
+      s.seen.map((h) => h.authorization),
+      Array(5).fill('Bearer x'),
+    )
+  })
+
+  test('-H between two URLs: both are replicas, both headers go on every request', async () => {
+    const [a, b] = [await server(), await server()]
+    const result = json(await runCli([a.url, '-H', 'X-A: 1', b.url, '-H', 'X-B: 2', '-n', '10', '-c', '1', ...QUIET, '-o', 'json']))
+    assert.deepEqual(result.config.urls, [a.url, b.url])
+    // Requests rotate over the replicas: 5 each.
+    assert.deepEqual([a.received, b.received], [5, 5])
+    for (const h of [...a.seen, ...b.seen]) assert.deepEqual([h['x-a'], h['x-b']], ['1', '2'])
+  })
+
+  test('--redact before the URL takes one header name, not the URL too', async () => {
+    const s = await server()
+    const run = await runCli(['--redact', 'X-Secret', s.url, '-H', 'X-Secret: s3cr3t', '-n', '3', ...QUIET, '-o', 'json'])
+    const result = json(run)
+    assert.deepEqual(result.config.urls, [s.url])
+    assert.equal(s.received, 3)
+    assert.deepEqual(
+      s.seen.map((h) => h['x-secret']),
+      ['s3cr3t', 's3cr3t', 's3cr3t'],
+    )
+    assert.ok(!run.stdout.includes('s3cr3t'), 'the value is never written')
+  })
+
+  test('`--` ends the options: what follows is a URL', async () => {
+    const s = await server()
+    const result = json(await runCli(['-n', '4', ...QUIET, '-o', 'json', '--', s.url]))
+    assert.deepEqual(result.config.urls, [s.url])
+    assert.equal(s.received, 4)
+  })
+
+  test('`run URL` is the default command, named', async () => {
+    const s = await server()
+    const result = json(await runCli(['run', s.url, '-H', 'X-A: 1', '-n', '3', ...QUIET, '-o', 'json']))
+    assert.deepEqual(result.config.urls, [s.url])
+    assert.equal(s.received, 3)
+    assert.deepEqual(
+      s.seen.map((h) => h['x-a']),
+      ['1', '1', '1'],
+    )
+  })
+
+  test('-c above -n: the header shows the effective -c and says it was clamped', async () => {
+    const s = await server()
+    const run = await runCli([s.url, '-c', '50', '-n', '10', ...QUIET, '-o', 'text'])
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(s.received, 10)
+    assert.match(run.stdout, /· -c 10 \(-c 50 clamped to -n 10\) ·/)
+  })
+
+  test('-z with -n: -z wins, as in hey, and the report says so', async () => {
+    const s = await server()
+    const result = json(await runCli([s.url, '-z', '200ms', '-n', '3', '-c', '1', ...QUIET, '-o', 'json']))
+    assert.equal(result.config.requests, null)
+    assert.equal(result.config.durationMs, 200)
+    // A 200 ms closed loop against a server answering at once sends far more than 3.
+    assert.ok(result.phases.plain!.requests > 3, `requests ${result.phases.plain!.requests}`)
+    assert.ok(
+      result.warnings.some((w) => /-z 200(\.0)? ?ms and -n 3 given: -z wins/.test(w)),
+      result.warnings.join('\n'),
+    )
+  })
+})
