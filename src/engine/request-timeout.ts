@@ -15,7 +15,8 @@
  * the order of their deadlines, and a doubly-linked list of the pending ones
  * is a deadline queue with O(1) insert and remove. The timer is armed for
  * the head's deadline; when it fires it expires every attempt that is due
- * and re-arms for the new head (an attempt that finished in the meantime
+ * and re-arms for the new head (even when an expiry started a new attempt
+ * that armed it for its own, later, deadline) (an attempt that finished in the meantime
  * just left the list; the timer then re-arms later). A deadline is met to
  * the native timer's precision, as before.
  */
@@ -89,7 +90,14 @@ export class DeadlineQueue {
       d = this.#head
     }
     // The head's deadline is later (the attempts that were due finished in time): wait for it.
-    if (d !== null && this.#timer === null) this.#arm(d.at)
+    // An expiry above may have started the next request at once, and its add()
+    // armed the timer a full timeout away; the head is older than that
+    // attempt, so the timer must be re-armed for the head, or it would expire
+    // up to one timeout late (-t 100ms -c 10 gave 200 ms timeouts).
+    if (d === null) return
+    if (this.#timer !== null && this.#timerAt <= d.at) return
+    if (this.#timer !== null) clearTimeout(this.#timer)
+    this.#arm(d.at)
   }
 
   /** For tests: pending attempts, and when the timer is due. */

@@ -1,0 +1,84 @@
+/**
+ * -t stops every attempt on time whatever -c is. The deadline queue behind
+ * -t (engine/request-timeout.ts) used to re-arm its one timer a full
+ * timeout away when an expiry started the next request at once, so the
+ * older pending attempts waited for it: `-t 100ms -c 10` against a server
+ * that never answers gave timeouts of ~200 ms.
+ *
+ * Margins: a timer is late by at most the time the event loop was busy or
+ * descheduled, plus the 1 ms the queue rounds its delay up to and the 1 ms
+ * granularity of Node's timers. The tests measure that loop lateness in the
+ * same run (a control timer, or a 1 ms event-loop-delay monitor) and
+ * allow it plus 2 ms, plus the 0.1 % precision of the latency histogram.
+ */
+import { test } from 'node:test'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import assert from 'node:assert/strict'
+import { Deadline, DeadlineQueue } from '../src/engine/request-timeout.js'
+import { run } from '../src/run/run.js'
+import { spawnFixedDelayServer } from './helpers/fixed-delay-server.js'
+
+class Entry extends Deadline {
+  late = -1
+  constructor(readonly onExpire: (e: Entry) => void = () => {}) {
+    super()
+  }
+  expire(): void {
+    this.late = performance.now() - this.at
+    this.onExpire(this)
+  }
+}
+
+test('deadline queue: an attempt added while another expires does not delay the older ones', async () => {
+  const timeoutMs = 200
+  const q = new DeadlineQueue(timeoutMs)
+  // The first expiry starts the next request at once, as the load generator does.
+  const next = new Entry()
+  const first = new Entry(() => q.add(next))
+  q.add(first)
+  await new Promise((r) => setTimeout(r, 5))
+  const second = new Entry()
+  q.add(second)
+  // A control timer due when `second` is: how late the loop itself runs timers here.
+  let controlLate = -1
+  setTimeout(() => (controlLate = performance.now() - second.at), Math.ceil(second.at - performance.now()))
+  await new Promise((r) => setTimeout(r, 2 * timeoutMs + 50))
+  assert.ok(first.late >= 0 && second.late >= 0 && next.late >= 0, `all expired: ${first.late}, ${second.late}, ${next.late}`)
+  // Before the fix `second` waited for `next`'s timer: late by timeoutMs - 5 ms.
+  assert.ok(second.late <= Math.max(0, controlLate) + 2, `second expired ${second.late.toFixed(2)} ms late; the loop ran timers ${controlLate.toFixed(2)} ms late`)
+  assert.equal(q.pending, 0)
+  assert.equal(q.timerAt, null)
+})
+
+test('-t 100ms -c 10 against a server that never answers: every request ends at 100 ms', async (t) => {
+  // -q 200/s spaces the dispatches 5 ms apart, so deadlines are distinct, and
+  // keeps all 10 slots busy (100 ms each: 100/s), so each expiry starts the
+  // next request at once: the case the queue got wrong, every time. (Closed
+  // loop hit it only when the dispatches happened to spread over > 1 ms.)
+  // In a child process (its own event loop) and answering after 10 s: never, for a 100 ms -t.
+  const server = await spawnFixedDelayServer(10_000)
+  t.after(() => server.close())
+  const url = server.url
+  // How late this loop runs timers during the run: a 1 ms timer's longest
+  // interval. A deadline due inside a busy stretch of B ms fires up to B
+  // late; the 1 ms timer due in that stretch sees an interval >= B.
+  // A first, short run compiles the engine: that one-off stall (~100 ms)
+  // delays no deadline, but would widen the bound if it were monitored.
+  const options = { urls: [url], timeoutMs: 100, concurrency: 10, rate: 200, mode: 'plain' as const, warmup: 0, seed: 5 }
+  await run({ ...options, requests: 10 })
+  const loop = monitorEventLoopDelay({ resolution: 1 })
+  loop.enable()
+  const result = await run({ ...options, requests: 50 })
+  loop.disable()
+  const phase = result.phases.plain!
+  assert.equal(phase.requests, 50)
+  assert.deepEqual(phase.errorKinds, { UND_ERR_HEADERS_TIMEOUT: 50 })
+  // Latency runs from the write, the deadline from the dispatch: never above -t
+  // but for the loop's lateness (see the margins above). Before the fix most
+  // requests took ~200 ms.
+  // Open loop: the service time (from the actual send) is what -t bounds.
+  const service = phase.serviceTime!.latencyMs
+  const loopMaxMs = loop.max / 1e6
+  const bound = (100 + loopMaxMs + 2) * 1.001
+  assert.ok(service.max! <= bound, `max ${service.max} ms > ${bound.toFixed(2)} ms (longest 1 ms timer interval ${loopMaxMs.toFixed(2)} ms): ${JSON.stringify(service)}`)
+})
