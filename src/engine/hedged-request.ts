@@ -250,7 +250,8 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
 
   #withKey(opts: Dispatcher.DispatchOptions): Dispatcher.DispatchOptions {
     const makeKey = this.policy.makeKey
-    if (!makeKey || this.policy.maxAttempts < 2 || hasHeader(opts.headers, 'idempotency-key')) return opts
+    // Keyed even when it cannot be hedged (a plain phase): the key belongs to the logical request.
+    if (!makeKey || hasHeader(opts.headers, 'idempotency-key')) return opts
     return { ...opts, headers: withHeaders(opts.headers, ['idempotency-key', makeKey()]) }
   }
 

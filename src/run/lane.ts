@@ -44,7 +44,8 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
     parallel: cfg.hedge.parallel,
     cancel: cfg.hedge.cancel,
     header: cfg.hedge.header,
-    idempotencyKey: hedge !== null && cfg.hedge.idempotencyKey,
+    // Every phase sends the same requests: a key on each logical request of the warm-up and plain phases too.
+    idempotencyKey: cfg.hedge.idempotencyKey,
     unsafeHedge: cfg.hedge.unsafeHedge,
     replicas: cfg.origins,
     random,
