@@ -82,3 +82,16 @@ test('-t 100ms -c 10 against a server that never answers: every request ends at 
   const bound = (100 + loopMaxMs + 2) * 1.001
   assert.ok(service.max! <= bound, `max ${service.max} ms > ${bound.toFixed(2)} ms (longest 1 ms timer interval ${loopMaxMs.toFixed(2)} ms): ${JSON.stringify(service)}`)
 })
+
+test('a hedge delay not below -t is warned about: no hedge could ever fire', async (t) => {
+  const server = await spawnFixedDelayServer(1)
+  t.after(() => server.close())
+  const options = { urls: [server.url], timeoutMs: 100, concurrency: 1, requests: 3, mode: 'hedged' as const, warmup: 0, seed: 6 }
+  const late = await run({ ...options, hedge: { delay: 100 } })
+  assert.ok(
+    late.warnings.some((w) => /hedge delay \(100(\.0)? ?ms\) is not below -t \(100(\.0)? ?ms\)/.test(w)),
+    late.warnings.join('\n'),
+  )
+  const early = await run({ ...options, hedge: { delay: 99 } })
+  assert.ok(!early.warnings.some((w) => /not below -t/.test(w)), early.warnings.join('\n'))
+})

@@ -187,6 +187,10 @@ class RunSession {
     const percentile = delayPercentile(hedge)
     const delayMs = hedge.parallel ? 0 : derived.ms
     const delay = delaySource(hedge, delayMs)
+    // Each attempt stops at -t: a hedge due later never fires, and the hedged phase is a plain one that says it hedged.
+    if (!hedge.adaptive && delayMs >= this.cfg.timeoutMs) {
+      this.#warnings.push(`the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): every attempt times out before its hedge would fire (lower --hedge-delay or raise -t)`)
+    }
     const text = hedge.parallel
       ? 'parallel: every attempt sent at once (delay 0)'
       : hedge.adaptive
