@@ -180,6 +180,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   }
 
   #report(error: Error | null, won: boolean, latencyMs: number): void {
+    this.req.policy.health?.record(this.origin, failureOf(error, this.status))
     const observer = this.req.policy.observer
     if (!observer) return
     this.latencyMs = latencyMs
@@ -194,4 +195,10 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   #elapsed(): number {
     return this.req.policy.now() - this.launchedAt
   }
+}
+
+/** What outlier ejection counts as this replica failing: a transport error or a 5xx (Envoy's consecutive_5xx). */
+function failureOf(error: Error | null, status: number | null): string | null {
+  if (error) return (error as { code?: string }).code ?? error.name
+  return status !== null && status >= 500 ? `HTTP ${status}` : null
 }

@@ -175,7 +175,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     }
     if (trigger === 'nonfatal') policy.observer?.nonFatalTriggered()
     this.#hedgeFiredAt ??= this.elapsed()
-    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random) : (this.#opts.origin as string)
+    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random, policy.health) : (this.#opts.origin as string)
     this.#launch(this.attempts.length, origin, policy.now())
     if (trigger !== 'parallel') this.#schedule()
     return true

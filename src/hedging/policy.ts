@@ -7,6 +7,7 @@
 import { fixedDelay, type DelaySource } from './delay-source.js'
 import { TokenBucket, UNLIMITED_BUDGET, type HedgeBudget } from './token-bucket.js'
 import type { HedgeObserver } from './observer.js'
+import type { ReplicaHealth } from './replica-health.js'
 import type { CancelMode } from '../results/run-result.js'
 
 /** gRPC: "Values greater than 5 are treated as 5." */
@@ -46,6 +47,8 @@ export interface HedgePolicy {
   unsafeHedge?: boolean
   /** Origins that serve the same data; hedges go to one not already tried. */
   replicas?: readonly string[]
+  /** Outlier ejection: failing replicas are skipped for originals and hedges (see replica-health.ts). */
+  health?: ReplicaHealth | null
   random?: () => number
   observer?: HedgeObserver
   now?: () => number
@@ -64,6 +67,7 @@ export interface ResolvedPolicy {
   makeKey: (() => string) | null
   unsafeHedge: boolean
   replicas: readonly string[] | null
+  health: ReplicaHealth | null
   random: () => number
   observer: HedgeObserver | null
   now: () => number
@@ -84,6 +88,7 @@ export function normalizePolicy(policy: HedgePolicy): ResolvedPolicy {
     makeKey: policy.idempotencyKey === true ? () => crypto.randomUUID() : policy.idempotencyKey || null,
     unsafeHedge: policy.unsafeHedge ?? false,
     replicas: policy.replicas && policy.replicas.length > 0 ? policy.replicas : null,
+    health: policy.health ?? null,
     random: policy.random ?? Math.random,
     observer: policy.observer ?? null,
     now: policy.now ?? (() => performance.now()),

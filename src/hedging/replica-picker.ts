@@ -1,26 +1,39 @@
 /**
  * Which replica an attempt goes to. Originals rotate round-robin (hey-style
- * spreading); a hedge goes to a replica that has no attempt of the same
- * request in flight, so the copies take independent paths.
+ * spreading) over the replicas that are not ejected; a hedge goes to a
+ * replica that has no attempt of the same request in flight, so the copies
+ * take independent paths.
  */
+import type { ReplicaHealth } from './replica-health.js'
+
 export class RoundRobin {
   #next = 0
-  constructor(readonly replicas: readonly string[]) {}
+  constructor(
+    readonly replicas: readonly string[],
+    readonly health: ReplicaHealth | null = null,
+  ) {}
 
   next(): string {
-    const replica = this.replicas[this.#next]!
-    this.#next = (this.#next + 1) % this.replicas.length
-    return replica
+    const n = this.replicas.length
+    for (let tried = 0; tried < n; tried++) {
+      const replica = this.replicas[this.#next]!
+      this.#next = (this.#next + 1) % n
+      if (!this.health || this.health.isAvailable(replica)) return replica
+    }
+    return this.replicas[this.#next]! // unreachable while health keeps one replica in
   }
 }
 
 /**
- * A random replica not in `busy`; if every replica is busy, any replica but
- * the most recently used one; with one replica, that one.
+ * A random replica that is not ejected and not in `busy`; if every such
+ * replica is busy, any available one but the most recently used; with one
+ * replica, that one.
  */
-export function pickHedgeTarget(replicas: readonly string[], busy: readonly string[], random: () => number): string {
+export function pickHedgeTarget(replicas: readonly string[], busy: readonly string[], random: () => number, health: ReplicaHealth | null = null): string {
   if (replicas.length === 1) return replicas[0]!
-  let free = replicas.filter((r) => !busy.includes(r))
-  if (free.length === 0) free = replicas.filter((r) => r !== busy[busy.length - 1])
+  const available: readonly string[] = health ? replicas.filter((r) => health.isAvailable(r)) : replicas
+  let free: readonly string[] = available.filter((r) => !busy.includes(r))
+  if (free.length === 0) free = available.filter((r) => r !== busy[busy.length - 1])
+  if (free.length === 0) free = available
   return free[Math.floor(random() * free.length)]!
 }

@@ -58,6 +58,19 @@ export interface ReplicaFigures extends Figures {
   wins: number
   /** Attempts on this replica aborted because another attempt won. */
   cancelled: number
+  /** Times outlier ejection took this replica out of rotation in the phase. */
+  ejections?: number
+}
+
+/** One ejection of a replica by outlier detection (--eject-after), times from the phase's start. */
+export interface EjectionEvent {
+  url: string
+  atMs: number
+  /** How long it was to stay out, ms (doubles with each ejection of the same replica). */
+  forMs: number
+  /** When it was readmitted on probation, or null if still out at the phase's end. */
+  readmittedAtMs: number | null
+  cause: string
 }
 
 /** What hedging did in a phase. Counters are exact; they add up. */
@@ -141,6 +154,8 @@ export interface PhaseResult extends Figures {
   /** Connections opened during the phase (a cancel on HTTP/1.1 closes one). */
   connectionsOpened: number
   replicas: ReplicaFigures[]
+  /** Outlier ejections in this phase, in time order; absent when ejection was off. */
+  ejections?: EjectionEvent[]
   /** Present when --fanout > 1: latency of the individual calls. */
   calls?: Figures & { fanout: number }
   /** Present when the phase hedged. */
@@ -155,6 +170,13 @@ export interface PhaseResult extends Figures {
 export type Mode = 'plain' | 'hedged' | 'both'
 export type Schedule = 'sequential' | 'interleaved'
 export type CancelMode = 'abort' | 'ignore'
+
+/** Outlier ejection settings (hedging/replica-health.ts): out after this many failures in a row, for a back-off that doubles. */
+export interface EjectionConfig {
+  consecutiveFailures: number
+  baseEjectionMs: number
+  maxEjectionMs: number
+}
 
 /** How the run was configured, with credentials already redacted. */
 export interface RunConfig {
@@ -178,6 +200,8 @@ export interface RunConfig {
   fanout: number
   workers: number
   profile: string | null
+  /** Outlier ejection; null when off (--no-eject, or one replica). Absent in results saved before it existed. */
+  eject?: EjectionConfig | null
   /** Seed of the client's random choices: --seed replays them. */
   seed?: number
   hedge: {

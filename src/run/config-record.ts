@@ -25,6 +25,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
     fanout: cfg.fanout,
     workers: cfg.workers,
     profile: cfg.profile,
+    eject: cfg.eject,
     seed: cfg.seed,
     hedge: {
       delay,

@@ -11,6 +11,7 @@ import type { Lane } from '../engine/load-generator.js'
 import type { PhaseStats, PhaseStatsOptions } from '../stats/phase-stats.js'
 import { redactUrl } from '../core/redact.js'
 import { RoundRobin } from '../hedging/replica-picker.js'
+import { ReplicaHealth } from '../hedging/replica-health.js'
 import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
 import type { PhaseName } from '../results/run-result.js'
 
@@ -34,6 +35,9 @@ export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedA
 
 /** The lane's dispatcher: the hedging policy (max 1 attempt when plain) over the connections (whose leases carry the exact -t deadline). */
 export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge | null, dispatch: Dispatcher.Dispatch, random: () => number): Lane {
+  // Each lane ejects on its own evidence: a phase starts with every replica in rotation.
+  const health = cfg.eject ? new ReplicaHealth(cfg.origins, cfg.eject, stats) : null
+  if (health) stats.ejections = []
   const policy = normalizePolicy({
     delay: hedge?.delay ?? 0,
     maxAttempts: hedge ? cfg.hedge.maxAttempts : 1,
@@ -48,10 +52,11 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
     idempotencyKey: cfg.hedge.idempotencyKey,
     unsafeHedge: cfg.hedge.unsafeHedge,
     replicas: cfg.origins,
+    health,
     random,
     observer: stats,
   })
-  return { stats, dispatch: hedged(dispatch, policy), picker: new RoundRobin(cfg.origins) }
+  return { stats, dispatch: hedged(dispatch, policy), picker: new RoundRobin(cfg.origins, health) }
 }
 
 /** The percentile a measured or adaptive delay follows (auto = p95). */

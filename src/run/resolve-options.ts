@@ -7,6 +7,7 @@ import { UsageError } from '../core/errors.js'
 import { redactUrl } from '../core/redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spec.js'
 import { DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
+import { DEFAULT_EJECTION, type EjectionPolicy } from '../hedging/replica-health.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
 
@@ -39,8 +40,9 @@ export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'>
 }
 
 /** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
-export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed'> & {
+export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject'> & {
   origins: string[]
+  eject: EjectionPolicy | null
   headers: Array<[string, string]>
   body: Buffer | null
   label: string
@@ -82,6 +84,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     workers: positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count'),
     label: o.label ?? 'run',
     profile: o.profile ?? null,
+    eject: resolveEject(o.eject, urls.length),
     seed,
     hedge,
     redact: o.redact ?? [],
@@ -95,6 +98,17 @@ const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 function checkMethod(method: string): string {
   if (!METHOD_TOKEN.test(method)) throw new UsageError(`invalid -m "${method}" (an HTTP method is one word of letters, digits or !#$%&'*+-.^_\`|~, e.g. GET or POST)`)
   return method
+}
+
+/** On by default with several replicas (one replica has nowhere else to go). */
+function resolveEject(eject: RunOptions['eject'], replicas: number): EjectionPolicy | null {
+  if (eject === false || replicas < 2) return null
+  const e = { ...DEFAULT_EJECTION, ...eject }
+  return {
+    consecutiveFailures: positiveInt(e.consecutiveFailures, '--eject-after', 'failure count'),
+    baseEjectionMs: positiveNumber(e.baseEjectionMs, '--eject-for', 'ejection time'),
+    maxEjectionMs: Math.max(e.baseEjectionMs, e.maxEjectionMs),
+  }
 }
 
 function checkUrls(urls: string[]): string[] {

@@ -4,6 +4,7 @@
  * this, a program builds it directly. Durations are milliseconds.
  */
 import type { HedgeDelay } from '../hedging/delay-spec.js'
+import type { EjectionPolicy } from '../hedging/replica-health.js'
 import type { CancelMode, Mode, PhaseName, Schedule } from '../results/run-result.js'
 
 export interface HedgeRunOptions {
@@ -69,6 +70,8 @@ export interface RunOptions {
   label?: string
   profile?: string | null
   hedge?: HedgeRunOptions
+  /** Outlier ejection of failing replicas (on by default with several replicas); false turns it off. */
+  eject?: false | Partial<EjectionPolicy>
   /** Seed for every random choice the client makes (replica picks, interleaving, keys). */
   seed?: number
   /** Extra header names to redact in everything written. */

@@ -67,6 +67,8 @@ export interface ReplicaOverride {
   stalls?: StallSpec[]
   queue?: QueueSpec
   errors?: ErrorSpec
+  /** The replica dies (stops listening, drops its connections) once it has received this many requests. */
+  dieAfter?: number
 }
 
 export interface ModelSpec {
@@ -92,6 +94,8 @@ export interface ServiceDraw {
 export interface ReplicaModel {
   readonly index: number
   readonly queue: QueueSpec | null
+  /** Requests after which the replica dies, or null. */
+  readonly dieAfter: number | null
   draw(): ServiceDraw
   /** When work of `workMs` started at `startMs` finishes, with pauses freezing it. */
   finishAt(startMs: number, workMs: number): number
@@ -131,6 +135,7 @@ function replicaModel(
   return {
     index,
     queue: override?.queue ?? spec.queue ?? null,
+    dieAfter: override?.dieAfter ?? null,
     draw() {
       let workMs = drawBase(base, random) + addMs
       let stalled = false

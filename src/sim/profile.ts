@@ -22,7 +22,9 @@
  *       "queue": { "workers": 4, "depth": 32 },       // optional: bounded workers, 503 beyond depth
  *       "errors": { "rate": 0.001, "status": 503 },  // optional
  *       "overrides": [ { "index": 2, "addMs": 80 } ]  // optional, 0-based replica index;
- *                                                    // base/queue/errors replace, addMs/stalls add
+ *                                                    // base/queue/errors replace, addMs/stalls add;
+ *                                                    // "dieAfter": N stops the replica (refusing
+ *                                                    // connections) once it has received N requests
  *     },
  *     "run": {                           // optional defaults for `hedgebench --profile NAME`
  *       "concurrency": 4, "requests": 4000, "warmup": 500, "fanout": 1, "slowMs": 1000,
@@ -229,13 +231,14 @@ function parseErrors(v: Validator, raw: unknown, path: string): ErrorSpec {
 
 function parseOverride(v: Validator, raw: unknown, path: string, replicas: number): ReplicaOverride {
   const o = v.object(raw, path)
-  v.known(o, path, ['index', 'addMs', 'base', 'stalls', 'queue', 'errors'])
+  v.known(o, path, ['index', 'addMs', 'base', 'stalls', 'queue', 'errors', 'dieAfter'])
   const ov: ReplicaOverride = { index: v.int(o.index, `${path}.index`, 0, replicas - 1) }
   if (o.addMs !== undefined) ov.addMs = v.num(o.addMs, `${path}.addMs`, 0)
   if (o.base !== undefined) ov.base = parseBase(v, o.base, `${path}.base`)
   if (o.stalls !== undefined) ov.stalls = parseStalls(v, o.stalls, `${path}.stalls`, false)
   if (o.queue !== undefined) ov.queue = parseQueue(v, o.queue, `${path}.queue`)
   if (o.errors !== undefined) ov.errors = parseErrors(v, o.errors, `${path}.errors`)
+  if (o.dieAfter !== undefined) ov.dieAfter = v.int(o.dieAfter, `${path}.dieAfter`, 1, 10_000_000)
   return ov
 }
 

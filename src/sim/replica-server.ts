@@ -117,6 +117,8 @@ export class Replica {
   private readonly waiting: Job[] = []
   private readonly server: Server
   private closing = false
+  /** Requests received since the replica started, across stats resets: what `dieAfter` counts. */
+  private lifetimeReceived = 0
 
   constructor(
     readonly index: number,
@@ -157,6 +159,22 @@ export class Replica {
     })
   }
 
+  /**
+   * A crash: stop listening and drop every connection, in-flight requests
+   * included. New connections are refused (ECONNREFUSED) from then on, as
+   * with a killed process; the counters stay readable for the cross-check.
+   */
+  die(): void {
+    if (this.closing) return
+    this.closing = true
+    this.server.close()
+    this.server.closeAllConnections()
+  }
+
+  get dead(): boolean {
+    return this.closing
+  }
+
   stats(): ReplicaStats {
     return { index: this.index, url: this.url, ...structuredClone(this.counts), idempotencyKeys: this.keys.size }
   }
@@ -171,6 +189,10 @@ export class Replica {
     const c = this.counts
     const method = req.method ?? 'GET'
     c.received++
+    if (++this.lifetimeReceived === this.model.dieAfter) {
+      c.cancelled++ // received, never answered: it dies with the replica
+      return this.die()
+    }
     c.byMethod[method] = (c.byMethod[method] ?? 0) + 1
     if (req.headers[this.shared.hedgeHeaderName] !== undefined) c.hedgeHeader++
     const key = idempotencyKey(req)
@@ -309,7 +331,17 @@ export class Replica {
       this.shared.reset()
       return send(200, { reset: true })
     }
-    send(404, { error: `unknown control endpoint (use GET ${CONTROL_PREFIX}stats or POST ${CONTROL_PREFIX}reset)` })
+    if (path === `${CONTROL_PREFIX}kill` && req.method === 'POST') return this.killFromControl(req, send)
+    send(404, { error: `unknown control endpoint (use GET ${CONTROL_PREFIX}stats, POST ${CONTROL_PREFIX}reset or POST ${CONTROL_PREFIX}kill?replica=N)` })
+  }
+
+  /** POST /__hedgebench/kill?replica=N: kill replica N of this target (after answering, when it is this one). */
+  private killFromControl(req: IncomingMessage, send: (status: number, value: unknown) => void): void {
+    const n = Number(new URL(req.url ?? '', 'http://x').searchParams.get('replica'))
+    const victim = this.shared.replicas[n]
+    if (!Number.isInteger(n) || !victim) return send(400, { error: `replica must be 0..${this.shared.replicas.length - 1}` })
+    send(200, { killed: n, url: victim.url })
+    setImmediate(() => victim.die())
   }
 }
 

@@ -136,6 +136,7 @@ export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPh
     timeline: mergeSeconds(snaps.map((s) => s.seconds)),
     generator: ctx.generator,
   }
+  if (first.ejections) result.ejections = results.flatMap((r) => r.ejections ?? []).sort((a, b) => a.atMs - b.atMs)
   if (first.calls) result.calls = { ...mergeFigures(results.map((r) => r.calls!)), fanout: first.calls.fanout }
   if (first.hedging) result.hedging = mergeHedging(snaps, result)
   if (first.serviceTime) {
@@ -176,6 +177,7 @@ function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {
     ...mergeFigures(parts),
     wins: sum(parts.map((p) => p.wins)),
     cancelled: sum(parts.map((p) => p.cancelled)),
+    ...(parts[0]!.ejections === undefined ? {} : { ejections: sum(parts.map((p) => p.ejections ?? 0)) }),
   }))
 }
 

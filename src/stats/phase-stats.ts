@@ -8,7 +8,8 @@ import { FiguresAccumulator } from './figures.js'
 import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
 import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/observer.js'
 import { TimelineRecorder, type SecondRecorder } from './timeline.js'
-import type { GeneratorHealth, HedgingStats, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
+import type { EjectionListener } from '../hedging/replica-health.js'
+import type { EjectionEvent, GeneratorHealth, HedgingStats, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 
 export interface PhaseStatsOptions {
   name: PhaseName
@@ -48,9 +49,10 @@ export interface RequestSample {
 class ReplicaAccumulator extends FiguresAccumulator {
   wins = 0
   cancelled = 0
+  ejections = 0
 }
 
-export class PhaseStats implements HedgeObserver {
+export class PhaseStats implements HedgeObserver, EjectionListener {
   readonly startedAt = performance.now()
   readonly figures: FiguresAccumulator
   readonly calls: FiguresAccumulator | null
@@ -80,6 +82,8 @@ export class PhaseStats implements HedgeObserver {
   hedging: HedgingSetup | null = null
   /** Latency once connections and JIT are warm (see `steadyAfter`); null when not asked for. */
   readonly steady: Histogram | null
+  /** Set when the lane ejects outliers: the phase's ejections, in order. */
+  ejections: EjectionEvent[] | null = null
 
   constructor(readonly opts: PhaseStatsOptions) {
     this.figures = new FiguresAccumulator(opts.slowMs)
@@ -92,6 +96,20 @@ export class PhaseStats implements HedgeObserver {
       this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs))
       this.#replicaUrls.set(origin, url)
     }
+  }
+
+  // ---- EjectionListener: when outlier detection takes a replica out and back ----
+
+  replicaEjected(origin: string, cause: string, forMs: number): void {
+    this.#replica(origin).ejections++
+    const url = this.#replicaUrls.get(origin) ?? origin
+    ;(this.ejections ??= []).push({ url, atMs: round3(performance.now() - this.startedAt), forMs, readmittedAtMs: null, cause })
+  }
+
+  replicaReadmitted(origin: string): void {
+    const url = this.#replicaUrls.get(origin) ?? origin
+    const open = this.ejections?.findLast((e) => e.url === url && e.readmittedAtMs === null)
+    if (open) open.readmittedAtMs = round3(performance.now() - this.startedAt)
   }
 
   // ---- HedgeObserver: attempt-level events, counted as they happen ----
@@ -209,6 +227,7 @@ export class PhaseStats implements HedgeObserver {
       timeline: this.timeline.finish(performance.now()),
       generator,
     }
+    if (this.ejections) result.ejections = this.ejections
     if (this.calls) result.calls = { ...this.calls.toFigures(), fanout: this.opts.fanout }
     if (this.hedging) result.hedging = this.#hedgingStats(figures.requests)
     if (this.#serviceTime) {
@@ -251,6 +270,7 @@ export class PhaseStats implements HedgeObserver {
       ...acc.toFigures(),
       wins: acc.wins,
       cancelled: acc.cancelled,
+      ...(this.ejections ? { ejections: acc.ejections } : {}),
     }))
   }
 
