@@ -7,6 +7,7 @@ import type { Argv, CommandModule } from 'yargs'
 import { access, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { TargetUnreachableError, UsageError } from '../core/errors.js'
+import { DEFAULT_EJECTION } from '../hedging/replica-health.js'
 import { DEFAULT_HEDGE_HEADER, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { DEFAULTS, resolveOptions } from '../run/resolve-options.js'
 import { createRequestLog, type RequestLog } from '../results/request-log.js'
@@ -84,6 +85,9 @@ function runFlags(y: Argv): Argv {
     .option('hedge-header', { type: 'string', describe: `header carrying the hedge number; --no-hedge-header drops it ${dflt(DEFAULT_HEDGE_HEADER)}`, group: 'Hedging:' })
     .option('idempotency-key', { type: 'boolean', describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)', group: 'Hedging:' })
     .option('unsafe-hedge', { type: 'boolean', describe: 'hedge non-idempotent methods without keys (warned in the report)', group: 'Hedging:' })
+    .option('eject', { type: 'boolean', describe: `eject a replica after --eject-after failures in a row; --no-eject measures without [default: on with 2+ replicas]`, group: 'Replicas:' })
+    .option('eject-after', { type: 'string', describe: `connection errors or 5xx in a row that eject a replica ${dflt(DEFAULT_EJECTION.consecutiveFailures)}`, group: 'Replicas:' })
+    .option('eject-for', { type: 'string', describe: `first ejection's length, doubling each time ${dflt(ms(DEFAULT_EJECTION.baseEjectionMs))}`, group: 'Replicas:' })
     .option('o', { type: 'string', choices: OUTPUT_FORMATS, default: 'text', describe: 'stdout format', group: 'Output:' })
     .option('out-dir', { type: 'string', default: 'results', describe: 'where runs are saved (--no-save: nowhere)', group: 'Output:' })
     .option('save', { type: 'boolean', default: true, describe: 'save the run as JSON + CSV under --out-dir', group: 'Output:' })

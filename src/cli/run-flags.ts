@@ -54,6 +54,9 @@ export interface RunFlags {
   hedgeHeader?: string | boolean
   idempotencyKey?: boolean
   unsafeHedge?: boolean
+  eject?: boolean
+  ejectAfter?: string
+  ejectFor?: string
 }
 
 /** Flags that may be given more than once; any other repeated flag is an error, not a silent pick. */
@@ -95,7 +98,18 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   if (body) o.body = body
   const hedge = hedgeOptions(f)
   if (Object.keys(hedge).length > 0) o.hedge = hedge
+  const eject = ejectOptions(f)
+  if (eject !== undefined) o.eject = eject
   return o
+}
+
+/** --no-eject, or the ejection knobs; undefined leaves the default (on with several replicas). */
+function ejectOptions(f: RunFlags): RunOptions['eject'] {
+  if (f.eject === false) return false
+  const e: Exclude<RunOptions['eject'], false | undefined> = {}
+  setIf(e, 'consecutiveFailures', f.ejectAfter, (v) => integer(v, '--eject-after'))
+  setIf(e, 'baseEjectionMs', f.ejectFor, (v) => parseDuration(v, '--eject-for'))
+  return Object.keys(e).length > 0 ? e : undefined
 }
 
 function headers(f: RunFlags): Array<[string, string]> {

@@ -44,6 +44,7 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   'connections_opened',
   'wins',
   ...HEDGING_COLUMNS,
+  'ejections',
 ]
 
 type Cell = string | number
@@ -61,14 +62,14 @@ export function renderCsvSummary(result: RunResult): string {
 
 function phaseRow(phase: PhaseResult): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging) : emptyHedging()
-  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging]
+  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '']
 }
 
 /** A replica's own `cancelled` goes in the hedging column of that name; its other hedging cells stay empty. */
 function replicaRow(r: ReplicaFigures, phase: PhaseResult): Cell[] {
   const hedging = emptyHedging()
   if (phase.hedging) hedging[HEDGING_COLUMNS.indexOf('cancelled')] = r.cancelled
-  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging]
+  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '']
 }
 
 /** The common figures; duration and rps are the phase's (a replica has no wall time of its own). */

@@ -182,10 +182,25 @@ function hedgingSection(sources: ChartSource[]): string {
 
 function replicasSection(sources: ChartSource[]): string {
   const rows = sources.flatMap(({ name, phase }) =>
-    phase.replicas.map((r) => [name, r.url, String(r.requests), String(r.attempts), String(r.wins), String(r.cancelled), String(r.errors), formatMs(r.latencyMs.p50), formatMs(r.latencyMs.p99)]),
+    phase.replicas.map((r) => [
+      name,
+      r.url,
+      String(r.requests),
+      String(r.attempts),
+      String(r.wins),
+      String(r.cancelled),
+      String(r.errors),
+      r.ejections === undefined ? '-' : String(r.ejections),
+      formatMs(r.latencyMs.p50),
+      formatMs(r.latencyMs.p99),
+    ]),
   )
   if (rows.length === 0) return ''
-  return section('Replicas', table(['phase', 'url', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'p50', 'p99'], rows))
+  const events = sources.flatMap(({ name, phase }) =>
+    (phase.ejections ?? []).map((e) => [name, e.url, formatMs(e.atMs), formatMs(e.forMs), e.readmittedAtMs === null ? 'still out' : formatMs(e.readmittedAtMs), e.cause]),
+  )
+  const ejectionTable = events.length > 0 ? `\n${table(['phase', 'url', 'ejected at', 'for', 'readmitted at', 'cause'], events, 'Outlier ejections (times from the phase start)')}` : ''
+  return section('Replicas', table(['phase', 'url', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'ejected', 'p50', 'p99'], rows) + ejectionTable)
 }
 
 function generatorSection(sources: ChartSource[]): string {

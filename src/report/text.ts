@@ -16,6 +16,7 @@ import type {
   LatencySummary,
   PhaseResult,
   ReplicaFigures,
+  EjectionEvent,
   RunResult,
   ServerCrossCheck,
 } from '../results/run-result.js'
@@ -101,6 +102,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     errorDistribution(phase),
     phase.hedging ? hedging(phase, phase.hedging) : [],
     replicas(phase.replicas, phase.hedging !== undefined, paint),
+    phase.ejections?.length ? ejections(phase.ejections) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
     phase.serviceTime ? serviceTime(phase.serviceTime) : [],
     phase.server ? serverCheck(phase.server, paint) : [],
@@ -193,8 +195,9 @@ function perAttempt(attempts: HedgingStats['perAttempt']): string[] {
 /** A replica erroring or answering far worse than the others is marked, so a broken one stands out. */
 function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint): string[] {
   if (list.length === 0) return []
+  const ejecting = list.some((r) => r.ejections !== undefined)
   const rows = [
-    ['url', 'attempts', 'ok', 'errors', 'p50', 'p99', 'max', 'wins', ...(hedged ? ['cancelled'] : []), ''],
+    ['url', 'attempts', 'ok', 'errors', 'p50', 'p99', 'max', 'wins', ...(hedged ? ['cancelled'] : []), ...(ejecting ? ['ejected'] : []), ''],
     ...list.map((r) => [
       redactUrl(r.url),
       String(r.attempts),
@@ -205,11 +208,21 @@ function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint): string
       formatMs(r.latencyMs.max),
       String(r.wins),
       ...(hedged ? [String(r.cancelled)] : []),
+      ...(ejecting ? [String(r.ejections ?? 0)] : []),
       replicaFlag(r, list),
     ]),
   ]
   const lines = formatTable(rows).map((line) => (line.endsWith('!') ? paint('red', line) : line))
   return ['Replicas:', ...indent(lines)]
+}
+
+/** When outlier detection took a replica out, and when it came back (on probation). */
+function ejections(events: EjectionEvent[]): string[] {
+  const lines = events.map((e) => {
+    const back = e.readmittedAtMs === null ? 'still out at the end' : `readmitted at ${formatMs(e.readmittedAtMs)}`
+    return `${redactUrl(e.url)} ejected at ${formatMs(e.atMs)} for ${formatMs(e.forMs)} (${e.cause}); ${back}`
+  })
+  return ['Ejections:', ...indent(lines)]
 }
 
 /** Compared with the other replicas together: no attempts, twice their error rate (and 5 %+), or three times their median. */
