@@ -120,6 +120,8 @@ test('-t running out while an attempt waits for its connection: it fails with a 
     budgetDenied() {},
     deadlineSuppressed() {},
     nonFatalTriggered() {},
+    saturationSuppressed() {},
+    loserFinished() {},
     timerLateness() {},
   }
   const dispatch = hedged(pool.dispatch.bind(pool), { delay: 0, maxAttempts: 1, observer })

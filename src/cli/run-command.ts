@@ -8,6 +8,7 @@ import { access, rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { TargetUnreachableError, UsageError } from '../core/errors.js'
 import { DEFAULT_EJECTION } from '../hedging/replica-health.js'
+import { DEFAULT_SATURATION } from '../hedging/saturation-gate.js'
 import { DEFAULT_HEDGE_HEADER, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { DEFAULTS, resolveOptions } from '../run/resolve-options.js'
 import { createRequestLog, type RequestLog } from '../results/request-log.js'
@@ -85,6 +86,9 @@ function runFlags(y: Argv): Argv {
     .option('hedge-header', { type: 'string', describe: `header carrying the hedge number; --no-hedge-header drops it ${dflt(DEFAULT_HEDGE_HEADER)}`, group: 'Hedging:' })
     .option('idempotency-key', { type: 'boolean', describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)', group: 'Hedging:' })
     .option('unsafe-hedge', { type: 'boolean', describe: 'hedge non-idempotent methods without keys (warned in the report)', group: 'Hedging:' })
+    .option('suppress', { type: 'boolean', describe: 'hold hedges back while the replicas show saturation (overload answers, error rate, --hedge-max-inflight); --no-suppress hedges regardless [default: on]', group: 'Hedging:' })
+    .option('suppress-at-error-rate', { type: 'string', describe: `no hedges while more than this % of the last 100 attempts failed, or "off" ${dflt(`${DEFAULT_SATURATION.maxErrorRate! * 100}%`)}`, group: 'Hedging:' })
+    .option('hedge-max-inflight', { type: 'string', describe: 'no hedge to a replica that already has this many of our attempts in flight [default: no limit]', group: 'Hedging:' })
     .option('eject', { type: 'boolean', describe: `eject a replica after --eject-after failures in a row; --no-eject measures without [default: on with 2+ replicas]`, group: 'Replicas:' })
     .option('eject-after', { type: 'string', describe: `connection errors or 5xx in a row that eject a replica ${dflt(DEFAULT_EJECTION.consecutiveFailures)}`, group: 'Replicas:' })
     .option('eject-for', { type: 'string', describe: `first ejection's length, doubling each time ${dflt(ms(DEFAULT_EJECTION.baseEjectionMs))}`, group: 'Replicas:' })

@@ -57,6 +57,9 @@ export interface RunFlags {
   eject?: boolean
   ejectAfter?: string
   ejectFor?: string
+  suppress?: boolean
+  suppressAtErrorRate?: string
+  hedgeMaxInflight?: string
 }
 
 /** Flags that may be given more than once; any other repeated flag is an error, not a silent pick. */
@@ -100,7 +103,18 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   if (Object.keys(hedge).length > 0) o.hedge = hedge
   const eject = ejectOptions(f)
   if (eject !== undefined) o.eject = eject
+  const saturation = saturationOptions(f)
+  if (saturation !== undefined) o.saturation = saturation
   return o
+}
+
+/** --no-suppress, or the saturation gate's knobs; undefined leaves the defaults. */
+function saturationOptions(f: RunFlags): RunOptions['saturation'] {
+  if (f.suppress === false) return false
+  const s: Exclude<RunOptions['saturation'], false | undefined> = {}
+  setIf(s, 'maxErrorRate', f.suppressAtErrorRate, (v) => (v === 'off' ? null : number(v.replace(/%$/, ''), '--suppress-at-error-rate') / 100))
+  setIf(s, 'maxInflight', f.hedgeMaxInflight, (v) => integer(v, '--hedge-max-inflight'))
+  return Object.keys(s).length > 0 ? s : undefined
 }
 
 /** --no-eject, or the ejection knobs; undefined leaves the default (on with several replicas). */

@@ -24,6 +24,7 @@ import { AbortOnce } from './abort-once.js'
 export interface AttemptOwner {
   readonly policy: ResolvedPolicy
   readonly winner: Attempt | null
+  readonly decidedAt: number
   attemptStarted(context: unknown): void
   attemptResponded(attempt: Attempt, statusCode: number, rawHeaders: Buffer[], statusMessage?: string): void
   winnerData(chunk: Buffer): void
@@ -138,6 +139,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     this.finished = true
     if (this.cancelled) {
       if (!this.sent) this.#countUnsent()
+      else this.#loserFinished()
+      this.req.policy.saturation?.settled(this.origin)
       this.req.policy.observer?.attemptSettled(this.index, this.origin)
       return
     }
@@ -180,15 +183,26 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   }
 
   #report(error: Error | null, won: boolean, latencyMs: number): void {
-    this.req.policy.health?.record(this.origin, failureOf(error, this.status))
-    const observer = this.req.policy.observer
+    const failure = failureOf(error, this.status)
+    const policy = this.req.policy
+    policy.health?.record(this.origin, failure)
+    policy.saturation?.outcome(failure !== null)
+    policy.saturation?.settled(this.origin)
+    const observer = policy.observer
     if (!observer) return
+    if (!won && this.discarding) this.#loserFinished()
     this.latencyMs = latencyMs
     this.error = error
     this.won = won
     if (error) this.status = null // an outcome has a status or an error, never both
     observer.attemptDone(this)
     observer.attemptSettled(this.index, this.origin)
+  }
+
+  /** A loser that reached the wire ends: how long it ran on after the request was decided. */
+  #loserFinished(): void {
+    const decidedAt = this.req.decidedAt
+    if (decidedAt > 0) this.req.policy.observer?.loserFinished(this.req.policy.now() - decidedAt)
   }
 
   /** Latency so far: from the write of its headers (or from its launch, if it never got that far). */

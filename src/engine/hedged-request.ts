@@ -45,6 +45,8 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   decided = false
   /** The caller got its last callback. */
   finished = false
+  /** policy.now() when the request was decided, if it had other attempts to stop; else 0. */
+  decidedAt = 0
   #callerStarted = false
   #opts: Dispatcher.DispatchOptions
   #hedgeable: boolean
@@ -105,6 +107,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
 
   /** First bytes of an answer (raw headers as undici read them). Returns nothing; decides or discards. */
   attemptResponded(a: Attempt, status: number, rawHeaders: Buffer[], message?: string): void {
+    if (status === 429 || status === 503) this.policy.saturation?.answered(status, rawHeaders)
     if (this.decided) {
       // Too late: drain it (keeps the connection reusable) and count it.
       a.discarding = true
@@ -169,13 +172,18 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
       policy.observer?.deadlineSuppressed()
       return false
     }
+    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random, policy.health) : (this.#opts.origin as string)
+    const saturated = policy.saturation?.refuse(origin)
+    if (saturated) {
+      policy.observer?.saturationSuppressed(saturated)
+      return false
+    }
     if (!policy.budget.trySpend()) {
       policy.observer?.budgetDenied()
       return false
     }
     if (trigger === 'nonfatal') policy.observer?.nonFatalTriggered()
     this.#hedgeFiredAt ??= this.elapsed()
-    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random, policy.health) : (this.#opts.origin as string)
     this.#launch(this.attempts.length, origin, policy.now())
     if (trigger !== 'parallel') this.#schedule()
     return true
@@ -192,6 +200,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   #launch(index: number, origin: string, now: number): void {
     const a = new Attempt(this, index, origin, now)
     this.attempts.push(a)
+    this.policy.saturation?.launched(origin)
     this.policy.observer?.attemptLaunched(index, origin)
     const opts = index === 0 ? this.#opts : this.#hedgeOpts(index, origin)
     try {
@@ -214,6 +223,8 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
 
   #decide(): void {
     this.decided = true
+    // Read the clock only when there are losers to time (seed 004's loser runtime).
+    if (this.attempts.length > 1) this.decidedAt = this.policy.now()
     if (this.#timer) clearTimeout(this.#timer)
     this.#timer = null
     for (const other of this.attempts) if (other !== this.winner) other.loseRace()

@@ -4,6 +4,8 @@
  * feed the same callbacks into metrics. Each callback is synchronous and
  * called exactly once per event, so counters built on it are exact.
  */
+import type { SuppressReason } from './saturation-gate.js'
+
 export interface AttemptOutcome {
   /** 0 = original, 1 = first hedge, ... */
   index: number
@@ -35,8 +37,12 @@ export interface HedgeObserver {
   /** An answer arrived after the request was already decided. */
   lateDiscarded(index: number, origin: string): void
   budgetDenied(): void
+  /** A hedge was not sent because the replicas show saturation (saturation-gate.ts). */
+  saturationSuppressed(reason: SuppressReason): void
   deadlineSuppressed(): void
   nonFatalTriggered(): void
+  /** A losing attempt that had reached the wire made its last callback this long after the request was decided, ms. */
+  loserFinished(msAfterDecision: number): void
   /** The hedge timer fired this late after its intended time, ms. */
   timerLateness(ms: number): void
 }

@@ -8,6 +8,7 @@ import { fixedDelay, type DelaySource } from './delay-source.js'
 import { TokenBucket, UNLIMITED_BUDGET, type HedgeBudget } from './token-bucket.js'
 import type { HedgeObserver } from './observer.js'
 import type { ReplicaHealth } from './replica-health.js'
+import type { SaturationGate } from './saturation-gate.js'
 import type { CancelMode } from '../results/run-result.js'
 
 /** gRPC: "Values greater than 5 are treated as 5." */
@@ -49,6 +50,8 @@ export interface HedgePolicy {
   replicas?: readonly string[]
   /** Outlier ejection: failing replicas are skipped for originals and hedges (see replica-health.ts). */
   health?: ReplicaHealth | null
+  /** Stop hedging while the replicas show saturation (see saturation-gate.ts). */
+  saturation?: SaturationGate | null
   random?: () => number
   observer?: HedgeObserver
   now?: () => number
@@ -68,6 +71,7 @@ export interface ResolvedPolicy {
   unsafeHedge: boolean
   replicas: readonly string[] | null
   health: ReplicaHealth | null
+  saturation: SaturationGate | null
   random: () => number
   observer: HedgeObserver | null
   now: () => number
@@ -89,6 +93,7 @@ export function normalizePolicy(policy: HedgePolicy): ResolvedPolicy {
     unsafeHedge: policy.unsafeHedge ?? false,
     replicas: policy.replicas && policy.replicas.length > 0 ? policy.replicas : null,
     health: policy.health ?? null,
+    saturation: policy.saturation ?? null,
     random: policy.random ?? Math.random,
     observer: policy.observer ?? null,
     now: policy.now ?? (() => performance.now()),

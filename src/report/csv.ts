@@ -22,6 +22,10 @@ const HEDGING_COLUMNS = [
   'budget_denied',
   'deadline_suppressed',
   'delay_ms',
+  'suppressed_overload',
+  'suppressed_error_rate',
+  'suppressed_target_busy',
+  'loser_runtime_p99_ms',
 ] as const
 
 export const CSV_SUMMARY_COLUMNS: readonly string[] = [
@@ -105,6 +109,10 @@ function hedgingCells(h: HedgingStats): Cell[] {
     h.budgetDenied,
     h.deadlineSuppressed,
     h.delayMs.toFixed(3),
+    h.suppressed?.overload ?? '',
+    h.suppressed?.errorRate ?? '',
+    h.suppressed?.targetBusy ?? '',
+    h.loserRuntimeMs ? h.loserRuntimeMs.p99.toFixed(3) : '',
   ]
 }
 

@@ -4,6 +4,7 @@
  * the file can be mailed, archived or opened offline and never phones home.
  * Every value from a result (labels, URLs, headers, warnings) is escaped.
  */
+import { attemptsPerRequestText, loserRuntimeText, suppressedText } from './hedging-telemetry.js'
 import type { Comparison } from './compare.js'
 import { configEntries } from '../results/config-entries.js'
 import { formatMs } from '../core/duration.js'
@@ -167,7 +168,10 @@ function hedgingSection(sources: ChartSource[]): string {
     ['late answers discarded', (h) => String(h.lateDiscarded)],
     ['denied by budget', (h) => String(h.budgetDenied)],
     ['suppressed by deadline', (h) => String(h.deadlineSuppressed)],
+    ['suppressed by saturation', (h) => suppressedText(h) ?? '0'],
     ['fired on non-fatal error', (h) => String(h.nonFatalTriggered)],
+    ['loser runtime', (h) => loserRuntimeText(h) ?? '-'],
+    ['attempts per request', (h) => attemptsPerRequestText(h) ?? '-'],
     ['timer lateness', (h) => `${formatMs(h.timerLatenessMs.p50)} / ${formatMs(h.timerLatenessMs.p99)} / ${formatMs(h.timerLatenessMs.max)} (p50 / p99 / max)`],
   ]
   const perAttempt = hedged.flatMap(({ name, phase }) =>

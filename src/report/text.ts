@@ -21,6 +21,7 @@ import type {
   ServerCrossCheck,
 } from '../results/run-result.js'
 import { histogramBars, histogramBuckets } from './histogram-bars.js'
+import { attemptsPerRequestText, loserRuntimeText, suppressedText } from './hedging-telemetry.js'
 import { formatTable } from './table.js'
 
 export interface TextOptions {
@@ -170,12 +171,17 @@ function hedging(p: PhaseResult, h: HedgingStats): string[] {
     ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],
     ['Budget denied:', String(h.budgetDenied)],
     ['Deadline suppressed:', String(h.deadlineSuppressed)],
+    ...optionalRow('Saturation suppressed:', suppressedText(h)),
     ['Non-fatal triggered:', String(h.nonFatalTriggered)],
+    ...optionalRow('Loser runtime:', loserRuntimeText(h)),
+    ...optionalRow('Attempts per request:', attemptsPerRequestText(h)),
     ['Timer lateness:', `p50 ${formatMs(h.timerLatenessMs.p50)} / p99 ${formatMs(h.timerLatenessMs.p99)} / max ${formatMs(h.timerLatenessMs.max)}`],
     ['Connections opened:', String(p.connectionsOpened)],
   ]
   return ['Hedging:', ...indent(formatTable(rows, ['left', 'left'])), ...perAttempt(h.perAttempt)]
 }
+
+const optionalRow = (label: string, text: string | null): string[][] => (text === null ? [] : [[label, text]])
 
 function perAttempt(attempts: HedgingStats['perAttempt']): string[] {
   if (attempts.length === 0) return []

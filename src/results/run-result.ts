@@ -73,6 +73,16 @@ export interface EjectionEvent {
   cause: string
 }
 
+/** Hedges the saturation gate held back, by reason. */
+export interface SuppressedHedges {
+  /** A replica answered 429, 503 with Retry-After, RESOURCE_EXHAUSTED or a pushback. */
+  overload: number
+  /** Too many recent attempts failed. */
+  errorRate: number
+  /** The hedge's replica already had --hedge-max-inflight of our attempts in flight. */
+  targetBusy: number
+}
+
 /** What hedging did in a phase. Counters are exact; they add up. */
 export interface HedgingStats {
   delayMs: number
@@ -104,6 +114,16 @@ export interface HedgingStats {
   deadlineSuppressed: number
   /** Hedges fired at once because an attempt failed with a non-fatal status or a connection error. */
   nonFatalTriggered: number
+  /** Hedges not sent because the replicas showed saturation, by reason (hedging/saturation-gate.ts). Absent in older results. */
+  suppressed?: SuppressedHedges
+  /**
+   * How long losing attempts that reached the wire kept running after the
+   * request was decided: until the abort took effect (--cancel abort), or
+   * until their answer arrived (--cancel ignore). Seed 004's "loser runtime".
+   */
+  loserRuntimeMs?: { count: number; p50: number; p99: number; max: number; histogram: string }
+  /** Logical requests by the attempts they launched: {"1": 3900, "2": 100}. */
+  attemptsPerRequest?: Record<string, number>
   /** Hedge timer lateness (fire time minus intended fire time). */
   timerLatenessMs: { p50: number; p99: number; max: number }
   /** Latency of each attempt number (0 = original) measured from its own start. */
@@ -178,6 +198,16 @@ export interface EjectionConfig {
   maxEjectionMs: number
 }
 
+/** Hedge suppression during saturation (hedging/saturation-gate.ts). */
+export interface SaturationConfig {
+  /** Fraction of recent attempts failing above which hedges stop; null = never. */
+  maxErrorRate: number | null
+  /** Our attempts in flight on a replica at which hedges to it stop; null = no limit. */
+  maxInflight: number | null
+  /** Obey 429, 503 + Retry-After, RESOURCE_EXHAUSTED and pushback answers. */
+  obeyOverload: boolean
+}
+
 /** How the run was configured, with credentials already redacted. */
 export interface RunConfig {
   urls: string[]
@@ -202,6 +232,8 @@ export interface RunConfig {
   profile: string | null
   /** Outlier ejection; null when off (--no-eject, or one replica). Absent in results saved before it existed. */
   eject?: EjectionConfig | null
+  /** Hedge suppression during saturation; null when off (--no-suppress). Absent in older results. */
+  saturation?: SaturationConfig | null
   /** Seed of the client's random choices: --seed replays them. */
   seed?: number
   hedge: {

@@ -26,6 +26,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
     workers: cfg.workers,
     profile: cfg.profile,
     eject: cfg.eject,
+    saturation: cfg.saturation,
     seed: cfg.seed,
     hedge: {
       delay,

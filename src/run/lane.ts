@@ -12,6 +12,7 @@ import type { PhaseStats, PhaseStatsOptions } from '../stats/phase-stats.js'
 import { redactUrl } from '../core/redact.js'
 import { RoundRobin } from '../hedging/replica-picker.js'
 import { ReplicaHealth } from '../hedging/replica-health.js'
+import { SaturationGate } from '../hedging/saturation-gate.js'
 import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
 import type { PhaseName } from '../results/run-result.js'
 
@@ -53,6 +54,8 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
     unsafeHedge: cfg.hedge.unsafeHedge,
     replicas: cfg.origins,
     health,
+    // Only a hedging lane has hedges to hold back.
+    saturation: hedge && cfg.saturation ? new SaturationGate(cfg.saturation) : null,
     random,
     observer: stats,
   })

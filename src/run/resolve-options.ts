@@ -8,6 +8,7 @@ import { redactUrl } from '../core/redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spec.js'
 import { DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { DEFAULT_EJECTION, type EjectionPolicy } from '../hedging/replica-health.js'
+import { DEFAULT_SATURATION, type SaturationPolicy } from '../hedging/saturation-gate.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
 
@@ -40,9 +41,10 @@ export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'>
 }
 
 /** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
-export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject'> & {
+export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation'> & {
   origins: string[]
   eject: EjectionPolicy | null
+  saturation: SaturationPolicy | null
   headers: Array<[string, string]>
   body: Buffer | null
   label: string
@@ -85,6 +87,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     label: o.label ?? 'run',
     profile: o.profile ?? null,
     eject: resolveEject(o.eject, urls.length),
+    saturation: resolveSaturation(o.saturation),
     seed,
     hedge,
     redact: o.redact ?? [],
@@ -109,6 +112,15 @@ function resolveEject(eject: RunOptions['eject'], replicas: number): EjectionPol
     baseEjectionMs: positiveNumber(e.baseEjectionMs, '--eject-for', 'ejection time'),
     maxEjectionMs: Math.max(e.baseEjectionMs, e.maxEjectionMs),
   }
+}
+
+function resolveSaturation(saturation: RunOptions['saturation']): SaturationPolicy | null {
+  if (saturation === false) return null
+  const s = { ...DEFAULT_SATURATION, ...saturation }
+  if (s.maxErrorRate !== null && !(s.maxErrorRate > 0 && s.maxErrorRate <= 1)) {
+    throw new UsageError(`invalid --suppress-at-error-rate ${s.maxErrorRate * 100}% (use a percentage above 0 and at most 100, or "off")`)
+  }
+  return { ...s, maxInflight: s.maxInflight === null ? null : positiveInt(s.maxInflight, '--hedge-max-inflight', 'in-flight limit') }
 }
 
 function checkUrls(urls: string[]): string[] {

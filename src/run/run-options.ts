@@ -5,6 +5,7 @@
  */
 import type { HedgeDelay } from '../hedging/delay-spec.js'
 import type { EjectionPolicy } from '../hedging/replica-health.js'
+import type { SaturationPolicy } from '../hedging/saturation-gate.js'
 import type { CancelMode, Mode, PhaseName, Schedule } from '../results/run-result.js'
 
 export interface HedgeRunOptions {
@@ -72,6 +73,8 @@ export interface RunOptions {
   hedge?: HedgeRunOptions
   /** Outlier ejection of failing replicas (on by default with several replicas); false turns it off. */
   eject?: false | Partial<EjectionPolicy>
+  /** Suppress hedges while the replicas show saturation (on by default); false turns it off. */
+  saturation?: false | Partial<SaturationPolicy>
   /** Seed for every random choice the client makes (replica picks, interleaving, keys). */
   seed?: number
   /** Extra header names to redact in everything written. */

@@ -8,7 +8,7 @@
  * and max, travel as the workers measured them.
  */
 import { decodeHistogram, encodeHistogram, mergeHistograms, percentileMs, summarize, type Histogram } from './histogram.js'
-import { PhaseStats, type PhaseStatsOptions, type RequestSample } from './phase-stats.js'
+import { histogramSummary, PhaseStats, type PhaseStatsOptions, type RequestSample } from './phase-stats.js'
 import { MAX_POINTS, SecondRecorder, timelinePoint, type SecondSums } from './timeline.js'
 import type { Figures, GeneratorHealth, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 
@@ -198,7 +198,7 @@ type FieldMerge<V> = 'same' | ([V] extends [number] ? 'sum' : never) | ((p: Hedg
  * PhaseStats reports them. The type asks for every field, so a new one
  * cannot be silently dropped from the merged result.
  */
-const HEDGING_MERGE: { [K in keyof HedgingStats]: FieldMerge<HedgingStats[K]> } = {
+const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<HedgingStats[K]>> } = {
   delayMs: 'same',
   delaySource: 'same',
   adaptive: 'same',
@@ -222,6 +222,13 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]: FieldMerge<HedgingStats[K]> } 
   budgetDenied: 'sum',
   deadlineSuppressed: 'sum',
   nonFatalTriggered: 'sum',
+  suppressed: ({ parts }) => ({
+    overload: sum(parts.map((p) => p.suppressed?.overload ?? 0)),
+    errorRate: sum(parts.map((p) => p.suppressed?.errorRate ?? 0)),
+    targetBusy: sum(parts.map((p) => p.suppressed?.targetBusy ?? 0)),
+  }),
+  loserRuntimeMs: ({ parts }) => histogramSummary(mergeEncoded(parts.flatMap((p) => (p.loserRuntimeMs ? [p.loserRuntimeMs.histogram] : [])))),
+  attemptsPerRequest: ({ parts }) => mergeCounts(parts.map((p) => p.attemptsPerRequest ?? {})),
   timerLatenessMs: ({ snaps }) => {
     const h = mergeEncoded(snaps.map((s) => s.timerLateness))
     return { p50: percentileMs(h, 50), p99: percentileMs(h, 99), max: percentileMs(h, 100) }
@@ -250,7 +257,7 @@ function mergeHedging(snaps: PhaseSnapshot[], merged: PhaseResult): HedgingStats
 }
 
 function mergeField<K extends keyof HedgingStats>(key: K, p: HedgingParts): HedgingStats[K] {
-  const how: FieldMerge<HedgingStats[K]> = HEDGING_MERGE[key]
+  const how = HEDGING_MERGE[key] as FieldMerge<HedgingStats[K]>
   if (how === 'same') return p.parts[0]![key]
   if (how === 'sum') return sum(p.parts.map((part) => part[key] as number)) as HedgingStats[K]
   return how(p)

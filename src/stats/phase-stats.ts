@@ -9,7 +9,7 @@ import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, ty
 import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/observer.js'
 import { TimelineRecorder, type SecondRecorder } from './timeline.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
-import type { EjectionEvent, GeneratorHealth, HedgingStats, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
+import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 
 export interface PhaseStatsOptions {
   name: PhaseName
@@ -65,6 +65,9 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #cancelled = 0
   #lateDiscarded = 0
   #budgetDenied = 0
+  readonly #suppressed: SuppressedHedges = { overload: 0, errorRate: 0, targetBusy: 0 }
+  readonly #loserRuntime: Histogram = createHistogram()
+  readonly #attemptsPerRequest: Record<string, number> = {}
   #deadlineSuppressed = 0
   #nonFatal = 0
   #hedgesSent = 0
@@ -164,6 +167,14 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     this.#nonFatal++
   }
 
+  saturationSuppressed(reason: keyof SuppressedHedges): void {
+    this.#suppressed[reason]++
+  }
+
+  loserFinished(msAfterDecision: number): void {
+    recordMs(this.#loserRuntime, msAfterDecision)
+  }
+
   timerLateness(ms: number): void {
     recordMs(this.#timerLateness, ms)
   }
@@ -191,6 +202,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #hedgeOutcome(outcome: HedgeOutcome | null): void {
     if (!outcome || !this.hedging) return
     recordMs(this.#delayUsed, outcome.delayMs)
+    this.#attemptsPerRequest[outcome.launched] = (this.#attemptsPerRequest[outcome.launched] ?? 0) + 1
     if (outcome.hedgeFiredMs !== null) this.#triggered++
     if (outcome.winner === 0) this.#originalWins++
     else if (outcome.winner > 0) this.#hedgeWins++
@@ -252,6 +264,9 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       budgetDenied: this.#budgetDenied,
       deadlineSuppressed: this.#deadlineSuppressed,
       nonFatalTriggered: this.#nonFatal,
+      suppressed: { ...this.#suppressed },
+      loserRuntimeMs: histogramSummary(this.#loserRuntime),
+      attemptsPerRequest: { ...this.#attemptsPerRequest },
       timerLatenessMs: {
         p50: percentileMs(this.#timerLateness, 50),
         p99: percentileMs(this.#timerLateness, 99),
@@ -291,6 +306,11 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     while (this.#perAttempt.length <= index) this.#perAttempt.push(new FiguresAccumulator(this.opts.slowMs))
     return this.#perAttempt[index]!
   }
+}
+
+/** Count, p50, p99 and max of a histogram, with the histogram itself for an exact merge. */
+export function histogramSummary(h: Histogram): { count: number; p50: number; p99: number; max: number; histogram: string } {
+  return { count: h.totalCount, p50: percentileMs(h, 50), p99: percentileMs(h, 99), max: percentileMs(h, 100), histogram: encodeHistogram(h) }
 }
 
 function minMs(h: Histogram): number {
