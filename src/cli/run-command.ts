@@ -82,6 +82,7 @@ function runFlags(y: Argv): Argv {
     .option('deadline', { type: 'string', describe: 'absolute per-request deadline every attempt inherits', group: 'Hedging:' })
     .option('min-hedge-window', { type: 'string', describe: 'no hedge when less than this is left before the deadline [default: measured p50]', group: 'Hedging:' })
     .option('parallel', { type: 'boolean', describe: 'send every attempt at once (delay 0)', group: 'Hedging:' })
+    .option('tied', { type: 'boolean', describe: 'tied requests: both copies at once with one tie id; a tie-aware server drops the copy whose twin started first (the built-in replicas are)', group: 'Hedging:' })
     .option('cancel', { type: 'string', choices: ['abort', 'ignore'], describe: `abort losers (gRPC) or let them finish and discard (Envoy) ${dflt(DEFAULTS.cancel)}`, group: 'Hedging:' })
     .option('hedge-header', { type: 'string', describe: `header carrying the hedge number; --no-hedge-header drops it ${dflt(DEFAULT_HEDGE_HEADER)}`, group: 'Hedging:' })
     .option('idempotency-key', { type: 'boolean', describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)', group: 'Hedging:' })

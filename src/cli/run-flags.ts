@@ -50,6 +50,7 @@ export interface RunFlags {
   deadline?: string
   minHedgeWindow?: string
   parallel?: boolean
+  tied?: boolean
   cancel?: string
   hedgeHeader?: string | boolean
   idempotencyKey?: boolean
@@ -157,6 +158,7 @@ function hedgeOptions(f: RunFlags): HedgeRunOptions {
   setIf(h, 'deadlineMs', f.deadline, (v) => parseDuration(v, '--deadline'))
   setIf(h, 'minHedgeWindowMs', f.minHedgeWindow, (v) => parseDuration(v, '--min-hedge-window'))
   if (f.parallel) h.parallel = true
+  if (f.tied) h.tied = true
   setIf(h, 'cancel', f.cancel, (v) => v as CancelMode)
   if (f.hedgeHeader === false) h.header = null
   else if (typeof f.hedgeHeader === 'string') h.header = f.hedgeHeader

@@ -13,7 +13,7 @@
 import { util, type Dispatcher } from 'undici'
 import type { HedgeOutcome } from '../hedging/observer.js'
 import type { ResolvedPolicy } from '../hedging/policy.js'
-import { isIdempotentMethod } from '../hedging/policy.js'
+import { isIdempotentMethod, TIE_HEADER } from '../hedging/policy.js'
 import { pickHedgeTarget } from '../hedging/replica-picker.js'
 import { hasHeader, withHeaders } from './request-headers.js'
 import { AbortOnce } from './abort-once.js'
@@ -259,11 +259,14 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     return this.policy.now() - this.startedAt
   }
 
+  /** Headers every copy of this request shares: its Idempotency-Key, its tie id (--tied). */
   #withKey(opts: Dispatcher.DispatchOptions): Dispatcher.DispatchOptions {
-    const makeKey = this.policy.makeKey
+    const { makeKey, makeTie } = this.policy
+    const extra: string[] = []
     // Keyed even when it cannot be hedged (a plain phase): the key belongs to the logical request.
-    if (!makeKey || hasHeader(opts.headers, 'idempotency-key')) return opts
-    return { ...opts, headers: withHeaders(opts.headers, ['idempotency-key', makeKey()]) }
+    if (makeKey && !hasHeader(opts.headers, 'idempotency-key')) extra.push('idempotency-key', makeKey())
+    if (makeTie) extra.push(TIE_HEADER, makeTie())
+    return extra.length === 0 ? opts : { ...opts, headers: withHeaders(opts.headers, extra) }
   }
 
   /** Never hedge a plain write: only idempotent methods, or writes carrying a key, or an explicit opt-out. */

@@ -14,6 +14,10 @@ import type { CancelMode } from '../results/run-result.js'
 /** gRPC: "Values greater than 5 are treated as 5." */
 export const MAX_ATTEMPTS_CAP = 5
 export const DEFAULT_HEDGE_HEADER = 'x-hedge-attempt'
+/** Tied requests (--tied): both copies carry one id here; a server that starts one drops the other (409). */
+export const TIE_HEADER = 'x-hedgebench-tie'
+/** What a tie-aware server answers for the copy it dropped. */
+export const TIED_DROPPED_STATUS = 409
 export const DEFAULT_NON_FATAL = [502, 503, 504]
 /** Original plus one hedge: the tail-at-scale default (gRPC's maxAttempts 2). */
 export const DEFAULT_MAX_ATTEMPTS = 2
@@ -46,6 +50,8 @@ export interface HedgePolicy {
   idempotencyKey?: boolean | (() => string)
   /** Hedge non-idempotent methods without a key anyway. */
   unsafeHedge?: boolean
+  /** Tag every copy of a request with one tie id (TIE_HEADER): tied requests. */
+  tie?: boolean
   /** Origins that serve the same data; hedges go to one not already tried. */
   replicas?: readonly string[]
   /** Outlier ejection: failing replicas are skipped for originals and hedges (see replica-health.ts). */
@@ -68,6 +74,7 @@ export interface ResolvedPolicy {
   cancel: CancelMode
   header: string | null
   makeKey: (() => string) | null
+  makeTie: (() => string) | null
   unsafeHedge: boolean
   replicas: readonly string[] | null
   health: ReplicaHealth | null
@@ -91,6 +98,7 @@ export function normalizePolicy(policy: HedgePolicy): ResolvedPolicy {
     header: policy.header === undefined ? DEFAULT_HEDGE_HEADER : policy.header,
     makeKey: policy.idempotencyKey === true ? () => crypto.randomUUID() : policy.idempotencyKey || null,
     unsafeHedge: policy.unsafeHedge ?? false,
+    makeTie: policy.tie ? () => crypto.randomUUID() : null,
     replicas: policy.replicas && policy.replicas.length > 0 ? policy.replicas : null,
     health: policy.health ?? null,
     saturation: policy.saturation ?? null,

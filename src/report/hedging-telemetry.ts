@@ -5,7 +5,7 @@
  * nothing to say (older saved runs lack the fields).
  */
 import { formatMs } from '../core/duration.js'
-import type { HedgingStats } from '../results/run-result.js'
+import type { HedgingStats, ServerCrossCheck } from '../results/run-result.js'
 
 /** "overload 12, error rate 0, target busy 30", or null when nothing was held back. */
 export function suppressedText(h: HedgingStats): string | null {
@@ -31,4 +31,42 @@ export function attemptsPerRequestText(h: HedgingStats): string | null {
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([n, c]) => `${n}: ${c} (${((c / total) * 100).toFixed(1)}%)`)
     .join(', ')
+}
+
+/**
+ * Seed 004: "a high trigger rate with a low win rate often signals a
+ * threshold that is too aggressive or replicas whose delays are strongly
+ * correlated". High: more than 10 % of requests fired a hedge (a p95 delay
+ * fires ~5 %); low: fewer than a quarter of the hedges sent won.
+ */
+export function triggerWinWarning(h: HedgingStats): string | null {
+  if (h.hedgesSent === 0 || h.triggerRate <= 10) return null
+  const winRate = (h.hedgeWins / h.hedgesSent) * 100
+  if (winRate >= 25) return null
+  return (
+    `${h.triggerRate.toFixed(1)}% of requests fired a hedge but only ${winRate.toFixed(1)}% of hedges won: ` +
+    'the delay is too aggressive (try a later percentile), or the replicas are slow together (correlated delays) and a copy cannot escape it'
+  )
+}
+
+/** "4012 copies began executing for 4000 requests: +0.3% extra work (vs +98.8% extra requests sent)". */
+export function workText(s: ServerCrossCheck, requests: number, h: HedgingStats | undefined): string | null {
+  if (s.started === undefined || requests === 0) return null
+  const extraWork = ((s.started - requests) / requests) * 100
+  const sent = h ? ` (vs +${h.extraLoadPct.toFixed(1)}% extra requests sent)` : ''
+  const dropped = s.tiedDropped ? `; ${s.tiedDropped} tied copies dropped before starting` : ''
+  return `${s.started} copies began executing for ${requests} requests: ${extraWork >= 0 ? '+' : ''}${extraWork.toFixed(1)}% extra work${sent}${dropped}`
+}
+
+/** "server stopped 36 of 38 cancelled losers before answering (94.7%)": the cancels the target confirms. */
+export function cancellationSuccessText(s: ServerCrossCheck, h: HedgingStats | undefined): string | null {
+  if (!h || h.cancelled === 0) return null
+  const confirmed = Math.min(s.cancelled, h.cancelled)
+  return `server stopped ${confirmed} of ${h.cancelled} cancelled losers before answering (${((confirmed / h.cancelled) * 100).toFixed(1)}%)`
+}
+
+/** "127.0.0.1:4001 3.9, 127.0.0.1:4002 4.0": mean requests executing at each replica. */
+export function utilisationText(s: ServerCrossCheck): string | null {
+  if (!s.utilisation || s.utilisation.length === 0) return null
+  return s.utilisation.map((u) => `${u.url.replace(/^https?:\/\//, '').replace(/\/$/, '')} ${u.busy.toFixed(2)}`).join(', ')
 }

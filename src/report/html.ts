@@ -4,7 +4,7 @@
  * the file can be mailed, archived or opened offline and never phones home.
  * Every value from a result (labels, URLs, headers, warnings) is escaped.
  */
-import { attemptsPerRequestText, loserRuntimeText, suppressedText } from './hedging-telemetry.js'
+import { attemptsPerRequestText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import type { Comparison } from './compare.js'
 import { configEntries } from '../results/config-entries.js'
 import { formatMs } from '../core/duration.js'
@@ -41,6 +41,7 @@ export function renderHtml(runs: RunResult[], opts: HtmlOptions = {}): string {
     summarySection(all),
     hedgingSection(measured),
     replicasSection(all),
+    serverSection(all),
     generatorSection(all),
     configSection(named),
   ]
@@ -172,6 +173,7 @@ function hedgingSection(sources: ChartSource[]): string {
     ['fired on non-fatal error', (h) => String(h.nonFatalTriggered)],
     ['loser runtime', (h) => loserRuntimeText(h) ?? '-'],
     ['attempts per request', (h) => attemptsPerRequestText(h) ?? '-'],
+    ['note', (h) => triggerWinWarning(h) ?? '-'],
     ['timer lateness', (h) => `${formatMs(h.timerLatenessMs.p50)} / ${formatMs(h.timerLatenessMs.p99)} / ${formatMs(h.timerLatenessMs.max)} (p50 / p99 / max)`],
   ]
   const perAttempt = hedged.flatMap(({ name, phase }) =>
@@ -205,6 +207,23 @@ function replicasSection(sources: ChartSource[]): string {
   )
   const ejectionTable = events.length > 0 ? `\n${table(['phase', 'url', 'ejected at', 'for', 'readmitted at', 'cause'], events, 'Outlier ejections (times from the phase start)')}` : ''
   return section('Replicas', table(['phase', 'url', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'ejected', 'p50', 'p99'], rows) + ejectionTable)
+}
+
+/** The target's own account (--server-stats, the built-in replicas): counts, work done, confirmed cancels, utilisation. */
+function serverSection(sources: ChartSource[]): string {
+  const rows = sources.flatMap(({ name, phase }) => {
+    const s = phase.server
+    if (!s) return []
+    return [[
+      name,
+      `${s.received} / ${s.clientAttempts} ${s.match ? 'match' : 'MISMATCH'}`,
+      workText(s, phase.requests, phase.hedging) ?? '-',
+      cancellationSuccessText(s, phase.hedging) ?? '-',
+      utilisationText(s) ?? '-',
+    ]]
+  })
+  if (rows.length === 0) return ''
+  return section('Server cross-check', table(['phase', 'received / client attempts', 'work', 'cancellation success', 'utilisation (mean executing)'], rows))
 }
 
 function generatorSection(sources: ChartSource[]): string {

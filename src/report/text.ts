@@ -21,7 +21,7 @@ import type {
   ServerCrossCheck,
 } from '../results/run-result.js'
 import { histogramBars, histogramBuckets } from './histogram-bars.js'
-import { attemptsPerRequestText, loserRuntimeText, suppressedText } from './hedging-telemetry.js'
+import { attemptsPerRequestText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import { formatTable } from './table.js'
 
 export interface TextOptions {
@@ -106,7 +106,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     phase.ejections?.length ? ejections(phase.ejections) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
     phase.serviceTime ? serviceTime(phase.serviceTime) : [],
-    phase.server ? serverCheck(phase.server, paint) : [],
+    phase.server ? serverCheck(phase, phase.server, paint) : [],
     generator(phase.generator, paint),
   ]
   if (phase.requests === 0 && result.partial) sections.splice(1, 0, ['  (no request finished in this phase before the stop)'])
@@ -178,7 +178,8 @@ function hedging(p: PhaseResult, h: HedgingStats): string[] {
     ['Timer lateness:', `p50 ${formatMs(h.timerLatenessMs.p50)} / p99 ${formatMs(h.timerLatenessMs.p99)} / max ${formatMs(h.timerLatenessMs.max)}`],
     ['Connections opened:', String(p.connectionsOpened)],
   ]
-  return ['Hedging:', ...indent(formatTable(rows, ['left', 'left'])), ...perAttempt(h.perAttempt)]
+  const warning = triggerWinWarning(h)
+  return ['Hedging:', ...indent(formatTable(rows, ['left', 'left'])), ...(warning ? [`  Note: ${warning}`] : []), ...perAttempt(h.perAttempt)]
 }
 
 const optionalRow = (label: string, text: string | null): string[][] => (text === null ? [] : [[label, text]])
@@ -269,12 +270,18 @@ function serviceTime(s: NonNullable<PhaseResult['serviceTime']>): string[] {
   ]
 }
 
-function serverCheck(s: ServerCrossCheck, paint: Paint): string[] {
+function serverCheck(phase: PhaseResult, s: ServerCrossCheck, paint: Paint): string[] {
   const verdict = s.match ? paint('green', 'MATCH') : paint('red', 'MISMATCH')
+  const work = workText(s, phase.requests, phase.hedging)
+  const cancels = cancellationSuccessText(s, phase.hedging)
+  const busy = utilisationText(s)
   return [
     'Server cross-check:',
     `  server received ${s.received} vs client attempts ${s.clientAttempts}: ${verdict}`,
     `  completed ${s.completed}, cancelled ${s.cancelled}, carrying the hedge header ${s.hedgeHeader}`,
+    ...(work ? [`  work: ${work}`] : []),
+    ...(cancels ? [`  cancellation success: ${cancels}`] : []),
+    ...(busy ? [`  replica utilisation (mean requests executing): ${busy}`] : []),
   ]
 }
 

@@ -95,6 +95,8 @@ export interface HedgingStats {
   /** Extra load the budget allows, %; null = no budget (--hedge-budget off). */
   budgetPct: number | null
   parallel: boolean
+  /** Tied requests (--tied); absent in older results. */
+  tied?: boolean
   cancelMode: CancelMode
   /** Hedges whose headers reached the wire (like `attempts`). */
   hedgesSent: number
@@ -162,6 +164,12 @@ export interface ServerCrossCheck {
   hedgeHeader: number
   clientAttempts: number
   match: boolean
+  /** Requests that began executing (copies included): the work actually done. Targets that do not report it leave it out. */
+  started?: number
+  /** Tied copies the target dropped before they started (--tied). */
+  tiedDropped?: number
+  /** Per replica: busy time over the phase's wall time (mean requests executing at once), for targets that report busyMs. */
+  utilisation?: Array<{ url: string; busy: number }>
 }
 
 export interface PhaseResult extends Figures {
@@ -248,6 +256,8 @@ export interface RunConfig {
     deadlineMs: number | null
     minHedgeWindowMs: number | null
     parallel: boolean
+    /** Tied requests (--tied): two copies at once, the first server to start one drops the other. Absent in older results. */
+    tied?: boolean
     cancel: CancelMode
     header: string | null
     idempotencyKey: boolean

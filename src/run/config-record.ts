@@ -40,6 +40,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
       deadlineMs: h.deadlineMs,
       minHedgeWindowMs: h.minHedgeWindowMs,
       parallel: h.parallel,
+      tied: h.tied ?? false,
       cancel: h.cancel,
       header: h.header,
       idempotencyKey: h.idempotencyKey,

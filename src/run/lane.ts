@@ -52,6 +52,7 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
     // Every phase sends the same requests: a key on each logical request of the warm-up and plain phases too.
     idempotencyKey: cfg.hedge.idempotencyKey,
     unsafeHedge: cfg.hedge.unsafeHedge,
+    tie: hedge !== null && (cfg.hedge.tied ?? false),
     replicas: cfg.origins,
     health,
     // Only a hedging lane has hedges to hold back.

@@ -6,7 +6,7 @@
 import { UsageError } from '../core/errors.js'
 import { redactUrl } from '../core/redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spec.js'
-import { DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
+import { TIED_DROPPED_STATUS, DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { DEFAULT_EJECTION, type EjectionPolicy } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION, type SaturationPolicy } from '../hedging/saturation-gate.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
@@ -154,7 +154,8 @@ function looksLikeHostWithoutScheme(raw: string): boolean {
 
 function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedHedge {
   const maxAttempts = positiveInt(h.maxAttempts ?? DEFAULTS.maxAttempts, '--max-attempts', 'attempt count')
-  const budgetPct = h.budgetPct === undefined ? DEFAULTS.budgetPct : h.budgetPct
+  // Tied requests always send both copies: a budget would only leave some requests untied.
+  const budgetPct = h.budgetPct === undefined ? (h.tied ? null : DEFAULTS.budgetPct) : h.budgetPct
   if (budgetPct !== null && !(budgetPct >= 0 && budgetPct <= 100)) {
     throw new UsageError(`invalid --hedge-budget ${budgetPct} (use a percentage from 0 to 100, or "off")`)
   }
@@ -164,12 +165,14 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedH
     adaptiveWindow: h.adaptiveWindow ?? { requests: DEFAULTS.adaptiveWindowRequests },
     delayMinMs: h.delayMinMs ?? DEFAULTS.delayMinMs,
     delayMaxMs: h.delayMaxMs ?? DEFAULTS.delayMaxMs,
-    maxAttempts: Math.min(MAX_ATTEMPTS_CAP, maxAttempts),
+    maxAttempts: h.tied ? 2 : Math.min(MAX_ATTEMPTS_CAP, maxAttempts),
     budgetPct: budgetPct as number | null,
-    nonFatalStatus: h.nonFatalStatus ?? [...DEFAULTS.nonFatalStatus],
+    nonFatalStatus: [...(h.nonFatalStatus ?? DEFAULTS.nonFatalStatus), ...(h.tied ? [TIED_DROPPED_STATUS] : [])],
     deadlineMs: h.deadlineMs ?? null,
     minHedgeWindowMs: h.minHedgeWindowMs ?? null,
-    parallel: h.parallel ?? false,
+    // A tie is two copies at once; the dropped twin's 409 is discarded while the other runs.
+    parallel: (h.parallel ?? false) || (h.tied ?? false),
+    tied: h.tied ?? false,
     cancel: oneOf(h.cancel ?? DEFAULTS.cancel, ['abort', 'ignore'] as const, '--cancel'),
     header: h.header === undefined ? DEFAULT_HEDGE_HEADER : h.header,
     idempotencyKey: h.idempotencyKey ?? false,

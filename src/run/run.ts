@@ -191,7 +191,9 @@ class RunSession {
     if (!hedge.adaptive && delayMs >= this.cfg.timeoutMs) {
       this.#warnings.push(`the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): every attempt times out before its hedge would fire (lower --hedge-delay or raise -t)`)
     }
-    const text = hedge.parallel
+    const text = hedge.tied
+      ? 'tied: both copies sent at once; the first server to start one drops the other'
+      : hedge.parallel
       ? 'parallel: every attempt sent at once (delay 0)'
       : hedge.adaptive
         ? `rolling p${percentile} of recent original attempts, clamped to [${formatMs(hedge.delayMinMs)}, ${formatMs(hedge.delayMaxMs)}], starting at ${derived.text}`
@@ -208,6 +210,7 @@ class RunSession {
           maxAttempts: hedge.maxAttempts,
           budgetPct: hedge.budgetPct,
           parallel: hedge.parallel,
+          tied: hedge.tied ?? false,
           cancelMode: hedge.cancel,
         },
       },

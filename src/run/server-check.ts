@@ -11,6 +11,22 @@ interface Totals {
   completed: number
   cancelled: number
   hedgeHeader: number
+  /** Optional counters a target may report (the simulated replicas do). */
+  started?: number
+  tiedDropped?: number
+}
+
+/** What a stats endpoint answers; only `totals` is required. */
+interface StatsJson {
+  totals: Totals
+  replicas?: Array<{ url: string; busyMs?: number }>
+}
+
+/** One read of the target's counters, and when it was taken. */
+export interface ServerSnapshot {
+  totals: Totals
+  busyMs: Map<string, number>
+  at: number
 }
 
 /**
@@ -31,32 +47,45 @@ const SETTLE_MS = 2000
 export class ServerCounter {
   constructor(readonly statsUrl: string) {}
 
-  async snapshot(): Promise<Totals | undefined> {
+  async snapshot(): Promise<ServerSnapshot | undefined> {
     try {
-      const { totals } = await fetchStatsJson<{ totals: Totals }>(this.statsUrl)
-      return { received: totals.received, completed: totals.completed, cancelled: totals.cancelled, hedgeHeader: totals.hedgeHeader }
+      const { totals, replicas } = await fetchStatsJson<StatsJson>(this.statsUrl)
+      const busyMs = new Map<string, number>()
+      for (const r of replicas ?? []) if (typeof r.busyMs === 'number') busyMs.set(r.url, r.busyMs)
+      return { totals, busyMs, at: performance.now() }
     } catch {
       return undefined
     }
   }
 
   /** Polls until the server's count reaches the client's (or SETTLE_MS passes), then reports both. */
-  async check(before: Totals, clientAttempts: number): Promise<ServerCrossCheck | undefined> {
+  async check(before: ServerSnapshot, clientAttempts: number): Promise<ServerCrossCheck | undefined> {
     const deadline = performance.now() + SETTLE_MS
     let now = await this.snapshot()
-    while (now && now.received - before.received < clientAttempts && performance.now() < deadline) {
+    while (now && now.totals.received - before.totals.received < clientAttempts && performance.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20))
       now = await this.snapshot()
     }
     if (!now) return undefined
-    const received = now.received - before.received
-    return {
+    const delta = (key: keyof Totals): number => (now.totals[key] ?? 0) - (before.totals[key] ?? 0)
+    const received = delta('received')
+    const check: ServerCrossCheck = {
       received,
-      completed: now.completed - before.completed,
-      cancelled: now.cancelled - before.cancelled,
-      hedgeHeader: now.hedgeHeader - before.hedgeHeader,
+      completed: delta('completed'),
+      cancelled: delta('cancelled'),
+      hedgeHeader: delta('hedgeHeader'),
       clientAttempts,
       match: received === clientAttempts,
     }
+    if (now.totals.started !== undefined) check.started = delta('started')
+    if (now.totals.tiedDropped !== undefined) check.tiedDropped = delta('tiedDropped')
+    if (now.busyMs.size > 0) check.utilisation = utilisation(before, now)
+    return check
   }
+}
+
+/** Busy time over the wall time between the two reads: the mean number of requests each replica was executing. */
+function utilisation(before: ServerSnapshot, now: ServerSnapshot): Array<{ url: string; busy: number }> {
+  const wallMs = Math.max(1, now.at - before.at)
+  return [...now.busyMs].map(([url, busyMs]) => ({ url, busy: Math.round(((busyMs - (before.busyMs.get(url) ?? 0)) / wallMs) * 1000) / 1000 }))
 }

@@ -24,9 +24,12 @@ import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
+import { TIE_HEADER } from '../hedging/policy.js'
+import { TieRegistry } from './tie-registry.js'
 
 export { DEFAULT_HEDGE_HEADER } from '../hedging/policy.js'
 export const CONTROL_PREFIX = '/__hedgebench/'
+export { TIE_HEADER } from '../hedging/policy.js'
 const MAX_BODY_BYTES = 1 << 20
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
@@ -46,6 +49,12 @@ export interface ReplicaCounts {
   duplicatesSuppressed: number
   /** Writes actually executed. */
   executions: number
+  /** Requests that began executing (took a worker): the work actually done, copies included. */
+  started: number
+  /** Time workers spent executing requests, ms (cancelled ones until they were stopped). */
+  busyMs: number
+  /** Tied copies dropped before they started because their twin started first (--tied). */
+  tiedDropped: number
 }
 
 export interface ReplicaStats extends ReplicaCounts {
@@ -74,6 +83,8 @@ export class SimulationState {
   executionSeq = 0
   readonly store = new Map<string, StoredAnswer>()
   readonly replicas: Replica[] = []
+  /** Tied copies across every replica of the process (one registry, as the seed's servers tell each other). */
+  readonly ties = new TieRegistry((tie) => this.replicas.some((r) => r.dropQueuedTwin(tie)))
   /** Lower-case, as Node presents header names. */
   readonly hedgeHeaderName: string
 
@@ -107,6 +118,10 @@ interface Job {
   timer: NodeJS.Timeout | null
   /** When the body was in and the request asked for a worker. */
   admittedAt: number
+  /** When a worker took it (0 until then). */
+  startedAt: number
+  /** The tie id it carries (--tied), or null. */
+  tie: string | null
 }
 
 export class Replica {
@@ -198,7 +213,7 @@ export class Replica {
     const key = idempotencyKey(req)
     if (key !== null) this.keys.add(key)
 
-    const job: Job = { req, res, epoch: this.shared.epoch, body: [], bodyBytes: 0, state: 'reading', timer: null, admittedAt: 0 }
+    const job: Job = { req, res, epoch: this.shared.epoch, body: [], bodyBytes: 0, state: 'reading', timer: null, admittedAt: 0, startedAt: 0, tie: tieOf(req) }
     res.on('close', () => {
       if (job.state !== 'done') this.cancel(job)
     })
@@ -214,6 +229,8 @@ export class Replica {
   private admit(job: Job): void {
     if (job.state !== 'reading') return
     job.admittedAt = performance.now()
+    // A tied copy whose twin already started is dropped before it waits for a worker.
+    if (job.tie !== null && this.shared.ties.twinStarted(job.tie)) return this.dropTied(job)
     if (job.bodyBytes > MAX_BODY_BYTES) return this.answer(job, 413, JSON.stringify({ error: 'body too large for the simulated target' }))
     const q = this.model.queue
     if (!q || this.active < q.workers) return this.start(job)
@@ -227,10 +244,13 @@ export class Replica {
   }
 
   private start(job: Job): void {
+    if (job.tie !== null && !this.shared.ties.claim(job.tie)) return this.dropTied(job)
     job.state = 'running'
     this.active++
     const draw = this.model.draw()
     const now = performance.now()
+    job.startedAt = now
+    if (job.epoch === this.shared.epoch) this.counts.started++
     const finish = this.model.finishAt(now, draw.workMs)
     const queueMs = now - job.admittedAt
     // Rounded up: Node truncates fractional delays, and a simulated server must never answer early.
@@ -239,6 +259,7 @@ export class Replica {
 
   private finish(job: Job, draw: ServiceDraw, queueMs: number, serviceMs: number): void {
     job.timer = null
+    this.addBusy(job)
     this.release()
     // What the simulation intended, so a client can tell its own noise from the server's:
     // queue = waiting for a worker, sim = service time including pauses.
@@ -303,11 +324,36 @@ export class Replica {
     if (was === 'running') {
       if (job.timer) clearTimeout(job.timer)
       job.timer = null
+      this.addBusy(job)
       this.release()
     } else if (was === 'queued') {
       const i = this.waiting.indexOf(job)
       if (i >= 0) this.waiting.splice(i, 1)
     }
+  }
+
+  private addBusy(job: Job): void {
+    if (job.epoch === this.shared.epoch) this.counts.busyMs += performance.now() - job.startedAt
+  }
+
+  /**
+   * Tied requests (seed 001): the copy whose twin already started is
+   * dropped before it starts, and answered 409 with `x-hedgebench-tie:
+   * dropped` so the client waits for the twin. Its worker is not taken.
+   */
+  private dropTied(job: Job): void {
+    if (job.epoch === this.shared.epoch) this.counts.tiedDropped++
+    job.res.setHeader(TIE_HEADER, 'dropped')
+    this.answer(job, 409, JSON.stringify({ error: 'tied copy dropped: its twin started first' }))
+  }
+
+  /** The twin of a job that just started, if it waits in this replica's queue: dropped at once. */
+  dropQueuedTwin(tie: string): boolean {
+    const i = this.waiting.findIndex((j) => j.tie === tie)
+    if (i < 0) return false
+    const [twin] = this.waiting.splice(i, 1)
+    this.dropTied(twin!)
+    return true
   }
 
   /** Frees a worker and hands it to the next waiting request. */
@@ -345,6 +391,12 @@ export class Replica {
   }
 }
 
+function tieOf(req: IncomingMessage): string | null {
+  const raw = req.headers[TIE_HEADER]
+  const tie = Array.isArray(raw) ? raw[0] : raw
+  return tie === undefined || tie === '' ? null : tie
+}
+
 function idempotencyKey(req: IncomingMessage): string | null {
   const raw = req.headers['idempotency-key']
   const key = Array.isArray(raw) ? raw[0] : raw
@@ -363,13 +415,16 @@ function zeroCounts(): ReplicaCounts {
     idempotencyKeys: 0,
     duplicatesSuppressed: 0,
     executions: 0,
+    started: 0,
+    busyMs: 0,
+    tiedDropped: 0,
   }
 }
 
 function sumCounts(list: ReplicaCounts[]): ReplicaCounts {
   const t = zeroCounts()
   for (const r of list) {
-    for (const k of ['received', 'completed', 'cancelled', 'rejected', 'hedgeHeader', 'idempotencyKeys', 'duplicatesSuppressed', 'executions'] as const) {
+    for (const k of ['received', 'completed', 'cancelled', 'rejected', 'hedgeHeader', 'idempotencyKeys', 'duplicatesSuppressed', 'executions', 'started', 'busyMs', 'tiedDropped'] as const) {
       t[k] += r[k]
     }
     for (const [m, n] of Object.entries(r.byMethod)) t.byMethod[m] = (t.byMethod[m] ?? 0) + n

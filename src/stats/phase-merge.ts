@@ -205,6 +205,7 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
   maxAttempts: 'same',
   budgetPct: 'same',
   parallel: 'same',
+  tied: 'same',
   cancelMode: 'same',
   delayUsedMs: ({ snaps }) => {
     const h = mergeEncoded(snaps.map((s) => s.delayUsed))
