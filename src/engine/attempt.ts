@@ -186,7 +186,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     const failure = failureOf(error, this.status)
     const policy = this.req.policy
     policy.health?.record(this.origin, failure)
-    policy.saturation?.outcome(failure !== null)
+    policy.saturation?.outcome(isStrainSign(error, this.status))
     policy.saturation?.settled(this.origin)
     const observer = policy.observer
     if (!observer) return
@@ -210,6 +210,18 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     return this.req.policy.now() - this.launchedAt
   }
 }
+
+/**
+ * What the saturation gate counts as a sign of strain: a 5xx or a timeout.
+ * A refused or reset connection is a dead replica, not a busy one; ejection
+ * deals with it, and hedging it elsewhere costs the dead replica nothing.
+ */
+function isStrainSign(error: Error | null, status: number | null): boolean {
+  if (error) return STRAIN_ERRORS.has((error as { code?: string }).code ?? '')
+  return status !== null && status >= 500
+}
+
+const STRAIN_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'HEDGE_DEADLINE_EXCEEDED'])
 
 /** What outlier ejection counts as this replica failing: a transport error or a 5xx (Envoy's consecutive_5xx). */
 function failureOf(error: Error | null, status: number | null): string | null {

@@ -9,7 +9,8 @@
  *                grpc-retry-pushback-ms; for the time it asked (Retry-After,
  *                pushback), else 1 s, at most 10 s
  *   error-rate   more than `maxErrorRate` of the last ERROR_WINDOW attempts
- *                failed (a transport error or a 5xx)
+ *                showed strain (a 5xx or a timeout; a refused connection is
+ *                a dead replica, which ejection handles, not saturation)
  *   target-busy  the replica the hedge would go to already has
  *                `maxInflight` attempts of ours in flight (seed 004's
  *                per-host limit: "target_has_capacity"); off by default,
