@@ -173,7 +173,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
       return false
     }
     const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random, policy.health) : (this.#opts.origin as string)
-    const saturated = policy.saturation?.refuse(origin)
+    const saturated = policy.saturation?.refuse(origin, trigger !== 'nonfatal')
     if (saturated) {
       policy.observer?.saturationSuppressed(saturated)
       return false

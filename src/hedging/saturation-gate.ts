@@ -49,9 +49,16 @@ export class SaturationGate {
     readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Why a hedge to `target` must not be sent now, or null when it may. */
-  refuse(target: string): SuppressReason | null {
+  /**
+   * Why a hedge to `target` must not be sent now, or null when it may. An
+   * explicit overload answer stops every hedge; the error rate and the
+   * in-flight limit stop speculation (a hedge on a timer), not the failover
+   * that a non-fatal answer asks for (--non-fatal-status), which the budget
+   * bounds already.
+   */
+  refuse(target: string, speculative: boolean): SuppressReason | null {
     if (this.#overloadUntil > 0 && this.now() < this.#overloadUntil) return 'overload'
+    if (!speculative) return null
     const maxRate = this.policy.maxErrorRate
     const seen = Math.min(this.#outcomeCount, ERROR_WINDOW)
     if (maxRate !== null && seen >= MIN_OUTCOMES && this.#failures / seen > maxRate) return 'errorRate'

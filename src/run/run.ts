@@ -146,7 +146,8 @@ class RunSession {
     this.#runner.begin(lanes)
     const end = await this.#runner.run(window, specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null, this.#progress(phase, requests))
     const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
-    const server = before && this.#server ? await this.#server.check(before, attempts) : undefined
+    const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
+    const server = before && this.#server ? await this.#server.check(before, attempts, cancelled) : undefined
     for (const lane of lanes) {
       const result = lane.stats.finish(end.durationMs, end.health)
       if (server) result.server = server

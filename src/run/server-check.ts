@@ -58,11 +58,18 @@ export class ServerCounter {
     }
   }
 
-  /** Polls until the server's count reaches the client's (or SETTLE_MS passes), then reports both. */
-  async check(before: ServerSnapshot, clientAttempts: number): Promise<ServerCrossCheck | undefined> {
+  /**
+   * Polls until the server's counts reach the client's (or SETTLE_MS passes),
+   * then reports both: every attempt received, and every loser the client
+   * cancelled seen closing (its close can land a moment after its answer's
+   * race was decided).
+   */
+  async check(before: ServerSnapshot, clientAttempts: number, clientCancelled = 0): Promise<ServerCrossCheck | undefined> {
     const deadline = performance.now() + SETTLE_MS
+    const behind = (s: ServerSnapshot): boolean =>
+      s.totals.received - before.totals.received < clientAttempts || s.totals.cancelled - before.totals.cancelled < clientCancelled
     let now = await this.snapshot()
-    while (now && now.totals.received - before.totals.received < clientAttempts && performance.now() < deadline) {
+    while (now && behind(now) && performance.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20))
       now = await this.snapshot()
     }

@@ -224,7 +224,8 @@ export class WorkerPool {
     if (live !== attempts && answered.length === snapshots.length) {
       health.warnings.push(`attempts counted across threads (${live}) differ from the merged count (${attempts}): attempts settled after the phase ended`)
     }
-    const server = before && plan.server ? await plan.server.check(before, attempts) : undefined
+    const cancelled = merged.reduce((s, m) => s + (m.result.hedging?.cancelled ?? 0), 0)
+    const server = before && plan.server ? await plan.server.check(before, attempts, cancelled) : undefined
     if (server) for (const m of merged) m.result.server = server
     return merged
   }

@@ -253,7 +253,10 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
 function mergeHedging(snaps: PhaseSnapshot[], merged: PhaseResult): HedgingStats {
   const input: HedgingParts = { parts: snaps.map((s) => s.result.hedging!), snaps, merged, calls: merged.calls ? merged.calls.requests : merged.requests }
   const out: Partial<Record<keyof HedgingStats, unknown>> = {}
-  for (const key of Object.keys(HEDGING_MERGE) as Array<keyof HedgingStats>) out[key] = mergeField(key, input)
+  for (const key of Object.keys(HEDGING_MERGE) as Array<keyof HedgingStats>) {
+    const value = mergeField(key, input)
+    if (value !== undefined) out[key] = value // an optional field the workers did not report stays absent
+  }
   return out as HedgingStats
 }
 

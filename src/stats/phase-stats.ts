@@ -138,6 +138,11 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     this.#unsent++
   }
 
+  /** Attempts on the wire aborted because another attempt won, so far. */
+  get cancelledAttempts(): number {
+    return this.#cancelled
+  }
+
   attemptCancelled(_index: number, origin: string): void {
     this.#cancelled++
     this.#replica(origin).cancelled++
