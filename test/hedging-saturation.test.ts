@@ -91,7 +91,10 @@ test('overloaded replicas: aggressive hedging makes them slower; --hedge-max-inf
   const gated = await run({ ...base, saturation: { maxInflight: 4 } })
   // The gate held back every hedge (8 in flight per replica > 4): no extra load at all.
   assert.equal(hedging(gated).hedgesSent, 0)
-  assert.equal(hedging(gated).suppressed?.targetBusy, 500)
+  // Each request's 2 ms timer fires long before its ~40 ms answer, and is held back. On a
+  // starved machine a request can be answered in the same event-loop turn in which its
+  // overdue timer would have run (seen: 2 of 500 in a full-suite run at load 17): 90 %.
+  assert.ok(hedging(gated).suppressed!.targetBusy >= 450, JSON.stringify(hedging(gated).suppressed))
   assert.ok(hedging(raw).extraLoadPct > 80, `raw extra load ${hedging(raw).extraLoadPct}%`)
   // Margins: the two phases of one run share the machine's noise; the p50 of 500 queued
   // requests moves by a few percent between identical phases (the gated run's own ratio shows
