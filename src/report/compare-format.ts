@@ -37,6 +37,12 @@ function formatInterval(interval: Interval | null, unit: MetricUnit): string {
 /** One row of the comparison table: metric, each run's value, then change, interval and verdict against the first run. */
 export function metricCells(m: MetricRow): string[] {
   const values = m.values.map((v) => formatValue(v, m.unit))
-  const changes = m.changes.slice(1).flatMap((ch) => [formatChange(ch, m.unit), ch ? formatInterval(ch.interval, m.unit) : '', ch?.verdict ?? '-'])
+  const changes = m.changes.slice(1).flatMap((ch) => [formatChange(ch, m.unit), ch ? formatInterval(ch.interval, m.unit) : '', verdictText(ch)])
   return [m.metric, ...values, ...changes]
+}
+
+/** "worse", or "not enough requests (n = 50 for p99.9; needs 7130)". */
+function verdictText(ch: MetricChange | null): string {
+  if (!ch) return '-'
+  return ch.note ? `${ch.verdict} (${ch.note})` : ch.verdict
 }

@@ -56,12 +56,12 @@ function metricsTable(c: Comparison, color: boolean): string {
   return tableLines([header, ...rows], '  ', paintCell).join('\n')
 }
 
-const ANSI: Record<Verdict, string> = { better: '\u001b[32m', worse: '\u001b[31m', 'within noise': '' }
+const ANSI: Record<Verdict, string> = { better: '\u001b[32m', worse: '\u001b[31m', 'within noise': '', 'not enough requests': '' }
 const RESET = '\u001b[0m'
 
 /** An arrow for the direction of the change and a colour for better/worse; the arrow takes two columns of padding. */
 function paint(paddedCell: string, change: MetricChange): string {
-  if (change.verdict === 'within noise') return paddedCell
+  if (change.verdict !== 'better' && change.verdict !== 'worse') return paddedCell
   const word = paddedCell.trimEnd()
   const pad = paddedCell.slice(word.length + 2)
   return `${ANSI[change.verdict]}${change.abs > 0 ? '▲' : '▼'} ${word}${RESET}${pad}`
@@ -69,7 +69,8 @@ function paint(paddedCell: string, change: MetricChange): string {
 
 function legend(c: Comparison): string {
   if (c.runs.length < 2) return ''
-  return 'Verdict: better / worse when the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one extreme request decides them).'
+  return 'Verdict: better / worse when the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one extreme request decides them); ' +
+    '"not enough requests": the interval of that percentile would run past the slowest (or fastest) request measured, so it cannot be judged and --fail-if ignores it.'
 }
 
 function table(rows: string[][], indent: string): string {

@@ -12,8 +12,10 @@ import {
   LATENCY_RESOLUTION_MS,
   meanDifference,
   percentileDifference,
+  percentileJudgeable,
   proportionDifference,
   rateDifference,
+  requestsNeeded,
   verdictOf,
   type Interval,
   type NoiseMethod,
@@ -51,6 +53,8 @@ export interface MetricChange {
   /** 95 % interval of `abs`; null when the method gives none. */
   interval: Interval | null
   verdict: Verdict
+  /** Why there is no verdict: "n = 50 for p99.9; needs 7130" (verdict 'not enough requests'). */
+  note?: string
 }
 
 export interface MetricRow {
@@ -146,6 +150,8 @@ interface MetricSpec {
   value(side: Side): number | null
   interval(before: Side, after: Side): Interval | null
   absoluteFloor?: number
+  /** Why a side has too few requests to judge this metric; null when both have enough. */
+  tooFew?(before: Side, after: Side): string | null
 }
 
 const PERCENTILE_SET = new Set<string>(PERCENTILE_KEYS)
@@ -155,10 +161,22 @@ function specOf(key: MetricKey): MetricSpec {
   const latency = { unit: 'ms' as const, better: 'lower' as const, absoluteFloor: LATENCY_RESOLUTION_MS, value: (s: Side) => s.phase.latencyMs[key] }
   if (PERCENTILE_SET.has(key)) {
     const p = Number(key.slice(1))
-    return { ...latency, method: 'order-statistic', interval: (a, b) => (a.histogram && b.histogram ? percentileDifference(a.histogram, b.histogram, p) : null) }
+    return {
+      ...latency,
+      method: 'order-statistic',
+      interval: (a, b) => (a.histogram && b.histogram ? percentileDifference(a.histogram, b.histogram, p) : null),
+      tooFew: (a, b) => tooFewFor(key, p, a, b),
+    }
   }
   if (key === 'mean') return { ...latency, method: 'welch', interval: (a, b) => meanDifference(meanSample(a), meanSample(b)) }
   return { ...latency, method: 'none', interval: () => null }
+}
+
+/** "n = 50 for p99.9; needs 7130" for the smaller side, when either side cannot bound percentile p. */
+function tooFewFor(key: string, p: number, a: Side, b: Side): string | null {
+  const n = Math.min(a.histogram?.totalCount ?? 0, b.histogram?.totalCount ?? 0)
+  if (n === 0 || percentileJudgeable(n, p)) return null
+  return `n = ${n} for ${key}; needs ${requestsNeeded(p)}`
 }
 
 function meanSample(s: Side): { mean: number; stddev: number; n: number } {
@@ -220,6 +238,8 @@ function metricRow(metric: MetricKey, sides: Side[]): MetricRow {
   const changes = sides.map((side, i) => {
     const value = values[i] ?? null
     if (i === 0 || base === null || value === null) return null
+    const tooFew = spec.tooFew?.(sides[0]!, side) ?? null
+    if (tooFew !== null) return { ...changeOf(base, value, null, spec), verdict: 'not enough requests' as const, note: tooFew }
     return changeOf(base, value, spec.interval(sides[0]!, side), spec)
   })
   return { metric, unit: spec.unit, better: spec.better, method: spec.method, values, changes }

@@ -10,9 +10,11 @@
  *
  * A signed percentage is a change relative to the first run; anything else
  * is an absolute value in the metric's unit. Conditions are checked on every
- * run after the first (the baseline); one run meeting it is enough.
+ * run after the first (the baseline); one run meeting it is enough. A
+ * percentile compare marks "not enough requests" never holds: its value is
+ * the slowest request or close to it, not the percentile.
  */
-import { METRIC_KEYS, type Comparison, type MetricKey } from './compare.js'
+import { METRIC_KEYS, type Comparison, type MetricChange, type MetricKey } from './compare.js'
 import { readDuration } from '../core/duration.js'
 import { UsageError } from '../core/errors.js'
 
@@ -98,7 +100,8 @@ export function checkFailIf(conditions: FailCondition[], comparison: Comparison)
   })
 }
 
-function holdsAt(c: FailCondition, value: number | null, change: { abs: number; pct: number | null } | null): boolean {
+function holdsAt(c: FailCondition, value: number | null, change: MetricChange | null): boolean {
+  if (change?.verdict === 'not enough requests') return false
   if (c.kind === 'absolute') return value !== null && compare(value, c.op, c.value)
   if (!change) return false
   // From a baseline of 0, any rise is an infinite relative change.

@@ -16,6 +16,15 @@
  * it is "within noise". Non-overlap is a strict test (stricter than 95 %),
  * which is the side we want to err on before calling a regression.
  *
+ * Too few requests. When the high rank passes the last request (or the low
+ * rank falls before the first), the slowest request bounds the percentile
+ * only if all n requests falling below it is unlikely (q^n <= 2.5 %, about
+ * n*(1-q) >= 3.7: 368 requests for p99, 3688 for p99.9). With fewer, the
+ * interval has no bound on that side (at n = 50 the p99.9 is just the
+ * slowest request), and the percentile is "not enough requests": never
+ * better or worse, and never a --fail-if gate. `requestsNeeded(p)` says how
+ * many would do.
+ *
  * Mean: Welch's interval, difference ± 1.96 * sqrt(sd1²/n1 + sd2²/n2).
  * Error rate and slow count: a two-proportion interval on the share of
  * failed / slow requests (so runs with different request counts compare
@@ -33,7 +42,7 @@
  */
 import type { Histogram } from './histogram.js'
 
-export type Verdict = 'better' | 'worse' | 'within noise'
+export type Verdict = 'better' | 'worse' | 'within noise' | 'not enough requests'
 
 /** How a metric's interval was computed ('none': no interval, see above). */
 export type NoiseMethod = 'order-statistic' | 'welch' | 'two-proportion' | 'poisson' | 'none'
@@ -43,6 +52,8 @@ export type Interval = [low: number, high: number]
 
 /** 95 % two-sided normal quantile. */
 const Z95 = 1.96
+/** One tail of the 95 % interval. */
+const TAIL = 0.025
 /** Changes below this share of the baseline are never called better or worse. */
 const PRACTICAL_FLOOR_PCT = 1
 /** One microsecond: the histogram resolution, in milliseconds. */
@@ -50,20 +61,48 @@ export const LATENCY_RESOLUTION_MS = 0.001
 
 /**
  * 95 % order-statistic bounds (ms) of percentile `p` (0-100) of the
- * distribution a histogram was sampled from; null for an empty histogram.
+ * distribution a histogram was sampled from; null for an empty histogram or
+ * when a bound would lie beyond the requests measured (see above).
  */
 export function percentileBounds(h: Histogram, p: number): Interval | null {
-  const n = h.totalCount
+  const ranks = boundRanks(h.totalCount, p)
+  if (!ranks) return null
+  return [valueAtRank(h, ranks[0]), valueAtRank(h, ranks[1])]
+}
+
+/**
+ * Ranks (1 = fastest) of the interval's ends: B, the number of requests at or
+ * below the true percentile, is Binomial(n, q), and the interval
+ * [X(low), X(high)] covers it when low <= B <= high - 1. Ranks past the ends
+ * are clamped to the fastest / slowest request, which is sound only while
+ * that request is itself a 97.5 % bound: P(B = n) = q^n <= 2.5 % (and
+ * (1-q)^n at the low end). Otherwise (n*(1-q) below about 3.7) null.
+ */
+function boundRanks(n: number, p: number): [low: number, high: number] | null {
   if (n === 0) return null
   const q = p / 100
+  if (q ** n > TAIL || (1 - q) ** n > TAIL) return null
   const spread = Z95 * Math.sqrt(n * q * (1 - q))
-  const lowRank = clampRank(Math.floor(n * q - spread), n)
-  const highRank = clampRank(Math.ceil(n * q + spread) + 1, n)
-  return [valueAtRank(h, lowRank), valueAtRank(h, highRank)]
+  return [clampRank(Math.floor(n * q - spread), n), clampRank(Math.ceil(n * q + spread) + 1, n)]
 }
 
 function clampRank(rank: number, n: number): number {
   return Math.min(n, Math.max(1, rank))
+}
+
+/** Can percentile p be judged from n requests? */
+export function percentileJudgeable(n: number, p: number): boolean {
+  return boundRanks(n, p) !== null
+}
+
+/** The fewest requests from which percentile p gets a bounded interval: q^n <= 2.5 % (p99: 368, p99.9: 3688). */
+export function requestsNeeded(p: number): number {
+  const q = p / 100
+  if (q <= 0 || q >= 1) return Infinity
+  let n = Math.max(1, Math.floor(Math.log(TAIL) / Math.log(Math.max(q, 1 - q))))
+  // The logarithm can land one below the edge by rounding; a few steps settle it.
+  for (let i = 0; i < 3 && !percentileJudgeable(n, p); i++) n++
+  return n
 }
 
 /** Latency (ms) of the request ranked `rank` (1 = fastest). */
