@@ -6,6 +6,7 @@
  * read the returned Comparison.
  */
 import { configEntries } from '../results/config-entries.js'
+import { extraLoadPct } from '../results/extra-load.js'
 import { UsageError } from '../core/errors.js'
 import { tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import {
@@ -105,7 +106,12 @@ export function compareWithin(result: RunResult): Comparison {
   if (!plain || !hedged) {
     throw new UsageError('this run has no plain and hedged phase to compare within (run with --mode both, or give two files)')
   }
-  return build('within', [sideOf('plain', result, plain), sideOf('hedged', result, hedged)], [result, result])
+  return comparePhases(plain, hedged, result)
+}
+
+/** A plain phase (baseline) against a hedged one of the same run: what the verdict reads. */
+export function comparePhases(plain: PhaseResult, hedged: PhaseResult, run: Pick<RunResult, 'label' | 'partial'>): Comparison {
+  return build('within', [sideOf('plain', run, plain), sideOf('hedged', run, hedged)], [])
 }
 
 interface Side {
@@ -120,7 +126,7 @@ function pickPhase(name: string, result: RunResult, wanted: PhaseName | undefine
   return phase
 }
 
-function sideOf(name: string, result: RunResult, phase: PhaseResult): Side {
+function sideOf(name: string, result: Pick<RunResult, 'label' | 'partial'>, phase: PhaseResult): Side {
   return {
     run: { name, label: result.label, phase: phase.name, requests: phase.requests, durationMs: phase.durationMs, partial: result.partial },
     phase,
@@ -184,10 +190,6 @@ function meanSample(s: Side): { mean: number; stddev: number; n: number } {
 }
 
 const errorRate = (s: Side): number => (s.phase.requests > 0 ? round((100 * s.phase.errors) / s.phase.requests) : 0)
-/** Extra load of a phase, %; one without hedging still has one: attempts / requests - 1, normally 0. */
-export function extraLoadPct(phase: PhaseResult): number {
-  return phase.hedging?.extraLoadPct ?? (phase.requests > 0 ? round(100 * (phase.attempts / phase.requests - 1)) : 0)
-}
 const extraLoad = (s: Side): number => extraLoadPct(s.phase)
 const extraAttempts = (s: Side): number => (extraLoad(s) * s.phase.requests) / 100
 

@@ -8,7 +8,8 @@ import { formatMs } from '../core/duration.js'
 import type { DemoResult } from '../sim/demo.js'
 import type { PhaseResult, RunResult } from '../results/run-result.js'
 import { formatTable } from './table.js'
-import { verdictLine } from './text.js'
+import { hedgeVerdict } from './verdict.js'
+import { extraLoadPct } from '../results/extra-load.js'
 
 export function renderDemo(demo: DemoResult): string {
   const blocks = demo.runs.map(({ concurrency, result }) => demoBlock(concurrency, result))
@@ -25,7 +26,10 @@ function demoBlock(concurrency: number, result: RunResult): string {
   if (plain) rows.push(row('no hedge', plain))
   if (hedged) rows.push(row(`hedge@${formatMs(hedged.hedging?.delayMs ?? 0).replace(' ', '')}`, hedged))
   const lines = formatTable(rows, ['left', 'right', 'right', 'right', 'right', 'right'])
-  if (plain && hedged) lines.push(verdictLine(plain, hedged))
+  if (plain && hedged) {
+    const verdict = hedgeVerdict(plain, hedged, result)
+    lines.push(verdict.headline, ...verdict.details.map((d) => `  ! ${d}`))
+  }
   if (hedged?.hedging) lines.push(`  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} hedges never reached the wire`)
   if (result.partial) lines.push(`  PARTIAL: interrupted during ${result.stoppedIn}`)
   return lines.join('\n') + '\n'
@@ -34,7 +38,7 @@ function demoBlock(concurrency: number, result: RunResult): string {
 function row(name: string, phase: PhaseResult): string[] {
   const server = phase.server
   const check = server ? `${server.received} / ${server.clientAttempts}  ${server.match ? 'match' : 'MISMATCH'}` : `? / ${phase.attempts}`
-  const extra = phase.hedging ? `${phase.hedging.extraLoadPct.toFixed(1)}%` : '-'
+  const extra = phase.hedging ? `${extraLoadPct(phase).toFixed(1)}%` : '-'
   return [name, formatMs(phase.latencyMs.p99), formatMs(phase.latencyMs['p99.9']), String(phase.slow.count), extra, check]
 }
 

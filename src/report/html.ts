@@ -10,6 +10,8 @@ import { configEntries } from '../results/config-entries.js'
 import { formatMs } from '../core/duration.js'
 import type { HedgingStats, PhaseName, PhaseResult, RunResult } from '../results/run-result.js'
 import { metricCells } from './compare-format.js'
+import { extraLoadPct } from '../results/extra-load.js'
+import { hedgeVerdict } from './verdict.js'
 import { escapeHtml } from './escape.js'
 import { PALETTE } from './svg-chart.js'
 import { hedgesChart, histogramChart, percentileChart, timelineChart, type ChartSource } from './html-charts.js'
@@ -33,6 +35,7 @@ export function renderHtml(runs: RunResult[], opts: HtmlOptions = {}): string {
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     runsSection(named),
+    verdictSection(named),
     warningsSection(runs, opts.comparison),
     opts.comparison ? comparisonSection(opts.comparison) : '',
     measured.length > 0 ? figure(percentileChart(measured)) + figure(histogramChart(measured)) : '<p>No measured phase to chart.</p>',
@@ -108,6 +111,19 @@ function runsSection(runs: NamedRun[]): string {
   return section(runs.length === 1 ? 'Run' : 'Runs', table(['run', 'label', 'started', 'finished', 'status', 'hedgebench'], rows))
 }
 
+/** The plain vs hedged verdict of each run that has both phases, as the text report words it (verdict.ts decides it). */
+function verdictSection(runs: NamedRun[]): string {
+  const items = runs.flatMap(({ name, result }) => {
+    const { plain, hedged } = result.phases
+    if (!plain || !hedged) return []
+    const v = hedgeVerdict(plain, hedged, result)
+    const who = runs.length > 1 ? `${escapeHtml(name)}: ` : ''
+    const details = v.details.length > 0 ? `<ul>${v.details.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : ''
+    return [`<p class="verdict ${v.tone}">${who}${escapeHtml(v.headline)}</p>${details}`]
+  })
+  return items.length === 0 ? '' : section('Verdict', items.join('\n'))
+}
+
 function warningsSection(runs: RunResult[], comparison: Comparison | undefined): string {
   const warnings = [...new Set([...runs.flatMap((r) => r.warnings), ...(comparison?.warnings ?? [])])]
   if (warnings.length === 0) return ''
@@ -154,7 +170,7 @@ function codes(p: PhaseResult): string {
 function hedgingSection(sources: ChartSource[]): string {
   const hedged = sources.filter((s): s is ChartSource & { phase: { hedging: HedgingStats } } => s.phase.hedging !== undefined)
   if (hedged.length === 0) return ''
-  const rows: Array<[string, (h: HedgingStats) => string]> = [
+  const rows: Array<[string, (h: HedgingStats, p: PhaseResult) => string]> = [
     ['hedge delay', (h) => `${formatMs(h.delayMs)} (${h.delaySource})`],
     ['delay used', (h) => `${formatMs(h.delayUsedMs.min)} / ${formatMs(h.delayUsedMs.p50)} / ${formatMs(h.delayUsedMs.max)} (min / p50 / max)${h.adaptive ? ', adaptive' : ''}`],
     ['max attempts', (h) => `${h.maxAttempts}${h.parallel ? ', parallel' : ''}`],
@@ -162,7 +178,7 @@ function hedgingSection(sources: ChartSource[]): string {
     ['cancel mode', (h) => h.cancelMode],
     ['hedges sent', (h) => String(h.hedgesSent)],
     ['hedges unsent', (h) => String(h.unsent)],
-    ['extra load', (h) => `${h.extraLoadPct.toFixed(2)} %`],
+    ['extra load', (_h, p) => `${extraLoadPct(p).toFixed(2)} %`],
     ['trigger rate', (h) => `${h.triggerRate.toFixed(2)} %`],
     ['wins (hedge / original)', (h) => `${h.hedgeWins} / ${h.originalWins}`],
     ['cancelled', (h) => String(h.cancelled)],
@@ -181,7 +197,7 @@ function hedgingSection(sources: ChartSource[]): string {
   )
   return section(
     'Hedging',
-    `${table(['', ...hedged.map((s) => s.name)], rows.map(([label, get]) => [label, ...hedged.map((s) => get(s.phase.hedging))]))}\n` +
+    `${table(['', ...hedged.map((s) => s.name)], rows.map(([label, get]) => [label, ...hedged.map((s) => get(s.phase.hedging, s.phase))]))}\n` +
       table(['attempt', 'count', 'p50', 'p99', 'max'], perAttempt, 'Latency of each attempt, from its own start'),
   )
 }
@@ -256,6 +272,7 @@ th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; vertical-a
 thead th, tbody th { background: #f6f6f6; text-align: left; }
 td.better { color: #1a7f37; font-weight: 600; } td.worse { color: #c62828; font-weight: 600; }
 .warnings li { color: #8a5300; }
+.verdict { font-weight: 600; } .verdict.good { color: #1a7f37; } .verdict.bad { color: #c62828; }
 figure { margin: 16px 0; } svg { max-width: 100%; height: auto; font: 12px system-ui, sans-serif; background: #fff; }
 svg .title { font-size: 14px; font-weight: 600; } svg .tick, svg .legend { fill: #444; } svg .axis { fill: #222; }
 svg .grid { stroke: #e5e5e5; } svg .frame { fill: none; stroke: #bbb; }

@@ -5,7 +5,8 @@
  * count; a run with both phases ends with the plain | hedged comparison and
  * a one-line verdict, the figure the user came for. Pure: result in, text out.
  */
-import { extraLoadPct } from './compare.js'
+import { extraLoadPct } from '../results/extra-load.js'
+import { change, headlineText, hedgeVerdict } from './verdict.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
@@ -41,7 +42,7 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
   const blocks: string[][] = [header(result), banner(result, paint)]
   if (warmup) blocks.push(warmupLine(warmup))
   for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint))
-  if (plain && hedged) blocks.push(comparison(plain, hedged, paint))
+  if (plain && hedged) blocks.push(comparison(plain, hedged, result, paint))
   blocks.push(footer(result, paint))
   return `${blocks
     .filter((b) => b.length > 0)
@@ -165,7 +166,7 @@ function hedging(p: PhaseResult, h: HedgingStats): string[] {
     ['Delay:', `${formatMs(h.delayMs)} (${how})`],
     ...(h.adaptive ? [['Adaptive delay:', `min ${formatMs(h.delayUsedMs.min)} / p50 ${formatMs(h.delayUsedMs.p50)} / max ${formatMs(h.delayUsedMs.max)}`]] : []),
     ['Policy:', `max ${h.maxAttempts} attempts, budget ${h.budgetPct === null ? 'off' : `${h.budgetPct}%`}, cancel ${h.cancelMode}`],
-    ['Hedges sent:', `${h.hedgesSent} (+${h.extraLoadPct.toFixed(1)}% extra load); ${h.unsent} more started but cancelled before the wire`],
+    ['Hedges sent:', `${h.hedgesSent} (${signedPct(extraLoadPct(p))} extra load); ${h.unsent} more started but cancelled before the wire`],
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
     ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
     ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],
@@ -296,14 +297,7 @@ function generator(g: GeneratorHealth, paint: Paint): string[] {
 
 // ---- plain vs hedged ---------------------------------------------------------
 
-/** Relative change in percent, signed; "n/a" when the baseline is zero. */
-export function change(before: number, after: number): string {
-  if (before === 0) return after === 0 ? '0.0%' : 'n/a'
-  const c = ((after - before) / before) * 100
-  return `${c > 0 ? '+' : ''}${c.toFixed(1)}%`
-}
-
-function comparison(plain: PhaseResult, hedged: PhaseResult, paint: Paint): string[] {
+function comparison(plain: PhaseResult, hedged: PhaseResult, result: RunResult, paint: Paint): string[] {
   const latencyRow = (key: keyof LatencySummary, label: string = key): string[] => [label, formatMs(plain.latencyMs[key]), formatMs(hedged.latencyMs[key]), change(plain.latencyMs[key], hedged.latencyMs[key])]
   const countRow = (label: string, a: number, b: number, fmt: (n: number) => string = String): string[] => [label, fmt(a), fmt(b), change(a, b)]
   const rows = [
@@ -313,23 +307,25 @@ function comparison(plain: PhaseResult, hedged: PhaseResult, paint: Paint): stri
     latencyRow('max'),
     countRow(`over ${formatThreshold(plain.slow.thresholdMs)}`, plain.slow.count, hedged.slow.count),
     countRow('errors', plain.errors, hedged.errors),
-    countRow('attempts', plain.attempts, hedged.attempts),
+    // Extra load, not the change in attempts: under -z the phases differ in size.
+    ['extra load', signedPct(extraLoadPct(plain)), signedPct(extraLoadPct(hedged)), ''],
     countRow('requests/s', plain.rps, hedged.rps, (n) => n.toFixed(2)),
   ]
-  return [paint('bold', '=== plain vs hedged ==='), ...indent(formatTable(rows)), '', verdict(plain, hedged, paint)]
+  return [paint('bold', '=== plain vs hedged ==='), ...indent(formatTable(rows)), '', ...verdict(plain, hedged, result, paint)]
 }
 
-/** "p99.9 1015.6 ms -> 33.1 ms (-96.7%) for +3.5% requests": the tail bought, and its price. */
+const signedPct = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`
+
+/** The verdict's headline alone (the demo's line): "p99.9 1015.6 ms -> 33.1 ms (-96.7%) for +3.5% requests". */
 export function verdictLine(plain: PhaseResult, hedged: PhaseResult): string {
-  const before = plain.latencyMs['p99.9']
-  const after = hedged.latencyMs['p99.9']
-  const extra = extraLoadPct(hedged)
-  return `p99.9 ${before.toFixed(1)} ms -> ${after.toFixed(1)} ms (${change(before, after)}) for ${extra >= 0 ? '+' : ''}${extra.toFixed(1)}% requests`
+  return headlineText(plain, hedged)
 }
 
-function verdict(plain: PhaseResult, hedged: PhaseResult, paint: Paint): string {
-  const better = hedged.latencyMs['p99.9'] < plain.latencyMs['p99.9']
-  return paint(better ? 'green' : 'yellow', `Verdict: ${verdictLine(plain, hedged)}`)
+const TONE: Record<ReturnType<typeof hedgeVerdict>['tone'], Style> = { good: 'green', bad: 'red', neutral: 'yellow' }
+
+function verdict(plain: PhaseResult, hedged: PhaseResult, result: RunResult, paint: Paint): string[] {
+  const v = hedgeVerdict(plain, hedged, result)
+  return [paint(TONE[v.tone], `Verdict: ${v.headline}`), ...v.details.map((d) => paint(TONE[v.tone], `  ! ${d}`))]
 }
 
 // ---- small formatting helpers ------------------------------------------------

@@ -11,6 +11,7 @@ import { decodeHistogram, encodeHistogram, mergeHistograms, percentileMs, summar
 import { histogramSummary, PhaseStats, type PhaseStatsOptions, type RequestSample } from './phase-stats.js'
 import { MAX_POINTS, SecondRecorder, timelinePoint, type SecondSums } from './timeline.js'
 import type { Figures, GeneratorHealth, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
+import { extraLoadPctOf } from '../results/extra-load.js'
 
 /** What the hedge delay is derived from: a PhaseStats, or the merge of several. */
 export interface MeasuredPhase {
@@ -214,7 +215,7 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
   },
   hedgesSent: 'sum',
   unsent: 'sum',
-  extraLoadPct: ({ merged, calls }) => (calls > 0 ? round3((merged.attempts / calls - 1) * 100) : 0),
+  extraLoadPct: ({ merged, calls }) => extraLoadPctOf(merged.attempts, calls),
   triggerRate: ({ snaps, calls }) => (calls > 0 ? round3((sum(snaps.map((s) => s.triggered)) / calls) * 100) : 0),
   hedgeWins: 'sum',
   originalWins: 'sum',

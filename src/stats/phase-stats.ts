@@ -10,6 +10,7 @@ import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/obs
 import { TimelineRecorder, type SecondRecorder } from './timeline.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
 import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
+import { extraLoadPctOf } from '../results/extra-load.js'
 
 export interface PhaseStatsOptions {
   name: PhaseName
@@ -260,7 +261,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       delayUsedMs: { min: minMs(this.#delayUsed), p50: percentileMs(this.#delayUsed, 50), max: percentileMs(this.#delayUsed, 100) },
       hedgesSent: this.#hedgesSent,
       unsent: this.#unsent,
-      extraLoadPct: calls > 0 ? round3((this.figures.attempts / calls - 1) * 100) : 0,
+      extraLoadPct: extraLoadPctOf(this.figures.attempts, calls),
       triggerRate: calls > 0 ? round3((this.#triggered / calls) * 100) : 0,
       hedgeWins: this.#hedgeWins,
       originalWins: this.#originalWins,
