@@ -2,9 +2,14 @@
  * The CSV summary (-o csv and the saved `.csv`): one row per phase and one
  * per phase x replica, every figure a column, so a spreadsheet can chart
  * runs side by side. csv-stringify does the RFC 4180 quoting.
+ *
+ * Every row carries the run's identity (label, start time, target, and
+ * whether it was interrupted), so rows pasted together from several runs
+ * stay apart. Every share is a percentage, named `_pct` in its header.
  */
 import { stringify } from 'csv-stringify/sync'
 import { redactUrl } from '../core/redact.js'
+import { extraLoadPct } from '../results/extra-load.js'
 import { PERCENTILE_KEYS, PHASE_NAMES } from '../results/run-result.js'
 import type { Figures, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
 
@@ -14,7 +19,7 @@ const HEDGING_COLUMNS = [
   'hedges_sent',
   'unsent',
   'extra_load_pct',
-  'trigger_rate',
+  'trigger_rate_pct',
   'hedge_wins',
   'original_wins',
   'cancelled',
@@ -28,7 +33,11 @@ const HEDGING_COLUMNS = [
   'loser_runtime_p99_ms',
 ] as const
 
+/** Identity of the run, the same on every row. */
+const RUN_COLUMNS = ['run_label', 'started_at', 'target', 'partial'] as const
+
 export const CSV_SUMMARY_COLUMNS: readonly string[] = [
+  ...RUN_COLUMNS,
   'scope',
   'phase',
   'replica',
@@ -36,7 +45,7 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   'attempts',
   'ok',
   'errors',
-  'error_rate',
+  'error_rate_pct',
   'rps',
   'bytes',
   'duration_ms',
@@ -55,17 +64,23 @@ type Cell = string | number
 
 export function renderCsvSummary(result: RunResult): string {
   const rows: Cell[][] = [[...CSV_SUMMARY_COLUMNS]]
+  const run = runCells(result)
   for (const name of PHASE_NAMES) {
     const phase = result.phases[name]
     if (!phase) continue
-    rows.push(phaseRow(phase))
-    for (const replica of phase.replicas) rows.push(replicaRow(replica, phase))
+    rows.push([...run, ...phaseRow(phase)])
+    for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase)])
   }
   return stringify(rows)
 }
 
+/** Label, start, the target URLs (redacted, space-separated) and "true" for an interrupted run. */
+function runCells(result: RunResult): Cell[] {
+  return [result.label, result.startedAt, result.config.urls.map(redactUrl).join(' '), String(result.partial)]
+}
+
 function phaseRow(phase: PhaseResult): Cell[] {
-  const hedging = phase.hedging ? hedgingCells(phase.hedging) : emptyHedging()
+  const hedging = phase.hedging ? hedgingCells(phase.hedging, phase) : emptyHedging()
   return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '']
 }
 
@@ -84,7 +99,7 @@ function figureCells(f: Figures, phase: PhaseResult): Cell[] {
     f.attempts,
     f.ok,
     f.errors,
-    f.requests > 0 ? (f.errors / f.requests).toFixed(6) : '0',
+    f.requests > 0 ? round((100 * f.errors) / f.requests, 4) : 0,
     round(rps, 3),
     f.bytes,
     round(phase.durationMs, 3),
@@ -96,11 +111,11 @@ function figureCells(f: Figures, phase: PhaseResult): Cell[] {
   ]
 }
 
-function hedgingCells(h: HedgingStats): Cell[] {
+function hedgingCells(h: HedgingStats, phase: PhaseResult): Cell[] {
   return [
     h.hedgesSent,
     h.unsent,
-    round(h.extraLoadPct, 3),
+    round(extraLoadPct(phase), 3),
     round(h.triggerRate, 3),
     h.hedgeWins,
     h.originalWins,
