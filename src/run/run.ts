@@ -8,6 +8,7 @@
 import { buildConnector, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../engine/connection-pool.js'
 import { formatMs } from '../core/duration.js'
+import { redactUrl } from '../core/redact.js'
 import type { DelaySource } from '../hedging/delay-source.js'
 import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
 import { isIdempotentMethod } from '../hedging/policy.js'
@@ -260,6 +261,8 @@ class RunSession {
     if (this.options.durationMs !== undefined && this.options.requests !== undefined) {
       warnings.push(`-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`)
     }
+    const statsFailure = this.#server?.failure
+    if (statsFailure) warnings.unshift(`--server-stats ${redactUrl(this.#server!.statsUrl)} could not be read: ${statsFailure}; no server cross-check`)
     for (const phase of Object.values(this.#phases)) for (const w of phase.generator.warnings) warnings.push(`${phase.name}: ${w}`)
     return {
       schema: RESULT_SCHEMA,

@@ -41,19 +41,45 @@ export async function fetchStatsJson<T>(statsUrl: string, timeoutMs = 5_000): Pr
   return JSON.parse(text) as T
 }
 
+const COUNTERS = ['received', 'completed', 'cancelled', 'hedgeHeader'] as const
+
+class StatsShapeError extends Error {
+  constructor() {
+    super(`its JSON has no "totals" with numbers ${COUNTERS.join(', ')}`)
+  }
+}
+
+/** "nothing listening (ECONNREFUSED)", "it answered something that is not JSON", ... */
+function describeFailure(err: unknown): string {
+  if (err instanceof SyntaxError) return 'it answered something that is not JSON'
+  const code = (err as { code?: unknown }).code
+  if (code === 'ECONNREFUSED') return 'nothing listening (ECONNREFUSED)'
+  const message = err instanceof Error ? err.message : String(err)
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message
+}
+
 /** How long to wait for the server to see the last requests (a cancelled attempt's headers land just after). */
 const SETTLE_MS = 2000
 
 export class ServerCounter {
+  #failure: string | null = null
+
   constructor(readonly statsUrl: string) {}
+
+  /** Why the stats could not be read (the first failure), or null: the run reports it instead of dropping the cross-check silently. */
+  get failure(): string | null {
+    return this.#failure
+  }
 
   async snapshot(): Promise<ServerSnapshot | undefined> {
     try {
-      const { totals, replicas } = await fetchStatsJson<StatsJson>(this.statsUrl)
+      const { totals, replicas } = await fetchStatsJson<Partial<StatsJson>>(this.statsUrl)
+      if (!totals || !COUNTERS.every((k) => typeof totals[k] === 'number')) throw new StatsShapeError()
       const busyMs = new Map<string, number>()
       for (const r of replicas ?? []) if (typeof r.busyMs === 'number') busyMs.set(r.url, r.busyMs)
       return { totals, busyMs, at: performance.now() }
-    } catch {
+    } catch (err) {
+      this.#failure ??= describeFailure(err)
       return undefined
     }
   }
