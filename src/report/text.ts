@@ -288,9 +288,12 @@ function serverCheck(phase: PhaseResult, s: ServerCrossCheck, paint: Paint): str
 
 function generator(g: GeneratorHealth, paint: Paint): string[] {
   const loop = g.eventLoopDelayMs
+  const cpu = `CPU ${g.cpuPct.toFixed(1)}% of one core${g.cpuJudged === false ? ' (phase too short to judge)' : ''}`
+  const threads = `${g.cores} generator thread${g.cores === 1 ? '' : 's'}${g.machineCores ? ` on ${g.machineCores} cores` : ''}`
+  const saturated = g.saturated ? ` · SATURATED${g.saturatedBy?.length ? ` (${g.saturatedBy.map((c) => (c === 'cpu' ? 'CPU' : 'event-loop delay')).join(' and ')})` : ''}` : ''
   return [
     'Generator:',
-    `  event-loop delay p50 ${formatMs(loop.p50)} / p99 ${formatMs(loop.p99)} / max ${formatMs(loop.max)} · CPU ${g.cpuPct.toFixed(1)}% of one core · ${g.cores} core(s)${g.saturated ? ' · SATURATED' : ''}`,
+    `  event-loop delay p50 ${formatMs(loop.p50)} / p99 ${formatMs(loop.p99)} / max ${formatMs(loop.max)} · ${cpu} · ${threads}${saturated}`,
     ...g.warnings.map((w) => paint('yellow', `  WARNING: ${w}`)),
   ]
 }

@@ -150,10 +150,16 @@ export interface GeneratorHealth {
   eventLoopDelayMs: { p50: number; p99: number; max: number }
   /** Process CPU time / wall time, in percent of one core. */
   cpuPct: number
-  /** Cores the generator could use (worker threads). */
+  /** Threads that generated the load (--workers; 1 without). Not the machine's cores: see machineCores. */
   cores: number
   saturated: boolean
   warnings: string[]
+  /** What made `saturated` true: the CPU share, the event-loop delay, or both. */
+  saturatedBy?: Array<'cpu' | 'event-loop'>
+  /** False when the phase was too short for its CPU share to mean anything (start-up, JIT and GC threads dominate); no CPU verdict then. */
+  cpuJudged?: boolean
+  /** Logical cores of the machine (os.availableParallelism()). */
+  machineCores?: number
 }
 
 /** Server-side counts beside the client's (built-in target or --server-stats). */

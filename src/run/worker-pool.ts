@@ -22,7 +22,7 @@
  * phase-merge.ts. stop/stopNow are forwarded to every worker.
  */
 import { Worker } from 'node:worker_threads'
-import { GeneratorMonitor, saturationWarnings } from '../stats/generator-monitor.js'
+import { assessGenerator, GeneratorMonitor } from '../stats/generator-monitor.js'
 import type { HedgingSetup } from '../stats/phase-stats.js'
 import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, type PhaseSnapshot } from '../stats/phase-merge.js'
 import type { ResolvedRun } from './resolve-options.js'
@@ -242,8 +242,7 @@ export class WorkerPool {
       p99: Math.max(0, ...loops.map((l) => l.p99)),
       max: Math.max(0, ...loops.map((l) => l.max)),
     }
-    const warnings = saturationWarnings(loop.p99, main.cpuPct, this.size, hedgeDelayMs)
-    return { eventLoopDelayMs: loop, cpuPct: main.cpuPct, cores: this.size, saturated: warnings.length > 0, warnings }
+    return assessGenerator({ loop, cpuPct: main.cpuPct, cpuJudged: main.cpuJudged ?? true, threads: this.size, hedgeDelayMs })
   }
 
   /** Forwards an interruption: workers stop sending; in-flight requests get `graceMs`, then are aborted. */

@@ -1,0 +1,63 @@
+/**
+ * The generator's self-check says only what it measured (trust issue #12
+ * item 15): no CPU verdict on a phase too short to measure, the cause of a
+ * saturation named, threads and the machine's cores not confused.
+ */
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { availableParallelism } from 'node:os'
+import { assessGenerator, GeneratorMonitor, MIN_CPU_WALL_MS } from '../src/stats/generator-monitor.js'
+import { renderText } from '../src/report/text.js'
+import type { RunResult } from '../src/results/run-result.js'
+import { makeGenerator, makeRunResult, makePhase } from './helpers/result-fixture.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+import { killAllChildren, runCli } from './helpers/cli.js'
+
+let server: CountingServer | null = null
+after(async () => {
+  killAllChildren()
+  await server?.close()
+})
+
+const loop = { p50: 0.01, p99: 0.5, max: 2 }
+
+test('a CPU share over a phase too short to measure is no verdict; a long one at 95 % of one core is', () => {
+  const short = assessGenerator({ loop, cpuPct: 130, cpuJudged: false, threads: 1, hedgeDelayMs: null })
+  assert.deepEqual([short.saturated, short.warnings, short.cpuJudged], [false, [], false])
+  const long = assessGenerator({ loop, cpuPct: 95, cpuJudged: true, threads: 1, hedgeDelayMs: null })
+  assert.equal(long.saturated, true)
+  assert.deepEqual(long.saturatedBy, ['cpu'])
+  assert.equal(long.warnings[0], `generator CPU at 95% of one core with 1 generator thread (the machine has ${availableParallelism()} cores): results are bounded by the generator, not the target`)
+  // Two worker threads: 95 % of one core is half of what they could use.
+  assert.equal(assessGenerator({ loop, cpuPct: 95, cpuJudged: true, threads: 2, hedgeDelayMs: null }).saturated, false)
+})
+
+test('SATURATED names its cause: the event-loop delay beside a low CPU', () => {
+  // p99 loop delay 3 ms > 10 % of a 14.8 ms hedge delay; CPU 17.9 % is far from saturated.
+  const g = assessGenerator({ loop: { p50: 0.1, p99: 3, max: 9 }, cpuPct: 17.9, cpuJudged: true, threads: 1, hedgeDelayMs: 14.8 })
+  assert.deepEqual(g.saturatedBy, ['event-loop'])
+  const run = makeRunResult({ phases: { plain: makePhase('plain', [5, 6, 7], { generator: g }) } })
+  assert.match(renderText(run), new RegExp(`CPU 17\\.9% of one core · 1 generator thread on ${availableParallelism()} cores · SATURATED \\(event-loop delay\\)$`, 'm'))
+  const short = makeRunResult({ phases: { plain: makePhase('plain', [5], { generator: makeGenerator({ cpuPct: 120, cpuJudged: false }) }) } })
+  assert.match(renderText(short), /CPU 120\.0% of one core \(phase too short to judge\)/)
+})
+
+test('the monitor judges CPU only after MIN_CPU_WALL_MS of wall time', async () => {
+  const quick = new GeneratorMonitor(1).finish(null)
+  assert.equal(quick.cpuJudged, false)
+  assert.equal(quick.machineCores, availableParallelism())
+  assert.ok(MIN_CPU_WALL_MS <= 1000, 'a 1 s phase is judged')
+})
+
+test('a real 20-request run makes no CPU verdict and names the threads and cores', async () => {
+  server = await startServer({ delayMs: 1 })
+  const r = await runCli([server.url, '-n', '20', '-c', '2', '--warmup', '4', '--mode', 'plain', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const result = JSON.parse(r.stdout) as RunResult
+  const g = result.phases.plain!.generator
+  assert.ok(result.phases.plain!.durationMs < MIN_CPU_WALL_MS, `a short phase: ${result.phases.plain!.durationMs} ms`)
+  assert.equal(g.cpuJudged, false)
+  assert.equal(g.warnings.some((w) => w.includes('CPU')), false, g.warnings.join('\n'))
+  assert.equal(result.warnings.some((w) => w.includes('generator CPU')), false, result.warnings.join('\n'))
+  assert.deepEqual([g.cores, g.machineCores], [1, availableParallelism()])
+})
