@@ -44,10 +44,25 @@ export function histogramBuckets(base64: string, fastestMs: number, slowestMs: n
   return buckets
 }
 
+/**
+ * Bucket labels precise enough to differ: one unit for all (s, ms or µs, by
+ * the slowest) and as many decimals as one bucket's width needs, so a spread
+ * of 1.450-1.462 s reads 1.450 s, 1.451 s, ... rather than ten "1.45 s".
+ */
+export function bucketLabels(buckets: Bucket[]): string[] {
+  const marks = buckets.map((b) => b.markMs)
+  const slowest = Math.max(...marks)
+  const width = marks.length > 1 ? (slowest - Math.min(...marks)) / (marks.length - 1) : 0
+  const [unit, perMs, minDecimals] = slowest >= 1000 ? ['s', 1 / 1000, 2] : slowest >= 1 ? ['ms', 1, slowest < 10 ? 2 : 1] : ['µs', 1000, 0]
+  const needed = width > 0 ? Math.ceil(-Math.log10(width * perMs)) : 0
+  const decimals = Math.min(6, Math.max(minDecimals, needed))
+  return marks.map((ms) => `${(ms * perMs).toFixed(decimals)} ${unit}`)
+}
+
 /** One bar per bucket, the largest 40 wide, as hey draws them. */
-export function histogramBars(buckets: Bucket[], label: (ms: number) => string, barChar = '■'): string[] {
+export function histogramBars(buckets: Bucket[], barChar = '■'): string[] {
   const most = Math.max(1, ...buckets.map((b) => b.count))
-  const labels = buckets.map((b) => label(b.markMs))
+  const labels = bucketLabels(buckets)
   const counts = buckets.map((b) => `[${b.count}]`)
   const labelWidth = Math.max(...labels.map((l) => l.length))
   const countWidth = Math.max(...counts.map((c) => c.length))

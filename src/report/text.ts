@@ -40,7 +40,7 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
   const paint = painter(opts.color ?? false)
   const { warmup, plain, hedged } = result.phases
   const blocks: string[][] = [header(result), banner(result, paint)]
-  if (warmup) blocks.push(warmupLine(warmup))
+  if (warmup) blocks.push(warmupLine(warmup, hedged?.hedging))
   for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint))
   if (plain && hedged) blocks.push(comparison(plain, hedged, result, paint))
   blocks.push(footer(result, paint))
@@ -85,11 +85,15 @@ function footer(result: RunResult, paint: Paint): string[] {
   return lines
 }
 
-/** The warm-up is excluded from every statistic; one line says what it was. */
-function warmupLine(w: PhaseResult): string[] {
-  return [
-    `Warm-up (excluded from statistics): ${w.requests} requests in ${formatMs(w.durationMs)}, p50 ${formatMs(w.latencyMs.p50)}, p95 ${formatMs(w.latencyMs.p95)}, ${w.errors} errors`,
-  ]
+/**
+ * The warm-up is excluded from every statistic; one line says what it was.
+ * Its p95 covers every warm-up request, while a delay derived from the
+ * warm-up uses its second half only, so the line says why the two differ.
+ */
+function warmupLine(w: PhaseResult, hedging: HedgingStats | undefined): string[] {
+  const line = `Warm-up (excluded from statistics): ${w.requests} requests in ${formatMs(w.durationMs)}, p50 ${formatMs(w.latencyMs.p50)}, p95 ${formatMs(w.latencyMs.p95)} (all of them), ${w.errors} errors`
+  if (!hedging || hedging.parallel || !/ of the last \d+ of \d+ warm-up requests/.test(hedging.delaySource)) return [line]
+  return [line, `  the hedge delay is not this p95: it is the ${hedging.delaySource}, leaving out the first half, which warms connections and the JIT`]
 }
 
 // ---- one phase, in hey's order ---------------------------------------------
@@ -137,7 +141,7 @@ function summary(p: PhaseResult): string[] {
 function responseHistogram(p: PhaseResult): string[] {
   if (p.requests === 0) return []
   const buckets = histogramBuckets(p.histogram, p.latencyMs.min, p.latencyMs.max)
-  return ['Response time histogram:', ...indent(histogramBars(buckets, formatMs))]
+  return ['Response time histogram:', ...indent(histogramBars(buckets))]
 }
 
 /** hey's "N% in X" lines, down to p99.99. */

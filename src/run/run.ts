@@ -13,6 +13,7 @@ import type { DelaySource } from '../hedging/delay-source.js'
 import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
 import { isIdempotentMethod } from '../hedging/policy.js'
 import { percentileMs } from '../stats/histogram.js'
+import { requestsNeeded } from '../stats/noise.js'
 import { LoadWindow, type Lane } from '../engine/load-generator.js'
 import { PhaseStats, type HedgingSetup } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-merge.js'
@@ -235,6 +236,11 @@ class RunSession {
     }
     const ms = percentileMs(histogram, percentile)
     const n = histogram.totalCount
+    const needed = requestsNeeded(percentile)
+    if (n < needed) {
+      const more = from === 'warmup' ? `; use --warmup ${2 * needed} or more (the delay is measured on the second half)` : ''
+      this.#warnings.push(`the hedge delay is the p${percentile} of only ${n} requests, too few to place it (a p${percentile} needs at least ${needed})${more}`)
+    }
     const phase = from === 'warmup' ? 'warm-up' : 'plain-phase'
     const where = this.cfg.fanout > 1 ? `${n} ${phase} calls` : from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
     return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50 }

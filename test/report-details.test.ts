@@ -1,0 +1,55 @@
+/**
+ * Smaller report defects of trust issue #12 item 17: histogram labels that
+ * all read the same, a warm-up p95 that differs from the delay's without a
+ * word, and a delay measured from a handful of requests without a warning.
+ */
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { bucketLabels, histogramBuckets } from '../src/report/histogram-bars.js'
+import { renderText } from '../src/report/text.js'
+import type { RunResult } from '../src/results/run-result.js'
+import { latencyOf } from './helpers/result-fixture.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+import { killAllChildren, runCli } from './helpers/cli.js'
+
+let server: CountingServer | null = null
+after(async () => {
+  killAllChildren()
+  await server?.close()
+})
+
+test('histogram labels differ when the spread is small: 1.450-1.462 s', () => {
+  const latencies = Array.from({ length: 100 }, (_, i) => 1450 + (12 * i) / 99)
+  const { histogram, latencyMs } = latencyOf(latencies)
+  const labels = bucketLabels(histogramBuckets(histogram, latencyMs.min, latencyMs.max))
+  assert.equal(new Set(labels).size, labels.length, labels.join(' | '))
+  // One bucket is (max - min) / 10 ≈ 1.2 ms = 0.0012 s: three decimals of a second.
+  assert.match(labels[0]!, /^1\.45\d s$/)
+  assert.match(labels[10]!, /^1\.46\d s$/)
+  // A wide spread keeps the usual precision.
+  assert.deepEqual(bucketLabels([{ markMs: 5, count: 0 }, { markMs: 105, count: 0 }]), ['5.0 ms', '105.0 ms'])
+  assert.deepEqual(bucketLabels([{ markMs: 0.2, count: 0 }, { markMs: 0.9, count: 0 }]), ['200 µs', '900 µs'])
+})
+
+test('--warmup 10: the delay from 5 requests is warned about, with how many are needed, and the warm-up line says why its p95 differs', async () => {
+  server = await startServer({ delayMs: 1 })
+  const r = await runCli([server.url, '-n', '20', '-c', '2', '--warmup', '10', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const result = JSON.parse(r.stdout) as RunResult
+  // p95 needs 72 requests (0.95^72 <= 2.5 %, see noise.ts); the delay is measured on the last 5 of 10.
+  assert.ok(
+    result.warnings.includes('the hedge delay is the p95 of only 5 requests, too few to place it (a p95 needs at least 72); use --warmup 144 or more (the delay is measured on the second half)'),
+    result.warnings.join('\n'),
+  )
+  const text = renderText(result)
+  assert.match(text, /^Warm-up \(excluded from statistics\): 10 requests .* p95 \S+ \S+ \(all of them\)/m)
+  assert.match(text, /^  the hedge delay is not this p95: it is the p95 of the last 5 of 10 warm-up requests = \S+ \S+, leaving out the first half, which warms connections and the JIT$/m)
+})
+
+test('a warm-up large enough for the delay gives no warning', async () => {
+  server ??= await startServer({ delayMs: 1 })
+  const r = await runCli([server.url, '-n', '20', '-c', '4', '--warmup', '150', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  const result = JSON.parse(r.stdout) as RunResult
+  assert.equal(result.warnings.some((w) => w.includes('too few to place it')), false, result.warnings.join('\n'))
+})
