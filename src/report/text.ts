@@ -131,6 +131,7 @@ function summary(p: PhaseResult): string[] {
     ['Requests/sec:', p.rps.toFixed(2)],
     ['Requests:', `${p.requests} (${p.attempts} attempts on the wire, ${p.connectionsOpened} connections opened)`],
     ['Errors:', `${p.errors} (${pct(p.errors, p.requests)})`],
+    ...(p.interrupted ? [['Interrupted:', `${p.interrupted} requests aborted by hedgebench after the stop (not errors; outside every figure above and below)`]] : []),
     ['Slow:', `${p.slow.count} requests over ${formatThreshold(p.slow.thresholdMs)} (${pct(p.slow.count, p.requests)})`],
     ['Total data:', formatBytes(p.bytes)],
     ['Size/request:', formatBytes(p.requests > 0 ? Math.round(p.bytes / p.requests) : 0)],

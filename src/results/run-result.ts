@@ -50,6 +50,12 @@ export interface Figures {
   latencyMs: LatencySummary
   slow: { thresholdMs: number; count: number }
   histogram: string
+  /**
+   * Requests (or attempts) hedgebench aborted itself after the run was
+   * interrupted (Ctrl-C): not server errors, and outside `requests`, `errors`
+   * and every latency figure. Absent when none.
+   */
+  interrupted?: number
 }
 
 export interface ReplicaFigures extends Figures {

@@ -9,6 +9,7 @@ import { buildConnector, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../engine/connection-pool.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
+import { InterruptedError } from '../core/interruption.js'
 import type { DelaySource } from '../hedging/delay-source.js'
 import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
 import { isIdempotentMethod } from '../hedging/policy.js'
@@ -258,7 +259,7 @@ class RunSession {
     this.#interrupted = true
     this.#window?.stop()
     this.#pool?.stop(graceMs)
-    this.#grace = setTimeout(() => void this.#agent.destroy(new Error('interrupted')).catch(() => {}), graceMs)
+    this.#grace = setTimeout(() => void this.#agent.destroy(new InterruptedError()).catch(() => {}), graceMs)
   }
 
   #result(): RunResult {

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { buildLane, delaySource, phaseStatsOptions } from './lane.js'
 import { LoadWindow, type Lane, type WindowPlan } from '../engine/load-generator.js'
+import { InterruptedError } from '../core/interruption.js'
 import { SnapshotPhaseStats } from '../stats/phase-merge.js'
 import { seededRandom } from '../core/random.js'
 import type { ResolvedRun } from './resolve-options.js'
@@ -105,7 +106,7 @@ function stop(graceMs: number): void {
   stopped = true
   window?.stop()
   if (grace) clearTimeout(grace)
-  grace = setTimeout(() => void agent.destroy(new Error('interrupted')).catch(() => {}), graceMs)
+  grace = setTimeout(() => void agent.destroy(new InterruptedError()).catch(() => {}), graceMs)
 }
 
 async function close(): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { createHistogram, encodeHistogram, recordMs, summarize, type Histogram } from './histogram.js'
 import type { Figures } from '../results/run-result.js'
+import { isInterruption } from '../core/interruption.js'
 
 export class FiguresAccumulator {
   requests = 0
@@ -13,6 +14,8 @@ export class FiguresAccumulator {
   errors = 0
   bytes = 0
   slowCount = 0
+  /** Requests hedgebench aborted itself after an interruption: outside every other figure. */
+  interrupted = 0
   readonly statusCodes = new Map<number, number>()
   readonly errorKinds = new Map<string, number>()
   readonly histogram: Histogram = createHistogram()
@@ -21,6 +24,10 @@ export class FiguresAccumulator {
 
   /** A finished request (or attempt): an HTTP status, or a transport error. */
   add(latencyMs: number, status: number | null, error: Error | null, bytes: number): void {
+    if (error && isInterruption(error)) {
+      this.interrupted++
+      return
+    }
     this.requests++
     this.bytes += bytes
     recordMs(this.histogram, latencyMs)
@@ -43,6 +50,7 @@ export class FiguresAccumulator {
       latencyMs: summarize(this.histogram),
       slow: { thresholdMs: this.slowMs, count: this.slowCount },
       histogram: encodeHistogram(this.histogram),
+      ...(this.interrupted > 0 ? { interrupted: this.interrupted } : {}),
     }
   }
 }

@@ -167,7 +167,13 @@ export function mergeFigures(parts: Figures[]): Figures {
     latencyMs: summarizeExact(h, parts.filter((p) => p.requests > 0).map((p) => p.latencyMs)),
     slow: { thresholdMs: parts[0]!.slow.thresholdMs, count: sum(parts.map((p) => p.slow.count)) },
     histogram: encodeHistogram(h),
+    ...interruptedOf(parts),
   }
+}
+
+function interruptedOf(parts: Figures[]): Pick<Figures, 'interrupted'> {
+  const n = sum(parts.map((p) => p.interrupted ?? 0))
+  return n > 0 ? { interrupted: n } : {}
 }
 
 function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {

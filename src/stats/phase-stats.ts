@@ -11,6 +11,7 @@ import { TimelineRecorder, type SecondRecorder } from './timeline.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
 import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
+import { isInterruption } from '../core/interruption.js'
 
 export interface PhaseStatsOptions {
   name: PhaseName
@@ -194,6 +195,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   }
 
   recordRequest(s: RequestSample): void {
+    // Aborted by hedgebench after an interruption: counted apart (figures.add), nothing else.
+    if (s.error && isInterruption(s.error)) return this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
     // The hedge timer starts at the send, so the delay basis is the service time in open loop.
     if (this.steady && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.steady, s.serviceMs ?? s.latencyMs)
     this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
