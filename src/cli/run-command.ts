@@ -9,7 +9,7 @@ import { dirname } from 'node:path'
 import { TargetUnreachableError, UsageError } from '../core/errors.js'
 import { DEFAULT_EJECTION } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION } from '../hedging/saturation-gate.js'
-import { DEFAULT_HEDGE_HEADER, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
+import { DEFAULT_BUDGET_BURST, DEFAULT_HEDGE_HEADER, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { DEFAULTS, resolveOptions } from '../run/resolve-options.js'
 import { createRequestLog, type RequestLog } from '../results/request-log.js'
 import { assertWritableDir, saveResult } from '../report/results-store.js'
@@ -77,7 +77,7 @@ function runFlags(y: Argv): Argv {
     .option('delay-min', { type: 'string', describe: `lower clamp of the adaptive delay ${dflt(ms(DEFAULTS.delayMinMs))}`, group: 'Hedging:' })
     .option('delay-max', { type: 'string', describe: `upper clamp of the adaptive delay ${dflt(ms(DEFAULTS.delayMaxMs))}`, group: 'Hedging:' })
     .option('max-attempts', { type: 'string', describe: `attempts per request including the original; above ${MAX_ATTEMPTS_CAP} counts as ${MAX_ATTEMPTS_CAP} ${dflt(DEFAULTS.maxAttempts)}`, group: 'Hedging:' })
-    .option('hedge-budget', { type: 'string', describe: `max extra load from hedges, % of requests (token bucket), or "off" ${dflt(DEFAULTS.budgetPct)}`, group: 'Hedging:' })
+    .option('hedge-budget', { type: 'string', describe: `max extra load from hedges, % of requests, or "off" ${dflt(DEFAULTS.budgetPct)}. A token bucket: each request earns budget/100 of a hedge, each hedge spends one, and it starts with a burst of ${DEFAULT_BUDGET_BURST} hedges, so runs under ~${100 * DEFAULT_BUDGET_BURST} requests can pass the budget`, group: 'Hedging:' })
     .option('non-fatal-status', { type: 'string', describe: `statuses that trigger the next hedge at once ${dflt(DEFAULTS.nonFatalStatus.join(','))}`, group: 'Hedging:' })
     .option('deadline', { type: 'string', describe: 'absolute per-request deadline every attempt inherits', group: 'Hedging:' })
     .option('min-hedge-window', { type: 'string', describe: 'no hedge when less than this is left before the deadline [default: measured p50]', group: 'Hedging:' })

@@ -54,6 +54,8 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   #deadlineTimer: NodeJS.Timeout | null = null
   #intendedFireAt = 0
   #hedgeFiredAt: number | null = null
+  /** The budget refused a hedge this request wanted (reported with the outcome). */
+  #budgetDenied = false
 
   constructor(
     readonly dispatch: Dispatcher.Dispatch,
@@ -180,6 +182,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     }
     if (!policy.budget.trySpend()) {
       policy.observer?.budgetDenied()
+      this.#budgetDenied = true
       return false
     }
     if (trigger === 'nonfatal') policy.observer?.nonFatalTriggered()
@@ -247,6 +250,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
       origin: (this.attempts[winner] ?? this.attempts[this.attempts.length - 1])!.origin,
       hedgeFiredMs: this.#hedgeFiredAt,
       delayMs: this.delayMs,
+      budgetDenied: this.#budgetDenied,
     })
   }
 

@@ -59,4 +59,6 @@ export interface HedgeOutcome {
   hedgeFiredMs: number | null
   /** Delay in force for this request, ms. */
   delayMs: number
+  /** The budget refused a hedge this request wanted. */
+  budgetDenied?: boolean
 }

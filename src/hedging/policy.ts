@@ -24,7 +24,7 @@ export const DEFAULT_MAX_ATTEMPTS = 2
 /** Extra load a hedge budget allows, % of originals (gRPC retryThrottling's usual 10 %). */
 export const DEFAULT_BUDGET_PCT = 10
 /** Tokens the budget starts with and can hold: a small burst allowance. */
-const DEFAULT_BUDGET_BURST = 10
+export const DEFAULT_BUDGET_BURST = 10
 
 export interface HedgePolicy {
   /** Delay before each further attempt, ms, or a source that tracks it. */

@@ -12,6 +12,7 @@ import type { HedgingStats, PhaseName, PhaseResult, RunResult } from '../results
 import { metricCells } from './compare-format.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import { hedgeVerdict } from './verdict.js'
+import { hedgingAdvice } from './hedging-advice.js'
 import { escapeHtml } from './escape.js'
 import { PALETTE } from './svg-chart.js'
 import { hedgesChart, histogramChart, percentileChart, timelineChart, type ChartSource } from './html-charts.js'
@@ -42,7 +43,7 @@ export function renderHtml(runs: RunResult[], opts: HtmlOptions = {}): string {
     all.length > 0 ? figure(timelineChart(all)) : '',
     measured.some((s) => s.phase.hedging) ? figure(hedgesChart(measured)) : '',
     summarySection(all),
-    hedgingSection(measured),
+    hedgingSection(measured, named),
     replicasSection(all),
     serverSection(all),
     generatorSection(all),
@@ -167,7 +168,7 @@ function codes(p: PhaseResult): string {
   return Object.entries(all).map(([k, v]) => `${k}: ${v}`).join(', ')
 }
 
-function hedgingSection(sources: ChartSource[]): string {
+function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
   const hedged = sources.filter((s): s is ChartSource & { phase: { hedging: HedgingStats } } => s.phase.hedging !== undefined)
   if (hedged.length === 0) return ''
   const rows: Array<[string, (h: HedgingStats, p: PhaseResult) => string]> = [
@@ -195,9 +196,14 @@ function hedgingSection(sources: ChartSource[]): string {
   const perAttempt = hedged.flatMap(({ name, phase }) =>
     phase.hedging.perAttempt.map((a) => [`${name} attempt ${a.attempt}`, String(a.count), formatMs(a.latencyMs.p50), formatMs(a.latencyMs.p99), formatMs(a.latencyMs.max)]),
   )
+  const advice = runs.flatMap(({ name, result }) => {
+    const phase = result.phases.hedged
+    return phase ? hedgingAdvice(phase, result.config).map((line) => `<li>${escapeHtml(runs.length > 1 ? `${name}: ${line}` : line)}</li>`) : []
+  })
   return section(
     'Hedging',
     `${table(['', ...hedged.map((s) => s.name)], rows.map(([label, get]) => [label, ...hedged.map((s) => get(s.phase.hedging, s.phase))]))}\n` +
+      (advice.length > 0 ? `<ul class="warnings">${advice.join('')}</ul>\n` : '') +
       table(['attempt', 'count', 'p50', 'p99', 'max'], perAttempt, 'Latency of each attempt, from its own start'),
   )
 }

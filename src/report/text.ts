@@ -7,6 +7,7 @@
  */
 import { extraLoadPct } from '../results/extra-load.js'
 import { change, headlineText, hedgeVerdict } from './verdict.js'
+import { hedgingAdvice } from './hedging-advice.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
@@ -106,7 +107,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     latencyDistribution(phase.latencyMs),
     statusCodes(phase),
     errorDistribution(phase),
-    phase.hedging ? hedging(phase, phase.hedging) : [],
+    phase.hedging ? hedging(phase, phase.hedging, result, paint) : [],
     replicas(phase.replicas, phase.hedging !== undefined, paint),
     phase.ejections?.length ? ejections(phase.ejections) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
@@ -165,7 +166,7 @@ function errorDistribution(f: Figures): string[] {
 
 // ---- hedging ---------------------------------------------------------------
 
-function hedging(p: PhaseResult, h: HedgingStats): string[] {
+function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Paint): string[] {
   const how = h.parallel ? 'all attempts sent at once (--parallel)' : h.delaySource
   const rows = [
     ['Delay:', `${formatMs(h.delayMs)} (${how})`],
@@ -175,7 +176,7 @@ function hedging(p: PhaseResult, h: HedgingStats): string[] {
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
     ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
     ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],
-    ['Budget denied:', String(h.budgetDenied)],
+    ['Budget denied:', `${h.budgetDenied}${h.slowBudgetDenied ? `; ${h.slowBudgetDenied} requests over ${formatThreshold(p.slow.thresholdMs)} were among those refused` : ''}`],
     ['Deadline suppressed:', String(h.deadlineSuppressed)],
     ...optionalRow('Saturation suppressed:', suppressedText(h)),
     ['Non-fatal triggered:', String(h.nonFatalTriggered)],
@@ -185,7 +186,8 @@ function hedging(p: PhaseResult, h: HedgingStats): string[] {
     ['Connections opened:', String(p.connectionsOpened)],
   ]
   const warning = triggerWinWarning(h)
-  return ['Hedging:', ...indent(formatTable(rows, ['left', 'left'])), ...(warning ? [`  Note: ${warning}`] : []), ...perAttempt(h.perAttempt)]
+  const advice = hedgingAdvice(p, result.config).map((line) => paint('yellow', `  ! ${line}`))
+  return ['Hedging:', ...indent(formatTable(rows, ['left', 'left'])), ...(warning ? [`  Note: ${warning}`] : []), ...advice, ...perAttempt(h.perAttempt)]
 }
 
 const optionalRow = (label: string, text: string | null): string[][] => (text === null ? [] : [[label, text]])

@@ -119,6 +119,8 @@ export interface HedgingStats {
   /** Answers that arrived after the request was already decided; discarded. */
   lateDiscarded: number
   budgetDenied: number
+  /** Requests slower than --slow that wanted a hedge the budget refused (absent in runs saved before it was counted). */
+  slowBudgetDenied?: number
   deadlineSuppressed: number
   /** Hedges fired at once because an attempt failed with a non-fatal status or a connection error. */
   nonFatalTriggered: number

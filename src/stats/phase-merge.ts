@@ -228,6 +228,7 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
   cancelled: 'sum',
   lateDiscarded: 'sum',
   budgetDenied: 'sum',
+  slowBudgetDenied: ({ parts }) => sum(parts.map((p) => p.slowBudgetDenied ?? 0)),
   deadlineSuppressed: 'sum',
   nonFatalTriggered: 'sum',
   suppressed: ({ parts }) => ({

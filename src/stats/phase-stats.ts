@@ -70,6 +70,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   readonly #suppressed: SuppressedHedges = { overload: 0, errorRate: 0, targetBusy: 0 }
   readonly #loserRuntime: Histogram = createHistogram()
   readonly #attemptsPerRequest: Record<string, number> = {}
+  #slowBudgetDenied = 0
   #deadlineSuppressed = 0
   #nonFatal = 0
   #hedgesSent = 0
@@ -191,7 +192,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   /** One fan-out call finished (only when fanout > 1). Each call is hedged on its own, so its hedge outcome counts here. */
   recordCall(latencyMs: number, status: number | null, error: Error | null, bytes: number, outcome: HedgeOutcome | null = null): void {
     this.calls?.add(latencyMs, status, error, bytes)
-    this.#hedgeOutcome(outcome)
+    this.#hedgeOutcome(outcome, latencyMs)
   }
 
   recordRequest(s: RequestSample): void {
@@ -203,15 +204,16 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     if (this.#serviceTime && s.serviceMs !== null) recordMs(this.#serviceTime, s.serviceMs)
     const outcome = s.outcome
     // With fan-out, every call's outcome was counted in recordCall (wins and triggers are per call).
-    if (!this.calls) this.#hedgeOutcome(outcome)
+    if (!this.calls) this.#hedgeOutcome(outcome, s.latencyMs)
     const failed = s.status === null || s.status >= 400
     this.timeline.request(s.endAt ?? performance.now(), s.latencyMs, failed, this.hedging ? (outcome?.delayMs ?? null) : null)
   }
 
-  #hedgeOutcome(outcome: HedgeOutcome | null): void {
+  #hedgeOutcome(outcome: HedgeOutcome | null, latencyMs: number): void {
     if (!outcome || !this.hedging) return
     recordMs(this.#delayUsed, outcome.delayMs)
     this.#attemptsPerRequest[outcome.launched] = (this.#attemptsPerRequest[outcome.launched] ?? 0) + 1
+    if (outcome.budgetDenied && latencyMs > this.opts.slowMs) this.#slowBudgetDenied++
     if (outcome.hedgeFiredMs !== null) this.#triggered++
     if (outcome.winner === 0) this.#originalWins++
     else if (outcome.winner > 0) this.#hedgeWins++
@@ -271,6 +273,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       cancelled: this.#cancelled,
       lateDiscarded: this.#lateDiscarded,
       budgetDenied: this.#budgetDenied,
+      slowBudgetDenied: this.#slowBudgetDenied,
       deadlineSuppressed: this.#deadlineSuppressed,
       nonFatalTriggered: this.#nonFatal,
       suppressed: { ...this.#suppressed },

@@ -1,0 +1,69 @@
+/**
+ * What went wrong with hedging itself, and what to try (the seeds' feedback
+ * lesson): a trigger rate far above what the delay's percentile implies, a
+ * budget that refused hedges (and how many slow requests went unhedged for
+ * it), and small runs whose extra load passes the budget because of the
+ * bucket's initial burst. Decided here; the text and HTML reports print it.
+ */
+import { DEFAULT_BUDGET_BURST } from '../hedging/policy.js'
+import { extraLoadPct } from '../results/extra-load.js'
+import type { PhaseResult, RunConfig } from '../results/run-result.js'
+
+/** A trigger rate this many times what the percentile implies is "far above" it. */
+const FAR_ABOVE = 2
+/** Below this many triggered requests a rate says too little to explain. */
+const MIN_TRIGGERS = 10
+
+export function hedgingAdvice(phase: PhaseResult, config: RunConfig): string[] {
+  const h = phase.hedging
+  if (!h || h.parallel) return []
+  const calls = phase.calls?.requests ?? phase.requests
+  const lines: string[] = []
+  const percentile = delayPercentile(config.hedge.delay)
+  const implied = percentile === null ? null : 100 - percentile
+  const triggers = Math.round((h.triggerRate * calls) / 100)
+  const feedback = implied !== null && implied > 0 && h.triggerRate >= FAR_ABOVE * implied && triggers >= MIN_TRIGGERS
+  if (feedback) {
+    lines.push(
+      `${h.triggerRate.toFixed(1)}% of requests fired a hedge, far above the ~${round1(implied!)}% a p${percentile} delay implies: ` +
+        'requests were slower while hedging than when the delay was measured (hedges add load, load slows requests, slow requests fire hedges)',
+    )
+  }
+  if (h.budgetDenied > 0) {
+    const slow = h.slowBudgetDenied ?? 0
+    const slowPart = slow > 0 ? `; ${slow} of the ${phase.slow.count} requests over ${formatSlow(phase.slow.thresholdMs)} wanted a hedge and were refused one` : ''
+    lines.push(`the ${h.budgetPct}% budget refused ${h.budgetDenied} hedges${slowPart}`)
+  }
+  if (feedback || h.budgetDenied > 0) {
+    const fewer = Math.max(1, Math.floor(config.concurrency / 2))
+    lines.push(`try a later percentile (--hedge-delay p${laterPercentile(percentile)}), a larger budget (--hedge-budget ${2 * (h.budgetPct ?? 10)}) or fewer in flight (-c ${fewer})`)
+  }
+  const extra = extraLoadPct(phase)
+  if (h.budgetPct !== null && extra > h.budgetPct && calls > 0) {
+    const most = DEFAULT_BUDGET_BURST + (h.budgetPct / 100) * calls
+    lines.push(
+      `extra load ${extra.toFixed(1)}% is over the ${h.budgetPct}% budget because the budget starts with a burst of ${DEFAULT_BUDGET_BURST} hedges: ` +
+        `${calls} requests allow up to ${DEFAULT_BUDGET_BURST} + ${h.budgetPct}% x ${calls} = ${round1(most)} hedges (${round1((100 * most) / calls)}%); ` +
+        `from -n ${100 * DEFAULT_BUDGET_BURST} the burst adds at most 1 point`,
+    )
+  }
+  return lines
+}
+
+/** The percentile a delay spec derives from ("auto" = p95), or null for a fixed delay. */
+function delayPercentile(spec: string): number | null {
+  if (spec === 'auto') return 95
+  const m = /^p(\d+(?:\.\d+)?)$/.exec(spec)
+  return m ? Number(m[1]) : null
+}
+
+function laterPercentile(p: number | null): string {
+  if (p === null || p < 99) return '99'
+  return p < 99.9 ? '99.9' : String(p)
+}
+
+function formatSlow(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
+}
+
+const round1 = (x: number): number => Math.round(x * 10) / 10

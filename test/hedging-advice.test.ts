@@ -1,0 +1,71 @@
+/**
+ * The report explains hedging that went wrong (trust issue #12 item 11):
+ * a trigger rate far above what the delay's percentile implies, hedges the
+ * budget refused and the slow requests among them, what to try, and small
+ * runs passing the budget because of the bucket's initial burst.
+ */
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { hedgingAdvice } from '../src/report/hedging-advice.js'
+import { renderText } from '../src/report/text.js'
+import type { RunResult } from '../src/results/run-result.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+import { killAllChildren, runCli } from './helpers/cli.js'
+
+const servers: CountingServer[] = []
+after(async () => {
+  killAllChildren()
+  await Promise.all(servers.map((s) => s.close()))
+})
+
+async function runJson(args: string[]): Promise<RunResult> {
+  const r = await runCli([...args, '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  return JSON.parse(r.stdout) as RunResult
+}
+
+test('20 requests against a 10 % budget: the burst, the refusals, the slow requests refused a hedge, what to try', async () => {
+  const s = await startServer({ delayMs: 20 })
+  servers.push(s)
+  // -c 1, a 1 ms delay against a 20 ms server: every request wants a hedge. The bucket starts
+  // with 10 tokens (its capacity), each request earns 0.1 before its hedge spends 1: before the
+  // k-th hedge it holds 10 - 0.9 (k - 1) >= 1 for k <= 11, so 11 hedges (+55 %) and 9 refusals.
+  const result = await runJson([s.url, '-n', '20', '-c', '1', '--mode', 'hedged', '--warmup', '0', '--hedge-delay', '1ms', '--slow', '10ms'])
+  const hedged = result.phases.hedged!
+  const h = hedged.hedging!
+  assert.equal(h.hedgesSent + h.unsent + h.budgetDenied, 20, JSON.stringify(h))
+  assert.equal(h.budgetDenied, 9)
+  assert.equal(h.slowBudgetDenied, 9, 'every request is over 10 ms, so every refused one was slow')
+  const advice = hedgingAdvice(hedged, result.config)
+  assert.deepEqual(advice, [
+    `the 10% budget refused 9 hedges; 9 of the ${hedged.slow.count} requests over 10 ms wanted a hedge and were refused one`,
+    'try a later percentile (--hedge-delay p99), a larger budget (--hedge-budget 20) or fewer in flight (-c 1)',
+    `extra load ${(100 * (hedged.attempts / 20 - 1)).toFixed(1)}% is over the 10% budget because the budget starts with a burst of 10 hedges: 20 requests allow up to 10 + 10% x 20 = 12 hedges (60%); from -n 1000 the burst adds at most 1 point`,
+  ])
+  assert.ok(renderText(result).includes(`  ! ${advice[0]}`), 'the text report prints it under Hedging')
+})
+
+test('a delay measured on a fast warm-up, then a slower target: the trigger rate far above the p95 is explained', async () => {
+  // 40 warm-up requests at 1 ms, then 30 ms: the p95 delay (~1-2 ms) fires a hedge on every request.
+  const s = await startServer({ delayMs: (n) => (n < 40 ? 1 : 30) })
+  servers.push(s)
+  const result = await runJson([s.url, '-n', '20', '-c', '2', '--mode', 'hedged', '--warmup', '40', '--hedge-budget', 'off'])
+  const hedged = result.phases.hedged!
+  assert.ok(hedged.hedging!.triggerRate >= 50, `trigger rate ${hedged.hedging!.triggerRate}`)
+  const advice = hedgingAdvice(hedged, result.config)
+  assert.match(advice[0]!, /^\d+\.\d% of requests fired a hedge, far above the ~5% a p95 delay implies: requests were slower while hedging than when the delay was measured/)
+  assert.match(advice[1]!, /^try a later percentile \(--hedge-delay p99\)/)
+  assert.equal(advice.length, 2, advice.join('\n'))
+})
+
+test('a hedged run that behaves gets no advice', async () => {
+  const s = await startServer({ delayMs: 2 })
+  servers.push(s)
+  const result = await runJson([s.url, '-n', '20', '-c', '1', '--mode', 'hedged', '--warmup', '0', '--hedge-delay', '1s'])
+  assert.deepEqual(hedgingAdvice(result.phases.hedged!, result.config), [])
+})
+
+test('--help describes the budget\'s burst', async () => {
+  const r = await runCli(['--help'], { timeoutMs: 30_000 })
+  assert.match(r.stdout.replace(/\s+/g, ' '), /starts with a burst of 10 hedges, so runs under ~1000 requests can pass the budget/)
+})
