@@ -37,3 +37,9 @@ export function formatMs(ms: number): string {
   if (ms < 1000) return `${ms.toFixed(ms < 10 ? 2 : 1)} ms`
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`
 }
+
+/** "1 s", "250 ms": a threshold (--slow) as the user would have typed it. */
+export function formatThreshold(ms: number): string {
+  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`
+  return Number.isInteger(ms) ? `${ms} ms` : formatMs(ms)
+}

@@ -6,6 +6,7 @@
  * bucket's initial burst. Decided here; the text and HTML reports print it.
  */
 import { DEFAULT_BUDGET_BURST } from '../hedging/policy.js'
+import { formatThreshold } from '../core/duration.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import type { PhaseResult, RunConfig } from '../results/run-result.js'
 
@@ -31,7 +32,7 @@ export function hedgingAdvice(phase: PhaseResult, config: RunConfig): string[] {
   }
   if (h.budgetDenied > 0) {
     const slow = h.slowBudgetDenied ?? 0
-    const slowPart = slow > 0 ? `; ${slow} of the ${phase.slow.count} requests over ${formatSlow(phase.slow.thresholdMs)} wanted a hedge and were refused one` : ''
+    const slowPart = slow > 0 ? `; ${slow} of the ${phase.slow.count} requests over ${formatThreshold(phase.slow.thresholdMs)} wanted a hedge and were refused one` : ''
     lines.push(`the ${h.budgetPct}% budget refused ${h.budgetDenied} hedges${slowPart}`)
   }
   if (feedback || h.budgetDenied > 0) {
@@ -60,10 +61,6 @@ function delayPercentile(spec: string): number | null {
 function laterPercentile(p: number | null): string {
   if (p === null || p < 99) return '99'
   return p < 99.9 ? '99.9' : String(p)
-}
-
-function formatSlow(ms: number): string {
-  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`
 }
 
 const round1 = (x: number): number => Math.round(x * 10) / 10

@@ -8,7 +8,7 @@
 import { extraLoadPct } from '../results/extra-load.js'
 import { change, headlineText, hedgeVerdict } from './verdict.js'
 import { hedgingAdvice } from './hedging-advice.js'
-import { formatMs } from '../core/duration.js'
+import { formatMs, formatThreshold } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
 import type {
@@ -345,11 +345,6 @@ function indent(lines: string[], by = 2): string[] {
   return lines.map((l) => pad + l)
 }
 
-/** "1 s", "250 ms": the --slow threshold as the user would have typed it. */
-function formatThreshold(ms: number): string {
-  if (ms >= 1000 && ms % 1000 === 0) return `${ms / 1000} s`
-  return Number.isInteger(ms) ? `${ms} ms` : formatMs(ms)
-}
 
 function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`
