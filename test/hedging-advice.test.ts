@@ -30,15 +30,20 @@ test('20 requests against a 10 % budget: the burst, the refusals, the slow reque
   // -c 1, a 1 ms delay against a 20 ms server: every request wants a hedge. The bucket starts
   // with 10 tokens (its capacity), each request earns 0.1 before its hedge spends 1: before the
   // k-th hedge it holds 10 - 0.9 (k - 1) >= 1 for k <= 11, so 11 hedges (+55 %) and 9 refusals.
+  // Under load a request can miss its timer (the loop stalls past the 20 ms answer, which is
+  // handled first): it then neither hedges nor is refused, and if it is among the first (the
+  // bucket still full) its 0.1 token is lost to the cap, so 10 or 11 hedges; never more.
   const result = await runJson([s.url, '-n', '20', '-c', '1', '--mode', 'hedged', '--warmup', '0', '--hedge-delay', '1ms', '--slow', '10ms'])
   const hedged = result.phases.hedged!
   const h = hedged.hedging!
-  assert.equal(h.hedgesSent + h.unsent + h.budgetDenied, 20, JSON.stringify(h))
-  assert.equal(h.budgetDenied, 9)
-  assert.equal(h.slowBudgetDenied, 9, 'every request is over 10 ms, so every refused one was slow')
+  const hedges = h.hedgesSent + h.unsent
+  assert.ok(hedges === 10 || hedges === 11, JSON.stringify(h))
+  assert.ok(h.budgetDenied >= 1 && h.budgetDenied <= 20 - hedges, `refused ${h.budgetDenied}`)
+  assert.equal(hedged.slow.count, 20, 'every request is over 10 ms')
+  assert.equal(h.slowBudgetDenied, h.budgetDenied, 'so every refused one was slow (one refusal per request at --max-attempts 2)')
   const advice = hedgingAdvice(hedged, result.config)
   assert.deepEqual(advice, [
-    `the 10% budget refused 9 hedges; 9 of the ${hedged.slow.count} requests over 10 ms wanted a hedge and were refused one`,
+    `the 10% budget refused ${h.budgetDenied} hedges; ${h.budgetDenied} of the 20 requests over 10 ms wanted a hedge and were refused one`,
     'try a later percentile (--hedge-delay p99), a larger budget (--hedge-budget 20) or fewer in flight (-c 1)',
     `extra load ${(100 * (hedged.attempts / 20 - 1)).toFixed(1)}% is over the 10% budget because the budget starts with a burst of 10 hedges: 20 requests allow up to 10 + 10% x 20 = 12 hedges (60%); from -n 1000 the burst adds at most 1 point`,
   ])
