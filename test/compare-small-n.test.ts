@@ -19,6 +19,7 @@ import { PERCENTILE_KEYS } from '../src/results/run-result.js'
 import { makePhase, makeRunResult } from './helpers/result-fixture.js'
 import { spawnFixedDelayServer, type FixedDelayServer } from './helpers/fixed-delay-server.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
+import { parseCsvObjects } from './helpers/csv.js'
 
 let dir = ''
 let server: FixedDelayServer | null = null
@@ -145,6 +146,9 @@ test('compare of three identical real runs of 50 requests: the tail says "not en
     assert.ok(line, `${key} row in\n${text.stdout}`)
     assert.equal(line.match(new RegExp(`not enough requests \\(n = 50 for ${key.replace('.', '\\.')}; needs \\d+\\)`, 'g'))?.length, 2, line)
   }
+  const csv = parseCsvObjects((await runCli(['compare', ...files, '-o', 'csv'], { cwd: dir, timeoutMs: 30_000 })).stdout)
+  const p999 = csv.find((r) => r.metric === 'p99.9' && r.run === 'r2.json')!
+  assert.deepEqual([p999.verdict, p999.note], ['not enough requests', `n = 50 for p99.9; needs ${requestsNeeded(99.9)}`])
   const json = await runCli(['compare', ...files, '-o', 'json'], { cwd: dir, timeoutMs: 30_000 })
   const c = JSON.parse(json.stdout) as Comparison
   assert.equal(row(c, 'p50').changes[1]!.verdict === 'not enough requests', false, 'p50 is judged at n = 50')
