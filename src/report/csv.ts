@@ -11,7 +11,7 @@ import { stringify } from 'csv-stringify/sync'
 import { redactUrl } from '../core/redact.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import { PERCENTILE_KEYS, PHASE_NAMES } from '../results/run-result.js'
-import type { Figures, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
+import type { Figures, GcPauses, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
 
 const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max']
 
@@ -35,6 +35,8 @@ const HEDGING_COLUMNS = [
 
 /** Identity of the run, the same on every row. */
 const RUN_COLUMNS = ['run_label', 'started_at', 'target', 'partial'] as const
+/** The generator's GC pauses, per phase (empty on replica rows and in runs saved before they were measured). */
+const GC_COLUMNS = ['gc_count', 'gc_young', 'gc_total_ms', 'gc_max_ms'] as const
 
 export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   ...RUN_COLUMNS,
@@ -59,6 +61,7 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   'wins',
   ...HEDGING_COLUMNS,
   'ejections',
+  ...GC_COLUMNS,
 ]
 
 type Cell = string | number
@@ -82,14 +85,14 @@ function runCells(result: RunResult): Cell[] {
 
 function phaseRow(phase: PhaseResult): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging, phase) : emptyHedging()
-  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '']
+  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '', ...gcCells(phase.generator.gc)]
 }
 
 /** A replica's own `cancelled` goes in the hedging column of that name; its other hedging cells stay empty. */
 function replicaRow(r: ReplicaFigures, phase: PhaseResult): Cell[] {
   const hedging = emptyHedging()
   if (phase.hedging) hedging[HEDGING_COLUMNS.indexOf('cancelled')] = r.cancelled
-  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '']
+  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '', ...gcCells(undefined)]
 }
 
 /** The common figures; duration and rps are the phase's (a replica has no wall time of its own). */
@@ -134,6 +137,10 @@ function hedgingCells(h: HedgingStats, phase: PhaseResult): Cell[] {
 }
 
 const emptyHedging = (): Cell[] => HEDGING_COLUMNS.map(() => '')
+
+function gcCells(gc: GcPauses | undefined): Cell[] {
+  return gc ? [gc.count, gc.young, round(gc.totalMs, 3), round(gc.maxMs, 3)] : GC_COLUMNS.map(() => '')
+}
 
 /** `200:3990 503:10`: one cell, so the column count never depends on the run. */
 function counts(map: Record<string, number>): string {

@@ -252,12 +252,13 @@ function generatorSection(sources: ChartSource[]): string {
   const rows = sources.map(({ name, phase: { generator: g } }) => [
     name,
     `${formatMs(g.eventLoopDelayMs.p50)} / ${formatMs(g.eventLoopDelayMs.p99)} / ${formatMs(g.eventLoopDelayMs.max)}`,
+    g.gc ? `${g.gc.count} (${g.gc.young} young) / ${formatMs(g.gc.totalMs)} / ${formatMs(g.gc.maxMs)}` : '',
     `${g.cpuPct.toFixed(1)} %${g.cpuJudged === false ? ' (phase too short to judge)' : ''}`,
     `${g.cores}${g.machineCores ? ` on ${g.machineCores} cores` : ''}`,
     g.saturated ? `yes${g.saturatedBy?.length ? ` (${g.saturatedBy.join(', ')})` : ''}` : 'no',
     g.warnings.join('; '),
   ])
-  return section('Load generator', table(['phase', 'event-loop delay p50 / p99 / max', 'CPU (of one core)', 'generator threads', 'saturated', 'warnings'], rows))
+  return section('Load generator', table(['phase', 'event-loop delay p50 / p99 / max', 'GC pauses count / total / longest', 'CPU (of one core)', 'generator threads', 'saturated', 'warnings'], rows))
 }
 
 function configSection(runs: NamedRun[]): string {

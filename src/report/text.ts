@@ -297,10 +297,11 @@ function generator(g: GeneratorHealth, paint: Paint): string[] {
   const loop = g.eventLoopDelayMs
   const cpu = `CPU ${g.cpuPct.toFixed(1)}% of one core${g.cpuJudged === false ? ' (phase too short to judge)' : ''}`
   const threads = `${g.cores} generator thread${g.cores === 1 ? '' : 's'}${g.machineCores ? ` on ${g.machineCores} cores` : ''}`
-  const saturated = g.saturated ? ` · SATURATED${g.saturatedBy?.length ? ` (${g.saturatedBy.map((c) => (c === 'cpu' ? 'CPU' : 'event-loop delay')).join(' and ')})` : ''}` : ''
+  const saturated = g.saturated ? ` · SATURATED${g.saturatedBy?.length ? ` (${g.saturatedBy.map((c) => (c === 'cpu' ? 'CPU' : c === 'gc' ? 'GC' : 'event-loop delay')).join(' and ')})` : ''}` : ''
   return [
     'Generator:',
     `  event-loop delay p50 ${formatMs(loop.p50)} / p99 ${formatMs(loop.p99)} / max ${formatMs(loop.max)} · ${cpu} · ${threads}${saturated}`,
+    ...(g.gc ? [`  GC pauses ${g.gc.count} (${g.gc.young} young) · total ${formatMs(g.gc.totalMs)} · longest ${formatMs(g.gc.maxMs)}`] : []),
     ...g.warnings.map((w) => paint('yellow', `  WARNING: ${w}`)),
   ]
 }

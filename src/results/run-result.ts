@@ -163,11 +163,28 @@ export interface GeneratorHealth {
   saturated: boolean
   warnings: string[]
   /** What made `saturated` true: the CPU share, the event-loop delay, or both. */
-  saturatedBy?: Array<'cpu' | 'event-loop'>
+  saturatedBy?: Array<'cpu' | 'event-loop' | 'gc'>
   /** False when the phase was too short for its CPU share to mean anything (start-up, JIT and GC threads dominate); no CPU verdict then. */
   cpuJudged?: boolean
   /** Logical cores of the machine (os.availableParallelism()). */
   machineCores?: number
+  /** Garbage-collection pauses over the phase (absent in runs saved before it was measured). */
+  gc?: GcPauses
+}
+
+/**
+ * The generator's garbage-collection pauses during a phase (every thread
+ * that sends load; worker threads summed). Each one stops the thread that
+ * reads the clock while the answers in flight wait.
+ */
+export interface GcPauses {
+  /** Collections of every kind. */
+  count: number
+  /** Young-generation collections (scavenges) among them. */
+  young: number
+  totalMs: number
+  /** The longest single pause. */
+  maxMs: number
 }
 
 /** Server-side counts beside the client's (built-in target or --server-stats). */

@@ -23,6 +23,7 @@
  */
 import { Worker } from 'node:worker_threads'
 import { assessGenerator, GeneratorMonitor } from '../stats/generator-monitor.js'
+import { mergeGcPauses } from '../stats/gc-monitor.js'
 import type { HedgingSetup } from '../stats/phase-stats.js'
 import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, type PhaseSnapshot } from '../stats/phase-merge.js'
 import type { ResolvedRun } from './resolve-options.js'
@@ -233,16 +234,18 @@ export class WorkerPool {
   /**
    * Generator health of the window: CPU from the main thread's monitor (it
    * reads the whole process, every thread), event-loop delay the worst of
-   * the workers' loops (they run the load; the main thread waits).
+   * the workers' loops (they run the load; the main thread waits), GC
+   * pauses the workers' summed (the main thread's do not delay an answer).
    */
   #health(main: GeneratorHealth, snapshots: PhaseSnapshot[][], hedgeDelayMs: number | null): GeneratorHealth {
     const loops = snapshots.map((s) => s[0]!.result.generator.eventLoopDelayMs)
+    const gc = mergeGcPauses(snapshots.map((s) => s[0]!.result.generator.gc))
     const loop = {
       p50: Math.max(0, ...loops.map((l) => l.p50)),
       p99: Math.max(0, ...loops.map((l) => l.p99)),
       max: Math.max(0, ...loops.map((l) => l.max)),
     }
-    return assessGenerator({ loop, cpuPct: main.cpuPct, cpuJudged: main.cpuJudged ?? true, threads: this.size, hedgeDelayMs })
+    return assessGenerator({ loop, cpuPct: main.cpuPct, cpuJudged: main.cpuJudged ?? true, threads: this.size, hedgeDelayMs, gc })
   }
 
   /** Forwards an interruption: workers stop sending; in-flight requests get `graceMs`, then are aborted. */

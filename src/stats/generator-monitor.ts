@@ -1,11 +1,12 @@
 /**
- * Watches the generator itself during a phase: event-loop delay and CPU. A
- * saturated generator measures its own queueing, not the target's latency,
- * and the report has to say so.
+ * Watches the generator itself during a phase: event-loop delay, CPU and
+ * garbage-collection pauses. A saturated generator measures its own
+ * queueing, not the target's latency, and the report has to say so.
  */
 import { availableParallelism } from 'node:os'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
-import type { GeneratorHealth } from '../results/run-result.js'
+import { GcMonitor } from './gc-monitor.js'
+import type { GcPauses, GeneratorHealth } from '../results/run-result.js'
 
 /** CPU use (of the cores the generator has) above which we call it saturated. */
 const CPU_SATURATED_PCT = 90
@@ -19,11 +20,18 @@ const RESOLUTION_MS = 10
  * read 110-130 % of one core).
  */
 export const MIN_CPU_WALL_MS = 1000
+/**
+ * A GC pause this long is worth a warning whatever the hedge delay: it is
+ * five times the 1 ms event-loop delay a generator should stay under, and
+ * every answer in flight during it (all -c of them) carries it.
+ */
+const GC_PAUSE_WARN_MS = 5
 
 export class GeneratorMonitor {
   readonly #loop: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS })
   readonly #cpuStart = process.cpuUsage()
   readonly #wallStart = performance.now()
+  readonly #gc = new GcMonitor()
 
   /** @param threads threads generating the load (--workers), not the machine's cores */
   constructor(private readonly threads = 1) {
@@ -40,7 +48,8 @@ export class GeneratorMonitor {
     const loop = this.#loop.count > 0
       ? { p50: nsToMs(this.#loop.percentile(50)), p99: nsToMs(this.#loop.percentile(99)), max: nsToMs(this.#loop.max) }
       : { p50: 0, p99: 0, max: 0 }
-    return assessGenerator({ loop, cpuPct, cpuJudged: wallMs >= MIN_CPU_WALL_MS, threads: this.threads, hedgeDelayMs })
+    const gc = this.#gc.finish()
+    return assessGenerator({ loop, cpuPct, cpuJudged: wallMs >= MIN_CPU_WALL_MS, threads: this.threads, hedgeDelayMs, gc })
   }
 }
 
@@ -51,6 +60,8 @@ export interface GeneratorReading {
   cpuJudged: boolean
   threads: number
   hedgeDelayMs: number | null
+  /** GC pauses over the phase, when measured. */
+  gc?: GcPauses | undefined
 }
 
 /** The health verdict, naming its cause; the same for one thread and for a worker pool. */
@@ -67,7 +78,20 @@ export function assessGenerator(r: GeneratorReading): GeneratorHealth {
     saturatedBy.push('event-loop')
     warnings.push(`event-loop p99 delay ${r.loop.p99} ms is over 10% of the ${r.hedgeDelayMs} ms hedge delay: hedge timers fire late`)
   }
-  return { eventLoopDelayMs: r.loop, cpuPct: r.cpuPct, cores: r.threads, saturated: saturatedBy.length > 0, warnings, saturatedBy, cpuJudged: r.cpuJudged, machineCores }
+  if (r.gc && gcPauseMatters(r.gc.maxMs, r.hedgeDelayMs)) {
+    saturatedBy.push('gc')
+    const longest = r.gc.maxMs.toFixed(1)
+    warnings.push(`GC paused the generator ${r.gc.count} time${r.gc.count === 1 ? '' : 's'}, longest ${longest} ms: latencies above p99 may include up to ${longest} ms of the generator's own pauses`)
+  }
+  const health: GeneratorHealth = { eventLoopDelayMs: r.loop, cpuPct: r.cpuPct, cores: r.threads, saturated: saturatedBy.length > 0, warnings, saturatedBy, cpuJudged: r.cpuJudged, machineCores }
+  if (r.gc) health.gc = r.gc
+  return health
 }
 
 const threadsText = (n: number): string => (n === 1 ? '1 generator thread' : `${n} generator threads`)
+
+/** Long on its own (GC_PAUSE_WARN_MS), or long against the hedge delay (the same share as the loop delay). */
+function gcPauseMatters(maxMs: number, hedgeDelayMs: number | null): boolean {
+  if (maxMs >= GC_PAUSE_WARN_MS) return true
+  return hedgeDelayMs !== null && hedgeDelayMs > 0 && maxMs > LOOP_DELAY_SHARE * hedgeDelayMs
+}
