@@ -6,6 +6,7 @@
  * open connections while the client is still alive.
  */
 import { createRequire } from 'node:module'
+import { GCProfiler } from 'node:v8'
 import { Client, type Dispatcher } from 'undici'
 import { run } from '../src/run/run.js'
 import type { RunOptions } from '../src/run/run-options.js'
@@ -43,6 +44,11 @@ export interface ClientOutcome {
   cpuUsPerRequest: number
   /** Peak RSS of this process, bytes. */
   maxRss: number
+  /** JS heap bytes allocated over the run per finished request (from the heap before and after each collection). */
+  heapBytesPerRequest: number
+  /** Young-generation collections (scavenges) per 10,000 finished requests, and collections of every kind. */
+  youngGcsPer10k: number
+  gcsPer10k: number
   /** RSS samples over the run, bytes, with their time since start (ms). */
   rssSamples: Array<[number, number]>
   hedging?: { hedgesSent: number; unsent: number; cancelled: number; lateDiscarded: number; budgetDenied: number; timerLatenessP99: number }
@@ -51,7 +57,10 @@ export interface ClientOutcome {
   error?: string
 }
 
-async function runHedgebench(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest'>> {
+/** What a tool's run returns; the process-wide measures (CPU, memory, heap) are added around it. */
+type ToolOutcome = Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest' | 'heapBytesPerRequest' | 'youngGcsPer10k' | 'gcsPer10k'>
+
+async function runHedgebench(spec: ClientSpec): Promise<ToolOutcome> {
   const mode = spec.mode ?? 'plain'
   const result = await run({
     urls: [spec.url],
@@ -102,7 +111,7 @@ interface AutocannonResult {
 /** Loaded before the measurement starts, as hedgebench's modules are. */
 const autocannon = createRequire(import.meta.url)('autocannon') as (opts: object) => Promise<AutocannonResult>
 
-async function runAutocannon(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest'>> {
+async function runAutocannon(spec: ClientSpec): Promise<ToolOutcome> {
   const started = performance.now()
   const r = await autocannon({ url: spec.url, connections: spec.connections, pipelining: 1, duration: (spec.durationMs ?? 5000) / 1000 })
   const durationMs = performance.now() - started
@@ -123,7 +132,7 @@ async function runAutocannon(spec: ClientSpec): Promise<Omit<ClientOutcome, 'typ
  * connection, a handler that only counts, the next request dispatched from
  * the last one's end. No statistics, no hedging, no timers of its own.
  */
-async function runBareUndici(spec: ClientSpec): Promise<Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest'>> {
+async function runBareUndici(spec: ClientSpec): Promise<ToolOutcome> {
   const url = new URL(spec.url)
   const opts: Dispatcher.DispatchOptions = { origin: url.origin, path: url.pathname, method: 'GET', headers: [] }
   const durationMs = spec.durationMs ?? 5000
@@ -167,6 +176,42 @@ async function runBareUndici(spec: ClientSpec): Promise<Omit<ClientOutcome, 'typ
   return { tool: 'undici', requests, attempts: requests, errors, durationMs: elapsed, rps: (requests * 1000) / elapsed, latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 } }
 }
 
+/**
+ * JS heap allocation and collections over the run, from v8's GCProfiler:
+ * what was allocated between two collections is the used heap before the
+ * second minus the used heap after the first (plus, at the end, what is
+ * still uncollected). Exact up to objects allocated and freed within one
+ * collection, which V8 does not do.
+ */
+class HeapWatch {
+  readonly #profiler = new GCProfiler()
+  readonly #usedAtStart: number
+
+  constructor() {
+    this.#usedAtStart = process.memoryUsage().heapUsed
+    this.#profiler.start()
+  }
+
+  stop(): { allocated: number; count: number; young: number } {
+    const usedAtEnd = process.memoryUsage().heapUsed
+    const stats = (this.#profiler.stop()?.statistics ?? []) as GcStatistic[]
+    let allocated = 0
+    let after = this.#usedAtStart
+    for (const s of stats) {
+      allocated += Math.max(0, s.beforeGC.heapStatistics.usedHeapSize - after)
+      after = s.afterGC.heapStatistics.usedHeapSize
+    }
+    allocated += Math.max(0, usedAtEnd - after)
+    return { allocated, count: stats.length, young: stats.filter((s) => s.gcType === 'Scavenge').length }
+  }
+}
+
+interface GcStatistic {
+  gcType: string
+  beforeGC: { heapStatistics: { usedHeapSize: number } }
+  afterGC: { heapStatistics: { usedHeapSize: number } }
+}
+
 async function main(): Promise<void> {
   const spec = JSON.parse(process.argv[2]!) as ClientSpec
   const samples: Array<[number, number]> = []
@@ -174,14 +219,20 @@ async function main(): Promise<void> {
   const sampler = spec.sampleRssMs ? setInterval(() => samples.push([Math.round(performance.now() - t0), process.memoryUsage.rss()]), spec.sampleRssMs) : null
   let outcome: ClientOutcome
   try {
+    const heap = new HeapWatch()
     const cpu0 = process.cpuUsage()
     const r = spec.tool === 'autocannon' ? await runAutocannon(spec) : spec.tool === 'undici' ? await runBareUndici(spec) : await runHedgebench(spec)
     const cpu = process.cpuUsage(cpu0)
-    const cpuUsPerRequest = r.requests > 0 ? (cpu.user + cpu.system) / r.requests : 0
-    outcome = { type: 'done', ...r, cpuUsPerRequest, maxRss: process.resourceUsage().maxRSS * 1024, rssSamples: samples }
+    const gc = heap.stop()
+    const per = (x: number, n: number): number => (r.requests > 0 ? (x * n) / r.requests : 0)
+    outcome = {
+      type: 'done', ...r, cpuUsPerRequest: per(cpu.user + cpu.system, 1), maxRss: process.resourceUsage().maxRSS * 1024, rssSamples: samples,
+      heapBytesPerRequest: per(gc.allocated, 1), youngGcsPer10k: per(gc.young, 10_000), gcsPer10k: per(gc.count, 10_000),
+    }
   } catch (err) {
     outcome = {
       type: 'done', tool: spec.tool, requests: 0, attempts: 0, errors: 0, durationMs: 0, rps: 0, cpuUsPerRequest: 0, maxRss: 0, rssSamples: samples,
+      heapBytesPerRequest: 0, youngGcsPer10k: 0, gcsPer10k: 0,
       latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 }, error: String((err as Error)?.stack ?? err),
     }
   }

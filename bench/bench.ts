@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: hedgebench against autocannon, and against itself.
  *
- *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-workers] [--skip-memory]
+ *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-workers] [--skip-memory] [--node-flags '...']
  *   node dist/bench/bench.js --soak [--soak-requests 1000000] [--soak-minutes 10]
  *   node dist/bench/bench.js --accuracy     (needs hey and wrk: apt-get install -y hey wrk)
  *
@@ -35,8 +35,11 @@ const { values: args } = parseArgs({
     'soak-requests': { type: 'string', default: '1000000' },
     'soak-minutes': { type: 'string', default: '10' },
     accuracy: { type: 'boolean', default: false },
+    'node-flags': { type: 'string', default: '' },
   },
 })
+/** Extra node flags for every client process (e.g. --node-flags=--min-semi-space-size=16), to measure their effect. */
+const CLIENT_NODE_FLAGS = (args['node-flags'] ?? '').split(/\s+/).filter(Boolean)
 const CONNECTIONS = Number(args.connections)
 
 // ---------------------------------------------------------------- processes
@@ -100,7 +103,7 @@ async function startServer(serverArgs: string[] = []): Promise<BenchServer> {
  * still alive (its run finished, its sockets should be closed).
  */
 async function runClient(spec: ClientSpec, beforeExit?: (o: ClientOutcome) => Promise<void>, timeoutMs = 120_000): Promise<ClientOutcome> {
-  const nodeArgs: string[] = []
+  const nodeArgs: string[] = [...CLIENT_NODE_FLAGS]
   if (args['cpu-prof'] && spec.tool === 'hedgebench') nodeArgs.push('--cpu-prof', '--cpu-prof-dir', args['cpu-prof'])
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLIENT_JS, JSON.stringify(spec)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -165,6 +168,7 @@ async function throughput(server: BenchServer): Promise<void> {
   const hedgeCosts: number[] = []
   const rps = { hb: [] as number[], ac: [] as number[], hh: [] as number[], un: [] as number[] }
   const cpu = { hb: [] as number[], ac: [] as number[], hh: [] as number[], un: [] as number[] }
+  const heap = { hb: [] as ClientOutcome[], ac: [] as ClientOutcome[], hh: [] as ClientOutcome[], un: [] as ClientOutcome[] }
   const tools = ['hb', 'ac', 'hh', 'un'] as const
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? tools : [...tools].reverse()
@@ -173,6 +177,7 @@ async function throughput(server: BenchServer): Promise<void> {
     for (const which of tools) {
       rps[which].push(got[which]!.rps)
       cpu[which].push(got[which]!.cpuUsPerRequest)
+      heap[which].push(got[which]!)
     }
     const hb = got.hb!.rps
     const a = got.ac!.rps
@@ -197,6 +202,23 @@ async function throughput(server: BenchServer): Promise<void> {
   // req/s is bounded by the target when it shares the machine; CPU per request is each client's own cost.
   const [hbCpu, unCpu, acCpu] = [median(cpu.hb), median(cpu.un), median(cpu.ac)]
   say(`client CPU per request (medians): hedgebench ${fmt(hbCpu, 1)} µs = bare undici ${fmt(unCpu, 1)} µs + hedgebench's own ${fmt(hbCpu - unCpu, 1)} µs (${fmt(((hbCpu - unCpu) / unCpu) * 100, 1)} %); autocannon ${fmt(acCpu, 1)} µs`)
+  say()
+  say(heapTable(tools.map((t) => [names[t], heap[t]])))
+}
+
+const names = { hb: 'hedgebench plain', ac: 'autocannon', hh: 'hedged-no-hedge', un: 'bare undici' } as const
+
+/**
+ * JS heap allocation and collections per request, medians over rounds: the
+ * cause of the generator's GC pauses, and unlike req/s independent of how
+ * busy the machine is (the same code allocates the same bytes).
+ */
+function heapTable(rows: Array<[string, ClientOutcome[]]>): string {
+  const m = (os: ClientOutcome[], key: 'heapBytesPerRequest' | 'youngGcsPer10k' | 'gcsPer10k', digits: number): string => fmt(median(os.map((o) => o[key])), digits)
+  return [
+    table(['heap (medians of rounds)', 'bytes allocated/request', 'young GCs/10k requests', 'all GCs/10k requests'], rows.map(([name, os]) => [name, m(os, 'heapBytesPerRequest', 0), m(os, 'youngGcsPer10k', 1), m(os, 'gcsPer10k', 1)])),
+    `(node ${process.version} ${process.execArgv.join(' ')} / client flags: ${CLIENT_NODE_FLAGS.join(' ') || 'none'}; bytes from v8 GCProfiler: the used heap before each collection minus after the previous one; goal: young GCs <= 2 per 10k at -c ${CONNECTIONS})`,
+  ].join('\n')
 }
 
 // ---------------------------------------------------------------- workers
