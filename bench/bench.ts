@@ -216,7 +216,10 @@ const names = { hb: 'hedgebench plain', ac: 'autocannon', hh: 'hedged-no-hedge',
 function heapTable(rows: Array<[string, ClientOutcome[]]>): string {
   const m = (os: ClientOutcome[], key: 'heapBytesPerRequest' | 'youngGcsPer10k' | 'gcsPer10k', digits: number): string => fmt(median(os.map((o) => o[key])), digits)
   return [
-    table(['heap (medians of rounds)', 'bytes allocated/request', 'young GCs/10k requests', 'all GCs/10k requests'], rows.map(([name, os]) => [name, m(os, 'heapBytesPerRequest', 0), m(os, 'youngGcsPer10k', 1), m(os, 'gcsPer10k', 1)])),
+    table(
+      ['heap (medians of rounds)', 'bytes allocated/request', 'young GCs/10k requests', 'all GCs/10k requests', 'event-loop p99 ms'],
+      rows.map(([name, os]) => [name, m(os, 'heapBytesPerRequest', 0), m(os, 'youngGcsPer10k', 1), m(os, 'gcsPer10k', 1), os[0]?.generator ? fmt(median(os.map((o) => o.generator!.loopP99)), 2) : '-']),
+    ),
     `(node ${process.version} ${process.execArgv.join(' ')} / client flags: ${CLIENT_NODE_FLAGS.join(' ') || 'none'}; bytes from v8 GCProfiler: the used heap before each collection minus after the previous one; goal: young GCs <= 2 per 10k at -c ${CONNECTIONS})`,
   ].join('\n')
 }
