@@ -18,7 +18,7 @@ export interface ClientSpec {
   connections: number
   /** Timed run... */
   durationMs?: number
-  /** ...or a request count (hedgebench only). */
+  /** ...or a request count (hedgebench and undici). */
   requests?: number
   mode?: 'plain' | 'hedged'
   warmup?: number
@@ -135,7 +135,9 @@ async function runAutocannon(spec: ClientSpec): Promise<ToolOutcome> {
 async function runBareUndici(spec: ClientSpec): Promise<ToolOutcome> {
   const url = new URL(spec.url)
   const opts: Dispatcher.DispatchOptions = { origin: url.origin, path: url.pathname, method: 'GET', headers: [] }
-  const durationMs = spec.durationMs ?? 5000
+  const durationMs = spec.requests !== undefined ? Infinity : (spec.durationMs ?? 5000)
+  const limit = spec.requests ?? Infinity
+  let issued = 0
   const started = performance.now()
   const end = started + durationMs
   let requests = 0
@@ -164,7 +166,7 @@ async function runBareUndici(spec: ClientSpec): Promise<ToolOutcome> {
             },
           }
           const next = (): void => {
-            if (performance.now() < end) client.dispatch(opts, handler as unknown as Dispatcher.DispatchHandler)
+            if (performance.now() < end && issued++ < limit) client.dispatch(opts, handler as unknown as Dispatcher.DispatchHandler)
             else resolve()
           }
           next()

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: hedgebench against autocannon, and against itself.
  *
- *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-workers] [--skip-memory] [--node-flags '...']
+ *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-workers] [--skip-memory] [--skip-heap] [--skip-throughput] [--node-flags '...']
  *   node dist/bench/bench.js --soak [--soak-requests 1000000] [--soak-minutes 10]
  *   node dist/bench/bench.js --accuracy     (needs hey and wrk: apt-get install -y hey wrk)
  *
@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type { ClientOutcome, ClientSpec } from './bench-client.js'
+import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const SERVER_JS = join(HERE, 'echo-server.js')
@@ -29,6 +30,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', short: 'c', default: '40' },
     'cpu-prof': { type: 'string' },
     'skip-memory': { type: 'boolean', default: false },
+    'skip-heap': { type: 'boolean', default: false },
+    'skip-throughput': { type: 'boolean', default: false },
     workers: { type: 'string', default: '2' },
     'skip-workers': { type: 'boolean', default: false },
     soak: { type: 'boolean', default: false },
@@ -102,8 +105,8 @@ async function startServer(serverArgs: string[] = []): Promise<BenchServer> {
  * Runs one client in its own process; `beforeExit` runs while the client is
  * still alive (its run finished, its sockets should be closed).
  */
-async function runClient(spec: ClientSpec, beforeExit?: (o: ClientOutcome) => Promise<void>, timeoutMs = 120_000): Promise<ClientOutcome> {
-  const nodeArgs: string[] = [...CLIENT_NODE_FLAGS]
+async function runClient(spec: ClientSpec, beforeExit?: (o: ClientOutcome) => Promise<void>, timeoutMs = 120_000, nodeFlags: string[] = CLIENT_NODE_FLAGS): Promise<ClientOutcome> {
+  const nodeArgs: string[] = [...nodeFlags]
   if (args['cpu-prof'] && spec.tool === 'hedgebench') nodeArgs.push('--cpu-prof', '--cpu-prof-dir', args['cpu-prof'])
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLIENT_JS, JSON.stringify(spec)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -168,7 +171,6 @@ async function throughput(server: BenchServer): Promise<void> {
   const hedgeCosts: number[] = []
   const rps = { hb: [] as number[], ac: [] as number[], hh: [] as number[], un: [] as number[] }
   const cpu = { hb: [] as number[], ac: [] as number[], hh: [] as number[], un: [] as number[] }
-  const heap = { hb: [] as ClientOutcome[], ac: [] as ClientOutcome[], hh: [] as ClientOutcome[], un: [] as ClientOutcome[] }
   const tools = ['hb', 'ac', 'hh', 'un'] as const
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? tools : [...tools].reverse()
@@ -177,7 +179,6 @@ async function throughput(server: BenchServer): Promise<void> {
     for (const which of tools) {
       rps[which].push(got[which]!.rps)
       cpu[which].push(got[which]!.cpuUsPerRequest)
-      heap[which].push(got[which]!)
     }
     const hb = got.hb!.rps
     const a = got.ac!.rps
@@ -202,26 +203,41 @@ async function throughput(server: BenchServer): Promise<void> {
   // req/s is bounded by the target when it shares the machine; CPU per request is each client's own cost.
   const [hbCpu, unCpu, acCpu] = [median(cpu.hb), median(cpu.un), median(cpu.ac)]
   say(`client CPU per request (medians): hedgebench ${fmt(hbCpu, 1)} µs = bare undici ${fmt(unCpu, 1)} µs + hedgebench's own ${fmt(hbCpu - unCpu, 1)} µs (${fmt(((hbCpu - unCpu) / unCpu) * 100, 1)} %); autocannon ${fmt(acCpu, 1)} µs`)
-  say()
-  say(heapTable(tools.map((t) => [names[t], heap[t]])))
 }
 
-const names = { hb: 'hedgebench plain', ac: 'autocannon', hh: 'hedged-no-hedge', un: 'bare undici' } as const
+// ---------------------------------------------------------------- heap
 
 /**
- * JS heap allocation and collections per request, medians over rounds: the
+ * JS heap allocation and young-generation collections per request: the
  * cause of the generator's GC pauses, and unlike req/s independent of how
- * busy the machine is (the same code allocates the same bytes).
+ * busy the machine is (the same code allocates the same bytes). Marginal
+ * between a short and a long run of each client, so that start-up and the
+ * end-of-phase statistics do not count; once with Node's default young
+ * generation, once with the launcher's (what `hedgebench` runs with).
  */
-function heapTable(rows: Array<[string, ClientOutcome[]]>): string {
-  const m = (os: ClientOutcome[], key: 'heapBytesPerRequest' | 'youngGcsPer10k' | 'gcsPer10k', digits: number): string => fmt(median(os.map((o) => o[key])), digits)
-  return [
-    table(
-      ['heap (medians of rounds)', 'bytes allocated/request', 'young GCs/10k requests', 'all GCs/10k requests', 'event-loop p99 ms'],
-      rows.map(([name, os]) => [name, m(os, 'heapBytesPerRequest', 0), m(os, 'youngGcsPer10k', 1), m(os, 'gcsPer10k', 1), os[0]?.generator ? fmt(median(os.map((o) => o.generator!.loopP99)), 2) : '-']),
-    ),
-    `(node ${process.version} ${process.execArgv.join(' ')} / client flags: ${CLIENT_NODE_FLAGS.join(' ') || 'none'}; bytes from v8 GCProfiler: the used heap before each collection minus after the previous one; goal: young GCs <= 2 per 10k at -c ${CONNECTIONS})`,
-  ].join('\n')
+async function heap(server: BenchServer): Promise<void> {
+  const short = 5_000
+  const long = 45_000
+  const clients: Array<[string, ClientSpec]> = [
+    ['hedgebench plain', { tool: 'hedgebench', url: server.url, connections: CONNECTIONS, mode: 'plain' }],
+    ['hedged-no-hedge', { tool: 'hedgebench', url: server.url, connections: CONNECTIONS, mode: 'hedged', hedge: { delay: NEVER_MS } }],
+    ['bare undici', { tool: 'undici', url: server.url, connections: CONNECTIONS }],
+  ]
+  const flagSets: Array<[string, string[]]> = [['default', []], ['launcher', [...YOUNG_GENERATION_FLAGS]]]
+  say()
+  say(`heap: ${fmt(short)} and ${fmt(long)} requests per client, -c ${CONNECTIONS}; per request = (long - short) / ${fmt(long - short)}`)
+  const rows: string[][] = []
+  for (const [flagName, flags] of flagSets) {
+    for (const [name, spec] of clients) {
+      const a = await runClient({ ...spec, requests: short }, undefined, 120_000, flags)
+      const b = await runClient({ ...spec, requests: long }, undefined, 300_000, flags)
+      const n = b.requests - a.requests
+      const marginal = (key: 'heapBytesPerRequest' | 'youngGcsPer10k'): number => (b[key] * b.requests - a[key] * a.requests) / n
+      rows.push([name, flagName, fmt(marginal('heapBytesPerRequest')), fmt(marginal('youngGcsPer10k'), 1), b.generator ? fmt(b.generator.loopP99, 2) : '-', mb(b.maxRss)])
+    }
+  }
+  say(table(['client', 'young generation', 'bytes allocated/request', 'young GCs/10k requests', 'event-loop p99 ms (long run)', 'peak RSS (long run)'], rows))
+  say(`(launcher = ${YOUNG_GENERATION_FLAGS.join(' ')}; bytes from v8 GCProfiler: the used heap before each collection minus after the previous one; goal: young GCs <= 2 per 10k at -c ${CONNECTIONS})`)
 }
 
 // ---------------------------------------------------------------- workers
@@ -385,7 +401,8 @@ async function main(): Promise<void> {
   if (args.soak) return soak()
   const server = await startServer()
   try {
-    await throughput(server)
+    if (!args['skip-throughput']) await throughput(server)
+    if (!args['skip-heap']) await heap(server)
     if (!args['skip-workers']) await workersScaling(server)
     if (!args['skip-memory']) await memory(server)
   } finally {
