@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: hedgebench against autocannon, and against itself.
  *
- *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-workers] [--skip-memory] [--skip-heap] [--skip-throughput] [--node-flags '...']
+ *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-workers] [--skip-memory] [--skip-heap] [--skip-throughput] [--skip-latency] [--node-flags '...']
  *   node dist/bench/bench.js --soak [--soak-requests 1000000] [--soak-minutes 10]
  *   node dist/bench/bench.js --accuracy     (needs hey and wrk: apt-get install -y hey wrk)
  *
@@ -21,6 +21,7 @@ import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const SERVER_JS = join(HERE, 'echo-server.js')
+const HEDGEBENCH_BIN = join(HERE, '../../bin/hedgebench.js')
 const CLIENT_JS = join(HERE, 'bench-client.js')
 
 const { values: args } = parseArgs({
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     'skip-memory': { type: 'boolean', default: false },
     'skip-heap': { type: 'boolean', default: false },
     'skip-throughput': { type: 'boolean', default: false },
+    'skip-latency': { type: 'boolean', default: false },
     workers: { type: 'string', default: '2' },
     'skip-workers': { type: 'boolean', default: false },
     soak: { type: 'boolean', default: false },
@@ -70,8 +72,10 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ])
 }
 
-async function startServer(serverArgs: string[] = []): Promise<BenchServer> {
-  const child = spawn(process.execPath, [SERVER_JS, ...serverArgs], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+/** `pin`: a `taskset -c CORE` prefix, so the server and the client never share a core. */
+async function startServer(serverArgs: string[] = [], pin: string[] = []): Promise<BenchServer> {
+  const [cmd, ...rest] = [...pin, process.execPath, SERVER_JS, ...serverArgs]
+  const child = spawn(cmd!, rest, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   const port = await withTimeout(
     new Promise<number>((resolve, reject) => {
       child.once('error', reject)
@@ -393,6 +397,108 @@ async function accuracy(): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------- latency vs wrk and hey
+
+/** What one run of a command-line client measured. */
+interface CliMeasure {
+  p95: number
+  p99: number
+  requests: number
+  /** User + system CPU of the client process and its children, ms. */
+  cpuMs: number
+}
+
+/**
+ * Runs a command (pinned with `pin`), returning its stdout and the user +
+ * system CPU it and its children used, from the shell's `times`: no
+ * dependency on /usr/bin/time, and hedgebench's launcher child is counted.
+ */
+function timedRun(command: string[], pin: string[], timeoutMs = 120_000): { stdout: string; cpuMs: number } {
+  const r = spawnSync('sh', ['-c', '"$@" 2>/dev/null; s=$?; times >&2; exit $s', 'sh', ...pin, ...command], { encoding: 'utf8', timeout: timeoutMs })
+  if (r.status !== 0) throw new Error(`${command[0]} exited with ${r.status ?? r.signal}: ${r.stderr}`)
+  const children = /(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s\s*$/.exec(r.stderr)
+  if (!children) throw new Error(`no CPU times from sh for ${command[0]}: ${r.stderr}`)
+  const ms = (m: string, sec: string): number => (Number(m) * 60 + Number(sec)) * 1000
+  return { stdout: r.stdout, cpuMs: ms(children[1]!, children[2]!) + ms(children[3]!, children[4]!) }
+}
+
+/** The three clients, each as a function of its request count (wrk: of a duration long enough for about that many). */
+function latencyClients(url: string, c: number, serviceMs: number, dir: string): Record<string, (n: number, pin: string[]) => CliMeasure> {
+  const lua = join(dir, 'pct.lua')
+  writeFileSync(lua, 'done = function(summary, latency, requests)\n  io.write(string.format("P95 %d\\nP99 %d\\nN %d\\n", latency:percentile(95), latency:percentile(99), summary.requests))\nend\n')
+  return {
+    hedgebench: (n, pin) => {
+      // The command a user runs, through the launcher (its young generation included).
+      const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '-c', String(c), '-n', String(n), '--warmup', '0', '--no-save', '-o', 'json', url], pin)
+      const l = (JSON.parse(r.stdout) as { phases: { plain: { requests: number; latencyMs: { p95: number; p99: number } } } }).phases.plain
+      return { p95: l.latencyMs.p95, p99: l.latencyMs.p99, requests: l.requests, cpuMs: r.cpuMs }
+    },
+    hey: (n, pin) => {
+      const r = timedRun(['hey', '-n', String(n), '-c', String(c), url], pin)
+      const at = (p: number): number => Number(new RegExp(`\\b${p}% in ([0-9.]+) secs`).exec(r.stdout)?.[1] ?? NaN) * 1000
+      return { p95: at(95), p99: at(99), requests: n, cpuMs: r.cpuMs }
+    },
+    wrk: (n, pin) => {
+      // wrk runs for a time: the one that n requests take at c in flight, each serviceMs (plus a little for the loopback).
+      const seconds = Math.max(1, Math.round((n / c) * (serviceMs + 0.5) / 1000))
+      const r = timedRun(['wrk', '-t', '1', '-c', String(c), '-d', `${seconds}s`, '-s', lua, url], pin)
+      const at = (k: string): number => Number(new RegExp(`^${k} (\\d+)`, 'm').exec(r.stdout)?.[1] ?? NaN)
+      return { p95: at('P95') / 1000, p99: at('P99') / 1000, requests: at('N'), cpuMs: r.cpuMs }
+    },
+  }
+}
+
+/**
+ * hedgebench against wrk and hey on a server with a fixed 20 ms service
+ * time at -c 40 (issue 14), back to back, order alternating by round: p95
+ * and p99 of each, and client CPU per request as the marginal between a
+ * short and a long run (start-up does not count), with the server and the
+ * clients pinned to different cores so the target is not the bottleneck.
+ */
+async function latency(): Promise<void> {
+  const tools = ['hedgebench', 'hey', 'wrk'].filter((t) => t === 'hedgebench' || which(t))
+  const missing = ['hey', 'wrk'].filter((t) => !tools.includes(t))
+  say()
+  if (missing.length > 0) say(`latency: ${missing.join(' and ')} not installed (apt-get install -y hey wrk): compared without ${missing.length > 1 ? 'them' : 'it'}`)
+  const pinnable = which('taskset') && cpus().length >= 2
+  const [serverPin, clientPin] = pinnable ? [['taskset', '-c', '0'], ['taskset', '-c', '1']] : [[], []]
+  const c = 40
+  const serviceMs = 20
+  const [short, long] = [2_000, 10_000]
+  const server = await startServer(['--delay-ms', String(serviceMs)], serverPin)
+  const dir = mkdtempSync(join(tmpdir(), 'hedgebench-latency-'))
+  try {
+    say(`latency: fixed ${serviceMs} ms service time, -c ${c}, ${short} and ${fmt(long)} requests per client, back to back; ${pinnable ? 'server on core 0, clients on core 1 (taskset)' : 'not pinned (needs taskset and 2 cores)'}`)
+    const clients = latencyClients(server.url, c, serviceMs, dir)
+    const rows: string[][] = []
+    const by: Record<string, { p95: number[]; p99: number[]; cpu: number[] }> = {}
+    for (let round = 0; round < 2; round++) {
+      for (const tool of round % 2 === 0 ? tools : [...tools].reverse()) {
+        const a = clients[tool]!(short, clientPin)
+        const b = clients[tool]!(long, clientPin)
+        const cpuUs = ((b.cpuMs - a.cpuMs) * 1000) / (b.requests - a.requests)
+        const m = (by[tool] ??= { p95: [], p99: [], cpu: [] })
+        m.p95.push(b.p95)
+        m.p99.push(b.p99)
+        m.cpu.push(cpuUs)
+        rows.push([`${round + 1}`, tool, b.p95.toFixed(2), b.p99.toFixed(2), fmt(b.requests), fmt(cpuUs, 1)])
+      }
+    }
+    say(table(['round', 'client', 'p95 ms', 'p99 ms', 'requests (long run)', 'client CPU µs/request (marginal)'], rows))
+    const hb = by.hedgebench!
+    for (const tool of tools.filter((t) => t !== 'hedgebench')) {
+      const o = by[tool]!
+      const d95 = median(hb.p95) - median(o.p95)
+      const d99 = median(hb.p99) - median(o.p99)
+      const sign = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`
+      say(`hedgebench - ${tool} (medians): p95 ${sign(d95)} ms, p99 ${sign(d99)} ms (goal vs wrk: p95 within 0.5 ms, p99 within 1 ms); CPU ${fmt(median(hb.cpu), 1)} vs ${fmt(median(o.cpu), 1)} µs/request`)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+    server.close()
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -408,6 +514,7 @@ async function main(): Promise<void> {
   } finally {
     server.close()
   }
+  if (!args['skip-latency']) await latency()
 }
 
 await main()
