@@ -54,10 +54,39 @@ interface LegacyHandler {
   onRequestSent?(): void
 }
 
+/**
+ * One origin's connections. Each Client has one Lease for its whole life
+ * (a Client carries one attempt at a time), and the free ones sit on a
+ * stack that never shrinks: per attempt, no Lease object and no array
+ * growth for the garbage collector (issue 14).
+ */
+/** A Lease's handler while it has no attempt: undici never calls it. */
+const NO_HANDLER: LegacyHandler = {
+  onConnect() {},
+  onHeaders: () => true,
+  onData: () => true,
+  onComplete() {},
+  onError() {},
+}
+
 class Origin {
-  readonly free: Client[] = []
+  readonly #free: Lease[] = []
+  #freeCount = 0
   readonly all: Client[] = []
   constructor(readonly url: string) {}
+
+  takeFree(): Lease | undefined {
+    return this.#freeCount > 0 ? this.#free[--this.#freeCount] : undefined
+  }
+
+  giveBack(lease: Lease): void {
+    this.#free[this.#freeCount++] = lease
+  }
+
+  forgetFree(): void {
+    this.#free.fill(undefined as unknown as Lease, 0, this.#freeCount)
+    this.#freeCount = 0
+  }
 }
 
 export class ConnectionPool extends EventEmitter {
@@ -97,18 +126,18 @@ export class ConnectionPool extends EventEmitter {
       origin = new Origin(String(key))
       this.#origins.set(key, origin)
     }
-    const client = origin.free.pop() ?? this.#newClient(origin)
+    const lease = origin.takeFree() ?? this.#newClient(origin)
     // Its callers (Attempts) speak undici's legacy handler protocol.
-    const lease = new Lease(origin, client, handler as unknown as LegacyHandler)
+    lease.hold(handler as unknown as LegacyHandler)
     if (this.#deadlines) this.#deadlines.add(lease)
-    return client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
+    return lease.client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
   }
 
-  #newClient(origin: Origin): Client {
+  #newClient(origin: Origin): Lease {
     const client = new Client(origin.url, this.#clientOptions)
     client.on('connect', this.#onConnect)
     origin.all.push(client)
-    return client
+    return new Lease(origin, client)
   }
 
   readonly #onConnect = (...args: unknown[]): void => {
@@ -132,31 +161,42 @@ export class ConnectionPool extends EventEmitter {
     const all: Client[] = []
     for (const o of this.#origins.values()) {
       all.push(...o.all)
-      o.free.length = 0
+      o.forgetFree()
     }
     return all
   }
 }
 
 /**
- * One attempt's hold on a Client, and its -t deadline: forwards undici's
- * callbacks to the attempt's handler, gives the Client back at the last one
- * (before the handler runs, so the caller's next attempt can have it), and
- * aborts the attempt with undici's own timeout error if its deadline comes
- * first. One wrapper object per attempt does both.
+ * A Client's hold by its current attempt, and the attempt's -t deadline:
+ * forwards undici's callbacks to the attempt's handler, gives the Client
+ * back at the last one (before the handler runs, so the caller's next
+ * attempt can have it), and aborts the attempt with undici's own timeout
+ * error if its deadline comes first. One object per Client, refilled by
+ * `hold` for each attempt: undici makes no callback after the last one
+ * (onComplete, onError), and the Client is free only from then on.
  */
 class Lease extends Deadline implements LegacyHandler {
-  #held = true
+  #held = false
   #abort: Abort | null = null
   #headers = false
   #expired: Error | null = null
+  inner: LegacyHandler = NO_HANDLER
 
   constructor(
     readonly origin: Origin,
     readonly client: Client,
-    readonly inner: LegacyHandler,
   ) {
     super()
+  }
+
+  /** The Client is the attempt's until its last callback. */
+  hold(inner: LegacyHandler): void {
+    this.inner = inner
+    this.#held = true
+    this.#abort = null
+    this.#headers = false
+    this.#expired = null
   }
 
   expire(): void {
@@ -168,7 +208,7 @@ class Lease extends Deadline implements LegacyHandler {
     this.queue?.remove(this)
     if (!this.#held) return
     this.#held = false
-    if (!this.client.destroyed && !this.client.closed) this.origin.free.push(this.client)
+    if (!this.client.destroyed && !this.client.closed) this.origin.giveBack(this)
   }
 
   onConnect(abort: Abort, context?: unknown): void {
