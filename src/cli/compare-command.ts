@@ -6,13 +6,9 @@
  */
 import { basename } from 'node:path'
 import type { CommandModule } from 'yargs'
-import { compareRuns, compareWithin, type Comparison } from '../report/compare.js'
+import type { Comparison } from '../report/compare.js'
 import { UsageError } from '../core/errors.js'
-import { checkFailIf, parseFailIf, type FailCheck } from '../report/fail-if.js'
-import { renderCompareCsv } from '../report/compare-csv.js'
-import { renderCompareJson } from '../report/compare-json.js'
-import { renderCompareText } from '../report/compare-text.js'
-import { loadResult } from '../report/results-store.js'
+import type { FailCheck } from '../report/fail-if.js'
 import { OUTPUT_FORMATS, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 
@@ -45,14 +41,17 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
         })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
     handler: async (argv) => {
+      // Loaded when comparing, not for --help (issue 14: start-up time).
+      const { checkFailIf, parseFailIf } = await import('../report/fail-if.js')
       // Parse conditions first: a typo should fail before any file is read.
       const conditions = ([] as string[]).concat(argv['fail-if'] ?? []).map(parseFailIf)
       const files = argv.files
       if (files.length === 1 && argv.phase !== undefined) throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
+      const { loadResult } = await import('../report/results-store.js')
       const results = await Promise.all(files.map((f) => loadResult(f)))
-      const comparison = compareLoaded(files, results, argv.phase)
+      const comparison = await compareLoaded(files, results, argv.phase)
       if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
-      process.stdout.write(render(comparison, argv.output))
+      process.stdout.write(await render(comparison, argv.output))
       const failed = checkFailIf(conditions, comparison).filter((c) => c.holds)
       for (const check of failed) process.stderr.write(`${failMessage(check)}\n`)
       setExitCode(failed.length > 0 ? 1 : 0)
@@ -60,7 +59,8 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
   }
 }
 
-function compareLoaded(files: string[], results: RunResult[], phase: CompareArgs['phase']): Comparison {
+async function compareLoaded(files: string[], results: RunResult[], phase: CompareArgs['phase']): Promise<Comparison> {
+  const { compareRuns, compareWithin } = await import('../report/compare.js')
   if (results.length === 1) return compareWithin(results[0]!)
   const names = runNames(files)
   return compareRuns(results.map((result, i) => ({ name: names[i]!, result })), phase ? { phase } : {})
@@ -78,10 +78,10 @@ function runNames(files: string[]): string[] {
   })
 }
 
-function render(c: Comparison, format: OutputFormat): string {
-  if (format === 'json') return renderCompareJson(c)
-  if (format === 'csv') return renderCompareCsv(c)
-  return renderCompareText(c, { color: stdoutColor() })
+async function render(c: Comparison, format: OutputFormat): Promise<string> {
+  if (format === 'json') return (await import('../report/compare-json.js')).renderCompareJson(c)
+  if (format === 'csv') return (await import('../report/compare-csv.js')).renderCompareCsv(c)
+  return (await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor() })
 }
 
 async function writeHtml(out: string, results: RunResult[], comparison: Comparison, within: boolean): Promise<void> {

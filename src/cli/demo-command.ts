@@ -1,10 +1,7 @@
 /** `hedgebench demo` (npm run demo): the seed article's experiment in one command. */
 import type { CommandModule } from 'yargs'
-import { runDemo } from '../sim/demo.js'
 import { UsageError } from '../core/errors.js'
-import { renderDemo } from '../report/demo-text.js'
 import { assertNoRepeats, integer } from './run-flags.js'
-import { startSpinner } from './spinner.js'
 
 interface DemoArgs {
   /** A string, so a bad value is named in the error, not shown as NaN. */
@@ -28,6 +25,8 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
       if (concurrencies.some((c) => !(Number.isInteger(c) && c > 0))) throw new UsageError(`invalid -c "${argv.c}" (e.g. 4,40)`)
       const requests = argv.n === undefined ? undefined : integer(argv.n, '-n')
       if (requests !== undefined && requests <= 0) throw new UsageError(`invalid -n "${argv.n}" (a whole number above 0)`)
+      // Loaded when the demo runs, not for --help (issue 14: start-up time).
+      const [{ runDemo }, { renderDemo }, { startSpinner }] = await Promise.all([import('../sim/demo.js'), import('../report/demo-text.js'), import('./spinner.js')])
       const spinner = startSpinner()
       try {
         const demo = await runDemo({

@@ -1,9 +1,9 @@
-/** What the commands share about output: the formats, when to colour, the renderer picker, HTML files. */
-import { renderCsvSummary } from '../report/csv.js'
+/**
+ * What the commands share about output: the formats, when to colour, the
+ * renderer picker, HTML files. Renderers are loaded when output is written,
+ * not when the commands are defined (`--help` starts faster: issue 14).
+ */
 import type { HtmlOptions } from '../report/html.js'
-import { renderJson } from '../results/result-json.js'
-import { renderText } from '../report/text.js'
-import { writeFileAtomic } from '../report/results-store.js'
 import type { RunResult } from '../results/run-result.js'
 
 export const OUTPUT_FORMATS = ['text', 'json', 'csv'] as const
@@ -14,13 +14,18 @@ export function stdoutColor(): boolean {
   return process.stdout.isTTY === true && !process.env.NO_COLOR
 }
 
-export function renderOutput(result: RunResult, format: OutputFormat, color = false): string {
-  const out = format === 'json' ? renderJson(result) : format === 'csv' ? renderCsvSummary(result) : renderText(result, { color })
+export async function renderOutput(result: RunResult, format: OutputFormat, color = false): Promise<string> {
+  const out =
+    format === 'json'
+      ? (await import('../results/result-json.js')).renderJson(result)
+      : format === 'csv'
+        ? (await import('../report/csv.js')).renderCsvSummary(result)
+        : (await import('../report/text.js')).renderText(result, { color })
   return out.endsWith('\n') ? out : `${out}\n`
 }
 
 /** Writes a self-contained HTML report (the renderer is loaded only when a report is asked for). */
 export async function writeHtmlReport(path: string, runs: RunResult[], opts: HtmlOptions = {}): Promise<void> {
-  const { renderHtml } = await import('../report/html.js')
+  const [{ renderHtml }, { writeFileAtomic }] = await Promise.all([import('../report/html.js'), import('../report/results-store.js')])
   await writeFileAtomic(path, renderHtml(runs, opts), { overwrite: true })
 }

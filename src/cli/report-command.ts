@@ -5,7 +5,6 @@
  */
 import type { CommandModule } from 'yargs'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
-import { loadResult } from '../report/results-store.js'
 
 
 interface ReportArgs {
@@ -24,9 +23,10 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
         .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: 'format printed to stdout' })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
     handler: async (argv) => {
+      const { loadResult } = await import('../report/results-store.js')
       const result = await loadResult(argv.file)
       if (argv.html !== undefined) await writeHtmlReport(argv.html, [result])
-      process.stdout.write(renderOutput(result, argv.output, stdoutColor()))
+      process.stdout.write(await renderOutput(result, argv.output, stdoutColor()))
       setExitCode(0)
     },
   }

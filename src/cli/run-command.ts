@@ -11,16 +11,13 @@ import { DEFAULT_EJECTION } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION } from '../hedging/saturation-gate.js'
 import { DEFAULT_BUDGET_BURST, DEFAULT_HEDGE_HEADER, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { DEFAULTS, resolveOptions } from '../run/resolve-options.js'
-import { createRequestLog, type RequestLog } from '../results/request-log.js'
-import { assertWritableDir, saveResult } from '../report/results-store.js'
-import { run } from '../run/run.js'
+import type { RequestLog } from '../results/request-log.js'
 import type { RunOptions } from '../run/run-options.js'
 import { loadProfile, profileRunOptions, type Profile } from '../sim/profile.js'
-import { spawnTarget, type Target } from '../sim/target.js'
+import type { Target } from '../sim/target.js'
 import type { RunResult } from '../results/run-result.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
-import { startSpinner } from './spinner.js'
 
 interface CliFlags extends RunFlags {
   o: OutputFormat
@@ -117,6 +114,8 @@ async function runFromCli(argv: CliFlags): Promise<number> {
   if (options.urls.length > 0) throw new UsageError('give either URLs or --profile (the built-in target), not both')
   const profile = loadProfile(argv.profile)
   const replicas = argv.replicas === undefined ? undefined : integer(argv.replicas, '--replicas')
+  // Loaded when a command needs it, not for --help (issue 14: start-up time).
+  const { spawnTarget } = await import('../sim/target.js')
   const target = await spawnTarget({ profile: argv.profile, ...(replicas === undefined ? {} : { replicas }) })
   try {
     return await measure(argv, withProfile(profile, options, target))
@@ -157,11 +156,13 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
       if (dir) created.push(dir)
     }
     if (argv.save) {
+      const { assertWritableDir } = await import('../report/results-store.js')
       const dir = await assertWritableDir(argv.outDir)
       if (dir) created.push(dir)
     }
     if (argv.csvRequests) {
       if (!(await exists(argv.csvRequests))) created.push(argv.csvRequests)
+      const { createRequestLog } = await import('../results/request-log.js')
       log = await createRequestLog(argv.csvRequests)
     }
   } catch (err) {
@@ -169,6 +170,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     throw err
   }
   const interrupt = onInterrupt()
+  const [{ run }, { startSpinner }] = await Promise.all([import('../run/run.js'), import('./spinner.js')])
   const spinner = startSpinner()
   let result: RunResult
   try {
@@ -205,6 +207,7 @@ function parseFailOnErrors(raw: string | undefined): number | null {
  */
 async function assertCanCreate(path: string, flag: string): Promise<string | undefined> {
   try {
+    const { assertWritableDir } = await import('../report/results-store.js')
     return await assertWritableDir(dirname(path))
   } catch (err) {
     throw err instanceof UsageError ? new UsageError(`${flag} "${path}": ${err.message}`) : err
@@ -219,8 +222,9 @@ async function takeBack(created: string[]): Promise<void> {
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false)
 
 async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
-  process.stdout.write(renderOutput(result, argv.o, stdoutColor()))
+  process.stdout.write(await renderOutput(result, argv.o, stdoutColor()))
   if (argv.save) {
+    const { saveResult } = await import('../report/results-store.js')
     const saved = await saveResult(result, argv.outDir)
     process.stderr.write(`saved ${saved.json} and ${saved.csv}\n`)
   }

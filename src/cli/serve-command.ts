@@ -5,7 +5,7 @@
  */
 import type { Argv, CommandModule } from 'yargs'
 import { profileNames } from '../sim/profile.js'
-import { DEFAULT_HEDGE_HEADER, startTarget } from '../sim/target.js'
+import { DEFAULT_HEDGE_HEADER } from '../hedging/policy.js'
 import { assertNoRepeats, integer } from './run-flags.js'
 
 /** Numbers arrive as strings, so a bad one is named in the error ("invalid --port "abc""), not as NaN. */
@@ -40,6 +40,8 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
     handler: async (raw) => {
       assertNoRepeats(raw)
       const argv = raw as unknown as ServeArgs
+      // Loaded when it serves, not for --help (issue 14: start-up time).
+      const { startTarget } = await import('../sim/target.js')
       const target = await startTarget({
         profile: argv.profile,
         replicas: optionalInteger(argv.replicas, '--replicas'),
