@@ -15,6 +15,7 @@ import { parseCsvObjects } from './helpers/csv.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { saveResult } from '../src/report/results-store.js'
 import { makeRunResult } from './helpers/result-fixture.js'
+import { until } from './helpers/until.js'
 
 const servers: CountingServer[] = []
 const dirs: string[] = []
@@ -35,15 +36,6 @@ async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'hedgebench-int-'))
   dirs.push(dir)
   return dir
-}
-
-/** Polls (bounded) until the condition holds. */
-async function until(what: string, done: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  while (!done()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 10))
-  }
 }
 
 interface Phase {

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { launchFlags, YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, startCli } from './helpers/cli.js'
 import { startServer } from './helpers/servers.js'
+import { until } from './helpers/until.js'
 
 test('load-sending commands get the young-generation flags; read-only ones, serve, the child and a user\'s own choice do not', () => {
   const env = {}
@@ -37,14 +38,6 @@ function childrenOf(ppid: number): number[] {
     }
   }
   return pids
-}
-
-async function until(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 test('a run executes in a child Node started with the flags, which stops when the launcher is killed outright', { skip: existsSync('/proc/self/stat') ? false : 'needs Linux /proc' }, async (t) => {
