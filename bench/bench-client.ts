@@ -49,6 +49,8 @@ export interface ClientOutcome {
   /** Young-generation collections (scavenges) per 10,000 finished requests, and collections of every kind. */
   youngGcsPer10k: number
   gcsPer10k: number
+  /** Young-generation pauses (GCProfiler's cost of each scavenge): median and longest, ms. */
+  youngPauseMs: { median: number; max: number }
   /** RSS samples over the run, bytes, with their time since start (ms). */
   rssSamples: Array<[number, number]>
   hedging?: { hedgesSent: number; unsent: number; cancelled: number; lateDiscarded: number; budgetDenied: number; timerLatenessP99: number }
@@ -58,7 +60,7 @@ export interface ClientOutcome {
 }
 
 /** What a tool's run returns; the process-wide measures (CPU, memory, heap) are added around it. */
-type ToolOutcome = Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest' | 'heapBytesPerRequest' | 'youngGcsPer10k' | 'gcsPer10k'>
+type ToolOutcome = Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest' | 'heapBytesPerRequest' | 'youngGcsPer10k' | 'gcsPer10k' | 'youngPauseMs'>
 
 async function runHedgebench(spec: ClientSpec): Promise<ToolOutcome> {
   const mode = spec.mode ?? 'plain'
@@ -194,7 +196,7 @@ class HeapWatch {
     this.#profiler.start()
   }
 
-  stop(): { allocated: number; count: number; young: number } {
+  stop(): { allocated: number; count: number; young: number; youngPauseMs: { median: number; max: number } } {
     const usedAtEnd = process.memoryUsage().heapUsed
     const stats = (this.#profiler.stop()?.statistics ?? []) as GcStatistic[]
     let allocated = 0
@@ -204,12 +206,16 @@ class HeapWatch {
       after = s.afterGC.heapStatistics.usedHeapSize
     }
     allocated += Math.max(0, usedAtEnd - after)
-    return { allocated, count: stats.length, young: stats.filter((s) => s.gcType === 'Scavenge').length }
+    const young = stats.filter((s) => s.gcType === 'Scavenge').map((s) => s.cost / 1000).sort((a, b) => a - b)
+    const youngPauseMs = { median: young.length > 0 ? young[young.length >> 1]! : 0, max: young.length > 0 ? young[young.length - 1]! : 0 }
+    return { allocated, count: stats.length, young: young.length, youngPauseMs }
   }
 }
 
 interface GcStatistic {
   gcType: string
+  /** Duration of the collection, µs. */
+  cost: number
   beforeGC: { heapStatistics: { usedHeapSize: number } }
   afterGC: { heapStatistics: { usedHeapSize: number } }
 }
@@ -229,12 +235,12 @@ async function main(): Promise<void> {
     const per = (x: number, n: number): number => (r.requests > 0 ? (x * n) / r.requests : 0)
     outcome = {
       type: 'done', ...r, cpuUsPerRequest: per(cpu.user + cpu.system, 1), maxRss: process.resourceUsage().maxRSS * 1024, rssSamples: samples,
-      heapBytesPerRequest: per(gc.allocated, 1), youngGcsPer10k: per(gc.young, 10_000), gcsPer10k: per(gc.count, 10_000),
+      heapBytesPerRequest: per(gc.allocated, 1), youngGcsPer10k: per(gc.young, 10_000), gcsPer10k: per(gc.count, 10_000), youngPauseMs: gc.youngPauseMs,
     }
   } catch (err) {
     outcome = {
       type: 'done', tool: spec.tool, requests: 0, attempts: 0, errors: 0, durationMs: 0, rps: 0, cpuUsPerRequest: 0, maxRss: 0, rssSamples: samples,
-      heapBytesPerRequest: 0, youngGcsPer10k: 0, gcsPer10k: 0,
+      heapBytesPerRequest: 0, youngGcsPer10k: 0, gcsPer10k: 0, youngPauseMs: { median: 0, max: 0 },
       latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 }, error: String((err as Error)?.stack ?? err),
     }
   }

@@ -237,10 +237,11 @@ async function heap(server: BenchServer): Promise<void> {
       const b = await runClient({ ...spec, requests: long }, undefined, 300_000, flags)
       const n = b.requests - a.requests
       const marginal = (key: 'heapBytesPerRequest' | 'youngGcsPer10k'): number => (b[key] * b.requests - a[key] * a.requests) / n
-      rows.push([name, flagName, fmt(marginal('heapBytesPerRequest')), fmt(marginal('youngGcsPer10k'), 1), b.generator ? fmt(b.generator.loopP99, 2) : '-', mb(b.maxRss)])
+      const pause = `${fmt(b.youngPauseMs.median, 2)} / ${fmt(b.youngPauseMs.max, 2)}`
+      rows.push([name, flagName, fmt(marginal('heapBytesPerRequest')), fmt(marginal('youngGcsPer10k'), 1), pause, b.generator ? fmt(b.generator.loopP99, 2) : '-', mb(b.maxRss)])
     }
   }
-  say(table(['client', 'young generation', 'bytes allocated/request', 'young GCs/10k requests', 'event-loop p99 ms (long run)', 'peak RSS (long run)'], rows))
+  say(table(['client', 'young generation', 'bytes allocated/request', 'young GCs/10k requests', 'young GC pause median / max ms (long run)', 'event-loop p99 ms (long run)', 'peak RSS (long run)'], rows))
   say(`(launcher = ${YOUNG_GENERATION_FLAGS.join(' ')}; bytes from v8 GCProfiler: the used heap before each collection minus after the previous one; goal: young GCs <= 2 per 10k at -c ${CONNECTIONS})`)
 }
 
