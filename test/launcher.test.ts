@@ -22,6 +22,7 @@ test('load-sending commands get the young-generation flags; read-only ones, serv
   }
   assert.deepEqual(launchFlags(['http://x/'], [], { HEDGEBENCH_LAUNCHED: '1' }), [], 'the child never starts another')
   assert.deepEqual(launchFlags(['http://x/'], ['--max-semi-space-size=8'], env), [], "the user's own flag wins")
+  assert.deepEqual(launchFlags(['http://x/'], [], env, 'win32'), [], 'Windows runs in place')
 })
 
 /** Pids whose parent is `ppid` (Linux /proc). */

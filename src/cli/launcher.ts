@@ -26,11 +26,12 @@ const IN_PLACE_FLAGS = new Set(['--help', '-h', '--version'])
 
 /**
  * The Node flags to start the command with, or [] to run it in this process:
- * already the child, the user chose their own young generation, or the
- * command sends no load.
+ * already the child, the user chose their own young generation, the command
+ * sends no load, or Windows (where a child of its own process group gets a
+ * console of its own).
  */
-export function launchFlags(args: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  if (env[CHILD_MARK] !== undefined) return []
+export function launchFlags(args: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string[] {
+  if (platform === 'win32' || env[CHILD_MARK] !== undefined) return []
   if (execArgv.some((a) => a.startsWith('--min-semi-space-size') || a.startsWith('--max-semi-space-size'))) return []
   if (args.some((a) => IN_PLACE_FLAGS.has(a))) return []
   const command = args.find((a) => !a.startsWith('-'))
