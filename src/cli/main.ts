@@ -12,6 +12,7 @@ import { compareCommand } from './compare-command.js'
 import { serveCommand } from './serve-command.js'
 import { demoCommand } from './demo-command.js'
 import { joinNegativeValues } from './argv.js'
+import { mergeCommand } from './merge-command.js'
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   let code = 0
@@ -23,6 +24,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .command(compareCommand((c) => (code = c)))
     .command(serveCommand((c) => (code = c)))
     .command(demoCommand((c) => (code = c)))
+    .command(mergeCommand((c) => (code = c)))
     .strict()
     // `hedgebench -- URL`: what follows `--` is never a flag; the run command reads it as URLs.
     .parserConfiguration({ 'populate--': true })

@@ -18,8 +18,10 @@ import type { Target } from '../sim/target.js'
 import type { RunResult } from '../results/run-result.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
+import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
+import { encodeFrames } from '../results/result-frames.js'
 
-interface CliFlags extends RunFlags {
+interface CliFlags extends RunFlags, ShardFlags {
   o: OutputFormat
   outDir: string
   save: boolean
@@ -35,7 +37,7 @@ export function runCommand(setExitCode: (code: number) => void): CommandModule<o
     // `hedgebench run URL` is the same command, named.
     command: ['$0 [urls..]', 'run'],
     describe: 'Run a warm-up, a plain and a hedged phase against replica URLs and compare them',
-    builder: (y) => runFlags(y as Argv) as unknown as Argv<CliFlags>,
+    builder: (y) => shardFlags(runFlags(y as Argv)) as unknown as Argv<CliFlags>,
     handler: async (argv) => setExitCode(await runFromCli(argv)),
   }
 }
@@ -108,7 +110,7 @@ function runFlags(y: Argv): Argv {
 
 async function runFromCli(argv: CliFlags): Promise<number> {
   assertNoRepeats(argv as unknown as Record<string, unknown>)
-  const options = await flagsToOptions(argv)
+  const options = { ...(await flagsToOptions(argv)), ...shardOptions(argv) }
   if (!argv.profile) return measure(argv, options)
   // --profile with no URL: the built-in target, in its own process, for this run.
   if (options.urls.length > 0) throw new UsageError('give either URLs or --profile (the built-in target), not both')
@@ -223,6 +225,7 @@ const exists = (path: string): Promise<boolean> => access(path).then(() => true,
 
 async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
   process.stdout.write(await renderOutput(result, argv.o, stdoutColor()))
+  if (argv.frames) process.stdout.write(encodeFrames(result).map((line) => `${line}\n`).join(''))
   if (argv.save) {
     const { saveResult } = await import('../report/results-store.js')
     const saved = await saveResult(result, argv.outDir)

@@ -224,6 +224,19 @@ export interface PhaseResult extends Figures {
   timeline: TimelinePoint[]
   generator: GeneratorHealth
   server?: ServerCrossCheck
+  /** Wall-clock start and end of the phase (epoch ms, this generator's clock), so a merge can check that shards overlapped. */
+  wall?: { startMs: number; endMs: number }
+  /** A merged phase: the window in which every shard ran (rps is over it) and the union window. */
+  window?: PhaseWindow
+}
+
+/** Where a merged phase's rate comes from: every shard running (overlap) vs. any shard running (union). */
+export interface PhaseWindow {
+  /** Milliseconds in which all shards were running; 0 when they did not overlap. */
+  overlapMs: number
+  unionMs: number
+  /** Requests over the union window. */
+  rpsUnion: number
 }
 
 export type Mode = 'plain' | 'hedged' | 'both'
@@ -309,4 +322,81 @@ export interface RunResult {
   phases: Partial<Record<PhaseName, PhaseResult>>
   /** Warnings the report must show (single URL hedging, unsafe hedge, generator saturated, ...). */
   warnings: string[]
+  /** Names the run the shards belong to (--run-id, or derived from the start time and config). */
+  runId?: string
+  /** --shard I/N: this result is shard `index` (0-based) of `count`. Absent on a merged result. */
+  shard?: { index: number; count: number }
+  /** Host name of the generator. */
+  host?: string
+  /** --start-at: when the first phase was to start, and how late it really started. */
+  start?: StartRecord
+  /** Offset of the target's clock from this generator's (target - local), bounded by the responses' Date headers. */
+  clock?: ClockOffset
+  /** A merged result (hedgebench merge): one row per generator, and what the merge checked. */
+  generators?: GeneratorRow[]
+  merge?: MergeSummary
+}
+
+export interface StartRecord {
+  /** The agreed start (ISO 8601), or null when the run started at once. */
+  scheduledAt: string | null
+  /** First phase start minus the agreed start, ms (0 without --start-at). */
+  lateMs: number
+  maxLatenessMs: number
+  /** lateMs > maxLatenessMs: the shard still ran, but a merge says so. */
+  late: boolean
+}
+
+/**
+ * Each response's Date header (whole seconds, truncated) says the server's
+ * clock read [D, D + 1 s) at some moment between our send and receive, so
+ * offset = server - local lies in [D - receive, D + 1000 - send]. The
+ * bounds are the intersection over the sampled responses.
+ */
+export interface ClockOffset {
+  minMs: number
+  maxMs: number
+  /** Responses whose Date header was read. */
+  samples: number
+}
+
+/** One generator of a merged result. */
+export interface GeneratorRow {
+  shard: number
+  host: string
+  startedAt: string
+  lateMs: number
+  late: boolean
+  clock: ClockOffset | null
+  saturated: boolean
+  /** The hedge delay this shard used (adaptive delays are per shard), or null when it did not hedge. */
+  hedgeDelayMs: number | null
+  delaySource: string | null
+  phases: Partial<Record<PhaseName, GeneratorPhase>>
+  /** The shard's own warnings, as it reported them. */
+  warnings: string[]
+}
+
+export interface GeneratorPhase {
+  requests: number
+  attempts: number
+  rps: number
+  p99Ms: number
+  startMs: number
+  endMs: number
+}
+
+export interface MergeSummary {
+  generators: number
+  shardCount: number
+  /** Shards not in the merge (--allow-partial). */
+  missing: number[]
+  /** Latest minus earliest first-phase start, ms, by the generators' own clocks. */
+  startSpreadMs: number
+  /** Spread of the clock-offset midpoints, ms; null when fewer than two generators measured one. */
+  offsetSpreadMs: number | null
+  /** The first-phase starts as the target's clock saw them (own start + offset midpoint): what a skewed clock hides. */
+  targetStartSpreadMs: number | null
+  /** How far apart the offset bounds provably are (0 when they overlap, i.e. the clocks may agree). */
+  offsetGapMs: number | null
 }

@@ -35,6 +35,8 @@ export interface HedgeRunOptions {
 }
 
 import type { RequestSink } from '../results/request-record.js'
+import type { Shard } from './shard.js'
+import type { WallClock } from '../core/wall-clock.js'
 export type { RequestRecord, RequestSink } from '../results/request-record.js'
 
 export interface Progress {
@@ -89,4 +91,14 @@ export interface RunOptions {
   stopNow?: AbortSignal
   onProgress?: (progress: Progress) => void
   requestSink?: RequestSink
+  /** Run shard `index` of `count`: requests and rate are split exactly (see shard.ts); the config records the whole run. */
+  shard?: Shard
+  /** Wall-clock time (epoch ms) to start the first phase at; the result records how late it really started. */
+  startAt?: number
+  /** A shard starting later than this after startAt is marked late. Default: 1 % of -z (50 ms to 1 s), else 100 ms. */
+  maxStartLatenessMs?: number
+  /** Names the run the shards belong to; default derived from the start time and the config. */
+  runId?: string
+  /** The wall clock (default Date.now): injectable so a test can skew one generator's clock. */
+  wallClock?: WallClock
 }

@@ -23,8 +23,13 @@ import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
 import type { RunOptions } from './run-options.js'
 import { ServerCounter } from './server-check.js'
-import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunResult } from '../results/run-result.js'
+import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunConfig, type RunResult } from '../results/run-result.js'
 import { buildConfigRecord } from './config-record.js'
+import { checkRunId, defaultMaxLateness, deriveRunId, hostName, shardPart, startRecord } from './run-identity.js'
+import { waitUntil } from './start-at.js'
+import { systemClock, type WallClock } from '../core/wall-clock.js'
+import { ClockOffsetEstimator } from '../stats/clock-offset.js'
+import { sampleDates } from '../engine/date-sampler.js'
 import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
@@ -33,9 +38,11 @@ import { WorkerPool } from './worker-pool.js'
 const INTERRUPT_GRACE_MS = 2000
 
 export async function run(options: RunOptions): Promise<RunResult> {
-  const cfg = resolveOptions(options, options.seed ?? randomSeed())
+  const whole = resolveOptions(options, options.seed ?? randomSeed())
+  const cfg = shardPart(whole, options.shard)
+  if (options.runId !== undefined) checkRunId(options.runId)
   await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure })
-  return new RunSession(cfg, options).execute()
+  return new RunSession(cfg, options, buildConfigRecord(whole)).execute()
 }
 
 interface LaneSpec {
@@ -53,8 +60,12 @@ interface DerivedDelay {
 }
 
 class RunSession {
-  readonly #startedAt = new Date()
+  readonly #clock: WallClock
+  readonly #startedAt: Date
   readonly #t0 = performance.now()
+  /** Wall-clock time the first phase started (for --start-at lateness). */
+  #firstPhaseAt: number | null = null
+  readonly #clockOffset: ClockOffsetEstimator
   readonly #agent: ConnectionPool
   /** Runs each single-thread window on #agent (the same code as a worker thread's). */
   readonly #runner: WindowRunner
@@ -74,7 +85,11 @@ class RunSession {
   constructor(
     readonly cfg: ResolvedRun,
     readonly options: RunOptions,
+    readonly config: RunConfig,
   ) {
+    this.#clock = options.wallClock ?? systemClock
+    this.#startedAt = new Date(this.#clock())
+    this.#clockOffset = new ClockOffsetEstimator(this.#clock)
     this.#random = seededRandom(cfg.seed)
     this.#agent = createAgent(cfg)
     this.#runner = new WindowRunner(this.#agent, cfg.timeoutMs)
@@ -90,6 +105,8 @@ class RunSession {
     signal?.addEventListener('abort', onAbort, { once: true })
     this.options.stopNow?.addEventListener('abort', onStopNow, { once: true })
     try {
+      const start = this.options.startAt
+      if (start !== undefined && !(await waitUntil(start, this.#clock, signal))) this.#interrupt()
       await this.#phasesInOrder()
     } finally {
       signal?.removeEventListener('abort', onAbort)
@@ -147,13 +164,16 @@ class RunSession {
     this.#window = window
     const phase = (this.#current = specs[specs.length - 1]!.name)
     this.#runner.begin(lanes)
+    const wallStart = this.#phaseStarts()
     const end = await this.#runner.run(window, specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null, this.#progress(phase, requests))
+    const wall = { startMs: wallStart, endMs: this.#clock() }
     const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
     const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
     const server = before && this.#server ? await this.#server.check(before, attempts, cancelled) : undefined
     for (const lane of lanes) {
       const result = lane.stats.finish(end.durationMs, end.health)
       if (server) result.server = server
+      result.wall = wall
       this.#phases[lane.stats.opts.name] = result
     }
     this.#window = null
@@ -164,6 +184,7 @@ class RunSession {
     this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
     if (this.#interrupted) return
     const phase = (this.#current = specs[specs.length - 1]!.name)
+    const wallStart = this.#phaseStarts()
     const merged = await this.#pool.runWindow({
       lanes: specs.map((s) => ({ name: s.name, ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }), hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs } })),
       requests,
@@ -173,8 +194,9 @@ class RunSession {
       server: this.#server,
       onProgress: this.#progress(phase, requests),
     })
+    const wall = { startMs: wallStart, endMs: this.#clock() }
     for (const m of merged) {
-      this.#phases[m.result.name] = m.result
+      this.#phases[m.result.name] = { ...m.result, wall }
       this.#stats.set(m.result.name, m)
     }
   }
@@ -183,7 +205,15 @@ class RunSession {
     const stats = new PhaseStats(phaseStatsOptions(this.cfg, spec.name, this.#t0, spec.steadyAfter))
     this.#stats.set(spec.name, stats)
     if (spec.hedge) stats.hedging = spec.hedge.setup
-    return buildLane(this.cfg, stats, spec.hedge, this.#agent.dispatch.bind(this.#agent), this.#random)
+    const dispatch = sampleDates(this.#agent.dispatch.bind(this.#agent), this.#clockOffset)
+    return buildLane(this.cfg, stats, spec.hedge, dispatch, this.#random)
+  }
+
+  /** A window starts now: its wall-clock time, which is the run's real start when it is the first. */
+  #phaseStarts(): number {
+    const now = this.#clock()
+    this.#firstPhaseAt ??= now
+    return now
   }
 
   #hedgedLane(derived: DerivedDelay): LaneSpec {
@@ -264,6 +294,7 @@ class RunSession {
 
   #result(): RunResult {
     const cfg = this.cfg
+    const identity = this.#identity() // first: a late start adds a warning
     const warnings = [...this.#warnings, ...runWarnings(cfg)]
     if (this.options.durationMs !== undefined && this.options.requests !== undefined) {
       warnings.push(`-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`)
@@ -276,13 +307,32 @@ class RunSession {
       version: VERSION,
       label: cfg.label,
       startedAt: this.#startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
+      finishedAt: new Date(this.#clock()).toISOString(),
       partial: this.#interrupted,
       stoppedIn: this.#interrupted ? this.#current : null,
-      config: buildConfigRecord(cfg),
+      config: this.config,
       phases: this.#phases,
       warnings,
+      ...identity,
     }
+  }
+
+  /** Run id, shard, host, start and clock offset: what a merge of shards checks and reports. */
+  #identity(): Pick<RunResult, 'runId' | 'shard' | 'host' | 'start' | 'clock'> {
+    const { startAt, shard, runId } = this.options
+    const out: Pick<RunResult, 'runId' | 'shard' | 'host' | 'start' | 'clock'> = {
+      runId: runId ?? deriveRunId(startAt ?? this.#startedAt.getTime(), this.config),
+      host: hostName(),
+    }
+    if (shard) out.shard = { index: shard.index, count: shard.count }
+    if (startAt !== undefined) {
+      const record = startRecord(startAt, this.#firstPhaseAt ?? this.#clock(), this.options.maxStartLatenessMs ?? defaultMaxLateness(this.cfg))
+      out.start = record
+      if (record.late) this.#warnings.push(`started ${formatMs(record.lateMs)} after --start-at (more than the ${formatMs(record.maxLatenessMs)} allowed): this shard's window may not overlap the others'`)
+    }
+    const clock = this.#clockOffset.result()
+    if (clock) out.clock = clock
+    return out
   }
 }
 

@@ -106,3 +106,8 @@ export function summarize(h: Histogram): LatencySummary {
     max: usToMs(max),
   }
 }
+
+/** Significant digits a saved histogram was recorded with (histograms of different precision must not be added). */
+export function histogramPrecision(base64: string): number {
+  return hdr.decodeFromCompressedBase64(base64, 32, false).numberOfSignificantValueDigits
+}

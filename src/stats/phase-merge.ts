@@ -176,7 +176,7 @@ function interruptedOf(parts: Figures[]): Pick<Figures, 'interrupted'> {
   return n > 0 ? { interrupted: n } : {}
 }
 
-function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {
+export function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {
   const byUrl = new Map<string, ReplicaFigures[]>()
   for (const list of lists) for (const r of list) byUrl.set(r.url, [...(byUrl.get(r.url) ?? []), r])
   return [...byUrl].map(([url, parts]) => ({
@@ -188,13 +188,20 @@ function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {
   }))
 }
 
-/** What a hedging field is merged from: the workers' parts, and the merged phase's own figures. */
-interface HedgingParts {
+/**
+ * What a hedging field is merged from: the parts, the merged phase's own
+ * figures, and what the parts' summaries cannot add up by themselves (from
+ * worker snapshots: exact histograms; from saved results: see result-merge.ts).
+ */
+export interface HedgingParts {
   parts: HedgingStats[]
-  snaps: PhaseSnapshot[]
   merged: PhaseResult
   /** Logical requests (calls, with fan-out) of the merged phase. */
   calls: number
+  /** Requests (calls) that fired at least one hedge, over all parts. */
+  triggered: number
+  delayUsedMs: () => HedgingStats['delayUsedMs']
+  timerLatenessMs: () => HedgingStats['timerLatenessMs']
 }
 
 /** 'same': the setup, equal in every worker (the first one's); 'sum': a counter; else derived from the parts. */
@@ -214,15 +221,11 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
   parallel: 'same',
   tied: 'same',
   cancelMode: 'same',
-  delayUsedMs: ({ snaps }) => {
-    const h = mergeEncoded(snaps.map((s) => s.delayUsed))
-    const mins = snaps.filter((s) => decodeCount(s.delayUsed) > 0).map((s) => s.result.hedging!.delayUsedMs.min)
-    return { min: mins.length > 0 ? Math.min(...mins) : 0, p50: percentileMs(h, 50), max: percentileMs(h, 100) }
-  },
+  delayUsedMs: ({ delayUsedMs }) => delayUsedMs(),
   hedgesSent: 'sum',
   unsent: 'sum',
   extraLoadPct: ({ merged, calls }) => extraLoadPctOf(merged.attempts, calls),
-  triggerRate: ({ snaps, calls }) => (calls > 0 ? round3((sum(snaps.map((s) => s.triggered)) / calls) * 100) : 0),
+  triggerRate: ({ triggered, calls }) => (calls > 0 ? round3((triggered / calls) * 100) : 0),
   hedgeWins: 'sum',
   originalWins: 'sum',
   cancelled: 'sum',
@@ -238,10 +241,7 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
   }),
   loserRuntimeMs: ({ parts }) => histogramSummary(mergeEncoded(parts.flatMap((p) => (p.loserRuntimeMs ? [p.loserRuntimeMs.histogram] : [])))),
   attemptsPerRequest: ({ parts }) => mergeCounts(parts.map((p) => p.attemptsPerRequest ?? {})),
-  timerLatenessMs: ({ snaps }) => {
-    const h = mergeEncoded(snaps.map((s) => s.timerLateness))
-    return { p50: percentileMs(h, 50), p99: percentileMs(h, 99), max: percentileMs(h, 100) }
-  },
+  timerLatenessMs: ({ timerLatenessMs }) => timerLatenessMs(),
   perAttempt: ({ parts }) => {
     const byAttempt = new Map<number, HedgingStats['perAttempt']>()
     for (const p of parts) for (const a of p.perAttempt) byAttempt.set(a.attempt, [...(byAttempt.get(a.attempt) ?? []), a])
@@ -259,7 +259,25 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
 }
 
 function mergeHedging(snaps: PhaseSnapshot[], merged: PhaseResult): HedgingStats {
-  const input: HedgingParts = { parts: snaps.map((s) => s.result.hedging!), snaps, merged, calls: merged.calls ? merged.calls.requests : merged.requests }
+  return mergeHedgingParts({
+    parts: snaps.map((s) => s.result.hedging!),
+    merged,
+    calls: merged.calls ? merged.calls.requests : merged.requests,
+    triggered: sum(snaps.map((s) => s.triggered)),
+    delayUsedMs: () => {
+      const h = mergeEncoded(snaps.map((s) => s.delayUsed))
+      const mins = snaps.filter((s) => decodeCount(s.delayUsed) > 0).map((s) => s.result.hedging!.delayUsedMs.min)
+      return { min: mins.length > 0 ? Math.min(...mins) : 0, p50: percentileMs(h, 50), max: percentileMs(h, 100) }
+    },
+    timerLatenessMs: () => {
+      const h = mergeEncoded(snaps.map((s) => s.timerLateness))
+      return { p50: percentileMs(h, 50), p99: percentileMs(h, 99), max: percentileMs(h, 100) }
+    },
+  })
+}
+
+/** Every HedgingStats field merged as HEDGING_MERGE says. */
+export function mergeHedgingParts(input: HedgingParts): HedgingStats {
   const out: Partial<Record<keyof HedgingStats, unknown>> = {}
   for (const key of Object.keys(HEDGING_MERGE) as Array<keyof HedgingStats>) {
     const value = mergeField(key, input)
@@ -301,7 +319,7 @@ export function mergeSeconds(lists: SecondSnapshot[][]): TimelinePoint[] {
  * workers measured: an HDR histogram only keeps the bucket of each value,
  * so after encode/decode its min/max are bucket edges.
  */
-function summarizeExact(h: Histogram, parts: LatencySummary[]): LatencySummary {
+export function summarizeExact(h: Histogram, parts: LatencySummary[]): LatencySummary {
   if (h.totalCount > 0 && parts.length > 0) {
     // The JS histogram (useWebAssembly: false) keeps them as plain fields; summarize() reads them.
     const exact = h as unknown as { maxValue: number; minNonZeroValue: number }
@@ -311,7 +329,7 @@ function summarizeExact(h: Histogram, parts: LatencySummary[]): LatencySummary {
   return summarize(h)
 }
 
-function mergeEncoded(encoded: string[]): Histogram {
+export function mergeEncoded(encoded: string[]): Histogram {
   return mergeHistograms(encoded.map(decodeHistogram))
 }
 
@@ -319,7 +337,7 @@ function decodeCount(encoded: string): number {
   return decodeHistogram(encoded).totalCount
 }
 
-function mergeCounts(records: Array<Record<string, number>>): Record<string, number> {
+export function mergeCounts(records: Array<Record<string, number>>): Record<string, number> {
   const total = new Map<string, number>()
   for (const r of records) for (const [k, v] of Object.entries(r)) total.set(k, (total.get(k) ?? 0) + v)
   const out: Record<string, number> = {}

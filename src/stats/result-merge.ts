@@ -1,0 +1,348 @@
+/**
+ * `hedgebench merge`: the results of the N shards of one run (or of earlier
+ * merges of them) into one result of the same schema, so report, compare
+ * and --fail-if read it unchanged. Exact where the shards' numbers allow:
+ * counters summed, HDR histograms added bucket by bucket into a fresh
+ * histogram (phase-merge.ts, as --workers does), exact min and max kept.
+ * Nothing is averaged. What is each generator's own (its hedge delay, its
+ * timer lateness, its start, its clock) stays per generator, in one row
+ * each; the merged figure for those is the worst or the range, never a mean.
+ *
+ * Merging is order-independent and associative: inputs are put in shard
+ * order first, and everything not summed is derived from the generator
+ * rows, which a merged input carries over unchanged.
+ */
+import { UsageError } from '../core/errors.js'
+import { formatMs } from '../core/duration.js'
+import { configDifference } from '../results/run-compat.js'
+import {
+  PHASE_NAMES,
+  RESULT_SCHEMA,
+  type GeneratorHealth,
+  type GeneratorRow,
+  type HedgingStats,
+  type MergeSummary,
+  type PhaseName,
+  type PhaseResult,
+  type RunResult,
+  type ServerCrossCheck,
+  type TimelinePoint,
+} from '../results/run-result.js'
+import { encodeHistogram, histogramPrecision } from './histogram.js'
+import { mergeEncoded, mergeFigures, mergeHedgingParts, mergeReplicas, summarizeExact } from './phase-merge.js'
+
+export interface MergeInput {
+  result: RunResult
+  /** Where it came from (a file name, "run X shard I/N" from logs), for the one-line errors. */
+  source: string
+}
+
+export interface MergeOptions {
+  /** Merge what is there when shards are missing, and say so, instead of refusing. */
+  allowPartial?: boolean
+}
+
+export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): RunResult {
+  if (inputs.length === 0) throw new UsageError('nothing to merge (give the shards\' result files, or --from-logs -)')
+  checkSameRun(inputs)
+  const shardCount = shardCountOf(inputs[0]!.result)
+  const missing = checkCoverage(inputs, shardCount, opts.allowPartial ?? false)
+  const ordered = [...inputs].sort((a, b) => firstShard(a.result) - firstShard(b.result))
+  const results = ordered.map((i) => i.result)
+  const rows = results.flatMap(generatorRows).sort((a, b) => a.shard - b.shard)
+  const phases: Partial<Record<PhaseName, PhaseResult>> = {}
+  for (const name of PHASE_NAMES) {
+    const parts = results.map((r) => r.phases[name]).filter((p): p is PhaseResult => p !== undefined)
+    if (parts.length > 0) phases[name] = mergePhase(name, parts, rows)
+  }
+  const merge = summary(rows, shardCount, missing)
+  const first = results[0]!
+  const seeds = new Set(results.map((r) => r.config.seed))
+  const { seed: _seed, ...configWithoutSeed } = first.config
+  return {
+    schema: RESULT_SCHEMA,
+    version: first.version,
+    label: first.label,
+    startedAt: minIso(results.map((r) => r.startedAt)),
+    finishedAt: maxIso(results.map((r) => r.finishedAt)),
+    partial: results.some((r) => r.partial),
+    stoppedIn: results.find((r) => r.stoppedIn !== null)?.stoppedIn ?? null,
+    config: seeds.size === 1 ? first.config : configWithoutSeed,
+    phases,
+    warnings: mergeWarnings(rows, phases, merge),
+    ...(first.runId === undefined ? {} : { runId: first.runId }),
+    generators: rows,
+    merge,
+  }
+}
+
+// ---- what is refused ---------------------------------------------------------
+
+function checkSameRun(inputs: MergeInput[]): void {
+  const a = inputs[0]!
+  const precision = precisionOf(a)
+  for (const b of inputs.slice(1)) {
+    if (b.result.runId !== a.result.runId) {
+      throw new UsageError(`${b.source} is run ${b.result.runId ?? '(none)'}, ${a.source} is run ${a.result.runId ?? '(none)'}: shards of one run share a run id (one --run-id, or one --start-at and config)`)
+    }
+    if (shardCountOf(b.result) !== shardCountOf(a.result)) {
+      throw new UsageError(`${b.source} is a shard of ${shardCountOf(b.result)}, ${a.source} of ${shardCountOf(a.result)}: not one run`)
+    }
+    const diff = configDifference(a.result.config, b.result.config)
+    if (diff !== null) throw new UsageError(`${b.source} and ${a.source} were configured differently: ${diff}`)
+    const p = precisionOf(b)
+    if (p !== null && precision !== null && p !== precision) {
+      throw new UsageError(`${b.source} has histograms of ${p} significant digits, ${a.source} of ${precision}: refusing to add histograms of different precision`)
+    }
+  }
+}
+
+/** The histograms' precision (all of one result's must agree), or null when it has none. */
+function precisionOf(input: MergeInput): number | null {
+  let found: number | null = null
+  for (const phase of Object.values(input.result.phases)) {
+    let p: number
+    try {
+      p = histogramPrecision(phase.histogram)
+    } catch {
+      throw new UsageError(`${input.source}: the ${phase.name} histogram cannot be decoded`)
+    }
+    if (found !== null && p !== found) throw new UsageError(`${input.source}: histograms of ${found} and ${p} significant digits in one result`)
+    found = p
+  }
+  return found
+}
+
+/** Refuses a shard given twice; returns the missing ones (refused too, unless allowPartial). */
+function checkCoverage(inputs: MergeInput[], count: number, allowPartial: boolean): number[] {
+  const seen = new Map<number, string>()
+  for (const input of inputs) {
+    for (const shard of shardsOf(input.result)) {
+      const earlier = seen.get(shard)
+      if (earlier !== undefined) throw new UsageError(`shard ${shard}/${count} given twice (${earlier} and ${input.source})`)
+      seen.set(shard, input.source)
+    }
+  }
+  const missing = [...Array(count).keys()].filter((i) => !seen.has(i))
+  if (missing.length > 0 && !allowPartial) {
+    throw new UsageError(`shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} missing (give every shard, or --allow-partial to merge the ${seen.size} here)`)
+  }
+  return missing
+}
+
+const shardsOf = (r: RunResult): number[] => (r.generators ? r.generators.map((g) => g.shard) : [r.shard?.index ?? 0])
+const firstShard = (r: RunResult): number => Math.min(...shardsOf(r))
+const shardCountOf = (r: RunResult): number => r.merge?.shardCount ?? r.shard?.count ?? 1
+
+// ---- one row per generator -----------------------------------------------------
+
+function generatorRows(r: RunResult): GeneratorRow[] {
+  if (r.generators) return r.generators
+  const phases: GeneratorRow['phases'] = {}
+  for (const p of Object.values(r.phases)) {
+    const wall = wallOf(r, p)
+    phases[p.name] = { requests: p.requests, attempts: p.attempts, rps: p.rps, p99Ms: p.latencyMs.p99, startMs: wall.startMs, endMs: wall.endMs }
+  }
+  const hedging = r.phases.hedged?.hedging
+  return [
+    {
+      shard: r.shard?.index ?? 0,
+      host: r.host ?? 'unknown',
+      startedAt: r.startedAt,
+      lateMs: r.start?.lateMs ?? 0,
+      late: r.start?.late ?? false,
+      clock: r.clock ?? null,
+      saturated: Object.values(r.phases).some((p) => p.generator.saturated),
+      hedgeDelayMs: hedging?.delayMs ?? null,
+      delaySource: hedging?.delaySource ?? null,
+      phases,
+      warnings: r.warnings,
+    },
+  ]
+}
+
+/** A phase's wall-clock window; results saved before it was recorded give it from startedAt + offset. */
+function wallOf(r: RunResult, p: PhaseResult): { startMs: number; endMs: number } {
+  if (p.wall) return p.wall
+  const startMs = Date.parse(r.startedAt) + p.startOffsetMs
+  return { startMs, endMs: startMs + p.durationMs }
+}
+
+// ---- phases -------------------------------------------------------------------
+
+function mergePhase(name: PhaseName, parts: PhaseResult[], rows: GeneratorRow[]): PhaseResult {
+  const figures = mergeFigures(parts)
+  const windows = rows.map((g) => g.phases[name]).filter((w) => w !== undefined)
+  const start = Math.min(...windows.map((w) => w.startMs))
+  const end = Math.max(...windows.map((w) => w.endMs))
+  const overlapMs = Math.max(0, Math.min(...windows.map((w) => w.endMs)) - Math.max(...windows.map((w) => w.startMs)))
+  const unionMs = Math.max(0, end - start)
+  const result: PhaseResult = {
+    name,
+    ...figures,
+    startOffsetMs: Math.min(...parts.map((p) => p.startOffsetMs)),
+    durationMs: round3(unionMs),
+    // While every shard runs, the target sees the sum of their rates.
+    rps: round3(sum(windows.map((w) => w.rps))),
+    connectionsOpened: sum(parts.map((p) => p.connectionsOpened)),
+    replicas: mergeReplicas(parts.map((p) => p.replicas)),
+    timeline: mergeTimelines(parts.map((p) => p.timeline)),
+    generator: mergeHealth(parts.map((p) => p.generator)),
+    wall: { startMs: start, endMs: end },
+    window: { overlapMs: round3(overlapMs), unionMs: round3(unionMs), rpsUnion: round3(unionMs > 0 ? (figures.requests * 1000) / unionMs : 0) },
+  }
+  const first = parts[0]!
+  if (first.calls) result.calls = { ...mergeFigures(parts.map((p) => p.calls!)), fanout: first.calls.fanout }
+  if (parts.every((p) => p.hedging)) result.hedging = mergeHedging(parts, result, rows)
+  if (parts.every((p) => p.serviceTime)) {
+    const st = parts.map((p) => p.serviceTime!)
+    const h = mergeEncoded(st.map((s) => s.histogram))
+    result.serviceTime = { latencyMs: summarizeExact(h, st.filter((s) => s.latencyMs.max > 0).map((s) => s.latencyMs)), histogram: encodeHistogram(h), lateSends: sum(st.map((s) => s.lateSends)) }
+  }
+  const server = mergeServer(parts.map((p) => p.server))
+  if (server) result.server = server
+  return result
+}
+
+/**
+ * Counters and per-attempt histograms add up exactly. The delay used and
+ * the timer lateness were saved as summaries, not histograms, and are each
+ * generator's own: the merged figure is the range (min, max) and the
+ * highest generator's median / p99, never a mean; the generator rows keep
+ * every shard's delay.
+ */
+function mergeHedging(parts: PhaseResult[], merged: PhaseResult, rows: GeneratorRow[]): HedgingStats {
+  const hs = parts.map((p) => p.hedging!)
+  const calls = merged.calls ? merged.calls.requests : merged.requests
+  const callsOf = (p: PhaseResult): number => (p.calls ? p.calls.requests : p.requests)
+  const out = mergeHedgingParts({
+    parts: hs,
+    merged,
+    calls,
+    triggered: sum(parts.map((p) => Math.round((p.hedging!.triggerRate / 100) * callsOf(p)))),
+    delayUsedMs: () => ({ min: Math.min(...hs.map((h) => h.delayUsedMs.min)), p50: Math.max(...hs.map((h) => h.delayUsedMs.p50)), max: Math.max(...hs.map((h) => h.delayUsedMs.max)) }),
+    timerLatenessMs: () => ({ p50: Math.max(...hs.map((h) => h.timerLatenessMs.p50)), p99: Math.max(...hs.map((h) => h.timerLatenessMs.p99)), max: Math.max(...hs.map((h) => h.timerLatenessMs.max)) }),
+  })
+  const delays = rows.map((g) => g.hedgeDelayMs).filter((d): d is number => d !== null)
+  if (delays.length > 0 && new Set(delays).size > 1) {
+    out.delayMs = Math.min(...delays)
+    out.delaySource = `per shard, ${formatMs(Math.min(...delays))} to ${formatMs(Math.max(...delays))} (each generator derived its own; see Generators)`
+  }
+  return out
+}
+
+/** Seconds merged by t (seconds since each shard's phase start): counts summed; p50/p99/delay the highest shard's (per-second histograms are not saved). */
+function mergeTimelines(lists: TimelinePoint[][]): TimelinePoint[] {
+  const byT = new Map<number, TimelinePoint[]>()
+  for (const list of lists) for (const point of list) byT.set(point.t, [...(byT.get(point.t) ?? []), point])
+  return [...byT.keys()]
+    .sort((a, b) => a - b)
+    .map((t) => {
+      const ps = byT.get(t)!
+      const delays = ps.map((p) => p.delayMs).filter((d): d is number => d !== null)
+      return {
+        t,
+        requests: sum(ps.map((p) => p.requests)),
+        errors: sum(ps.map((p) => p.errors)),
+        p50Ms: Math.max(...ps.map((p) => p.p50Ms)),
+        p99Ms: Math.max(...ps.map((p) => p.p99Ms)),
+        hedges: sum(ps.map((p) => p.hedges)),
+        delayMs: delays.length > 0 ? Math.max(...delays) : null,
+      }
+    })
+}
+
+/** The generators together: the worst event-loop delay and CPU, all their cores, saturated if any was. */
+function mergeHealth(gs: GeneratorHealth[]): GeneratorHealth {
+  return {
+    eventLoopDelayMs: {
+      p50: Math.max(...gs.map((g) => g.eventLoopDelayMs.p50)),
+      p99: Math.max(...gs.map((g) => g.eventLoopDelayMs.p99)),
+      max: Math.max(...gs.map((g) => g.eventLoopDelayMs.max)),
+    },
+    cpuPct: Math.max(...gs.map((g) => g.cpuPct)),
+    cores: sum(gs.map((g) => g.cores)),
+    saturated: gs.some((g) => g.saturated),
+    warnings: [...new Set(gs.flatMap((g) => g.warnings))],
+  }
+}
+
+function mergeServer(parts: Array<ServerCrossCheck | undefined>): ServerCrossCheck | undefined {
+  if (parts.some((p) => p === undefined)) return undefined
+  const ss = parts as ServerCrossCheck[]
+  return {
+    received: sum(ss.map((s) => s.received)),
+    completed: sum(ss.map((s) => s.completed)),
+    cancelled: sum(ss.map((s) => s.cancelled)),
+    hedgeHeader: sum(ss.map((s) => s.hedgeHeader)),
+    clientAttempts: sum(ss.map((s) => s.clientAttempts)),
+    match: ss.every((s) => s.match),
+  }
+}
+
+// ---- what the merge states --------------------------------------------------------
+
+const firstStart = (g: GeneratorRow): number => Math.min(...Object.values(g.phases).map((p) => p.startMs))
+const midpoint = (g: GeneratorRow): number => (g.clock!.minMs + g.clock!.maxMs) / 2
+
+function summary(rows: GeneratorRow[], shardCount: number, missing: number[]): MergeSummary {
+  const starts = rows.filter((g) => Object.keys(g.phases).length > 0).map(firstStart)
+  const clocked = rows.filter((g) => g.clock !== null && Object.keys(g.phases).length > 0)
+  const mids = clocked.map(midpoint)
+  const byTarget = clocked.map((g) => firstStart(g) + midpoint(g))
+  return {
+    generators: rows.length,
+    shardCount,
+    missing,
+    startSpreadMs: round1(spread(starts)),
+    offsetSpreadMs: mids.length >= 2 ? round1(spread(mids)) : null,
+    targetStartSpreadMs: byTarget.length >= 2 ? round1(spread(byTarget)) : null,
+    offsetGapMs: clocked.length >= 2 ? round1(Math.max(0, Math.max(...clocked.map((g) => g.clock!.minMs)) - Math.min(...clocked.map((g) => g.clock!.maxMs)))) : null,
+  }
+}
+
+function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, PhaseResult>>, merge: MergeSummary): string[] {
+  const out: string[] = []
+  if (merge.missing.length > 0) {
+    out.push(`partial merge: shard${merge.missing.length > 1 ? 's' : ''} ${merge.missing.join(', ')} of ${merge.shardCount} missing; the figures cover ${rows.length} of ${merge.shardCount} shards`)
+  }
+  for (const phase of Object.values(phases)) {
+    if (rows.length > 1 && phase.window && phase.window.overlapMs === 0) {
+      out.push(`${phase.name}: the shards did not all run at the same time (no common window in ${formatMs(phase.window.unionMs)}); requests/s adds rates that never met at the target (start them with one --start-at)`)
+    }
+  }
+  if (merge.offsetGapMs !== null && merge.offsetGapMs > 0) {
+    out.push(
+      `the generators' clocks disagree: their offsets against the target's Date headers spread over ${formatMs(merge.offsetSpreadMs!)} (at least ${formatMs(merge.offsetGapMs)}), ` +
+        `so their own start spread (${formatMs(merge.startSpreadMs)}) is not what the target saw (${formatMs(merge.targetStartSpreadMs!)}); sync their clocks (NTP/chrony)`,
+    )
+  }
+  for (const g of rows) if (g.saturated) out.push(`shard ${g.shard} (${g.host}): the generator was saturated, so it may have sent less than its share; see its own report`)
+  out.push(...groupedShardWarnings(rows))
+  return out
+}
+
+/** Each shard's own warnings once: as they are when every shard had it, else naming the shards. */
+function groupedShardWarnings(rows: GeneratorRow[]): string[] {
+  const byText = new Map<string, number[]>()
+  for (const g of rows) for (const w of new Set(g.warnings)) byText.set(w, [...(byText.get(w) ?? []), g.shard])
+  return [...byText].map(([w, shards]) => (shards.length === rows.length ? w : `shard ${shards.join(', ')}: ${w}`))
+}
+
+// ---- small helpers ---------------------------------------------------------------------
+
+function spread(xs: number[]): number {
+  return xs.length === 0 ? 0 : Math.max(...xs) - Math.min(...xs)
+}
+
+const minIso = (xs: string[]): string => xs.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a))
+const maxIso = (xs: string[]): string => xs.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a))
+
+function sum(xs: number[]): number {
+  let total = 0
+  for (const x of xs) total += x
+  return total
+}
+
+const round1 = (x: number): number => Math.round(x * 10) / 10
+const round3 = (x: number): number => Math.round(x * 1000) / 1000
