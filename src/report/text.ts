@@ -25,6 +25,7 @@ import type {
 import { histogramBars, histogramBuckets } from './histogram-bars.js'
 import { attemptsPerRequestText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import { formatTable } from './table.js'
+import { shardBlock } from './generators-text.js'
 
 export interface TextOptions {
   /** ANSI colours for headings, warnings and the verdict (only on a TTY). */
@@ -44,6 +45,7 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
   if (warmup) blocks.push(warmupLine(warmup, hedged?.hedging))
   for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint))
   if (plain && hedged) blocks.push(comparison(plain, hedged, result, paint))
+  blocks.push(shardBlock(result))
   blocks.push(footer(result, paint))
   return `${blocks
     .filter((b) => b.length > 0)

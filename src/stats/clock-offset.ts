@@ -49,10 +49,13 @@ export class ClockOffsetEstimator {
   observe(sendMs: number, recvMs: number, dateMs: number): void {
     const lo = dateMs - recvMs
     const hi = dateMs + 1000 - sendMs
-    // A response outside the bounds so far means a clock stepped mid-run; keep the newer reading.
+    // A response outside the bounds so far means a clock stepped mid-run, or
+    // the server's Date lagged (servers cache it per second; Node refreshes
+    // it on a timer that runs late under load): never state bounds that
+    // exclude a reading, so take the hull of both.
     if (lo > this.#max || hi < this.#min) {
-      this.#min = lo
-      this.#max = hi
+      this.#min = Math.min(this.#min, lo)
+      this.#max = Math.max(this.#max, hi)
     } else {
       this.#min = Math.max(this.#min, lo)
       this.#max = Math.min(this.#max, hi)

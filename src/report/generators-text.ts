@@ -1,0 +1,67 @@
+/**
+ * The text report's block for sharded runs: for one shard, which shard of
+ * which run it was and how its start and clock went; for a merged result,
+ * the merge's figures and one row per generator (its own requests, rate,
+ * p99, lateness, clock offset and hedge delay: what is per generator is
+ * shown per generator, never averaged).
+ */
+import { formatMs } from '../core/duration.js'
+import type { ClockOffset, GeneratorRow, PhaseName, RunResult } from '../results/run-result.js'
+import { formatTable } from './table.js'
+
+export function shardBlock(result: RunResult): string[] {
+  if (result.generators && result.merge) return mergedBlock(result)
+  if (!result.shard && !result.start) return []
+  const parts = [result.shard ? `shard ${result.shard.index}/${result.shard.count}` : 'one generator', `run ${result.runId ?? '-'}`, `host ${result.host ?? '-'}`]
+  if (result.start) parts.push(`start ${result.start.scheduledAt} + ${formatMs(result.start.lateMs)}${result.start.late ? ' (LATE)' : ''}`)
+  parts.push(`target clock offset ${offsetText(result.clock ?? null)}`)
+  return [`Shard: ${parts.join(' · ')}`]
+}
+
+function mergedBlock(result: RunResult): string[] {
+  const m = result.merge!
+  const rows = result.generators!
+  const phase = mainPhase(result)
+  const window = phase ? result.phases[phase]?.window : undefined
+  const lines = [
+    `=== generators (merged ${m.generators} of ${m.shardCount} shards, run ${result.runId ?? '-'}) ===`,
+    `  start spread ${formatMs(m.startSpreadMs)} by their own clocks` +
+      (m.targetStartSpreadMs !== null ? `, ${formatMs(m.targetStartSpreadMs)} by the target's` : '') +
+      ` · clock-offset spread ${m.offsetSpreadMs === null ? 'not measured' : formatMs(m.offsetSpreadMs)}` +
+      (m.missing.length > 0 ? ` · MISSING shard(s) ${m.missing.join(', ')}` : ''),
+  ]
+  if (phase && window) {
+    lines.push(`  ${phase}: ${result.phases[phase]!.rps.toFixed(2)} requests/s while all ran (${formatMs(window.overlapMs)}), ${window.rpsUnion.toFixed(2)}/s over the union window (${formatMs(window.unionMs)})`)
+  }
+  const table = [
+    ['shard', 'host', 'requests', 'rps', 'p99', 'late', 'clock offset', 'hedge delay'],
+    ...rows.map((g) => generatorCells(g, phase)),
+  ]
+  return [...lines, ...formatTable(table).map((l) => `  ${l}`)]
+}
+
+/** The phase a row's figures come from: hedged when there is one (its delay is the row's), else plain. */
+function mainPhase(result: RunResult): PhaseName | null {
+  return result.phases.hedged ? 'hedged' : result.phases.plain ? 'plain' : result.phases.warmup ? 'warmup' : null
+}
+
+function generatorCells(g: GeneratorRow, phase: PhaseName | null): string[] {
+  const p = phase ? g.phases[phase] : undefined
+  return [
+    String(g.shard),
+    g.host,
+    p ? String(p.requests) : '-',
+    p ? p.rps.toFixed(1) : '-',
+    p ? formatMs(p.p99Ms) : '-',
+    `${formatMs(g.lateMs)}${g.late ? ' LATE' : ''}${g.saturated ? ' SATURATED' : ''}`,
+    offsetText(g.clock),
+    g.hedgeDelayMs === null ? '-' : formatMs(g.hedgeDelayMs),
+  ]
+}
+
+/** "+12.0 ms [-3.0, +27.0]": the midpoint and the bounds, target minus local. */
+function offsetText(c: ClockOffset | null): string {
+  if (!c) return 'not measured'
+  const signed = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`
+  return `${signed((c.minMs + c.maxMs) / 2)} ms [${signed(c.minMs)}, ${signed(c.maxMs)}]`
+}
