@@ -1,0 +1,81 @@
+/**
+ * A generator with a skewed clock: its own start times look synchronized,
+ * but the target's Date headers give it away. Three shards run in-process
+ * with an injected wall clock (0, +300 ms, -200 ms) against one server
+ * that stamps every response with a fresh Date (no per-second cache), so
+ * each bound is rigorous: the true offset (server - local = -skew) must lie
+ * inside every shard's bounds, and the merged report must flag the spread.
+ */
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { run } from '../src/run/run.js'
+import type { RunResult } from '../src/results/run-result.js'
+import { mergeResults } from '../src/stats/result-merge.js'
+import { dateHeaderMs, ClockOffsetEstimator } from '../src/stats/clock-offset.js'
+import { renderText } from '../src/report/text.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+
+const SKEWS = [0, 300, -200]
+let server: CountingServer
+let shards: RunResult[]
+
+before(async () => {
+  server = await startServer({
+    handle: (req, res) => {
+      req.resume()
+      setTimeout(() => res.writeHead(200, { date: new Date().toUTCString() }).end('ok\n'), 1)
+    },
+  })
+  const startAt = Date.now() + 400
+  // -z 1.3 s: every shard's run crosses at least one second boundary of the
+  // server's clock, which is what narrows the bounds below a second.
+  shards = await Promise.all(
+    SKEWS.map((skew, index) =>
+      run({ urls: [server.url], durationMs: 1300, rate: 240, concurrency: 4, mode: 'plain', warmup: 0, runId: 'skew', shard: { index, count: 3 }, startAt, wallClock: () => Date.now() + skew }),
+    ),
+  )
+})
+
+after(() => server.close())
+
+test('each generator\'s clock offset bounds hold its true offset, narrowed below a second', () => {
+  for (const [i, r] of shards.entries()) {
+    const c = r.clock!
+    assert.ok(c.samples > 0, `shard ${i} read Date headers`)
+    assert.ok(c.minMs <= -SKEWS[i]! && -SKEWS[i]! <= c.maxMs, `shard ${i}: true offset ${-SKEWS[i]!} ms in [${c.minMs}, ${c.maxMs}]`)
+    assert.ok(c.maxMs - c.minMs < 1000, `shard ${i}: bounds ${c.maxMs - c.minMs} ms wide`)
+    // Only a few responses are read: those near a second boundary, and a sparse baseline.
+    assert.ok(c.samples < r.phases.plain!.requests, `shard ${i}: ${c.samples} of ${r.phases.plain!.requests} responses read`)
+  }
+})
+
+test('the merge flags the offset spread that the generators\' own start times hide', () => {
+  const merged = mergeResults(shards.map((result, i) => ({ result, source: `shard ${i}` })))
+  const m = merged.merge!
+  const widths = shards.map((r) => r.clock!.maxMs - r.clock!.minMs)
+  // The midpoints are within half their bounds' width of the truth, so their
+  // spread is the true 500 ms (+300 vs -200) within the two widest half-widths.
+  const slack = (Math.max(...widths) + widths.sort((a, b) => b - a)[1]!) / 2
+  assert.ok(Math.abs(m.offsetSpreadMs! - 500) <= slack, `offset spread ${m.offsetSpreadMs} ms, expected 500 ± ${slack}`)
+  assert.ok(m.offsetGapMs! > 0, 'the bounds are provably apart')
+  assert.ok(merged.warnings.some((w) => w.startsWith("the generators' clocks disagree")), merged.warnings.join('\n'))
+  // Each waited for --start-at by its own clock: their self-reported starts
+  // agree far better than the 500 ms the target saw between them.
+  assert.ok(m.startSpreadMs < 250, `self-reported start spread ${m.startSpreadMs} ms`)
+  assert.ok(Math.abs(m.targetStartSpreadMs! - 500) <= slack + m.startSpreadMs, `start spread seen by the target ${m.targetStartSpreadMs} ms`)
+  assert.match(renderText(merged), /WARNING: the generators' clocks disagree/)
+})
+
+test('a Date header is read from undici\'s raw header list; bounds from one response', () => {
+  const raw = [Buffer.from('Content-Length'), Buffer.from('3'), Buffer.from('Date'), Buffer.from('Tue, 01 Dec 2026 07:00:05 GMT')]
+  assert.equal(dateHeaderMs(raw), Date.parse('2026-12-01T07:00:05Z'))
+  assert.equal(dateHeaderMs(raw.slice(0, 2)), null)
+  const e = new ClockOffsetEstimator(() => 0)
+  const d = Date.parse('2026-12-01T07:00:05Z')
+  // Sent at local d+100, received at d+140, server said second d: offset in [d - (d+140), d + 1000 - (d+100)] = [-140, 900].
+  e.observe(d + 100, d + 140, d)
+  assert.deepEqual(e.result(), { minMs: -140, maxMs: 900, samples: 1 })
+  // The next second seen by a response sent at d+990, received at d+1010: offset >= d+1000 - (d+1010) = -10.
+  e.observe(d + 990, d + 1010, d + 1000)
+  assert.deepEqual(e.result(), { minMs: -10, maxMs: 900, samples: 2 })
+})
