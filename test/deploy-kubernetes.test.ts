@@ -21,7 +21,7 @@ import { startServer } from './helpers/servers.js'
 
 const exec = promisify(execFile)
 const DEPLOY = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url))
-const KUBECTL = '/usr/bin/kubectl'
+const KUBECTL = 'kubectl'
 
 async function kubectlAvailable(): Promise<boolean> {
   return exec(KUBECTL, ['version', '--client'], { timeout: 10_000 }).then(() => true, () => false)
