@@ -36,6 +36,12 @@ export { renderCompareText } from './report/compare-text.js'
 export { renderCompareCsv } from './report/compare-csv.js'
 export { renderCompareJson } from './report/compare-json.js'
 
+// Sharded runs: the split, the agreed start, the exact merge, framed results for logs
+export { parseShard, shareOf, type Shard } from './run/shard.js'
+export { parseStartAt } from './run/start-at.js'
+export { mergeResults, type MergeInput, type MergeOptions } from './stats/result-merge.js'
+export { encodeFrames, FrameCollector } from './results/result-frames.js'
+
 // The built-in simulated target
 export { startTarget, spawnTarget, fetchServerStats, resetServerStats, type Target, type TargetOptions } from './sim/target.js'
 export { loadProfile, listProfiles, parseProfile, type Profile } from './sim/profile.js'
