@@ -6,21 +6,7 @@
  */
 import type { Dispatcher } from 'undici'
 import { dateHeaderMs, type ClockOffsetEstimator } from '../stats/clock-offset.js'
-
-type Abort = (err?: Error) => void
-
-/** undici's legacy handler protocol, as the attempts speak it (see attempt.ts). */
-interface LegacyHandler {
-  onConnect(abort: Abort, context?: unknown): void
-  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean
-  onData(chunk: Buffer): boolean
-  onComplete(trailers: string[] | Buffer[] | null): void
-  onError(err: Error): void
-  onUpgrade?(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void
-  onResponseStarted?(): void
-  onBodySent?(chunk: unknown): void
-  onRequestSent?(): void
-}
+import { ForwardingHandler, type Abort, type LegacyHandler } from './forwarding-handler.js'
 
 export function sampleDates(dispatch: Dispatcher.Dispatch, estimator: ClockOffsetEstimator): Dispatcher.Dispatch {
   return (opts, handler) => {
@@ -29,52 +15,26 @@ export function sampleDates(dispatch: Dispatcher.Dispatch, estimator: ClockOffse
   }
 }
 
-class DateReader implements LegacyHandler {
+class DateReader extends ForwardingHandler {
   #sentAt = 0
 
   constructor(
-    readonly inner: LegacyHandler,
+    inner: LegacyHandler,
     readonly estimator: ClockOffsetEstimator,
-  ) {}
-
-  onConnect(abort: Abort, context?: unknown): void {
-    // The request headers are written right after this: the earliest the server can see it.
-    this.#sentAt = this.estimator.clock()
-    this.inner.onConnect(abort, context)
+  ) {
+    super(inner)
   }
 
-  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean {
+  override onConnect(abort: Abort, context?: unknown): void {
+    // The request headers are written right after this: the earliest the server can see it.
+    this.#sentAt = this.estimator.clock()
+    super.onConnect(abort, context)
+  }
+
+  override onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean {
     const receivedAt = this.estimator.clock()
     const date = dateHeaderMs(headers)
     if (date !== null && this.#sentAt > 0) this.estimator.observe(this.#sentAt, receivedAt, date)
-    return this.inner.onHeaders(statusCode, headers, resume, statusText)
-  }
-
-  onData(chunk: Buffer): boolean {
-    return this.inner.onData(chunk)
-  }
-
-  onComplete(trailers: string[] | Buffer[] | null): void {
-    this.inner.onComplete(trailers)
-  }
-
-  onError(err: Error): void {
-    this.inner.onError(err)
-  }
-
-  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void {
-    this.inner.onUpgrade?.(statusCode, headers, socket)
-  }
-
-  onResponseStarted(): void {
-    this.inner.onResponseStarted?.()
-  }
-
-  onBodySent(chunk: unknown): void {
-    this.inner.onBodySent?.(chunk)
-  }
-
-  onRequestSent(): void {
-    this.inner.onRequestSent?.()
+    return super.onHeaders(statusCode, headers, resume, statusText)
   }
 }

@@ -140,17 +140,20 @@ export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPh
   if (first.ejections) result.ejections = results.flatMap((r) => r.ejections ?? []).sort((a, b) => a.atMs - b.atMs)
   if (first.calls) result.calls = { ...mergeFigures(results.map((r) => r.calls!)), fanout: first.calls.fanout }
   if (first.hedging) result.hedging = mergeHedging(snaps, result)
-  if (first.serviceTime) {
-    const parts = results.map((r) => r.serviceTime!)
-    const h = mergeEncoded(parts.map((p) => p.histogram))
-    result.serviceTime = {
-      latencyMs: summarizeExact(h, parts.map((p) => p.latencyMs)),
-      histogram: encodeHistogram(h),
-      lateSends: sum(parts.map((p) => p.lateSends)),
-    }
-  }
+  if (first.serviceTime) result.serviceTime = mergeServiceTime(results.map((r) => r.serviceTime!))
   const basis = mergeEncoded(snaps.map((s) => s.delayBasis))
   return { result, delayBasis: () => basis, figures: { requests: figures.requests } }
+}
+
+/** Open-loop service time: histograms added, exact min/max kept, late sends summed. */
+export function mergeServiceTime(parts: Array<NonNullable<PhaseResult['serviceTime']>>): NonNullable<PhaseResult['serviceTime']> {
+  const h = mergeEncoded(parts.map((p) => p.histogram))
+  return {
+    // A part that measured nothing has min 0: it must not become the exact min.
+    latencyMs: summarizeExact(h, parts.filter((p) => p.latencyMs.max > 0).map((p) => p.latencyMs)),
+    histogram: encodeHistogram(h),
+    lateSends: sum(parts.map((p) => p.lateSends)),
+  }
 }
 
 /** Sums of every counter, histograms added; latency summary from the merged histogram. */
@@ -345,12 +348,12 @@ export function mergeCounts(records: Array<Record<string, number>>): Record<stri
   return out
 }
 
-function sum(xs: number[]): number {
+export function sum(xs: number[]): number {
   let total = 0
   for (const x of xs) total += x
   return total
 }
 
-function round3(x: number): number {
+export function round3(x: number): number {
   return Math.round(x * 1000) / 1000
 }

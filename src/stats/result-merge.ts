@@ -28,8 +28,8 @@ import {
   type ServerCrossCheck,
   type TimelinePoint,
 } from '../results/run-result.js'
-import { encodeHistogram, histogramPrecision } from './histogram.js'
-import { mergeEncoded, mergeFigures, mergeHedgingParts, mergeReplicas, summarizeExact } from './phase-merge.js'
+import { histogramPrecision } from './histogram.js'
+import { mergeFigures, mergeHedgingParts, mergeReplicas, mergeServiceTime, round3, sum } from './phase-merge.js'
 
 export interface MergeInput {
   result: RunResult
@@ -194,11 +194,7 @@ function mergePhase(name: PhaseName, parts: PhaseResult[], rows: GeneratorRow[])
   const first = parts[0]!
   if (first.calls) result.calls = { ...mergeFigures(parts.map((p) => p.calls!)), fanout: first.calls.fanout }
   if (parts.every((p) => p.hedging)) result.hedging = mergeHedging(parts, result, rows)
-  if (parts.every((p) => p.serviceTime)) {
-    const st = parts.map((p) => p.serviceTime!)
-    const h = mergeEncoded(st.map((s) => s.histogram))
-    result.serviceTime = { latencyMs: summarizeExact(h, st.filter((s) => s.latencyMs.max > 0).map((s) => s.latencyMs)), histogram: encodeHistogram(h), lateSends: sum(st.map((s) => s.lateSends)) }
-  }
+  if (parts.every((p) => p.serviceTime)) result.serviceTime = mergeServiceTime(parts.map((p) => p.serviceTime!))
   const server = mergeServer(parts.map((p) => p.server))
   if (server) result.server = server
   return result
@@ -338,11 +334,4 @@ function spread(xs: number[]): number {
 const minIso = (xs: string[]): string => xs.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a))
 const maxIso = (xs: string[]): string => xs.reduce((a, b) => (Date.parse(b) > Date.parse(a) ? b : a))
 
-function sum(xs: number[]): number {
-  let total = 0
-  for (const x of xs) total += x
-  return total
-}
-
 const round1 = (x: number): number => Math.round(x * 10) / 10
-const round3 = (x: number): number => Math.round(x * 1000) / 1000

@@ -1,0 +1,58 @@
+/**
+ * undici's legacy handler protocol (what its core calls on a dispatch
+ * handler), and a handler that passes every callback on to another: the base
+ * for wrappers that need to see one or two callbacks of an attempt.
+ */
+export type Abort = (err?: Error) => void
+
+export interface LegacyHandler {
+  onConnect(abort: Abort, context?: unknown): void
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean
+  onData(chunk: Buffer): boolean
+  onComplete(trailers: string[] | Buffer[] | null): void
+  onError(err: Error): void
+  onUpgrade?(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void
+  onResponseStarted?(): void
+  onBodySent?(chunk: unknown): void
+  onRequestSent?(): void
+}
+
+export class ForwardingHandler implements LegacyHandler {
+  constructor(readonly inner: LegacyHandler) {}
+
+  onConnect(abort: Abort, context?: unknown): void {
+    this.inner.onConnect(abort, context)
+  }
+
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean {
+    return this.inner.onHeaders(statusCode, headers, resume, statusText)
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.inner.onData(chunk)
+  }
+
+  onComplete(trailers: string[] | Buffer[] | null): void {
+    this.inner.onComplete(trailers)
+  }
+
+  onError(err: Error): void {
+    this.inner.onError(err)
+  }
+
+  onUpgrade(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void {
+    this.inner.onUpgrade?.(statusCode, headers, socket)
+  }
+
+  onResponseStarted(): void {
+    this.inner.onResponseStarted?.()
+  }
+
+  onBodySent(chunk: unknown): void {
+    this.inner.onBodySent?.(chunk)
+  }
+
+  onRequestSent(): void {
+    this.inner.onRequestSent?.()
+  }
+}
