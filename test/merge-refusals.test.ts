@@ -88,3 +88,9 @@ test('--allow-partial merges what is there and says what is missing', async () =
   assert.match(text.stdout, /WARNING: partial merge: shard 1 of 3 missing/)
   assert.match(text.stdout, /MISSING shard\(s\) 1/)
 })
+
+test('a hand-edited result with a broken shard or generator row is refused with one line, not a stack trace', async () => {
+  await refused([shard[0]!, await save('bad-shard.json', { ...shards[1]!, shard: { index: 5, count: 3 } }), shard[2]!], /bad-shard\.json: invalid "shard"/)
+  const merged = { ...shards[1]!, shard: undefined, generators: [{ shard: 'one' }], merge: { shardCount: 3 } } as unknown as RunResult
+  await refused([shard[0]!, await save('bad-rows.json', merged), shard[2]!], /bad-rows\.json: invalid row in "generators"/)
+})

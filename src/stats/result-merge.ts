@@ -79,6 +79,7 @@ export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): Run
 // ---- what is refused ---------------------------------------------------------
 
 function checkSameRun(inputs: MergeInput[]): void {
+  for (const input of inputs) checkShardFields(input)
   const a = inputs[0]!
   const precision = precisionOf(a)
   for (const b of inputs.slice(1)) {
@@ -93,6 +94,22 @@ function checkSameRun(inputs: MergeInput[]): void {
     const p = precisionOf(b)
     if (p !== null && precision !== null && p !== precision) {
       throw new UsageError(`${b.source} has histograms of ${p} significant digits, ${a.source} of ${precision}: refusing to add histograms of different precision`)
+    }
+  }
+}
+
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0
+
+/** The sharding fields a merge relies on (result-json checks only what every renderer reads). */
+function checkShardFields({ result, source }: MergeInput): void {
+  const s = result.shard
+  if (s !== undefined && !(isCount(s?.index) && isCount(s?.count) && s.index < s.count)) throw new UsageError(`${source}: invalid "shard" (expected {index, count} with 0 <= index < count)`)
+  const g = result.generators
+  if (g === undefined) return
+  if (!Array.isArray(g) || !result.merge || !isCount(result.merge.shardCount)) throw new UsageError(`${source}: invalid merged result ("generators" and "merge" go together)`)
+  for (const row of g) {
+    if (!isCount(row?.shard) || row.shard >= result.merge.shardCount || typeof row.phases !== 'object' || row.phases === null || !Array.isArray(row.warnings)) {
+      throw new UsageError(`${source}: invalid row in "generators"`)
     }
   }
 }
