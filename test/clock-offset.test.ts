@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { run } from '../src/run/run.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { mergeResults } from '../src/stats/result-merge.js'
-import { dateHeaderMs, ClockOffsetEstimator } from '../src/stats/clock-offset.js'
+import { combineOffsets, dateHeaderMs, ClockOffsetEstimator } from '../src/stats/clock-offset.js'
 import { renderText } from '../src/report/text.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 
@@ -78,4 +78,19 @@ test('a Date header is read from undici\'s raw header list; bounds from one resp
   // The next second seen by a response sent at d+990, received at d+1010: offset >= d+1000 - (d+1010) = -10.
   e.observe(d + 990, d + 1010, d + 1000)
   assert.deepEqual(e.result(), { minMs: -10, maxMs: 900, samples: 2 })
+})
+
+test('--workers 2: the worker threads read Date headers too, and their bounds combine into the result\'s', async () => {
+  const r = await run({ urls: [server.url], durationMs: 1300, rate: 200, concurrency: 4, mode: 'plain', warmup: 0, workers: 2 })
+  const c = r.clock!
+  assert.ok(c.samples > 0, 'samples from the workers')
+  // The server stamps a fresh Date from the same system clock: the true offset is 0.
+  assert.ok(c.minMs <= 0 && 0 <= c.maxMs, `true offset 0 in [${c.minMs}, ${c.maxMs}]`)
+  assert.ok(c.maxMs - c.minMs < 1000, `bounds ${c.maxMs - c.minMs} ms wide`)
+})
+
+test('bounds of several estimators of one clock intersect; disjoint ones give the hull', () => {
+  assert.deepEqual(combineOffsets([{ minMs: -10, maxMs: 50, samples: 3 }, null, { minMs: 0, maxMs: 80, samples: 2 }]), { minMs: 0, maxMs: 50, samples: 5 })
+  assert.deepEqual(combineOffsets([{ minMs: -10, maxMs: 0, samples: 1 }, { minMs: 5, maxMs: 9, samples: 1 }]), { minMs: -10, maxMs: 9, samples: 2 })
+  assert.equal(combineOffsets([null, null]), null)
 })

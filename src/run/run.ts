@@ -28,7 +28,7 @@ import { buildConfigRecord } from './config-record.js'
 import { checkRunId, defaultMaxLateness, deriveRunId, hostName, shardPart, startRecord } from './run-identity.js'
 import { waitUntil } from './start-at.js'
 import { systemClock, type WallClock } from '../core/wall-clock.js'
-import { ClockOffsetEstimator } from '../stats/clock-offset.js'
+import { ClockOffsetEstimator, combineOffsets } from '../stats/clock-offset.js'
 import { sampleDates } from '../engine/date-sampler.js'
 import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
@@ -330,7 +330,7 @@ class RunSession {
       out.start = record
       if (record.late) this.#warnings.push(`started ${formatMs(record.lateMs)} after --start-at (more than the ${formatMs(record.maxLatenessMs)} allowed): this shard's window may not overlap the others'`)
     }
-    const clock = this.#clockOffset.result()
+    const clock = combineOffsets([this.#clockOffset.result(), ...(this.#pool?.clockOffsets() ?? [])])
     if (clock) out.clock = clock
     return out
   }

@@ -29,7 +29,7 @@ import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, typ
 import type { ResolvedRun } from './resolve-options.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
 import type { ServerCounter } from './server-check.js'
-import type { GeneratorHealth, PhaseName } from '../results/run-result.js'
+import type { ClockOffset, GeneratorHealth, PhaseName } from '../results/run-result.js'
 
 /** A lane as the worker rebuilds it (its delay source is rebuilt from the setup). */
 export interface WorkerLaneSpec {
@@ -66,7 +66,7 @@ export type ToWorker = WindowOrder | { type: 'stop'; graceMs: number } | { type:
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'records'; records: RequestRecord[] }
-  | { type: 'done'; snapshots: PhaseSnapshot[] }
+  | { type: 'done'; snapshots: PhaseSnapshot[]; clock: ClockOffset | null }
   | { type: 'failed'; message: string }
 
 export interface PoolWindow {
@@ -103,6 +103,7 @@ interface Member {
 export class WorkerPool {
   readonly counters = new Int32Array(new SharedArrayBuffer(8))
   readonly #members: Member[] = []
+  readonly #clocks: Array<ClockOffset | null> = []
   #sink: RequestSink | undefined
   #sinkChain: Promise<void> = Promise.resolve()
   #watchdog: NodeJS.Timeout | null = null
@@ -150,6 +151,7 @@ export class WorkerPool {
         } else if (m.type === 'records') this.#onRecords(member, m.records)
         else if (m.type === 'failed') fail(new Error(`worker ${index} failed: ${m.message}`))
         else if (m.type === 'done') {
+          this.#clocks[index] = m.clock
           const pending = member.pending
           member.pending = null
           // Every batch of records posted before `done` is written first.
@@ -169,6 +171,11 @@ export class WorkerPool {
       }
       if (!member.gone) member.worker.postMessage({ type: 'ack' } satisfies ToWorker)
     })
+  }
+
+  /** Each worker's bounds on the target's clock so far (cumulative over the run). */
+  clockOffsets(): Array<ClockOffset | null> {
+    return [...this.#clocks]
   }
 
   /** One window on every worker; resolves with the merged phase of each lane. */

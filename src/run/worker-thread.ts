@@ -13,6 +13,8 @@ import type { ResolvedRun } from './resolve-options.js'
 import { buildDispatchOptions, createAgent } from './run.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
 import { WindowRunner } from './window-runner.js'
+import { ClockOffsetEstimator } from '../stats/clock-offset.js'
+import { sampleDates } from '../engine/date-sampler.js'
 import type { FromWorker, ToWorker, WindowOrder, WorkerInit, WorkerLaneSpec } from './worker-pool.js'
 
 /** Records go to the main thread in batches of this many (or every FLUSH_MS). */
@@ -36,6 +38,8 @@ let window: LoadWindow | null = null
 let stopped = false
 let grace: NodeJS.Timeout | null = null
 let sink: PortSink | null = null
+/** This thread's reading of the target's clock, over the whole run (sent with every window's snapshots). */
+const clockOffset = new ClockOffsetEstimator(() => Date.now())
 
 function post(message: FromWorker): void {
   port.postMessage(message)
@@ -90,7 +94,7 @@ async function runWindow(order: WindowOrder): Promise<void> {
   const origin = performance.timeOrigin
   const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.durationMs, end.health, origin + win.startedAt, origin + end.endedAt))
   window = null
-  post({ type: 'done', snapshots })
+  post({ type: 'done', snapshots, clock: clockOffset.result() })
 }
 
 /** The same lane as the main thread builds (lane.ts); adaptive delays are tracked per worker, on its own originals. */
@@ -99,7 +103,7 @@ function lane(spec: WorkerLaneSpec, secondsOrigin: number): Lane {
   const h = spec.hedge
   if (h) stats.hedging = h.setup
   const hedge = h ? { delay: delaySource(cfg.hedge, h.setup.delayMs), minHedgeWindowMs: h.minHedgeWindowMs } : null
-  return buildLane(cfg, stats, hedge, agent.dispatch.bind(agent), random)
+  return buildLane(cfg, stats, hedge, sampleDates(agent.dispatch.bind(agent), clockOffset), random)
 }
 
 function stop(graceMs: number): void {

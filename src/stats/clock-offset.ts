@@ -69,6 +69,22 @@ export class ClockOffsetEstimator {
   }
 }
 
+/**
+ * Bounds measured by several estimators of one clock (the worker threads of
+ * one process): intersected like responses are (the hull when they are
+ * disjoint), samples summed.
+ */
+export function combineOffsets(parts: Array<ClockOffset | null>): ClockOffset | null {
+  const known = parts.filter((p): p is ClockOffset => p !== null)
+  if (known.length === 0) return null
+  let { minMs, maxMs } = known[0]!
+  for (const p of known.slice(1)) {
+    if (p.minMs > maxMs || p.maxMs < minMs) [minMs, maxMs] = [Math.min(minMs, p.minMs), Math.max(maxMs, p.maxMs)]
+    else [minMs, maxMs] = [Math.max(minMs, p.minMs), Math.min(maxMs, p.maxMs)]
+  }
+  return { minMs, maxMs, samples: known.reduce((n, p) => n + p.samples, 0) }
+}
+
 /** An HTTP Date header (IMF-fixdate) from undici's raw header list, in epoch ms, or null. */
 export function dateHeaderMs(rawHeaders: Buffer[]): number | null {
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
