@@ -55,8 +55,16 @@ function generatorCells(g: GeneratorRow, phase: PhaseName | null): string[] {
     p ? formatMs(p.p99Ms) : '-',
     `${formatMs(g.lateMs)}${g.late ? ' LATE' : ''}${g.saturated ? ' SATURATED' : ''}`,
     offsetText(g.clock),
-    g.hedgeDelayMs === null ? '-' : formatMs(g.hedgeDelayMs),
+    delayText(g),
   ]
+}
+
+/** A fixed delay as it is; a moving (adaptive) one as its median and range over the phase. */
+function delayText(g: GeneratorRow): string {
+  if (g.hedgeDelayMs === null) return '-'
+  const used = g.delayUsedMs
+  if (!used || (used.min === used.max && used.max === g.hedgeDelayMs)) return formatMs(g.hedgeDelayMs)
+  return `${formatMs(used.p50)} (${formatMs(used.min)}-${formatMs(used.max)})`
 }
 
 /** "+12.0 ms [-3.0, +27.0]": the midpoint and the bounds, target minus local. */

@@ -372,6 +372,8 @@ export interface GeneratorRow {
   /** The hedge delay this shard used (adaptive delays are per shard), or null when it did not hedge. */
   hedgeDelayMs: number | null
   delaySource: string | null
+  /** The delay this shard actually used (an adaptive delay moves), or null when it did not hedge. */
+  delayUsedMs?: HedgingStats['delayUsedMs'] | null
   phases: Partial<Record<PhaseName, GeneratorPhase>>
   /** The shard's own warnings, as it reported them. */
   warnings: string[]

@@ -172,6 +172,7 @@ function generatorRows(r: RunResult): GeneratorRow[] {
       saturated: Object.values(r.phases).some((p) => p.generator.saturated),
       hedgeDelayMs: hedging?.delayMs ?? null,
       delaySource: hedging?.delaySource ?? null,
+      delayUsedMs: hedging?.delayUsedMs ?? null,
       phases,
       warnings: r.warnings,
     },

@@ -1,0 +1,44 @@
+/**
+ * The merge of whole results, on fixtures built from real HDR histograms:
+ * what is per generator stays per generator (an adaptive hedge delay is
+ * shown per shard, never averaged into an invented global one), counters
+ * add up, and shards that never ran at the same time are flagged.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mergeResults } from '../src/stats/result-merge.js'
+import { renderText } from '../src/report/text.js'
+import type { RunResult } from '../src/results/run-result.js'
+import { makeHedgedRun, makeHedgingStats } from './helpers/result-fixture.js'
+
+function shard(index: number, delayMs: number, startMs: number): RunResult {
+  const r = makeHedgedRun({ runId: 'adaptive-1', shard: { index, count: 2 }, host: `pod-${index}` })
+  const hedged = r.phases.hedged!
+  hedged.hedging = makeHedgingStats({ delayMs, adaptive: true, delayUsedMs: { min: delayMs - 4, p50: delayMs + 1, max: delayMs + 9 }, delaySource: `rolling p95, starting at ${delayMs} ms` })
+  for (const p of Object.values(r.phases)) p.wall = { startMs: startMs + p.startOffsetMs, endMs: startMs + p.startOffsetMs + p.durationMs }
+  return r
+}
+
+test('an adaptive delay is shown per shard, and the merged delay is stated as per shard, not averaged', () => {
+  const a = shard(0, 12, 1_000_000)
+  const b = shard(1, 20, 1_000_005)
+  const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
+  const h = merged.phases.hedged!.hedging!
+  assert.equal(h.delaySource, 'per shard, 12.0 ms to 20.0 ms (each generator derived its own; see Generators)')
+  assert.deepEqual(h.delayUsedMs, { min: 8, p50: 21, max: 29 }, 'range of both, the higher median: no mean of 13 and 21')
+  assert.equal(h.hedgesSent, a.phases.hedged!.hedging!.hedgesSent * 2)
+  assert.deepEqual(merged.generators!.map((g) => [g.shard, g.hedgeDelayMs, g.delayUsedMs?.p50]), [[0, 12, 13], [1, 20, 21]])
+  const text = renderText(merged)
+  assert.match(text, /\n {2}0 +pod-0 .* 13\.0 ms \(8\.00 ms-21\.0 ms\)\n/)
+  assert.match(text, /\n {2}1 +pod-1 .* 21\.0 ms \(16\.0 ms-29\.0 ms\)\n/)
+  assert.equal(merged.phases.plain!.requests, 8000)
+  assert.equal(merged.phases.plain!.window!.overlapMs, a.phases.plain!.durationMs - 5, 'b started 5 ms after a')
+})
+
+test('shards that never ran at the same time are flagged', () => {
+  const a = shard(0, 12, 1_000_000)
+  const b = shard(1, 12, 2_000_000)
+  const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
+  assert.equal(merged.phases.plain!.window!.overlapMs, 0)
+  assert.ok(merged.warnings.some((w) => w.startsWith('plain: the shards did not all run at the same time')), merged.warnings.join('\n'))
+})
