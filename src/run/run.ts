@@ -106,7 +106,11 @@ class RunSession {
     this.options.stopNow?.addEventListener('abort', onStopNow, { once: true })
     try {
       const start = this.options.startAt
-      if (start !== undefined && !(await waitUntil(start, this.#clock, signal))) this.#interrupt()
+      if (start !== undefined) {
+        // Threads take a while to start: not after the agreed time.
+        if (this.cfg.workers > 1) this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
+        if (!(await waitUntil(start, this.#clock, signal))) this.#interrupt()
+      }
       await this.#phasesInOrder()
     } finally {
       signal?.removeEventListener('abort', onAbort)
