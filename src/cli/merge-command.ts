@@ -11,9 +11,8 @@ import type { Readable } from 'node:stream'
 import type { CommandModule } from 'yargs'
 import { UsageError } from '../core/errors.js'
 import { loadResult, writeFileAtomic } from '../report/results-store.js'
-import { FrameCollector } from '../results/result-frames.js'
 import { renderJson } from '../results/result-json.js'
-import { mergeResults, type MergeInput } from '../stats/result-merge.js'
+import type { MergeInput } from '../stats/result-merge.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 
 interface MergeArgs {
@@ -44,6 +43,7 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
       for (const file of argv.files ?? []) inputs.push({ result: await loadResult(file), source: file })
       if (argv.fromLogs !== undefined) inputs.push(...(await readLogs(argv.fromLogs)))
       if (inputs.length === 0) throw new UsageError('nothing to merge: give result files, or --from-logs - with the pods\' logs on stdin')
+      const { mergeResults } = await import('../stats/result-merge.js')
       const merged = mergeResults(inputs, { allowPartial: argv.allowPartial ?? false })
       if (argv.out !== undefined) await writeFileAtomic(argv.out, renderJson(merged), { overwrite: true })
       if (argv.html !== undefined) await writeHtmlReport(argv.html, [merged])
@@ -58,6 +58,7 @@ async function readLogs(path: string): Promise<MergeInput[]> {
     throw new UsageError(`cannot read --from-logs "${path}": ${err.code ?? err.message}`)
   })
   const stream: Readable = path === '-' ? process.stdin : createReadStream(path)
+  const { FrameCollector } = await import('../results/result-frames.js')
   const collector = new FrameCollector()
   for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) collector.add(line)
   const results = collector.results()

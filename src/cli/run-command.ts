@@ -19,7 +19,6 @@ import type { RunResult } from '../results/run-result.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
-import { encodeFrames } from '../results/result-frames.js'
 
 interface CliFlags extends RunFlags, ShardFlags {
   o: OutputFormat
@@ -225,7 +224,11 @@ const exists = (path: string): Promise<boolean> => access(path).then(() => true,
 
 async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
   process.stdout.write(await renderOutput(result, argv.o, stdoutColor()))
-  if (argv.frames) process.stdout.write(encodeFrames(result).map((line) => `${line}\n`).join(''))
+  if (argv.frames) {
+    // Loaded only when asked for (zlib), like the HTML renderer: start-up stays small.
+    const { encodeFrames } = await import('../results/result-frames.js')
+    process.stdout.write(encodeFrames(result).map((line) => `${line}\n`).join(''))
+  }
   if (argv.save) {
     const { saveResult } = await import('../report/results-store.js')
     const saved = await saveResult(result, argv.outDir)
