@@ -59,9 +59,11 @@ test('the merge flags the offset spread that the generators\' own start times hi
   assert.ok(Math.abs(m.offsetSpreadMs! - 500) <= slack, `offset spread ${m.offsetSpreadMs} ms, expected 500 ± ${slack}`)
   assert.ok(m.offsetGapMs! > 0, 'the bounds are provably apart')
   assert.ok(merged.warnings.some((w) => w.startsWith("the generators' clocks disagree")), merged.warnings.join('\n'))
-  // Each waited for --start-at by its own clock: their self-reported starts
-  // agree far better than the 500 ms the target saw between them.
-  assert.ok(m.startSpreadMs < 250, `self-reported start spread ${m.startSpreadMs} ms`)
+  // Each waited for --start-at by its own clock, so by their own clocks the
+  // starts differ only by their lateness (how late each timer fired on this
+  // machine), not by the 500 ms the target saw between them.
+  const late = shards.map((r) => r.start!.lateMs)
+  assert.ok(Math.abs(m.startSpreadMs - (Math.max(...late) - Math.min(...late))) <= 0.2, `self-reported start spread ${m.startSpreadMs} ms = lateness spread`)
   assert.ok(Math.abs(m.targetStartSpreadMs! - 500) <= slack + m.startSpreadMs, `start spread seen by the target ${m.targetStartSpreadMs} ms`)
   assert.match(renderText(merged), /WARNING: the generators' clocks disagree/)
 })
