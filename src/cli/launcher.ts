@@ -21,7 +21,7 @@ export const YOUNG_GENERATION_FLAGS: readonly string[] = ['--min-semi-space-size
 /** Set in the child, so that it never starts another one. */
 const CHILD_MARK = 'HEDGEBENCH_LAUNCHED'
 
-const IN_PLACE_COMMANDS = new Set(['report', 'compare', 'serve'])
+const IN_PLACE_COMMANDS = new Set(['report', 'compare', 'serve', 'merge'])
 const IN_PLACE_FLAGS = new Set(['--help', '-h', '--version'])
 
 /**

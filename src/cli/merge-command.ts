@@ -47,7 +47,7 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
       const merged = mergeResults(inputs, { allowPartial: argv.allowPartial ?? false })
       if (argv.out !== undefined) await writeFileAtomic(argv.out, renderJson(merged), { overwrite: true })
       if (argv.html !== undefined) await writeHtmlReport(argv.html, [merged])
-      process.stdout.write(renderOutput(merged, argv.output, stdoutColor()))
+      process.stdout.write(await renderOutput(merged, argv.output, stdoutColor()))
       setExitCode(0)
     },
   }
