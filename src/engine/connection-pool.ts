@@ -18,17 +18,30 @@
  * would in undici's Pool. An attempt aborted on the wire (a cancelled hedge,
  * a timeout) destroys its socket; the Client reconnects for its next attempt.
  *
+ * HTTP/2 (`http2`, h2c with prior knowledge on http:// origins, ALPN on
+ * https://) is multiplexed instead, as a real h2 client is: every attempt
+ * to an origin is a stream on a shared session (a Client with up to
+ * STREAMS_PER_SESSION streams; a further session only when those are all
+ * busy). A cancelled attempt is then a stream reset (RST_STREAM) and the
+ * session lives on.
+ *
  * The interface is the part of undici's Agent the engine uses: `dispatch`,
- * `close`, `destroy` and a 'connect' event per new connection.
+ * `close`, `destroy` and events that say what the connections cost:
+ * 'connect' per new connection, 'cancel-close' per connection closed
+ * because the attempt on it was cancelled (HTTP/1.1: undici destroys the
+ * socket), 'stream-reset' per cancelled attempt on a shared h2 session
+ * (its stream is reset, the connection stays).
  */
 import { EventEmitter } from 'node:events'
 import { buildConnector, Client, type Dispatcher } from 'undici'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
+import { HedgeCancelledError } from '../hedging/errors.js'
 
 export interface ConnectionPoolOptions {
   connectTimeoutMs: number
   keepAliveTimeout: number
   keepAliveMaxTimeout: number
+  /** HTTP/2 on every connection, attempts sharing sessions: h2c with prior knowledge on http://, ALPN on https://. */
   allowH2: boolean
   /**
    * A precise deadline per attempt (-t), from its dispatch to its last byte
@@ -54,28 +67,70 @@ interface LegacyHandler {
   onRequestSent?(): void
 }
 
+/**
+ * Streams one h2 session carries at once, as undici's Client allows by
+ * default (and Node's h2 server's usual peer limit); a further session opens
+ * only when every session is that busy.
+ */
+const STREAMS_PER_SESSION = 100
+
+/** What a Client carries for the pool: attempts in flight, and whether the last one was cancelled on the wire. */
+interface PooledClient extends Client {
+  inFlight: number
+  cancelledLast: boolean
+}
+
 class Origin {
-  readonly free: Client[] = []
-  readonly all: Client[] = []
-  constructor(readonly url: string) {}
+  /** HTTP/1.1: Clients with no attempt in flight. */
+  readonly free: PooledClient[] = []
+  readonly all: PooledClient[] = []
+  constructor(
+    readonly url: string,
+    /** Attempts share Clients (h2 sessions). */
+    readonly multiplexed: boolean,
+  ) {}
+
+  /** A Client this attempt may use now, or null (open another). */
+  take(): PooledClient | null {
+    if (!this.multiplexed) return this.free.pop() ?? null
+    for (const c of this.all) if (c.inFlight < STREAMS_PER_SESSION && !c.destroyed && !c.closed) return c
+    return null
+  }
+
+  /** The attempt on `client` made its last callback. */
+  give(client: PooledClient): void {
+    client.inFlight--
+    if (!this.multiplexed && !client.destroyed && !client.closed) this.free.push(client)
+  }
 }
 
 export class ConnectionPool extends EventEmitter {
   readonly #origins = new Map<string, Origin>()
   readonly #clientOptions: Client.Options
+  /** The options of an h2c session (http:// with HTTP/2): the same, with a prior-knowledge connector. */
+  readonly #h2cOptions: Client.Options
+  readonly #multiplexed: boolean
   readonly #deadlines: DeadlineQueue | null
+  /** Connections a cancel is closing that have not closed yet. */
+  #closing = 0
   #closed = false
 
   constructor(options: ConnectionPoolOptions) {
     super()
+    const h2 = options.allowH2
+    this.#multiplexed = h2
     this.#clientOptions = {
-      pipelining: 1,
+      // HTTP/1.1: one attempt per connection. HTTP/2: streams on a session.
+      pipelining: h2 ? STREAMS_PER_SESSION : 1,
+      ...(h2 ? { maxConcurrentStreams: STREAMS_PER_SESSION } : {}),
       keepAliveTimeout: options.keepAliveTimeout,
       keepAliveMaxTimeout: options.keepAliveMaxTimeout,
-      allowH2: options.allowH2,
+      allowH2: h2,
       // One connector (and TLS session cache) for every connection.
-      connect: options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: options.allowH2 }),
+      connect: options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: h2 }),
     }
+    // undici's Pool/Agent do not pass useH2c on: the connector has to say it.
+    this.#h2cOptions = h2 ? { ...this.#clientOptions, connect: options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: true, useH2c: true } as buildConnector.BuildOptions) } : this.#clientOptions
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
   }
 
@@ -94,25 +149,54 @@ export class ConnectionPool extends EventEmitter {
         ;(handler as unknown as LegacyHandler).onError(new Error('the connection pool is closed'))
         return false
       }
-      origin = new Origin(String(key))
+      origin = new Origin(String(key), this.#multiplexed)
       this.#origins.set(key, origin)
     }
-    const client = origin.free.pop() ?? this.#newClient(origin)
+    const client = origin.take() ?? this.#newClient(origin)
+    client.inFlight++
     // Its callers (Attempts) speak undici's legacy handler protocol.
-    const lease = new Lease(origin, client, handler as unknown as LegacyHandler)
+    const lease = new Lease(this, origin, client, handler as unknown as LegacyHandler)
     if (this.#deadlines) this.#deadlines.add(lease)
     return client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
   }
 
-  #newClient(origin: Origin): Client {
-    const client = new Client(origin.url, this.#clientOptions)
+  #newClient(origin: Origin): PooledClient {
+    const cleartext = origin.url.startsWith('http:')
+    const client = new Client(origin.url, cleartext ? this.#h2cOptions : this.#clientOptions) as PooledClient
+    client.inFlight = 0
+    client.cancelledLast = false
     client.on('connect', this.#onConnect)
+    client.on('disconnect', () => this.#onDisconnect(client))
     origin.all.push(client)
     return client
   }
 
   readonly #onConnect = (...args: unknown[]): void => {
     this.emit('connect', ...args)
+  }
+
+  /** A connection closed: because the attempt on it was cancelled (undici destroys an HTTP/1.1 socket to stop it)? */
+  #onDisconnect(client: PooledClient): void {
+    if (!client.cancelledLast) return
+    client.cancelledLast = false
+    this.#closing--
+    this.emit('cancel-close')
+  }
+
+  /** Every connection a cancel is closing has closed (and been counted): a phase may end. */
+  settled(): boolean {
+    return this.#closing === 0
+  }
+
+  /** A cancelled attempt (the loser of a race) left its connection: count what it cost. */
+  attemptCancelled(client: PooledClient, sent: boolean): void {
+    if (!this.#multiplexed) {
+      // undici destroys an HTTP/1.1 socket to stop the attempt on it: counted when it has closed.
+      if (!client.cancelledLast) this.#closing++
+      client.cancelledLast = true
+      return
+    }
+    if (sent) this.emit('stream-reset') // aborted before its headers: no stream to reset
   }
 
   /** Waits for in-flight attempts, then closes every connection. */
@@ -150,10 +234,13 @@ class Lease extends Deadline implements LegacyHandler {
   #abort: Abort | null = null
   #headers = false
   #expired: Error | null = null
+  /** Inside the attempt's onConnect: an abort now stops it before its headers are written. */
+  #connecting = false
 
   constructor(
+    readonly pool: ConnectionPool,
     readonly origin: Origin,
-    readonly client: Client,
+    readonly client: PooledClient,
     readonly inner: LegacyHandler,
   ) {
     super()
@@ -168,7 +255,7 @@ class Lease extends Deadline implements LegacyHandler {
     this.queue?.remove(this)
     if (!this.#held) return
     this.#held = false
-    if (!this.client.destroyed && !this.client.closed) this.origin.free.push(this.client)
+    this.origin.give(this.client)
   }
 
   onConnect(abort: Abort, context?: unknown): void {
@@ -177,7 +264,9 @@ class Lease extends Deadline implements LegacyHandler {
     // written, and before the attempt is told it reached the wire (it would
     // count as sent, and the server's count would be one short).
     if (this.#expired) return abort(this.#expired)
+    this.#connecting = true
     this.inner.onConnect(abort, context)
+    this.#connecting = false
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
@@ -196,6 +285,7 @@ class Lease extends Deadline implements LegacyHandler {
 
   onError(err: Error): void {
     this.queue?.remove(this)
+    if (err instanceof HedgeCancelledError) this.pool.attemptCancelled(this.client, !this.#connecting)
     // undici may be failing the Client's whole queue (a connection error):
     // give the Client back once that is over, not to an attempt dispatched
     // from inside this callback.
@@ -207,6 +297,7 @@ class Lease extends Deadline implements LegacyHandler {
     // The socket now belongs to the caller: this Client is not given back.
     this.queue?.remove(this)
     this.#held = false
+    this.client.inFlight--
     this.inner.onUpgrade?.(statusCode, headers, socket)
   }
 

@@ -49,6 +49,9 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   'wins',
   ...HEDGING_COLUMNS,
   'ejections',
+  // What the phase's cancels cost the connections (phase rows; empty in replica rows and in runs saved before).
+  'connections_closed_by_cancel',
+  'streams_reset_by_cancel',
 ]
 
 type Cell = string | number
@@ -66,14 +69,14 @@ export function renderCsvSummary(result: RunResult): string {
 
 function phaseRow(phase: PhaseResult): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging) : emptyHedging()
-  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '']
+  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '', phase.connectionsClosedByCancel ?? '', phase.streamsResetByCancel ?? '']
 }
 
 /** A replica's own `cancelled` goes in the hedging column of that name; its other hedging cells stay empty. */
 function replicaRow(r: ReplicaFigures, phase: PhaseResult): Cell[] {
   const hedging = emptyHedging()
   if (phase.hedging) hedging[HEDGING_COLUMNS.indexOf('cancelled')] = r.cancelled
-  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '']
+  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '', '', '']
 }
 
 /** The common figures; duration and rps are the phase's (a replica has no wall time of its own). */
