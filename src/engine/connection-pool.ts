@@ -18,12 +18,15 @@
  * would in undici's Pool. An attempt aborted on the wire (a cancelled hedge,
  * a timeout) destroys its socket; the Client reconnects for its next attempt.
  *
- * HTTP/2 (`http2`, h2c with prior knowledge on http:// origins, ALPN on
- * https://) is multiplexed instead, as a real h2 client is: every attempt
- * to an origin is a stream on a shared session (a Client with up to
- * STREAMS_PER_SESSION streams; a further session only when those are all
+ * HTTP/2 connections are shared instead, as a real h2 client shares them:
+ * every attempt to an origin is a stream on an h2 session (a Client with up
+ * to STREAMS_PER_SESSION streams; a further session only when those are all
  * busy). A cancelled attempt is then a stream reset (RST_STREAM) and the
- * session lives on.
+ * session lives on. With `allowH2`, an http:// origin speaks h2c with prior
+ * knowledge (known to be h2 before it connects); an https:// connection is
+ * h2 only if ALPN says so, and is shared from then on: until then, and for
+ * a server that only speaks HTTP/1.1, each attempt gets a connection of its
+ * own as above (never HTTP/1.1 pipelining).
  *
  * The interface is the part of undici's Agent the engine uses: `dispatch`,
  * `close`, `destroy` and events that say what the connections cost:
@@ -74,42 +77,50 @@ interface LegacyHandler {
  */
 const STREAMS_PER_SESSION = 100
 
-/** What a Client carries for the pool: attempts in flight, and whether the last one was cancelled on the wire. */
+/** What a Client carries for the pool: attempts in flight, its protocol, and whether its last attempt was cancelled. */
 interface PooledClient extends Client {
   inFlight: number
+  /** Speaks h2 (prior knowledge, or ALPN chose it): attempts share it. */
+  h2: boolean
   cancelledLast: boolean
 }
 
 class Origin {
-  /** HTTP/1.1: Clients with no attempt in flight. */
+  /** HTTP/1.1 Clients with no attempt in flight. */
   readonly free: PooledClient[] = []
+  /** h2 sessions, shared by attempts. */
+  readonly shared: PooledClient[] = []
   readonly all: PooledClient[] = []
-  constructor(
-    readonly url: string,
-    /** Attempts share Clients (h2 sessions). */
-    readonly multiplexed: boolean,
-  ) {}
+  constructor(readonly url: string) {}
 
   /** A Client this attempt may use now, or null (open another). */
   take(): PooledClient | null {
-    if (!this.multiplexed) return this.free.pop() ?? null
-    for (const c of this.all) if (c.inFlight < STREAMS_PER_SESSION && !c.destroyed && !c.closed) return c
-    return null
+    for (const c of this.shared) if (c.inFlight < STREAMS_PER_SESSION && !c.destroyed && !c.closed) return c
+    return this.free.pop() ?? null
   }
 
   /** The attempt on `client` made its last callback. */
   give(client: PooledClient): void {
     client.inFlight--
-    if (!this.multiplexed && !client.destroyed && !client.closed) this.free.push(client)
+    if (!client.h2 && !client.destroyed && !client.closed) this.free.push(client)
+  }
+
+  /** `client` speaks h2 from now on: streams on it, up to the session's limit. */
+  share(client: PooledClient): void {
+    if (client.h2) return
+    client.h2 = true
+    client.pipelining = STREAMS_PER_SESSION
+    this.shared.push(client)
   }
 }
 
 export class ConnectionPool extends EventEmitter {
   readonly #origins = new Map<string, Origin>()
   readonly #clientOptions: Client.Options
-  /** The options of an h2c session (http:// with HTTP/2): the same, with a prior-knowledge connector. */
-  readonly #h2cOptions: Client.Options
-  readonly #multiplexed: boolean
+  /** Opens a socket: undici's connector (TLS with ALPN when allowH2), or the caller's. */
+  readonly #connect: buildConnector.connector
+  /** Opens an h2c socket (http:// with allowH2): undici's Pool/Agent do not pass useH2c on, the connector has to say it. */
+  readonly #connectH2c: buildConnector.connector | null
   readonly #deadlines: DeadlineQueue | null
   /** Connections a cancel is closing that have not closed yet. */
   #closing = 0
@@ -118,19 +129,18 @@ export class ConnectionPool extends EventEmitter {
   constructor(options: ConnectionPoolOptions) {
     super()
     const h2 = options.allowH2
-    this.#multiplexed = h2
     this.#clientOptions = {
-      // HTTP/1.1: one attempt per connection. HTTP/2: streams on a session.
-      pipelining: h2 ? STREAMS_PER_SESSION : 1,
+      // One attempt per HTTP/1.1 connection; an h2 session takes more once it is known to be one (Origin.share).
+      pipelining: 1,
       ...(h2 ? { maxConcurrentStreams: STREAMS_PER_SESSION } : {}),
       keepAliveTimeout: options.keepAliveTimeout,
       keepAliveMaxTimeout: options.keepAliveMaxTimeout,
       allowH2: h2,
-      // One connector (and TLS session cache) for every connection.
-      connect: options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: h2 }),
     }
-    // undici's Pool/Agent do not pass useH2c on: the connector has to say it.
-    this.#h2cOptions = h2 ? { ...this.#clientOptions, connect: options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: true, useH2c: true } as buildConnector.BuildOptions) } : this.#clientOptions
+    // One connector (and TLS session cache) for every connection.
+    this.#connect = options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: h2 })
+    const useH2c = { timeout: options.connectTimeoutMs, allowH2: true, useH2c: true } as buildConnector.BuildOptions
+    this.#connectH2c = h2 ? (options.connector ?? buildConnector(useH2c)) : null
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
   }
 
@@ -149,7 +159,7 @@ export class ConnectionPool extends EventEmitter {
         ;(handler as unknown as LegacyHandler).onError(new Error('the connection pool is closed'))
         return false
       }
-      origin = new Origin(String(key), this.#multiplexed)
+      origin = new Origin(String(key))
       this.#origins.set(key, origin)
     }
     const client = origin.take() ?? this.#newClient(origin)
@@ -161,10 +171,22 @@ export class ConnectionPool extends EventEmitter {
   }
 
   #newClient(origin: Origin): PooledClient {
-    const cleartext = origin.url.startsWith('http:')
-    const client = new Client(origin.url, cleartext ? this.#h2cOptions : this.#clientOptions) as PooledClient
+    const h2c = this.#connectH2c !== null && origin.url.startsWith('http:')
+    const connect = h2c ? this.#connectH2c! : this.#connect
+    // Each socket says which protocol it speaks (ALPN, or h2c's prior knowledge): an h2 one is shared.
+    const client = new Client(origin.url, {
+      ...this.#clientOptions,
+      connect: (opts, callback) =>
+        connect(opts, (...args: buildConnector.CallbackArgs) => {
+          const socket = args[1]
+          if (socket && (socket as { alpnProtocol?: string | false }).alpnProtocol === 'h2') origin.share(client)
+          callback(...args)
+        }),
+    }) as PooledClient
     client.inFlight = 0
+    client.h2 = false
     client.cancelledLast = false
+    if (h2c) origin.share(client) // prior knowledge: share it before it has even connected
     client.on('connect', this.#onConnect)
     client.on('disconnect', () => this.#onDisconnect(client))
     origin.all.push(client)
@@ -190,7 +212,7 @@ export class ConnectionPool extends EventEmitter {
 
   /** A cancelled attempt (the loser of a race) left its connection: count what it cost. */
   attemptCancelled(client: PooledClient, sent: boolean): void {
-    if (!this.#multiplexed) {
+    if (!client.h2) {
       // undici destroys an HTTP/1.1 socket to stop the attempt on it: counted when it has closed.
       if (!client.cancelledLast) this.#closing++
       client.cancelledLast = true
