@@ -119,8 +119,7 @@ export class ConnectionPool extends EventEmitter {
   readonly #clientOptions: Client.Options
   /** Opens a socket: undici's connector (TLS with ALPN when allowH2), or the caller's. */
   readonly #connect: buildConnector.connector
-  /** Opens an h2c socket (http:// with allowH2): undici's Pool/Agent do not pass useH2c on, the connector has to say it. */
-  readonly #connectH2c: buildConnector.connector | null
+  readonly #allowH2: boolean
   readonly #deadlines: DeadlineQueue | null
   /** Connections a cancel is closing that have not closed yet. */
   #closing = 0
@@ -139,8 +138,7 @@ export class ConnectionPool extends EventEmitter {
     }
     // One connector (and TLS session cache) for every connection.
     this.#connect = options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: h2 })
-    const useH2c = { timeout: options.connectTimeoutMs, allowH2: true, useH2c: true } as buildConnector.BuildOptions
-    this.#connectH2c = h2 ? (options.connector ?? buildConnector(useH2c)) : null
+    this.#allowH2 = h2
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
   }
 
@@ -171,15 +169,17 @@ export class ConnectionPool extends EventEmitter {
   }
 
   #newClient(origin: Origin): PooledClient {
-    const h2c = this.#connectH2c !== null && origin.url.startsWith('http:')
-    const connect = h2c ? this.#connectH2c! : this.#connect
+    const h2c = this.#allowH2 && origin.url.startsWith('http:')
+    const connect = this.#connect
     // Each socket says which protocol it speaks (ALPN, or h2c's prior knowledge): an h2 one is shared.
     const client = new Client(origin.url, {
       ...this.#clientOptions,
       connect: (opts, callback) =>
         connect(opts, (...args: buildConnector.CallbackArgs) => {
-          const socket = args[1]
-          if (socket && (socket as { alpnProtocol?: string | false }).alpnProtocol === 'h2') origin.share(client)
+          const socket = args[1] as { alpnProtocol?: string | false } | null
+          // h2c: what undici's useH2c does (its Pool/Agent do not pass that option on), for any connector (-k's too).
+          if (socket && h2c) socket.alpnProtocol = 'h2'
+          if (socket?.alpnProtocol === 'h2') origin.share(client)
           callback(...args)
         }),
     }) as PooledClient
