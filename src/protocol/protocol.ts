@@ -8,10 +8,9 @@
  *   1. Write `src/protocol/NAME.ts` exporting a `Protocol` value (or a
  *      function returning one from its settings). Implement:
  *      - `transport`: which connections it needs (HTTP/1.1, h2 over TLS
- *        with ALPN, or h2c with prior knowledge: grpc:// is h2c). The
- *        connection pool shares every h2 connection between attempts (a
- *        cancel resets a stream) and gives each HTTP/1.1 attempt its own (a
- *        cancel closes it), and counts what cancels cost either way.
+ *        with ALPN, or h2c with prior knowledge) and whether attempts share
+ *        them (`multiplexed`: h2 streams, a cancel is a stream reset) or each
+ *        needs a connection of its own (HTTP/1.1: a cancel closes it).
  *      - `requestOptions`: undici dispatch options for one origin, built
  *        once per run (method, path, headers, body, timeouts; `idempotent`
  *        where undici would otherwise serialise requests on an h2 session).
@@ -36,8 +35,10 @@ export type AnswerClass = 'success' | 'non-fatal' | 'fatal'
 
 /** The connections a protocol needs. */
 export interface Transport {
-  /** Speak HTTP/2 (attempts then share connections): with ALPN over TLS, with prior knowledge (h2c) over cleartext. */
+  /** Speak HTTP/2: with ALPN over TLS, with prior knowledge (h2c) over cleartext. */
   readonly http2: boolean
+  /** Attempts share connections (h2 streams): a cancel resets a stream, the connection lives on. */
+  readonly multiplexed: boolean
 }
 
 /** A run's request, independent of protocol: what the user asked for. */
