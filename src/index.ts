@@ -13,6 +13,8 @@ export * from './results/run-result.js'
 
 // The hedging policy, usable in production code: an undici interceptor
 export { createHedgeInterceptor, hedged } from './engine/hedge-interceptor.js'
+export { httpProtocol } from './protocol/http.js'
+export type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol/protocol.js'
 export { normalizePolicy, isIdempotentMethod, MAX_ATTEMPTS_CAP, DEFAULT_HEDGE_HEADER, type HedgePolicy, type ResolvedPolicy } from './hedging/policy.js'
 export type { HedgeObserver, AttemptOutcome, HedgeOutcome } from './hedging/observer.js'
 export { HedgeCancelledError, DeadlineExceededError } from './hedging/errors.js'

@@ -8,6 +8,7 @@ interface DemoArgs {
   n?: string
   profile: string
   c: string
+  http2: boolean
 }
 
 export function demoCommand(setExitCode: (code: number) => void): CommandModule<object, DemoArgs> {
@@ -18,7 +19,8 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
       y
         .option('n', { type: 'string', describe: 'requests per phase [default: the profile\'s, 4000 for pi]' })
         .option('profile', { type: 'string', default: 'pi', describe: 'profile to run' })
-        .option('c', { type: 'string', default: '4,40', describe: 'concurrencies to compare, comma-separated' }),
+        .option('c', { type: 'string', default: '4,40', describe: 'concurrencies to compare, comma-separated' })
+        .option('http2', { type: 'boolean', default: false, describe: 'run each concurrency over HTTP/1.1, then over h2c, and compare what cancels cost' }),
     handler: async (argv) => {
       assertNoRepeats(argv as unknown as Record<string, unknown>)
       const concurrencies = argv.c.split(',').map((s) => Number(s.trim()))
@@ -32,6 +34,7 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
         const demo = await runDemo({
           profile: argv.profile,
           concurrencies,
+          http2: argv.http2,
           ...(requests ? { requests } : {}),
           onProgress: (c, p) => spinner.update({ ...p, phase: `c=${c} ${p.phase}` as typeof p.phase }),
         })

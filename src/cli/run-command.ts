@@ -66,7 +66,7 @@ function runFlags(y: Argv): Argv {
     .option('D', { type: 'string', describe: 'request body from a file', group: 'Request:' })
     .option('T', { type: 'string', describe: 'Content-Type header', group: 'Request:' })
     .option('A', { type: 'string', describe: 'Accept header', group: 'Request:' })
-    .option('http2', { type: 'boolean', describe: 'allow HTTP/2 (negotiated over TLS)', group: 'Request:' })
+    .option('http2', { type: 'boolean', describe: 'HTTP/2: h2c (prior knowledge) on http://, ALPN on https://', group: 'Request:' })
     .option('k', { alias: 'insecure', type: 'boolean', describe: 'accept any TLS certificate (self-signed, wrong host, expired), as curl -k', group: 'Request:' })
     .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
     .option('hedge-delay', { type: 'string', describe: `auto (= warm-up p95), pNN (a warm-up percentile) or a duration ${dflt(DEFAULTS.hedgeDelay)}`, group: 'Hedging:' })

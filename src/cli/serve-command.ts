@@ -22,7 +22,7 @@ interface ServeArgs {
 export function serveCommand(setExitCode: (code: number) => void): CommandModule {
   return {
     command: 'serve',
-    describe: 'start simulated replicas from a profile (prints their URLs)',
+    describe: 'start simulated replicas from a profile (prints their URLs; each speaks HTTP/1.1 and h2c)',
     builder: (y: Argv) =>
       y
         .option('profile', {
@@ -52,7 +52,7 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
       })
       process.stdout.write(`${target.urls.join('\n')}\n`)
       process.stderr.write(
-        `hedgebench: serving profile "${target.profile}" on ${target.urls.length} replicas, seed ${target.seed}; stats at ${target.statsUrl}; ready (Ctrl-C stops)\n`,
+        `hedgebench: serving profile "${target.profile}" on ${target.urls.length} replicas (HTTP/1.1 and h2c), seed ${target.seed}; stats at ${target.statsUrl}; ready (Ctrl-C stops)\n`,
       )
       await untilStopped(argv.exitWithParent)
       await target.close()

@@ -18,17 +18,33 @@
  * would in undici's Pool. An attempt aborted on the wire (a cancelled hedge,
  * a timeout) destroys its socket; the Client reconnects for its next attempt.
  *
+ * HTTP/2 connections are shared instead, as a real h2 client shares them:
+ * every attempt to an origin is a stream on an h2 session (a Client with up
+ * to STREAMS_PER_SESSION streams; a further session only when those are all
+ * busy). A cancelled attempt is then a stream reset (RST_STREAM) and the
+ * session lives on. With `allowH2`, an http:// origin speaks h2c with prior
+ * knowledge (known to be h2 before it connects); an https:// connection is
+ * h2 only if ALPN says so, and is shared from then on: until then, and for
+ * a server that only speaks HTTP/1.1, each attempt gets a connection of its
+ * own as above (never HTTP/1.1 pipelining).
+ *
  * The interface is the part of undici's Agent the engine uses: `dispatch`,
- * `close`, `destroy` and a 'connect' event per new connection.
+ * `close`, `destroy` and events that say what the connections cost:
+ * 'connect' per new connection, 'cancel-close' per connection closed
+ * because the attempt on it was cancelled (HTTP/1.1: undici destroys the
+ * socket), 'stream-reset' per cancelled attempt on a shared h2 session
+ * (its stream is reset, the connection stays).
  */
 import { EventEmitter } from 'node:events'
 import { buildConnector, Client, type Dispatcher } from 'undici'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
+import { HedgeCancelledError } from '../hedging/errors.js'
 
 export interface ConnectionPoolOptions {
   connectTimeoutMs: number
   keepAliveTimeout: number
   keepAliveMaxTimeout: number
+  /** HTTP/2 on every connection, attempts sharing sessions: h2c with prior knowledge on http://, ALPN on https://. */
   allowH2: boolean
   /**
    * A precise deadline per attempt (-t), from its dispatch to its last byte
@@ -55,56 +71,74 @@ interface LegacyHandler {
 }
 
 /**
- * One origin's connections. Each Client has one Lease for its whole life
- * (a Client carries one attempt at a time), and the free ones sit on a
- * stack that never shrinks: per attempt, no Lease object and no array
- * growth for the garbage collector (issue 14).
+ * Streams one h2 session carries at once, as undici's Client allows by
+ * default (and Node's h2 server's usual peer limit); a further session opens
+ * only when every session is that busy.
  */
-/** A Lease's handler while it has no attempt: undici never calls it. */
-const NO_HANDLER: LegacyHandler = {
-  onConnect() {},
-  onHeaders: () => true,
-  onData: () => true,
-  onComplete() {},
-  onError() {},
+const STREAMS_PER_SESSION = 100
+
+/** What a Client carries for the pool: attempts in flight, its protocol, and whether its last attempt was cancelled. */
+interface PooledClient extends Client {
+  inFlight: number
+  /** Speaks h2 (prior knowledge, or ALPN chose it): attempts share it. */
+  h2: boolean
+  cancelledLast: boolean
 }
 
 class Origin {
-  readonly #free: Lease[] = []
-  #freeCount = 0
-  readonly all: Client[] = []
+  /** HTTP/1.1 Clients with no attempt in flight. */
+  readonly free: PooledClient[] = []
+  /** h2 sessions, shared by attempts. */
+  readonly shared: PooledClient[] = []
+  readonly all: PooledClient[] = []
   constructor(readonly url: string) {}
 
-  takeFree(): Lease | undefined {
-    return this.#freeCount > 0 ? this.#free[--this.#freeCount] : undefined
+  /** A Client this attempt may use now, or null (open another). */
+  take(): PooledClient | null {
+    for (const c of this.shared) if (c.inFlight < STREAMS_PER_SESSION && !c.destroyed && !c.closed) return c
+    return this.free.pop() ?? null
   }
 
-  giveBack(lease: Lease): void {
-    this.#free[this.#freeCount++] = lease
+  /** The attempt on `client` made its last callback. */
+  give(client: PooledClient): void {
+    client.inFlight--
+    if (!client.h2 && !client.destroyed && !client.closed) this.free.push(client)
   }
 
-  forgetFree(): void {
-    this.#free.fill(undefined as unknown as Lease, 0, this.#freeCount)
-    this.#freeCount = 0
+  /** `client` speaks h2 from now on: streams on it, up to the session's limit. */
+  share(client: PooledClient): void {
+    if (client.h2) return
+    client.h2 = true
+    client.pipelining = STREAMS_PER_SESSION
+    this.shared.push(client)
   }
 }
 
 export class ConnectionPool extends EventEmitter {
   readonly #origins = new Map<string, Origin>()
   readonly #clientOptions: Client.Options
+  /** Opens a socket: undici's connector (TLS with ALPN when allowH2), or the caller's. */
+  readonly #connect: buildConnector.connector
+  readonly #allowH2: boolean
   readonly #deadlines: DeadlineQueue | null
+  /** Connections a cancel is closing that have not closed yet. */
+  #closing = 0
   #closed = false
 
   constructor(options: ConnectionPoolOptions) {
     super()
+    const h2 = options.allowH2
     this.#clientOptions = {
+      // One attempt per HTTP/1.1 connection; an h2 session takes more once it is known to be one (Origin.share).
       pipelining: 1,
+      ...(h2 ? { maxConcurrentStreams: STREAMS_PER_SESSION } : {}),
       keepAliveTimeout: options.keepAliveTimeout,
       keepAliveMaxTimeout: options.keepAliveMaxTimeout,
-      allowH2: options.allowH2,
-      // One connector (and TLS session cache) for every connection.
-      connect: options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: options.allowH2 }),
+      allowH2: h2,
     }
+    // One connector (and TLS session cache) for every connection.
+    this.#connect = options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: h2 })
+    this.#allowH2 = h2
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
   }
 
@@ -126,22 +160,65 @@ export class ConnectionPool extends EventEmitter {
       origin = new Origin(String(key))
       this.#origins.set(key, origin)
     }
-    const lease = origin.takeFree() ?? this.#newClient(origin)
+    const client = origin.take() ?? this.#newClient(origin)
+    client.inFlight++
     // Its callers (Attempts) speak undici's legacy handler protocol.
-    lease.hold(handler as unknown as LegacyHandler)
+    const lease = new Lease(this, origin, client, handler as unknown as LegacyHandler)
     if (this.#deadlines) this.#deadlines.add(lease)
-    return lease.client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
+    return client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
   }
 
-  #newClient(origin: Origin): Lease {
-    const client = new Client(origin.url, this.#clientOptions)
+  #newClient(origin: Origin): PooledClient {
+    const h2c = this.#allowH2 && origin.url.startsWith('http:')
+    const connect = this.#connect
+    // Each socket says which protocol it speaks (ALPN, or h2c's prior knowledge): an h2 one is shared.
+    const client = new Client(origin.url, {
+      ...this.#clientOptions,
+      connect: (opts, callback) =>
+        connect(opts, (...args: buildConnector.CallbackArgs) => {
+          const socket = args[1] as { alpnProtocol?: string | false } | null
+          // h2c: what undici's useH2c does (its Pool/Agent do not pass that option on), for any connector (-k's too).
+          if (socket && h2c) socket.alpnProtocol = 'h2'
+          if (socket?.alpnProtocol === 'h2') origin.share(client)
+          callback(...args)
+        }),
+    }) as PooledClient
+    client.inFlight = 0
+    client.h2 = false
+    client.cancelledLast = false
+    if (h2c) origin.share(client) // prior knowledge: share it before it has even connected
     client.on('connect', this.#onConnect)
+    client.on('disconnect', () => this.#onDisconnect(client))
     origin.all.push(client)
-    return new Lease(origin, client)
+    return client
   }
 
   readonly #onConnect = (...args: unknown[]): void => {
     this.emit('connect', ...args)
+  }
+
+  /** A connection closed: because the attempt on it was cancelled (undici destroys an HTTP/1.1 socket to stop it)? */
+  #onDisconnect(client: PooledClient): void {
+    if (!client.cancelledLast) return
+    client.cancelledLast = false
+    this.#closing--
+    this.emit('cancel-close')
+  }
+
+  /** Every connection a cancel is closing has closed (and been counted): a phase may end. */
+  settled(): boolean {
+    return this.#closing === 0
+  }
+
+  /** A cancelled attempt (the loser of a race) left its connection: count what it cost. */
+  attemptCancelled(client: PooledClient, sent: boolean): void {
+    if (!client.h2) {
+      // undici destroys an HTTP/1.1 socket to stop the attempt on it: counted when it has closed.
+      if (!client.cancelledLast) this.#closing++
+      client.cancelledLast = true
+      return
+    }
+    if (sent) this.emit('stream-reset') // aborted before its headers: no stream to reset
   }
 
   /** Waits for in-flight attempts, then closes every connection. */
@@ -161,42 +238,34 @@ export class ConnectionPool extends EventEmitter {
     const all: Client[] = []
     for (const o of this.#origins.values()) {
       all.push(...o.all)
-      o.forgetFree()
+      o.free.length = 0
     }
     return all
   }
 }
 
 /**
- * A Client's hold by its current attempt, and the attempt's -t deadline:
- * forwards undici's callbacks to the attempt's handler, gives the Client
- * back at the last one (before the handler runs, so the caller's next
- * attempt can have it), and aborts the attempt with undici's own timeout
- * error if its deadline comes first. One object per Client, refilled by
- * `hold` for each attempt: undici makes no callback after the last one
- * (onComplete, onError), and the Client is free only from then on.
+ * One attempt's hold on a Client, and its -t deadline: forwards undici's
+ * callbacks to the attempt's handler, gives the Client back at the last one
+ * (before the handler runs, so the caller's next attempt can have it), and
+ * aborts the attempt with undici's own timeout error if its deadline comes
+ * first. One wrapper object per attempt does both.
  */
 class Lease extends Deadline implements LegacyHandler {
-  #held = false
+  #held = true
   #abort: Abort | null = null
   #headers = false
   #expired: Error | null = null
-  inner: LegacyHandler = NO_HANDLER
+  /** Inside the attempt's onConnect: an abort now stops it before its headers are written. */
+  #connecting = false
 
   constructor(
+    readonly pool: ConnectionPool,
     readonly origin: Origin,
-    readonly client: Client,
+    readonly client: PooledClient,
+    readonly inner: LegacyHandler,
   ) {
     super()
-  }
-
-  /** The Client is the attempt's until its last callback. */
-  hold(inner: LegacyHandler): void {
-    this.inner = inner
-    this.#held = true
-    this.#abort = null
-    this.#headers = false
-    this.#expired = null
   }
 
   expire(): void {
@@ -208,7 +277,7 @@ class Lease extends Deadline implements LegacyHandler {
     this.queue?.remove(this)
     if (!this.#held) return
     this.#held = false
-    if (!this.client.destroyed && !this.client.closed) this.origin.giveBack(this)
+    this.origin.give(this.client)
   }
 
   onConnect(abort: Abort, context?: unknown): void {
@@ -217,7 +286,9 @@ class Lease extends Deadline implements LegacyHandler {
     // written, and before the attempt is told it reached the wire (it would
     // count as sent, and the server's count would be one short).
     if (this.#expired) return abort(this.#expired)
+    this.#connecting = true
     this.inner.onConnect(abort, context)
+    this.#connecting = false
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
@@ -236,6 +307,7 @@ class Lease extends Deadline implements LegacyHandler {
 
   onError(err: Error): void {
     this.queue?.remove(this)
+    if (err instanceof HedgeCancelledError) this.pool.attemptCancelled(this.client, !this.#connecting)
     // undici may be failing the Client's whole queue (a connection error):
     // give the Client back once that is over, not to an attempt dispatched
     // from inside this callback.
@@ -247,6 +319,7 @@ class Lease extends Deadline implements LegacyHandler {
     // The socket now belongs to the caller: this Client is not given back.
     this.queue?.remove(this)
     this.#held = false
+    this.client.inFlight--
     this.inner.onUpgrade?.(statusCode, headers, socket)
   }
 

@@ -8,19 +8,21 @@
 import type { Dispatcher } from 'undici'
 import { normalizePolicy, type HedgePolicy, type ResolvedPolicy } from '../hedging/policy.js'
 import { HedgedRequest, type HedgeCaller } from './hedged-request.js'
+import type { Protocol } from '../protocol/protocol.js'
 
-export function createHedgeInterceptor(policy: HedgePolicy | ResolvedPolicy): Dispatcher.DispatcherComposeInterceptor {
+/** `protocol`: how attempts are framed and answers classified (default HTTP). */
+export function createHedgeInterceptor(policy: HedgePolicy | ResolvedPolicy, protocol?: Protocol): Dispatcher.DispatcherComposeInterceptor {
   const resolved = isResolved(policy) ? policy : normalizePolicy(policy)
   return (dispatch) =>
     function hedgedDispatch(opts, handler) {
-      new HedgedRequest(dispatch, opts, handler as HedgeCaller, resolved).start()
+      new HedgedRequest(dispatch, opts, handler as HedgeCaller, resolved, protocol).start()
       return true
     }
 }
 
 /** Wraps a bare dispatch function: `hedged(agent.dispatch.bind(agent), policy)`. */
-export function hedged(dispatch: Dispatcher.Dispatch, policy: HedgePolicy | ResolvedPolicy): Dispatcher.Dispatch {
-  return createHedgeInterceptor(policy)(dispatch)
+export function hedged(dispatch: Dispatcher.Dispatch, policy: HedgePolicy | ResolvedPolicy, protocol?: Protocol): Dispatcher.Dispatch {
+  return createHedgeInterceptor(policy, protocol)(dispatch)
 }
 
 function isResolved(policy: HedgePolicy | ResolvedPolicy): policy is ResolvedPolicy {

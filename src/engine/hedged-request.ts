@@ -15,7 +15,9 @@ import type { HedgeOutcome } from '../hedging/observer.js'
 import type { ResolvedPolicy } from '../hedging/policy.js'
 import { isIdempotentMethod, TIE_HEADER } from '../hedging/policy.js'
 import { pickHedgeTarget } from '../hedging/replica-picker.js'
-import { hasHeader, withHeaders } from './request-headers.js'
+import { hasHeader, withHeaders } from '../protocol/request-headers.js'
+import type { Protocol } from '../protocol/protocol.js'
+import { httpProtocol } from '../protocol/http.js'
 import { AbortOnce } from './abort-once.js'
 import { Attempt, type AttemptOwner } from './attempt.js'
 import { DeadlineExceededError } from '../hedging/errors.js'
@@ -28,6 +30,9 @@ export type HedgeCaller = Dispatcher.DispatchHandler & {
 
 /** What a caller that ignores headers receives instead of them. */
 const NO_HEADERS: Record<string, string | string[]> = Object.freeze({}) as Record<string, string | string[]>
+
+/** The protocol when none is given: HTTP/1.1 framing (the interceptor's historical behaviour). */
+const HTTP = httpProtocol(false)
 
 type Trigger = 'timer' | 'nonfatal' | 'parallel'
 
@@ -62,6 +67,8 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     opts: Dispatcher.DispatchOptions,
     readonly handler: HedgeCaller,
     readonly policy: ResolvedPolicy,
+    /** How each attempt is framed and its answer classified (see protocol.ts). */
+    readonly protocol: Protocol = HTTP,
   ) {
     super()
     this.startedAt = policy.now()
@@ -116,7 +123,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
       this.policy.observer?.lateDiscarded(a.index, a.origin)
       return
     }
-    if (this.policy.nonFatal.has(status) && this.#hedgeable && (this.#tryHedge('nonfatal') || this.#othersPending(a))) {
+    if (this.protocol.classify(status, rawHeaders, this.policy.nonFatal) === 'non-fatal' && this.#hedgeable && (this.#tryHedge('nonfatal') || this.#othersPending(a))) {
       a.discarding = true // drained quietly; another attempt will answer
       return
     }
@@ -205,18 +212,13 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     this.attempts.push(a)
     this.policy.saturation?.launched(origin)
     this.policy.observer?.attemptLaunched(index, origin)
-    const opts = index === 0 ? this.#opts : this.#hedgeOpts(index, origin)
+    const deadline = this.policy.deadlineMs
+    const opts = this.protocol.attemptOptions(this.#opts, index, origin, this.policy.header, deadline === null ? null : deadline - this.elapsed())
     try {
       this.dispatch(opts, a)
     } catch (err) {
       a.onError(err as Error)
     }
-  }
-
-  #hedgeOpts(index: number, origin: string): Dispatcher.DispatchOptions {
-    const header = this.policy.header
-    const headers = header ? withHeaders(this.#opts.headers, [header, String(index)]) : this.#opts.headers
-    return { ...this.#opts, origin, headers }
   }
 
   #commit(a: Attempt): void {

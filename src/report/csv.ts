@@ -62,6 +62,9 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   ...HEDGING_COLUMNS,
   'ejections',
   ...GC_COLUMNS,
+  // What the phase's cancels cost the connections (phase rows; empty in replica rows and in runs saved before).
+  'connections_closed_by_cancel',
+  'streams_reset_by_cancel',
 ]
 
 type Cell = string | number
@@ -85,14 +88,14 @@ function runCells(result: RunResult): Cell[] {
 
 function phaseRow(phase: PhaseResult): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging, phase) : emptyHedging()
-  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '', ...gcCells(phase.generator.gc)]
+  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '', ...gcCells(phase.generator.gc), phase.connectionsClosedByCancel ?? '', phase.streamsResetByCancel ?? '']
 }
 
 /** A replica's own `cancelled` goes in the hedging column of that name; its other hedging cells stay empty. */
 function replicaRow(r: ReplicaFigures, phase: PhaseResult): Cell[] {
   const hedging = emptyHedging()
   if (phase.hedging) hedging[HEDGING_COLUMNS.indexOf('cancelled')] = r.cancelled
-  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '', ...gcCells(undefined)]
+  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '', ...gcCells(undefined), '', '']
 }
 
 /** The common figures; duration and rps are the phase's (a replica has no wall time of its own). */

@@ -55,6 +55,13 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
 
 // ---- run-level blocks ------------------------------------------------------
 
+/** --http2: prior knowledge (h2c) on http:// targets, ALPN on https:// ones. */
+function httpVersion(urls: readonly string[]): string {
+  const cleartext = urls.some((u) => u.startsWith('http:'))
+  const tls = urls.some((u) => u.startsWith('https:'))
+  return `HTTP/2 (${[cleartext ? 'h2c' : '', tls ? 'h2 via ALPN' : ''].filter(Boolean).join(', ')})`
+}
+
 function header(result: RunResult): string[] {
   const c = result.config
   const urls = c.urls.length === 1 ? redactUrl(c.urls[0]!) : `${c.urls.length} replicas`
@@ -63,7 +70,7 @@ function header(result: RunResult): string[] {
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
   return [
     `hedgebench ${result.version} · ${JSON.stringify(result.label)} · ${result.startedAt} -> ${result.finishedAt}`,
-    `${c.method} ${urls} · ${inFlight(c)} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ' · HTTP/2' : ''}`,
+    `${c.method} ${urls} · ${inFlight(c)} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ` · ${httpVersion(c.urls)}` : ''}`,
   ]
 }
 
@@ -178,6 +185,7 @@ function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Pain
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
     ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
     ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],
+    ...cancelCost(p),
     ['Budget denied:', `${h.budgetDenied}${h.slowBudgetDenied ? `; ${h.slowBudgetDenied} requests over ${formatThreshold(p.slow.thresholdMs)} were among those refused` : ''}`],
     ['Deadline suppressed:', String(h.deadlineSuppressed)],
     ...optionalRow('Saturation suppressed:', suppressedText(h)),
@@ -193,6 +201,12 @@ function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Pain
 }
 
 const optionalRow = (label: string, text: string | null): string[][] => (text === null ? [] : [[label, text]])
+
+/** What the cancels cost the connections: an HTTP/2 cancel resets a stream, an HTTP/1.1 cancel closes the connection (the next attempt opens another). */
+function cancelCost(p: PhaseResult): string[][] {
+  if (p.connectionsClosedByCancel === undefined || p.streamsResetByCancel === undefined) return [] // saved before it was measured
+  return [['Cancels:', `${p.streamsResetByCancel} streams reset, ${p.connectionsClosedByCancel} connections closed (${p.connectionsOpened} opened in the phase)`]]
+}
 
 function perAttempt(attempts: HedgingStats['perAttempt']): string[] {
   if (attempts.length === 0) return []

@@ -212,6 +212,14 @@ export interface PhaseResult extends Figures {
   rps: number
   /** Connections opened during the phase (a cancel on HTTP/1.1 closes one). */
   connectionsOpened: number
+  /**
+   * Connections closed because the attempt on them was cancelled (HTTP/1.1:
+   * undici destroys the socket to stop it, the next attempt reopens one).
+   * Absent in results saved before it was measured.
+   */
+  connectionsClosedByCancel?: number
+  /** Cancelled attempts whose HTTP/2 stream was reset (RST_STREAM) while the connection lived on. */
+  streamsResetByCancel?: number
   replicas: ReplicaFigures[]
   /** Outlier ejections in this phase, in time order; absent when ejection was off. */
   ejections?: EjectionEvent[]

@@ -15,6 +15,7 @@ import { ReplicaHealth } from '../hedging/replica-health.js'
 import { SaturationGate } from '../hedging/saturation-gate.js'
 import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
 import type { PhaseName } from '../results/run-result.js'
+import { protocolFor } from './protocol-choice.js'
 
 /** How a lane hedges; null = plain (one attempt per request). */
 export interface LaneHedge {
@@ -60,7 +61,7 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
     random,
     observer: stats,
   })
-  return { stats, dispatch: hedged(dispatch, policy), picker: new RoundRobin(cfg.origins, health) }
+  return { stats, dispatch: hedged(dispatch, policy, protocolFor(cfg)), picker: new RoundRobin(cfg.origins, health) }
 }
 
 /** The percentile a measured or adaptive delay follows (auto = p95). */

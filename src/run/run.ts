@@ -33,6 +33,7 @@ import { sampleDates } from '../engine/date-sampler.js'
 import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
+import { protocolFor, requestSpec } from './protocol-choice.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
 const INTERRUPT_GRACE_MS = 2000
@@ -357,33 +358,26 @@ function runWarnings(cfg: ResolvedRun): string[] {
 /** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
 export function createAgent(cfg: ResolvedRun): ConnectionPool {
   const connectTimeoutMs = Math.min(cfg.timeoutMs, 10_000)
+  const http2 = protocolFor(cfg).transport.http2
   return new ConnectionPool({
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 60_000,
     connectTimeoutMs,
-    allowH2: cfg.http2,
+    allowH2: http2,
     attemptTimeoutMs: cfg.timeoutMs,
     // -k: the pool's default connector, but accepting any certificate.
-    ...(cfg.insecure ? { connector: buildConnector({ timeout: connectTimeoutMs, allowH2: cfg.http2, rejectUnauthorized: false }) } : {}),
+    ...(cfg.insecure ? { connector: buildConnector({ timeout: connectTimeoutMs, allowH2: http2, rejectUnauthorized: false }) } : {}),
   })
 }
 
+/** Dispatch options per target origin, framed by the run's protocol; built once. */
 export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.DispatchOptions> {
-  const flat: string[] = []
-  for (const [name, value] of cfg.headers) flat.push(name, value)
+  const protocol = protocolFor(cfg)
+  const spec = requestSpec(cfg)
   const map = new Map<string, Dispatcher.DispatchOptions>()
   for (const raw of cfg.urls) {
     const url = new URL(raw)
-    map.set(url.origin, {
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: cfg.method as Dispatcher.HttpMethod,
-      headers: flat,
-      body: cfg.body,
-      headersTimeout: cfg.timeoutMs,
-      bodyTimeout: cfg.timeoutMs,
-      reset: !cfg.keepAlive,
-    })
+    map.set(url.origin, protocol.requestOptions(url, spec))
   }
   return map
 }

@@ -20,15 +20,18 @@ export interface WindowEnd {
   health: GeneratorHealth
 }
 
-/** What the runner needs of the thread's connections (connection-pool.ts). */
+/** What the runner needs of the thread's connections (connection-pool.ts): what they cost, as it happens. */
 export interface ConnectEvents {
-  on(event: 'connect', listener: () => void): unknown
+  on(event: 'connect' | 'cancel-close' | 'stream-reset', listener: () => void): unknown
+  /** false while a connection closed by a cancel has not been counted yet. */
+  settled?(): boolean
 }
 
 export class WindowRunner {
   #lanes: readonly Lane[] = []
   #monitor: GeneratorMonitor | null = null
   readonly #drainTimeoutMs: number
+  readonly #agent: ConnectEvents
 
   /**
    * @param agent the thread's connections, for all its windows
@@ -36,11 +39,25 @@ export class WindowRunner {
    */
   constructor(agent: ConnectEvents, timeoutMs: number) {
     this.#drainTimeoutMs = Math.min(timeoutMs, 10_000) + 100
+    this.#agent = agent
+    // With two lanes (interleaved), connections count for the last one (the hedged lane: the only one that cancels).
     agent.on('connect', () => {
-      // With two lanes (interleaved), connections count for the last one.
-      const lanes = this.#lanes
-      if (lanes.length > 0) lanes[lanes.length - 1]!.stats.connectionsOpened++
+      const stats = this.#lastLane()
+      if (stats) stats.connectionsOpened++
     })
+    agent.on('cancel-close', () => {
+      const stats = this.#lastLane()
+      if (stats) stats.connectionsClosedByCancel++
+    })
+    agent.on('stream-reset', () => {
+      const stats = this.#lastLane()
+      if (stats) stats.streamsResetByCancel++
+    })
+  }
+
+  #lastLane(): Lane['stats'] | null {
+    const lanes = this.#lanes
+    return lanes.length > 0 ? lanes[lanes.length - 1]!.stats : null
   }
 
   /** The window's lanes are about to run: from now, connections count for them and the generator is watched. */
@@ -60,7 +77,8 @@ export class WindowRunner {
     if (progress) clearInterval(progress)
     const endedAt = performance.now()
     const lanes = this.#lanes
-    await waitUntil(() => lanes.every((l) => l.stats.drained()), this.#drainTimeoutMs)
+    // ... and until the connections their cancels closed have closed, so each is counted in this phase.
+    await waitUntil(() => lanes.every((l) => l.stats.drained()) && this.#agent.settled?.() !== false, this.#drainTimeoutMs)
     const health = this.#monitor!.finish(hedgeDelayMs)
     this.#lanes = []
     this.#monitor = null

@@ -3,10 +3,12 @@
  * simulated replicas. 3 replicas answering in 5-15 ms, 1 request in 100
  * stalling 1 s; 4000 plain calls then 4000 hedged calls at the warm-up p95,
  * at 4 and at 40 in flight, with the servers' own counts beside the client's.
+ * With `http2`, each concurrency runs over HTTP/1.1 and then over h2c
+ * against the same replicas, to show what a cancel costs on each.
  */
 import { run } from '../run/run.js'
-import { loadProfile, profileRunOptions } from './profile.js'
-import { spawnTarget } from './target.js'
+import { loadProfile, profileRunOptions, type Profile } from './profile.js'
+import { spawnTarget, type Target } from './target.js'
 import type { Progress } from '../run/run-options.js'
 import type { RunResult } from '../results/run-result.js'
 
@@ -16,39 +18,51 @@ export interface DemoOptions {
   requests?: number
   concurrencies?: number[]
   seed?: number
+  /** Run each concurrency over HTTP/1.1 and then over h2c (HTTP/2 with prior knowledge). */
+  http2?: boolean
   onProgress?: (concurrency: number, p: Progress) => void
 }
 
+/** What a demo run spoke: set when the demo compares protocols. */
+export type DemoProtocol = 'HTTP/1.1' | 'h2c'
+
 export interface DemoResult {
   profile: string
-  runs: Array<{ concurrency: number; result: RunResult }>
+  runs: Array<{ concurrency: number; result: RunResult; protocol?: DemoProtocol }>
 }
 
 export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
-  const profileName = opts.profile ?? 'pi'
-  const profile = loadProfile(profileName)
-  const defaults = profileRunOptions(profile)
-  const target = await spawnTarget({ profile: profileName })
+  const profile = loadProfile(opts.profile ?? 'pi')
+  const target = await spawnTarget({ profile: opts.profile ?? 'pi' })
   const runs: DemoResult['runs'] = []
   try {
     for (const concurrency of opts.concurrencies ?? [4, 40]) {
-      const requests = opts.requests ?? defaults.requests ?? 4000
-      const result = await run({
-        ...defaults,
-        urls: target.urls,
-        serverStatsUrl: target.statsUrl,
-        concurrency,
-        requests,
-        warmup: Math.min(defaults.warmup ?? 500, requests),
-        label: `demo-c${concurrency}`,
-        profile: profile.name,
-        seed: opts.seed ?? 1,
-        ...(opts.onProgress ? { onProgress: (p: Progress) => opts.onProgress!(concurrency, p) } : {}),
-      })
-      runs.push({ concurrency, result })
+      for (const protocol of opts.http2 ? (['HTTP/1.1', 'h2c'] as const) : [null]) {
+        const result = await demoRun(opts, profile, target, concurrency, protocol)
+        runs.push(protocol ? { concurrency, result, protocol } : { concurrency, result })
+      }
     }
   } finally {
     await target.close()
   }
   return { profile: profile.name, runs }
+}
+
+/** One run of the demo: warm-up, plain, hedged, with the replicas' counts beside the client's. */
+function demoRun(opts: DemoOptions, profile: Profile, target: Target, concurrency: number, protocol: DemoProtocol | null): Promise<RunResult> {
+  const defaults = profileRunOptions(profile)
+  const requests = opts.requests ?? defaults.requests ?? 4000
+  return run({
+    ...defaults,
+    urls: target.urls,
+    serverStatsUrl: target.statsUrl,
+    concurrency,
+    requests,
+    warmup: Math.min(defaults.warmup ?? 500, requests),
+    label: `demo-c${concurrency}${protocol === 'h2c' ? '-h2c' : ''}`,
+    profile: profile.name,
+    seed: opts.seed ?? 1,
+    http2: protocol === 'h2c',
+    ...(opts.onProgress ? { onProgress: (p: Progress) => opts.onProgress!(concurrency, p) } : {}),
+  })
 }

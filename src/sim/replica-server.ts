@@ -13,6 +13,15 @@
  * so received = completed + cancelled + in flight. Requests received before a
  * reset are not counted after it. `/__hedgebench/*` is never counted.
  *
+ * Every replica speaks HTTP/1.1 and h2c (HTTP/2 with prior knowledge) on the
+ * same port, told apart by the connection's first bytes (the h2 preface), so
+ * `--http2` works against any replica and the stats stay reachable over
+ * HTTP/1.1. On h2 each request is a stream: `received` counts streams,
+ * `cancelled` streams reset before their answer. `connections` counts the
+ * connections (HTTP/1.1) and sessions (h2) that carried a request, so the
+ * stats fetches' own connections never count; `http2Streams` and
+ * `http2StreamsReset` are the h2 share of `received` and `cancelled`.
+ *
  * Writes (POST/PUT/PATCH) with an Idempotency-Key execute once per key across
  * every replica of the process (one store, as a real service's database).
  * The key is claimed when the work finishes, like an INSERT ... ON CONFLICT
@@ -22,7 +31,10 @@
 import { createHash } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createH2Server } from 'node:http2'
+import type { Http2Server, Http2ServerRequest, Http2Session } from 'node:http2'
+import { createServer as createNetServer } from 'node:net'
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
 import { TIE_HEADER } from '../hedging/policy.js'
 import { TieRegistry } from './tie-registry.js'
@@ -55,6 +67,12 @@ export interface ReplicaCounts {
   busyMs: number
   /** Tied copies dropped before they started because their twin started first (--tied). */
   tiedDropped: number
+  /** Connections (HTTP/1.1) and h2 sessions that carried at least one request. */
+  connections: number
+  /** Requests received as h2 streams (part of `received`). */
+  http2Streams: number
+  /** h2 streams reset (or their session closed) before the answer (part of `cancelled`). */
+  http2StreamsReset: number
 }
 
 export interface ReplicaStats extends ReplicaCounts {
@@ -122,6 +140,8 @@ interface Job {
   startedAt: number
   /** The tie id it carries (--tied), or null. */
   tie: string | null
+  /** An h2 stream (its cancel is a stream reset). */
+  http2: boolean
 }
 
 export class Replica {
@@ -130,7 +150,16 @@ export class Replica {
   private keys = new Set<string>()
   private active = 0
   private readonly waiting: Job[] = []
+  /** HTTP/1.1 requests. */
   private readonly server: Server
+  /** h2c sessions (prior knowledge), handed over by `listener`. */
+  private readonly h2: Http2Server
+  /** Open sockets of either protocol, destroyed on close (the HTTP/1.1 server never listens, so it does not track them). */
+  private readonly sockets = new Set<Socket>()
+  /** The port: sends each connection to `server` or `h2` by its first bytes. */
+  private readonly listener: NetServer
+  /** Connections and sessions already counted in `connections`. */
+  private seen = new WeakSet<object>()
   private closing = false
   /** Requests received since the replica started, across stats resets: what `dieAfter` counts. */
   private lifetimeReceived = 0
@@ -146,17 +175,41 @@ export class Replica {
     this.server.keepAliveTimeout = 65_000
     this.server.headersTimeout = 70_000
     this.server.requestTimeout = 120_000
+    // Node's compatibility API gives h2 streams the request/response shape used here.
+    this.h2 = createH2Server({}, (req, res) => this.onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse))
+    // A client vanishing mid-session is a cancel, counted on its streams.
+    this.h2.on('session', (session: Http2Session) => session.on('error', () => {}))
+    this.listener = createNetServer({ noDelay: true }, (socket) => this.route(socket))
     shared.replicas.push(this)
+  }
+
+  /** HTTP/2 with prior knowledge starts with the h2 preface ("PRI * HTTP/2.0"); anything else is HTTP/1.1. */
+  private route(socket: Socket): void {
+    this.sockets.add(socket)
+    socket.on('close', () => this.sockets.delete(socket))
+    socket.on('error', () => {})
+    socket.once('data', (first: Buffer) => {
+      socket.pause()
+      socket.unshift(first)
+      if (startsH2(first)) {
+        // The h2 session reads what is buffered, then the socket's handle itself:
+        // resuming the JS stream here would take bytes from it (GOAWAY INTERNAL_ERROR).
+        this.h2.emit('connection', socket)
+        return
+      }
+      this.server.emit('connection', socket)
+      socket.resume()
+    })
   }
 
   /** Listens and resolves with the replica's URL. */
   listen(port: number, host: string): Promise<string> {
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => reject(err)
-      this.server.once('error', onError)
-      this.server.listen(port, host, () => {
-        this.server.off('error', onError)
-        const addr = this.server.address() as AddressInfo
+      this.listener.once('error', onError)
+      this.listener.listen(port, host, () => {
+        this.listener.off('error', onError)
+        const addr = this.listener.address() as AddressInfo
         const shownHost = addr.family === 'IPv6' || host.includes(':') ? `[${addr.address}]` : host
         this.url = `http://${shownHost}:${addr.port}/`
         resolve(this.url)
@@ -167,10 +220,10 @@ export class Replica {
   close(): Promise<void> {
     this.closing = true
     return new Promise((resolve) => {
-      if (!this.server.listening) return resolve()
-      this.server.close(() => resolve())
+      if (!this.listener.listening) return resolve()
+      this.listener.close(() => resolve())
       // Destroying sockets fires each job's 'close', which clears its timer.
-      this.server.closeAllConnections()
+      for (const socket of this.sockets) socket.destroy()
     })
   }
 
@@ -182,8 +235,8 @@ export class Replica {
   die(): void {
     if (this.closing) return
     this.closing = true
-    this.server.close()
-    this.server.closeAllConnections()
+    this.listener.close()
+    for (const socket of this.sockets) socket.destroy()
   }
 
   get dead(): boolean {
@@ -197,6 +250,7 @@ export class Replica {
   resetCounts(): void {
     this.counts = zeroCounts()
     this.keys = new Set()
+    this.seen = new WeakSet()
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -204,6 +258,13 @@ export class Replica {
     const c = this.counts
     const method = req.method ?? 'GET'
     c.received++
+    const session = (req as unknown as Http2ServerRequest).stream?.session
+    const connection: object = session ?? req.socket
+    if (!this.seen.has(connection)) {
+      this.seen.add(connection)
+      c.connections++
+    }
+    if (session) c.http2Streams++
     if (++this.lifetimeReceived === this.model.dieAfter) {
       c.cancelled++ // received, never answered: it dies with the replica
       return this.die()
@@ -213,7 +274,7 @@ export class Replica {
     const key = idempotencyKey(req)
     if (key !== null) this.keys.add(key)
 
-    const job: Job = { req, res, epoch: this.shared.epoch, body: [], bodyBytes: 0, state: 'reading', timer: null, admittedAt: 0, startedAt: 0, tie: tieOf(req) }
+    const job: Job = { req, res, epoch: this.shared.epoch, body: [], bodyBytes: 0, state: 'reading', timer: null, admittedAt: 0, startedAt: 0, tie: tieOf(req), http2: session !== undefined }
     res.on('close', () => {
       if (job.state !== 'done') this.cancel(job)
     })
@@ -311,7 +372,8 @@ export class Replica {
       this.counts.byStatus[status] = (this.counts.byStatus[status] ?? 0) + 1
     }
     const { res } = job
-    if (res.destroyed) return
+    // An h2 response has no `destroyed` of its own: its stream does.
+    if (res.destroyed || (res as unknown as { stream?: { destroyed: boolean } }).stream?.destroyed) return
     res.setHeader('x-hedgebench-replica', String(this.index))
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
     res.end(body)
@@ -320,7 +382,10 @@ export class Replica {
   private cancel(job: Job): void {
     const was = job.state
     job.state = 'done'
-    if (job.epoch === this.shared.epoch) this.counts.cancelled++
+    if (job.epoch === this.shared.epoch) {
+      this.counts.cancelled++
+      if (job.http2) this.counts.http2StreamsReset++
+    }
     if (was === 'running') {
       if (job.timer) clearTimeout(job.timer)
       job.timer = null
@@ -397,6 +462,15 @@ function tieOf(req: IncomingMessage): string | null {
   return tie === undefined || tie === '' ? null : tie
 }
 
+/** The client connection preface of HTTP/2 (RFC 9113 §3.4). */
+const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n')
+
+/** The first bytes of a connection are (the start of) the h2 preface. */
+function startsH2(first: Buffer): boolean {
+  const n = Math.min(first.length, H2_PREFACE.length)
+  return first.subarray(0, n).equals(H2_PREFACE.subarray(0, n))
+}
+
 function idempotencyKey(req: IncomingMessage): string | null {
   const raw = req.headers['idempotency-key']
   const key = Array.isArray(raw) ? raw[0] : raw
@@ -418,13 +492,16 @@ function zeroCounts(): ReplicaCounts {
     started: 0,
     busyMs: 0,
     tiedDropped: 0,
+    connections: 0,
+    http2Streams: 0,
+    http2StreamsReset: 0,
   }
 }
 
 function sumCounts(list: ReplicaCounts[]): ReplicaCounts {
   const t = zeroCounts()
   for (const r of list) {
-    for (const k of ['received', 'completed', 'cancelled', 'rejected', 'hedgeHeader', 'idempotencyKeys', 'duplicatesSuppressed', 'executions', 'started', 'busyMs', 'tiedDropped'] as const) {
+    for (const k of ['received', 'completed', 'cancelled', 'rejected', 'hedgeHeader', 'idempotencyKeys', 'duplicatesSuppressed', 'executions', 'started', 'busyMs', 'tiedDropped', 'connections', 'http2Streams', 'http2StreamsReset'] as const) {
       t[k] += r[k]
     }
     for (const [m, n] of Object.entries(r.byMethod)) t.byMethod[m] = (t.byMethod[m] ?? 0) + n

@@ -133,6 +133,8 @@ export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPh
     durationMs: round3(durationMs),
     rps: round3(durationMs > 0 ? (figures.requests * 1000) / durationMs : 0),
     connectionsOpened: sum(results.map((r) => r.connectionsOpened)),
+    connectionsClosedByCancel: sum(results.map((r) => r.connectionsClosedByCancel ?? 0)),
+    streamsResetByCancel: sum(results.map((r) => r.streamsResetByCancel ?? 0)),
     replicas: mergeReplicas(results.map((r) => r.replicas)),
     timeline: mergeSeconds(snaps.map((s) => s.seconds)),
     generator: ctx.generator,

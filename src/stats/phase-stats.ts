@@ -62,6 +62,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   launched = 0
   settled = 0
   connectionsOpened = 0
+  connectionsClosedByCancel = 0
+  streamsResetByCancel = 0
   lateSends = 0
   #unsent = 0
   #cancelled = 0
@@ -246,6 +248,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       durationMs: round3(durationMs),
       rps: round3(durationMs > 0 ? (figures.requests * 1000) / durationMs : 0),
       connectionsOpened: this.connectionsOpened,
+      connectionsClosedByCancel: this.connectionsClosedByCancel,
+      streamsResetByCancel: this.streamsResetByCancel,
       replicas: this.#replicaFigures(),
       timeline: this.timeline.finish(performance.now()),
       generator,

@@ -1,0 +1,79 @@
+/**
+ * The protocol seam: how one request is framed on the wire and how its
+ * answer is classified, per protocol. The engine (hedged-request.ts,
+ * attempt.ts, connection-pool.ts) and the run (run.ts, lane.ts) only talk
+ * to a `Protocol`; nothing outside this folder branches on which one it is.
+ *
+ * How a new protocol plugs in (gRPC is the one planned):
+ *   1. Write `src/protocol/NAME.ts` exporting a `Protocol` value (or a
+ *      function returning one from its settings). Implement:
+ *      - `transport`: which connections it needs (HTTP/1.1, h2 over TLS
+ *        with ALPN, or h2c with prior knowledge) and whether attempts share
+ *        them (`multiplexed`: h2 streams, a cancel is a stream reset) or each
+ *        needs a connection of its own (HTTP/1.1: a cancel closes it). The
+ *        pool (engine/connection-pool.ts) counts what cancels cost either way.
+ *      - `requestOptions`: undici dispatch options for one origin, built
+ *        once per run (method, path, headers, body, timeouts; `idempotent`
+ *        where undici would otherwise serialise requests on an h2 session).
+ *      - `attemptOptions`: the copy attempt N sends (its hedge header:
+ *        `x-hedge-attempt: N` for HTTP, `grpc-previous-rpc-attempts: N` for
+ *        gRPC; a per-attempt deadline header such as `grpc-timeout` from the
+ *        time that remains). Return `base` itself when nothing changes: the
+ *        original of every request goes through here.
+ *      - `classify`: success / non-fatal (hedge at once) / fatal, from the
+ *        status and raw headers when they arrive (the attempt that is not
+ *        non-fatal wins the race, as a gRPC client commits on headers), and
+ *        `classifyEnd` for protocols whose final status is in the trailers.
+ *      - `statusLabel`: how a status is shown in reports (`200`, `UNAVAILABLE`).
+ *   2. Choose it in `run/run.ts` (`protocolFor`) from the target URL's scheme.
+ * The hedging policy's `nonFatal` set and every status the engine records
+ * hold the protocol's own status numbers (HTTP codes, gRPC codes).
+ */
+import type { Dispatcher } from 'undici'
+
+/** What an answer means for the race: win it, trigger the next hedge, or end the request as a failure. */
+export type AnswerClass = 'success' | 'non-fatal' | 'fatal'
+
+/** The connections a protocol needs. */
+export interface Transport {
+  /** Speak HTTP/2: with ALPN over TLS, with prior knowledge (h2c) over cleartext. */
+  readonly http2: boolean
+  /**
+   * Attempts share connections (h2 streams): a cancel resets a stream, the
+   * connection lives on. What the protocol expects; the connection pool
+   * shares a connection once it really speaks h2 (h2c, or ALPN chose h2).
+   */
+  readonly multiplexed: boolean
+}
+
+/** A run's request, independent of protocol: what the user asked for. */
+export interface RequestSpec {
+  /** Method as given (HTTP) or the protocol's fixed one. */
+  readonly method: string
+  /** Extra headers (metadata), flat: [name, value, name, value, ...]. */
+  readonly headers: readonly string[]
+  readonly body: Buffer | null
+  /** Per-attempt timeout (-t), ms: undici's header and body timeouts. */
+  readonly timeoutMs: number
+  readonly keepAlive: boolean
+  /** Repeating this request is allowed (idempotent method, idempotency key, or --unsafe-hedge). */
+  readonly repeatable: boolean
+}
+
+export interface Protocol {
+  /** As shown in reports: 'HTTP/1.1', 'HTTP/2', 'gRPC'. */
+  readonly name: string
+  readonly transport: Transport
+  /** Dispatch options for one target URL, built once per run. */
+  requestOptions(url: URL, spec: RequestSpec): Dispatcher.DispatchOptions
+  /**
+   * The options attempt `index` (0 = the original) sends to `origin`.
+   * `hedgeHeader`: the header naming the attempt (null = none);
+   * `remainingMs`: time left before the request's deadline (null = none).
+   */
+  attemptOptions(base: Dispatcher.DispatchOptions, index: number, origin: string, hedgeHeader: string | null, remainingMs: number | null): Dispatcher.DispatchOptions
+  /** An answer's class when its headers arrive. */
+  classify(status: number, rawHeaders: Buffer[], nonFatal: ReadonlySet<number>): AnswerClass
+  /** Report label for a status. */
+  statusLabel(status: number): string
+}
