@@ -179,7 +179,8 @@ test('h2c: a hedged run shares one session per replica; each cancel resets a str
   assert.match(text, /HTTP\/2 \(h2c\)/)
   const csv = renderCsvSummary(result).split('\n')
   const header = csv[0]!.split(',')
-  const row = csv.find((l) => l.startsWith('phase,hedged,'))!.split(',')
+  // Rows start with the run's identity columns; find the hedged phase's row by its scope and phase cells.
+  const row = csv.map((l) => l.split(',')).find((cells) => cells[header.indexOf('scope')] === 'phase' && cells[header.indexOf('phase')] === 'hedged')!
   assert.equal(row[header.indexOf('streams_reset_by_cancel')], String(h.cancelled))
   assert.equal(row[header.indexOf('connections_closed_by_cancel')], '0')
 })
