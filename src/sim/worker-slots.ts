@@ -1,0 +1,54 @@
+/**
+ * A replica's bounded workers and waiting line (the model's `queue`): a job
+ * takes a worker, waits, or is turned away. Apart from the HTTP replica's
+ * request bookkeeping so the gRPC replica can share the same rule.
+ */
+import type { QueueSpec } from './latency-model.js'
+
+export interface SlotJob {
+  /** Called when the job gets a worker (at once, or from the waiting line). */
+  run(): void
+}
+
+export class WorkerSlots<J extends SlotJob> {
+  private active = 0
+  private readonly waiting: J[] = []
+  private closing = false
+
+  constructor(private readonly queue: QueueSpec | null) {}
+
+  /** 'started' or 'queued'; 'rejected' when every worker is busy and the line is full. */
+  admit(job: J): 'started' | 'queued' | 'rejected' {
+    if (!this.queue || this.active < this.queue.workers) {
+      this.active++
+      job.run()
+      return 'started'
+    }
+    if (this.waiting.length < this.queue.depth) {
+      this.waiting.push(job)
+      return 'queued'
+    }
+    return 'rejected'
+  }
+
+  /** A job gave up while waiting (its caller went away). */
+  withdraw(job: J): void {
+    const i = this.waiting.indexOf(job)
+    if (i >= 0) this.waiting.splice(i, 1)
+  }
+
+  /** A running job is done (answered or cancelled): its worker takes the next waiting job. */
+  release(): void {
+    this.active--
+    if (this.closing) return
+    const next = this.waiting.shift()
+    if (next) {
+      this.active++
+      next.run()
+    }
+  }
+
+  close(): void {
+    this.closing = true
+  }
+}
