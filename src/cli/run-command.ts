@@ -17,6 +17,8 @@ import { run } from '../run/run.js'
 import type { RunOptions } from '../run/run-options.js'
 import { loadProfile, profileRunOptions, type Profile } from '../sim/profile.js'
 import { spawnTarget, type Target } from '../sim/target.js'
+import { SIM_PROTO, SIM_WORK_CALL } from '../sim/grpc-replica.js'
+import { grpcFlags } from './grpc-flags.js'
 import type { RunResult } from '../results/run-result.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
@@ -49,7 +51,7 @@ const dflt = (value: string | number): string => `[default: ${value}]`
 const ms = (value: number): string => (value === 0 ? '0' : value % 1000 === 0 ? `${value / 1000}s` : `${value}ms`)
 
 function runFlags(y: Argv): Argv {
-  return y
+  return grpcFlags(y)
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
     .option('n', { type: 'string', describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
     .option('c', { type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
@@ -117,9 +119,10 @@ async function runFromCli(argv: CliFlags): Promise<number> {
   if (options.urls.length > 0) throw new UsageError('give either URLs or --profile (the built-in target), not both')
   const profile = loadProfile(argv.profile)
   const replicas = argv.replicas === undefined ? undefined : integer(argv.replicas, '--replicas')
-  const target = await spawnTarget({ profile: argv.profile, ...(replicas === undefined ? {} : { replicas }) })
+  const grpc = argv.grpc === true
+  const target = await spawnTarget({ profile: argv.profile, grpc, ...(replicas === undefined ? {} : { replicas }) })
   try {
-    return await measure(argv, withProfile(profile, options, target))
+    return await measure(argv, withBuiltInCall(withProfile(profile, options, target), grpc))
   } finally {
     await target.close()
   }
@@ -142,6 +145,12 @@ function withProfile(profile: Profile, options: RunOptions, target: Target): Run
     profile: target.profile,
     label: options.label ?? target.profile,
   }
+}
+
+/** Built-in gRPC replicas: their bundled service's Work call, unless the user named a call. */
+function withBuiltInCall(options: RunOptions, grpc: boolean): RunOptions {
+  if (!grpc || options.grpc?.call !== undefined) return options
+  return { ...options, grpc: { ...options.grpc, call: SIM_WORK_CALL, proto: SIM_PROTO, protoset: undefined } }
 }
 
 async function measure(argv: CliFlags, options: RunOptions): Promise<number> {

@@ -312,8 +312,8 @@ export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.D
   const spec = requestSpec(cfg)
   const map = new Map<string, Dispatcher.DispatchOptions>()
   for (const raw of cfg.urls) {
-    const url = new URL(raw)
-    map.set(url.origin, protocol.requestOptions(url, spec))
+    const opts = protocol.requestOptions(new URL(raw), spec)
+    map.set(opts.origin as string, opts)
   }
   return map
 }

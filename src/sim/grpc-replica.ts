@@ -24,13 +24,14 @@ import { fileURLToPath } from 'node:url'
 import { Server, ServerCredentials, status as grpcStatus } from '@grpc/grpc-js'
 import type { handleUnaryCall, ServerUnaryCall, sendUnaryData, ServiceDefinition } from '@grpc/grpc-js'
 import protobuf from 'protobufjs'
+import { STATS_SERVICE } from '../run/grpc-stats.js'
 import { grpcCodeForHttpStatus, grpcCodeName } from '../protocol/grpc-status.js'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
 import { WorkerSlots } from './worker-slots.js'
 
 /** The bundled service's schema: dist/src/sim/ -> ../../../proto. */
 export const SIM_PROTO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../proto/hedgebench-sim.proto')
-export const SIM_SERVICE = 'hedgebench.sim.v1.Replica'
+export const SIM_SERVICE = STATS_SERVICE
 export const SIM_WORK_CALL = `${SIM_SERVICE}/Work`
 const PREVIOUS_ATTEMPTS = 'grpc-previous-rpc-attempts'
 
@@ -276,11 +277,6 @@ function encodeStats(stats: GrpcServerStats): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
 
-/** The StatsReply's JSON, decoded. */
-export function decodeStats(bytes: Buffer): GrpcServerStats {
-  const m = simSchema().stats.decode(bytes) as unknown as { json: string }
-  return JSON.parse(m.json) as GrpcServerStats
-}
 
 function bindError(err: Error): Error {
   const e = err as Error & { code?: string }

@@ -1,0 +1,76 @@
+/**
+ * The gRPC flags of the run command, ghz-compatible: --proto with -i import
+ * paths, or --protoset; --call; -d/-D as the request message in JSON, -B as
+ * its encoded bytes; -m as JSON metadata (ghz's -m; for HTTP targets -m is
+ * hey's method) and -H "name: value" as metadata too.
+ */
+import type { Argv } from 'yargs'
+import { UsageError } from '../core/errors.js'
+import { isGrpcUrl } from '../core/target-url.js'
+import { parseGrpcNonFatal } from '../protocol/grpc-status.js'
+import type { GrpcRunOptions } from '../run/run-options.js'
+
+export interface GrpcFlags {
+  grpc?: boolean
+  proto?: string
+  i?: string[]
+  protoset?: string
+  call?: string
+  B?: string
+  d?: string
+  D?: string
+  m?: string
+}
+
+export function grpcFlags(y: Argv): Argv {
+  return y
+    .option('grpc', { type: 'boolean', describe: 'with --profile: built-in gRPC replicas (grpc:// targets need no flag)', group: 'gRPC:' })
+    .option('call', { type: 'string', describe: 'gRPC method, package.Service/Method', group: 'gRPC:' })
+    .option('proto', { type: 'string', describe: 'the .proto file declaring --call', group: 'gRPC:' })
+    .option('i', { type: 'string', array: true, describe: 'import path for --proto and its imports (repeatable)', group: 'gRPC:' })
+    .option('protoset', { type: 'string', describe: 'a compiled FileDescriptorSet instead of --proto', group: 'gRPC:' })
+    .option('B', { type: 'string', describe: 'the request message as encoded bytes, from a file (gRPC; -d/-D take JSON)', group: 'gRPC:' })
+}
+
+/** True when the run speaks gRPC: grpc:// or grpcs:// URLs (before or after `--`), or --grpc. */
+export function isGrpcRun(grpcFlag: boolean, urls: string[]): boolean {
+  return grpcFlag || urls.some(isGrpcUrl)
+}
+
+/** The run's GrpcRunOptions; -d/-D are the message's JSON here, not a raw body. */
+export function grpcRunOptions(f: GrpcFlags): GrpcRunOptions {
+  if (f.d !== undefined && f.D !== undefined) throw new UsageError('give the message with -d or -D, not both')
+  const o: GrpcRunOptions = {}
+  if (f.call !== undefined) o.call = f.call
+  if (f.proto !== undefined) o.proto = f.proto
+  if (f.i?.length) o.importPaths = [f.i].flat()
+  if (f.protoset !== undefined) o.protoset = f.protoset
+  if (f.d !== undefined) o.data = f.d
+  if (f.D !== undefined) o.dataFile = f.D
+  if (f.B !== undefined) o.binaryFile = f.B
+  return o
+}
+
+/** HTTP runs refuse the gRPC-only flags rather than ignore them. */
+export function assertNoGrpcFlags(f: GrpcFlags): void {
+  const given = (['call', 'proto', 'protoset', 'B', 'i'] as const).filter((k) => f[k] !== undefined)
+  if (given.length > 0) throw new UsageError(`${given.map((k) => (k.length === 1 ? `-${k}` : `--${k}`)).join(', ')}: only for gRPC targets (grpc://host:port)`)
+}
+
+/** ghz's -m: metadata as a JSON object of strings. */
+export function grpcMetadata(raw: string | undefined): Array<[string, string]> {
+  if (raw === undefined) return []
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    throw new UsageError(`-m for a gRPC target is metadata as JSON, e.g. '{"authorization": "Bearer x"}' (got ${JSON.stringify(raw)})`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('-m metadata must be a JSON object of strings')
+  return Object.entries(value).map(([k, v]) => {
+    if (typeof v !== 'string') throw new UsageError(`-m metadata "${k}" must be a string`)
+    return [k.toLowerCase(), v]
+  })
+}
+
+export { parseGrpcNonFatal }
