@@ -6,6 +6,7 @@
  * a one-line verdict, the figure the user came for. Pure: result in, text out.
  */
 import { extraLoadPct } from './compare.js'
+import { statusLabel } from './status-label.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
@@ -155,7 +156,7 @@ function latencyDistribution(l: LatencySummary): string[] {
 function statusCodes(f: Figures): string[] {
   const entries = Object.entries(f.statusCodes).sort(([a], [b]) => Number(a) - Number(b))
   if (entries.length === 0) return []
-  return ['Status code distribution:', ...entries.map(([code, n]) => `  [${code}] ${n} responses`)]
+  return ['Status code distribution:', ...entries.map(([code, n]) => `  [${statusLabel(Number(code))}] ${n} responses`)]
 }
 
 function errorDistribution(f: Figures): string[] {
