@@ -7,6 +7,7 @@
  */
 import { extraLoadPct } from './compare.js'
 import { statusLabel } from './status-label.js'
+import { grpcClientText } from './grpc-client-text.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
@@ -43,6 +44,7 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
   if (warmup) blocks.push(warmupLine(warmup))
   for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint))
   if (plain && hedged) blocks.push(comparison(plain, hedged, paint))
+  blocks.push(grpcClientText(result))
   blocks.push(footer(result, paint))
   return `${blocks
     .filter((b) => b.length > 0)

@@ -6,7 +6,9 @@
 import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { redactUrl } from '../core/redact.js'
-import { encodeRequestBody } from '../protocol/grpc-message.js'
+import { encodeRequestMessage } from '../protocol/grpc-message.js'
+import { frameMessage } from '../protocol/grpc-frame.js'
+import type { ServiceConfig } from './grpc-js-phase.js'
 import type { GrpcMessageSource } from '../protocol/grpc-message.js'
 import { loadGrpcMethod } from '../protocol/grpc-method.js'
 import type { GrpcSchemaSource } from '../protocol/grpc-method.js'
@@ -15,6 +17,10 @@ import type { GrpcSchemaSource } from '../protocol/grpc-method.js'
 export interface GrpcRunOptions extends GrpcSchemaSource, GrpcMessageSource {
   /** `package.Service/Method`. */
   call?: string
+  /** Who hedges the hedged calls: hedgebench's engine (default), or also a real grpc-js client with `serviceConfig`. */
+  hedgeBy?: 'hedgebench' | 'grpc-js'
+  /** A gRPC service config (methodConfig[].hedgingPolicy, retryThrottling), for hedgeBy 'grpc-js'. */
+  serviceConfig?: ServiceConfig
 }
 
 export interface ResolvedGrpc {
@@ -24,6 +30,10 @@ export interface ResolvedGrpc {
   path: string
   /** The framed request message. */
   body: Buffer
+  /** The encoded message without its frame (what a gRPC client library is given). */
+  message: Buffer
+  /** Set when a grpc-js client also runs the hedged calls with this service config. */
+  serviceConfig: ServiceConfig | null
 }
 
 /** null for HTTP targets; every URL must be gRPC or none. */
@@ -31,12 +41,25 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   const grpc = urls.filter(isGrpcUrl)
   if (grpc.length === 0) {
     if (options?.call !== undefined) throw new UsageError('--call is for grpc:// targets (got http URLs)')
+    if (options?.hedgeBy === 'grpc-js') throw new UsageError('--hedge-by grpc-js needs grpc:// targets')
     return null
   }
   if (grpc.length !== urls.length) throw new UsageError('mix of grpc:// and http URLs: every replica of a run speaks the same protocol')
   for (const raw of grpc) checkGrpcUrl(raw)
   const method = loadGrpcMethod(options ?? {}, options?.call)
-  return { call: method.call, path: method.path, body: encodeRequestBody(method, options ?? {}) }
+  const message = Buffer.from(encodeRequestMessage(method, options ?? {}))
+  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig: clientConfig(options ?? {}) }
+}
+
+function clientConfig(o: GrpcRunOptions): ServiceConfig | null {
+  const by = o.hedgeBy ?? 'hedgebench'
+  if (by !== 'hedgebench' && by !== 'grpc-js') throw new UsageError(`invalid --hedge-by "${by}" (choose one of: hedgebench, grpc-js)`)
+  if (by === 'hedgebench') {
+    if (o.serviceConfig !== undefined) throw new UsageError('--service-config is for --hedge-by grpc-js')
+    return null
+  }
+  if (o.serviceConfig === undefined) throw new UsageError('--hedge-by grpc-js needs --service-config FILE (a gRPC service config with methodConfig[].hedgingPolicy)')
+  return o.serviceConfig
 }
 
 function checkGrpcUrl(raw: string): void {

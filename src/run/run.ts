@@ -26,6 +26,8 @@ import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
+import { runGrpcClientPhase } from './grpc-js-phase.js'
+import type { GrpcClientResult } from '../results/run-result.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
 const INTERRUPT_GRACE_MS = 2000
@@ -66,6 +68,7 @@ class RunSession {
   #current: PhaseName | null = null
   #interrupted = false
   #grace: NodeJS.Timeout | null = null
+  #grpcClient: GrpcClientResult | null = null
   /** --workers N > 1: the worker threads, for the whole run. */
   #pool: WorkerPool | null = null
 
@@ -89,6 +92,7 @@ class RunSession {
     this.options.stopNow?.addEventListener('abort', onStopNow, { once: true })
     try {
       await this.#phasesInOrder()
+      await this.#grpcClientPhase()
     } finally {
       signal?.removeEventListener('abort', onAbort)
       this.options.stopNow?.removeEventListener('abort', onStopNow)
@@ -121,6 +125,28 @@ class RunSession {
       delay ??= this.#deriveDelay('plain')
     }
     if (cfg.mode !== 'plain') await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], cfg.requests, cfg.durationMs)
+  }
+
+  /** --hedge-by grpc-js: the hedged calls once more, through grpc-js with the user's service config, on the same replicas. */
+  async #grpcClientPhase(): Promise<void> {
+    const grpc = this.cfg.grpc
+    if (!grpc?.serviceConfig || this.cfg.mode === 'plain' || this.#interrupted) return
+    const cfg = this.cfg
+    this.#current = 'hedged'
+    this.#grpcClient = await runGrpcClientPhase({
+      urls: cfg.urls,
+      path: grpc.path,
+      message: grpc.message,
+      metadata: cfg.headers,
+      serviceConfig: grpc.serviceConfig,
+      concurrency: cfg.concurrency,
+      requests: cfg.requests,
+      durationMs: cfg.durationMs,
+      timeoutMs: cfg.timeoutMs,
+      slowMs: cfg.slowMs,
+      server: this.#server,
+      ...(this.options.signal ? { signal: this.options.signal } : {}),
+    })
   }
 
   async #runWindow(specs: LaneSpec[], requests: number | null, durationMs: number | null, chooseLane?: () => number): Promise<void> {
@@ -273,6 +299,7 @@ class RunSession {
       config: buildConfigRecord(cfg),
       phases: this.#phases,
       warnings,
+      ...(this.#grpcClient ? { grpcClient: this.#grpcClient } : {}),
     }
   }
 }
