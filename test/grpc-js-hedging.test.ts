@@ -47,28 +47,18 @@ const call = { call: SIM_WORK_CALL, proto: SIM_PROTO, hedgeBy: 'grpc-js' as cons
 test('grpc-js hedges with its own hedgingPolicy: its attempts equal the server calls, stalls are rescued, and the caveats that apply are shown', async () => {
   const target = await spawnTarget({ profile: SEED_PROFILE, grpc: true })
   targets.push(target)
-  const result = await run({
+  const options = {
     urls: target.urls,
     grpc: { ...call, serviceConfig: hedgingConfig({ retryThrottling: { maxTokens: 10, tokenRatio: 0.1 } }) },
     concurrency: 4,
     requests: N,
     warmup: 0,
-    mode: 'plain',
     slowMs: 150,
     serverStatsUrl: target.statsUrl,
-  })
-  assert.equal(result.grpcClient, undefined, '--mode plain runs no hedged calls, by grpc-js either')
-  const both = await run({
-    urls: target.urls,
-    grpc: { ...call, serviceConfig: hedgingConfig({ retryThrottling: { maxTokens: 10, tokenRatio: 0.1 } }) },
-    concurrency: 4,
-    requests: N,
-    warmup: 0,
-    mode: 'hedged',
-    hedge: { delay: 40 },
-    slowMs: 150,
-    serverStatsUrl: target.statsUrl,
-  })
+  }
+  const plainOnly = await run({ ...options, requests: 20, mode: 'plain' })
+  assert.equal(plainOnly.grpcClient, undefined, '--mode plain runs no hedged calls, by grpc-js either')
+  const both = await run({ ...options, mode: 'hedged', hedge: { delay: 40 } })
   const g = both.grpcClient!
   assert.ok(g, 'the grpc-js phase ran')
   assert.equal(g.requests, N)

@@ -249,16 +249,10 @@ export class GrpcReplica {
   }
 
   private cancel(job: Job): void {
-    const was = job.state
+    const wasRunning = job.state === 'running'
     job.state = 'done'
     if (job.epoch === this.shared.epoch) this.counts.cancelled++
-    if (was === 'running') {
-      if (job.timer) clearTimeout(job.timer)
-      job.timer = null
-      this.slots.release()
-    } else {
-      this.slots.withdraw(job)
-    }
+    this.slots.drop(job, wasRunning)
   }
 }
 

@@ -8,6 +8,8 @@ import type { QueueSpec } from './latency-model.js'
 export interface SlotJob {
   /** Called when the job gets a worker (at once, or from the waiting line). */
   run(): void
+  /** Its service timer while it runs. */
+  timer: NodeJS.Timeout | null
 }
 
 export class WorkerSlots<J extends SlotJob> {
@@ -31,8 +33,18 @@ export class WorkerSlots<J extends SlotJob> {
     return 'rejected'
   }
 
-  /** A job gave up while waiting (its caller went away). */
-  withdraw(job: J): void {
+  /**
+   * The caller went away before the answer: a running job's timer is
+   * cleared and its worker freed (as a real server stops work nobody
+   * wants), a waiting one leaves the line.
+   */
+  drop(job: J, wasRunning: boolean): void {
+    if (wasRunning) {
+      if (job.timer) clearTimeout(job.timer)
+      job.timer = null
+      this.release()
+      return
+    }
     const i = this.waiting.indexOf(job)
     if (i >= 0) this.waiting.splice(i, 1)
   }
