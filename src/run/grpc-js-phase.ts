@@ -10,7 +10,7 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { Client, credentials, getChannelzHandlers, Metadata } from '@grpc/grpc-js'
-import type { ServiceError, StatusObject } from '@grpc/grpc-js'
+import type { ClientUnaryCall, ServiceError, StatusObject } from '@grpc/grpc-js'
 import { UsageError } from '../core/errors.js'
 import { grpcCodeName, GRPC_OK } from '../protocol/grpc-status.js'
 import { PREVIOUS_ATTEMPTS_HEADER } from '../protocol/grpc.js'
@@ -34,7 +34,11 @@ export interface GrpcClientPhaseOptions {
   timeoutMs: number
   slowMs: number
   server: ServerCounter | null
+  /** Stops new calls; calls in flight are cancelled after `graceMs`. */
   signal?: AbortSignal
+  /** Cancels the calls in flight at once (a second Ctrl-C). */
+  stopNow?: AbortSignal
+  graceMs: number
 }
 
 export interface ServiceConfig {
@@ -132,6 +136,24 @@ async function channelTarget(urls: string[]): Promise<string> {
 type Measured = Pick<GrpcClientResult, 'requests' | 'ok' | 'errors' | 'statusCodes' | 'latencyMs' | 'slow' | 'durationMs' | 'rps' | 'winsByAttempt' | 'callsOverDelay'>
 
 async function closedLoop(client: Client, o: GrpcClientPhaseOptions, asked: GrpcClientAsked): Promise<Measured> {
+  const inFlight = new Set<ClientUnaryCall>()
+  const cancelAll = () => {
+    for (const c of inFlight) c.cancel()
+  }
+  let grace: NodeJS.Timeout | null = null
+  const onStop = () => (grace ??= setTimeout(cancelAll, o.graceMs))
+  o.signal?.addEventListener('abort', onStop, { once: true })
+  o.stopNow?.addEventListener('abort', cancelAll, { once: true })
+  try {
+    return await measure(client, o, asked, inFlight)
+  } finally {
+    if (grace) clearTimeout(grace)
+    o.signal?.removeEventListener('abort', onStop)
+    o.stopNow?.removeEventListener('abort', cancelAll)
+  }
+}
+
+async function measure(client: Client, o: GrpcClientPhaseOptions, asked: GrpcClientAsked, inFlight: Set<ClientUnaryCall>): Promise<Measured> {
   const histogram = createHistogram()
   const statusCodes: Record<string, number> = {}
   const winsByAttempt: Record<string, number> = {}
@@ -146,7 +168,7 @@ async function closedLoop(client: Client, o: GrpcClientPhaseOptions, asked: Grpc
   const worker = async () => {
     while (more()) {
       next++
-      const call = await oneCall(client, o)
+      const call = await oneCall(client, o, inFlight)
       requests++
       recordMs(histogram, call.ms)
       const name = grpcCodeName(call.code)
@@ -182,7 +204,7 @@ interface CallOutcome {
   answeredBy: string
 }
 
-function oneCall(client: Client, o: GrpcClientPhaseOptions): Promise<CallOutcome> {
+function oneCall(client: Client, o: GrpcClientPhaseOptions, inFlight: Set<ClientUnaryCall>): Promise<CallOutcome> {
   const metadata = new Metadata()
   for (const [k, v] of o.metadata) metadata.add(k, v)
   const started = performance.now()
@@ -192,9 +214,11 @@ function oneCall(client: Client, o: GrpcClientPhaseOptions): Promise<CallOutcome
     if (value !== undefined) answeredBy = String(value)
   }
   return new Promise((resolve) => {
-    const call = client.makeUnaryRequest(o.path, identity, identity, o.message, metadata, { deadline: Date.now() + o.timeoutMs }, (err: ServiceError | null) =>
-      resolve({ ms: performance.now() - started, code: err ? err.code : GRPC_OK, answeredBy }),
-    )
+    const call = client.makeUnaryRequest(o.path, identity, identity, o.message, metadata, { deadline: Date.now() + o.timeoutMs }, (err: ServiceError | null) => {
+      inFlight.delete(call)
+      resolve({ ms: performance.now() - started, code: err ? err.code : GRPC_OK, answeredBy })
+    })
+    inFlight.add(call)
     call.on('metadata', noteAttempt)
     call.on('status', (s: StatusObject) => noteAttempt(s.metadata))
   })

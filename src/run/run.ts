@@ -146,6 +146,8 @@ class RunSession {
       slowMs: cfg.slowMs,
       server: this.#server,
       ...(this.options.signal ? { signal: this.options.signal } : {}),
+      ...(this.options.stopNow ? { stopNow: this.options.stopNow } : {}),
+      graceMs: INTERRUPT_GRACE_MS,
     })
   }
 
