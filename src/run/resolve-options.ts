@@ -66,7 +66,8 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
   const durationMs = o.durationMs === undefined ? null : positiveNumber(o.durationMs, '-z', 'duration')
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
-  const method = grpc ? 'POST' : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
+  // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
+  const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
   const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc !== null)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
