@@ -131,7 +131,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
 
   onComplete(rawTrailers: string[] | Buffer[] | null): void {
     this.finished = true
-    this.status = this.req.protocol.endStatus(this.status!, rawTrailers)
+    if (this.status !== null) this.status = this.req.protocol.endStatus(this.status, rawTrailers)
     const won = this === this.req.winner
     const elapsed = this.#elapsed()
     this.#report(null, won, elapsed)

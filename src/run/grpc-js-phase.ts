@@ -66,7 +66,9 @@ export async function runGrpcClientPhase(o: GrpcClientPhaseOptions): Promise<Grp
   const target = await channelTarget(o.urls)
   let client: Client
   try {
-    client = new Client(target, credentials.createInsecure(), {
+    // grpcs:// is TLS with the system's roots, as for the engine's own connections.
+    const secure = o.urls.some((u) => u.startsWith('grpcs:'))
+    client = new Client(target, secure ? credentials.createSsl() : credentials.createInsecure(), {
       'grpc.service_config': JSON.stringify(config),
       'grpc.enable_channelz': 1,
       'grpc.enable_retries': 1,
