@@ -47,7 +47,8 @@ export { renderCompareJson } from './report/compare-json.js'
 export { startTarget, spawnTarget, fetchServerStats, resetServerStats, type Target, type TargetOptions } from './sim/target.js'
 export { loadProfile, listProfiles, parseProfile, type Profile } from './sim/profile.js'
 export { fetchGrpcServerStats, resetGrpcServerStats } from './sim/grpc-stats-client.js'
-export { SIM_PROTO, SIM_WORK_CALL, type GrpcServerStats } from './sim/grpc-replica.js'
+export { SIM_PROTO, SIM_WORK_CALL } from './sim/grpc-sim-service.js'
+export type { GrpcServerStats } from './sim/grpc-replica.js'
 
 // Parsing helpers and errors
 export { parseDuration, formatMs } from './core/duration.js'

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { after, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import { SIM_PROTO, SIM_WORK_CALL } from '../src/sim/grpc-replica.js'
 import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
 
@@ -42,13 +42,16 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
   { name: '--call on an http target', args: ['http://127.0.0.1:9/', '--call', SIM_WORK_CALL, '--no-save'], message: /--call: only for gRPC targets/ },
 ]
 
-for (const c of CASES) {
-  test(`bad gRPC input: ${c.name}`, async () => {
-    const run = await runCli(c.args, { timeoutMs: 15_000 })
-    const lines = stderrLines(run)
-    assert.equal(run.code, 2, `exit code (stderr: ${run.stderr})`)
-    assert.equal(lines.length, 1, `one line: ${JSON.stringify(lines)}`)
-    assert.match(lines[0]!, c.message)
-    assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
-  })
-}
+// Each case is a CLI process of its own: run a few at once.
+describe('bad gRPC input', { concurrency: 4 }, () => {
+  for (const c of CASES) {
+    test(c.name, async () => {
+      const run = await runCli(c.args, { timeoutMs: 15_000 })
+      const lines = stderrLines(run)
+      assert.equal(run.code, 2, `exit code (stderr: ${run.stderr})`)
+      assert.equal(lines.length, 1, `one line: ${JSON.stringify(lines)}`)
+      assert.match(lines[0]!, c.message)
+      assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
+    })
+  }
+})

@@ -4,7 +4,7 @@
  * read them), and everything else on stderr; serves until SIGINT/SIGTERM.
  */
 import type { Argv, CommandModule } from 'yargs'
-import { SIM_SERVICE } from '../sim/grpc-replica.js'
+import { SIM_SERVICE } from '../sim/grpc-sim-service.js'
 import { profileNames } from '../sim/profile.js'
 import { DEFAULT_HEDGE_HEADER, startTarget } from '../sim/target.js'
 import { assertNoRepeats, integer } from './run-flags.js'

@@ -9,10 +9,10 @@
  * error, not a silently empty field (fromObject drops it).
  */
 import { readFileSync } from 'node:fs'
-import protojson from 'protobufjs/ext/protojson.js'
 import { UsageError } from '../core/errors.js'
 import type { GrpcMethod } from './grpc-method.js'
 import { frameMessage } from './grpc-frame.js'
+import { protojson } from './protobuf-lazy.js'
 
 export interface GrpcMessageSource {
   /** `-d`: the message as JSON text. */
@@ -46,7 +46,7 @@ function fromJsonText(method: GrpcMethod, text: string, flag: string): Uint8Arra
   }
   const typeName = method.requestType.fullName.replace(/^\./, '')
   try {
-    const message = protojson.fromJson(method.requestType, json)
+    const message = protojson().fromJson(method.requestType, json)
     return method.requestType.encode(message).finish()
   } catch (err) {
     // protojson names the type path (".pkg.Inner: unknown field: \"usr\""); keep it, it locates nested typos.

@@ -7,9 +7,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
-import protobuf from 'protobufjs'
-import 'protobufjs/ext/descriptor.js'
+import type * as Protobuf from 'protobufjs'
 import { UsageError } from '../core/errors.js'
+import { protobuf } from './protobuf-lazy.js'
 
 export interface GrpcSchemaSource {
   /** A .proto file (exclusive with protoset). */
@@ -26,8 +26,8 @@ export interface GrpcMethod {
   call: string
   /** The HTTP/2 :path of the call: `/package.Service/Method`. */
   path: string
-  requestType: protobuf.Type
-  responseType: protobuf.Type
+  requestType: Protobuf.Type
+  responseType: Protobuf.Type
 }
 
 /** Loads the schema and resolves `--call` in it. */
@@ -38,17 +38,17 @@ export function loadGrpcMethod(source: GrpcSchemaSource, call: string | undefine
 }
 
 /** The schema as a resolved protobufjs Root. */
-export function loadSchema(source: GrpcSchemaSource): protobuf.Root {
+export function loadSchema(source: GrpcSchemaSource): Protobuf.Root {
   if (source.proto !== undefined && source.protoset !== undefined) throw new UsageError('use either --proto or --protoset, not both')
   if (source.protoset !== undefined) return loadProtoset(source.protoset)
   if (source.proto !== undefined) return loadProto(source.proto, source.importPaths ?? [])
   throw new UsageError('a gRPC target needs its schema: --proto FILE (with -i DIR for imports) or --protoset FILE')
 }
 
-function loadProto(file: string, importPaths: string[]): protobuf.Root {
+function loadProto(file: string, importPaths: string[]): Protobuf.Root {
   const dirs = [...importPaths.map((d) => resolve(d)), process.cwd()]
   const main = isAbsolute(file) ? file : (dirs.map((d) => resolve(d, file)).find((p) => existsSync(p)) ?? resolve(file))
-  const root = new protobuf.Root()
+  const root = new (protobuf().Root)()
   // Imports are looked up in the -i paths, then beside the importing file, as protoc does.
   root.resolvePath = (origin, target) => {
     if (isAbsolute(target)) return target
@@ -64,7 +64,7 @@ function loadProto(file: string, importPaths: string[]): protobuf.Root {
   return root
 }
 
-function loadProtoset(file: string): protobuf.Root {
+function loadProtoset(file: string): Protobuf.Root {
   let bytes: Buffer
   try {
     bytes = readFileSync(file)
@@ -72,7 +72,7 @@ function loadProtoset(file: string): protobuf.Root {
     throw new UsageError(`cannot read --protoset ${file}: ${reason(err)}`)
   }
   try {
-    const root = (protobuf.Root as unknown as { fromDescriptor(b: Uint8Array): protobuf.Root }).fromDescriptor(bytes)
+    const root = (protobuf().Root as unknown as { fromDescriptor(b: Uint8Array): Protobuf.Root }).fromDescriptor(bytes)
     root.resolveAll()
     return root
   } catch (err) {
@@ -81,14 +81,14 @@ function loadProtoset(file: string): protobuf.Root {
 }
 
 /** `pkg.Service/Method` or `pkg.Service.Method` (ghz accepts both). */
-function resolveCall(root: protobuf.Root, call: string): GrpcMethod {
+function resolveCall(root: Protobuf.Root, call: string): GrpcMethod {
   const slash = call.lastIndexOf('/')
   const split = slash >= 0 ? slash : call.lastIndexOf('.')
   const serviceName = call.slice(0, Math.max(0, split)).replace(/^\./, '')
   const methodName = call.slice(split + 1)
   if (split <= 0 || methodName === '') throw new UsageError(`--call must be package.Service/Method (got "${call}")`)
   const service = root.lookup(serviceName)
-  if (!(service instanceof protobuf.Service)) {
+  if (!(service instanceof protobuf().Service)) {
     throw new UsageError(`service "${serviceName}" is not in the schema (services: ${serviceNames(root).join(', ') || 'none'})`)
   }
   const method = service.methods[methodName]
@@ -105,12 +105,12 @@ function resolveCall(root: protobuf.Root, call: string): GrpcMethod {
   }
 }
 
-function serviceNames(root: protobuf.Root): string[] {
+function serviceNames(root: Protobuf.Root): string[] {
   const names: string[] = []
-  const walk = (ns: protobuf.NamespaceBase) => {
+  const walk = (ns: Protobuf.NamespaceBase) => {
     for (const child of ns.nestedArray) {
-      if (child instanceof protobuf.Service) names.push(child.fullName.replace(/^\./, ''))
-      else if (child instanceof protobuf.Namespace) walk(child)
+      if (child instanceof protobuf().Service) names.push(child.fullName.replace(/^\./, ''))
+      else if (child instanceof protobuf().Namespace) walk(child)
     }
   }
   walk(root)

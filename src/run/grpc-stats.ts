@@ -4,7 +4,6 @@
  * answer `hedgebench.sim.v1.Replica/Stats` with a StatsReply whose one
  * field is the stats JSON, in the outline the HTTP replicas serve.
  */
-import { Client, credentials } from '@grpc/grpc-js'
 
 export const STATS_SERVICE = 'hedgebench.sim.v1.Replica'
 const identity = (b: Buffer) => b
@@ -15,7 +14,9 @@ export function grpcAddress(url: string): string {
 }
 
 /** One control call (Stats or Reset) on a fresh channel, closed after it. */
-export function grpcControlCall(url: string, method: 'Stats' | 'Reset', timeoutMs: number): Promise<Buffer> {
+export async function grpcControlCall(url: string, method: 'Stats' | 'Reset', timeoutMs: number): Promise<Buffer> {
+  // Loaded on demand: only runs against gRPC targets read their stats this way.
+  const { Client, credentials } = await import('@grpc/grpc-js')
   const client = new Client(grpcAddress(url), credentials.createInsecure())
   return new Promise<Buffer>((resolve, reject) => {
     client.makeUnaryRequest(`/${STATS_SERVICE}/${method}`, identity, identity, Buffer.alloc(0), { deadline: Date.now() + timeoutMs }, (err, reply) => {

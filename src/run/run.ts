@@ -26,7 +26,6 @@ import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
-import { runGrpcClientPhase } from './grpc-js-phase.js'
 import type { GrpcClientResult } from '../results/run-result.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
@@ -133,6 +132,8 @@ class RunSession {
     if (!grpc?.serviceConfig || this.cfg.mode === 'plain' || this.#interrupted) return
     const cfg = this.cfg
     this.#current = 'hedged'
+    // Loaded on demand: grpc-js is only needed by this phase.
+    const { runGrpcClientPhase } = await import('./grpc-js-phase.js')
     this.#grpcClient = await runGrpcClientPhase({
       urls: cfg.urls,
       path: grpc.path,

@@ -19,20 +19,15 @@
  * first attempt that sends headers, so headers before the stall would stop
  * its hedging and make the simulation lie about it.
  */
-import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Server, ServerCredentials, status as grpcStatus } from '@grpc/grpc-js'
 import type { handleUnaryCall, ServerUnaryCall, sendUnaryData, ServiceDefinition } from '@grpc/grpc-js'
 import protobuf from 'protobufjs'
-import { STATS_SERVICE } from '../run/grpc-stats.js'
+import { SIM_PROTO, SIM_SERVICE, SIM_WORK_CALL } from './grpc-sim-service.js'
 import { grpcCodeForHttpStatus, grpcCodeName } from '../protocol/grpc-status.js'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
 import { WorkerSlots } from './worker-slots.js'
 
-/** The bundled service's schema: dist/src/sim/ -> ../../../proto. */
-export const SIM_PROTO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../proto/hedgebench-sim.proto')
-export const SIM_SERVICE = STATS_SERVICE
-export const SIM_WORK_CALL = `${SIM_SERVICE}/Work`
+export { SIM_PROTO, SIM_SERVICE, SIM_WORK_CALL }
 const PREVIOUS_ATTEMPTS = 'grpc-previous-rpc-attempts'
 
 export interface GrpcReplicaCounts {

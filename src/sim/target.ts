@@ -17,7 +17,6 @@ import { randomSeed } from '../core/random.js'
 import { fetchStatsJson } from '../run/server-check.js'
 import { createReplicaModels } from './latency-model.js'
 import type { ReplicaModel } from './latency-model.js'
-import { GrpcReplica, GrpcSimulationState } from './grpc-replica.js'
 import { isProfilePath, loadProfile, MAX_REPLICAS, parseProfile } from './profile.js'
 import type { Profile } from './profile.js'
 import { CONTROL_PREFIX, DEFAULT_HEDGE_HEADER, Replica, SimulationState } from './replica-server.js'
@@ -96,7 +95,7 @@ function checkedProfile(profile: Profile): Profile {
 export async function startTarget(options: TargetOptions): Promise<Target> {
   const o = resolveTargetOptions(options)
   const models = createReplicaModels(o.profile.model, o.replicas, o.seed, performance.now())
-  const replicas = o.grpc ? grpcReplicas(o, models) : httpReplicas(o, models)
+  const replicas = o.grpc ? await grpcReplicas(o, models) : httpReplicas(o, models)
   const close = async () => {
     await Promise.all(replicas.map((r) => r.close()))
   }
@@ -120,8 +119,12 @@ function httpReplicas(o: Resolved, models: ReplicaModel[]): Listener[] {
   return models.map((model, i) => new Replica(i, model, state))
 }
 
-/** gRPC replicas count grpc-previous-rpc-attempts, the gRPC convention, rather than --hedge-header. */
-function grpcReplicas(o: Resolved, models: ReplicaModel[]): Listener[] {
+/**
+ * gRPC replicas count grpc-previous-rpc-attempts, the gRPC convention, rather
+ * than --hedge-header. Loaded on demand: grpc-js is not needed to serve HTTP.
+ */
+async function grpcReplicas(o: Resolved, models: ReplicaModel[]): Promise<Listener[]> {
+  const { GrpcReplica, GrpcSimulationState } = await import('./grpc-replica.js')
   const state = new GrpcSimulationState(o.profile.name, o.seed)
   return models.map((model, i) => new GrpcReplica(i, model, state))
 }
