@@ -14,6 +14,7 @@ import { simSchema, SIM_SERVICE } from '../src/sim/grpc-replica.js'
 import { fetchGrpcServerStats, grpcAddress, resetGrpcServerStats } from '../src/sim/grpc-stats-client.js'
 import type { Profile } from '../src/sim/profile.js'
 import { eventually } from './helpers/sim.js'
+import { runCli, stderrLines } from './helpers/cli.js'
 
 const STALL_MS = 200
 /** Replica 0 answers in 20 ms; replica 1 always stalls 200 ms more; replica 2 always fails with the HTTP replica's 503. */
@@ -130,4 +131,13 @@ test('hedgebench serve --grpc as a child process prints grpc:// URLs that answer
   const answer = await work(clientFor(target.urls[0]!))
   assert.equal(answer.err, null)
   assert.equal((await fetchGrpcServerStats(target.statsUrl)).totals.completed, 1)
+})
+
+test('serve --grpc on a port already in use: one line, exit 2 (grpc-js\'s own error log is silenced)', async () => {
+  const target = await startTarget({ profile: PROFILE, grpc: true, replicas: 1 })
+  targets.push(target)
+  const port = new URL(target.urls[0]!).port
+  const run = await runCli(['serve', '--grpc', '--profile', 'pi', '--replicas', '1', '--port', port], { timeoutMs: 15_000 })
+  assert.equal(run.code, 2)
+  assert.deepEqual(stderrLines(run), [`hedgebench: cannot listen on 127.0.0.1 from port ${port}: a port is already in use`])
 })

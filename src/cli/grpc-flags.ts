@@ -100,3 +100,12 @@ export function grpcMetadata(raw: string | undefined): Array<[string, string]> {
 }
 
 export { parseGrpcNonFatal }
+
+/**
+ * grpc-js logs its own errors to stderr (a failed bind prints "E No address
+ * added ..."); the CLI reports every problem itself, in one line.
+ */
+export async function quietGrpcJs(): Promise<void> {
+  const { logVerbosity, setLogVerbosity } = await import('@grpc/grpc-js')
+  setLogVerbosity(logVerbosity.NONE)
+}

@@ -18,7 +18,7 @@ import type { RunOptions } from '../run/run-options.js'
 import { loadProfile, profileRunOptions, type Profile } from '../sim/profile.js'
 import { spawnTarget, type Target } from '../sim/target.js'
 import { SIM_PROTO, SIM_WORK_CALL } from '../sim/grpc-sim-service.js'
-import { grpcFlags } from './grpc-flags.js'
+import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
 import type { RunResult } from '../results/run-result.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
@@ -154,6 +154,7 @@ function withBuiltInCall(options: RunOptions, grpc: boolean): RunOptions {
 }
 
 async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
+  if (options.grpc) await quietGrpcJs()
   // Every check that can fail comes before the first file is touched, so bad
   // input leaves nothing behind (no empty out-dir, no truncated request log).
   resolveOptions(options, 0)

@@ -5,6 +5,7 @@
  */
 import type { Argv, CommandModule } from 'yargs'
 import { SIM_SERVICE } from '../sim/grpc-sim-service.js'
+import { quietGrpcJs } from './grpc-flags.js'
 import { profileNames } from '../sim/profile.js'
 import { DEFAULT_HEDGE_HEADER, startTarget } from '../sim/target.js'
 import { assertNoRepeats, integer } from './run-flags.js'
@@ -43,6 +44,7 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
     handler: async (raw) => {
       assertNoRepeats(raw)
       const argv = raw as unknown as ServeArgs
+      if (argv.grpc) await quietGrpcJs()
       const target = await startTarget({
         profile: argv.profile,
         replicas: optionalInteger(argv.replicas, '--replicas'),
