@@ -35,7 +35,7 @@ export function grpcClientText(result: RunResult): string[] {
 function winners(g: GrpcClientResult): string {
   const entries = Object.entries(g.winsByAttempt).sort(([x], [y]) => Number(x) - Number(y))
   if (g.hedgesSent === 0) return 'the original in every call (no hedge was sent)'
-  return entries.map(([n, count]) => `${n === '0' ? 'original' : `hedge ${n}`} ${count}`).join(', ')
+  return entries.map(([n, count]) => `${n === '0' ? 'original' : `hedge ${n}`}: ${count}`).join(', ')
 }
 
 /** plain | hedgebench | grpc-js, the tail percentiles side by side. */
@@ -44,7 +44,7 @@ function tail(plain: PhaseResult | undefined, hedged: PhaseResult | undefined, g
   if (plain) columns.push(['plain', plain.latencyMs, plain.attempts, plain.requests])
   if (hedged) columns.push(['hedgebench', hedged.latencyMs, hedged.attempts, hedged.requests])
   columns.push([g.client, g.latencyMs, g.attempts, g.requests])
-  const row = (label: string, cell: (c: (typeof columns)[number]) => string) => `  ${label.padEnd(10)}${columns.map((c) => cell(c).padStart(12)).join('')}`
+  const row = (label: string, cell: (c: (typeof columns)[number]) => string) => `  ${label.padEnd(10)}${columns.map((c) => cell(c).padStart(13)).join('')}`
   return [
     row('', (c) => c[0]),
     ...(['p50', 'p99', 'p99.9', 'max'] as const).map((p) => row(p, (c) => formatMs(c[1][p]))),
