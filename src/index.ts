@@ -5,7 +5,8 @@
 
 // Running a measurement
 export { run } from './run/run.js'
-export type { RunOptions, HedgeRunOptions, RequestRecord, RequestSink, Progress } from './run/run-options.js'
+export type { RunOptions, HedgeRunOptions, GrpcRunOptions, RequestRecord, RequestSink, Progress } from './run/run-options.js'
+export type { ServiceConfig } from './run/grpc-js-phase.js'
 export { runDemo, type DemoOptions, type DemoResult } from './sim/demo.js'
 
 // The result shape every renderer reads
@@ -14,6 +15,10 @@ export * from './results/run-result.js'
 // The hedging policy, usable in production code: an undici interceptor
 export { createHedgeInterceptor, hedged } from './engine/hedge-interceptor.js'
 export { httpProtocol } from './protocol/http.js'
+export { grpcProtocol } from './protocol/grpc.js'
+export { loadGrpcMethod, type GrpcMethod, type GrpcSchemaSource } from './protocol/grpc-method.js'
+export { encodeRequestBody, encodeRequestMessage, type GrpcMessageSource } from './protocol/grpc-message.js'
+export { grpcCodeName, GRPC_CODE_NAMES } from './protocol/grpc-status.js'
 export type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol/protocol.js'
 export { normalizePolicy, isIdempotentMethod, MAX_ATTEMPTS_CAP, DEFAULT_HEDGE_HEADER, type HedgePolicy, type ResolvedPolicy } from './hedging/policy.js'
 export type { HedgeObserver, AttemptOutcome, HedgeOutcome } from './hedging/observer.js'
@@ -47,6 +52,9 @@ export { encodeFrames, FrameCollector } from './results/result-frames.js'
 // The built-in simulated target
 export { startTarget, spawnTarget, fetchServerStats, resetServerStats, type Target, type TargetOptions } from './sim/target.js'
 export { loadProfile, listProfiles, parseProfile, type Profile } from './sim/profile.js'
+export { fetchGrpcServerStats, resetGrpcServerStats } from './sim/grpc-stats-client.js'
+export { SIM_PROTO, SIM_WORK_CALL } from './sim/grpc-sim-service.js'
+export type { GrpcServerStats } from './sim/grpc-replica.js'
 
 // Parsing helpers and errors
 export { parseDuration, formatMs } from './core/duration.js'

@@ -33,7 +33,7 @@ function withOutputs(args: string[]): string[] {
 
 const CASES: Case[] = [
   { name: 'invalid URL', args: () => ['not-a-url'], value: 'not-a-url', valid: /http:\/\/host/ },
-  { name: 'ftp:// scheme', args: () => ['ftp://127.0.0.1/file'], value: 'ftp', valid: /only http and https/ },
+  { name: 'ftp:// scheme', args: () => ['ftp://127.0.0.1/file'], value: 'ftp', valid: /only http, https, grpc and grpcs/ },
   { name: 'URL without host', args: () => ['http://'], value: '"http://"', valid: /http:\/\/host/ },
   { name: '-n 0', args: (u) => [u, '-n', '0'], value: '-n 0', valid: /whole number above 0/ },
   { name: '-n -5', args: (u) => [u, '-n', '-5'], value: '-n -5', valid: /whole number above 0/ },

@@ -15,6 +15,8 @@ import type { RequestLog } from '../results/request-log.js'
 import type { RunOptions } from '../run/run-options.js'
 import { loadProfile, profileRunOptions, type Profile } from '../sim/profile.js'
 import type { Target } from '../sim/target.js'
+import { SIM_PROTO, SIM_WORK_CALL } from '../sim/grpc-sim-service.js'
+import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
 import type { RunResult } from '../results/run-result.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
@@ -47,7 +49,7 @@ const dflt = (value: string | number): string => `[default: ${value}]`
 const ms = (value: number): string => (value === 0 ? '0' : value % 1000 === 0 ? `${value / 1000}s` : `${value}ms`)
 
 function runFlags(y: Argv): Argv {
-  return y
+  return grpcFlags(y)
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
     .option('n', { type: 'string', describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
     .option('c', { type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
@@ -117,9 +119,10 @@ async function runFromCli(argv: CliFlags): Promise<number> {
   const replicas = argv.replicas === undefined ? undefined : integer(argv.replicas, '--replicas')
   // Loaded when a command needs it, not for --help (issue 14: start-up time).
   const { spawnTarget } = await import('../sim/target.js')
-  const target = await spawnTarget({ profile: argv.profile, ...(replicas === undefined ? {} : { replicas }) })
+  const grpc = argv.grpc === true
+  const target = await spawnTarget({ profile: argv.profile, grpc, ...(replicas === undefined ? {} : { replicas }) })
   try {
-    return await measure(argv, withProfile(profile, options, target))
+    return await measure(argv, withBuiltInCall(withProfile(profile, options, target), grpc))
   } finally {
     await target.close()
   }
@@ -144,7 +147,14 @@ function withProfile(profile: Profile, options: RunOptions, target: Target): Run
   }
 }
 
+/** Built-in gRPC replicas: their bundled service's Work call, unless the user named a call. */
+function withBuiltInCall(options: RunOptions, grpc: boolean): RunOptions {
+  if (!grpc || options.grpc?.call !== undefined) return options
+  return { ...options, grpc: { ...options.grpc, call: SIM_WORK_CALL, proto: SIM_PROTO, protoset: undefined } }
+}
+
 async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
+  if (options.grpc) await quietGrpcJs()
   // Every check that can fail comes before the first file is touched, so bad
   // input leaves nothing behind (no empty out-dir, no truncated request log).
   resolveOptions(options, 0)

@@ -9,8 +9,9 @@ import { parseHedgeDelayFlag } from '../hedging/delay-spec.js'
 import { parseHeader } from '../core/header-parse.js'
 import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
 import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
+import { assertNoGrpcFlags, grpcMetadata, grpcRunOptions, isGrpcRun, parseGrpcNonFatal, type GrpcFlags } from './grpc-flags.js'
 
-export interface RunFlags {
+export interface RunFlags extends GrpcFlags {
   urls?: string[]
   /** What followed `--`: URLs, never flags. */
   '--'?: string[]
@@ -64,7 +65,7 @@ export interface RunFlags {
 }
 
 /** Flags that may be given more than once; any other repeated flag is an error, not a silent pick. */
-const REPEATABLE = new Set(['urls', 'H', 'redact', '_', '$0', '--'])
+const REPEATABLE = new Set(['urls', 'H', 'redact', 'i', '_', '$0', '--'])
 
 /** yargs turns `-n 2 -n 0` into ["2", "0"]: refuse it with the values named. */
 export function assertNoRepeats(argv: Record<string, unknown>): void {
@@ -82,7 +83,8 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   setIf(o, 'durationMs', f.z, (v) => parseDuration(v, '-z', 's'))
   setIf(o, 'rate', f.q, (v) => number(v, '-q'))
   setIf(o, 'timeoutMs', f.t, (v) => parseDuration(v, '-t'))
-  setIf(o, 'method', f.m, (v) => v.toUpperCase())
+  const grpc = isGrpcRun(f.grpc === true, o.urls)
+  if (!grpc) setIf(o, 'method', f.m, (v) => v.toUpperCase())
   setIf(o, 'slowMs', f.slow, (v) => parseDuration(v, '--slow'))
   setIf(o, 'mode', f.mode, (v) => v as Mode)
   setIf(o, 'warmup', f.warmup, (v) => integer(v, '--warmup'))
@@ -97,10 +99,14 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   if (f.disableKeepalive) o.keepAlive = false
   const redact = list(f.redact)
   if (redact.length) o.redact = redact
-  o.headers = headers(f)
-  const body = await bodyOf(f)
-  if (body) o.body = body
-  const hedge = hedgeOptions(f)
+  o.headers = grpc ? [...headers(f), ...grpcMetadata(f.m)] : headers(f)
+  if (grpc) o.grpc = grpcRunOptions(f)
+  else {
+    assertNoGrpcFlags(f)
+    const body = await bodyOf(f)
+    if (body) o.body = body
+  }
+  const hedge = hedgeOptions(f, grpc)
   if (Object.keys(hedge).length > 0) o.hedge = hedge
   const eject = ejectOptions(f)
   if (eject !== undefined) o.eject = eject
@@ -145,7 +151,8 @@ async function bodyOf(f: RunFlags): Promise<Buffer | null> {
   }
 }
 
-function hedgeOptions(f: RunFlags): HedgeRunOptions {
+/** `grpc`: --non-fatal-status takes gRPC code names. */
+function hedgeOptions(f: RunFlags, grpc: boolean): HedgeRunOptions {
   const h: HedgeRunOptions = {}
   setIf(h, 'delay', f.hedgeDelay, parseHedgeDelayFlag)
   if (f.adaptive) h.adaptive = true
@@ -154,7 +161,7 @@ function hedgeOptions(f: RunFlags): HedgeRunOptions {
   setIf(h, 'delayMaxMs', f.delayMax, (v) => parseDuration(v, '--delay-max'))
   setIf(h, 'maxAttempts', f.maxAttempts, (v) => integer(v, '--max-attempts'))
   setIf(h, 'budgetPct', f.hedgeBudget, (v) => (v === 'off' ? (null as unknown as number) : number(v.replace(/%$/, ''), '--hedge-budget')))
-  setIf(h, 'nonFatalStatus', f.nonFatalStatus, parseStatusList)
+  setIf(h, 'nonFatalStatus', f.nonFatalStatus, grpc ? parseGrpcNonFatal : parseStatusList)
   setIf(h, 'deadlineMs', f.deadline, (v) => parseDuration(v, '--deadline'))
   setIf(h, 'minHedgeWindowMs', f.minHedgeWindow, (v) => parseDuration(v, '--min-hedge-window'))
   if (f.parallel) h.parallel = true

@@ -4,6 +4,8 @@
  * read them), and everything else on stderr; serves until SIGINT/SIGTERM.
  */
 import type { Argv, CommandModule } from 'yargs'
+import { SIM_SERVICE } from '../sim/grpc-sim-service.js'
+import { quietGrpcJs } from './grpc-flags.js'
 import { profileNames } from '../sim/profile.js'
 import { DEFAULT_HEDGE_HEADER } from '../hedging/policy.js'
 import { assertNoRepeats, integer } from './run-flags.js'
@@ -16,6 +18,7 @@ interface ServeArgs {
   host: string
   seed?: string
   hedgeHeader: string
+  grpc: boolean
   exitWithParent: boolean
 }
 
@@ -35,11 +38,13 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
         .option('seed', { type: 'string', describe: "seed for the simulated latencies (default: the profile's, else random)" })
         .option('hedge-header', { type: 'string', default: DEFAULT_HEDGE_HEADER, describe: 'header counted as marking a hedge' })
+        .option('grpc', { type: 'boolean', default: false, describe: 'serve gRPC (hedgebench.sim.v1.Replica/Work, proto/hedgebench-sim.proto) on grpc:// URLs' })
         // Set by spawnTarget: stop when the parent's stdin pipe closes, so no orphan outlives it.
         .option('exit-with-parent', { type: 'boolean', default: false, hidden: true }),
     handler: async (raw) => {
       assertNoRepeats(raw)
       const argv = raw as unknown as ServeArgs
+      if (argv.grpc) await quietGrpcJs()
       // Loaded when it serves, not for --help (issue 14: start-up time).
       const { startTarget } = await import('../sim/target.js')
       const target = await startTarget({
@@ -49,11 +54,11 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
         host: argv.host,
         seed: optionalInteger(argv.seed, '--seed'),
         hedgeHeader: argv.hedgeHeader,
+        grpc: argv.grpc,
       })
       process.stdout.write(`${target.urls.join('\n')}\n`)
-      process.stderr.write(
-        `hedgebench: serving profile "${target.profile}" on ${target.urls.length} replicas (HTTP/1.1 and h2c), seed ${target.seed}; stats at ${target.statsUrl}; ready (Ctrl-C stops)\n`,
-      )
+      const [speaks, stats] = argv.grpc ? ['gRPC', `stats by ${SIM_SERVICE}/Stats`] : ['HTTP/1.1 and h2c', `stats at ${target.statsUrl}`]
+      process.stderr.write(`hedgebench: serving profile "${target.profile}" on ${target.urls.length} replicas (${speaks}), seed ${target.seed}; ${stats}; ready (Ctrl-C stops)\n`)
       await untilStopped(argv.exitWithParent)
       await target.close()
       setExitCode(0)

@@ -14,6 +14,7 @@
 import type { Dispatcher } from 'undici'
 import type { AttemptOutcome } from '../hedging/observer.js'
 import type { ResolvedPolicy } from '../hedging/policy.js'
+import type { Protocol } from '../protocol/protocol.js'
 import { AbortOnce } from './abort-once.js'
 
 /**
@@ -23,6 +24,8 @@ import { AbortOnce } from './abort-once.js'
  */
 export interface AttemptOwner {
   readonly policy: ResolvedPolicy
+  /** How its answer's status is read (see protocol.ts). */
+  readonly protocol: Protocol
   readonly winner: Attempt | null
   readonly decidedAt: number
   attemptStarted(context: unknown): void
@@ -115,7 +118,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
     this.#resume = resume
     if (this.cancelled) return true
-    this.status = statusCode
+    this.status = this.req.protocol.answerStatus(statusCode, rawHeaders)
     this.req.attemptResponded(this, statusCode, rawHeaders, statusMessage)
     return !this.#paused
   }
@@ -128,6 +131,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
 
   onComplete(rawTrailers: string[] | Buffer[] | null): void {
     this.finished = true
+    if (this.status !== null) this.status = this.req.protocol.endStatus(this.status, rawTrailers)
     const won = this === this.req.winner
     const elapsed = this.#elapsed()
     this.#report(null, won, elapsed)

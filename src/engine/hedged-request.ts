@@ -24,6 +24,8 @@ import { DeadlineExceededError } from '../hedging/errors.js'
 
 export type HedgeCaller = Dispatcher.DispatchHandler & {
   onHedgeOutcome?(outcome: HedgeOutcome): void
+  /** The winner's final status, in the protocol's numbers, right before onResponseEnd (gRPC: from its trailers). */
+  onFinalStatus?(status: number): void
   /** The caller never reads response headers or trailers: skip parsing them (it gets an empty object). */
   readonly ignoresHeaders?: boolean
 }
@@ -130,7 +132,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     this.#commit(a)
     // Only the answer the caller receives has its headers parsed.
     const handler = this.handler
-    if (handler.onResponseStart) handler.onResponseStart(this, status, handler.ignoresHeaders ? NO_HEADERS : util.parseHeaders(rawHeaders), message)
+    if (handler.onResponseStart) handler.onResponseStart(this, a.status ?? status, handler.ignoresHeaders ? NO_HEADERS : util.parseHeaders(rawHeaders), message)
   }
 
   winnerData(chunk: Buffer): void {
@@ -140,6 +142,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   winnerEnded(rawTrailers: string[] | Buffer[] | null): void {
     this.#finish(this.winner!.index)
     const handler = this.handler
+    handler.onFinalStatus?.(this.winner!.status!)
     if (!handler.onResponseEnd) return
     handler.onResponseEnd(this, handler.ignoresHeaders ? NO_HEADERS : rawTrailers && rawTrailers.length > 0 ? util.parseHeaders(rawTrailers) : {})
   }
@@ -279,7 +282,8 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   #safeToRepeat(opts: Dispatcher.DispatchOptions): boolean {
     if (opts.upgrade) return false
     const method = opts.method
-    return isIdempotentMethod(method) || this.policy.unsafeHedge || hasHeader(opts.headers, 'idempotency-key')
+    // `idempotent`: the run's protocol marked the request repeatable (see protocol.ts requestOptions).
+    return isIdempotentMethod(method) || this.policy.unsafeHedge || hasHeader(opts.headers, 'idempotency-key') || opts.idempotent === true
   }
 }
 

@@ -9,6 +9,7 @@
  * hedging policy need.
  */
 import type { Dispatcher } from 'undici'
+import { isOkStatus } from '../core/status.js'
 import type { HedgeOutcome } from '../hedging/observer.js'
 import type { HedgeCaller } from './hedged-request.js'
 import type { PhaseStats, RequestSample } from '../stats/phase-stats.js'
@@ -270,13 +271,17 @@ class Call implements HedgeCaller {
   }
 
   failed(): boolean {
-    return this.error !== null || this.status === null || this.status >= 400
+    return this.error !== null || this.status === null || !isOkStatus(this.status)
   }
 
   onRequestStart(): void {}
 
   onResponseStart(_c: Dispatcher.DispatchController, statusCode: number): void {
     this.status = statusCode
+  }
+
+  onFinalStatus(status: number): void {
+    this.status = status
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {

@@ -46,6 +46,14 @@ class HttpProtocol implements Protocol {
     return status >= 400 ? 'fatal' : 'success'
   }
 
+  answerStatus(status: number): number {
+    return status
+  }
+
+  endStatus(headerStatus: number): number {
+    return headerStatus
+  }
+
   statusLabel(status: number): string {
     return String(status)
   }

@@ -24,6 +24,9 @@
  *        status and raw headers when they arrive (the attempt that is not
  *        non-fatal wins the race, as a gRPC client commits on headers), and
  *        `classifyEnd` for protocols whose final status is in the trailers.
+ *      - `answerStatus` / `endStatus`: the status recorded, in the
+ *        protocol's own numbers (HTTP 100-599, gRPC 0-16: core/status.ts
+ *        tells a success from either without knowing the protocol).
  *      - `statusLabel`: how a status is shown in reports (`200`, `UNAVAILABLE`).
  *   2. Choose it in `run/run.ts` (`protocolFor`) from the target URL's scheme.
  * The hedging policy's `nonFatal` set and every status the engine records
@@ -74,6 +77,13 @@ export interface Protocol {
   attemptOptions(base: Dispatcher.DispatchOptions, index: number, origin: string, hedgeHeader: string | null, remainingMs: number | null): Dispatcher.DispatchOptions
   /** An answer's class when its headers arrive. */
   classify(status: number, rawHeaders: Buffer[], nonFatal: ReadonlySet<number>): AnswerClass
+  /**
+   * The status the engine records when an answer's headers arrive (HTTP: the
+   * status; gRPC: grpc-status of a trailers-only answer, else provisional).
+   */
+  answerStatus(status: number, rawHeaders: Buffer[]): number
+  /** The final status once the answer ended: `headerStatus` unless the trailers say otherwise (gRPC). */
+  endStatus(headerStatus: number, trailers: unknown): number
   /** Report label for a status. */
   statusLabel(status: number): string
 }

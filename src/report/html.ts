@@ -6,6 +6,7 @@
  */
 import { attemptsPerRequestText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import type { Comparison } from './compare.js'
+import { labelledStatuses } from './status-label.js'
 import { configEntries } from '../results/config-entries.js'
 import { formatMs } from '../core/duration.js'
 import type { HedgingStats, PhaseName, PhaseResult, RunResult } from '../results/run-result.js'
@@ -164,7 +165,7 @@ function summarySection(sources: ChartSource[]): string {
 }
 
 function codes(p: PhaseResult): string {
-  const all = { ...p.statusCodes, ...p.errorKinds }
+  const all = { ...labelledStatuses(p.statusCodes), ...p.errorKinds }
   return Object.entries(all).map(([k, v]) => `${k}: ${v}`).join(', ')
 }
 

@@ -9,6 +9,8 @@ import { extraLoadPct } from '../results/extra-load.js'
 import { change, headlineText, hedgeVerdict } from './verdict.js'
 import { hedgingAdvice } from './hedging-advice.js'
 import { formatMs, formatThreshold } from '../core/duration.js'
+import { statusLabel } from './status-label.js'
+import { grpcClientText } from './grpc-client-text.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
 import type {
@@ -46,6 +48,7 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
   for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint))
   if (plain && hedged) blocks.push(comparison(plain, hedged, result, paint))
   blocks.push(shardBlock(result))
+  blocks.push(grpcClientText(result))
   blocks.push(footer(result, paint))
   return `${blocks
     .filter((b) => b.length > 0)
@@ -164,7 +167,7 @@ function latencyDistribution(l: LatencySummary): string[] {
 function statusCodes(f: Figures): string[] {
   const entries = Object.entries(f.statusCodes).sort(([a], [b]) => Number(a) - Number(b))
   if (entries.length === 0) return []
-  return ['Status code distribution:', ...entries.map(([code, n]) => `  [${code}] ${n} responses`)]
+  return ['Status code distribution:', ...entries.map(([code, n]) => `  [${statusLabel(Number(code))}] ${n} responses`)]
 }
 
 function errorDistribution(f: Figures): string[] {

@@ -343,6 +343,51 @@ export interface RunResult {
   /** A merged result (hedgebench merge): one row per generator, and what the merge checked. */
   generators?: GeneratorRow[]
   merge?: MergeSummary
+  /** --hedge-by grpc-js: the hedged calls as a real grpc-js client made them. */
+  grpcClient?: GrpcClientResult
+}
+
+/**
+ * What a run's `--hedge-by grpc-js` phase found: the hedged calls made by a
+ * real gRPC client (grpc-js) with the user's service config, beside what
+ * that config asked for.
+ */
+export interface GrpcClientAsked {
+  /** hedgingPolicy.maxAttempts (1 = no hedgingPolicy for the method). */
+  maxAttempts: number
+  /** hedgingPolicy.hedgingDelay in ms (0 when absent). */
+  hedgingDelayMs: number
+  nonFatalStatusCodes: string[]
+  retryThrottling: { maxTokens: number; tokenRatio: number } | null
+  /** The load-balancing policy the channel used (round_robin unless the config chose one). */
+  loadBalancing: string
+}
+
+export interface GrpcClientResult {
+  client: string
+  asked: GrpcClientAsked
+  requests: number
+  ok: number
+  errors: number
+  /** Calls by gRPC code name (OK, UNAVAILABLE, DEADLINE_EXCEEDED, ...). */
+  statusCodes: Record<string, number>
+  latencyMs: LatencySummary
+  slow: { thresholdMs: number; count: number }
+  durationMs: number
+  rps: number
+  /** Attempts the client started: channelz calls_started summed over its subchannels. */
+  attempts: number
+  /** Per replica address, from channelz. */
+  perReplica: Array<{ address: string; attempts: number }>
+  /** attempts - calls: the copies the client added. */
+  hedgesSent: number
+  /** Calls answered by attempt N (grpc-previous-rpc-attempts in the response metadata; 0 = the original). */
+  winsByAttempt: Record<string, number>
+  /** Calls that took longer than the hedging delay (plus 20 ms of timer slack): each should have hedged. */
+  callsOverDelay: number
+  server?: ServerCrossCheck
+  /** What a user would not expect, shown when it happened. */
+  caveats: string[]
 }
 
 export interface StartRecord {

@@ -4,10 +4,12 @@
  */
 import type { Protocol, RequestSpec } from '../protocol/protocol.js'
 import { httpProtocol } from '../protocol/http.js'
+import { grpcProtocol } from '../protocol/grpc.js'
 import { isIdempotentMethod } from '../hedging/policy.js'
 import type { ResolvedRun } from './resolve-options.js'
 
 export function protocolFor(cfg: ResolvedRun): Protocol {
+  if (cfg.grpc) return grpcProtocol(cfg.grpc.path)
   return httpProtocol(cfg.http2)
 }
 

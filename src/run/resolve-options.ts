@@ -10,6 +10,9 @@ import { TIED_DROPPED_STATUS, DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_
 import { DEFAULT_EJECTION, type EjectionPolicy } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION, type SaturationPolicy } from '../hedging/saturation-gate.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
+import { transportOrigin } from '../core/target-url.js'
+import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
+import { resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
 
 /** What an option left out means; the CLI's help shows these, so they are written down once. */
@@ -45,6 +48,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   origins: string[]
   eject: EjectionPolicy | null
   saturation: SaturationPolicy | null
+  /** The gRPC method of grpc:// targets, null for HTTP. */
+  grpc: ResolvedGrpc | null
   headers: Array<[string, string]>
   body: Buffer | null
   label: string
@@ -57,20 +62,23 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
 
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const urls = checkUrls(o.urls)
+  const grpc = resolveGrpc(urls, o.grpc)
   const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
   const durationMs = o.durationMs === undefined ? null : positiveNumber(o.durationMs, '-z', 'duration')
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
-  const method = checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
-  const hedge = resolveHedge(o.hedge ?? {}, method, mode)
+  // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
+  const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
+  const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc !== null)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
   return {
     urls,
-    origins: urls.map((u) => new URL(u).origin),
+    origins: urls.map(transportOrigin),
+    grpc,
     method,
     headers: o.headers ?? [],
-    body: o.body ?? null,
+    body: grpc ? grpc.body : (o.body ?? null),
     concurrency: positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency'),
     requests,
     durationMs,
@@ -135,12 +143,13 @@ function checkUrls(urls: string[]): string[] {
     } catch {
       throw new UsageError(`invalid URL "${redactUrl(raw)}" (expected http://host[:port]/path or https://...)`)
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new UsageError(`unsupported scheme "${url.protocol.replace(':', '')}" in "${redactUrl(raw)}" (only http and https)`)
+    if (!['http:', 'https:', 'grpc:', 'grpcs:'].includes(url.protocol)) {
+      throw new UsageError(`unsupported scheme "${url.protocol.replace(':', '')}" in "${redactUrl(raw)}" (only http, https, grpc and grpcs)`)
     }
     if (!url.hostname) throw new UsageError(`URL without a host: "${redactUrl(raw)}" (expected http://host[:port]/path)`)
-    if (origins.has(url.origin)) throw new UsageError(`replica "${url.origin}" given twice (each URL must be a different replica origin)`)
-    origins.add(url.origin)
+    const origin = transportOrigin(raw)
+    if (origins.has(origin)) throw new UsageError(`replica "${origin}" given twice (each URL must be a different replica origin)`)
+    origins.add(origin)
     return raw
   })
 }
@@ -152,7 +161,8 @@ function looksLikeHostWithoutScheme(raw: string): boolean {
   return m !== null && (m[1]!.includes('.') || m[1]!.startsWith('[') || m[2] !== undefined || m[1]!.toLowerCase() === 'localhost')
 }
 
-function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedHedge {
+/** `grpc`: a gRPC call, hedged as a gRPC client's hedgingPolicy would (its non-fatal default is UNAVAILABLE). */
+function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: boolean): ResolvedHedge {
   const maxAttempts = positiveInt(h.maxAttempts ?? DEFAULTS.maxAttempts, '--max-attempts', 'attempt count')
   // Tied requests always send both copies: a budget would only leave some requests untied.
   const budgetPct = h.budgetPct === undefined ? (h.tied ? null : DEFAULTS.budgetPct) : h.budgetPct
@@ -167,7 +177,7 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedH
     delayMaxMs: h.delayMaxMs ?? DEFAULTS.delayMaxMs,
     maxAttempts: h.tied ? 2 : Math.min(MAX_ATTEMPTS_CAP, maxAttempts),
     budgetPct: budgetPct as number | null,
-    nonFatalStatus: [...(h.nonFatalStatus ?? DEFAULTS.nonFatalStatus), ...(h.tied ? [TIED_DROPPED_STATUS] : [])],
+    nonFatalStatus: [...(h.nonFatalStatus ?? (grpc ? DEFAULT_GRPC_NON_FATAL : DEFAULTS.nonFatalStatus)), ...(h.tied ? [TIED_DROPPED_STATUS] : [])],
     deadlineMs: h.deadlineMs ?? null,
     minHedgeWindowMs: h.minHedgeWindowMs ?? null,
     // A tie is two copies at once; the dropped twin's 409 is discarded while the other runs.
@@ -181,7 +191,7 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode): ResolvedH
   if (resolved.delayMinMs > resolved.delayMaxMs) {
     throw new UsageError(`--delay-min ${resolved.delayMinMs} ms is above --delay-max ${resolved.delayMaxMs} ms`)
   }
-  if (mode !== 'plain' && !isIdempotentMethod(method) && !resolved.idempotencyKey && !resolved.unsafeHedge) {
+  if (!grpc && mode !== 'plain' && !isIdempotentMethod(method) && !resolved.idempotencyKey && !resolved.unsafeHedge) {
     throw new UsageError(`refusing to hedge ${method}: it is not idempotent (pass --idempotency-key to send one key per request on every copy, --unsafe-hedge to do it anyway, or --mode plain)`)
   }
   return resolved

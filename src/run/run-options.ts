@@ -37,6 +37,8 @@ export interface HedgeRunOptions {
 import type { RequestSink } from '../results/request-record.js'
 import type { Shard } from './shard.js'
 import type { WallClock } from '../core/wall-clock.js'
+import type { GrpcRunOptions } from './grpc-target.js'
+export type { GrpcRunOptions } from './grpc-target.js'
 export type { RequestRecord, RequestSink } from '../results/request-record.js'
 
 export interface Progress {
@@ -69,6 +71,8 @@ export interface RunOptions {
   http2?: boolean
   /** Accept any TLS certificate (curl's and hey's -k). */
   insecure?: boolean
+  /** For grpc:// targets: the schema, --call and the message (the body and method come from these). */
+  grpc?: GrpcRunOptions
   keepAlive?: boolean
   fanout?: number
   workers?: number

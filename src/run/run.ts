@@ -34,6 +34,7 @@ import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
+import type { GrpcClientResult } from '../results/run-result.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
 const INTERRUPT_GRACE_MS = 2000
@@ -80,6 +81,7 @@ class RunSession {
   #current: PhaseName | null = null
   #interrupted = false
   #grace: NodeJS.Timeout | null = null
+  #grpcClient: GrpcClientResult | null = null
   /** --workers N > 1: the worker threads, for the whole run. */
   #pool: WorkerPool | null = null
 
@@ -113,6 +115,7 @@ class RunSession {
         if (!(await waitUntil(start, this.#clock, signal))) this.#interrupt()
       }
       await this.#phasesInOrder()
+      await this.#grpcClientPhase()
     } finally {
       signal?.removeEventListener('abort', onAbort)
       this.options.stopNow?.removeEventListener('abort', onStopNow)
@@ -145,6 +148,32 @@ class RunSession {
       delay ??= this.#deriveDelay('plain')
     }
     if (cfg.mode !== 'plain') await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], cfg.requests, cfg.durationMs)
+  }
+
+  /** --hedge-by grpc-js: the hedged calls once more, through grpc-js with the user's service config, on the same replicas. */
+  async #grpcClientPhase(): Promise<void> {
+    const grpc = this.cfg.grpc
+    if (!grpc?.serviceConfig || this.cfg.mode === 'plain' || this.#interrupted) return
+    const cfg = this.cfg
+    this.#current = 'hedged'
+    // Loaded on demand: grpc-js is only needed by this phase.
+    const { runGrpcClientPhase } = await import('./grpc-js-phase.js')
+    this.#grpcClient = await runGrpcClientPhase({
+      urls: cfg.urls,
+      path: grpc.path,
+      message: grpc.message,
+      metadata: cfg.headers,
+      serviceConfig: grpc.serviceConfig,
+      concurrency: cfg.concurrency,
+      requests: cfg.requests,
+      durationMs: cfg.durationMs,
+      timeoutMs: cfg.timeoutMs,
+      slowMs: cfg.slowMs,
+      server: this.#server,
+      ...(this.options.signal ? { signal: this.options.signal } : {}),
+      ...(this.options.stopNow ? { stopNow: this.options.stopNow } : {}),
+      graceMs: INTERRUPT_GRACE_MS,
+    })
   }
 
   async #runWindow(specs: LaneSpec[], requests: number | null, durationMs: number | null, chooseLane?: () => number): Promise<void> {
@@ -319,6 +348,7 @@ class RunSession {
       phases: this.#phases,
       warnings,
       ...identity,
+      ...(this.#grpcClient ? { grpcClient: this.#grpcClient } : {}),
     }
   }
 
@@ -376,8 +406,8 @@ export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.D
   const spec = requestSpec(cfg)
   const map = new Map<string, Dispatcher.DispatchOptions>()
   for (const raw of cfg.urls) {
-    const url = new URL(raw)
-    map.set(url.origin, protocol.requestOptions(url, spec))
+    const opts = protocol.requestOptions(new URL(raw), spec)
+    map.set(opts.origin as string, opts)
   }
   return map
 }

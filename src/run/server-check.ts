@@ -5,6 +5,8 @@
  */
 import { request } from 'undici'
 import type { ServerCrossCheck } from '../results/run-result.js'
+import { isGrpcUrl } from '../core/target-url.js'
+import { fetchGrpcStatsJson } from './grpc-stats.js'
 
 interface Totals {
   received: number
@@ -73,7 +75,9 @@ export class ServerCounter {
 
   async snapshot(): Promise<ServerSnapshot | undefined> {
     try {
-      const { totals, replicas } = await fetchStatsJson<Partial<StatsJson>>(this.statsUrl)
+      // A gRPC target answers a Stats call (grpc-stats.ts); an HTTP one a GET.
+      const read = isGrpcUrl(this.statsUrl) ? fetchGrpcStatsJson : fetchStatsJson
+      const { totals, replicas } = await read<Partial<StatsJson>>(this.statsUrl)
       if (!totals || !COUNTERS.every((k) => typeof totals[k] === 'number')) throw new StatsShapeError()
       const busyMs = new Map<string, number>()
       for (const r of replicas ?? []) if (typeof r.busyMs === 'number') busyMs.set(r.url, r.busyMs)

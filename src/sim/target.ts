@@ -16,6 +16,7 @@ import { UsageError } from '../core/errors.js'
 import { randomSeed } from '../core/random.js'
 import { fetchStatsJson } from '../run/server-check.js'
 import { createReplicaModels } from './latency-model.js'
+import type { ReplicaModel } from './latency-model.js'
 import { isProfilePath, loadProfile, MAX_REPLICAS, parseProfile } from './profile.js'
 import type { Profile } from './profile.js'
 import { CONTROL_PREFIX, DEFAULT_HEDGE_HEADER, Replica, SimulationState } from './replica-server.js'
@@ -37,11 +38,13 @@ export interface TargetOptions {
   seed?: number
   /** Header whose presence marks a hedge. Default x-hedge-attempt. */
   hedgeHeader?: string
+  /** Serve gRPC (the bundled service, proto/hedgebench-sim.proto) instead of HTTP: grpc:// URLs. */
+  grpc?: boolean
 }
 
 export interface Target {
   urls: string[]
-  /** GET it for ServerStats; reset lives beside it (resetServerStats). */
+  /** GET it for ServerStats; reset lives beside it (resetServerStats). For gRPC: a replica's URL (fetchGrpcServerStats). */
   statsUrl: string
   profile: string
   seed: number
@@ -55,6 +58,7 @@ interface Resolved {
   host: string
   seed: number
   hedgeHeader: string
+  grpc: boolean
 }
 
 const BIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../../bin/hedgebench.js')
@@ -78,7 +82,7 @@ function resolveTargetOptions(options: TargetOptions): Resolved {
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be an integer between 0 and 4294967295 (got ${seed})`)
   if (host.trim() === '') throw new UsageError('--host must not be empty')
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(hedgeHeader)) throw new UsageError(`--hedge-header must be a valid header name (got "${hedgeHeader}")`)
-  return { profile, replicas, port, host, seed, hedgeHeader }
+  return { profile, replicas, port, host, seed, hedgeHeader, grpc: options.grpc ?? false }
 }
 
 /** A profile built or changed in code is validated like a file. */
@@ -90,9 +94,8 @@ function checkedProfile(profile: Profile): Profile {
 /** Starts the replicas in this process. */
 export async function startTarget(options: TargetOptions): Promise<Target> {
   const o = resolveTargetOptions(options)
-  const state = new SimulationState(o.profile.name, o.seed, o.hedgeHeader)
   const models = createReplicaModels(o.profile.model, o.replicas, o.seed, performance.now())
-  const replicas = models.map((model, i) => new Replica(i, model, state))
+  const replicas = o.grpc ? await grpcReplicas(o, models) : httpReplicas(o, models)
   const close = async () => {
     await Promise.all(replicas.map((r) => r.close()))
   }
@@ -103,7 +106,27 @@ export async function startTarget(options: TargetOptions): Promise<Target> {
     await close()
     throw listenError(err, o)
   }
-  return { urls, statsUrl: statsUrlOf(urls[0]!), profile: o.profile.name, seed: o.seed, close }
+  return { urls, statsUrl: o.grpc ? urls[0]! : statsUrlOf(urls[0]!), profile: o.profile.name, seed: o.seed, close }
+}
+
+interface Listener {
+  listen(port: number, host: string): Promise<string>
+  close(): Promise<void>
+}
+
+function httpReplicas(o: Resolved, models: ReplicaModel[]): Listener[] {
+  const state = new SimulationState(o.profile.name, o.seed, o.hedgeHeader)
+  return models.map((model, i) => new Replica(i, model, state))
+}
+
+/**
+ * gRPC replicas count grpc-previous-rpc-attempts, the gRPC convention, rather
+ * than --hedge-header. Loaded on demand: grpc-js is not needed to serve HTTP.
+ */
+async function grpcReplicas(o: Resolved, models: ReplicaModel[]): Promise<Listener[]> {
+  const { GrpcReplica, GrpcSimulationState } = await import('./grpc-replica.js')
+  const state = new GrpcSimulationState(o.profile.name, o.seed)
+  return models.map((model, i) => new GrpcReplica(i, model, state))
 }
 
 function listenError(err: unknown, o: Resolved): Error {
@@ -135,6 +158,7 @@ export async function spawnTarget(options: TargetOptions): Promise<Target> {
   }
   const args = [BIN, 'serve', '--profile', ref, '--replicas', String(o.replicas), '--port', String(o.port), '--host', o.host]
   args.push('--seed', String(o.seed), '--hedge-header', o.hedgeHeader, '--exit-with-parent')
+  if (o.grpc) args.push('--grpc')
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] })
   const cleanup = () => {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true })
@@ -146,7 +170,7 @@ export async function spawnTarget(options: TargetOptions): Promise<Target> {
       await stopChild(child)
       cleanup()
     }
-    return { urls, statsUrl: statsUrlOf(urls[0]!), profile: o.profile.name, seed: o.seed, close }
+    return { urls, statsUrl: o.grpc ? urls[0]! : statsUrlOf(urls[0]!), profile: o.profile.name, seed: o.seed, close }
   } catch (err) {
     await stopChild(child)
     cleanup()
@@ -184,7 +208,7 @@ function readUrls(child: ChildProcess, count: number): Promise<string[]> {
       fail(new Error(`hedgebench serve exited with ${code ?? signal} before printing its URLs: ${detail}`))
     }
     lines.on('line', (line) => {
-      if (!/^https?:\/\//.test(line.trim())) return
+      if (!/^(https?|grpc):\/\//.test(line.trim())) return
       urls.push(line.trim())
       if (urls.length === count) {
         done()

@@ -4,6 +4,7 @@
  * `toFigures()` at the end (vegeta's Metrics.Add / Close).
  */
 import { createHistogram, encodeHistogram, recordMs, summarize, type Histogram } from './histogram.js'
+import { isOkStatus } from '../core/status.js'
 import type { Figures } from '../results/run-result.js'
 import { isInterruption } from '../core/interruption.js'
 
@@ -34,7 +35,7 @@ export class FiguresAccumulator {
     if (latencyMs > this.slowMs) this.slowCount++
     if (status !== null) increment(this.statusCodes, status)
     if (error) increment(this.errorKinds, errorKind(error))
-    if (status !== null && status < 400) this.ok++
+    if (status !== null && isOkStatus(status)) this.ok++
     else this.errors++
   }
 

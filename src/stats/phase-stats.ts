@@ -5,6 +5,8 @@
  * `finish()` turns it into the PhaseResult every renderer reads.
  */
 import { FiguresAccumulator } from './figures.js'
+import { isOkStatus } from '../core/status.js'
+import { transportOrigin } from '../core/target-url.js'
 import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
 import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/observer.js'
 import { TimelineRecorder, type SecondRecorder } from './timeline.js'
@@ -100,7 +102,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     this.#serviceTime = opts.openLoop ? createHistogram() : null
     this.steady = opts.steadyAfter === undefined ? null : createHistogram()
     for (const url of opts.replicas) {
-      const origin = new URL(url).origin
+      const origin = transportOrigin(url)
       this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs))
       this.#replicaUrls.set(origin, url)
     }
@@ -207,7 +209,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     const outcome = s.outcome
     // With fan-out, every call's outcome was counted in recordCall (wins and triggers are per call).
     if (!this.calls) this.#hedgeOutcome(outcome, s.latencyMs)
-    const failed = s.status === null || s.status >= 400
+    const failed = s.status === null || !isOkStatus(s.status)
     this.timeline.request(s.endAt ?? performance.now(), s.latencyMs, failed, this.hedging ? (outcome?.delayMs ?? null) : null)
   }
 

@@ -1,0 +1,111 @@
+/**
+ * The gRPC flags of the run command, ghz-compatible: --proto with -i import
+ * paths, or --protoset; --call; -d/-D as the request message in JSON, -B as
+ * its encoded bytes; -m as JSON metadata (ghz's -m; for HTTP targets -m is
+ * hey's method) and -H "name: value" as metadata too.
+ */
+import { readFileSync } from 'node:fs'
+import type { Argv } from 'yargs'
+import { UsageError } from '../core/errors.js'
+import { isGrpcUrl } from '../core/target-url.js'
+import { parseGrpcNonFatal } from '../protocol/grpc-status.js'
+import type { GrpcRunOptions } from '../run/run-options.js'
+import type { ServiceConfig } from '../run/grpc-js-phase.js'
+
+export interface GrpcFlags {
+  grpc?: boolean
+  proto?: string
+  i?: string[]
+  protoset?: string
+  call?: string
+  B?: string
+  d?: string
+  D?: string
+  m?: string
+  hedgeBy?: string
+  serviceConfig?: string
+}
+
+export function grpcFlags(y: Argv): Argv {
+  return y
+    .option('grpc', { type: 'boolean', describe: 'with --profile: built-in gRPC replicas (grpc:// targets need no flag)', group: 'gRPC:' })
+    .option('call', { type: 'string', describe: 'gRPC method, package.Service/Method', group: 'gRPC:' })
+    .option('proto', { type: 'string', describe: 'the .proto file declaring --call', group: 'gRPC:' })
+    .option('i', { type: 'string', array: true, describe: 'import path for --proto and its imports (repeatable)', group: 'gRPC:' })
+    .option('protoset', { type: 'string', describe: 'a compiled FileDescriptorSet instead of --proto', group: 'gRPC:' })
+    .option('hedge-by', { type: 'string', describe: 'who hedges: hedgebench (its own policy), or grpc-js (also run the hedged calls through grpc-js with --service-config) [default: hedgebench]', group: 'gRPC:' })
+    .option('service-config', { type: 'string', describe: 'gRPC service config JSON file (methodConfig[].hedgingPolicy, retryThrottling) for --hedge-by grpc-js', group: 'gRPC:' })
+    .option('B', { type: 'string', describe: 'the request message as encoded bytes, from a file (gRPC; -d/-D take JSON)', group: 'gRPC:' })
+}
+
+/** True when the run speaks gRPC: grpc:// or grpcs:// URLs (before or after `--`), or --grpc. */
+export function isGrpcRun(grpcFlag: boolean, urls: string[]): boolean {
+  return grpcFlag || urls.some(isGrpcUrl)
+}
+
+/** The run's GrpcRunOptions; -d/-D are the message's JSON here, not a raw body. */
+export function grpcRunOptions(f: GrpcFlags): GrpcRunOptions {
+  if (f.d !== undefined && f.D !== undefined) throw new UsageError('give the message with -d or -D, not both')
+  const o: GrpcRunOptions = {}
+  if (f.call !== undefined) o.call = f.call
+  if (f.proto !== undefined) o.proto = f.proto
+  if (f.i?.length) o.importPaths = [f.i].flat()
+  if (f.protoset !== undefined) o.protoset = f.protoset
+  if (f.d !== undefined) o.data = f.d
+  if (f.D !== undefined) o.dataFile = f.D
+  if (f.B !== undefined) o.binaryFile = f.B
+  if (f.hedgeBy !== undefined) o.hedgeBy = f.hedgeBy as GrpcRunOptions['hedgeBy']
+  if (f.serviceConfig !== undefined) o.serviceConfig = readServiceConfig(f.serviceConfig)
+  return o
+}
+
+function readServiceConfig(file: string): ServiceConfig {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    throw new UsageError(`cannot read --service-config ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (err) {
+    throw new UsageError(`--service-config ${file} is not valid JSON: ${(err as Error).message}`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--service-config ${file} must hold a JSON object`)
+  return value as ServiceConfig
+}
+
+/** HTTP runs refuse the gRPC-only flags rather than ignore them. */
+export function assertNoGrpcFlags(f: GrpcFlags): void {
+  const names = { call: '--call', proto: '--proto', protoset: '--protoset', B: '-B', i: '-i', hedgeBy: '--hedge-by', serviceConfig: '--service-config' } as const
+  const given = (Object.keys(names) as Array<keyof typeof names>).filter((k) => f[k] !== undefined)
+  if (given.length > 0) throw new UsageError(`${given.map((k) => names[k]).join(', ')}: only for gRPC targets (grpc://host:port)`)
+}
+
+/** ghz's -m: metadata as a JSON object of strings. */
+export function grpcMetadata(raw: string | undefined): Array<[string, string]> {
+  if (raw === undefined) return []
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    throw new UsageError(`-m for a gRPC target is metadata as JSON, e.g. '{"authorization": "Bearer x"}' (got ${JSON.stringify(raw)})`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('-m metadata must be a JSON object of strings')
+  return Object.entries(value).map(([k, v]) => {
+    if (typeof v !== 'string') throw new UsageError(`-m metadata "${k}" must be a string`)
+    return [k.toLowerCase(), v]
+  })
+}
+
+export { parseGrpcNonFatal }
+
+/**
+ * grpc-js logs its own errors to stderr (a failed bind prints "E No address
+ * added ..."); the CLI reports every problem itself, in one line.
+ */
+export async function quietGrpcJs(): Promise<void> {
+  const { logVerbosity, setLogVerbosity } = await import('@grpc/grpc-js')
+  setLogVerbosity(logVerbosity.NONE)
+}

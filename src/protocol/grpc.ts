@@ -1,0 +1,108 @@
+/**
+ * gRPC unary calls as a Protocol (see protocol.ts), on the engine's own
+ * HTTP/2 transport (h2c with prior knowledge for grpc://, ALPN for
+ * grpcs://): the hedging, counting and reports are the HTTP code's.
+ *
+ * Framing: POST to /package.Service/Method with content-type
+ * application/grpc and te: trailers; the body is the message encoded once
+ * before the run (grpc-message.ts). A hedge carries
+ * `grpc-previous-rpc-attempts: N`, the gRPC convention (A6), instead of an
+ * HTTP hedge header; a deadline travels as `grpc-timeout`, the time that
+ * remains for that attempt.
+ *
+ * Classification: the status is grpc-status, from the headers of a
+ * trailers-only answer or from the trailers. An answer whose headers carry
+ * no status is provisionally UNKNOWN and takes the trailers' status when
+ * they come (a 200 that ends without one stays UNKNOWN, as in grpc-js).
+ * Its headers still commit the race, as a gRPC client commits on headers.
+ */
+import type { Dispatcher } from 'undici'
+import { transportOrigin } from '../core/target-url.js'
+import { classifyGrpcAnswer, grpcCodeName, grpcTimeoutHeader, GRPC_OK, GRPC_UNKNOWN } from './grpc-status.js'
+import type { HeaderLookup } from './grpc-status.js'
+import type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol.js'
+import { withHeaders } from './request-headers.js'
+
+export const PREVIOUS_ATTEMPTS_HEADER = 'grpc-previous-rpc-attempts'
+
+/** The Protocol for one method (`path` = `/package.Service/Method`). */
+export function grpcProtocol(path: string): Protocol {
+  return new GrpcProtocol(path)
+}
+
+class GrpcProtocol implements Protocol {
+  readonly name = 'gRPC'
+  readonly transport: Transport = { http2: true, multiplexed: true }
+
+  constructor(readonly path: string) {}
+
+  requestOptions(url: URL, spec: RequestSpec): Dispatcher.DispatchOptions {
+    return {
+      origin: transportOrigin(url.href),
+      path: this.path,
+      method: 'POST',
+      headers: withHeaders(spec.headers as string[], ['content-type', 'application/grpc', 'te', 'trailers']),
+      body: spec.body,
+      headersTimeout: spec.timeoutMs,
+      bodyTimeout: spec.timeoutMs,
+      reset: false,
+      // A gRPC call is hedged as a gRPC client's hedgingPolicy hedges it:
+      // the user's choice. undici would otherwise run one POST at a time per h2 session.
+      idempotent: true,
+    }
+  }
+
+  attemptOptions(base: Dispatcher.DispatchOptions, index: number, origin: string, _hedgeHeader: string | null, remainingMs: number | null): Dispatcher.DispatchOptions {
+    if (index === 0 && remainingMs === null) return base
+    const extra: string[] = []
+    if (index > 0) extra.push(PREVIOUS_ATTEMPTS_HEADER, String(index))
+    if (remainingMs !== null) extra.push('grpc-timeout', grpcTimeoutHeader(remainingMs))
+    return { ...base, origin, headers: withHeaders(base.headers, extra) }
+  }
+
+  classify(status: number, rawHeaders: Buffer[], nonFatal: ReadonlySet<number>): AnswerClass {
+    const code = this.answerStatus(status, rawHeaders)
+    if (code === GRPC_OK || code === PENDING) return 'success'
+    return nonFatal.has(code) ? 'non-fatal' : 'fatal'
+  }
+
+  answerStatus(status: number, rawHeaders: Buffer[]): number {
+    if (status === 200 && !hasRawHeader(rawHeaders, 'grpc-status')) return PENDING
+    return classifyGrpcAnswer(status, rawLookup(rawHeaders), null).code
+  }
+
+  endStatus(headerStatus: number, trailers: unknown): number {
+    const code = trailers == null ? undefined : trailerLookup(trailers)('grpc-status')
+    if (code === undefined) return headerStatus
+    return classifyGrpcAnswer(200, () => undefined, trailerLookup(trailers)).code
+  }
+
+  statusLabel(status: number): string {
+    return grpcCodeName(status)
+  }
+}
+
+/** The status of an answer whose trailers are still to come: UNKNOWN unless they say otherwise. */
+const PENDING = GRPC_UNKNOWN
+
+function hasRawHeader(raw: Buffer[], name: string): boolean {
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toString('latin1').toLowerCase() === name) return true
+  return false
+}
+
+function rawLookup(raw: Buffer[]): HeaderLookup {
+  return (name) => {
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toString('latin1').toLowerCase() === name) return raw[i + 1]!.toString('latin1')
+    return undefined
+  }
+}
+
+/** undici hands h2 trailers over as Node's header object; HTTP/1.1 ones as a raw array. */
+function trailerLookup(trailers: unknown): HeaderLookup {
+  if (Array.isArray(trailers)) return rawLookup(trailers.map((t) => (Buffer.isBuffer(t) ? t : Buffer.from(String(t), 'latin1'))))
+  const record = trailers as Record<string, string | string[] | undefined>
+  return (name) => {
+    const value = record[name]
+    return Array.isArray(value) ? value[0] : value
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The text block of a `--hedge-by grpc-js` phase: what the gRPC client
+ * really did next to what its service config asked for, the tail beside the
+ * plain and hedgebench-hedged phases of the same run, and the caveats that
+ * occurred. A pure function over the RunResult, like every renderer.
+ */
+import { formatMs } from '../core/duration.js'
+import type { GrpcClientResult, PhaseResult, RunResult } from '../results/run-result.js'
+
+export function grpcClientText(result: RunResult): string[] {
+  const g = result.grpcClient
+  if (!g) return []
+  const a = g.asked
+  const extra = g.requests > 0 ? ((100 * g.hedgesSent) / g.requests).toFixed(1) : '0.0'
+  const lines = [
+    `=== hedged by ${g.client} (the client's own hedgingPolicy) ===`,
+    '',
+    `  Asked (service config):  maxAttempts ${a.maxAttempts}, hedgingDelay ${formatMs(a.hedgingDelayMs)}, nonFatalStatusCodes [${a.nonFatalStatusCodes.join(', ')}], ` +
+      `retryThrottling ${a.retryThrottling ? `maxTokens ${a.retryThrottling.maxTokens} tokenRatio ${a.retryThrottling.tokenRatio}` : 'none'}, ${a.loadBalancing}`,
+    `  Did:                     ${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)`,
+    `  Calls over the delay:    ${g.callsOverDelay}`,
+    `  Answered by:             ${winners(g)}`,
+    `  Per replica (attempts):  ${g.perReplica.map((r) => `${r.address} ${r.attempts}`).join(', ')}`,
+    `  Errors:                  ${g.errors} (${Object.entries(g.statusCodes).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+    `  Slow:                    ${g.slow.count} calls over ${formatMs(g.slow.thresholdMs)}`,
+  ]
+  if (g.server) {
+    lines.push(`  Server cross-check:      server received ${g.server.received} vs client attempts ${g.attempts}: ${g.server.match ? 'MATCH' : 'MISMATCH'}; cancelled ${g.server.cancelled}`)
+  }
+  lines.push('', ...tail(result.phases.plain, result.phases.hedged, g))
+  if (g.caveats.length > 0) lines.push('', 'Caveats:', ...g.caveats.map((c) => `  - ${c}`))
+  return lines
+}
+
+function winners(g: GrpcClientResult): string {
+  const entries = Object.entries(g.winsByAttempt).sort(([x], [y]) => Number(x) - Number(y))
+  if (g.hedgesSent === 0) return 'the original in every call (no hedge was sent)'
+  return entries.map(([n, count]) => `${n === '0' ? 'original' : `hedge ${n}`}: ${count}`).join(', ')
+}
+
+/** plain | hedgebench | grpc-js, the tail percentiles side by side. */
+function tail(plain: PhaseResult | undefined, hedged: PhaseResult | undefined, g: GrpcClientResult): string[] {
+  const columns: Array<[string, { p50: number; p99: number; 'p99.9': number; max: number }, number, number]> = []
+  if (plain) columns.push(['plain', plain.latencyMs, plain.attempts, plain.requests])
+  if (hedged) columns.push(['hedgebench', hedged.latencyMs, hedged.attempts, hedged.requests])
+  columns.push([g.client, g.latencyMs, g.attempts, g.requests])
+  const row = (label: string, cell: (c: (typeof columns)[number]) => string) => `  ${label.padEnd(10)}${columns.map((c) => cell(c).padStart(13)).join('')}`
+  return [
+    row('', (c) => c[0]),
+    ...(['p50', 'p99', 'p99.9', 'max'] as const).map((p) => row(p, (c) => formatMs(c[1][p]))),
+    row('attempts', (c) => `${c[2]} / ${c[3]}`),
+  ]
+}

@@ -1,0 +1,72 @@
+/**
+ * A run against gRPC targets (grpc://host:port, grpcs://host:port): the
+ * method resolved in the user's schema and its message encoded once, before
+ * anything is sent, so every attempt of every mode sends the same bytes.
+ */
+import { UsageError } from '../core/errors.js'
+import { isGrpcUrl } from '../core/target-url.js'
+import { redactUrl } from '../core/redact.js'
+import { encodeRequestMessage } from '../protocol/grpc-message.js'
+import { frameMessage } from '../protocol/grpc-frame.js'
+import type { ServiceConfig } from './grpc-js-phase.js'
+import type { GrpcMessageSource } from '../protocol/grpc-message.js'
+import { loadGrpcMethod } from '../protocol/grpc-method.js'
+import type { GrpcSchemaSource } from '../protocol/grpc-method.js'
+
+/** What a gRPC run needs beyond the URLs (ghz's flags: --proto/-i/--protoset, --call, -d/-D/-B). */
+export interface GrpcRunOptions extends GrpcSchemaSource, GrpcMessageSource {
+  /** `package.Service/Method`. */
+  call?: string
+  /** Who hedges the hedged calls: hedgebench's engine (default), or also a real grpc-js client with `serviceConfig`. */
+  hedgeBy?: 'hedgebench' | 'grpc-js'
+  /** A gRPC service config (methodConfig[].hedgingPolicy, retryThrottling), for hedgeBy 'grpc-js'. */
+  serviceConfig?: ServiceConfig
+}
+
+export interface ResolvedGrpc {
+  /** `package.Service/Method`. */
+  call: string
+  /** The HTTP/2 :path. */
+  path: string
+  /** The framed request message. */
+  body: Buffer
+  /** The encoded message without its frame (what a gRPC client library is given). */
+  message: Buffer
+  /** Set when a grpc-js client also runs the hedged calls with this service config. */
+  serviceConfig: ServiceConfig | null
+}
+
+/** null for HTTP targets; every URL must be gRPC or none. */
+export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined): ResolvedGrpc | null {
+  const grpc = urls.filter(isGrpcUrl)
+  if (grpc.length === 0) {
+    if (options?.call !== undefined) throw new UsageError('--call is for grpc:// targets (got http URLs)')
+    if (options?.hedgeBy === 'grpc-js') throw new UsageError('--hedge-by grpc-js needs grpc:// targets')
+    return null
+  }
+  if (grpc.length !== urls.length) throw new UsageError('mix of grpc:// and http URLs: every replica of a run speaks the same protocol')
+  for (const raw of grpc) checkGrpcUrl(raw)
+  const method = loadGrpcMethod(options ?? {}, options?.call)
+  const message = Buffer.from(encodeRequestMessage(method, options ?? {}))
+  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig: clientConfig(options ?? {}) }
+}
+
+function clientConfig(o: GrpcRunOptions): ServiceConfig | null {
+  const by = o.hedgeBy ?? 'hedgebench'
+  if (by !== 'hedgebench' && by !== 'grpc-js') throw new UsageError(`invalid --hedge-by "${by}" (choose one of: hedgebench, grpc-js)`)
+  if (by === 'hedgebench') {
+    if (o.serviceConfig !== undefined) throw new UsageError('--service-config is for --hedge-by grpc-js')
+    return null
+  }
+  if (o.serviceConfig === undefined) throw new UsageError('--hedge-by grpc-js needs --service-config FILE (a gRPC service config with methodConfig[].hedgingPolicy)')
+  return o.serviceConfig
+}
+
+function checkGrpcUrl(raw: string): void {
+  const url = new URL(raw)
+  if (!url.hostname) throw new UsageError(`gRPC target without a host: "${redactUrl(raw)}" (expected grpc://host:port)`)
+  if (url.port === '') throw new UsageError(`gRPC target without a port: "${redactUrl(raw)}" (expected grpc://host:port)`)
+  if (url.pathname !== '' && url.pathname !== '/') {
+    throw new UsageError(`a gRPC target is grpc://host:port, the method comes from --call (got the path "${url.pathname}")`)
+  }
+}

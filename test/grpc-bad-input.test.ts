@@ -1,0 +1,57 @@
+/**
+ * Bad input for gRPC runs, through the CLI as a user types it: exit 2, one
+ * stderr line naming the problem, no stack trace, nothing sent (the target
+ * port has no listener: a check made after connecting would fail otherwise).
+ */
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { SIM_PROTO, SIM_WORK_CALL } from '../src/sim/grpc-replica.js'
+import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-bad-'))
+after(() => {
+  killAllChildren()
+  rmSync(dir, { recursive: true, force: true })
+})
+const badJson = join(dir, 'bad.json')
+writeFileSync(badJson, '{"methodConfig": [')
+
+// Port 9 (discard) on 127.0.0.1: nothing listens in the test environment, and nothing may be sent anyway.
+const TARGET = 'grpc://127.0.0.1:9'
+const REST = ['--no-save', '-n', '2', '--warmup', '0']
+const OK = ['--proto', SIM_PROTO, '--call', SIM_WORK_CALL, ...REST]
+
+const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
+  { name: 'missing --call', args: [TARGET, '--proto', SIM_PROTO, '--no-save'], message: /needs --call package\.Service\/Method/ },
+  { name: 'method not in the proto', args: [TARGET, '--proto', SIM_PROTO, '--call', 'hedgebench.sim.v1.Replica/Nope', ...REST], message: /method "Nope" is not in service hedgebench\.sim\.v1\.Replica \(methods: Work, Stats, Reset\)/ },
+  { name: 'service not in the proto', args: [TARGET, '--proto', SIM_PROTO, '--call', 'nope.Svc/Work', ...REST], message: /service "nope\.Svc" is not in the schema/ },
+  { name: '-d field that does not exist', args: [TARGET, ...OK, '-d', '{"payload": "x", "replyBytez": 3}'], message: /-d does not fit hedgebench\.sim\.v1\.WorkRequest: .*unknown field: "replyBytez"/ },
+  { name: '-d not JSON', args: [TARGET, ...OK, '-d', '{payload'], message: /-d is not valid JSON/ },
+  { name: 'unreadable proto', args: [TARGET, '--proto', join(dir, 'missing.proto'), '--call', SIM_WORK_CALL, ...REST], message: /cannot load --proto .*missing\.proto: no such file/ },
+  { name: 'grpc:// without a port', args: ['grpc://127.0.0.1', ...OK], message: /gRPC target without a port: "grpc:\/\/127\.0\.0\.1"/ },
+  { name: 'grpc:// with a path', args: ['grpc://127.0.0.1:9/x', ...OK], message: /the method comes from --call/ },
+  { name: 'grpc and http targets mixed', args: [TARGET, 'http://127.0.0.1:8/', ...OK], message: /mix of grpc:\/\/ and http URLs/ },
+  { name: '--hedge-by grpc-js without a service config', args: [TARGET, ...OK, '--hedge-by', 'grpc-js'], message: /--hedge-by grpc-js needs --service-config FILE/ },
+  { name: '--hedge-by unknown', args: [TARGET, ...OK, '--hedge-by', 'envoy'], message: /invalid --hedge-by "envoy" \(choose one of: hedgebench, grpc-js\)/ },
+  { name: '--service-config not JSON', args: [TARGET, ...OK, '--hedge-by', 'grpc-js', '--service-config', badJson], message: /--service-config .*bad\.json is not valid JSON/ },
+  { name: '--non-fatal-status not a gRPC code', args: [TARGET, ...OK, '--non-fatal-status', 'UNAVAILBLE'], message: /"UNAVAILBLE" is not a gRPC status/ },
+  { name: '-m metadata not JSON', args: [TARGET, ...OK, '-m', 'POST'], message: /-m for a gRPC target is metadata as JSON/ },
+  { name: '--call on an http target', args: ['http://127.0.0.1:9/', '--call', SIM_WORK_CALL, '--no-save'], message: /--call: only for gRPC targets/ },
+]
+
+// Each case is a CLI process of its own: run a few at once.
+describe('bad gRPC input', { concurrency: 4 }, () => {
+  for (const c of CASES) {
+    test(c.name, async () => {
+      const run = await runCli(c.args, { timeoutMs: 15_000 })
+      const lines = stderrLines(run)
+      assert.equal(run.code, 2, `exit code (stderr: ${run.stderr})`)
+      assert.equal(lines.length, 1, `one line: ${JSON.stringify(lines)}`)
+      assert.match(lines[0]!, c.message)
+      assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
+    })
+  }
+})
