@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import assert from 'node:assert/strict'
 
 export interface CountingServer {
   url: string
@@ -17,6 +18,8 @@ export interface CountingServer {
   cancelled: number
   /** Header values seen per request, in arrival order, for the names in `record`. */
   seen: Array<Record<string, string | undefined>>
+  /** Client connections open right now. */
+  open: number
   close(): Promise<void>
 }
 
@@ -32,7 +35,7 @@ export interface ServerOptions {
 }
 
 export async function startServer(opts: ServerOptions = {}): Promise<CountingServer> {
-  const state = { received: 0, completed: 0, cancelled: 0, seen: [] as Array<Record<string, string | undefined>> }
+  const state = { received: 0, completed: 0, cancelled: 0, open: 0, seen: [] as Array<Record<string, string | undefined>> }
   const server = createServer((req, res) => {
     const n = state.received++
     if (opts.record) state.seen.push(Object.fromEntries(opts.record.map((h) => [h, req.headers[h] as string | undefined])))
@@ -53,6 +56,10 @@ export async function startServer(opts: ServerOptions = {}): Promise<CountingSer
     })
   })
   server.keepAliveTimeout = 60_000
+  server.on('connection', (socket) => {
+    state.open++
+    socket.on('close', () => state.open--)
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return Object.assign(state, {
@@ -66,11 +73,19 @@ export async function startServer(opts: ServerOptions = {}): Promise<CountingSer
   }) as CountingServer
 }
 
-/** Waits (bounded) until the servers received `expected` requests: a cancelled attempt's headers can land a moment after the client settled it. */
+/**
+ * Waits (bounded, 2 s) until the servers received `expected` requests and
+ * every client connection to them is closed. A cancelled attempt's headers
+ * can land a moment after the client settled it; but a run closes its
+ * connections before it returns, and a server socket closes only after the
+ * bytes before the client's FIN were parsed, so once none is open nothing
+ * more can arrive: the count returned is final, not a sample after a sleep.
+ */
 export async function settle(servers: CountingServer[], expected: number): Promise<number> {
   const total = (): number => servers.reduce((s, x) => s + x.received, 0)
+  const quiet = (): boolean => servers.every((x) => x.open === 0)
   const deadline = Date.now() + 2000
-  while (total() < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
-  await new Promise((r) => setTimeout(r, 50)) // and nothing more arrives after
+  while ((total() < expected || !quiet()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
+  assert.ok(quiet(), `client connections still open 2 s after the run: ${servers.map((x) => x.open).join(', ')}`)
   return total()
 }
