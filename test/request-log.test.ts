@@ -79,7 +79,14 @@ test('close() flushes every row even when the writer ignored backpressure (inter
 
 test('waitForDrain() resolves at once when nothing is buffered', async (t) => {
   const log = await createRequestLog(join(await tempDir(t), 'r.csv'))
-  await log.waitForDrain()
+  // "At once": before the next turn of the event loop. Raced against a
+  // setImmediate, so a waitForDrain() that waits for a 'drain' that never
+  // comes fails here instead of hanging the suite (node:test has no default timeout).
+  const first = await Promise.race([
+    log.waitForDrain().then(() => 'drained'),
+    new Promise((resolve) => setImmediate(() => resolve('still waiting'))),
+  ])
+  assert.equal(first, 'drained')
   await log.close()
 })
 
