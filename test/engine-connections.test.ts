@@ -44,15 +44,21 @@ function request(pool: ConnectionPool, origin: string): Promise<Done> {
   return new Promise((resolve) => pool.dispatch({ origin, path: '/', method: 'GET' }, collect(resolve)))
 }
 
-async function server(delayMs: number): Promise<{ origin: string; sockets: Set<unknown>; close(): void }> {
+async function server(delayMs: number): Promise<{ origin: string; sockets: Set<unknown>; connections: { accepted: number; open: number }; close(): void }> {
   const sockets = new Set<unknown>()
+  const connections = { accepted: 0, open: 0 }
   const srv = createServer((req: IncomingMessage, res: ServerResponse) => {
     sockets.add(req.socket)
     req.resume()
     setTimeout(() => res.end('ok'), delayMs)
   })
+  srv.on('connection', (socket) => {
+    connections.accepted++
+    connections.open++
+    socket.on('close', () => connections.open--)
+  })
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
-  return { origin: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, sockets, close: () => srv.close() }
+  return { origin: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, sockets, connections, close: () => srv.close() }
 }
 
 test('connection pool: concurrent attempts get connections of their own; sequential ones reuse one', async (t) => {
@@ -133,7 +139,17 @@ test('-t running out while an attempt waits for its connection: it fails with a 
   })
   assert.ok(error instanceof errors.HeadersTimeoutError, `a headers timeout: ${String(error)}`)
   assert.deepEqual(counts, { sent: 0, unsent: 0, done: 1, settled: 1 })
-  await new Promise((r) => setTimeout(r, 50))
+  // Nothing may reach the server even once the slow connection is up. Wait
+  // (bounded) until the server accepted it, then close the pool and wait
+  // until the server saw it close: a server socket closes only after the
+  // bytes sent before the FIN were parsed, so a request written on it would
+  // have been counted by then. No sleep to guess with.
+  const until = Date.now() + 2000
+  while (s.connections.accepted === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5))
+  assert.equal(s.connections.accepted, 1, 'the slow connector connected')
+  await pool.destroy()
+  while (s.connections.open > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5))
+  assert.equal(s.connections.open, 0)
   assert.equal(s.sockets.size, 0, 'no request reached the server')
 })
 
