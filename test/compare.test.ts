@@ -59,10 +59,16 @@ test('every metric is listed in table order, with absolute and relative change',
   const c = compareRuns([{ name: 'a', result: plainRun('a', 1000, 5, 10) }, { name: 'b', result: plainRun('b', 1000, 6, 20) }])
   assert.deepEqual(c.metrics.map((m) => m.metric), METRIC_KEYS.filter((k) => k !== 'extra_load'))
   const p50 = row(c, 'p50')
-  const [a, b] = p50.values as [number, number]
-  assert.equal(p50.changes[1]?.abs, Number((b - a).toPrecision(9)))
-  assert.equal(p50.changes[1]?.pct, Number(((100 * (b - a)) / a).toPrecision(9)))
   assert.equal(p50.unit, 'ms')
+  // Hand-known values, not compare.ts's own formula: p50 1 ms -> 1.5 ms
+  // (HDR is exact below 2 ms) is +0.5 ms, +50 %.
+  const exact = compareRuns([
+    { name: 'a', result: makeRunResult({ phases: { plain: makePhase('plain', Array(100).fill(1)) } }) },
+    { name: 'b', result: makeRunResult({ phases: { plain: makePhase('plain', Array(100).fill(1.5)) } }) },
+  ])
+  assert.deepEqual(row(exact, 'p50').values, [1, 1.5])
+  assert.equal(row(exact, 'p50').changes[1]?.abs, 0.5)
+  assert.equal(row(exact, 'p50').changes[1]?.pct, 50)
   assert.equal(row(c, 'rps').better, 'higher')
 })
 
