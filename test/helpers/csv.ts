@@ -2,6 +2,9 @@
  * A small RFC 4180 parser for tests (csv-parse is not a dependency): quoted
  * fields, doubled quotes, commas and line breaks inside quotes, CRLF or LF.
  */
+import assert from 'node:assert/strict'
+import { redactUrl } from '../../src/core/redact.js'
+import { PERCENTILE_KEYS, type RunResult } from '../../src/results/run-result.js'
 
 export function parseCsv(text: string): string[][] {
   const rows: string[][] = []
@@ -44,4 +47,31 @@ export function parseCsvObjects(text: string): Array<Record<string, string>> {
     if (row.length !== header.length) throw new Error(`row has ${row.length} fields, header has ${header.length}`)
     return Object.fromEntries(header.map((name, i) => [name, row[i]!]))
   })
+}
+
+/**
+ * Checks a CSV summary against the run it should describe, field by field
+ * from the result object (not against another rendering of it, which a
+ * broken renderer would match): one row per phase and per phase x replica,
+ * with its counts, percentiles and hedging counters.
+ */
+export function assertCsvSummaryOf(text: string, result: RunResult): void {
+  const rows = parseCsvObjects(text)
+  const phases = Object.values(result.phases)
+  assert.equal(rows.length, phases.reduce((n, p) => n + 1 + p.replicas.length, 0))
+  for (const phase of phases) {
+    const row = rows.find((r) => r.scope === 'phase' && r.phase === phase.name)
+    assert.ok(row, `a row for the ${phase.name} phase`)
+    for (const key of ['requests', 'attempts', 'ok', 'errors', 'connectionsOpened'] as const) {
+      assert.equal(Number(row[key === 'connectionsOpened' ? 'connections_opened' : key]), phase[key], `${phase.name} ${key}`)
+    }
+    for (const key of PERCENTILE_KEYS) assert.equal(Number(row[`${key}_ms`]), Number(phase.latencyMs[key].toFixed(3)), `${phase.name} ${key}`)
+    assert.equal(row.hedges_sent, phase.hedging ? String(phase.hedging.hedgesSent) : '', `${phase.name} hedges sent`)
+    for (const replica of phase.replicas) {
+      const r = rows.find((x) => x.scope === 'replica' && x.phase === phase.name && x.replica === redactUrl(replica.url))
+      assert.ok(r, `a row for ${replica.url} in ${phase.name}`)
+      assert.equal(Number(r.requests), replica.requests)
+      assert.equal(Number(r.wins), replica.wins)
+    }
+  }
 }
