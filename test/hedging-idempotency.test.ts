@@ -93,7 +93,17 @@ test('with --idempotency-key every copy of a request carries its key, and every 
   }
   assert.ok(multi > 20, `requests with two copies on the wire: ${multi}`)
   assert.equal(multi, hedged.attempts - n + (n - byKey.size))
-  // --unsafe-hedge is the explicit opt-out, and the report warns about it.
-  const unsafe = await run({ urls: servers.map((s) => s.url), method: 'POST', body: Buffer.from('x'), concurrency: 2, requests: 20, warmup: 0, mode: 'hedged', seed: 62, hedge: { delay: 2, unsafeHedge: true } })
+  // --unsafe-hedge is the explicit opt-out: POST hedges go out, with no key,
+  // and the report warns about it. (Budget off: the 3-5 ms answers, about
+  // half of them, all outlast the 2 ms delay.)
+  const before = seen.length
+  const unsafe = await run({ urls: servers.map((s) => s.url), method: 'POST', body: Buffer.from('x'), concurrency: 2, requests: 20, warmup: 0, mode: 'hedged', seed: 62, hedge: { delay: 2, unsafeHedge: true, budgetPct: null as unknown as number } })
   assert.ok(unsafe.warnings.some((w) => /unsafe-hedge/.test(w)), unsafe.warnings.join('\n'))
+  const u = unsafe.phases.hedged!
+  assert.ok(u.hedging!.hedgesSent > 0, 'POST hedges were sent')
+  for (const until = Date.now() + 2000; seen.length - before < u.attempts && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10))
+  const copies = seen.slice(before)
+  assert.equal(copies.length, u.attempts)
+  assert.equal(copies.filter((c) => c.hedge !== undefined).length, u.hedging!.hedgesSent, 'the hedges reached the server')
+  assert.ok(copies.every((c) => c.method === 'POST' && c.key === undefined), 'no copy carries a key')
 })
