@@ -11,7 +11,7 @@ import { run } from '../src/run/run.js'
 import type { RequestRecord } from '../src/run/run-options.js'
 import { spawnTarget } from '../src/sim/target.js'
 import { profileDir } from './helpers/profiles.js'
-import { startServer, type CountingServer } from './helpers/servers.js'
+import { settle, startServer, type CountingServer } from './helpers/servers.js'
 
 type T = { after: (fn: () => Promise<void>) => void }
 
@@ -305,7 +305,16 @@ test('--fanout with hedging: each call is hedged on its own; extra load is per c
   const h = hedged.hedging!
   assert.equal(hedged.calls!.requests, n * 4)
   assert.equal(h.originalWins + h.hedgeWins, n * 4, 'one winner per call')
-  assert.ok(h.hedgeWins > 0)
+  // Every server's requests number 0, 25, 50, ... take 80 ms: S slow slots in
+  // all. A slow original is hedged at 15 ms and its hedge wins unless the
+  // hedge itself lands on a slow slot: W = O - Hs and S = O + Hs (O slow
+  // originals, Hs slow hedges). A hedge finds a slow slot with probability
+  // ~1/25, so Hs ~ Binomial(O ~ 33, 0.04), mean 1.3; W >= S / 2 fails only
+  // if Hs >= O / 3 (11 or more): P < 1e-5. Hedges wired to the wrong call,
+  // or wins not counted, fail it.
+  await settle(list, hedged.attempts)
+  const slowSlots = list.reduce((sum, s) => sum + Math.ceil(s.received / 25), 0)
+  assert.ok(h.hedgeWins >= slowSlots / 2 && h.hedgeWins <= slowSlots, `hedge wins ${h.hedgeWins}, slow slots ${slowSlots}`)
   // attempts / calls - 1, not attempts / requests - 1 (which would read ~300 %).
   assert.ok(h.extraLoadPct > 0 && h.extraLoadPct < 20, `extra load ${h.extraLoadPct} %`)
   assert.equal(hedged.attempts, received(list))
