@@ -18,6 +18,8 @@ export interface CountingServer {
   cancelled: number
   /** Header values seen per request, in arrival order, for the names in `record`. */
   seen: Array<Record<string, string | undefined>>
+  /** Client connections accepted so far (a run's reachability probe is one per origin). */
+  accepted: number
   /** Client connections open right now. */
   open: number
   close(): Promise<void>
@@ -35,7 +37,7 @@ export interface ServerOptions {
 }
 
 export async function startServer(opts: ServerOptions = {}): Promise<CountingServer> {
-  const state = { received: 0, completed: 0, cancelled: 0, open: 0, seen: [] as Array<Record<string, string | undefined>> }
+  const state = { received: 0, completed: 0, cancelled: 0, accepted: 0, open: 0, seen: [] as Array<Record<string, string | undefined>> }
   const server = createServer((req, res) => {
     const n = state.received++
     if (opts.record) state.seen.push(Object.fromEntries(opts.record.map((h) => [h, req.headers[h] as string | undefined])))
@@ -57,6 +59,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<CountingSer
   })
   server.keepAliveTimeout = 60_000
   server.on('connection', (socket) => {
+    state.accepted++
     state.open++
     socket.on('close', () => state.open--)
   })
