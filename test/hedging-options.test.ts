@@ -239,7 +239,12 @@ test('--cancel ignore lets losers finish and discards their answers; abort cuts 
   const hi = ignored.hedging!
   assert.equal(hi.cancelMode, 'ignore')
   assert.equal(hi.cancelled, 0)
-  assert.ok(hi.lateDiscarded >= 40, `late discarded ${hi.lateDiscarded}`)
+  // Originals go round-robin: exactly 50 of the 100 to the 60 ms replica,
+  // and each outlasts the 10 ms delay, so >= 50 hedges (a frozen client can
+  // only add some). With ignore, every hedged request leaves exactly one
+  // loser, whose answer is discarded: late discards = hedges, exactly.
+  assert.ok(hi.hedgesSent >= 50, `hedges sent ${hi.hedgesSent}`)
+  assert.equal(hi.lateDiscarded, hi.hedgesSent)
   assert.equal(ignoreServers[0]!.cancelled, 0, 'the server finished every loser')
   assert.equal(ignoreServers[0]!.completed, ignoreServers[0]!.received)
   assert.ok(ignored.latencyMs.p50 < 30, `p50 ${ignored.latencyMs.p50}: the answer was not held back by the loser`)
@@ -247,7 +252,9 @@ test('--cancel ignore lets losers finish and discards their answers; abort cuts 
   const abortServers = await mk()
   const aborted = (await opts(abortServers.map((s) => s.url), 'abort')).phases.hedged!
   const ha = aborted.hedging!
-  assert.ok(ha.cancelled >= 40, `cancelled ${ha.cancelled}`)
+  // With abort the one loser per hedged request is cancelled instead.
+  assert.ok(ha.hedgesSent >= 50, `hedges sent ${ha.hedgesSent}`)
+  assert.equal(ha.cancelled, ha.hedgesSent)
   assert.equal(ha.lateDiscarded, 0)
   // The servers saw the aborts as connections closing before their answer.
   // Not exactly the client's count: a loser whose answer was already written
@@ -262,8 +269,12 @@ test('--cancel ignore lets losers finish and discards their answers; abort cuts 
   assert.ok(sc > 0 && sc <= ha.cancelled, `server cancelled ${sc}, client ${ha.cancelled}`)
   assert.equal(done + sc, received(abortServers))
   assert.equal(done - aborted.requests, ha.lateDiscarded + (ha.cancelled - sc))
-  // Originals on the 60 ms replica lose to a 2 ms hedge ~48 ms before answering: no race there.
-  assert.ok(abortServers[0]!.cancelled >= 40, `replica 0 cancelled ${abortServers[0]!.cancelled}`)
+  // The 50 originals on the 60 ms replica lose to a 2 ms hedge ~48 ms
+  // before answering: the server cuts off all 50, unless the client's loop
+  // stalled long enough (~38 ms and more, as the run measured it, +10 ms
+  // resolution) to read the winner after the loser's answer was written.
+  const stalled = aborted.generator.eventLoopDelayMs.max + 10 >= 38
+  assert.ok(abortServers[0]!.cancelled >= 50 || stalled, `replica 0 cancelled ${abortServers[0]!.cancelled}, loop delay max ${aborted.generator.eventLoopDelayMs.max} ms`)
   // The client's connection count against what the servers accepted (less
   // the run's reachability probe, one per origin): exact with ignore. With
   // abort the servers also see a connection or two opened as the run
@@ -279,9 +290,14 @@ test('--cancel ignore lets losers finish and discards their answers; abort cuts 
   // On HTTP/1.1 an abort destroys its socket: the connections accepted are at
   // least one per cancel plus the one per slot (c = 2) still open at the
   // end, and the count is at most 2 short of them (above): so it is at least
-  // one per cancel. Ignore never closes one.
+  // one per cancel. Ignore never closes one: it opens a connection only when
+  // every one it has is busy, so it opens no more than its peak of attempts
+  // in flight. That peak is ~10 (2 slots, a 60 ms loser left behind every
+  // ~14 ms); to reach the >= 50 abort opens, losers would have to linger
+  // unread for ~300 ms past their answer. (The old "< abort / 2" was a guess:
+  // 43 vs 71 under load, with ~17 runnable processes on the 2 cores.)
   assert.ok(aborted.connectionsOpened >= ha.cancelled, `abort: ${aborted.connectionsOpened} connections for ${ha.cancelled} cancels`)
-  assert.ok(ignored.connectionsOpened < aborted.connectionsOpened / 2, `ignore ${ignored.connectionsOpened} vs abort ${aborted.connectionsOpened} connections`)
+  assert.ok(ignored.connectionsOpened < aborted.connectionsOpened, `ignore ${ignored.connectionsOpened} vs abort ${aborted.connectionsOpened} connections`)
 })
 
 test('--fanout 5: each request makes 5 calls; per-call and per-request figures show the fan-out arithmetic', async (t) => {
