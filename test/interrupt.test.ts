@@ -148,7 +148,7 @@ describe('interruption', { concurrency: 3 }, () => {
     await assertCsvComplete(join(dir, 'req.csv'), saved)
   })
 
-  test('a second SIGINT exits at once', async () => {
+  test('a second SIGINT exits at once', async (t) => {
     const s = await server({ handle: (req) => req.resume() })
     const dir = await tempDir()
     const cli = start(s.url, dir, ['--mode', 'plain', '--warmup', '0', '-n', '100', '-c', '3', '-t', '60s'])
@@ -161,11 +161,13 @@ describe('interruption', { concurrency: 3 }, () => {
     const took = performance.now() - second
     assert.equal(run.timedOut, false)
     // The requests hang (-t 60s). If the second SIGINT did not abort them,
-    // the CLI's never-hang timer would end the process 1.5 s after it (exit
-    // 130 too: run-command.ts), or the first one's 2 s grace. So "at once" is
-    // before 1.5 s, the design's own yardstick, not a guessed 1.2 s that
-    // three CLI processes on two busy cores could outlast.
-    assert.ok(took < 1500, `exited ${Math.round(took)} ms after the second SIGINT: not before the 1.5 s fallback`)
+    // the CLI's never-hang timer would end the process 1.5 s after it, with
+    // exit 130 too (run-command.ts), but before the run returned: nothing
+    // saved. So the saved partial run below is what proves "at once", not a
+    // wall-clock bound: 1.2 s, and even the fallback's own 1.5 s, were
+    // outlasted by a correct build (1925 ms) with ~20 processes on 2 cores.
+    // Checked: with second.abort() removed, no file is saved.
+    t.diagnostic(`exited ${Math.round(took)} ms after the second SIGINT`)
     assert.equal(run.code, 130)
     assert.match(run.stderr, /second SIGINT/)
     // It still wrote what it measured: a partial run, stopped in the plain phase.
