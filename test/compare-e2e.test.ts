@@ -6,7 +6,15 @@
  * Why the assertions hold (not luck):
  * - Self-compare: every change is exactly 0, and compare calls a change
  *   better/worse only when its interval excludes 0, so "within noise" is
- *   deterministic.
+ *   deterministic. (It pins how identical small runs are judged.)
+ * - The same configuration measured twice (fast, fast-again: one server, one
+ *   after the other): compare must read each file (changes are not all 0),
+ *   see identical configurations, and show each metric's verdict; error_rate
+ *   and slow are 0 in both, so "within noise" there is exact. "p50>+100%"
+ *   cannot hold: the 5 ms server's median doubling needs the client stalled
+ *   for most of 300 requests (the same bound as below). Other latency
+ *   verdicts are not asserted: a real shift of the machine's load between
+ *   two real runs is a real difference.
  * - 5 ms vs 15 ms: the 15 ms server cannot answer in under 15 ms, so the slow
  *   run's p50 >= 15 ms. "p50>+10%" fails to hold only if the fast run's
  *   p50 > 15 / 1.1 = 13.6 ms, i.e. the 5 ms server's median inflated by
@@ -16,12 +24,13 @@
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnFixedDelayServer, type FixedDelayServer } from './helpers/fixed-delay-server.js'
 import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
 import { parseCsvObjects } from './helpers/csv.js'
+import type { RunResult } from '../src/results/run-result.js'
 
 let dir = ''
 const servers: FixedDelayServer[] = []
@@ -54,8 +63,10 @@ before(async () => {
   const common = ['-n', '300', '--warmup', '20', '--mode', 'plain', '--seed', '7']
   // One at a time: the runs must not compete for the two cores.
   await measure('fast', [fast!.url, ...common, '-c', '4'])
+  await measure('fast-again', [fast!.url, ...common, '-c', '4'])
   await measure('slow', [slow!.url, ...common, '-c', '8'])
-  await measure('both', [fast!.url, '-n', '200', '--warmup', '50', '--mode', 'both', '-c', '4', '--seed', '7'])
+  // Hedged at 3 ms against 5 ms answers: every request wants a hedge, the budget (10 %) sends some.
+  await measure('both', [fast!.url, '-n', '200', '--warmup', '50', '--mode', 'both', '-c', '4', '--seed', '7', '--hedge-delay', '3ms'])
 })
 
 /** Percentiles 300 requests cannot bound (noise.ts: q^n > 2.5 %). */
@@ -83,6 +94,33 @@ test('a run compared with itself is within noise on every metric, and --fail-if 
   assert.ok(rows.length >= 15, text.stdout)
   for (const row of rows) assert.match(row, UNJUDGED.has(row.trim().split(' ')[0]!) ? /not enough requests \(n = 300 for p[\d.]+; needs \d+\)$/ : /within noise\s*$/, row)
   assert.doesNotMatch(text.stdout, /\b(better|worse)\s*$/m)
+})
+
+test('the same configuration measured twice: identical configurations, each file read, and --fail-if does not fire', async () => {
+  const json = await compare('fast.json', 'fast-again.json', '-o', 'json')
+  assert.equal(json.code, 0, json.stderr)
+  type Row = { metric: string; values: Array<number | null>; changes: Array<{ abs: number; verdict: string } | null> }
+  const c = JSON.parse(json.stdout) as { configDifferences: unknown[]; metrics: Row[] }
+  assert.deepEqual(c.configDifferences, [])
+  assert.ok(c.metrics.length >= 15, `every metric compared (${c.metrics.length})`)
+  for (const m of c.metrics) assert.ok(m.changes[1], `${m.metric} has a change`)
+  // Each file's own figures, not one file twice.
+  const saved = (name: string) => (JSON.parse(readFileSync(join(dir, name), 'utf8')) as RunResult).phases.plain!
+  const [a, b] = [saved('fast.json'), saved('fast-again.json')]
+  const metric = (key: string): Row => c.metrics.find((m) => m.metric === key)!
+  for (const key of ['p50', 'p99', 'mean'] as const) assert.deepEqual(metric(key).values, [a.latencyMs[key], b.latencyMs[key]], key)
+  assert.ok(c.metrics.some((m) => m.changes[1]!.abs !== 0), 'two real runs differ somewhere')
+  for (const key of ['error_rate', 'slow']) {
+    assert.deepEqual(metric(key).values, [0, 0], key)
+    assert.equal(metric(key).changes[1]!.verdict, 'within noise', key)
+  }
+
+  const text = await compare('fast.json', 'fast-again.json', '--fail-if', 'p50>+100%')
+  assert.equal(text.code, 0, text.stderr)
+  assert.equal(text.stderr, '')
+  assert.match(text.stdout, /Configuration: identical/)
+  // The table shows the verdict compare computed, row by row (a verdict may carry its reason in parentheses).
+  for (const m of c.metrics) assert.match(text.stdout, new RegExp(`^  ${m.metric.replace('.', '\\.')}\\s.*\\s${m.changes[1]!.verdict}( \\(.*\\))?$`, 'm'), m.metric)
 })
 
 test('a 5 ms target against a 15 ms target: p50 is worse, and --fail-if "p50>+10%" exits 1 exactly when it holds', async () => {
@@ -169,8 +207,14 @@ test('compare RUN.json on a plain+hedged run compares its own two phases', async
   assert.equal(json.kind, 'within')
   assert.deepEqual(json.runs.map((r) => [r.name, r.phase, r.requests]), [['plain', 'plain', 200], ['hedged', 'hedged', 200]])
   assert.deepEqual(json.configDifferences, [])
+  // Extra load from the saved counts: attempts per request - 1, in % (0 for the plain phase, which never hedges).
   const extra = json.metrics.find((m) => m.metric === 'extra_load')
-  assert.ok(extra && typeof extra.values[1] === 'number' && extra.values[1] >= 0, `extra load of the hedged phase: ${JSON.stringify(extra)}`)
+  const saved = JSON.parse(readFileSync(join(dir, 'both.json'), 'utf8')) as RunResult
+  const { plain, hedged } = saved.phases
+  assert.equal(plain!.attempts, plain!.requests)
+  assert.ok(hedged!.hedging!.hedgesSent > 0, 'the hedged phase hedged')
+  const expected = Math.round((hedged!.attempts / hedged!.requests - 1) * 100 * 1000) / 1000
+  assert.deepEqual(extra?.values, [0, expected], `extra load: ${JSON.stringify(extra)}, hedges sent ${hedged!.hedging!.hedgesSent}`)
   // A plain-only run has nothing to compare within: a one-line usage error.
   const plainOnly = await compare('fast.json')
   assert.equal(plainOnly.code, 2)
