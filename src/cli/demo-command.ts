@@ -28,20 +28,20 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
       const requests = argv.n === undefined ? undefined : integer(argv.n, '-n')
       if (requests !== undefined && requests <= 0) throw new UsageError(`invalid -n "${argv.n}" (a whole number above 0)`)
       // Loaded when the demo runs, not for --help (issue 14: start-up time).
-      const [{ runDemo }, { renderDemo }, { startSpinner }] = await Promise.all([import('../sim/demo.js'), import('../report/demo-text.js'), import('./spinner.js')])
-      const spinner = startSpinner()
+      const [{ runDemo }, { renderDemo }, { startProgress }] = await Promise.all([import('../sim/demo.js'), import('../report/demo-text.js'), import('./progress.js')])
+      const progress = startProgress()
       try {
         const demo = await runDemo({
           profile: argv.profile,
           concurrencies,
           http2: argv.http2,
           ...(requests ? { requests } : {}),
-          onProgress: (c, p) => spinner.update({ ...p, phase: `c=${c} ${p.phase}` as typeof p.phase }),
+          onProgress: (c, p) => progress.update({ ...p, phase: `c=${c} ${p.phase}` as typeof p.phase }),
         })
-        spinner.stop()
+        progress.stop()
         process.stdout.write(renderDemo(demo))
       } finally {
-        spinner.stop()
+        progress.stop()
       }
       setExitCode(0)
     },

@@ -1,7 +1,7 @@
 /**
  * `hedgebench [URL...]`: flags -> RunOptions -> run() -> renderers. The
  * process concerns live here: the built-in target for --profile, the
- * spinner, SIGINT/SIGTERM, stdout, saved files, exit codes.
+ * progress bar, SIGINT/SIGTERM, stdout, saved files, exit codes.
  */
 import type { Argv, CommandModule } from 'yargs'
 import { access, rm } from 'node:fs/promises'
@@ -21,6 +21,7 @@ import type { RunResult } from '../results/run-result.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
+import { planOf } from './progress-line.js'
 
 interface CliFlags extends RunFlags, ShardFlags {
   o: OutputFormat
@@ -157,7 +158,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
   if (options.grpc) await quietGrpcJs()
   // Every check that can fail comes before the first file is touched, so bad
   // input leaves nothing behind (no empty out-dir, no truncated request log).
-  resolveOptions(options, 0)
+  const plan = planOf(resolveOptions(options, 0))
   const failLimit = parseFailOnErrors(argv.failOnErrors)
   const created: string[] = []
   let log: RequestLog | null = null
@@ -181,11 +182,11 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     throw err
   }
   const interrupt = onInterrupt()
-  const [{ run }, { startSpinner }] = await Promise.all([import('../run/run.js'), import('./spinner.js')])
-  const spinner = startSpinner()
+  const [{ run }, { startProgress }] = await Promise.all([import('../run/run.js'), import('./progress.js')])
+  const progress = startProgress(plan)
   let result: RunResult
   try {
-    result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: spinner.update, ...(log ? { requestSink: log } : {}) })
+    result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: progress.update, ...(log ? { requestSink: log } : {}) })
   } catch (err) {
     // Nothing was measured (the target refused before the run): take back what we created.
     if (err instanceof UsageError || err instanceof TargetUnreachableError) {
@@ -195,7 +196,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     }
     throw err
   } finally {
-    spinner.stop()
+    progress.stop()
     interrupt.dispose()
     await log?.close()
   }

@@ -1,0 +1,91 @@
+/**
+ * The progress bar's one line, as a pure function of what the run has done
+ * so far: phase, requests done of the total (or time elapsed of -z), the
+ * current requests/s and an ETA for the whole run (warm-up + phases), as
+ * autocannon's bar and oha's live view show. Kept apart from the terminal
+ * writer (progress.ts) so it is tested without a terminal.
+ */
+import type { ResolvedRun } from '../run/resolve-options.js'
+
+/** One measured window of the run, in order: a count of requests or a duration. */
+export interface PlannedWindow {
+  phase: string
+  requests: number | null
+  durationMs: number | null
+}
+
+/** The windows run.ts will run for these options (see Run#phasesInOrder). */
+export function planOf(cfg: Pick<ResolvedRun, 'warmup' | 'mode' | 'schedule' | 'requests' | 'durationMs'>): PlannedWindow[] {
+  const plan: PlannedWindow[] = []
+  if (cfg.warmup > 0) plan.push({ phase: 'warmup', requests: cfg.warmup, durationMs: null })
+  const measured = { requests: cfg.requests, durationMs: cfg.durationMs }
+  if (cfg.schedule === 'interleaved') {
+    // One window for both lanes, reported under the last lane's name.
+    plan.push({ phase: 'hedged', requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs })
+    return plan
+  }
+  if (cfg.mode !== 'hedged') plan.push({ phase: 'plain', ...measured })
+  if (cfg.mode !== 'plain') plan.push({ phase: 'hedged', ...measured })
+  return plan
+}
+
+export interface ProgressView {
+  phase: string
+  done: number
+  /** Requests planned for this window, or null when it is timed. */
+  total: number | null
+  elapsedMs: number
+  /** Current requests/s, or null before there is a rate to tell. */
+  rate: number | null
+  /** The windows still to run after this one. */
+  later: PlannedWindow[]
+  /** This window's duration when timed (-z). */
+  durationMs: number | null
+}
+
+/** Seconds left in the whole run, or null when it cannot be told (no rate yet for counted windows). */
+export function etaSeconds(v: ProgressView): number | null {
+  let ms = 0
+  if (v.durationMs !== null) ms += Math.max(0, v.durationMs - v.elapsedMs)
+  else if (v.total !== null) {
+    if (!v.rate) return null
+    ms += (Math.max(0, v.total - v.done) / v.rate) * 1000
+  }
+  for (const w of v.later) {
+    if (w.durationMs !== null) ms += w.durationMs
+    else if (w.requests !== null) {
+      if (!v.rate) return null
+      ms += (w.requests / v.rate) * 1000
+    }
+  }
+  return ms / 1000
+}
+
+const BAR_MAX = 24
+const BAR_MIN = 6
+
+/** The line, never wider than `width - 1` (the last column would wrap on some terminals). */
+export function progressLine(v: ProgressView, width: number): string {
+  const fraction = v.durationMs !== null ? v.elapsedMs / v.durationMs : v.total ? v.done / v.total : null
+  const count = v.durationMs !== null ? `${seconds(v.elapsedMs / 1000)} of ${seconds(v.durationMs / 1000)}` : v.total !== null ? `${v.done}/${v.total}` : `${v.done}`
+  const rate = v.rate === null ? '- req/s' : `${Math.round(v.rate)} req/s`
+  const eta = etaSeconds(v)
+  const tail = ` ${count}  ${rate}  ETA ${eta === null ? '-' : seconds(eta)}`
+  const head = `${v.phase.padEnd(6)} `
+  const room = width - 1 - head.length - tail.length - 2
+  const line = fraction === null || room < BAR_MIN ? head + tail.trimStart() : `${head}[${bar(Math.min(1, Math.max(0, fraction)), Math.min(BAR_MAX, room))}]${tail}`
+  return line.slice(0, Math.max(0, width - 1))
+}
+
+function bar(fraction: number, cells: number): string {
+  const full = Math.round(fraction * cells)
+  return '#'.repeat(full) + '.'.repeat(cells - full)
+}
+
+/** 0.4 -> "0.4s", 12.3 -> "12s", 75 -> "1m15s". */
+function seconds(s: number): string {
+  if (s < 10) return `${s.toFixed(1)}s`
+  if (s < 60) return `${Math.round(s)}s`
+  const m = Math.floor(s / 60)
+  return `${m}m${String(Math.round(s - m * 60)).padStart(2, '0')}s`
+}

@@ -1,0 +1,35 @@
+/** The progress bar's line and its ETA for the whole run (pure functions; the terminal side is progress-tty.test.ts). */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { etaSeconds, planOf, progressLine, type ProgressView } from '../src/cli/progress-line.js'
+
+const base = { warmup: 100, mode: 'both', schedule: 'sequential', requests: 400, durationMs: null } as const
+
+test('the plan follows the phases run.ts runs', () => {
+  assert.deepEqual(planOf(base).map((w) => [w.phase, w.requests]), [['warmup', 100], ['plain', 400], ['hedged', 400]])
+  assert.deepEqual(planOf({ ...base, mode: 'hedged', warmup: 0 }).map((w) => w.phase), ['hedged'])
+  assert.deepEqual(planOf({ ...base, schedule: 'interleaved' }).map((w) => [w.phase, w.requests]), [['warmup', 100], ['hedged', 800]])
+  assert.deepEqual(planOf({ ...base, requests: null, durationMs: 5000 }).slice(1).map((w) => w.durationMs), [5000, 5000])
+})
+
+test('ETA covers the rest of this window and every later one', () => {
+  const plan = planOf(base)
+  // In the warm-up at 100 req/s with 50 of 100 done: 0.5 s left here, then 2 x 400 requests = 8 s.
+  const v: ProgressView = { phase: 'warmup', done: 50, total: 100, elapsedMs: 500, rate: 100, later: plan.slice(1), durationMs: null }
+  assert.equal(etaSeconds(v), 8.5)
+  // Timed phases: what is left of this one plus the later ones' durations, whatever the rate.
+  const timed = planOf({ ...base, warmup: 0, requests: null, durationMs: 5000 })
+  assert.equal(etaSeconds({ phase: 'plain', done: 10, total: null, elapsedMs: 2000, rate: null, later: timed.slice(1), durationMs: 5000 }), 8)
+  // No rate yet and counted windows ahead: unknown, not a made-up figure.
+  assert.equal(etaSeconds({ ...v, rate: null }), null)
+})
+
+test('the line names phase, progress, rate and ETA, and never reaches the last column', () => {
+  const v: ProgressView = { phase: 'hedged', done: 200, total: 400, elapsedMs: 1000, rate: 200, later: [], durationMs: null }
+  const line = progressLine(v, 80)
+  assert.match(line, /^hedged \[#{12}\.{12}\] 200\/400  200 req\/s  ETA 1\.0s$/)
+  for (const width of [1, 10, 30, 50]) assert.ok(progressLine(v, width).length <= width - 1, `width ${width}`)
+  // Too narrow for a bar: the figures stay, the bar goes.
+  assert.doesNotMatch(progressLine(v, 40), /\[/)
+  assert.match(progressLine({ ...v, total: null, durationMs: 30_000, elapsedMs: 12_000 }, 80), /12s of 30s/)
+})

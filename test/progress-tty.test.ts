@@ -1,0 +1,126 @@
+/**
+ * Progress on a real pseudo-terminal (util-linux `script`), including the
+ * 0-column terminal some CI runners and `script` itself report: the run must
+ * end on its own, honour SIGINT, and keep stdout free of progress. The old
+ * ora spinner computed the lines to clear from the width and looped forever
+ * at 0 columns, ignoring every signal (issue #12 item 2).
+ */
+import { after, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, spawnSync } from 'node:child_process'
+import { BIN } from './helpers/cli.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+
+const hasScript = spawnSync('script', ['--version']).status === 0
+const servers: CountingServer[] = []
+const children: Array<ReturnType<typeof spawn>> = []
+
+after(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL')
+  await Promise.all(servers.map((s) => s.close()))
+})
+
+interface PtyRun {
+  /** Exit status of hedgebench, as the shell inside the terminal saw it. */
+  code: number | null
+  /** Everything the terminal showed (stdout and stderr are both the pty). */
+  screen: string
+  timedOut: boolean
+  wallMs: number
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
+
+/**
+ * Runs hedgebench inside `script` with the terminal set to `cols` columns.
+ * The shell prints its pid and then `exec`s node, so that pid is hedgebench's
+ * own; `onPid` may signal it. Bounded by `timeoutMs` (then SIGKILL).
+ */
+function runInPty(args: string[], cols: number, timeoutMs: number, onPid?: (pid: number) => void): Promise<PtyRun> {
+  const inner = `stty cols ${cols} rows ${cols === 0 ? 0 : 24}; echo "PID $$"; exec ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`
+  // `; echo EXIT $?` cannot follow an exec: script itself returns the child's status with -e.
+  const started = performance.now()
+  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm', NO_COLOR: '1' }
+  delete env.CI // ora (and similar) disable themselves under CI; the test must see the terminal path.
+  const child = spawn('script', ['-qfec', inner, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+  children.push(child)
+  let screen = ''
+  let pidSeen = false
+  child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    // Keep the head and a bounded tail: the old spinner wrote gigabytes.
+    screen = screen.length > 200_000 ? screen.slice(0, 100_000) + screen.slice(-100_000) + s : screen + s
+    const pid = /PID (\d+)/.exec(screen)
+    if (pid && !pidSeen) {
+      pidSeen = true
+      onPid?.(Number(pid[1]))
+    }
+  })
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    const pid = /PID (\d+)/.exec(screen)
+    if (pid) {
+      try {
+        process.kill(Number(pid[1]), 'SIGKILL')
+      } catch {
+        // already gone
+      }
+    }
+    child.kill('SIGKILL')
+  }, timeoutMs)
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, screen, timedOut, wallMs: performance.now() - started })
+    })
+  })
+}
+
+describe('progress on a terminal', { skip: hasScript ? false : 'util-linux `script` is not installed' }, () => {
+  test('a 0-column terminal: the run ends on its own, with its report', async () => {
+    const s = await startServer({ delayMs: 5 })
+    servers.push(s)
+    // 2 x 60 requests of 5 ms at -c 2 take well under a second; 15 s is only a hang detector.
+    const run = await runInPty([s.url, '-n', '60', '-c', '2', '--warmup', '10', '--no-save'], 0, 15_000)
+    assert.equal(run.timedOut, false, `hung on a 0-column terminal; last output: ${JSON.stringify(run.screen.slice(-300))}`)
+    assert.equal(run.code, 0, run.screen.slice(-2000))
+    assert.match(run.screen, /hedged/)
+    // No progress drawing at all when the width is unknown: no carriage-return redraws, no cursor moves.
+    assert.doesNotMatch(run.screen, /\r(?!\n)|\x1b\[\d*[AK]/, 'progress was drawn on a 0-column terminal')
+  })
+
+  test('a 0-column terminal: SIGINT stops a long run and it still reports', async () => {
+    const s = await startServer({ delayMs: 20 })
+    servers.push(s)
+    let sentAt = 0
+    const run = await runInPty([s.url, '-z', '20s', '-c', '2', '--warmup', '4', '--no-save', '--mode', 'plain'], 0, 15_000, (pid) => {
+      setTimeout(() => {
+        sentAt = performance.now()
+        process.kill(pid, 'SIGINT')
+      }, 800)
+    })
+    assert.equal(run.timedOut, false, `SIGINT was not honoured; last output: ${JSON.stringify(run.screen.slice(-300))}`)
+    assert.ok(sentAt > 0, 'the pid was never printed')
+    // In-flight requests of 20 ms finish at once; the engine's grace is ~2 s at most.
+    assert.ok(performance.now() - sentAt < 5000, `took ${Math.round(performance.now() - sentAt)} ms after SIGINT`)
+    assert.match(run.screen, /SIGINT: stopping/)
+    assert.match(run.screen, /plain/)
+  })
+
+  test('an 80-column terminal: one bar line redrawn in place, never wider than the terminal', async () => {
+    const s = await startServer({ delayMs: 10 })
+    servers.push(s)
+    // -z 1.2s: the window runner reports progress every PROGRESS_EVERY_MS, so a bar is drawn several times.
+    const run = await runInPty([s.url, '-z', '1200ms', '-c', '2', '--warmup', '4', '--no-save', '--mode', 'plain'], 80, 15_000)
+    assert.equal(run.code, 0, run.screen.slice(-2000))
+    const bars = run.screen.split('\r').filter((l) => /plain/.test(l) && /req\/s/.test(l))
+    assert.ok(bars.length >= 2, `expected the bar redrawn; screen: ${JSON.stringify(run.screen.slice(0, 1500))}`)
+    for (const bar of bars) {
+      const visible = bar.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').split('\n')[0]!
+      assert.ok(visible.length < 80, `bar wider than the terminal: ${JSON.stringify(visible)}`)
+    }
+    const last = bars[bars.length - 1]!
+    assert.match(last, /ETA/)
+    assert.match(last, /\d+(\.\d)? ?s ?\/ ?1\.2 ?s|of 1\.2 ?s/, `elapsed of -z: ${JSON.stringify(last)}`)
+  })
+})
