@@ -25,12 +25,12 @@ interface CompareArgs {
 export function compareCommand(setExitCode: (code: number) => void): CommandModule<object, CompareArgs> {
   return {
     command: 'compare <files..>',
-    describe: 'compare saved runs (each against the first), or one run\'s plain and hedged phases',
+    describe: 'compare saved runs with the first, or one run\'s two phases',
     builder: (yargs) =>
       yargs
         .positional('files', { type: 'string', array: true, demandOption: true, describe: 'JSON files written by runs; the first is the baseline' })
-        .option('phase', { choices: PHASES, describe: 'phase to compare in every run (default: hedged if present, else plain)' })
-        .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: 'format printed to stdout' })
+        .option('phase', { choices: PHASES, describe: 'plain or hedged: the phase compared in every run [default: hedged if present]' })
+        .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]` })
         .option('fail-if', {
           type: 'string',
           requiresArg: true,

@@ -3,9 +3,10 @@
  * own file and returns an exit code; this is the only place that touches
  * process.exitCode.
  */
-import yargs from 'yargs'
+import yargs, { type Argv } from 'yargs'
 import { hideBin } from 'yargs/helpers'
 import { exitCodeOf } from '../core/errors.js'
+import { VERSION } from '../core/version.js'
 import { runCommand } from './run-command.js'
 import { reportCommand } from './report-command.js'
 import { compareCommand } from './compare-command.js'
@@ -17,7 +18,8 @@ import { mergeCommand } from './merge-command.js'
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   let code = 0
   argv = joinNegativeValues(argv)
-  const parser = yargs(argv)
+  const parser = (yargs(argv) as unknown as WithUsageConfig)
+    .usageConfiguration({ 'hide-types': true })
     .scriptName('hedgebench')
     .command(runCommand((c) => (code = c)))
     .command(reportCommand((c) => (code = c)))
@@ -30,8 +32,11 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .parserConfiguration({ 'populate--': true })
     .help()
     .alias('help', 'h')
-    .version(false)
-    .wrap(Math.min(110, process.stdout.columns || 100))
+    .version(VERSION)
+    .alias('version', 'V')
+    // 80 columns whatever the terminal, as hey and curl: the help reads the same
+    // in a pipe, a log and a wide window. Types are left out (see above).
+    .wrap(HELP_WIDTH)
     .fail((msg, err) => {
       throw err ?? new CliUsage(usageMessage(msg, argv))
     })
@@ -43,6 +48,16 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
   }
   return code
 }
+
+/**
+ * yargs 17.7+ and 18 have usageConfiguration, @types/yargs 17 does not yet.
+ * 'hide-types' leaves out [string] and friends (every value is a string or a
+ * switch); choices and defaults are written in the descriptions instead.
+ */
+type WithUsageConfig = Argv & { usageConfiguration(config: { 'hide-types': boolean }): Argv }
+
+/** The width --help fits in. */
+export const HELP_WIDTH = 80
 
 class CliUsage extends Error {}
 

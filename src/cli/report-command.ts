@@ -16,11 +16,11 @@ interface ReportArgs {
 export function reportCommand(setExitCode: (code: number) => void): CommandModule<object, ReportArgs> {
   return {
     command: 'report <file>',
-    describe: 'print a saved run (results/*.json) again as text, JSON or CSV, or write it as HTML',
+    describe: 'print a saved run again as text, JSON or CSV, or write it as HTML',
     builder: (yargs) =>
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'a JSON file written by a run (results/...json)' })
-        .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: 'format printed to stdout' })
+        .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]` })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
     handler: async (argv) => {
       const { loadResult } = await import('../report/results-store.js')

@@ -38,7 +38,7 @@ export function runCommand(setExitCode: (code: number) => void): CommandModule<o
   return {
     // `hedgebench run URL` is the same command, named.
     command: ['$0 [urls..]', 'run'],
-    describe: 'Run a warm-up, a plain and a hedged phase against replica URLs and compare them',
+    describe: 'run a warm-up, a plain and a hedged phase against replica URLs',
     builder: (y) => shardFlags(runFlags(y as Argv)) as unknown as Argv<CliFlags>,
     handler: async (argv) => setExitCode(await runFromCli(argv)),
   }
@@ -52,23 +52,23 @@ const ms = (value: number): string => (value === 0 ? '0' : value % 1000 === 0 ? 
 function runFlags(y: Argv): Argv {
   return grpcFlags(y)
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
-    .option('n', { type: 'string', describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
-    .option('c', { type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
-    .option('z', { type: 'string', describe: 'duration of each measured phase, instead of -n (wins over -n, as in hey; e.g. 30s, 2m); the warm-up stops at -z too, so --mode both takes up to 3 × -z', group: 'Load:' })
-    .option('q', { type: 'string', describe: 'rate limit in requests/s, GLOBAL across all workers (unlike hey\'s per-worker -q); makes the run open-loop', group: 'Load:' })
-    .option('t', { type: 'string', describe: `per-request timeout; bare number = ms ${dflt(ms(DEFAULTS.timeoutMs))}`, group: 'Load:' })
+    .option('n', { alias: 'requests', type: 'string', describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
+    .option('c', { alias: 'concurrency', type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
+    .option('z', { alias: 'duration', type: 'string', describe: 'duration of each measured phase, instead of -n (wins over -n, as in hey; e.g. 30s, 2m); the warm-up stops at -z too, so --mode both takes up to 3 × -z', group: 'Load:' })
+    .option('q', { alias: 'rate', type: 'string', describe: 'requests/s across all workers (hey\'s -q is per worker); makes the run open-loop', group: 'Load:' })
+    .option('t', { alias: 'timeout', type: 'string', describe: `per-request timeout; bare number = ms ${dflt(ms(DEFAULTS.timeoutMs))}`, group: 'Load:' })
     .option('warmup', { type: 'string', describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap})`)}`, group: 'Load:' })
-    .option('mode', { type: 'string', choices: ['plain', 'hedged', 'both'], describe: `phases to run ${dflt(DEFAULTS.mode)}`, group: 'Load:' })
-    .option('schedule', { type: 'string', choices: ['sequential', 'interleaved'], describe: `phases one after another, or plain/hedged mixed at random in one window ${dflt(DEFAULTS.schedule)}`, group: 'Load:' })
+    .option('mode', { type: 'string', choices: ['plain', 'hedged', 'both'], describe: `phases to run: plain, hedged or both ${dflt(DEFAULTS.mode)}`, group: 'Load:' })
+    .option('schedule', { type: 'string', choices: ['sequential', 'interleaved'], describe: `sequential (one phase after the other) or interleaved (mixed at random in one window) ${dflt(DEFAULTS.schedule)}`, group: 'Load:' })
     .option('fanout', { type: 'string', describe: `calls per logical request, which completes when all have answered ${dflt(DEFAULTS.fanout)}`, group: 'Load:' })
     .option('workers', { type: 'string', describe: `worker threads ${dflt(DEFAULTS.workers)}`, group: 'Load:' })
     .option('seed', { type: 'string', describe: 'seed for the client\'s random choices', group: 'Load:' })
-    .option('m', { type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}`, group: 'Request:' })
-    .option('H', { type: 'string', describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)', group: 'Request:' })
-    .option('d', { type: 'string', describe: 'request body', group: 'Request:' })
-    .option('D', { type: 'string', describe: 'request body from a file', group: 'Request:' })
-    .option('T', { type: 'string', describe: 'Content-Type header', group: 'Request:' })
-    .option('A', { type: 'string', describe: 'Accept header', group: 'Request:' })
+    .option('m', { alias: 'method', type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}`, group: 'Request:' })
+    .option('H', { alias: 'header', type: 'string', describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)', group: 'Request:' })
+    .option('d', { alias: 'body', type: 'string', describe: 'request body', group: 'Request:' })
+    .option('D', { alias: 'body-file', type: 'string', describe: 'request body from a file', group: 'Request:' })
+    .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header', group: 'Request:' })
+    .option('A', { alias: 'accept', type: 'string', describe: 'Accept header', group: 'Request:' })
     .option('http2', { type: 'boolean', describe: 'HTTP/2: h2c (prior knowledge) on http://, ALPN on https://', group: 'Request:' })
     .option('k', { alias: 'insecure', type: 'boolean', describe: 'accept any TLS certificate (self-signed, wrong host, expired), as curl -k', group: 'Request:' })
     .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
@@ -84,7 +84,7 @@ function runFlags(y: Argv): Argv {
     .option('min-hedge-window', { type: 'string', describe: 'no hedge when less than this is left before the deadline [default: measured p50]', group: 'Hedging:' })
     .option('parallel', { type: 'boolean', describe: 'send every attempt at once (delay 0)', group: 'Hedging:' })
     .option('tied', { type: 'boolean', describe: 'tied requests: both copies at once with one tie id; a tie-aware server drops the copy whose twin started first (the built-in replicas are)', group: 'Hedging:' })
-    .option('cancel', { type: 'string', choices: ['abort', 'ignore'], describe: `abort losers (gRPC) or let them finish and discard (Envoy) ${dflt(DEFAULTS.cancel)}`, group: 'Hedging:' })
+    .option('cancel', { type: 'string', choices: ['abort', 'ignore'], describe: `abort losers (gRPC) or ignore them: let them finish, discard (Envoy) ${dflt(DEFAULTS.cancel)}`, group: 'Hedging:' })
     .option('hedge-header', { type: 'string', describe: `header carrying the hedge number; --no-hedge-header drops it ${dflt(DEFAULT_HEDGE_HEADER)}`, group: 'Hedging:' })
     .option('idempotency-key', { type: 'boolean', describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)', group: 'Hedging:' })
     .option('unsafe-hedge', { type: 'boolean', describe: 'hedge non-idempotent methods without keys (warned in the report)', group: 'Hedging:' })
@@ -94,9 +94,9 @@ function runFlags(y: Argv): Argv {
     .option('eject', { type: 'boolean', describe: `eject a replica after --eject-after failures in a row; --no-eject measures without [default: on with 2+ replicas]`, group: 'Replicas:' })
     .option('eject-after', { type: 'string', describe: `connection errors or 5xx in a row that eject a replica ${dflt(DEFAULT_EJECTION.consecutiveFailures)}`, group: 'Replicas:' })
     .option('eject-for', { type: 'string', describe: `first ejection's length, doubling each time ${dflt(ms(DEFAULT_EJECTION.baseEjectionMs))}`, group: 'Replicas:' })
-    .option('o', { type: 'string', choices: OUTPUT_FORMATS, default: 'text', describe: 'stdout format', group: 'Output:' })
-    .option('out-dir', { type: 'string', default: 'results', describe: 'where runs are saved (--no-save: nowhere)', group: 'Output:' })
-    .option('save', { type: 'boolean', default: true, describe: 'save the run as JSON + CSV under --out-dir', group: 'Output:' })
+    .option('o', { alias: 'output', type: 'string', choices: OUTPUT_FORMATS, default: 'text', describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} ${dflt('text')}`, group: 'Output:' })
+    .option('out-dir', { type: 'string', default: 'results', describe: `where runs are saved ${dflt('results')}`, group: 'Output:' })
+    .option('save', { type: 'boolean', default: true, describe: 'save the run as JSON + CSV under --out-dir (the default; --no-save: nowhere)', group: 'Output:' })
     .option('label', { type: 'string', describe: 'name of the run (in the file name)', group: 'Output:' })
     .option('slow', { type: 'string', describe: `count requests slower than this; bare number = ms ${dflt(ms(DEFAULTS.slowMs))}`, group: 'Output:' })
     .option('csv-requests', { type: 'string', describe: 'write one CSV row per request to this file', group: 'Output:' })
@@ -106,8 +106,8 @@ function runFlags(y: Argv): Argv {
     .option('profile', { type: 'string', describe: 'scenario from profiles/ (or a file); with no URL, starts the built-in target', group: 'Target:' })
     .option('replicas', { type: 'string', describe: 'replicas of the built-in target [default: the profile\'s]', group: 'Target:' })
     .option('server-stats', { type: 'string', describe: 'stats URL of a compatible target, for the client/server cross-check', group: 'Target:' })
-    .example('$0 -c 40 -n 4000 http://127.0.0.1:8080/users/42', 'plain vs hedged against one URL')
-    .example('$0 --profile pi', 'the seed\'s experiment against the built-in simulated replicas')
+    .example('$0 -c 40 -n 4000 http://a:8080/x', 'plain vs hedged, one URL')
+    .example('$0 --profile pi', 'built-in simulated replicas')
 }
 
 async function runFromCli(argv: CliFlags): Promise<number> {

@@ -25,7 +25,7 @@ interface ServeArgs {
 export function serveCommand(setExitCode: (code: number) => void): CommandModule {
   return {
     command: 'serve',
-    describe: 'start simulated replicas from a profile (prints their URLs; each speaks HTTP/1.1 and h2c)',
+    describe: 'start simulated replicas from a profile and print their URLs (HTTP/1.1 and h2c)',
     builder: (y: Argv) =>
       y
         .option('profile', {
@@ -35,9 +35,9 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
         })
         .option('replicas', { type: 'string', describe: "number of replicas (default: the profile's)" })
         .option('port', { type: 'string', describe: 'first port; replicas use consecutive ports (default: 0 = any free ports)' })
-        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on' })
+        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on [default: 127.0.0.1]' })
         .option('seed', { type: 'string', describe: "seed for the simulated latencies (default: the profile's, else random)" })
-        .option('hedge-header', { type: 'string', default: DEFAULT_HEDGE_HEADER, describe: 'header counted as marking a hedge' })
+        .option('hedge-header', { type: 'string', default: DEFAULT_HEDGE_HEADER, describe: `header counted as marking a hedge [default: ${DEFAULT_HEDGE_HEADER}]` })
         .option('grpc', { type: 'boolean', default: false, describe: 'serve gRPC (hedgebench.sim.v1.Replica/Work, proto/hedgebench-sim.proto) on grpc:// URLs' })
         // Set by spawnTarget: stop when the parent's stdin pipe closes, so no orphan outlives it.
         .option('exit-with-parent', { type: 'boolean', default: false, hidden: true }),
