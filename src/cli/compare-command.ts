@@ -45,6 +45,8 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       const { checkFailIf, parseFailIf } = await import('../report/fail-if.js')
       // Parse conditions first: a typo should fail before any file is read.
       const conditions = ([] as string[]).concat(argv['fail-if'] ?? []).map(parseFailIf)
+      const phased = conditions.find((c) => c.phase)
+      if (phased) throw new UsageError(`--fail-if ${JSON.stringify(phased.text)}: compare checks one phase per run, chosen with --phase; drop "${phased.phase}."`)
       const files = argv.files
       if (files.length === 1 && argv.phase !== undefined) throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
       const { loadResult } = await import('../report/results-store.js')

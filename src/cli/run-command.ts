@@ -17,7 +17,8 @@ import { loadProfile, profileRunOptions, type Profile } from '../sim/profile.js'
 import type { Target } from '../sim/target.js'
 import { SIM_PROTO, SIM_WORK_CALL } from '../sim/grpc-sim-service.js'
 import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
-import type { RunResult } from '../results/run-result.js'
+import type { Mode, RunResult } from '../results/run-result.js'
+import type { FailCondition } from '../report/fail-if.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
@@ -32,6 +33,7 @@ interface CliFlags extends RunFlags, ShardFlags {
   profile?: string
   replicas?: string
   failOnErrors?: string
+  failIf?: string | string[]
 }
 
 export function runCommand(setExitCode: (code: number) => void): CommandModule<object, CliFlags> {
@@ -103,6 +105,8 @@ function runFlags(y: Argv): Argv {
     .option('html', { type: 'string', describe: 'write a self-contained HTML report with charts', group: 'Output:' })
     .option('redact', { type: 'string', describe: 'a header name whose values are never written (repeatable)', group: 'Output:' })
     .option('fail-on-errors', { type: 'string', describe: 'exit 1 when a phase\'s error rate is above this %', group: 'Output:' })
+    // Not `array: true`: that would take the URLs after it as more conditions.
+    .option('fail-if', { type: 'string', requiresArg: true, describe: 'exit 1 when [PHASE.]METRIC OP VALUE holds (repeatable): "hedged.p99>50ms", "extra_load>8%", "p99>+10%" (hedged vs plain); metrics as compare\'s', group: 'Output:' })
     .option('profile', { type: 'string', describe: 'scenario from profiles/ (or a file); with no URL, starts the built-in target', group: 'Target:' })
     .option('replicas', { type: 'string', describe: 'replicas of the built-in target [default: the profile\'s]', group: 'Target:' })
     .option('server-stats', { type: 'string', describe: 'stats URL of a compatible target, for the client/server cross-check', group: 'Target:' })
@@ -158,8 +162,10 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
   if (options.grpc) await quietGrpcJs()
   // Every check that can fail comes before the first file is touched, so bad
   // input leaves nothing behind (no empty out-dir, no truncated request log).
-  const plan = planOf(resolveOptions(options, 0))
+  const resolved = resolveOptions(options, 0)
+  const plan = planOf(resolved)
   const failLimit = parseFailOnErrors(argv.failOnErrors)
+  const conditions = await failConditions(argv.failIf, resolved.mode)
   const created: string[] = []
   let log: RequestLog | null = null
   try {
@@ -202,7 +208,19 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
   }
   await writeOutputs(argv, result, log)
   if (interrupt.twice()) return 130
-  return exitCode(failLimit, result)
+  const failed = conditions.length === 0 ? [] : (await import('../report/run-fail-if.js')).checkRunFailIf(conditions, result).filter((c) => c.holds)
+  for (const check of failed) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds: ${check.observed}\n`)
+  return failed.length > 0 ? 1 : exitCode(failLimit, result)
+}
+
+/** --fail-if conditions, checked against the run's phases before it starts (loaded only when given: start-up time). */
+async function failConditions(raw: string | string[] | undefined, mode: Mode): Promise<FailCondition[]> {
+  const texts = ([] as string[]).concat(raw ?? [])
+  if (texts.length === 0) return []
+  const [{ parseFailIf }, { assertCheckable }] = await Promise.all([import('../report/fail-if.js'), import('../report/run-fail-if.js')])
+  const conditions = texts.map(parseFailIf)
+  assertCheckable(conditions, mode)
+  return conditions
 }
 
 function parseFailOnErrors(raw: string | undefined): number | null {

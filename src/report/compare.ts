@@ -114,6 +114,11 @@ export function comparePhases(plain: PhaseResult, hedged: PhaseResult, run: Pick
   return build('within', [sideOf('plain', run, plain), sideOf('hedged', run, hedged)], [])
 }
 
+/** One phase's value of a metric, read as compare reads it (for `--fail-if` on a run). */
+export function phaseMetric(result: RunResult, phase: PhaseResult, key: MetricKey): number | null {
+  return finiteOrNull(specOf(key).value(sideOf(phase.name, result, phase)))
+}
+
 interface Side {
   run: ComparedRun
   phase: PhaseResult

@@ -13,10 +13,15 @@
  * run after the first (the baseline); one run meeting it is enough. A
  * percentile compare marks "not enough requests" never holds: its value is
  * the slowest request or close to it, not the percentile.
+ *
+ * On a run itself (run-fail-if.ts) a condition may name a phase,
+ * `hedged.p99>50ms` or `plain.error_rate>1%`; there the baseline of a
+ * relative change is the run's plain phase.
  */
 import { METRIC_KEYS, type Comparison, type MetricChange, type MetricKey } from './compare.js'
 import { readDuration } from '../core/duration.js'
 import { UsageError } from '../core/errors.js'
+import type { PhaseName } from '../results/run-result.js'
 
 export type FailOperator = '>' | '<' | '>=' | '<='
 
@@ -28,6 +33,8 @@ export interface FailCondition {
   /** 'relative': `value` is a percent change from the first run; 'absolute': a value in the metric's unit. */
   kind: 'absolute' | 'relative'
   value: number
+  /** The phase named before the metric (`hedged.p99`), on runs only; absent when none was. */
+  phase?: Exclude<PhaseName, 'warmup'>
 }
 
 export interface FailCheck {
@@ -44,7 +51,7 @@ const LATENCY_METRICS = new Set<string>(METRIC_KEYS.filter((k) => !['slow', 'err
 const PERCENT_METRICS = new Set<string>(['error_rate', 'extra_load'])
 
 const FORMS =
-  'use METRIC OP VALUE, e.g. p99>+10% (change from the first run), p50>25ms, error_rate>1%, rps<-5%, extra_load>10; ' +
+  'use [PHASE.]METRIC OP VALUE, e.g. p99>+10% (change from the first run), p50>25ms, hedged.p99>50ms, error_rate>1%, rps<-5%, extra_load>10; ' +
   `metrics: ${METRIC_KEYS.join(' ')}; operators: > < >= <=`
 
 /** Parses one condition; throws a one-line UsageError (and nothing else) on bad input. */
@@ -52,10 +59,16 @@ export function parseFailIf(text: string): FailCondition {
   const raw = String(text).trim()
   const match = CONDITION_RE.exec(raw)
   if (!match) throw bad(raw, 'not understood')
-  const metric = match[1]!.toLowerCase()
+  const { phase, name: metric } = splitPhase(match[1]!.toLowerCase())
   if (!isMetric(metric)) throw bad(raw, `unknown metric "${clip(metric)}"`)
   const op = match[2] as FailOperator
-  return { text: raw, metric, op, ...parseValue(raw, metric, match[3]!) }
+  return { text: raw, metric, op, ...parseValue(raw, metric, match[3]!), ...(phase ? { phase } : {}) }
+}
+
+/** "hedged.p99.9" -> hedged + p99.9 (a metric may hold dots itself, so only a known phase is split off). */
+function splitPhase(name: string): { phase: FailCondition['phase']; name: string } {
+  const m = /^(plain|hedged)\.(.+)$/.exec(name)
+  return m ? { phase: m[1] as FailCondition['phase'], name: m[2]! } : { phase: undefined, name }
 }
 
 function parseValue(raw: string, metric: MetricKey, text: string): Pick<FailCondition, 'kind' | 'value'> {
@@ -100,7 +113,7 @@ export function checkFailIf(conditions: FailCondition[], comparison: Comparison)
   })
 }
 
-function holdsAt(c: FailCondition, value: number | null, change: MetricChange | null): boolean {
+export function holdsAt(c: FailCondition, value: number | null, change: MetricChange | null): boolean {
   if (change?.verdict === 'not enough requests') return false
   if (c.kind === 'absolute') return value !== null && compare(value, c.op, c.value)
   if (!change) return false

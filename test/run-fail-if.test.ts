@@ -1,0 +1,74 @@
+/**
+ * `--fail-if` on a run itself (issue #16): compare's conditions, able to name
+ * a phase, checked on real runs against a server on 127.0.0.1; exit 1 when
+ * one holds (named on stderr with the value seen), 2 for a condition the
+ * run cannot answer, before anything is sent.
+ */
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { killAllChildren, runCli } from './helpers/cli.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+import { parseFailIf } from '../src/report/fail-if.js'
+
+const servers: CountingServer[] = []
+after(async () => {
+  killAllChildren()
+  await Promise.all(servers.map((s) => s.close()))
+})
+
+async function server(delayMs: number): Promise<CountingServer> {
+  const s = await startServer({ delayMs })
+  servers.push(s)
+  return s
+}
+
+const small = ['-n', '20', '-c', '2', '--warmup', '4', '--no-save']
+
+test('a phase may be named before the metric; metrics keep their own dots', () => {
+  assert.deepEqual(parseFailIf('hedged.p99.9>50ms'), { text: 'hedged.p99.9>50ms', metric: 'p99.9', op: '>', kind: 'absolute', value: 50, phase: 'hedged' })
+  assert.equal(parseFailIf('plain.error_rate>1%').phase, 'plain')
+  assert.equal(parseFailIf('p99.9>50ms').phase, undefined)
+  assert.throws(() => parseFailIf('warmup.p99>5ms'), /unknown metric/)
+})
+
+test('a run exits 1 when a condition holds, naming it and the value seen; 0 when none does', async () => {
+  // Every answer takes >= 30 ms, so p99 of either phase is above 10 ms and far below 5 s.
+  const s = await server(30)
+  const held = await runCli([s.url, ...small, '--fail-if', 'hedged.p99>10ms', '--fail-if', 'plain.p50>5s'])
+  assert.equal(held.code, 1, held.stderr)
+  assert.match(held.stderr, /--fail-if "hedged\.p99>10ms" holds: hedged p99 = (3\d|[4-9]\d)(\.\d+)? ms/)
+  assert.doesNotMatch(held.stderr, /plain\.p50/)
+  assert.match(held.stdout, /hedged/, 'the report is still printed')
+  const passed = await runCli([s.url, ...small, '--fail-if', 'p99>5s', '--fail-if', 'plain.error_rate>1%'])
+  assert.equal(passed.code, 0, passed.stderr)
+})
+
+test('extra_load and a URL after --fail-if (not swallowed as a second condition)', async () => {
+  const s = await server(20)
+  // A 1 ms delay against a 20 ms server fires a hedge for every request: extra load ~100 %.
+  const run = await runCli([...small, '--hedge-delay', '1ms', '--hedge-budget', 'off', '--fail-if', 'extra_load>8%', s.url])
+  assert.equal(run.code, 1, run.stderr)
+  assert.match(run.stderr, /"extra_load>8%" holds: hedged extra_load = (9\d|100)(\.\d+)?%/)
+})
+
+test('conditions the run cannot answer are refused before it starts (exit 2)', async () => {
+  const s = await server(1)
+  for (const [args, why] of [
+    [['--mode', 'hedged', '--fail-if', 'plain.p99>1ms'], /no plain phase/],
+    [['--mode', 'plain', '--fail-if', 'p99>+10%'], /needs --mode both/],
+    [['--fail-if', 'hedged.p99>+10%'], /drop the phase name/],
+    [['--fail-if', 'p99>'], /invalid --fail-if/],
+  ] as const) {
+    const run = await runCli([s.url, ...small, ...args])
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
+    assert.match(run.stderr, why)
+    assert.equal(run.stderr.trim().split('\n').length, 1, 'one line')
+  }
+  assert.equal(s.received, 0, 'nothing was sent')
+})
+
+test('compare refuses a phase-named condition and says to use --phase', async () => {
+  const run = await runCli(['compare', 'a.json', 'b.json', '--fail-if', 'hedged.p99>1ms'])
+  assert.equal(run.code, 2)
+  assert.match(run.stderr, /--phase/)
+})
