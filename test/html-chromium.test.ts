@@ -52,3 +52,23 @@ test('the HTML report renders in Chromium, fetches nothing, and has every chart 
   assert.ok(statSync(png).size > 20_000, 'a screenshot with content')
   t.diagnostic(`report and screenshot kept in ${out}`)
 })
+
+test('at 1400 px a compare of three runs fits: no table wider than the page, no number wrapped', { skip, timeout: 90_000 }, async (t) => {
+  const out = mkdtempSync(join(tmpdir(), 'hedgebench-html-'))
+  // File names as saved runs have them: long, so the table must not use them as column titles.
+  const names = ['2026-12-01T06-13-09Z-before.json', '2026-12-01T06-13-20Z-after.json', '2026-12-01T06-13-31Z-again.json']
+  const runs = [makeRunResult({ label: 'before' }), hedgedRunWithTimeline(), hedgedRunWithTimeline()]
+  const comparison = compareRuns(runs.map((result, i) => ({ name: names[i]!, result })))
+  const file = join(out, 'three.html')
+  writeFileSync(file, renderHtml(runs, { comparison }))
+  let browser: Browser | undefined
+  t.after(async () => {
+    await browser?.close()
+  })
+  browser = await launchChromium()
+  const { facts, problems } = await renderPage(browser, file, join(out, 'three.png'), 1400)
+  assert.deepEqual(facts.wrappedCells, [], 'cells wrapped at 1400 px')
+  assert.equal(facts.wideTables, 0, 'tables wider than the page at 1400 px')
+  assert.deepEqual(problems, [])
+  t.diagnostic(`report and screenshot kept in ${out}`)
+})

@@ -4,6 +4,9 @@ import { compareRuns, compareWithin } from '../src/report/compare.js'
 import { HTML_CSP, renderHtml } from '../src/report/html.js'
 import { hedgedRunWithTimeline } from './helpers/html-fixture.js'
 import { makeConfig, makeRunResult } from './helpers/result-fixture.js'
+import { formatMs } from '../src/core/duration.js'
+import { escapeHtml } from '../src/report/escape.js'
+import { verdictLine } from '../src/report/text.js'
 
 function attr(html: string, name: string): string[] {
   return [...html.matchAll(new RegExp(`${name}="([^"]*)"`, 'g'))].map((m) => m[1]!)
@@ -38,11 +41,62 @@ test('tables: summary, hedging, configuration, comparison', () => {
   const run = hedgedRunWithTimeline()
   const html = renderHtml([run], { comparison: compareWithin(run), title: 'My report' })
   assert.match(html, /<title>My report<\/title>/)
-  for (const heading of ['Run', 'Comparison', 'Summary', 'Hedging', 'Replicas', 'Load generator', 'Configuration']) assert.match(html, new RegExp(`<h2>${heading}</h2>`))
-  assert.match(html, /<th scope="row">p99\.9<\/th>.*<td class="better">better<\/td>/)
+  for (const heading of ['Run', 'Plain vs hedged', 'Summary', 'Hedging', 'Replicas', 'Load generator', 'Configuration']) assert.match(html, new RegExp(`<h2>${heading}</h2>`))
+  // The noise verdict comes first in its row, before the figures it judges.
+  assert.match(html, /<th scope="row">p99\.9<\/th><td class="better">better<\/td>/)
   assert.match(html, /<th scope="row">hedges sent<\/th><td>\d+<\/td>/)
-  assert.match(html, /<th scope="row">concurrency<\/th><td>4<\/td>/)
-  assert.match(html, /Authorization: \*\*\*|<th scope="row">headers\.Authorization<\/th><td>\*\*\*<\/td>/)
+  assert.match(html, /<th scope="row">in flight \(-c\)<\/th><td>4<\/td>/)
+  assert.match(html, /<th scope="row">header Authorization<\/th><td class="text">\*\*\*<\/td>/)
+})
+
+test('the first screen answers: verdict sentence, then the table, then warnings, then charts', () => {
+  const run = hedgedRunWithTimeline()
+  run.warnings = ['closed loop: something to know']
+  // No comparison passed: a lone run with both phases compares its own phases.
+  const html = renderHtml([run])
+  const at = (pattern: RegExp): number => {
+    const m = pattern.exec(html)
+    assert.ok(m, `${pattern} present`)
+    return m.index
+  }
+  // The text report's verdict, from the one shared function (not a second wording of it).
+  const verdict = html.indexOf(`<p class="verdict">${escapeHtml(`Verdict: ${verdictLine(run.phases.plain!, run.phases.hedged!)}`)}</p>`)
+  assert.ok(verdict > 0, 'the verdict sentence')
+  const table = at(/<table class="comparison">/)
+  const warnings = at(/<ul class="warnings"><li>closed loop: something to know<\/li>/)
+  const chart = at(/<svg data-chart=/)
+  const runInfo = at(/<h2>Run<\/h2>/)
+  assert.ok(verdict < table && table < warnings && warnings < chart && chart < runInfo, `order ${[verdict, table, warnings, chart, runInfo]}`)
+  assert.match(html, /<tr><th>metric<\/th><th>verdict<\/th><th>plain<\/th><th>hedged<\/th><th>change<\/th><th>95% interval<\/th><\/tr>/)
+  // Every row of the answer table starts with a verdict word (or "-" for metrics never judged).
+  const rows = [...html.slice(table, warnings).matchAll(/<tr><th scope="row">([^<]+)<\/th><td[^>]*>([^<]+)<\/td>/g)]
+  assert.ok(rows.length >= 10, `rows: ${rows.length}`)
+  for (const r of rows) assert.match(r[2]!, /^(better|worse|within noise|-)$/, `${r[1]} starts with its verdict`)
+})
+
+test('configuration: readable names and no null; numbers never wrap', () => {
+  const run = hedgedRunWithTimeline()
+  const html = renderHtml([run])
+  const config = html.slice(html.indexOf('<h2>Configuration</h2>'))
+  assert.doesNotMatch(config, />null</)
+  assert.match(config, /<th scope="row">rate limit, req\/s \(-q\)<\/th><td class="text">none<\/td>/)
+  assert.match(config, /<th scope="row">hedge budget \(% of requests\)<\/th>/)
+  assert.match(html, /td \{ white-space: nowrap; \}/)
+})
+
+test('percentiles: log latency axis, the hedge delay drawn, values on hover at the named percentiles', () => {
+  const run = hedgedRunWithTimeline()
+  const html = renderHtml([run])
+  const chart = /<svg data-chart="percentiles"[\s\S]*?<\/svg>/.exec(html)![0]
+  const delay = run.phases.hedged!.hedging!.delayMs
+  assert.match(chart, /data-series="hedged:hedge-delay" d="M[\d.]+,([\d.]+) L[\d.]+,\1"/, 'a horizontal line')
+  assert.ok(chart.includes(`hedged hedge delay ${formatMs(delay)}`))
+  // Log axis: tick labels on a 1-2-5 ladder of milliseconds, not 0, 5, 10, ...
+  const ticks = [...chart.matchAll(/<text class="tick" x="[\d.]+" y="[\d.]+" text-anchor="end">([^<]+)<\/text>/g)].map((m) => m[1])
+  assert.ok(ticks.length >= 2 && ticks.every((t) => /^(1|2|5)(0|00)?(\.0+)? (ms|s|µs)$|^\d+(\.\d+)? (ms|s|µs)$/.test(t!)), ticks.join(' '))
+  assert.doesNotMatch(ticks.join(' '), /^0 /)
+  assert.match(chart, /<title>hedged p99: [\d.]+ (ms|s)<\/title>/)
+  assert.match(chart, /<title>plain p50: [\d.]+ (ms|s)<\/title>/)
 })
 
 test('everything from the result is HTML-escaped', () => {

@@ -29,12 +29,50 @@ const PERCENTILE_TICKS: Tick[] = [
 const X_STEP = 0.025
 const MAX_X = 5
 
-/** (1) Latency by percentile, every source overlaid on the log "1/(1-p)" axis. */
+/** The percentiles the report's tables name, marked (with a hover value) on the percentile curves. */
+const MARKED_PERCENTILES = [50, 90, 95, 99, 99.9, 99.99]
+
+/**
+ * (1) Latency by percentile, every source overlaid, on log axes both ways:
+ * 1/(1-p) spreads the tail, and a log latency keeps a hedged curve from being
+ * flattened against the bottom by the plain phase's stalls. The hedge delay
+ * is drawn as a dashed line: where a curve crosses it, hedges start firing.
+ */
 export function percentileChart(sources: ChartSource[]): string {
-  const series = sources.map((src): Series => ({ id: `${src.name}:percentiles`, label: src.name, color: src.color, points: percentilePoints(tryDecodeHistogram(src.phase.histogram)) }))
+  const curves = sources.map((src) => ({ src, h: tryDecodeHistogram(src.phase.histogram) }))
+  const series = curves.flatMap(({ src, h }): Series[] => [
+    { id: `${src.name}:percentiles`, label: src.name, color: src.color, points: percentilePoints(h) },
+    { id: `${src.name}:marked`, label: src.name, color: src.color, noLine: true, points: markedPoints(h), markers: { format: (x, y) => `p${percentileAt(x)}: ${formatMs(y)}` } },
+  ])
   const reach = Math.max(4, ...series.map((s) => s.points[s.points.length - 1]?.[0] ?? 0))
   const ticks = reach > 4 ? [...PERCENTILE_TICKS, { value: MAX_X, label: '99.999%' }] : PERCENTILE_TICKS
-  return renderChart({ chart: 'percentiles', title: 'Latency by percentile', xLabel: 'percentile (log scale of 1/(1-p))', xTicks: ticks, panels: [{ yLabel: 'latency (ms)', series }] })
+  const delays = sources.flatMap((src): Series[] =>
+    src.phase.hedging && src.phase.hedging.delayMs > 0
+      ? [{ id: `${src.name}:hedge-delay`, label: `${src.name} hedge delay ${formatMs(src.phase.hedging.delayMs)}`, color: src.color, dashed: true, points: [[0, src.phase.hedging.delayMs], [reach, src.phase.hedging.delayMs]] }]
+      : [],
+  )
+  const drawn = [...series, ...delays]
+  const ys = drawn.flatMap((s) => s.points.map((p) => p[1]).filter((v): v is number => v !== null && v > 0))
+  const lo = Math.log10(Math.max(0.001, Math.min(...ys, Infinity)))
+  const hi = Math.log10(Math.max(0.001, ...ys))
+  return renderChart({
+    chart: 'percentiles',
+    title: 'Latency by percentile',
+    xLabel: 'percentile (log scale of 1/(1-p))',
+    xTicks: ticks,
+    panels: [{ yLabel: 'latency (log scale)', series: drawn.filter((s) => !s.id.endsWith(':marked') || s.points.length > 0), yLog: true, yTicks: logMsTicks(Number.isFinite(lo) ? lo : 0, hi) }],
+  })
+}
+
+function markedPoints(h: Histogram | null): Point[] {
+  if (!h || h.totalCount === 0) return []
+  // Only percentiles the run has enough requests to tell apart from the max (x <= log10 n).
+  return MARKED_PERCENTILES.map((p) => -Math.log10(1 - p / 100)).filter((x) => x <= Math.log10(h.totalCount) + 1e-9).map((x): Point => [x, percentileMs(h, 100 * (1 - 10 ** -x))])
+}
+
+/** x = log10(1/(1-p)) back to the percentile, as tables write it ("99.9"). */
+function percentileAt(x: number): string {
+  return String(Number((100 * (1 - 10 ** -x)).toPrecision(6)))
 }
 
 function percentilePoints(h: Histogram | null): Point[] {
@@ -90,22 +128,57 @@ function binShares(h: Histogram | null, edges: number[]): Point[] {
 /** Ticks at 1-2-5 steps of milliseconds, placed on a log10(ms) axis. */
 function logMsTicks(lo: number, hi: number): Tick[] {
   const ticks: Tick[] = []
+  // A range inside one 1-2-5 step would get no tick: widen it to the steps around it.
+  if (hi - lo < Math.log10(2.5)) {
+    lo = Math.log10(step125(10 ** lo, Math.floor))
+    hi = Math.log10(step125(10 ** hi, Math.ceil))
+  }
   for (let decade = Math.floor(lo); decade <= Math.ceil(hi); decade++) {
     for (const m of [1, 2, 5]) {
       const value = decade + Math.log10(m)
-      if (value >= lo && value <= hi) ticks.push({ value, label: formatMs(10 ** value) })
+      if (value >= lo && value <= hi) ticks.push({ value, label: tickMs(10 ** value) })
     }
   }
-  return ticks.length >= 2 ? ticks : [{ value: lo, label: formatMs(10 ** lo) }, { value: hi, label: formatMs(10 ** hi) }]
+  return ticks.length >= 2 ? ticks : [{ value: lo, label: tickMs(10 ** lo) }, { value: hi, label: tickMs(10 ** hi) }]
 }
+
+/** A 1-2-5 tick reads as typed: "500 ms", "2 s", "0.5 ms", not "500.0 ms". */
+function tickMs(ms: number): string {
+  const short = (v: number): string => String(Number(v.toPrecision(3)))
+  return ms >= 1000 ? `${short(ms / 1000)} s` : `${short(ms)} ms`
+}
+
+/** The nearest 1-2-5 step below (floor) or above (ceil) a positive value. */
+function step125(v: number, round: (x: number) => number): number {
+  const decade = 10 ** Math.floor(Math.log10(v))
+  const steps = [1, 2, 5, 10].map((m) => m * decade)
+  return round === Math.floor ? steps.filter((s) => s <= v * (1 + 1e-9)).pop()! : steps.find((s) => s >= v * (1 - 1e-9))!
+}
+
+/** A phase needs this many one-second points for a line over time to say anything. */
+export const MIN_TIMELINE_POINTS = 2
+/** Up to this many points, each is drawn as a dot (with its value on hover) as well as joined. */
+const MARKED_UP_TO = 60
+
+/** Sources with enough seconds for the over-time charts; the others get a sentence (see html.ts). */
+export function chartableOverTime(sources: ChartSource[]): { charted: ChartSource[]; tooShort: ChartSource[] } {
+  return {
+    charted: sources.filter((s) => s.phase.timeline.length >= MIN_TIMELINE_POINTS),
+    tooShort: sources.filter((s) => s.phase.timeline.length < MIN_TIMELINE_POINTS),
+  }
+}
+
+const marks = (src: ChartSource, unit: (y: number) => string): Series['markers'] =>
+  src.phase.timeline.length <= MARKED_UP_TO ? { format: (x, y) => `at ${x} s: ${unit(y)}` } : undefined
+const withMarks = (series: Series, m: Series['markers']): Series => (m ? { ...series, markers: m } : series)
 
 /** (3) Per-second p50 / p99 and requests/s of every source, x = seconds since its phase began. */
 export function timelineChart(sources: ChartSource[]): string {
   const latency = sources.flatMap((src): Series[] => [
-    { id: `${src.name}:p50`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.p50Ms]) },
-    { id: `${src.name}:p99`, color: src.color, dashed: true, points: src.phase.timeline.map((p) => [p.t, p.p99Ms]) },
+    withMarks({ id: `${src.name}:p50`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.p50Ms]) }, marks(src, formatMs)),
+    withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: src.phase.timeline.map((p) => [p.t, p.p99Ms]) }, marks(src, formatMs)),
   ])
-  const rps = sources.map((src): Series => ({ id: `${src.name}:rps`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.requests]) }))
+  const rps = sources.map((src): Series => withMarks({ id: `${src.name}:rps`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.requests]) }, marks(src, (y) => `${y} requests`)))
   return renderChart({
     chart: 'timeline',
     title: 'Latency and throughput over time',
@@ -118,8 +191,8 @@ export function timelineChart(sources: ChartSource[]): string {
 /** (4) Hedges sent per second and the hedge delay in use, for hedged sources. */
 export function hedgesChart(sources: ChartSource[]): string {
   const hedged = sources.filter((src) => src.phase.hedging)
-  const hedges = hedged.map((src): Series => ({ id: `${src.name}:hedges`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.hedges]) }))
-  const delay = hedged.map((src): Series => ({ id: `${src.name}:delay`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.delayMs]) }))
+  const hedges = hedged.map((src): Series => withMarks({ id: `${src.name}:hedges`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.hedges]) }, marks(src, (y) => `${y} hedges`)))
+  const delay = hedged.map((src): Series => withMarks({ id: `${src.name}:delay`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.delayMs]) }, marks(src, formatMs)))
   return renderChart({
     chart: 'hedges',
     title: 'Hedging over time',

@@ -10,13 +10,13 @@ import { labelledStatuses } from './status-label.js'
 import { configEntries } from '../results/config-entries.js'
 import { formatMs } from '../core/duration.js'
 import type { HedgingStats, PhaseName, PhaseResult, RunResult } from '../results/run-result.js'
-import { metricCells } from './compare-format.js'
 import { extraLoadPct } from '../results/extra-load.js'
-import { hedgeVerdict } from './verdict.js'
 import { hedgingAdvice } from './hedging-advice.js'
 import { escapeHtml } from './escape.js'
 import { PALETTE } from './svg-chart.js'
-import { hedgesChart, histogramChart, percentileChart, timelineChart, type ChartSource } from './html-charts.js'
+import { chartableOverTime, hedgesChart, histogramChart, percentileChart, timelineChart, type ChartSource } from './html-charts.js'
+import { answerComparison, answerSection } from './html-answer.js'
+import { readableConfig } from './config-names.js'
 
 export interface HtmlOptions {
   title?: string
@@ -34,15 +34,14 @@ export function renderHtml(runs: RunResult[], opts: HtmlOptions = {}): string {
   const title = opts.title ?? (runs.length === 1 ? `hedgebench: ${runs[0]?.label ?? 'run'}` : `hedgebench: ${runs.length} runs`)
   const measured = sourcesOf(named, MEASURED)
   const all = sourcesOf(named, TIMELINE_PHASES)
+  const comparison = answerComparison(runs, opts.comparison)
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
+    answerSection(runs, comparison),
+    measured.length > 0 ? section('Latency', figure(percentileChart(measured)) + figure(histogramChart(measured))) : '<p>No measured phase to chart.</p>',
+    overTimeSection(all, measured),
+    comparison ? configDifferences(comparison) : '',
     runsSection(named),
-    verdictSection(named),
-    warningsSection(runs, opts.comparison),
-    opts.comparison ? comparisonSection(opts.comparison) : '',
-    measured.length > 0 ? figure(percentileChart(measured)) + figure(histogramChart(measured)) : '<p>No measured phase to chart.</p>',
-    all.length > 0 ? figure(timelineChart(all)) : '',
-    measured.some((s) => s.phase.hedging) ? figure(hedgesChart(measured)) : '',
     summarySection(all),
     hedgingSection(measured, named),
     replicasSection(all),
@@ -93,9 +92,12 @@ function figure(svg: string): string {
 
 function table(header: string[], rows: string[][], caption?: string): string {
   const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
-  const body = rows.map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('\n')
-  return `<table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead>${head}</thead><tbody>\n${body}\n</tbody></table>`
+  const body = rows.map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td${FIGURE.test(c) ? '' : ' class="text"'}>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('\n')
+  return `<div class="scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
 }
+
+/** A cell holding a figure ("14.8 ms", "-3", "[+1.9 ms, …]", "200: 100") never wraps; words and URL lists may. */
+const FIGURE = /^([-+±[(]?\d|-$)/
 
 function section(heading: string, content: string): string {
   return `<section><h2>${escapeHtml(heading)}</h2>\n${content}\n</section>`
@@ -113,41 +115,25 @@ function runsSection(runs: NamedRun[]): string {
   return section(runs.length === 1 ? 'Run' : 'Runs', table(['run', 'label', 'started', 'finished', 'status', 'hedgebench'], rows))
 }
 
-/** The plain vs hedged verdict of each run that has both phases, as the text report words it (verdict.ts decides it). */
-function verdictSection(runs: NamedRun[]): string {
-  const items = runs.flatMap(({ name, result }) => {
-    const { plain, hedged } = result.phases
-    if (!plain || !hedged) return []
-    const v = hedgeVerdict(plain, hedged, result)
-    const who = runs.length > 1 ? `${escapeHtml(name)}: ` : ''
-    const details = v.details.length > 0 ? `<ul>${v.details.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : ''
-    return [`<p class="verdict ${v.tone}">${who}${escapeHtml(v.headline)}</p>${details}`]
-  })
-  return items.length === 0 ? '' : section('Verdict', items.join('\n'))
+/** Between saved runs only (a run's own phases share one configuration). */
+function configDifferences(c: Comparison): string {
+  if (c.kind !== 'runs') return ''
+  if (c.configDifferences.length === 0) return section('Configuration differences', '<p>The runs\' configurations are identical.</p>')
+  const rows = c.configDifferences.map((d) => [readableConfig(d.key), ...d.values.map(readableValue)])
+  return section('Configuration differences', table(['setting', ...c.runs.map((r) => r.name)], rows, 'These differ between the runs: compare with care'))
 }
 
-function warningsSection(runs: RunResult[], comparison: Comparison | undefined): string {
-  const warnings = [...new Set([...runs.flatMap((r) => r.warnings), ...(comparison?.warnings ?? [])])]
-  if (warnings.length === 0) return ''
-  return section('Warnings', `<ul class="warnings">${warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`)
-}
-
-function comparisonSection(c: Comparison): string {
-  const diffs = c.configDifferences.length === 0
-    ? '<p>Configurations are identical.</p>'
-    : table(['configuration', ...c.runs.map((r) => r.name)], c.configDifferences.map((d) => [d.key, ...d.values]), 'Configuration differs: compare with care')
-  const later = c.runs.slice(1)
-  const header = ['metric', ...c.runs.map((r) => r.name), ...later.flatMap((r) => [`change ${r.name}`, '95% interval', 'verdict'])]
-  const rows = c.metrics.map(metricCells)
-  return section('Comparison', `${diffs}\n${verdictTable(header, rows)}`)
-}
-
-/** The comparison table, with verdict cells classed so better/worse stand out. */
-function verdictTable(header: string[], rows: string[][]): string {
-  const cls = (text: string): string => (text === 'better' ? ' class="better"' : text === 'worse' ? ' class="worse"' : '')
-  const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
-  const body = rows.map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td${cls(c)}>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('\n')
-  return `<table><thead>${head}</thead><tbody>\n${body}\n</tbody></table>`
+/**
+ * Over-time charts for phases with enough seconds to draw a line; a phase
+ * shorter than that gets a sentence instead of a chart of one point.
+ */
+function overTimeSection(all: ChartSource[], measured: ChartSource[]): string {
+  const { charted, tooShort } = chartableOverTime(all)
+  const hedged = chartableOverTime(measured).charted.filter((s) => s.phase.hedging)
+  const notes = tooShort.map((s) => `<p class="note">${escapeHtml(`${s.name}: ${(s.phase.durationMs / 1000).toFixed(2)} s is too short for a chart over time (one point per second); its figures are in the tables.`)}</p>`)
+  const charts = [charted.length > 0 ? figure(timelineChart(charted)) : '', hedged.length > 0 ? figure(hedgesChart(hedged)) : '']
+  const content = [...notes, ...charts].filter(Boolean).join('\n')
+  return content ? section('Over time', content) : ''
 }
 
 function summarySection(sources: ChartSource[]): string {
@@ -265,18 +251,27 @@ function generatorSection(sources: ChartSource[]): string {
 function configSection(runs: NamedRun[]): string {
   const entries = runs.map((r) => configEntries(r.result.config))
   const keys = [...new Set(entries.flatMap((e) => [...e.keys()]))]
-  const rows = keys.map((k) => [k, ...entries.map((e) => e.get(k) ?? '')])
+  const rows = keys.map((k) => [readableConfig(k), ...entries.map((e) => readableValue(e.get(k) ?? ''))])
   return section('Configuration', table(['setting', ...runs.map((r) => r.name)], rows))
+}
+
+/** A stored null is a setting left unset: say so in words. */
+function readableValue(text: string): string {
+  if (text === 'null' || text === '' || text === 'undefined') return 'none'
+  return text
 }
 
 // ---- page ------------------------------------------------------------------
 
 const CSS = `
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 24px auto; max-width: 1200px; padding: 0 16px; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 24px auto; max-width: 1400px; padding: 0 16px; }
+.verdict { font-size: 17px; font-weight: 600; margin: 8px 0; } .legend, .note { color: #555; font-size: 13px; }
+.scroll { overflow-x: auto; } table.comparison { font-size: 13px; }
+td { white-space: nowrap; } td.text { white-space: normal; overflow-wrap: anywhere; min-width: 8em; }
 h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; vertical-align: top; }
+th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; vertical-align: top; }
 thead th, tbody th { background: #f6f6f6; text-align: left; }
 td.better { color: #1a7f37; font-weight: 600; } td.worse { color: #c62828; font-weight: 600; }
 .warnings li { color: #8a5300; }

@@ -19,6 +19,14 @@ export interface Series {
   dashed?: boolean
   /** Draw as steps (histograms) instead of straight segments. */
   step?: boolean
+  /**
+   * Also draw each point as a dot whose tooltip reads its value (hover: the
+   * browser shows an SVG <title> with no script, so the page keeps its CSP).
+   * `format` writes the tooltip's x and y.
+   */
+  markers?: { format: (x: number, y: number) => string }
+  /** Only the markers, no line through them. */
+  noLine?: boolean
 }
 
 export interface Tick {
@@ -31,6 +39,11 @@ interface Panel {
   series: Series[]
   /** Default: nice ticks from 0 to the largest y. */
   yTicks?: Tick[]
+  /**
+   * A log10 y axis: points keep their own values, ticks are given in log10 of
+   * them (see logTicks); the axis starts at the first tick rather than at 0.
+   */
+  yLog?: boolean
 }
 
 interface ChartSpec {
@@ -47,7 +60,7 @@ interface ChartSpec {
 
 export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2']
 
-const MARGIN = { left: 64, right: 32, top: 28, bottom: 40 }
+const MARGIN = { left: 74, right: 32, top: 28, bottom: 40 }
 const PANEL_GAP = 28
 const LEGEND_ROW = 18
 
@@ -74,12 +87,16 @@ export function renderChart(spec: ChartSpec): string {
 }
 
 function renderPanel(panel: Panel, top: number, height: number, plotWidth: number, x: (v: number) => number): string {
-  const ys = panel.series.flatMap((s) => s.points.map((p) => p[1]).filter((v): v is number => v !== null))
+  const scale = panel.yLog ? (v: number): number => Math.log10(Math.max(v, 1e-6)) : (v: number): number => v
+  const ys = panel.series.flatMap((s) => s.points.map((p) => p[1]).filter((v): v is number => v !== null)).map(scale)
   const yTicks = panel.yTicks ?? niceTicks(0, Math.max(0, ...ys))
-  const yMax = Math.max(yTicks[yTicks.length - 1]?.value ?? 1, ...ys) || 1
-  const y = (v: number): number => top + height - (v / yMax) * height
-  const grid = yTicks.map((t) => `<line class="grid" x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${fix(y(t.value))}" y2="${fix(y(t.value))}"/><text class="tick" x="${MARGIN.left - 6}" y="${fix(y(t.value) + 4)}" text-anchor="end">${escapeHtml(t.label)}</text>`)
-  const label = `<text class="axis" transform="translate(14 ${fix(top + height / 2)}) rotate(-90)" text-anchor="middle">${escapeHtml(panel.yLabel)}</text>`
+  const yMin = panel.yLog ? Math.min(yTicks[0]?.value ?? 0, ...ys) : 0
+  const yMax = Math.max(yTicks[yTicks.length - 1]?.value ?? 1, ...ys)
+  const span = yMax - yMin || 1
+  const y = (v: number): number => top + height - ((scale(v) - yMin) / span) * height
+  const tickY = (t: number): number => top + height - ((t - yMin) / span) * height
+  const grid = yTicks.map((t) => `<line class="grid" x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${fix(tickY(t.value))}" y2="${fix(tickY(t.value))}"/><text class="tick" x="${MARGIN.left - 6}" y="${fix(tickY(t.value) + 4)}" text-anchor="end">${escapeHtml(t.label)}</text>`)
+  const label = `<text class="axis" transform="translate(12 ${fix(top + height / 2)}) rotate(-90)" text-anchor="middle">${escapeHtml(panel.yLabel)}</text>`
   const frame = `<rect class="frame" x="${MARGIN.left}" y="${top}" width="${plotWidth}" height="${height}"/>`
   const paths = panel.series.map((s) => seriesPath(s, x, y))
   return [frame, ...grid, label, ...paths].join('\n')
@@ -87,7 +104,17 @@ function renderPanel(panel: Panel, top: number, height: number, plotWidth: numbe
 
 function seriesPath(s: Series, x: (v: number) => number, y: (v: number) => number): string {
   const dash = s.dashed ? ' stroke-dasharray="6 4"' : ''
-  return `<path data-series="${escapeHtml(s.id)}" d="${pathData(s.points, x, y, s.step ?? false)}" fill="none" stroke="${s.color}" stroke-width="1.8"${dash}><title>${escapeHtml(s.label ?? s.id)}</title></path>`
+  const path = `<path data-series="${escapeHtml(s.id)}" d="${pathData(s.points, x, y, s.step ?? false)}" fill="none" stroke="${s.color}" stroke-width="1.8"${dash}><title>${escapeHtml(s.label ?? s.id)}</title></path>`
+  if (!s.markers) return path
+  return (s.noLine ? '' : path) + markers(s, s.markers.format, x, y)
+}
+
+/** A dot per point, each with a tooltip ("hedged:p99 at 1.5 s: 12.3 ms"); a wider transparent ring makes it easy to hover. */
+function markers(s: Series, format: (x: number, y: number) => string, x: (v: number) => number, y: (v: number) => number): string {
+  const dots = s.points
+    .filter((p): p is [number, number] => p[1] !== null && Number.isFinite(p[1]) && Number.isFinite(p[0]))
+    .map(([px, py]) => `<g class="dot"><circle cx="${fix(x(px))}" cy="${fix(y(py))}" r="7" fill="transparent"/><circle cx="${fix(x(px))}" cy="${fix(y(py))}" r="2.6" fill="${s.color}"/><title>${escapeHtml(`${s.label ?? s.id} ${format(px, py)}`)}</title></g>`)
+  return `<g data-markers="${escapeHtml(s.id)}">${dots.join('')}</g>`
 }
 
 /** Half the width of the dash that stands for an isolated point. */
@@ -128,19 +155,36 @@ function xAxis(ticks: Tick[], x: (v: number) => number, bottom: number, label: s
   return [...marks, `<text class="axis" x="${fix(MARGIN.left + (width - MARGIN.left - MARGIN.right) / 2)}" y="${bottom + 32}" text-anchor="middle">${escapeHtml(label)}</text>`].join('\n')
 }
 
-const LEGEND_ITEM = 190
+/** Legend items flow left to right, each as wide as its text (about 6.6 px a character at 12 px), wrapping at the chart's width. */
+const CHAR_PX = 6.6
+const SWATCH_PX = 28
+const ITEM_GAP_PX = 18
+
+function legendLayout(series: Series[], width: number): Array<{ s: Series; x: number; row: number }> {
+  const items: Array<{ s: Series; x: number; row: number }> = []
+  let x = MARGIN.left
+  let row = 0
+  for (const s of series.filter((s) => !s.noLine)) {
+    const w = SWATCH_PX + (s.label ?? s.id).length * CHAR_PX + ITEM_GAP_PX
+    if (x > MARGIN.left && x + w > width) {
+      row++
+      x = MARGIN.left
+    }
+    items.push({ s, x, row })
+    x += w
+  }
+  return items
+}
 
 function legendRows(series: Series[], width: number): number {
-  const perRow = Math.max(1, Math.floor((width - MARGIN.left) / LEGEND_ITEM))
-  return Math.ceil(series.length / perRow)
+  const items = legendLayout(series, width)
+  return items.length === 0 ? 0 : items[items.length - 1]!.row + 1
 }
 
 function legend(series: Series[], top: number, width: number): string {
-  const perRow = Math.max(1, Math.floor((width - MARGIN.left) / LEGEND_ITEM))
-  return series
-    .map((s, i) => {
-      const lx = MARGIN.left + (i % perRow) * LEGEND_ITEM
-      const ly = top + Math.floor(i / perRow) * LEGEND_ROW
+  return legendLayout(series, width)
+    .map(({ s, x: lx, row }) => {
+      const ly = top + row * LEGEND_ROW
       const dash = s.dashed ? ' stroke-dasharray="6 4"' : ''
       return `<line x1="${lx}" x2="${lx + 22}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"${dash}/><text class="legend" x="${lx + 28}" y="${ly + 4}">${escapeHtml(s.label ?? s.id)}</text>`
     })

@@ -177,6 +177,10 @@ export interface PageFacts {
   charts: string[]
   series: Array<{ id: string; length: number; box: number }>
   svgSizes: Array<{ width: number; height: number }>
+  /** Figure cells (not class "text") whose text wraps onto a second line (a Range over the text gives one rect per line). */
+  wrappedCells: string[]
+  /** Tables wider than the page's content column. */
+  wideTables: number
 }
 
 const PAGE_FACTS = `JSON.stringify({
@@ -184,6 +188,8 @@ const PAGE_FACTS = `JSON.stringify({
   charts: [...document.querySelectorAll('svg[data-chart]')].map((s) => s.getAttribute('data-chart')),
   series: [...document.querySelectorAll('[data-series]')].map((p) => ({ id: p.getAttribute('data-series'), length: p.getTotalLength(), box: (() => { const r = p.getBoundingClientRect(); return r.width + r.height })() })),
   svgSizes: [...document.querySelectorAll('svg[data-chart]')].map((s) => { const r = s.getBoundingClientRect(); return { width: r.width, height: r.height } }),
+  wrappedCells: [...document.querySelectorAll('td:not(.text)')].filter((td) => { const r = document.createRange(); r.selectNodeContents(td); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1 }).map((td) => td.textContent),
+  wideTables: [...document.querySelectorAll('table')].filter((t) => t.getBoundingClientRect().width > document.body.clientWidth).length,
 })`
 
 export interface RenderedPage {
@@ -194,12 +200,12 @@ export interface RenderedPage {
   problems: string[]
 }
 
-/** Loads a local HTML file in a new tab at 1280 px, reads its facts, writes a full-page screenshot to `png`. */
-export async function renderPage(browser: Browser, file: string, png: string): Promise<RenderedPage> {
+/** Loads a local HTML file in a new tab at `width` px (1280), reads its facts, writes a full-page screenshot to `png`. */
+export async function renderPage(browser: Browser, file: string, png: string, width = 1280): Promise<RenderedPage> {
   const { targetId } = (await browser.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string }
   const { sessionId } = (await browser.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string }
   for (const domain of ['Network', 'Page', 'Runtime', 'Log']) await browser.send(`${domain}.enable`, {}, sessionId)
-  await browser.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId)
+  await browser.send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId)
   await browser.send('Page.navigate', { url: pathToFileURL(file).href }, sessionId)
   await browser.waitFor((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId, 20_000)
   const value = (await browser.send('Runtime.evaluate', { expression: PAGE_FACTS, returnByValue: true }, sessionId)) as { result: { value: string } }

@@ -1,0 +1,95 @@
+/**
+ * The first screen of the HTML report: the answer. Did hedging help, and
+ * what did it cost? A verdict sentence, then the comparison table with the
+ * noise verdict of each row before its figures (as the text report judges
+ * them), then the warnings. Charts and details follow in html.ts.
+ */
+import { compareWithin, type Comparison, type MetricRow } from './compare.js'
+import { metricCells } from './compare-format.js'
+import { escapeHtml } from './escape.js'
+import { hedgeVerdict } from './verdict.js'
+import type { RunResult } from '../results/run-result.js'
+
+/** The comparison the answer is about: the caller's, else a lone run's own plain vs hedged. */
+export function answerComparison(runs: RunResult[], given: Comparison | undefined): Comparison | null {
+  if (given) return given
+  const run = runs.length === 1 ? runs[0] : undefined
+  return run?.phases.plain && run.phases.hedged ? compareWithin(run) : null
+}
+
+export function answerSection(runs: RunResult[], comparison: Comparison | null): string {
+  const heading = comparison?.kind === 'runs' ? 'Comparison' : 'Plain vs hedged'
+  const parts = [
+    `<h2>${heading}</h2>`,
+    comparison?.kind === 'runs' ? runSentences(comparison).map((s) => `<p class="verdict">${escapeHtml(s)}</p>`).join('\n') : '',
+    hedgeVerdicts(runs, comparison),
+    comparison ? answerTable(comparison) : '',
+    comparison ? `<p class="legend">${escapeHtml(LEGEND)}</p>` : '',
+    warningsList(runs, comparison),
+  ]
+  return `<section class="answer">\n${parts.filter(Boolean).join('\n')}\n</section>`
+}
+
+const LEGEND = 'better / worse: the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one request decides them).'
+
+/**
+ * Each run's plain vs hedged verdict, decided once in verdict.ts (the text
+ * report prints the same): headline, then every further finding. Named by
+ * run when several are compared.
+ */
+function hedgeVerdicts(runs: RunResult[], c: Comparison | null): string {
+  const names = c?.kind === 'runs' ? c.runs.map((r) => r.name) : []
+  const items = runs.flatMap((result, i) => {
+    const { plain, hedged } = result.phases
+    if (!plain || !hedged) return []
+    const v = hedgeVerdict(plain, hedged, result)
+    const who = runs.length > 1 ? `${names[i] ?? result.label}: ` : ''
+    const details = v.details.length > 0 ? `<ul class="verdict-details">${v.details.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : ''
+    return [`<p class="verdict ${v.tone}">${escapeHtml(`${who}Verdict: ${v.headline}`)}</p>${details}`]
+  })
+  if (items.length === 0 && runs.length === 1) return '<p class="verdict">This run has no plain and hedged phase to compare: see its figures below.</p>'
+  return items.join('\n')
+}
+
+/** Several saved runs: for each later run, which metrics moved beyond noise against the first, read from compare's own verdicts. */
+function runSentences(c: Comparison): string[] {
+  const base = c.runs[0]!.name
+  return c.runs.slice(1).map((r, i) => {
+    const moved = (verdict: string): string[] => c.metrics.filter((m) => m.changes[i + 1]?.verdict === verdict).map((m) => m.metric)
+    const list = (names: string[]): string => (names.length > 0 ? names.join(', ') : 'nothing')
+    return `${r.name} against ${base}: better ${list(moved('better'))}; worse ${list(moved('worse'))}; everything else within noise or not judged.`
+  })
+}
+
+/**
+ * compare's table with each later run's verdict moved before the figures, so
+ * the answer is read first. Saved runs are named #1, #2 … in the columns
+ * (file names are long) and listed above the table.
+ */
+function answerTable(c: Comparison): string {
+  const later = c.runs.slice(1)
+  const k = c.runs.length
+  const tag = (i: number): string => (c.kind === 'runs' ? `#${i + 1}` : c.runs[i]!.name)
+  const suffix = (i: number): string => (k > 2 ? ` ${tag(i)}` : '')
+  const header = ['metric', ...later.map((_, i) => `verdict${suffix(i + 1)}`), ...c.runs.map((_, i) => tag(i)), ...later.flatMap((_, i) => [`change${suffix(i + 1)}`, `95% interval${suffix(i + 1)}`])]
+  const names = c.kind === 'runs' ? `<ol class="runs">${c.runs.map((r, i) => `<li>${escapeHtml(`${r.name}${i === 0 ? ' (baseline)' : ''}`)}</li>`).join('')}</ol>\n` : ''
+  const rows = c.metrics.map((m) => verdictFirst(m, k))
+  const cls = (text: string): string => (text === 'better' ? ' class="better"' : text === 'worse' ? ' class="worse"' : '')
+  const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
+  const body = rows.map((r) => `<tr>${r.map((cell, i) => (i === 0 ? `<th scope="row">${escapeHtml(cell)}</th>` : `<td${cls(cell)}>${escapeHtml(cell)}</td>`)).join('')}</tr>`).join('\n')
+  return `${names}<div class="scroll"><table class="comparison"><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
+}
+
+/** metricCells is [metric, values x k, (change, interval, verdict) x (k-1)]: reorder to [metric, verdicts, values, (change, interval)]. */
+function verdictFirst(m: MetricRow, k: number): string[] {
+  const cells = metricCells(m)
+  const values = cells.slice(1, 1 + k)
+  const triples = Array.from({ length: k - 1 }, (_, i) => cells.slice(1 + k + 3 * i, 4 + k + 3 * i))
+  return [cells[0]!, ...triples.map((t) => t[2]!), ...values, ...triples.flatMap((t) => [t[0]!, t[1]!])]
+}
+
+function warningsList(runs: RunResult[], comparison: Comparison | null): string {
+  const warnings = [...new Set([...runs.flatMap((r) => r.warnings), ...(comparison?.warnings ?? [])])]
+  if (warnings.length === 0) return ''
+  return `<h2>Warnings</h2>\n<ul class="warnings">${warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`
+}
