@@ -16,6 +16,7 @@ import type { AttemptOutcome } from '../hedging/observer.js'
 import type { ResolvedPolicy } from '../hedging/policy.js'
 import type { Protocol } from '../protocol/protocol.js'
 import { AbortOnce } from './abort-once.js'
+import { takeConnectionMark, type AttemptTimes } from './attempt-timing.js'
 
 /**
  * What an attempt needs of the logical request it belongs to: its policy
@@ -43,7 +44,7 @@ type Abort = (err?: Error) => void
  * attempt itself, with its latency, error and win filled in (no outcome
  * object per attempt).
  */
-export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, AttemptOutcome {
+export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, AttemptOutcome, AttemptTimes {
   /** Headers written to a connection. */
   sent = false
   /** undici delivered its last callback (end or error). */
@@ -58,6 +59,11 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   latencyMs = 0
   error: Error | null = null
   won = false
+  // ---- AttemptTimes (attempt-timing.ts): the Details breakdown ----
+  connectedAt = -1
+  requestSentAt = -1
+  firstByteAt = -1
+  openedConnection = false
   #unsentCounted = false
   #abort: Abort | null = null
   #resume: (() => void) | null = null
@@ -110,6 +116,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
       return
     }
     this.sent = true
+    this.connectedAt = this.req.policy.now()
+    this.openedConnection = takeConnectionMark()
     this.req.policy.observer?.attemptSent(this.index, this.origin)
     this.req.attemptStarted(context)
   }
@@ -118,9 +126,15 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusMessage?: string): boolean {
     this.#resume = resume
     if (this.cancelled) return true
+    this.firstByteAt = this.req.policy.now()
     this.status = this.req.protocol.answerStatus(statusCode, rawHeaders)
     this.req.attemptResponded(this, statusCode, rawHeaders, statusMessage)
     return !this.#paused
+  }
+
+  /** The request was handed to the socket (undici calls it right after the write). */
+  onRequestSent(): void {
+    this.requestSentAt = this.req.policy.now()
   }
 
   onData(chunk: Buffer): boolean {

@@ -19,6 +19,17 @@ export interface AttemptOutcome {
   won: boolean
   /** Its headers reached the wire (false: it failed while connecting). */
   sent: boolean
+  /**
+   * Where its time went, on the policy's clock (engine/attempt-timing.ts):
+   * dispatch, connection ready, request written, response headers; -1 = not
+   * reached. Optional: outcomes that do not track them leave them out.
+   */
+  launchedAt?: number
+  connectedAt?: number
+  requestSentAt?: number
+  firstByteAt?: number
+  /** It waited for a connection that was opened for it. */
+  openedConnection?: boolean
 }
 
 export interface HedgeObserver {

@@ -9,7 +9,7 @@ import type { Comparison } from './compare.js'
 import { labelledStatuses } from './status-label.js'
 import { configEntries } from '../results/config-entries.js'
 import { formatMs } from '../core/duration.js'
-import type { HedgingStats, PhaseName, PhaseResult, RunResult } from '../results/run-result.js'
+import type { HedgingStats, PhaseName, PhaseResult, RunResult, StageSummary } from '../results/run-result.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import { hedgingAdvice } from './hedging-advice.js'
 import { escapeHtml } from './escape.js'
@@ -44,6 +44,7 @@ export function renderHtml(runs: RunResult[], opts: HtmlOptions = {}): string {
     runsSection(named),
     summarySection(all),
     hedgingSection(measured, named),
+    detailsSection(measured),
     replicasSection(all),
     serverSection(all),
     generatorSection(all),
@@ -193,6 +194,23 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
       (advice.length > 0 ? `<ul class="warnings">${advice.join('')}</ul>\n` : '') +
       table(['attempt', 'count', 'p50', 'p99', 'max'], perAttempt, 'Latency of each attempt, from its own start'),
   )
+}
+
+/** hey's Details: where completed attempts' time went, per phase and attempt number (see details-text.ts). */
+function detailsSection(sources: ChartSource[]): string {
+  const stage = (s: StageSummary): string => (s.count === 0 ? '-' : `${formatMs(s.p50)} / ${formatMs(s.p99)} / ${formatMs(s.max)}`)
+  const rows = sources.flatMap(({ name, phase }) =>
+    (phase.details ?? []).map((d) => [
+      phase.hedging ? `${name} ${d.attempt === 0 ? 'original' : `hedge ${d.attempt}`}` : name,
+      String(d.write.count),
+      `${stage(d.connect)}${d.connect.count > 0 ? ` (${d.connect.count})` : ''}`,
+      stage(d.write),
+      stage(d.wait),
+      stage(d.read),
+    ]),
+  )
+  if (rows.length === 0) return ''
+  return section('Details', table(['attempts', 'completed', 'conn setup (opened)', 'req write', 'resp wait', 'resp read'], rows, 'Where the time of completed attempts went: p50 / p99 / max'))
 }
 
 function replicasSection(sources: ChartSource[]): string {

@@ -11,6 +11,7 @@ import { hedgingAdvice } from './hedging-advice.js'
 import { formatMs, formatThreshold } from '../core/duration.js'
 import { statusLabel } from './status-label.js'
 import { grpcClientText } from './grpc-client-text.js'
+import { detailsText } from './details-text.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
 import type {
@@ -117,6 +118,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     summary(phase),
     responseHistogram(phase),
     latencyDistribution(phase.latencyMs),
+    phase.details ? detailsText(phase.details, phase.hedging !== undefined) : [],
     statusCodes(phase),
     errorDistribution(phase),
     phase.hedging ? hedging(phase, phase.hedging, result, paint) : [],

@@ -229,6 +229,12 @@ export interface PhaseResult extends Figures {
   hedging?: HedgingStats
   /** Open-loop (-q) runs: service time measured from the actual send (wrk2 -U). */
   serviceTime?: { latencyMs: LatencySummary; histogram: string; lateSends: number }
+  /**
+   * hey's "Details": where the time of completed attempts went, per attempt
+   * number (0 = original; hedges only in a hedged phase). See
+   * stats/timing-breakdown.ts.
+   */
+  details?: AttemptDetails[]
   timeline: TimelinePoint[]
   generator: GeneratorHealth
   server?: ServerCrossCheck
@@ -454,4 +460,27 @@ export interface MergeSummary {
   targetStartSpreadMs: number | null
   /** How far apart the offset bounds provably are (0 when they overlap, i.e. the clocks may agree). */
   offsetGapMs: number | null
+}
+
+/** One stage of an attempt's time, over the attempts that went through it. */
+export interface StageSummary {
+  count: number
+  p50: number
+  p99: number
+  max: number
+  /** HDR histogram (base64), for an exact merge of worker threads. */
+  histogram: string
+}
+
+/** hey's Details for one attempt number, ms. */
+export interface AttemptDetails {
+  attempt: number
+  /** Dispatch to connection ready, for attempts that opened their connection (DNS + connect + TLS). */
+  connect: StageSummary
+  /** Writing the request (headers and body) to the socket. */
+  write: StageSummary
+  /** Request written to response headers: the server's time plus the network's. */
+  wait: StageSummary
+  /** Response headers to its last byte. */
+  read: StageSummary
 }

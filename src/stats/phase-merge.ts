@@ -9,6 +9,7 @@
  */
 import { decodeHistogram, encodeHistogram, mergeHistograms, percentileMs, summarize, type Histogram } from './histogram.js'
 import { histogramSummary, PhaseStats, type PhaseStatsOptions, type RequestSample } from './phase-stats.js'
+import { mergeDetails } from './timing-breakdown.js'
 import { MAX_POINTS, SecondRecorder, timelinePoint, type SecondSums } from './timeline.js'
 import type { Figures, GeneratorHealth, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
@@ -143,6 +144,8 @@ export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPh
   if (first.calls) result.calls = { ...mergeFigures(results.map((r) => r.calls!)), fanout: first.calls.fanout }
   if (first.hedging) result.hedging = mergeHedging(snaps, result)
   if (first.serviceTime) result.serviceTime = mergeServiceTime(results.map((r) => r.serviceTime!))
+  const details = results.filter((r) => r.details).map((r) => r.details!)
+  if (details.length > 0) result.details = mergeDetails(details)
   const basis = mergeEncoded(snaps.map((s) => s.delayBasis))
   return { result, delayBasis: () => basis, figures: { requests: figures.requests } }
 }

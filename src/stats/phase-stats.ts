@@ -10,6 +10,7 @@ import { transportOrigin } from '../core/target-url.js'
 import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
 import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/observer.js'
 import { TimelineRecorder, type SecondRecorder } from './timeline.js'
+import { TimingBreakdown } from './timing-breakdown.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
 import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
@@ -86,6 +87,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #lastOrigin: string | null = null
   #lastReplica: ReplicaAccumulator | null = null
   readonly #perAttempt: FiguresAccumulator[] = []
+  /** hey's Details per attempt number (timing-breakdown.ts). */
+  readonly #details: TimingBreakdown[] = []
   readonly #timerLateness: Histogram = createHistogram()
   readonly #delayUsed: Histogram = createHistogram()
   readonly #serviceTime: Histogram | null
@@ -161,6 +164,12 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     if (o.won) replica.wins++
     // Per-attempt-number figures are only reported for a hedged phase.
     if (this.hedging) this.#attemptFigures(o.index).add(o.latencyMs, o.status, o.error, o.bytes)
+    if (o.firstByteAt !== undefined) this.#breakdown(o.index).add(o)
+  }
+
+  #breakdown(index: number): TimingBreakdown {
+    while (this.#details.length <= index) this.#details.push(new TimingBreakdown())
+    return this.#details[index]!
   }
 
   lateDiscarded(): void {
@@ -262,6 +271,9 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     if (this.#serviceTime) {
       result.serviceTime = { latencyMs: summarize(this.#serviceTime), histogram: encodeHistogram(this.#serviceTime), lateSends: this.lateSends }
     }
+    // Plain phases have one attempt per request: only the original's line.
+    const details = (this.hedging ? this.#details : this.#details.slice(0, 1)).map((d, attempt) => d.toDetails(attempt)).filter((d) => d.write.count > 0)
+    if (details.length > 0) result.details = details
     return result
   }
 

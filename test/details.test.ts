@@ -1,0 +1,91 @@
+/**
+ * hey's "Details" breakdown (issue #16) on real runs against a server on
+ * 127.0.0.1 that sends its headers after 40 ms and its body 60 ms later, so
+ * "resp wait" and "resp read" each have a known floor: a timer never fires
+ * early, and the client sees each part no sooner than the server sends it.
+ * The upper margins (+35 ms at p50) cover timer lateness and the scheduling
+ * of two processes on a shared 2-core machine; a breakdown that put the two
+ * stages together, swapped them or counted from dispatch would miss by 40+ ms.
+ */
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { killAllChildren, runCli } from './helpers/cli.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+import type { PhaseResult, RunResult } from '../src/results/run-result.js'
+import { renderHtml } from '../src/report/html.js'
+
+const HEADERS_AFTER_MS = 40
+const BODY_AFTER_MS = 60
+const SLACK_MS = 35
+
+const servers: CountingServer[] = []
+after(async () => {
+  killAllChildren()
+  await Promise.all(servers.map((s) => s.close()))
+})
+
+async function twoStepServer(): Promise<CountingServer> {
+  const s = await startServer({
+    handle: (req, res) => {
+      req.resume()
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/plain' })
+        res.flushHeaders()
+        setTimeout(() => res.end('ok\n'), BODY_AFTER_MS)
+      }, HEADERS_AFTER_MS)
+    },
+  })
+  servers.push(s)
+  return s
+}
+
+async function run(args: string[]): Promise<{ result: RunResult; text: string }> {
+  const json = await runCli([...args, '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
+  assert.equal(json.code, 0, json.stderr)
+  return { result: JSON.parse(json.stdout) as RunResult, text: '' }
+}
+
+function within(label: string, value: number, floor: number): void {
+  assert.ok(value >= floor - 1 && value <= floor + SLACK_MS, `${label} ${value} ms, expected ${floor}..${floor + SLACK_MS} ms`)
+}
+
+test('plain phase: wait and read are told apart; reused connections have no setup', async () => {
+  const s = await twoStepServer()
+  const { result } = await run([s.url, '-n', '20', '-c', '2', '--warmup', '4', '--mode', 'plain'])
+  const details = (result.phases.plain as PhaseResult).details
+  assert.ok(details && details.length === 1, JSON.stringify(details))
+  const d = details[0]!
+  assert.equal(d.write.count, 20)
+  within('resp wait p50', d.wait.p50, HEADERS_AFTER_MS)
+  within('resp read p50', d.read.p50, BODY_AFTER_MS)
+  // The warm-up opened both connections: in the phase, every attempt reused one.
+  assert.equal(d.connect.count, 0)
+  assert.ok(d.write.p50 < 5, `req write p50 ${d.write.p50} ms: a small GET is one socket write`)
+})
+
+test('--disable-keepalive: every attempt opened its connection, and the text report shows hey\'s Details', async () => {
+  const s = await twoStepServer()
+  const { result } = await run([s.url, '-n', '10', '-c', '2', '--warmup', '2', '--mode', 'plain', '--disable-keepalive'])
+  const d = result.phases.plain!.details![0]!
+  assert.equal(d.connect.count, 10)
+  assert.ok(d.connect.p50 >= 0 && d.connect.p50 < SLACK_MS, `connect p50 ${d.connect.p50} ms on loopback`)
+  const text = await runCli([s.url, '-n', '4', '-c', '1', '--warmup', '1', '--mode', 'plain', '--disable-keepalive', '--no-save'])
+  assert.match(text.stdout, /Details \(p50, p99, max of completed attempts\):\n {2}conn setup: +\S+ \S+, \S+ \S+, \S+ \S+ \(4 opened a connection\)\n {2}req write: .*\n {2}resp wait: +4\d(\.\d+)? ms, .*\n {2}resp read: +[67]\d(\.\d+)? ms, /)
+})
+
+test('hedged phase: one breakdown per attempt number', async () => {
+  const s = await twoStepServer()
+  // A 10 ms delay against a 100 ms answer fires a hedge for every request (budget off).
+  const { result } = await run([s.url, '-n', '12', '-c', '2', '--warmup', '2', '--mode', 'hedged', '--hedge-delay', '10ms', '--hedge-budget', 'off', '--cancel', 'ignore'])
+  const details = result.phases.hedged!.details!
+  assert.deepEqual(details.map((d) => d.attempt), [0, 1])
+  // With --cancel ignore both copies complete: 12 originals and 12 hedges.
+  assert.equal(details[0]!.write.count, 12)
+  assert.equal(details[1]!.write.count, 12)
+  for (const d of details) within(`attempt ${d.attempt} resp wait p50`, d.wait.p50, HEADERS_AFTER_MS)
+  // The HTML report has the same breakdown, one row per attempt number.
+  const html = renderHtml([result])
+  assert.match(html, /<h2>Details<\/h2>/)
+  assert.match(html, /<th scope="row">hedged original<\/th><td>12<\/td>/)
+  assert.match(html, /<th scope="row">hedged hedge 1<\/th><td>12<\/td>/)
+})
