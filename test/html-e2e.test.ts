@@ -108,13 +108,16 @@ test('the real run\'s report renders in Chromium: nothing fetched, no errors, ev
   passed++
 })
 
-test('a short run (every phase under a second, one point per timeline): a sentence instead of over-time charts, in Chromium', { skip: noChromium, timeout: 90_000 }, async () => {
+test('a short run (phases under a second): over-time charts from 100 ms points, drawn in Chromium', { skip: noChromium, timeout: 90_000 }, async () => {
   const { file, html, result } = await realRun('short', ['-n', '200', '-c', '8', '--warmup', '50'])
-  assert.equal(result.phases.plain!.timeline.length, 1, 'the plain phase fits in one second')
-  // One point per phase is not a line over time: each phase says so instead of drawing a dot.
-  for (const phase of ['warmup', 'plain', 'hedged']) assert.match(html, new RegExp(`${phase}: \\d\\.\\d\\d s is too short for a chart over time`))
+  const plain = result.phases.plain as { timeline: unknown[]; timelineFine?: Array<{ t: number }> }
+  assert.equal(plain.timeline.length, 1, 'the plain phase fits in one second')
+  // Not one dot per phase: points every 100 ms (t in seconds: 0, 0.1, 0.2 ...).
+  assert.ok((plain.timelineFine?.length ?? 0) >= 2, `fine points: ${JSON.stringify(plain.timelineFine?.map((p) => p.t))}`)
+  assert.ok(plain.timelineFine!.every((p) => Math.abs(p.t * 10 - Math.round(p.t * 10)) < 1e-9 && p.t < 1))
+  assert.match(html, /<g data-markers="plain:p50">/, 'few points: each drawn as a dot with its value on hover')
   const { facts, requested, problems } = await render(file)
-  assert.deepEqual(facts.charts, ['percentiles', 'histogram'])
+  assert.deepEqual(facts.charts, CHARTS)
   for (const s of facts.series) assert.ok(s.length > 0, `series ${s.id} is visible (length ${s.length})`)
   assert.deepEqual(requested, [pathToFileURL(file).href])
   assert.deepEqual(problems, [])

@@ -124,3 +124,15 @@ test('a run without hedging has no hedging chart; an empty phase still renders',
   const empty = makeRunResult({ phases: {} })
   assert.match(renderHtml([empty]), /No measured phase to chart/)
 })
+
+test('a phase too short for any point over time gets a sentence instead of a chart', () => {
+  const run = hedgedRunWithTimeline()
+  // One per-second point and no 100 ms points: nothing to draw a line with.
+  run.phases.plain!.timeline = run.phases.plain!.timeline.slice(0, 1)
+  delete run.phases.plain!.timelineFine
+  run.phases.plain!.durationMs = 80
+  const html = renderHtml([run])
+  assert.match(html, /<p class="note">plain: 0\.08 s is too short for a chart over time; its figures are in the tables\.<\/p>/)
+  assert.ok(!attr(html, 'data-series').includes('plain:p50'), 'no one-dot line for it')
+  assert.ok(attr(html, 'data-series').includes('hedged:p50'), 'the other phases are still drawn')
+})

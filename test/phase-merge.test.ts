@@ -65,8 +65,9 @@ function feed(stats: PhaseStats, i: number, random: () => number, fanout: number
   stats.connectionsOpened += i % 41 === 0 ? 1 : 0
 }
 
-function withoutTiming(r: PhaseResult): Omit<PhaseResult, 'durationMs' | 'rps' | 'startOffsetMs' | 'generator' | 'timeline'> {
-  const { durationMs: _d, rps: _r, startOffsetMs: _s, generator: _g, timeline: _t, ...rest } = r
+/** Without what depends on when it ran; `timelineFine` (100 ms points of short phases) is a single thread's only, by design. */
+function withoutTiming(r: PhaseResult): Omit<PhaseResult, 'durationMs' | 'rps' | 'startOffsetMs' | 'generator' | 'timeline' | 'timelineFine'> {
+  const { durationMs: _d, rps: _r, startOffsetMs: _s, generator: _g, timeline: _t, timelineFine: _f, ...rest } = r
   return rest
 }
 

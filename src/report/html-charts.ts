@@ -6,7 +6,8 @@
  */
 import { percentileMs, tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import { formatMs } from '../core/duration.js'
-import type { PhaseResult } from '../results/run-result.js'
+import type { PhaseResult, TimelinePoint } from '../results/run-result.js'
+import { FINE_BUCKET_MS } from '../stats/timeline.js'
 import { niceTicks, renderChart, type Point, type Series, type Tick } from './svg-chart.js'
 
 export interface ChartSource {
@@ -160,25 +161,42 @@ export const MIN_TIMELINE_POINTS = 2
 /** Up to this many points, each is drawn as a dot (with its value on hover) as well as joined. */
 const MARKED_UP_TO = 60
 
-/** Sources with enough seconds for the over-time charts; the others get a sentence (see html.ts). */
+/**
+ * The points a phase is drawn with over time: every 100 ms for a short phase
+ * (timelineFine), else every second; `perSecond` turns a bucket's counts
+ * into rates.
+ */
+function overTime(phase: PhaseResult): { points: TimelinePoint[]; perSecond: number } {
+  const fine = phase.timelineFine
+  return fine && fine.length >= MIN_TIMELINE_POINTS ? { points: fine, perSecond: 1000 / FINE_BUCKET_MS } : { points: phase.timeline, perSecond: 1 }
+}
+
+/** Sources with enough points for the over-time charts; the others get a sentence (see html.ts). */
 export function chartableOverTime(sources: ChartSource[]): { charted: ChartSource[]; tooShort: ChartSource[] } {
   return {
-    charted: sources.filter((s) => s.phase.timeline.length >= MIN_TIMELINE_POINTS),
-    tooShort: sources.filter((s) => s.phase.timeline.length < MIN_TIMELINE_POINTS),
+    charted: sources.filter((s) => overTime(s.phase).points.length >= MIN_TIMELINE_POINTS),
+    tooShort: sources.filter((s) => overTime(s.phase).points.length < MIN_TIMELINE_POINTS),
   }
 }
 
 const marks = (src: ChartSource, unit: (y: number) => string): Series['markers'] =>
-  src.phase.timeline.length <= MARKED_UP_TO ? { format: (x, y) => `at ${x} s: ${unit(y)}` } : undefined
+  overTime(src.phase).points.length <= MARKED_UP_TO ? { format: (x, y) => `at ${x} s: ${unit(y)}` } : undefined
 const withMarks = (series: Series, m: Series['markers']): Series => (m ? { ...series, markers: m } : series)
+const rate = (n: number): string => `${Math.round(n)}/s`
 
-/** (3) Per-second p50 / p99 and requests/s of every source, x = seconds since its phase began. */
+/** (3) p50 / p99 and requests/s of every source over time, x = seconds since its phase began. */
 export function timelineChart(sources: ChartSource[]): string {
-  const latency = sources.flatMap((src): Series[] => [
-    withMarks({ id: `${src.name}:p50`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.p50Ms]) }, marks(src, formatMs)),
-    withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: src.phase.timeline.map((p) => [p.t, p.p99Ms]) }, marks(src, formatMs)),
-  ])
-  const rps = sources.map((src): Series => withMarks({ id: `${src.name}:rps`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.requests]) }, marks(src, (y) => `${y} requests`)))
+  const latency = sources.flatMap((src): Series[] => {
+    const { points } = overTime(src.phase)
+    return [
+      withMarks({ id: `${src.name}:p50`, color: src.color, points: points.map((p) => [p.t, p.p50Ms]) }, marks(src, formatMs)),
+      withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: points.map((p) => [p.t, p.p99Ms]) }, marks(src, formatMs)),
+    ]
+  })
+  const rps = sources.map((src): Series => {
+    const { points, perSecond } = overTime(src.phase)
+    return withMarks({ id: `${src.name}:rps`, color: src.color, points: points.map((p) => [p.t, p.requests * perSecond]) }, marks(src, rate))
+  })
   return renderChart({
     chart: 'timeline',
     title: 'Latency and throughput over time',
@@ -191,8 +209,11 @@ export function timelineChart(sources: ChartSource[]): string {
 /** (4) Hedges sent per second and the hedge delay in use, for hedged sources. */
 export function hedgesChart(sources: ChartSource[]): string {
   const hedged = sources.filter((src) => src.phase.hedging)
-  const hedges = hedged.map((src): Series => withMarks({ id: `${src.name}:hedges`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.hedges]) }, marks(src, (y) => `${y} hedges`)))
-  const delay = hedged.map((src): Series => withMarks({ id: `${src.name}:delay`, color: src.color, points: src.phase.timeline.map((p) => [p.t, p.delayMs]) }, marks(src, formatMs)))
+  const hedges = hedged.map((src): Series => {
+    const { points, perSecond } = overTime(src.phase)
+    return withMarks({ id: `${src.name}:hedges`, color: src.color, points: points.map((p) => [p.t, p.hedges * perSecond]) }, marks(src, rate))
+  })
+  const delay = hedged.map((src): Series => withMarks({ id: `${src.name}:delay`, color: src.color, points: overTime(src.phase).points.map((p) => [p.t, p.delayMs]) }, marks(src, formatMs)))
   return renderChart({
     chart: 'hedges',
     title: 'Hedging over time',
@@ -203,7 +224,7 @@ export function hedgesChart(sources: ChartSource[]): string {
 }
 
 function secondTicks(sources: ChartSource[]): Tick[] {
-  const last = Math.max(1, ...sources.flatMap((s) => s.phase.timeline.map((p) => p.t)))
+  const last = Math.max(0.5, ...sources.flatMap((s) => overTime(s.phase).points.map((p) => p.t)))
   return niceTicks(0, last, 8, (v) => `${v}s`)
 }
 

@@ -97,8 +97,11 @@ function table(header: string[], rows: string[][], caption?: string): string {
   return `<div class="scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
 }
 
-/** A cell holding a figure ("14.8 ms", "-3", "[+1.9 ms, …]", "200: 100") never wraps; words and URL lists may. */
-const FIGURE = /^([-+±[(]?\d|-$)/
+/**
+ * A cell holding a figure ("14.8 ms", "-3", "[+1.9 ms, +2.5 ms]", "200: 100")
+ * never wraps; words and lists ("200: 467, 500: 86, UND_ERR_SOCKET: 47", URLs) may.
+ */
+const FIGURE = /^(\[|[-+±(]?\d[^,]*$|-$)/
 
 function section(heading: string, content: string): string {
   return `<section><h2>${escapeHtml(heading)}</h2>\n${content}\n</section>`
@@ -131,7 +134,7 @@ function configDifferences(c: Comparison): string {
 function overTimeSection(all: ChartSource[], measured: ChartSource[]): string {
   const { charted, tooShort } = chartableOverTime(all)
   const hedged = chartableOverTime(measured).charted.filter((s) => s.phase.hedging)
-  const notes = tooShort.map((s) => `<p class="note">${escapeHtml(`${s.name}: ${(s.phase.durationMs / 1000).toFixed(2)} s is too short for a chart over time (one point per second); its figures are in the tables.`)}</p>`)
+  const notes = tooShort.map((s) => `<p class="note">${escapeHtml(`${s.name}: ${(s.phase.durationMs / 1000).toFixed(2)} s is too short for a chart over time; its figures are in the tables.`)}</p>`)
   const charts = [charted.length > 0 ? figure(timelineChart(charted)) : '', hedged.length > 0 ? figure(hedgesChart(hedged)) : '']
   const content = [...notes, ...charts].filter(Boolean).join('\n')
   return content ? section('Over time', content) : ''

@@ -236,6 +236,12 @@ export interface PhaseResult extends Figures {
    */
   details?: AttemptDetails[]
   timeline: TimelinePoint[]
+  /**
+   * The same every 100 ms (t still in seconds: 0.1, 0.2 ...), for phases
+   * that lasted at most 5 s, so a short phase still has a shape over time.
+   * Absent for longer phases and with --workers.
+   */
+  timelineFine?: TimelinePoint[]
   generator: GeneratorHealth
   server?: ServerCrossCheck
   /** Wall-clock start and end of the phase (epoch ms, this generator's clock), so a merge can check that shards overlapped. */

@@ -9,7 +9,7 @@ import { isOkStatus } from '../core/status.js'
 import { transportOrigin } from '../core/target-url.js'
 import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
 import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/observer.js'
-import { TimelineRecorder, type SecondRecorder } from './timeline.js'
+import { FINE_BUCKET_MS, FINE_HORIZON_MS, TimelineRecorder, type SecondRecorder } from './timeline.js'
 import { TimingBreakdown } from './timing-breakdown.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
 import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
@@ -97,11 +97,15 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   readonly steady: Histogram | null
   /** Set when the lane ejects outliers: the phase's ejections, in order. */
   ejections: EjectionEvent[] | null = null
+  /** 100 ms points while the phase is young (timeline.ts); dropped once it passes FINE_HORIZON_MS. */
+  #fine: TimelineRecorder | null
 
   constructor(readonly opts: PhaseStatsOptions) {
     this.figures = new FiguresAccumulator(opts.slowMs)
     this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs) : null
     this.timeline = opts.timeline ?? new TimelineRecorder(this.startedAt)
+    // Worker threads merge per-second buckets only: the fine ones are kept by a single thread.
+    this.#fine = opts.timeline ? null : new TimelineRecorder(this.startedAt, FINE_BUCKET_MS)
     this.#serviceTime = opts.openLoop ? createHistogram() : null
     this.steady = opts.steadyAfter === undefined ? null : createHistogram()
     for (const url of opts.replicas) {
@@ -140,7 +144,9 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     this.#replica(origin).attempts++
     if (index > 0) {
       this.#hedgesSent++
-      this.timeline.hedge(performance.now())
+      const now = performance.now()
+      this.timeline.hedge(now)
+      if (this.#fine && this.#young(now)) this.#fine.hedge(now)
     }
   }
 
@@ -219,7 +225,17 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     // With fan-out, every call's outcome was counted in recordCall (wins and triggers are per call).
     if (!this.calls) this.#hedgeOutcome(outcome, s.latencyMs)
     const failed = s.status === null || !isOkStatus(s.status)
-    this.timeline.request(s.endAt ?? performance.now(), s.latencyMs, failed, this.hedging ? (outcome?.delayMs ?? null) : null)
+    const endAt = s.endAt ?? performance.now()
+    const delayMs = this.hedging ? (outcome?.delayMs ?? null) : null
+    this.timeline.request(endAt, s.latencyMs, failed, delayMs)
+    if (this.#fine && this.#young(endAt)) this.#fine.request(endAt, s.latencyMs, failed, delayMs)
+  }
+
+  /** Still within the fine timeline's horizon; past it the fine points are dropped for good. */
+  #young(now: number): boolean {
+    if (now - this.startedAt < FINE_HORIZON_MS) return true
+    this.#fine = null
+    return false
   }
 
   #hedgeOutcome(outcome: HedgeOutcome | null, latencyMs: number): void {
@@ -266,6 +282,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       generator,
     }
     if (this.ejections) result.ejections = this.ejections
+    if (this.#fine && durationMs <= FINE_HORIZON_MS) result.timelineFine = this.#fine.finish(performance.now())
     if (this.calls) result.calls = { ...this.calls.toFigures(), fanout: this.opts.fanout }
     if (this.hedging) result.hedging = this.#hedgingStats(figures.requests)
     if (this.#serviceTime) {

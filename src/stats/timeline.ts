@@ -25,14 +25,17 @@ export class SecondRecorder<P> {
   readonly points: P[] = []
   readonly #sums: SecondSums = { t: 0, requests: 0, errors: 0, hedges: 0, delaySum: 0, delayCount: 0 }
   readonly #histogram = createHistogram()
+  #bucket = 0
 
   /**
    * @param origin performance.now() of second 0
    * @param close turns a closed second (its sums and latency histogram, both reused afterwards) into a point
+   * @param bucketMs the width of a point (1000: one per second; FINE_BUCKET_MS for short phases); `t` stays in seconds
    */
   constructor(
     private readonly origin: number,
     private readonly close: (sums: SecondSums, histogram: Histogram) => P,
+    private readonly bucketMs = 1000,
   ) {}
 
   request(now: number, latencyMs: number, failed: boolean, delayMs: number | null): void {
@@ -60,10 +63,11 @@ export class SecondRecorder<P> {
   }
 
   #roll(now: number): void {
-    const second = Math.floor((now - this.origin) / 1000)
-    if (second <= this.#sums.t) return
+    const bucket = Math.floor((now - this.origin) / this.bucketMs)
+    if (bucket <= this.#bucket) return
     this.#flush()
-    this.#sums.t = second
+    this.#bucket = bucket
+    this.#sums.t = this.bucketMs === 1000 ? bucket : Math.round(bucket * this.bucketMs) / 1000
   }
 
   #flush(): void {
@@ -89,7 +93,15 @@ export function timelinePoint(s: SecondSums, histogram: Histogram): TimelinePoin
 }
 
 export class TimelineRecorder extends SecondRecorder<TimelinePoint> {
-  constructor(startedAt: number) {
-    super(startedAt, timelinePoint)
+  constructor(startedAt: number, bucketMs = 1000) {
+    super(startedAt, timelinePoint, bucketMs)
   }
 }
+
+/**
+ * Short phases also get points every FINE_BUCKET_MS, so a 1.75 s phase is
+ * not drawn as two points joined by a line: kept while the phase is under
+ * FINE_HORIZON_MS (at most 50 points), reported only when it ended there.
+ */
+export const FINE_BUCKET_MS = 100
+export const FINE_HORIZON_MS = 5000
