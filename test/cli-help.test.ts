@@ -6,7 +6,9 @@
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { killAllChildren, runCli } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
@@ -96,4 +98,26 @@ test('--duration and --rate are -z and -q', async () => {
   assert.equal(result.config.durationMs, 500)
   assert.equal(result.config.rate, 40)
   assert.ok(Math.abs(result.phases.plain.requests - 20) <= 2, `requests ${result.phases.plain.requests}`)
+})
+
+test('a run says on stderr where it was saved; --no-save writes nothing and says nothing', async () => {
+  const s = await startServer()
+  servers.push(s)
+  const base = mkdtempSync(join(tmpdir(), 'hedgebench-saved-'))
+  try {
+    const dir = join(base, 'runs')
+    const saved = await runCli([s.url, '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--out-dir', dir, '--label', 'x'])
+    assert.equal(saved.code, 0, saved.stderr)
+    const m = /^saved (\S+\.json) and (\S+\.csv)$/m.exec(saved.stderr)
+    assert.ok(m, saved.stderr)
+    assert.ok(m[1]!.startsWith(dir) && existsSync(m[1]!) && existsSync(m[2]!), `${m[1]} and ${m[2]} exist in ${dir}`)
+    assert.doesNotMatch(saved.stdout, /saved /, 'the message is on stderr only')
+    const other = join(base, 'none')
+    const unsaved = await runCli([s.url, '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--out-dir', other, '--no-save'])
+    assert.equal(unsaved.code, 0, unsaved.stderr)
+    assert.doesNotMatch(unsaved.stderr, /saved /)
+    assert.equal(existsSync(other), false, '--no-save creates no directory')
+  } finally {
+    rmSync(base, { recursive: true, force: true })
+  }
 })
