@@ -57,7 +57,8 @@ test('--help fits 80 columns for every command, and the commands read in one sty
   const top = (await runCli(['--help'])).stdout
   const block = top.slice(top.indexOf('Commands:'), top.indexOf('\n\n', top.indexOf('Commands:')))
   const descriptions = [...block.matchAll(/^ {2}hedgebench(?: \S+)*? {2,}(\S.*)$/gm)].map((m) => m[1]!)
-  assert.equal(descriptions.length, 5, block)
+  // run, report, compare, serve, demo, and any added later (merge): each in the same style.
+  assert.ok(descriptions.length >= 5, block)
   for (const d of descriptions) assert.match(d, /^[a-z]/, `command descriptions start the same way (lower case verb): ${d}`)
 })
 

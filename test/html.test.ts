@@ -6,7 +6,7 @@ import { hedgedRunWithTimeline } from './helpers/html-fixture.js'
 import { makeConfig, makeRunResult } from './helpers/result-fixture.js'
 import { formatMs } from '../src/core/duration.js'
 import { escapeHtml } from '../src/report/escape.js'
-import { verdictLine } from '../src/report/text.js'
+import { hedgeVerdict } from '../src/report/verdict.js'
 
 function attr(html: string, name: string): string[] {
   return [...html.matchAll(new RegExp(`${name}="([^"]*)"`, 'g'))].map((m) => m[1]!)
@@ -59,8 +59,9 @@ test('the first screen answers: verdict sentence, then the table, then warnings,
     assert.ok(m, `${pattern} present`)
     return m.index
   }
-  // The text report's verdict, from the one shared function (not a second wording of it).
-  const verdict = html.indexOf(`<p class="verdict">${escapeHtml(`Verdict: ${verdictLine(run.phases.plain!, run.phases.hedged!)}`)}</p>`)
+  // The verdict decided once in verdict.ts (the text report prints the same), not a second wording of it.
+  const v = hedgeVerdict(run.phases.plain!, run.phases.hedged!, run)
+  const verdict = html.indexOf(`<p class="verdict ${v.tone}">${escapeHtml(`Verdict: ${v.headline}`)}</p>`)
   assert.ok(verdict > 0, 'the verdict sentence')
   const table = at(/<table class="comparison">/)
   const warnings = at(/<ul class="warnings"><li>closed loop: something to know<\/li>/)
@@ -71,7 +72,7 @@ test('the first screen answers: verdict sentence, then the table, then warnings,
   // Every row of the answer table starts with a verdict word (or "-" for metrics never judged).
   const rows = [...html.slice(table, warnings).matchAll(/<tr><th scope="row">([^<]+)<\/th><td[^>]*>([^<]+)<\/td>/g)]
   assert.ok(rows.length >= 10, `rows: ${rows.length}`)
-  for (const r of rows) assert.match(r[2]!, /^(better|worse|within noise|-)$/, `${r[1]} starts with its verdict`)
+  for (const r of rows) assert.match(r[2]!, /^(better|worse|within noise|not enough requests|-)$/, `${r[1]} starts with its verdict`)
 })
 
 test('configuration: readable names and no null; numbers never wrap', () => {

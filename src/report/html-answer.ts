@@ -76,8 +76,15 @@ function answerTable(c: Comparison): string {
   const rows = c.metrics.map((m) => verdictFirst(m, k))
   const cls = (text: string): string => (text === 'better' ? ' class="better"' : text === 'worse' ? ' class="worse"' : '')
   const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
-  const body = rows.map((r) => `<tr>${r.map((cell, i) => (i === 0 ? `<th scope="row">${escapeHtml(cell)}</th>` : `<td${cls(cell)}>${escapeHtml(cell)}</td>`)).join('')}</tr>`).join('\n')
+  const body = rows.map((r) => `<tr>${r.map((cell, i) => (i === 0 ? `<th scope="row">${escapeHtml(cell)}</th>` : answerCell(cell, cls(cell)))).join('')}</tr>`).join('\n')
   return `${names}<div class="scroll"><table class="comparison"><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
+}
+
+/** "not enough requests (n = 400 for p99.9; needs 3688)" keeps the table narrow: the words in the cell, the why on hover. */
+function answerCell(cell: string, cls: string): string {
+  const few = /^not enough requests (\(.*\))$/.exec(cell)
+  if (few) return `<td class="few" title="${escapeHtml(few[1]!)}">not enough requests</td>`
+  return `<td${cls}>${escapeHtml(cell)}</td>`
 }
 
 /** metricCells is [metric, values x k, (change, interval, verdict) x (k-1)]: reorder to [metric, verdicts, values, (change, interval)]. */
