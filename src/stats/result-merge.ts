@@ -12,6 +12,7 @@
  * order first, and everything not summed is derived from the generator
  * rows, which a merged input carries over unchanged.
  */
+import { mergeDetails } from './timing-breakdown.js'
 import { UsageError } from '../core/errors.js'
 import { formatMs } from '../core/duration.js'
 import { configDifference } from '../results/run-compat.js'
@@ -213,6 +214,7 @@ function mergePhase(name: PhaseName, parts: PhaseResult[], rows: GeneratorRow[])
   if (first.calls) result.calls = { ...mergeFigures(parts.map((p) => p.calls!)), fanout: first.calls.fanout }
   if (parts.every((p) => p.hedging)) result.hedging = mergeHedging(parts, result, rows)
   if (parts.every((p) => p.serviceTime)) result.serviceTime = mergeServiceTime(parts.map((p) => p.serviceTime!))
+  if (parts.every((p) => p.details)) result.details = mergeDetails(parts.map((p) => p.details!))
   const server = mergeServer(parts.map((p) => p.server))
   if (server) result.server = server
   return result
