@@ -61,7 +61,7 @@ test('the first screen answers: verdict sentence, then the table, then warnings,
   }
   // The verdict decided once in verdict.ts (the text report prints the same), not a second wording of it.
   const v = hedgeVerdict(run.phases.plain!, run.phases.hedged!, run)
-  const verdict = html.indexOf(`<p class="verdict ${v.tone}">${escapeHtml(`Verdict: ${v.headline}`)}</p>`)
+  const verdict = html.indexOf(`<p class="verdict ${v.tone}">${escapeHtml(v.headline)}</p>`)
   assert.ok(verdict > 0, 'the verdict sentence')
   const table = at(/<table class="comparison">/)
   const warnings = at(/<ul class="warnings"><li>closed loop: something to know<\/li>/)

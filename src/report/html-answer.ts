@@ -45,7 +45,7 @@ function hedgeVerdicts(runs: RunResult[], c: Comparison | null): string {
     const v = hedgeVerdict(plain, hedged, result)
     const who = runs.length > 1 ? `${names[i] ?? result.label}: ` : ''
     const details = v.details.length > 0 ? `<ul class="verdict-details">${v.details.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : ''
-    return [`<p class="verdict ${v.tone}">${escapeHtml(`${who}Verdict: ${v.headline}`)}</p>${details}`]
+    return [`<p class="verdict ${v.tone}">${escapeHtml(`${who}${v.headline}`)}</p>${details}`]
   })
   if (items.length === 0 && runs.length === 1) return '<p class="verdict">This run has no plain and hedged phase to compare: see its figures below.</p>'
   return items.join('\n')
