@@ -137,3 +137,23 @@ test('a phase too short for any point over time gets a sentence instead of a cha
   assert.ok(!attr(html, 'data-series').includes('plain:p50'), 'no one-dot line for it')
   assert.ok(attr(html, 'data-series').includes('hedged:p50'), 'the other phases are still drawn')
 })
+
+test('ejections: the over-time chart marks when a replica was ejected and readmitted, and the replica table counts them', () => {
+  const run = hedgedRunWithTimeline()
+  const phase = run.phases.hedged!
+  const url = phase.replicas[0]!.url
+  phase.ejections = [
+    { url, atMs: 1200, forMs: 1000, readmittedAtMs: 2250, cause: '5 failures in a row (last: ECONNREFUSED)' },
+    { url, atMs: 2260, forMs: 2000, readmittedAtMs: null, cause: '1 failure in a row (last: ECONNREFUSED)' },
+  ]
+  phase.replicas[0]!.ejections = 2
+  const html = renderHtml([run])
+  const timeline = html.slice(html.indexOf('data-chart="timeline"'))
+  const marks = [...timeline.slice(0, timeline.indexOf('</svg>')).matchAll(/data-mark="([^"]*)"/g)].map((m) => m[1])
+  // Two ejections and one readmission; the one still out at the end has no readmission mark.
+  assert.equal(marks.length, 3, JSON.stringify(marks))
+  assert.match(marks[0]!, /ejected at 1\.20 s/)
+  assert.match(marks[1]!, /readmitted at 2\.25 s/)
+  assert.match(marks[2]!, /ejected at 2\.26 s/)
+  assert.match(html, /Outlier ejections/)
+})

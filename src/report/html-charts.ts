@@ -8,7 +8,7 @@ import { percentileMs, tryDecodeHistogram, type Histogram } from '../stats/histo
 import { formatMs } from '../core/duration.js'
 import type { PhaseResult, TimelinePoint } from '../results/run-result.js'
 import { FINE_BUCKET_MS } from '../stats/timeline.js'
-import { niceTicks, renderChart, type Point, type Series, type Tick } from './svg-chart.js'
+import { niceTicks, renderChart, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
 
 export interface ChartSource {
   /** Series id prefix: the phase name, or "run/phase" when several runs are drawn. */
@@ -203,7 +203,16 @@ export function timelineChart(sources: ChartSource[]): string {
     xLabel: 'seconds since the phase started',
     xTicks: secondTicks(sources),
     panels: [{ yLabel: 'latency (ms)', series: latency }, { yLabel: 'requests/s', series: rps }],
+    xMarks: sources.flatMap(ejectionMarks),
   })
+}
+
+/** When outlier detection took a replica out of rotation and let it back (issue 18), on the phase's own time axis. */
+function ejectionMarks(src: ChartSource): XMark[] {
+  return (src.phase.ejections ?? []).flatMap((e) => [
+    { x: e.atMs / 1000, color: src.color, label: `${src.name}: ${e.url} ejected at ${formatMs(e.atMs)} (${e.cause})` },
+    ...(e.readmittedAtMs === null ? [] : [{ x: e.readmittedAtMs / 1000, color: src.color, label: `${src.name}: ${e.url} readmitted at ${formatMs(e.readmittedAtMs)}` }]),
+  ])
 }
 
 /** (4) Hedges sent per second and the hedge delay in use, for hedged sources. */

@@ -54,8 +54,17 @@ interface ChartSpec {
   /** Ticks also fix the x range: from the first to the last tick, unless the data reach further. */
   xTicks?: Tick[]
   panels: Panel[]
+  /** Moments to mark across every panel (a replica ejected, readmitted): a thin vertical line with a tooltip. */
+  xMarks?: XMark[]
   width?: number
   panelHeight?: number
+}
+
+export interface XMark {
+  x: number
+  /** The tooltip, also the data-mark attribute tests find it by. */
+  label: string
+  color: string
 }
 
 export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2']
@@ -80,10 +89,18 @@ export function renderChart(spec: ChartSpec): string {
     `<svg data-chart="${escapeHtml(spec.chart)}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeHtml(spec.title)}">`,
     `<text class="title" x="${MARGIN.left}" y="18">${escapeHtml(spec.title)}</text>`,
     ...panels,
+    ...(spec.xMarks ?? []).map((m) => xMark(m, x, lastBottom)),
     xAxis(xTicks, x, lastBottom, spec.xLabel, width),
     legend(allSeries, legendTop, width),
     '</svg>',
   ].join('\n')
+}
+
+/** A vertical line from the top panel to the x axis, hoverable (a wide transparent twin). */
+function xMark(m: XMark, x: (v: number) => number, bottom: number): string {
+  const px = fix(x(m.x))
+  const line = (attrs: string): string => `<line x1="${px}" x2="${px}" y1="${MARGIN.top}" y2="${fix(bottom)}" ${attrs}/>`
+  return `<g data-mark="${escapeHtml(m.label)}">${line('stroke="transparent" stroke-width="8"')}${line(`stroke="${m.color}" stroke-width="1.2" stroke-dasharray="2 3"`)}<title>${escapeHtml(m.label)}</title></g>`
 }
 
 function renderPanel(panel: Panel, top: number, height: number, plotWidth: number, x: (v: number) => number): string {
