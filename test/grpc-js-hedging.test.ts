@@ -113,6 +113,23 @@ test('a service config without a hedgingPolicy: "no hedge was sent", not an empt
   assert.match(renderText(result), /Answered by: +the original in every call \(no hedge was sent\)/)
 })
 
+test('no call over hedgingDelay: nothing to hedge, said as information, not as a caveat', async () => {
+  // Answers take 5-15 ms and hedgingDelay is 1 s: only a client freeze of
+  // about a second could put a call over it, which this test should not hide.
+  const quick: Profile = { ...SEED_PROFILE, name: 'grpc-quick', model: { base: { type: 'uniform', min: 5, max: 15 }, stalls: [] } }
+  const target = await spawnTarget({ profile: quick, grpc: true, replicas: 2 })
+  targets.push(target)
+  const config: ServiceConfig = { methodConfig: [{ name: [{ service: SIM_SERVICE }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '1s', nonFatalStatusCodes: ['UNAVAILABLE'] } }] }
+  const result = await run({ urls: target.urls, grpc: { ...call, serviceConfig: config }, concurrency: 2, requests: 40, warmup: 0, mode: 'hedged', hedge: { delay: 40 } })
+  const g = result.grpcClient!
+  assert.equal(g.callsOverDelay, 0)
+  assert.equal(g.hedgesSent, 0)
+  assert.deepEqual(g.caveats, [])
+  const text = renderText(result)
+  assert.match(text, /Calls over the delay: +0 \(no call took longer than hedgingDelay 1\.0+ s: nothing to hedge\)/)
+  assert.doesNotMatch(text, /Caveats:/)
+})
+
 /** The bundled service's Work, answered by a server that sends its headers first and then stalls every 2nd call. */
 const stalledAnswers = { count: 0 }
 

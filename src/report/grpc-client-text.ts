@@ -18,7 +18,7 @@ export function grpcClientText(result: RunResult): string[] {
     `  Asked (service config):  maxAttempts ${a.maxAttempts}, hedgingDelay ${formatMs(a.hedgingDelayMs)}, nonFatalStatusCodes [${a.nonFatalStatusCodes.join(', ')}], ` +
       `retryThrottling ${a.retryThrottling ? `maxTokens ${a.retryThrottling.maxTokens} tokenRatio ${a.retryThrottling.tokenRatio}` : 'none'}, ${a.loadBalancing}`,
     `  Did:                     ${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)`,
-    `  Calls over the delay:    ${g.callsOverDelay}`,
+    `  Calls over the delay:    ${overDelay(g)}`,
     `  Answered by:             ${winners(g)}`,
     `  Per replica (attempts):  ${g.perReplica.map((r) => `${r.address} ${r.attempts}`).join(', ')}`,
     `  Errors:                  ${g.errors} (${Object.entries(g.statusCodes).map(([k, v]) => `${k} ${v}`).join(', ')})`,
@@ -30,6 +30,12 @@ export function grpcClientText(result: RunResult): string[] {
   lines.push('', ...tail(result.phases.plain, result.phases.hedged, g))
   if (g.caveats.length > 0) lines.push('', 'Caveats:', ...g.caveats.map((c) => `  - ${c}`))
   return lines
+}
+
+/** Zero calls over the delay with hedging asked for: nothing to hedge, said as information. */
+function overDelay(g: GrpcClientResult): string {
+  if (g.callsOverDelay === 0 && g.asked.maxAttempts > 1) return `0 (no call took longer than hedgingDelay ${formatMs(g.asked.hedgingDelayMs)}: nothing to hedge)`
+  return String(g.callsOverDelay)
 }
 
 function winners(g: GrpcClientResult): string {

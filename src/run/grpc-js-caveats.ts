@@ -8,12 +8,11 @@ import type { GrpcClientResult } from '../results/run-result.js'
 export function serviceConfigCaveats(r: GrpcClientResult): string[] {
   const caveats: string[] = []
   const asked = r.asked
-  if (r.hedgesSent === 0) {
-    caveats.push(
-      asked.maxAttempts <= 1
-        ? 'no hedge was sent: the service config has no hedgingPolicy for this method'
-        : `no hedge was sent although ${r.callsOverDelay} calls took longer than hedgingDelay ${asked.hedgingDelayMs} ms`,
-    )
+  // No hedge with no call over the delay is what hedging should do (nothing to
+  // hedge): not a caveat; the report says so beside "Calls over the delay".
+  if (r.hedgesSent === 0 && asked.maxAttempts <= 1) caveats.push('no hedge was sent: the service config has no hedgingPolicy for this method')
+  if (r.hedgesSent === 0 && asked.maxAttempts > 1 && r.callsOverDelay > 0) {
+    caveats.push(`no hedge was sent although ${r.callsOverDelay} calls took longer than hedgingDelay ${asked.hedgingDelayMs} ms`)
   }
   if (asked.retryThrottling && r.hedgesSent > 0) {
     caveats.push(
