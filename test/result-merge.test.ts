@@ -42,3 +42,26 @@ test('shards that never ran at the same time are flagged', () => {
   assert.equal(merged.phases.plain!.window!.overlapMs, 0)
   assert.ok(merged.warnings.some((w) => w.startsWith('plain: the shards did not all run at the same time')), merged.warnings.join('\n'))
 })
+
+test('overlapping clock-offset bounds are not a clock disagreement; the merged header names the merge and the total in flight', () => {
+  // The defect's two shards on one host: midpoints 78.5 ms apart, bounds overlapping.
+  const a = { ...shard(0, 12, 1_000_000), label: 'shard-0', clock: { minMs: -53, maxMs: 289, samples: 40 } }
+  const b = { ...shard(1, 12, 1_000_005), label: 'shard-1', clock: { minMs: -36, maxMs: 429, samples: 40 } }
+  const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
+  assert.equal(merged.merge!.offsetGapMs, 0)
+  const text = renderText(merged)
+  assert.match(text, /clock offsets agree \(their bounds overlap\)/)
+  assert.doesNotMatch(text, /clock-offset spread|clocks differ|by the target's/)
+  assert.ok(!merged.warnings.some((w) => w.includes('clocks disagree')), merged.warnings.join('\n'))
+  assert.equal(merged.label, 'merged 2 shards (shard-0, shard-1)')
+  assert.match(text, /"merged 2 shards \(shard-0, shard-1\)"/)
+  const c = a.config.concurrency
+  assert.match(text, new RegExp(` · -c ${c} per shard x 2 \\(${2 * c} in flight\\) · `))
+
+  // Bounds 100 ms apart: a provable gap, shown with the midpoints' spread.
+  const far = { ...b, clock: { minMs: 389, maxMs: 700, samples: 40 } }
+  const apart = mergeResults([{ result: a, source: 'a' }, { result: far, source: 'b' }])
+  assert.equal(apart.merge!.offsetGapMs, 100)
+  assert.match(renderText(apart), /clocks differ by at least 100\.0 ms \(offset midpoints spread 426\.5 ms\)/)
+  assert.ok(apart.warnings.some((w) => w.includes('clocks disagree')), apart.warnings.join('\n'))
+})

@@ -74,12 +74,16 @@ function header(result: RunResult): string[] {
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
   return [
     `hedgebench ${result.version} · ${JSON.stringify(result.label)} · ${result.startedAt} -> ${result.finishedAt}`,
-    `${c.method} ${urls} · ${inFlight(c)} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ` · ${httpVersion(c.urls)}` : ''}`,
+    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ` · ${httpVersion(c.urls)}` : ''}`,
   ]
 }
 
-/** Requests in flight as the run had them: never more than -n (the load generator clamps -c to it). */
-function inFlight(c: RunResult['config']): string {
+/**
+ * Requests in flight as the run had them: never more than -n (the load
+ * generator clamps -c to it); a merged run had -c in every shard.
+ */
+function inFlight(c: RunResult['config'], generators: number): string {
+  if (generators > 1) return `-c ${c.concurrency} per shard x ${generators} (${c.concurrency * generators} in flight)`
   if (c.requests === null || c.requests >= c.concurrency) return `-c ${c.concurrency}`
   return `-c ${c.requests} (-c ${c.concurrency} clamped to -n ${c.requests})`
 }

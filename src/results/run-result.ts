@@ -428,6 +428,8 @@ export interface ClockOffset {
 /** One generator of a merged result. */
 export interface GeneratorRow {
   shard: number
+  /** The shard's own --label (absent in results merged before it was recorded). */
+  label?: string
   host: string
   startedAt: string
   lateMs: number

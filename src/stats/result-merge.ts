@@ -63,7 +63,7 @@ export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): Run
   return {
     schema: RESULT_SCHEMA,
     version: first.version,
-    label: first.label,
+    label: mergedLabel(rows, results),
     startedAt: minIso(results.map((r) => r.startedAt)),
     finishedAt: maxIso(results.map((r) => r.finishedAt)),
     partial: results.some((r) => r.partial),
@@ -165,6 +165,7 @@ function generatorRows(r: RunResult): GeneratorRow[] {
   return [
     {
       shard: r.shard?.index ?? 0,
+      label: r.label,
       host: r.host ?? 'unknown',
       startedAt: r.startedAt,
       lateMs: r.start?.lateMs ?? 0,
@@ -346,6 +347,12 @@ function groupedShardWarnings(rows: GeneratorRow[]): string[] {
 }
 
 // ---- small helpers ---------------------------------------------------------------------
+
+/** The merged run named as such, not after its first shard ("shard-0"); from the rows, so merging in steps names it the same. */
+function mergedLabel(rows: GeneratorRow[], results: RunResult[]): string {
+  const labels = [...new Set(rows.some((g) => g.label === undefined) ? results.map((r) => r.label) : rows.map((g) => g.label!))]
+  return labels.length === 1 ? `${labels[0]} (merged, ${rows.length} shards)` : `merged ${rows.length} shards (${labels.join(', ')})`
+}
 
 function spread(xs: number[]): number {
   return xs.length === 0 ? 0 : Math.max(...xs) - Math.min(...xs)
