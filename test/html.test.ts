@@ -3,7 +3,8 @@ import assert from 'node:assert/strict'
 import { compareRuns, compareWithin } from '../src/report/compare.js'
 import { HTML_CSP, renderHtml } from '../src/report/html.js'
 import { hedgedRunWithTimeline } from './helpers/html-fixture.js'
-import { makeConfig, makeRunResult } from './helpers/result-fixture.js'
+import { latencyOf, makeConfig, makeHedgedRun, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
+import { mergeResults } from '../src/stats/result-merge.js'
 import { formatMs } from '../src/core/duration.js'
 import { escapeHtml } from '../src/report/escape.js'
 import { hedgeVerdict } from '../src/report/verdict.js'
@@ -156,4 +157,39 @@ test('ejections: the over-time chart marks when a replica was ejected and readmi
   assert.match(marks[1]!, /readmitted at 2\.25 s/)
   assert.match(marks[2]!, /ejected at 2\.26 s/)
   assert.match(html, /Outlier ejections/)
+})
+
+test('merged, gRPC-client and h2c results: the generators table, the grpc-js block and the cost of cancels are in the HTML too', () => {
+  const shard = (index: number, startMs: number) => {
+    const r = makeHedgedRun({ runId: 'm-1', shard: { index, count: 2 }, host: `pod-${index}`, label: `shard-${index}`, clock: { minMs: -50, maxMs: 250, samples: 9 } })
+    for (const p of Object.values(r.phases)) p.wall = { startMs: startMs + p.startOffsetMs, endMs: startMs + p.startOffsetMs + p.durationMs }
+    return r
+  }
+  const merged = mergeResults([{ result: shard(0, 1_000_000), source: 'a' }, { result: shard(1, 1_000_003), source: 'b' }])
+  const hedged = merged.phases.hedged!
+  hedged.streamsResetByCancel = 37
+  hedged.connectionsClosedByCancel = 0
+  const { latencyMs } = latencyOf(stallingLatencies(200))
+  merged.grpcClient = {
+    client: 'grpc-js',
+    asked: { maxAttempts: 2, hedgingDelayMs: 40, nonFatalStatusCodes: ['UNAVAILABLE'], retryThrottling: null, loadBalancing: 'round_robin' },
+    requests: 200, ok: 200, errors: 0, statusCodes: { OK: 200 }, latencyMs, slow: { thresholdMs: 150, count: 0 }, durationMs: 1000, rps: 200,
+    attempts: 207, perReplica: [{ address: '127.0.0.1:9', attempts: 207 }], hedgesSent: 7, winsByAttempt: { '0': 196, '1': 4 }, callsOverDelay: 7,
+    caveats: ['grpc-js has no previous-host exclusion: with round_robin a hedge can land on its original\'s replica'],
+  }
+  const html = renderHtml([merged])
+  const rowOf = (first: string) => html.match(new RegExp(`<tr><th scope="row">${first}</th>(.*?)</tr>`))?.[1] ?? ''
+  // Generators: one row per shard, with its host and clock offset.
+  assert.match(html, /<h2>Generators: merged 2 shards \(shard-0, shard-1\)<\/h2>/)
+  assert.match(html, /clock offsets agree \(their bounds overlap\)/)
+  for (const i of [0, 1]) assert.match(rowOf(String(i)), new RegExp(`<td class="text">pod-${i}</td>.*\\+100\\.0 ms \\[-50\\.0, \\+250\\.0\\]`))
+  // Cancels: streams reset and connections closed.
+  assert.match(rowOf('cancels cost'), /37 streams reset, 0 connections closed/)
+  // grpc-js: asked vs did, the tail with its column, the caveat.
+  const grpc = html.slice(html.indexOf('<h2>Hedged by grpc-js: '))
+  assert.ok(grpc.length < html.length, 'a grpc-js section')
+  assert.match(grpc, /<th scope="row">Did<\/th><td class="text">200 calls, 207 attempts .* 7 hedges/)
+  assert.match(grpc, /<th><\/th><th>plain<\/th><th>hedgebench<\/th><th>grpc-js<\/th>/)
+  assert.ok(grpc.includes(`<th scope="row">p99</th><td>${formatMs(merged.phases.plain!.latencyMs.p99)}</td><td>${formatMs(hedged.latencyMs.p99)}</td><td>${formatMs(latencyMs.p99)}</td></tr>`), 'the tail side by side')
+  assert.match(grpc, /<li>grpc-js has no previous-host exclusion/)
 })

@@ -20,24 +20,33 @@ export function shardBlock(result: RunResult): string[] {
 
 function mergedBlock(result: RunResult): string[] {
   const m = result.merge!
-  const rows = result.generators!
+  const lines = [`=== generators (merged ${m.generators} of ${m.shardCount} shards, run ${result.runId ?? '-'}) ===`, ...mergeFacts(result).map((l) => `  ${l}`)]
+  return [...lines, ...formatTable(generatorTable(result)).map((l) => `  ${l}`)]
+}
+
+/** A merged result's figures above its generators table (text and HTML). */
+export function mergeFacts(result: RunResult): string[] {
+  const m = result.merge
+  if (!m) return []
   const phase = mainPhase(result)
   const window = phase ? result.phases[phase]?.window : undefined
   const lines = [
-    `=== generators (merged ${m.generators} of ${m.shardCount} shards, run ${result.runId ?? '-'}) ===`,
-    `  start spread ${formatMs(m.startSpreadMs)} by their own clocks` +
+    `start spread ${formatMs(m.startSpreadMs)} by their own clocks` +
       (m.offsetGapMs !== null && m.offsetGapMs > 0 && m.targetStartSpreadMs !== null ? `, ${formatMs(m.targetStartSpreadMs)} by the target's` : '') +
       ` · ${clockAgreement(m)}` +
       (m.missing.length > 0 ? ` · MISSING shard(s) ${m.missing.join(', ')}` : ''),
   ]
   if (phase && window) {
-    lines.push(`  ${phase}: ${result.phases[phase]!.rps.toFixed(2)} requests/s while all ran (${formatMs(window.overlapMs)}), ${window.rpsUnion.toFixed(2)}/s over the union window (${formatMs(window.unionMs)})`)
+    lines.push(`${phase}: ${result.phases[phase]!.rps.toFixed(2)} requests/s while all ran (${formatMs(window.overlapMs)}), ${window.rpsUnion.toFixed(2)}/s over the union window (${formatMs(window.unionMs)})`)
   }
-  const table = [
-    ['shard', 'host', 'requests', 'rps', 'p99', 'late', 'clock offset', 'hedge delay'],
-    ...rows.map((g) => generatorCells(g, phase)),
-  ]
-  return [...lines, ...formatTable(table).map((l) => `  ${l}`)]
+  return lines
+}
+
+/** One row per generator, header first; empty for a result that is not a merge. */
+export function generatorTable(result: RunResult): string[][] {
+  if (!result.generators || !result.merge) return []
+  const phase = mainPhase(result)
+  return [['shard', 'host', 'requests', 'rps', 'p99', 'late', 'clock offset', 'hedge delay'], ...result.generators.map((g) => generatorCells(g, phase))]
 }
 
 /**

@@ -5,31 +5,36 @@
  * occurred. A pure function over the RunResult, like every renderer.
  */
 import { formatMs } from '../core/duration.js'
-import type { GrpcClientResult, PhaseResult, RunResult } from '../results/run-result.js'
+import type { GrpcClientResult, RunResult } from '../results/run-result.js'
 
 export function grpcClientText(result: RunResult): string[] {
   const g = result.grpcClient
   if (!g) return []
-  const a = g.asked
-  const extra = g.requests > 0 ? ((100 * g.hedgesSent) / g.requests).toFixed(1) : '0.0'
-  const lines = [
-    `=== hedged by ${g.client} (the client's own hedgingPolicy) ===`,
-    '',
-    `  Asked (service config):  maxAttempts ${a.maxAttempts}, hedgingDelay ${formatMs(a.hedgingDelayMs)}, nonFatalStatusCodes [${a.nonFatalStatusCodes.join(', ')}], ` +
-      `retryThrottling ${a.retryThrottling ? `maxTokens ${a.retryThrottling.maxTokens} tokenRatio ${a.retryThrottling.tokenRatio}` : 'none'}, ${a.loadBalancing}`,
-    `  Did:                     ${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)`,
-    `  Calls over the delay:    ${overDelay(g)}`,
-    `  Answered by:             ${winners(g)}`,
-    `  Per replica (attempts):  ${g.perReplica.map((r) => `${r.address} ${r.attempts}`).join(', ')}`,
-    `  Errors:                  ${g.errors} (${Object.entries(g.statusCodes).map(([k, v]) => `${k} ${v}`).join(', ')})`,
-    `  Slow:                    ${g.slow.count} calls over ${formatMs(g.slow.thresholdMs)}`,
-  ]
-  if (g.server) {
-    lines.push(`  Server cross-check:      server received ${g.server.received} vs client attempts ${g.attempts}: ${g.server.match ? 'MATCH' : 'MISMATCH'}; cancelled ${g.server.cancelled}`)
-  }
-  lines.push('', ...tail(result.phases.plain, result.phases.hedged, g))
+  const lines = [`=== hedged by ${g.client} (the client's own hedgingPolicy) ===`, '', ...grpcClientFacts(g).map(([label, value]) => `  ${`${label}:`.padEnd(25)}${value}`)]
+  lines.push('', ...grpcClientTail(result).map((row) => `  ${row[0]!.padEnd(10)}${row.slice(1).map((c) => c.padStart(13)).join('')}`))
   if (g.caveats.length > 0) lines.push('', 'Caveats:', ...g.caveats.map((c) => `  - ${c}`))
   return lines
+}
+
+/** What the service config asked for and what the client did, as [label, value] (text and HTML). */
+export function grpcClientFacts(g: GrpcClientResult): Array<[string, string]> {
+  const a = g.asked
+  const extra = g.requests > 0 ? ((100 * g.hedgesSent) / g.requests).toFixed(1) : '0.0'
+  const facts: Array<[string, string]> = [
+    [
+      'Asked (service config)',
+      `maxAttempts ${a.maxAttempts}, hedgingDelay ${formatMs(a.hedgingDelayMs)}, nonFatalStatusCodes [${a.nonFatalStatusCodes.join(', ')}], ` +
+        `retryThrottling ${a.retryThrottling ? `maxTokens ${a.retryThrottling.maxTokens} tokenRatio ${a.retryThrottling.tokenRatio}` : 'none'}, ${a.loadBalancing}`,
+    ],
+    ['Did', `${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)`],
+    ['Calls over the delay', overDelay(g)],
+    ['Answered by', winners(g)],
+    ['Per replica (attempts)', g.perReplica.map((r) => `${r.address} ${r.attempts}`).join(', ')],
+    ['Errors', `${g.errors} (${Object.entries(g.statusCodes).map(([k, v]) => `${k} ${v}`).join(', ')})`],
+    ['Slow', `${g.slow.count} calls over ${formatMs(g.slow.thresholdMs)}`],
+  ]
+  if (g.server) facts.push(['Server cross-check', `server received ${g.server.received} vs client attempts ${g.attempts}: ${g.server.match ? 'MATCH' : 'MISMATCH'}; cancelled ${g.server.cancelled}`])
+  return facts
 }
 
 /** Zero calls over the delay with hedging asked for: nothing to hedge, said as information. */
@@ -44,16 +49,18 @@ function winners(g: GrpcClientResult): string {
   return entries.map(([n, count]) => `${n === '0' ? 'original' : `hedge ${n}`}: ${count}`).join(', ')
 }
 
-/** plain | hedgebench | grpc-js, the tail percentiles side by side. */
-function tail(plain: PhaseResult | undefined, hedged: PhaseResult | undefined, g: GrpcClientResult): string[] {
+/** plain | hedgebench | grpc-js, the tail percentiles side by side: header row first (text and HTML). */
+export function grpcClientTail(result: RunResult): string[][] {
+  const g = result.grpcClient
+  if (!g) return []
+  const { plain, hedged } = result.phases
   const columns: Array<[string, { p50: number; p99: number; 'p99.9': number; max: number }, number, number]> = []
   if (plain) columns.push(['plain', plain.latencyMs, plain.attempts, plain.requests])
   if (hedged) columns.push(['hedgebench', hedged.latencyMs, hedged.attempts, hedged.requests])
   columns.push([g.client, g.latencyMs, g.attempts, g.requests])
-  const row = (label: string, cell: (c: (typeof columns)[number]) => string) => `  ${label.padEnd(10)}${columns.map((c) => cell(c).padStart(13)).join('')}`
   return [
-    row('', (c) => c[0]),
-    ...(['p50', 'p99', 'p99.9', 'max'] as const).map((p) => row(p, (c) => formatMs(c[1][p]))),
-    row('attempts', (c) => `${c[2]} / ${c[3]}`),
+    ['', ...columns.map((c) => c[0])],
+    ...(['p50', 'p99', 'p99.9', 'max'] as const).map((p) => [p, ...columns.map((c) => formatMs(c[1][p]))]),
+    ['attempts', ...columns.map((c) => `${c[2]} / ${c[3]}`)],
   ]
 }

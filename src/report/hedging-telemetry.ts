@@ -5,7 +5,7 @@
  * nothing to say (older saved runs lack the fields).
  */
 import { formatMs } from '../core/duration.js'
-import type { HedgingStats, ServerCrossCheck } from '../results/run-result.js'
+import type { HedgingStats, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
 
 /** "overload 12, error rate 0, target busy 30", or null when nothing was held back. */
 export function suppressedText(h: HedgingStats): string | null {
@@ -69,4 +69,10 @@ export function cancellationSuccessText(s: ServerCrossCheck, h: HedgingStats | u
 export function utilisationText(s: ServerCrossCheck): string | null {
   if (!s.utilisation || s.utilisation.length === 0) return null
   return s.utilisation.map((u) => `${u.url.replace(/^https?:\/\//, '').replace(/\/$/, '')} ${u.busy.toFixed(2)}`).join(', ')
+}
+
+/** What the cancels cost the connections: an HTTP/2 cancel resets a stream, an HTTP/1.1 cancel closes the connection (the next attempt opens another). */
+export function cancelCostText(p: PhaseResult): string | null {
+  if (p.connectionsClosedByCancel === undefined || p.streamsResetByCancel === undefined) return null // saved before it was measured
+  return `${p.streamsResetByCancel} streams reset, ${p.connectionsClosedByCancel} connections closed (${p.connectionsOpened} opened in the phase)`
 }

@@ -4,7 +4,7 @@
  * the file can be mailed, archived or opened offline and never phones home.
  * Every value from a result (labels, URLs, headers, warnings) is escaped.
  */
-import { attemptsPerRequestText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
+import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import type { Comparison } from './compare.js'
 import { labelledStatuses } from './status-label.js'
 import { configEntries } from '../results/config-entries.js'
@@ -17,6 +17,8 @@ import { PALETTE } from './svg-chart.js'
 import { chartableOverTime, hedgesChart, histogramChart, percentileChart, timelineChart, type ChartSource } from './html-charts.js'
 import { answerComparison, answerSection } from './html-answer.js'
 import { readableConfig } from './config-names.js'
+import { generatorTable, mergeFacts } from './generators-text.js'
+import { grpcClientFacts, grpcClientTail } from './grpc-client-text.js'
 
 export interface HtmlOptions {
   title?: string
@@ -48,6 +50,8 @@ export function renderHtml(runs: RunResult[], opts: HtmlOptions = {}): string {
     replicasSection(all),
     serverSection(all),
     generatorSection(all),
+    ...named.map(mergeSection),
+    ...named.map(grpcClientSection),
     configSection(named),
   ]
   return page(title, body.filter((part) => part !== '').join('\n'))
@@ -174,6 +178,7 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
     ['trigger rate', (h) => `${h.triggerRate.toFixed(2)} %`],
     ['wins (hedge / original)', (h) => `${h.hedgeWins} / ${h.originalWins}`],
     ['cancelled', (h) => String(h.cancelled)],
+    ['cancels cost', (_h, p) => cancelCostText(p) ?? '-'],
     ['late answers discarded', (h) => String(h.lateDiscarded)],
     ['denied by budget', (h) => String(h.budgetDenied)],
     ['suppressed by deadline', (h) => String(h.deadlineSuppressed)],
@@ -267,6 +272,23 @@ function generatorSection(sources: ChartSource[]): string {
     g.warnings.join('; '),
   ])
   return section('Load generator', table(['phase', 'event-loop delay p50 / p99 / max', 'GC pauses count / total / longest', 'CPU (of one core)', 'generator threads', 'saturated', 'warnings'], rows))
+}
+
+/** A merged result's generators (see generators-text.ts): the merge's figures, then one row per generator. */
+function mergeSection({ name, result }: NamedRun): string {
+  const rows = generatorTable(result)
+  if (rows.length === 0) return ''
+  const facts = mergeFacts(result).map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')
+  return section(`Generators: ${name}`, `${facts}\n${table(rows[0]!, rows.slice(1))}`)
+}
+
+/** --hedge-by grpc-js (see grpc-client-text.ts): asked vs did, the tail beside the other phases, the caveats. */
+function grpcClientSection({ name, result }: NamedRun): string {
+  const g = result.grpcClient
+  if (!g) return ''
+  const tail = grpcClientTail(result)
+  const caveats = g.caveats.length > 0 ? `\n<ul class="warnings">${g.caveats.map((c) => `<li>${escapeHtml(c)}</li>`).join('')}</ul>` : ''
+  return section(`Hedged by ${g.client}: ${name}`, `${table(['', ''], grpcClientFacts(g))}\n${table(tail[0]!, tail.slice(1), 'Tail: plain, hedgebench and the client\'s own hedging')}${caveats}`)
 }
 
 function configSection(runs: NamedRun[]): string {

@@ -26,7 +26,7 @@ import type {
   ServerCrossCheck,
 } from '../results/run-result.js'
 import { histogramBars, histogramBuckets } from './histogram-bars.js'
-import { attemptsPerRequestText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
+import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import { formatTable } from './table.js'
 import { shardBlock } from './generators-text.js'
 
@@ -194,7 +194,7 @@ function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Pain
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
     ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
     ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],
-    ...cancelCost(p),
+    ...optionalRow('Cancels:', cancelCostText(p)),
     ['Budget denied:', `${h.budgetDenied}${h.slowBudgetDenied ? `; ${h.slowBudgetDenied} requests over ${formatThreshold(p.slow.thresholdMs)} were among those refused` : ''}`],
     ['Deadline suppressed:', String(h.deadlineSuppressed)],
     ...optionalRow('Saturation suppressed:', suppressedText(h)),
@@ -210,12 +210,6 @@ function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Pain
 }
 
 const optionalRow = (label: string, text: string | null): string[][] => (text === null ? [] : [[label, text]])
-
-/** What the cancels cost the connections: an HTTP/2 cancel resets a stream, an HTTP/1.1 cancel closes the connection (the next attempt opens another). */
-function cancelCost(p: PhaseResult): string[][] {
-  if (p.connectionsClosedByCancel === undefined || p.streamsResetByCancel === undefined) return [] // saved before it was measured
-  return [['Cancels:', `${p.streamsResetByCancel} streams reset, ${p.connectionsClosedByCancel} connections closed (${p.connectionsOpened} opened in the phase)`]]
-}
 
 function perAttempt(attempts: HedgingStats['perAttempt']): string[] {
   if (attempts.length === 0) return []
