@@ -16,3 +16,9 @@ export function transportOrigin(raw: string): string {
 export function isGrpcUrl(raw: string): boolean {
   return /^grpcs?:\/\//i.test(raw)
 }
+
+/** A target's origin as the user wrote its scheme (grpc://host:port, not the http:// one dialled): how messages name it. */
+export function shownOrigin(raw: string): string {
+  const url = new URL(raw)
+  return TRANSPORT_SCHEME[url.protocol] === undefined ? url.origin : `${url.protocol}//${url.host}`
+}

@@ -83,6 +83,15 @@ interface PooledClient extends Client {
   /** Speaks h2 (prior knowledge, or ALPN chose it): attempts share it. */
   h2: boolean
   cancelledLast: boolean
+  /**
+   * undici is failing this Client's queue (a connection error) until the
+   * next microtask: no attempt may join it meanwhile. An h2 session is
+   * shared, so an attempt re-dispatched from an error callback would
+   * otherwise land in the very queue undici is emptying, and undici's
+   * `assert(client[kSize] === 0)` throws out of a socket event (the process
+   * dies; seen with h2c against an HTTP/1.1 server).
+   */
+  failing: boolean
 }
 
 class Origin {
@@ -95,7 +104,7 @@ class Origin {
 
   /** A Client this attempt may use now, or null (open another). */
   take(): PooledClient | null {
-    for (const c of this.shared) if (c.inFlight < STREAMS_PER_SESSION && !c.destroyed && !c.closed) return c
+    for (const c of this.shared) if (c.inFlight < STREAMS_PER_SESSION && !c.failing && !c.destroyed && !c.closed) return c
     return this.free.pop() ?? null
   }
 
@@ -186,6 +195,7 @@ export class ConnectionPool extends EventEmitter {
     client.inFlight = 0
     client.h2 = false
     client.cancelledLast = false
+    client.failing = false
     if (h2c) origin.share(client) // prior knowledge: share it before it has even connected
     client.on('connect', this.#onConnect)
     client.on('disconnect', () => this.#onDisconnect(client))
@@ -310,8 +320,15 @@ class Lease extends Deadline implements LegacyHandler {
     if (err instanceof HedgeCancelledError) this.pool.attemptCancelled(this.client, !this.#connecting)
     // undici may be failing the Client's whole queue (a connection error):
     // give the Client back once that is over, not to an attempt dispatched
-    // from inside this callback.
-    queueMicrotask(() => this.#release())
+    // from inside this callback (a shared h2 session is not given back, so
+    // it is marked failing until then). A cancel or our own deadline only
+    // ends this attempt: the session stays usable.
+    const own = err instanceof HedgeCancelledError || err === this.#expired
+    if (!own) this.client.failing = true
+    queueMicrotask(() => {
+      if (!own) this.client.failing = false
+      this.#release()
+    })
     this.inner.onError(err)
   }
 

@@ -6,6 +6,13 @@
  * handshake is part of connecting: a certificate the run would refuse on
  * every request (self-signed, wrong host, expired) fails here the same way,
  * naming the TLS error and -k.
+ *
+ * HTTP/2 with prior knowledge (h2c: --http2 or grpc:// over cleartext) is
+ * checked as curl --http2-prior-knowledge would fail: send the client
+ * connection preface and expect the server's SETTINGS frame first. A server
+ * that only speaks HTTP/1.1 answers 400, closes or says nothing; undici's
+ * h2 client does not survive such a peer well, and every request would fail
+ * anyway, so the run stops here with one line naming the target.
  */
 import { connect, isIP, type Socket } from 'node:net'
 import { connect as connectTls } from 'node:tls'
@@ -14,13 +21,22 @@ import { TargetUnreachableError } from '../core/errors.js'
 export interface PreflightOptions {
   /** -k: accept any certificate, as the run will. */
   insecure?: boolean
+  /** Cleartext origins must speak HTTP/2 with prior knowledge (h2c). */
+  h2c?: boolean
+  /** How each origin is named in messages (the target URL's own scheme, e.g. grpc://), by index. */
+  names?: readonly string[]
 }
 
 export async function checkReachable(origins: readonly string[], timeoutMs: number, options: PreflightOptions = {}): Promise<void> {
-  await Promise.all(origins.map((origin) => probe(origin, timeoutMs, options)))
+  await Promise.all(origins.map((origin, i) => probe(origin, options.names?.[i] ?? origin, timeoutMs, options)))
 }
 
-function probe(origin: string, timeoutMs: number, options: PreflightOptions): Promise<void> {
+/** The h2 client connection preface (RFC 9113 3.4) and an empty SETTINGS frame. */
+const H2_PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])])
+const FRAME_HEADER_BYTES = 9
+const SETTINGS_FRAME = 4
+
+function probe(origin: string, name: string, timeoutMs: number, options: PreflightOptions): Promise<void> {
   const url = new URL(origin)
   const tls = url.protocol === 'https:'
   const port = Number(url.port || (tls ? 443 : 80))
@@ -30,24 +46,52 @@ function probe(origin: string, timeoutMs: number, options: PreflightOptions): Pr
       ? connectTls({ host, port, rejectUnauthorized: !options.insecure, ...(isIP(host) ? {} : { servername: host }) })
       : connect({ host, port })
     let connected = false
+    let speaking = false
     const fail = (reason: string): void => {
       socket.destroy()
       reject(new TargetUnreachableError(reason))
     }
-    socket.setTimeout(timeoutMs, () => fail(`cannot connect to ${origin} (no answer within ${timeoutMs} ms): is the target running?`))
+    socket.setTimeout(timeoutMs, () =>
+      fail(speaking ? notH2(name, `no HTTP/2 SETTINGS within ${timeoutMs} ms`) : `cannot connect to ${name} (no answer within ${timeoutMs} ms): is the target running?`),
+    )
     socket.once('error', (err: NodeJS.ErrnoException) => {
       const code = err.code ?? err.message
       // The TCP connection was made: what failed is the TLS handshake (a certificate error has no 'connect' before it either, so look at the code).
-      if (tls && (connected || isTlsError(code))) fail(`TLS handshake with ${origin} failed (${code}: ${err.message})${isCertError(code) ? ': pass -k/--insecure to accept this certificate' : ''}`)
-      else fail(`cannot connect to ${origin} (${code}): is the target running?`)
+      if (speaking) fail(notH2(name, `connection failed: ${code}`))
+      else if (tls && (connected || isTlsError(code))) fail(`TLS handshake with ${name} failed (${code}: ${err.message})${isCertError(code) ? ': pass -k/--insecure to accept this certificate' : ''}`)
+      else fail(`cannot connect to ${name} (${code}): is the target running?`)
     })
     socket.once('connect', () => (connected = true))
     socket.once(tls ? 'secureConnect' : 'connect', () => {
-      socket.destroy()
-      resolve()
+      if (tls || !options.h2c) {
+        socket.destroy()
+        return resolve()
+      }
+      speaking = true
+      expectSettings(socket, () => {
+        socket.destroy()
+        resolve()
+      }, (why) => fail(notH2(name, why)))
     })
   })
 }
+
+/** Sends the h2 preface; `ok` if the first frame back is SETTINGS on stream 0, else `bad` with what came instead. */
+function expectSettings(socket: Socket, ok: () => void, bad: (why: string) => void): void {
+  let got = Buffer.alloc(0)
+  socket.on('data', (chunk: Buffer) => {
+    got = Buffer.concat([got, chunk])
+    if (got.length < FRAME_HEADER_BYTES) return
+    socket.removeAllListeners('data')
+    if (got[3] === SETTINGS_FRAME && (got.readUInt32BE(5) & 0x7fffffff) === 0) return ok()
+    const text = got.subarray(0, 64).toString('latin1')
+    bad(text.startsWith('HTTP/1.') ? `it answered ${text.split('\r')[0]}` : 'its first frame was not SETTINGS')
+  })
+  socket.once('end', () => bad('it closed the connection'))
+  socket.write(H2_PREFACE)
+}
+
+const notH2 = (name: string, why: string): string => `${name} does not speak HTTP/2 (${why}): is it an HTTP/1.1-only server?`
 
 const isTlsError = (code: string): boolean => /CERT|SSL|TLS|ERR_SSL|SELF_SIGNED|HOSTNAME|ALTNAME/i.test(code)
 const isCertError = (code: string): boolean => /CERT|SELF_SIGNED|ALTNAME|HOSTNAME|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)

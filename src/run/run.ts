@@ -9,6 +9,7 @@ import { buildConnector, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../engine/connection-pool.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
+import { shownOrigin } from '../core/target-url.js'
 import { InterruptedError } from '../core/interruption.js'
 import type { DelaySource } from '../hedging/delay-source.js'
 import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
@@ -43,7 +44,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)
-  await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure })
+  await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
   return new RunSession(cfg, options, buildConfigRecord(whole)).execute()
 }
 
