@@ -108,7 +108,7 @@ export interface HedgingStats {
   hedgesSent: number
   /** Hedges started but cancelled before they reached the wire (never seen by a server). */
   unsent: number
-  /** attempts / requests - 1, in percent. */
+  /** Hedges sent per logical request (call), in percent: results/extra-load.ts. */
   extraLoadPct: number
   /** Share of logical requests that fired at least one hedge, in percent. */
   triggerRate: number

@@ -301,7 +301,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       delayUsedMs: { min: minMs(this.#delayUsed), p50: percentileMs(this.#delayUsed, 50), max: percentileMs(this.#delayUsed, 100) },
       hedgesSent: this.#hedgesSent,
       unsent: this.#unsent,
-      extraLoadPct: extraLoadPctOf(this.figures.attempts, calls),
+      extraLoadPct: extraLoadPctOf(this.#hedgesSent, calls),
       triggerRate: calls > 0 ? round3((this.#triggered / calls) * 100) : 0,
       hedgeWins: this.#hedgeWins,
       originalWins: this.#originalWins,
