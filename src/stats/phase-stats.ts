@@ -79,6 +79,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #deadlineSuppressed = 0
   #nonFatal = 0
   #hedgesSent = 0
+  /** Service time (latency in closed loop) of the requests that were answered successfully: the delay basis. */
+  readonly #answered = createHistogram()
   #hedgeWins = 0
   #originalWins = 0
   #triggered = 0
@@ -217,14 +219,18 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   recordRequest(s: RequestSample): void {
     // Aborted by hedgebench after an interruption: counted apart (figures.add), nothing else.
     if (s.error && isInterruption(s.error)) return this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
-    // The hedge timer starts at the send, so the delay basis is the service time in open loop.
-    if (this.steady && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.steady, s.serviceMs ?? s.latencyMs)
+    const failed = s.status === null || !isOkStatus(s.status)
+    // The hedge timer starts at the send, so the delay basis is the service time in open loop;
+    // only answers count: a timeout or a refused connect says nothing about how long an answer takes.
+    if (!failed) {
+      if (this.steady && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.steady, s.serviceMs ?? s.latencyMs)
+      recordMs(this.#answered, s.serviceMs ?? s.latencyMs)
+    }
     this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
     if (this.#serviceTime && s.serviceMs !== null) recordMs(this.#serviceTime, s.serviceMs)
     const outcome = s.outcome
     // With fan-out, every call's outcome was counted in recordCall (wins and triggers are per call).
     if (!this.calls) this.#hedgeOutcome(outcome, s.latencyMs)
-    const failed = s.status === null || !isOkStatus(s.status)
     const endAt = s.endAt ?? performance.now()
     const delayMs = this.hedging ? (outcome?.delayMs ?? null) : null
     this.timeline.request(endAt, s.latencyMs, failed, delayMs)
@@ -253,7 +259,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     // With fan-out each call is hedged on its own: its delay comes from call latency.
     if (this.calls && this.calls.histogram.totalCount > 0) return this.calls.histogram
     if (this.steady && this.steady.totalCount > 0) return this.steady
-    return this.#serviceTime ?? this.figures.histogram
+    return this.#answered
   }
 
   /** What `finish()` rounds away, for merging the phases of several worker threads exactly (phase-merge.ts). */

@@ -1,0 +1,29 @@
+/**
+ * The hedge delay comes from answers only (defect #5): a warm-up whose
+ * requests all time out says nothing about how long an answer takes, so no
+ * delay is derived from it (it was the timeout itself: "Delay: 502 ms");
+ * the run warns that nothing was answered and uses the 1 s fallback. Against
+ * a real server on 127.0.0.1 that accepts requests and never answers.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { run } from '../src/run/run.js'
+
+test('a warm-up whose requests all time out derives no hedge delay: a warning and the fallback', async (t) => {
+  const pending = new Set<ServerResponse>()
+  const srv = createServer((_req, res) => pending.add(res))
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+  t.after(() => {
+    srv.closeAllConnections()
+    srv.close()
+  })
+  const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`
+  const result = await run({ urls: [url], mode: 'hedged', requests: 4, concurrency: 2, warmup: 4, timeoutMs: 150, seed: 1 })
+  const h = result.phases.hedged!.hedging!
+  assert.equal(result.phases.warmup?.errors ?? 4, 4)
+  assert.equal(h.delayMs, 1000, `delay ${h.delayMs} ms (${h.delaySource})`)
+  assert.match(h.delaySource, /fallback/)
+  assert.ok(result.warnings.some((w) => /none of the 4 warm-up requests was answered successfully/.test(w)), result.warnings.join('\n'))
+})
