@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { run } from '../src/run/run.js'
+import { renderText } from '../src/report/text.js'
 
 test('a warm-up whose requests all time out derives no hedge delay: a warning and the fallback', async (t) => {
   const pending = new Set<ServerResponse>()
@@ -20,10 +21,15 @@ test('a warm-up whose requests all time out derives no hedge delay: a warning an
     srv.close()
   })
   const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`
-  const result = await run({ urls: [url], mode: 'hedged', requests: 4, concurrency: 2, warmup: 4, timeoutMs: 150, seed: 1 })
+  const result = await run({ urls: [url], mode: 'hedged', requests: 24, concurrency: 2, warmup: 4, timeoutMs: 150, seed: 1 })
   const h = result.phases.hedged!.hedging!
   assert.equal(result.phases.warmup?.errors ?? 4, 4)
   assert.equal(h.delayMs, 1000, `delay ${h.delayMs} ms (${h.delaySource})`)
   assert.match(h.delaySource, /fallback/)
+  // One diagnosis: every request failed; no advice about the delay from hedges fired by timeouts (at least 10 of the 24 fire one: MIN_TRIGGERS).
+  const text = renderText(result)
+  assert.ok(h.hedgesSent >= 10, `hedges ${h.hedgesSent}`)
+  assert.match(text, /Errors:\s+24 \(100\.00%\)/)
+  assert.doesNotMatch(text, /slower while hedging|too aggressive/)
   assert.ok(result.warnings.some((w) => /none of the 4 warm-up requests was answered successfully/.test(w)), result.warnings.join('\n'))
 })

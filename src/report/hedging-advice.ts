@@ -17,7 +17,8 @@ const MIN_TRIGGERS = 10
 
 export function hedgingAdvice(phase: PhaseResult, config: RunConfig): string[] {
   const h = phase.hedging
-  if (!h || h.parallel) return []
+  // Nothing answered (every request failed or timed out): the verdict says so; a rate of hedges says nothing about the delay then.
+  if (!h || h.parallel || phase.ok === 0) return []
   const calls = phase.calls?.requests ?? phase.requests
   const lines: string[] = []
   const percentile = delayPercentile(config.hedge.delay)

@@ -40,7 +40,8 @@ export function attemptsPerRequestText(h: HedgingStats): string | null {
  * fires ~5 %); low: fewer than a quarter of the hedges sent won.
  */
 export function triggerWinWarning(h: HedgingStats): string | null {
-  if (h.hedgesSent === 0 || h.triggerRate <= 10) return null
+  // No race was won by anyone (nothing was answered): not a sign of the delay, the verdict says every request failed.
+  if (h.hedgesSent === 0 || h.triggerRate <= 10 || h.hedgeWins + h.originalWins === 0) return null
   const winRate = (h.hedgeWins / h.hedgesSent) * 100
   if (winRate >= 25) return null
   return (
