@@ -29,11 +29,11 @@ test('every row carries the run label, start time, target and partial flag', () 
 })
 
 test('every share is a percentage named _pct: errors, trigger rate, extra load', () => {
-  // 400 requests, 10 failed: 2.5 %; hedged: 4000 requests, 4140 attempts: +3.5 %; trigger rate 3.8 % (fixture).
+  // 400 requests, 10 failed: 2.5 %; hedged: 4000 requests, 140 hedges sent, 4140 attempts: +3.5 %; trigger rate 3.8 % (fixture).
   const plain = makePhase('plain', Array.from({ length: 400 }, () => 10), { ok: 390, errors: 10, statusCodes: { '200': 390, '503': 10 } })
   const run = makeHedgedRun()
   run.phases.plain = plain
-  run.phases.hedged = { ...run.phases.hedged!, attempts: 4140 }
+  run.phases.hedged = { ...run.phases.hedged!, attempts: 4140, hedging: { ...run.phases.hedged!.hedging!, hedgesSent: 140 } }
   const rows = parseCsvObjects(renderCsvSummary(run))
   const row = (phase: string) => rows.find((r) => r.scope === 'phase' && r.phase === phase)!
   assert.equal(row('plain').error_rate_pct, '2.5')

@@ -297,7 +297,7 @@ class RunSession {
     }
     const percentile = delayPercentile(hedge)
     if (!histogram || histogram.totalCount === 0) {
-      const none = from && stats!.figures.requests > 0 ? `none of the ${stats!.figures.requests} ${from === 'warmup' ? 'warm-up' : 'plain-phase'} requests was answered successfully` : 'no latency was measured'
+      const none = stats && stats.figures.requests > 0 ? `none of the ${stats.figures.requests} ${from === 'warmup' ? 'warm-up' : 'plain-phase'} requests was answered successfully` : 'no latency was measured'
       this.#warnings.push(`${none} to derive the hedge delay from; hedging with a 1 s delay`)
       return { ms: 1000, text: 'fallback 1 s (nothing measured)', p50 }
     }
