@@ -75,6 +75,22 @@ const CASES: Case[] = [
   { name: 'URL without a scheme (localhost:port)', args: (u) => [u.replace('http://127.0.0.1', 'localhost')], value: 'localhost:', valid: /did you mean http:\/\/localhost:\d+\/ \?/ },
   { name: 'compare with no files', args: () => ['compare'], value: 'compare', valid: /BEFORE\.json/, bare: true },
   { name: 'compare with an unknown -o', args: () => ['compare', 'wrong.json', '-o', 'xml'], value: '"xml"', valid: /text, json, csv/, bare: true },
+  // A flag last on the line without its value was read as "" and ignored (no HTML, an empty body).
+  { name: '--html last, without its value', args: (u) => [u, '--html'], value: '--html', valid: /needs a value/ },
+  { name: '-d last, without its value', args: (u) => [u, '-d'], value: '-d', valid: /needs a value/ },
+  { name: '--html alone', args: () => ['--html'], value: '--html', valid: /needs a value/, bare: true },
+  { name: 'merge --from-logs without its value', args: () => ['merge', '--from-logs'], value: '--from-logs', valid: /needs a value/, bare: true },
+  { name: '--config without its value', args: () => ['-n', '5', '--config'], value: '--config', valid: /needs a value/, bare: true },
+  { name: '--config naming a missing file', args: () => ['--config', 'missing.json'], value: '"missing.json"', valid: /no such file/, bare: true },
+  // Node's recursive mkdir spins forever under /proc: the 15 s timeout catches a hang.
+  { name: '--out-dir under /proc', args: (u) => [u, '--out-dir', '/proc/hedgebench-x'], value: '/proc/hedgebench-x', valid: /no such file or directory \(ENOENT\)/ },
+  { name: '--html under /proc', args: (u) => [u, '--html', '/proc/hedgebench-x/y.html', '--no-save'], value: '/proc/hedgebench-x/y.html', valid: /no such file or directory \(ENOENT\)/ },
+  // Checked with one replica too, where ejection is off anyway.
+  { name: '--eject-after 0, one URL', args: (u) => [u, '--eject-after', '0'], value: '--eject-after 0', valid: /whole number above 0/ },
+  { name: '--eject-for 0, one URL', args: (u) => [u, '--eject-for', '0'], value: '--eject-for 0', valid: /above 0/ },
+  // -o json means stdout is JSON: frames after it would break every parser.
+  { name: '-o json with --frames', args: (u) => [u, '-o', 'json', '--frames'], value: '-o json', valid: /with -o text/ },
+  { name: '-o csv with --frames', args: (u) => [u, '-o', 'csv', '--frames'], value: '-o csv', valid: /with -o text/ },
 ]
 
 const FIXTURES = ['afile', 'notjson.json', 'wrong.json']

@@ -1,3 +1,4 @@
+import type { Argv } from 'yargs'
 /**
  * Fixes to the raw argument list before yargs reads it. A flag's value that
  * starts with "-" and a digit (`--hedge-delay -5ms`, `-t -1`) is a value,
@@ -18,4 +19,18 @@ export function joinNegativeValues(argv: readonly string[]): string[] {
     else out.push(arg)
   }
   return out
+}
+
+/**
+ * Every string flag of a command must have a value: `--html` or `-d` last on
+ * the line would otherwise read as an empty string and be ignored without a
+ * word. yargs then fails with "Not enough arguments following: html", which
+ * main reports as "--html needs a value". Positionals (URLs, files) are not
+ * flags. Call it after the command's options are declared.
+ */
+export function valuesRequired<T>(y: Argv<T>): Argv<T> {
+  const options = (y as unknown as { getOptions(): unknown }).getOptions() as { string: string[]; array: string[]; config?: Record<string, unknown> }
+  const positional = new Set(options.array)
+  const keys = [...options.string.filter((k) => !positional.has(k)), ...Object.keys(options.config ?? {})]
+  return keys.length === 0 ? y : y.requiresArg(keys)
 }

@@ -3,6 +3,7 @@
  * own file and returns an exit code; this is the only place that touches
  * process.exitCode.
  */
+import { readFileSync } from 'node:fs'
 import yargs, { type Argv } from 'yargs'
 import { hideBin } from 'yargs/helpers'
 import { exitCodeOf } from '../core/errors.js'
@@ -14,9 +15,11 @@ import { serveCommand } from './serve-command.js'
 import { demoCommand } from './demo-command.js'
 import { joinNegativeValues } from './argv.js'
 import { mergeCommand } from './merge-command.js'
+import { tolerateClosedStdout } from './output.js'
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   let code = 0
+  tolerateClosedStdout()
   argv = joinNegativeValues(argv)
   const parser = (yargs(argv) as unknown as WithUsageConfig)
     .usageConfiguration({ 'hide-types': true })
@@ -38,6 +41,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     // in a pipe, a log and a wide window. Types are left out (see above).
     .wrap(HELP_WIDTH)
     .fail((msg, err) => {
+      // yargs' own parse errors (a flag without its value, a bad --config file) arrive as err, not msg: still usage errors.
+      if (err?.name === 'YError') throw new CliUsage(usageMessage(err.message, argv))
       throw err ?? new CliUsage(usageMessage(msg, argv))
     })
   try {
@@ -80,10 +85,31 @@ function usageMessage(msg: string, argv: string[]): string {
     const shown = typed.map((n) => (argv.some((a) => a === flagName(n) || a.startsWith(`${flagName(n)}=`)) ? flagName(n) : `"${n}"`))
     return `unknown ${typed.length > 1 ? 'arguments' : 'argument'} ${shown.join(', ')} (see hedgebench --help for the valid options)`
   }
+  const noValue = /^Not enough arguments following: ([\w-]+)$/.exec(text)
+  if (noValue) return `${flagName(noValue[1]!)} needs a value`
+  const config = /^Invalid JSON config file: (.*)$/.exec(text)
+  if (config) return configMessage(config[1]!)
   if (/^Not enough non-option arguments/.test(text) && argv.includes('compare')) {
     return 'compare needs one or more saved runs: hedgebench compare BEFORE.json [AFTER.json ...] (one file compares its own plain and hedged phases)'
   }
   return text
+}
+
+/** yargs says "Invalid JSON config file" for a missing or unreadable file too (and "true" for a bare --config): say which. */
+function configMessage(path: string): string {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    return `cannot read --config "${path}": ${e.code === 'ENOENT' ? 'no such file (ENOENT)' : (e.code ?? e.message)}`
+  }
+  try {
+    JSON.parse(text)
+    return `invalid --config "${path}"`
+  } catch (err) {
+    return `--config "${path}" is not valid JSON: ${(err as Error).message}`
+  }
 }
 
 const flagName = (name: string): string => (name.length === 1 ? `-${name}` : `--${name}`)

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import type { CommandModule } from 'yargs'
 import { UsageError } from '../core/errors.js'
-import { loadResult, writeFileAtomic } from '../report/results-store.js'
+import { loadResult, writeOutputFile } from '../report/results-store.js'
 import { renderJson } from '../results/result-json.js'
 import type { MergeInput } from '../stats/result-merge.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
@@ -45,7 +45,7 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
       if (inputs.length === 0) throw new UsageError('nothing to merge: give result files, or --from-logs - with the pods\' logs on stdin')
       const { mergeResults } = await import('../stats/result-merge.js')
       const merged = mergeResults(inputs, { allowPartial: argv.allowPartial ?? false })
-      if (argv.out !== undefined) await writeFileAtomic(argv.out, renderJson(merged), { overwrite: true })
+      if (argv.out !== undefined) await writeOutputFile(argv.out, renderJson(merged), '--out')
       if (argv.html !== undefined) await writeHtmlReport(argv.html, [merged])
       process.stdout.write(await renderOutput(merged, argv.output, stdoutColor()))
       setExitCode(0)

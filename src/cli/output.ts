@@ -24,8 +24,20 @@ export async function renderOutput(result: RunResult, format: OutputFormat, colo
   return out.endsWith('\n') ? out : `${out}\n`
 }
 
+/**
+ * A reader that closed stdout early (`| head`, `| jq` that exits, `| true`)
+ * ends our output, not the command: EPIPE is an 'error' event on stdout,
+ * which would otherwise be an uncaught exception that kills the process
+ * before the run is saved. Later writes are dropped quietly, as hey does.
+ */
+export function tolerateClosedStdout(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+  })
+}
+
 /** Writes a self-contained HTML report (the renderer is loaded only when a report is asked for). */
 export async function writeHtmlReport(path: string, runs: RunResult[], opts: HtmlOptions = {}): Promise<void> {
-  const [{ renderHtml }, { writeFileAtomic }] = await Promise.all([import('../report/html.js'), import('../report/results-store.js')])
-  await writeFileAtomic(path, renderHtml(runs, opts), { overwrite: true })
+  const [{ renderHtml }, { writeOutputFile }] = await Promise.all([import('../report/html.js'), import('../report/results-store.js')])
+  await writeOutputFile(path, renderHtml(runs, opts), '--html')
 }

@@ -23,6 +23,7 @@ import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-f
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
 import { planOf } from './progress-line.js'
+import { valuesRequired } from './argv.js'
 
 interface CliFlags extends RunFlags, ShardFlags {
   o: OutputFormat
@@ -41,7 +42,7 @@ export function runCommand(setExitCode: (code: number) => void): CommandModule<o
     // `hedgebench run URL` is the same command, named.
     command: ['$0 [urls..]', 'run'],
     describe: 'run a warm-up, a plain and a hedged phase against replica URLs',
-    builder: (y) => shardFlags(runFlags(y as Argv)) as unknown as Argv<CliFlags>,
+    builder: (y) => valuesRequired(shardFlags(runFlags(y as Argv))) as unknown as Argv<CliFlags>,
     handler: async (argv) => setExitCode(await runFromCli(argv)),
   }
 }
@@ -163,6 +164,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
   // Every check that can fail comes before the first file is touched, so bad
   // input leaves nothing behind (no empty out-dir, no truncated request log).
   const resolved = resolveOptions(options, 0)
+  if (argv.frames && argv.o !== 'text') throw new UsageError(`--frames adds lines to stdout, which -o ${argv.o} must keep to itself: use --frames with -o text (the default) and --out-dir for the ${argv.o}`)
   const plan = planOf(resolved)
   const failLimit = parseFailOnErrors(argv.failOnErrors)
   const conditions = await failConditions(argv.failIf, resolved.mode)
@@ -187,7 +189,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     await takeBack(created)
     throw err
   }
-  const interrupt = onInterrupt()
+  const interrupt = onInterrupt(options.startAt)
   const [{ run }, { startProgress }] = await Promise.all([import('../run/run.js'), import('./progress.js')])
   const progress = startProgress(plan)
   let result: RunResult
@@ -205,6 +207,12 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     progress.stop()
     interrupt.dispose()
     await log?.close()
+  }
+  if (interruptedBeforeStart(result, options)) {
+    // An empty shard file would pollute `merge results/*`: save nothing, as if never started.
+    await takeBack(created)
+    process.stderr.write('hedgebench: interrupted before the agreed start: nothing measured\n')
+    return 130
   }
   await writeOutputs(argv, result, log)
   if (interrupt.twice()) return 130
@@ -267,6 +275,11 @@ async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog |
   if (log && argv.csvRequests) process.stderr.write(`per-request rows in ${argv.csvRequests}\n`)
 }
 
+/** Ctrl-C while waiting for --start-at: the run ended before its first phase. */
+function interruptedBeforeStart(result: RunResult, options: RunOptions): boolean {
+  return options.startAt !== undefined && result.partial && Object.keys(result.phases).length === 0
+}
+
 function exitCode(limit: number | null, result: RunResult): number {
   if (limit === null) return 0
   for (const name of ['plain', 'hedged'] as const) {
@@ -281,7 +294,7 @@ function exitCode(limit: number | null, result: RunResult): number {
  * engine aborts them after a short grace), then report and save what was
  * measured. A second SIGINT exits at once.
  */
-function onInterrupt(): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
+function onInterrupt(startAt: number | undefined): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
   const first = new AbortController()
   const second = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {
@@ -292,7 +305,8 @@ function onInterrupt(): { signal: AbortSignal; stopNow: AbortSignal; twice: () =
       setTimeout(() => process.exit(130), 1500).unref()
       return
     }
-    process.stderr.write(`hedgebench: ${sig}: stopping, finishing in-flight requests (again to quit now)\n`)
+    // Before --start-at nothing is in flight: the one line comes when the run returns.
+    if (startAt === undefined || Date.now() >= startAt) process.stderr.write(`hedgebench: ${sig}: stopping, finishing in-flight requests (again to quit now)\n`)
     first.abort()
   }
   process.on('SIGINT', handler)

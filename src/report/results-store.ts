@@ -7,9 +7,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { link, mkdir, open, readFile, rename, unlink } from 'node:fs/promises'
+import { link, open, readFile, rename, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { UsageError } from '../core/errors.js'
+import { makeDirs } from '../core/make-dirs.js'
 import { renderCsvSummary } from './csv.js'
 import { parseResult, renderJson } from '../results/result-json.js'
 import type { RunResult } from '../results/run-result.js'
@@ -58,6 +59,15 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   }
 }
 
+/** A file the user named (--html, merge --out): replaced atomically; a path that cannot take it is bad input, one line. */
+export async function writeOutputFile(path: string, data: string, flag: string): Promise<void> {
+  try {
+    await writeFileAtomic(path, data, { overwrite: true })
+  } catch (err) {
+    throw new UsageError(`${flag} "${path}": cannot write: ${reason(err)}`)
+  }
+}
+
 async function writeAndSync(path: string, data: string | Uint8Array): Promise<void> {
   const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644)
   try {
@@ -103,7 +113,7 @@ export async function saveResult(result: RunResult, outDir: string): Promise<Sav
   const stem = resultFileStem(result)
   const json = renderJson(result)
   const csv = renderCsvSummary(result)
-  await mkdir(outDir, { recursive: true }).catch((err: unknown) => {
+  await makeDirs(outDir).catch((err: unknown) => {
     throw saveError(outDir, err)
   })
   for (let n = 1; n < 10_000; n++) {
@@ -145,7 +155,7 @@ function saveError(path: string, err: unknown): Error {
  */
 export async function assertWritableDir(outDir: string): Promise<string | undefined> {
   try {
-    const created = await mkdir(outDir, { recursive: true })
+    const created = await makeDirs(outDir)
     const probe = join(outDir, `${TEMP_PREFIX}probe-${process.pid}-${randomBytes(4).toString('hex')}`)
     await writeAndSync(probe, '')
     await unlink(probe)

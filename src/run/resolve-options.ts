@@ -113,13 +113,14 @@ function checkMethod(method: string): string {
 
 /** On by default with several replicas (one replica has nowhere else to go). */
 function resolveEject(eject: RunOptions['eject'], replicas: number): EjectionPolicy | null {
-  if (eject === false || replicas < 2) return null
-  const e = { ...DEFAULT_EJECTION, ...eject }
-  return {
+  // Checked even when unused (--no-eject, one replica): a bad value is a typo either way.
+  const e = { ...DEFAULT_EJECTION, ...(eject === false ? {} : eject) }
+  const policy = {
     consecutiveFailures: positiveInt(e.consecutiveFailures, '--eject-after', 'failure count'),
     baseEjectionMs: positiveNumber(e.baseEjectionMs, '--eject-for', 'ejection time'),
     maxEjectionMs: Math.max(e.baseEjectionMs, e.maxEjectionMs),
   }
+  return eject === false || replicas < 2 ? null : policy
 }
 
 function resolveSaturation(saturation: RunOptions['saturation']): SaturationPolicy | null {

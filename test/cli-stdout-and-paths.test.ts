@@ -1,0 +1,114 @@
+/**
+ * The CLI where the process meets its surroundings: a reader that closes
+ * stdout early (`| jq` that exits, `| true`), Ctrl-C while waiting for
+ * --start-at, output paths no directory can be made for (/proc). Every
+ * load-sending case goes through bin/hedgebench.js and its launcher child,
+ * as a user's would.
+ */
+import { after, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BIN, killAllChildren, runCli, startCli, stderrLines } from './helpers/cli.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+import { until } from './helpers/until.js'
+import { saveResult } from '../src/report/results-store.js'
+import { makeRunResult } from './helpers/result-fixture.js'
+
+const servers: CountingServer[] = []
+const dirs: string[] = []
+
+after(async () => {
+  killAllChildren()
+  await Promise.all(servers.map((s) => s.close()))
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
+})
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-stdout-'))
+  dirs.push(dir)
+  return dir
+}
+
+async function server(): Promise<CountingServer> {
+  const s = await startServer({ delayMs: 1 })
+  servers.push(s)
+  return s
+}
+
+interface Closed {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stderr: string
+}
+
+/** Runs the CLI with a stdout whose reader has already gone (as `| true` does): every write gets EPIPE. */
+function withClosedStdout(args: string[], cwd: string): Promise<Closed> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  child.stdout.destroy()
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s))
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+  return new Promise((resolve) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve({ code, signal, stderr })
+    })
+  })
+}
+
+test('a closed stdout ends the output quietly: the run is still saved, exit 0, no EPIPE stack', async () => {
+  const s = await server()
+  const dir = await tempDir()
+  const r = await withClosedStdout([s.url, '-n', '50', '--warmup', '0', '-o', 'json', '--out-dir', 'out'], dir)
+  assert.equal(r.code, 0, r.stderr)
+  assert.doesNotMatch(r.stderr, /EPIPE|\n\s+at /, r.stderr)
+  assert.match(r.stderr, /^saved .*\.json and .*\.csv$/m)
+  const files = await readdir(join(dir, 'out'))
+  assert.equal(files.filter((f) => f.endsWith('.json')).length, 1, `saved: ${files}`)
+})
+
+test('report to a closed stdout: exit 0, nothing on stderr', async () => {
+  const dir = await tempDir()
+  const saved = await saveResult(makeRunResult(), join(dir, 'r'))
+  const r = await withClosedStdout(['report', saved.json], dir)
+  assert.equal(r.code, 0, r.stderr)
+  assert.equal(r.stderr, '')
+})
+
+test('Ctrl-C while waiting for --start-at: one line, nothing saved, exit 130, nothing sent', async () => {
+  const s = await server()
+  const dir = await tempDir()
+  const out = join(dir, 'out')
+  const cli = startCli([s.url, '-n', '5', '--warmup', '0', '--start-at', '+30s', '--out-dir', out], { cwd: dir, timeoutMs: 20_000 })
+  // The out-dir is made just before the SIGINT handler is installed; the pause covers the
+  // few synchronous steps between them (a signal before it would kill, not stop, the run).
+  await until('the run checked its out-dir', () => existsSync(out))
+  await new Promise((r) => setTimeout(r, 300))
+  const received = s.received
+  cli.child.kill('SIGINT')
+  const r = await cli.done
+  assert.equal(r.timedOut, false, 'stopped long before the agreed start')
+  assert.equal(r.code, 130, r.stderr)
+  assert.deepEqual(stderrLines(r), ['hedgebench: interrupted before the agreed start: nothing measured'])
+  assert.equal(r.stdout, '', 'no report of an empty run')
+  // An empty shard file would be taken up by `merge results/*`.
+  assert.equal(existsSync(out), false, 'the out-dir the run created is taken back')
+  assert.equal(s.received, received, 'nothing sent after the interruption')
+})
+
+test('report --html and merge --out where no file can be written (/proc): one line, exit 2', async () => {
+  const dir = await tempDir()
+  const saved = await saveResult(makeRunResult(), join(dir, 'r'))
+  for (const [args, flag] of [
+    [['report', saved.json, '--html', '/proc/hedgebench-x/r.html'], '--html "/proc/hedgebench-x/r.html"'],
+    [['merge', saved.json, '--out', '/proc/hedgebench-x/m.json'], '--out "/proc/hedgebench-x/m.json"'],
+  ] as const) {
+    const r = await runCli([...args], { cwd: dir })
+    assert.equal(r.code, 2, r.stderr)
+    assert.deepEqual(stderrLines(r), [`hedgebench: ${flag}: cannot write: no such file or directory (ENOENT)`])
+  }
+})
