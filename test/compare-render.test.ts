@@ -27,6 +27,15 @@ test('text: differing configs come before the table, then every metric with chan
   assert.doesNotMatch(text, /[▲▼]/)
 })
 
+test('text: a setting one run left unset reads as words, never a raw null (a -n run against a -z run)', () => {
+  const counted = makeRunResult({ label: 'counted' })
+  const timed = makeRunResult({ label: 'timed', config: makeConfig({ requests: null, durationMs: 10_000 }) })
+  const text = renderCompareText(compareRuns([{ name: 'counted.json', result: counted }, { name: 'timed.json', result: timed }]), { color: false })
+  assert.match(text, /^\s+requests\s+4000\s+timed \(-z\)$/m, text)
+  assert.match(text, /^\s+durationMs\s+none\s+10000$/m, text)
+  assert.doesNotMatch(text, /\bnull\b/, text)
+})
+
 test('text: arrows and colours only when asked', () => {
   const text = renderCompareText(twoRuns(), { color: true })
   assert.match(text, ANSI)

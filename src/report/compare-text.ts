@@ -6,6 +6,7 @@
  */
 import type { Comparison, MetricChange, Verdict } from './compare.js'
 import { metricCells } from './compare-format.js'
+import { readableConfigValue } from '../results/config-entries.js'
 
 export interface CompareTextOptions {
   /** Arrows and ANSI colours for better/worse (the command passes isTTY && !NO_COLOR). */
@@ -33,7 +34,7 @@ function runsSection(c: Comparison): string {
 function configSection(c: Comparison): string {
   if (c.configDifferences.length === 0) return c.kind === 'runs' ? 'Configuration: identical' : ''
   const header = ['', ...c.runs.map((r) => r.name)]
-  const rows = c.configDifferences.map((d) => [d.key, ...d.values])
+  const rows = c.configDifferences.map((d) => [d.key, ...d.values.map((v) => readableConfigValue(d.key, v))])
   return `Configuration differs, compare with care:\n${table([header, ...rows], '  ')}`
 }
 

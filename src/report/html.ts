@@ -7,7 +7,7 @@
 import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import type { Comparison } from './compare.js'
 import { labelledStatuses } from './status-label.js'
-import { configEntries } from '../results/config-entries.js'
+import { configEntries, readableConfigValue } from '../results/config-entries.js'
 import { formatMs } from '../core/duration.js'
 import type { HedgingStats, PhaseName, PhaseResult, RunResult, StageSummary } from '../results/run-result.js'
 import { extraLoadPct } from '../results/extra-load.js'
@@ -127,7 +127,7 @@ function runsSection(runs: NamedRun[]): string {
 function configDifferences(c: Comparison): string {
   if (c.kind !== 'runs') return ''
   if (c.configDifferences.length === 0) return section('Configuration differences', '<p>The runs\' configurations are identical.</p>')
-  const rows = c.configDifferences.map((d) => [readableConfig(d.key), ...d.values.map(readableValue)])
+  const rows = c.configDifferences.map((d) => [readableConfig(d.key), ...d.values.map((v) => readableConfigValue(d.key, v))])
   return section('Configuration differences', table(['setting', ...c.runs.map((r) => r.name)], rows, 'These differ between the runs: compare with care'))
 }
 
@@ -294,14 +294,8 @@ function grpcClientSection({ name, result }: NamedRun): string {
 function configSection(runs: NamedRun[]): string {
   const entries = runs.map((r) => configEntries(r.result.config))
   const keys = [...new Set(entries.flatMap((e) => [...e.keys()]))]
-  const rows = keys.map((k) => [readableConfig(k), ...entries.map((e) => readableValue(e.get(k) ?? ''))])
+  const rows = keys.map((k) => [readableConfig(k), ...entries.map((e) => readableConfigValue(k, e.get(k) ?? ''))])
   return section('Configuration', table(['setting', ...runs.map((r) => r.name)], rows))
-}
-
-/** A stored null is a setting left unset: say so in words. */
-function readableValue(text: string): string {
-  if (text === 'null' || text === '' || text === 'undefined') return 'none'
-  return text
 }
 
 // ---- page ------------------------------------------------------------------

@@ -18,3 +18,13 @@ function flatten(value: unknown, prefix: string, out: Map<string, string>): Map<
   }
   return out
 }
+
+/**
+ * A flattened value as a person reads it: a stored null is a setting left
+ * unset ("none"), and the request count of a timed run (-z) is null because
+ * the run had none to reach, not because it lost it.
+ */
+export function readableConfigValue(key: string, text: string): string {
+  if (text !== 'null' && text !== '' && text !== 'undefined') return text
+  return key === 'requests' ? 'timed (-z)' : 'none'
+}
