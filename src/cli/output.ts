@@ -31,6 +31,7 @@ export async function renderOutput(result: RunResult, format: OutputFormat, colo
  * before the run is saved. Later writes are dropped quietly, as hey does.
  */
 export function tolerateClosedStdout(): void {
+  if (process.stdout.listenerCount('error') > 0) return // once per process, however often main() runs
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err
   })
