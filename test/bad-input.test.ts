@@ -80,6 +80,8 @@ const CASES: Case[] = [
   { name: '-d last, without its value', args: (u) => [u, '-d'], value: '-d', valid: /needs a value/ },
   { name: '--html alone', args: () => ['--html'], value: '--html', valid: /needs a value/, bare: true },
   { name: 'merge --from-logs without its value', args: () => ['merge', '--from-logs'], value: '--from-logs', valid: /needs a value/, bare: true },
+  { name: 'demo --profile without its value', args: () => ['demo', '--profile'], value: '--profile', valid: /needs a value/, bare: true },
+  { name: 'serve --port without its value', args: () => ['serve', '--profile', 'pi', '--port'], value: '--port', valid: /needs a value/, bare: true },
   { name: '--config without its value', args: () => ['-n', '5', '--config'], value: '--config', valid: /needs a value/, bare: true },
   { name: '--config naming a missing file', args: () => ['--config', 'missing.json'], value: '"missing.json"', valid: /no such file/, bare: true },
   // Node's recursive mkdir spins forever under /proc: the 15 s timeout catches a hang.

@@ -9,6 +9,7 @@ import { quietGrpcJs } from './grpc-flags.js'
 import { profileNames } from '../sim/profile.js'
 import { DEFAULT_HEDGE_HEADER } from '../hedging/policy.js'
 import { assertNoRepeats, integer } from './run-flags.js'
+import { valuesRequired } from './argv.js'
 
 /** Numbers arrive as strings, so a bad one is named in the error ("invalid --port "abc""), not as NaN. */
 interface ServeArgs {
@@ -27,7 +28,7 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
     command: 'serve',
     describe: 'start simulated replicas from a profile and print their URLs (HTTP/1.1 and h2c)',
     builder: (y: Argv) =>
-      y
+      valuesRequired(y
         .option('profile', {
           type: 'string',
           demandOption: true,
@@ -40,7 +41,7 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
         .option('hedge-header', { type: 'string', default: DEFAULT_HEDGE_HEADER, describe: `header counted as marking a hedge [default: ${DEFAULT_HEDGE_HEADER}]` })
         .option('grpc', { type: 'boolean', default: false, describe: 'serve gRPC (hedgebench.sim.v1.Replica/Work, proto/hedgebench-sim.proto) on grpc:// URLs' })
         // Set by spawnTarget: stop when the parent's stdin pipe closes, so no orphan outlives it.
-        .option('exit-with-parent', { type: 'boolean', default: false, hidden: true }),
+        .option('exit-with-parent', { type: 'boolean', default: false, hidden: true })),
     handler: async (raw) => {
       assertNoRepeats(raw)
       const argv = raw as unknown as ServeArgs
