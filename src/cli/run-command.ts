@@ -275,9 +275,13 @@ async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog |
   if (log && argv.csvRequests) process.stderr.write(`per-request rows in ${argv.csvRequests}\n`)
 }
 
-/** Ctrl-C while waiting for --start-at: the run ended before its first phase. */
+/**
+ * Ctrl-C while waiting for --start-at: the run ended with no phase begun and
+ * the agreed time still ahead (its lateness negative). Interrupted in the
+ * warm-up after the start, it is an ordinary partial run.
+ */
 function interruptedBeforeStart(result: RunResult, options: RunOptions): boolean {
-  return options.startAt !== undefined && result.partial && Object.keys(result.phases).length === 0
+  return options.startAt !== undefined && result.partial && (result.start?.lateMs ?? 0) < 0 && Object.keys(result.phases).length === 0
 }
 
 function exitCode(limit: number | null, result: RunResult): number {
