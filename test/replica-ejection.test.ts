@@ -116,3 +116,21 @@ test('an ejected replica is readmitted on probation after a back-off that double
   const readmissions = events.filter((e) => e.readmittedAtMs !== null).length
   assert.ok(phase.errors <= FAILURES_TO_EJECT + C + readmissions * C, `${phase.errors} errors for ${readmissions} readmissions`)
 })
+
+test('requests hedgebench aborts itself after an interruption do not eject a replica', async () => {
+  // Two replicas that answer in 300 ms, 10 in flight: 5 on each when the run is stopped at
+  // once (stopNow). Those aborts arrive as 5 failures in a row at each replica, enough to eject
+  // one (never the last); they are ours, not the replica's, so nothing may be ejected.
+  const temp = writeTempProfile({ name: 'slow', description: 'two slow replicas', replicas: 2, model: { base: { type: 'fixed', ms: 300 } } })
+  temps.push(temp)
+  const target = await spawnTarget({ profile: temp.path, seed: 1 })
+  targets.push(target)
+  const stop = new AbortController()
+  const running = run({ urls: target.urls, mode: 'plain', requests: 1000, concurrency: 10, warmup: 0, eject: { consecutiveFailures: FAILURES_TO_EJECT }, signal: stop.signal, stopNow: stop.signal, seed: 2 })
+  setTimeout(() => stop.abort(), 450) // one round answered, the second in flight
+  const result = await running
+  assert.equal(result.partial, true)
+  const phase = plainPhase(result)
+  assert.ok((phase.interrupted ?? 0) >= 1, `interrupted ${phase.interrupted}`)
+  assert.deepEqual(phase.ejections, [])
+})

@@ -17,6 +17,8 @@ import type { ResolvedPolicy } from '../hedging/policy.js'
 import type { Protocol } from '../protocol/protocol.js'
 import { AbortOnce } from './abort-once.js'
 import { takeConnectionMark, type AttemptTimes } from './attempt-timing.js'
+import { INTERRUPTED_CODE } from '../core/interruption.js'
+import { HedgeCancelledError, withoutStackTraces } from '../hedging/errors.js'
 
 /**
  * What an attempt needs of the logical request it belongs to: its policy
@@ -35,7 +37,6 @@ export interface AttemptOwner {
   winnerEnded(rawTrailers: Buffer[] | string[] | null): void
   attemptFailed(attempt: Attempt, err: Error): void
 }
-import { HedgeCancelledError, withoutStackTraces } from '../hedging/errors.js'
 
 type Abort = (err?: Error) => void
 
@@ -243,6 +244,10 @@ const STRAIN_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 
 /** What outlier ejection counts as this replica failing: a transport error or a 5xx (Envoy's consecutive_5xx). */
 function failureOf(error: Error | null, status: number | null): string | null {
-  if (error) return (error as { code?: string }).code ?? error.name
+  if (error) {
+    const code = (error as { code?: string }).code ?? error.name
+    // Our own abort after Ctrl-C says nothing about the replica.
+    return code === INTERRUPTED_CODE ? null : code
+  }
   return status !== null && status >= 500 ? `HTTP ${status}` : null
 }
