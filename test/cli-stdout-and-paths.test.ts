@@ -5,39 +5,22 @@
  * load-sending case goes through bin/hedgebench.js and its launcher child,
  * as a user's would.
  */
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { BIN, killAllChildren, runCli, startCli, stderrLines } from './helpers/cli.js'
-import { startServer, type CountingServer } from './helpers/servers.js'
+import { BIN, runCli, startCli, stderrLines } from './helpers/cli.js'
+import type { CountingServer } from './helpers/servers.js'
+import { cliSession } from './helpers/cli-session.js'
 import { until } from './helpers/until.js'
 import { saveResult } from '../src/report/results-store.js'
 import { makeRunResult } from './helpers/result-fixture.js'
 
-const servers: CountingServer[] = []
-const dirs: string[] = []
-
-after(async () => {
-  killAllChildren()
-  await Promise.all(servers.map((s) => s.close()))
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
-})
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-stdout-'))
-  dirs.push(dir)
-  return dir
-}
-
-async function server(): Promise<CountingServer> {
-  const s = await startServer({ delayMs: 1 })
-  servers.push(s)
-  return s
-}
+const session = cliSession('hedgebench-stdout-')
+const tempDir = (): Promise<string> => session.tempDir()
+const server = (): Promise<CountingServer> => session.server({ delayMs: 1 })
 
 interface Closed {
   code: number | null

@@ -5,38 +5,21 @@
  * leaves a complete per-request CSV. A second SIGINT exits at once. Saved
  * files never overwrite each other.
  */
-import { after, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { killAllChildren, runCli, startCli, type CliChild } from './helpers/cli.js'
+import { runCli, startCli, type CliChild } from './helpers/cli.js'
 import { parseCsvObjects } from './helpers/csv.js'
-import { startServer, type CountingServer } from './helpers/servers.js'
+import type { CountingServer, ServerOptions } from './helpers/servers.js'
+import { cliSession } from './helpers/cli-session.js'
 import { saveResult } from '../src/report/results-store.js'
 import { makeRunResult } from './helpers/result-fixture.js'
 import { until } from './helpers/until.js'
 
-const servers: CountingServer[] = []
-const dirs: string[] = []
-
-after(async () => {
-  killAllChildren()
-  await Promise.all(servers.map((s) => s.close()))
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
-})
-
-async function server(opts: Parameters<typeof startServer>[0]): Promise<CountingServer> {
-  const s = await startServer(opts)
-  servers.push(s)
-  return s
-}
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-int-'))
-  dirs.push(dir)
-  return dir
-}
+const session = cliSession('hedgebench-int-')
+const tempDir = (): Promise<string> => session.tempDir()
+const server = (opts: ServerOptions): Promise<CountingServer> => session.server(opts)
 
 interface Phase {
   requests: number
