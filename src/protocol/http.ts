@@ -59,5 +59,5 @@ class HttpProtocol implements Protocol {
   }
 }
 
-const HTTP1: Protocol = new HttpProtocol('HTTP/1.1', { http2: false, multiplexed: false })
-const HTTP2: Protocol = new HttpProtocol('HTTP/2', { http2: true, multiplexed: true })
+const HTTP1: Protocol = new HttpProtocol('HTTP/1.1', { http2: false })
+const HTTP2: Protocol = new HttpProtocol('HTTP/2', { http2: true })

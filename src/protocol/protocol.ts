@@ -8,10 +8,11 @@
  *   1. Write `src/protocol/NAME.ts` exporting a `Protocol` value (or a
  *      function returning one from its settings). Implement:
  *      - `transport`: which connections it needs (HTTP/1.1, h2 over TLS
- *        with ALPN, or h2c with prior knowledge) and whether attempts share
- *        them (`multiplexed`: h2 streams, a cancel is a stream reset) or each
- *        needs a connection of its own (HTTP/1.1: a cancel closes it). The
- *        pool (engine/connection-pool.ts) counts what cancels cost either way.
+ *        with ALPN, or h2c with prior knowledge). On h2 attempts share a
+ *        session (a cancel resets a stream); on HTTP/1.1 each needs a
+ *        connection of its own (a cancel closes it). The pool
+ *        (engine/connection-pool.ts) decides by what the socket really
+ *        speaks, and counts what cancels cost either way.
  *      - `requestOptions`: undici dispatch options for one origin, built
  *        once per run (method, path, headers, body, timeouts; `idempotent`
  *        where undici would otherwise serialise requests on an h2 session).
@@ -41,12 +42,6 @@ export type AnswerClass = 'success' | 'non-fatal' | 'fatal'
 export interface Transport {
   /** Speak HTTP/2: with ALPN over TLS, with prior knowledge (h2c) over cleartext. */
   readonly http2: boolean
-  /**
-   * Attempts share connections (h2 streams): a cancel resets a stream, the
-   * connection lives on. What the protocol expects; the connection pool
-   * shares a connection once it really speaks h2 (h2c, or ALPN chose h2).
-   */
-  readonly multiplexed: boolean
 }
 
 /** A run's request, independent of protocol: what the user asked for. */
