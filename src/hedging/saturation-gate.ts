@@ -4,10 +4,12 @@
  * among the first optional operations to stop"). Besides the token budget,
  * a hedge is suppressed while any of these holds:
  *
- *   overload     a replica answered with an explicit overload signal: 429,
- *                503 with Retry-After, gRPC RESOURCE_EXHAUSTED, or a
+ *   overload     a replica answered with an explicit overload signal in its
+ *                response headers: 429, 503 with Retry-After, or a
  *                grpc-retry-pushback-ms; for the time it asked (Retry-After,
- *                pushback), else 1 s, at most 10 s
+ *                pushback), else 1 s, at most 10 s. (gRPC's
+ *                RESOURCE_EXHAUSTED and pushback in trailers come after the
+ *                headers and are not read yet.)
  *   error-rate   more than `maxErrorRate` of the last ERROR_WINDOW attempts
  *                showed strain (a 5xx or a timeout; a refused connection is
  *                a dead replica, which ejection handles, not saturation)
@@ -95,9 +97,7 @@ export class SaturationGate {
 /**
  * The back-off an answer asks for, or null when it is no overload signal.
  * Only the rare statuses (429, 503) have their headers read, so a 200 costs
- * one comparison. gRPC answers (HTTP 200 with grpc-status 8 or a
- * grpc-retry-pushback-ms) are recognised when the caller hands them in
- * with `status` 429, as a gRPC transport classifies RESOURCE_EXHAUSTED.
+ * one comparison.
  */
 export function overloadBackoffMs(status: number, rawHeaders: readonly (Buffer | string)[] | null): number | null {
   const headers = rawHeaders ?? []
