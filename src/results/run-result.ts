@@ -81,7 +81,7 @@ export interface EjectionEvent {
 
 /** Hedges the saturation gate held back, by reason. */
 export interface SuppressedHedges {
-  /** A replica answered 429, or 503 with Retry-After (or a grpc-retry-pushback-ms header). */
+  /** A replica answered 429, or 503 with Retry-After (or with a grpc-retry-pushback-ms header). */
   overload: number
   /** Too many recent attempts failed. */
   errorRate: number
