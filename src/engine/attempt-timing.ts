@@ -3,13 +3,12 @@
  * timestamps an Attempt stamps (three performance.now() readings, no
  * allocation), and whether it opened the connection it was written on.
  *
- * undici publishes `undici:client:connected` and then, synchronously in the
- * same call, writes the request that was waiting for that connection (its
- * handler's onConnect). So an attempt whose onConnect runs while the mark is
- * set opened the connection; the mark is cleared at the next microtask in
+ * A connection says 'connect' (the pool marks it here) and then,
+ * synchronously in the same call, writes the request that was waiting for
+ * it (its handler's onConnect). So an attempt whose onConnect runs while
+ * the mark is set opened the connection; the mark is cleared at the next microtask in
  * any case, so a connection with no request written never marks a later one.
  */
-import diagnostics from 'node:diagnostics_channel'
 
 /** What an attempt stamps; -1 = never reached. */
 export interface AttemptTimes {
@@ -30,10 +29,11 @@ const clearMark = (): void => {
   connectedMark = false
 }
 
-diagnostics.subscribe('undici:client:connected', () => {
+/** A connection was just opened; its first request is written next, in the same call (the pool's 'connect'). */
+export function markConnectionOpened(): void {
   connectedMark = true
   queueMicrotask(clearMark)
-})
+}
 
 /** True once, for the first attempt written on a connection that was just opened. */
 export function takeConnectionMark(): boolean {

@@ -37,6 +37,8 @@
  */
 import { EventEmitter } from 'node:events'
 import { buildConnector, Client, type Dispatcher } from 'undici'
+import { markConnectionOpened } from './attempt-timing.js'
+import { H1Client } from './h1-client.js'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
 
@@ -77,8 +79,18 @@ interface LegacyHandler {
  */
 const STREAMS_PER_SESSION = 100
 
-/** What a Client carries for the pool: attempts in flight, its protocol, and whether its last attempt was cancelled. */
-interface PooledClient extends Client {
+/** What the pool needs of one connection: an undici Client (h2, ALPN), or an H1Client (HTTP/1.1). */
+interface Connection {
+  readonly destroyed: boolean
+  readonly closed: boolean
+  dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean
+  close(): Promise<unknown>
+  destroy(err?: Error | null): Promise<unknown>
+  on(event: 'connect' | 'disconnect', listener: (...args: unknown[]) => void): unknown
+}
+
+/** What a connection carries for the pool: attempts in flight, its protocol, and whether its last attempt was cancelled. */
+interface PooledClient extends Connection {
   inFlight: number
   /** Speaks h2 (prior knowledge, or ALPN chose it): attempts share it. */
   h2: boolean
@@ -118,7 +130,7 @@ class Origin {
   share(client: PooledClient): void {
     if (client.h2) return
     client.h2 = true
-    client.pipelining = STREAMS_PER_SESSION
+    ;(client as unknown as Client).pipelining = STREAMS_PER_SESSION
     this.shared.push(client)
   }
 }
@@ -178,7 +190,21 @@ export class ConnectionPool extends EventEmitter {
   }
 
   #newClient(origin: Origin): PooledClient {
-    const h2c = this.#allowH2 && origin.url.startsWith('http:')
+    const client = this.#allowH2 ? this.#undiciClient(origin) : (new H1Client(origin.url, { connect: this.#connect, keepAliveTimeout: this.#clientOptions.keepAliveTimeout!, keepAliveMaxTimeout: this.#clientOptions.keepAliveMaxTimeout! }) as unknown as PooledClient)
+    client.inFlight = 0
+    client.h2 = false
+    client.cancelledLast = false
+    client.failing = false
+    if (this.#allowH2 && origin.url.startsWith('http:')) origin.share(client) // h2c, prior knowledge: share it before it has even connected
+    client.on('connect', this.#onConnect)
+    client.on('disconnect', () => this.#onDisconnect(client))
+    origin.all.push(client)
+    return client
+  }
+
+  /** An undici Client that may speak h2: ALPN on https://, prior knowledge (h2c) on http://. */
+  #undiciClient(origin: Origin): PooledClient {
+    const h2c = origin.url.startsWith('http:')
     const connect = this.#connect
     // Each socket says which protocol it speaks (ALPN, or h2c's prior knowledge): an h2 one is shared.
     const client = new Client(origin.url, {
@@ -191,19 +217,13 @@ export class ConnectionPool extends EventEmitter {
           if (socket?.alpnProtocol === 'h2') origin.share(client)
           callback(...args)
         }),
-    }) as PooledClient
-    client.inFlight = 0
-    client.h2 = false
-    client.cancelledLast = false
-    client.failing = false
-    if (h2c) origin.share(client) // prior knowledge: share it before it has even connected
-    client.on('connect', this.#onConnect)
-    client.on('disconnect', () => this.#onDisconnect(client))
-    origin.all.push(client)
+    }) as unknown as PooledClient
     return client
   }
 
   readonly #onConnect = (...args: unknown[]): void => {
+    // The connection's first request is written right after this, in the same call (undici's Client and H1Client alike).
+    markConnectionOpened()
     this.emit('connect', ...args)
   }
 
@@ -244,8 +264,8 @@ export class ConnectionPool extends EventEmitter {
     await Promise.all(this.#clients().map((c) => c.destroy(err ?? null)))
   }
 
-  #clients(): Client[] {
-    const all: Client[] = []
+  #clients(): Connection[] {
+    const all: Connection[] = []
     for (const o of this.#origins.values()) {
       all.push(...o.all)
       o.free.length = 0

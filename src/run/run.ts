@@ -35,6 +35,7 @@ import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
+import { settleHeap } from './settle-heap.js'
 import type { GrpcClientResult } from '../results/run-result.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
@@ -183,6 +184,7 @@ class RunSession {
     // The target's counts before the window, taken before its clock starts:
     // the window's duration and an open-loop schedule begin at its construction.
     const before = await this.#server?.snapshot()
+    settleHeap()
     const lanes = specs.map((spec) => this.#lane(spec))
     const window = new LoadWindow({
       lanes,

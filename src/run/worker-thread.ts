@@ -16,6 +16,7 @@ import { WindowRunner } from './window-runner.js'
 import { ClockOffsetEstimator } from '../stats/clock-offset.js'
 import { sampleDates } from '../engine/date-sampler.js'
 import type { FromWorker, ToWorker, WindowOrder, WorkerInit, WorkerLaneSpec } from './worker-pool.js'
+import { settleHeap } from './settle-heap.js'
 
 /** Records go to the main thread in batches of this many (or every FLUSH_MS). */
 const BATCH = 512
@@ -72,6 +73,7 @@ async function runWindow(order: WindowOrder): Promise<void> {
   const start = order.startAtEpoch - performance.timeOrigin
   const lanes = order.lanes.map((spec) => lane(spec, start))
   sink = order.log ? new PortSink(init.index, init.workers) : null
+  settleHeap()
   runner.begin(lanes)
   const wait = start - performance.now()
   if (wait > 0) await new Promise((r) => setTimeout(r, wait))

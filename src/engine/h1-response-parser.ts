@@ -1,0 +1,312 @@
+/**
+ * An HTTP/1.1 response parser for one connection (RFC 9112): the status
+ * line and header block, then the body framed by Transfer-Encoding: chunked,
+ * Content-Length, or the connection's close. It hands out views of the
+ * bytes the socket read (header names and values, body chunks), never
+ * copies, unless a header block or a chunk-size line is split across reads.
+ *
+ * Only what a load generator needs: 1xx answers are skipped (101 is an
+ * error: no upgrades), no request pipelining (one response at a time), and
+ * anything malformed is an error that ends the connection. Limits: a header
+ * block of at most MAX_HEADER_BYTES, as undici's default maxHeaderSize.
+ */
+
+/** What the parser reports, in order: headers once, body chunks, then the end. */
+export interface ResponseSink {
+  /** false: pause reading (the caller resumes the socket). */
+  onResponseHeaders(status: number, rawHeaders: Buffer[], statusText: string): boolean
+  onResponseBody(chunk: Buffer): boolean
+  onResponseEnd(rawTrailers: Buffer[] | null): void
+}
+
+/** How the server framed the current response, and whether the connection outlives it. */
+export interface ResponseFraming {
+  /** The connection may carry another request after this response. */
+  keepAlive: boolean
+  /** From the server's Keep-Alive: timeout=N hint, ms; null if none. */
+  keepAliveHintMs: number | null
+}
+
+export const MAX_HEADER_BYTES = 16 * 1024
+
+const CR = 13
+const LF = 10
+const HEADER_END = Buffer.from('\r\n\r\n')
+
+const enum State {
+  Idle,
+  Head,
+  Fixed,
+  ChunkSize,
+  ChunkData,
+  ChunkDataEnd,
+  Trailers,
+  UntilClose,
+  Done,
+  /** The exchange was stopped mid-response: what is left of it is ignored until the connection goes. */
+  Abandoned,
+}
+
+export class ParseError extends Error {}
+
+export class ResponseParser implements ResponseFraming {
+  keepAlive = true
+  keepAliveHintMs: number | null = null
+  #state = State.Idle
+  #noBody = false
+  /** Body bytes still to come (Fixed, ChunkData), or CRLF bytes (ChunkDataEnd). */
+  #remaining = 0
+  /** An incomplete header block or chunk-size/trailer line carried over from the last read. */
+  #carry: Buffer | null = null
+  #trailers: Buffer[] | null = null
+
+  constructor(readonly sink: ResponseSink) {}
+
+  /** A request was written: expect its response; `head` = it was a HEAD (no body). */
+  expect(head: boolean): void {
+    this.#state = State.Head
+    this.#noBody = head
+    this.#carry = null
+    this.#trailers = null
+    this.keepAlive = true
+    this.keepAliveHintMs = null
+  }
+
+  /** Waiting for (part of) a response. */
+  get busy(): boolean {
+    return this.#state !== State.Idle && this.#state !== State.Done && this.#state !== State.Abandoned
+  }
+
+  /** The body runs until the connection closes (no length, not chunked). */
+  get untilClose(): boolean {
+    return this.#state === State.UntilClose
+  }
+
+  /** The headers of the current response have arrived. */
+  get headersSeen(): boolean {
+    return this.#state !== State.Head && this.#state !== State.Idle
+  }
+
+  /**
+   * Parses what the socket read. Returns false if the sink asked to pause
+   * (the rest of `data` is kept and parsed on `resume`). Throws ParseError
+   * on malformed input, or on bytes with no request waiting for them.
+   */
+  execute(data: Buffer): boolean {
+    let buf = data
+    let at = 0
+    if (this.#carry !== null) {
+      buf = Buffer.concat([this.#carry, data])
+      this.#carry = null
+    }
+    while (at < buf.length) {
+      switch (this.#state) {
+        case State.Abandoned:
+          return true
+        case State.Idle:
+        case State.Done:
+          throw new ParseError('data after the response (or with no request in flight)')
+        case State.Head: {
+          const end = buf.indexOf(HEADER_END, at)
+          if (end < 0) return this.#keep(buf, at, 'response header block')
+          at = this.#head(buf, at, end)
+          if (at < 0) return false
+          break
+        }
+        case State.Fixed:
+        case State.ChunkData: {
+          const n = Math.min(this.#remaining, buf.length - at)
+          const chunk = n === buf.length ? buf : buf.subarray(at, at + n)
+          at += n
+          this.#remaining -= n
+          const more = n === 0 || this.sink.onResponseBody(chunk)
+          if (this.#remaining === 0 && this.#state === State.Fixed) this.#end(null)
+          else if (this.#remaining === 0 && this.#state === State.ChunkData) {
+            this.#state = State.ChunkDataEnd
+            this.#remaining = 2
+          }
+          if (!more) return this.#pause(buf, at)
+          break
+        }
+        case State.ChunkDataEnd: {
+          const expected = this.#remaining === 2 ? CR : LF
+          if (buf[at] !== expected) throw new ParseError('chunk data not followed by CRLF')
+          at++
+          if (--this.#remaining === 0) this.#state = State.ChunkSize
+          break
+        }
+        case State.ChunkSize:
+        case State.Trailers: {
+          const eol = buf.indexOf(LF, at)
+          if (eol < 0) return this.#keep(buf, at, 'chunk-size line')
+          const line = buf.subarray(at, eol > at && buf[eol - 1] === CR ? eol - 1 : eol)
+          at = eol + 1
+          if (this.#state === State.ChunkSize) this.#chunkSize(line)
+          else this.#trailerLine(line)
+          break
+        }
+        case State.UntilClose: {
+          const chunk = at === 0 ? buf : buf.subarray(at)
+          at = buf.length
+          if (!this.sink.onResponseBody(chunk)) return false
+          break
+        }
+      }
+    }
+    return true
+  }
+
+  /** The connection closed: ends a body that runs until close; true if that completed the response. */
+  finish(): boolean {
+    if (this.#state !== State.UntilClose) return false
+    this.#end(null)
+    return true
+  }
+
+  #pause(buf: Buffer, at: number): boolean {
+    if (at < buf.length) this.#carry = buf.subarray(at)
+    return false
+  }
+
+  #keep(buf: Buffer, at: number, what: string): boolean {
+    if (buf.length - at > MAX_HEADER_BYTES) throw new ParseError(`${what} longer than ${MAX_HEADER_BYTES} bytes`)
+    // A copy: the socket's buffer is not ours to hold across reads.
+    this.#carry = Buffer.from(buf.subarray(at))
+    return true
+  }
+
+  /** Parses the header block [at, end) and chooses the body's framing; returns where the body starts, or -1 if the sink paused. */
+  #head(buf: Buffer, at: number, end: number): number {
+    const lineEnd = buf.indexOf(LF, at)
+    const statusLine = buf.toString('latin1', at, lineEnd > at && buf[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd)
+    const m = STATUS_LINE.exec(statusLine)
+    if (m === null) throw new ParseError(`malformed status line: ${JSON.stringify(statusLine.slice(0, 80))}`)
+    const status = Number(m[2])
+    const http10 = m[1] === '0'
+    const raw: Buffer[] = []
+    let contentLength = -1
+    let chunked = false
+    let connection: string | null = null
+    let line = lineEnd + 1
+    while (line < end + 2) {
+      let eol = buf.indexOf(LF, line)
+      if (eol < 0 || eol > end + 2) eol = end + 2
+      const stop = buf[eol - 1] === CR ? eol - 1 : eol
+      const colon = buf.indexOf(58 /* : */, line)
+      if (colon < 0 || colon >= stop || colon === line) throw new ParseError('malformed header line')
+      let v = colon + 1
+      while (v < stop && (buf[v] === 32 || buf[v] === 9)) v++
+      let w = stop
+      while (w > v && (buf[w - 1] === 32 || buf[w - 1] === 9)) w--
+      const name = buf.subarray(line, colon)
+      const value = buf.subarray(v, w)
+      raw.push(name, value)
+      switch (name.length) {
+        case 14:
+          if (named(name, 'content-length')) {
+            const n = parseDecimal(value)
+            if (n < 0 || (contentLength >= 0 && n !== contentLength)) throw new ParseError('invalid content-length')
+            contentLength = n
+          }
+          break
+        case 17:
+          if (named(name, 'transfer-encoding')) chunked = value.toString('latin1', 0, value.length).toLowerCase().trim().endsWith('chunked')
+          break
+        case 10:
+          if (named(name, 'connection')) connection = value.toString('latin1', 0, value.length).toLowerCase()
+          else if (named(name, 'keep-alive')) this.keepAliveHintMs = keepAliveHint(value)
+          break
+      }
+      line = eol + 1
+    }
+    const bodyStart = end + 4
+    if (status < 200) {
+      if (status === 101) throw new ParseError('101 Switching Protocols: upgrades are not supported')
+      return bodyStart // an informational answer: the real one follows
+    }
+    this.keepAlive = connection === null ? !http10 : http10 ? connection.includes('keep-alive') : !connection.includes('close')
+    this.#state = State.Done // until the framing below says otherwise
+    const ok = this.sink.onResponseHeaders(status, raw, m[3] ?? '')
+    if (this.#noBody || status === 204 || status === 304) this.#end(null)
+    else if (chunked) this.#state = State.ChunkSize
+    else if (contentLength > 0) {
+      this.#state = State.Fixed
+      this.#remaining = contentLength
+    } else if (contentLength === 0) this.#end(null)
+    else {
+      this.#state = State.UntilClose
+      this.keepAlive = false
+    }
+    if (ok) return bodyStart
+    this.#carry = bodyStart < buf.length ? buf.subarray(bodyStart) : null
+    return -1
+  }
+
+  #chunkSize(line: Buffer): void {
+    const text = line.toString('latin1', 0, line.length)
+    const semi = text.indexOf(';')
+    const hex = (semi < 0 ? text : text.slice(0, semi)).trim()
+    if (!/^[0-9a-fA-F]{1,8}$/.test(hex)) throw new ParseError(`malformed chunk size: ${JSON.stringify(text.slice(0, 40))}`)
+    const size = parseInt(hex, 16)
+    if (size === 0) {
+      this.#state = State.Trailers
+      return
+    }
+    this.#state = State.ChunkData
+    this.#remaining = size
+  }
+
+  #trailerLine(line: Buffer): void {
+    if (line.length === 0) return this.#end(this.#trailers)
+    const colon = line.indexOf(58)
+    if (colon <= 0) throw new ParseError('malformed trailer line')
+    ;(this.#trailers ??= []).push(Buffer.from(line.subarray(0, colon)), Buffer.from(line.toString('latin1', colon + 1, line.length).trim(), 'latin1'))
+  }
+
+  #end(trailers: Buffer[] | null): void {
+    this.#state = State.Done
+    this.sink.onResponseEnd(trailers)
+  }
+
+  /** The exchange was stopped: ignore the rest of its bytes (the connection is being closed). */
+  abandon(): void {
+    this.#state = State.Abandoned
+    this.#carry = null
+  }
+
+  /** Resumes parsing what a pause left over. */
+  resume(): boolean {
+    const rest = this.#carry
+    this.#carry = null
+    return rest === null ? true : this.execute(rest)
+  }
+}
+
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/
+
+/** `b` spells `lowercase` in any case (ASCII): no string per header on the hot path. */
+function named(b: Buffer, lowercase: string): boolean {
+  for (let i = 0; i < lowercase.length; i++) {
+    const c = b[i]!
+    if ((c >= 65 && c <= 90 ? c | 0x20 : c) !== lowercase.charCodeAt(i)) return false
+  }
+  return true
+}
+
+/** A Content-Length value: digits only, or -1. */
+function parseDecimal(b: Buffer): number {
+  if (b.length === 0 || b.length > 15) return -1
+  let n = 0
+  for (let i = 0; i < b.length; i++) {
+    const d = b[i]! - 48
+    if (d < 0 || d > 9) return -1
+    n = n * 10 + d
+  }
+  return n
+}
+
+/** `Keep-Alive: timeout=5, max=100` -> 5000. */
+function keepAliveHint(b: Buffer): number | null {
+  const m = /timeout=(\d+)/i.exec(b.toString('latin1', 0, b.length))
+  return m ? Number(m[1]) * 1000 : null
+}
