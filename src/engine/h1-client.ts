@@ -55,6 +55,8 @@ export class H1Client extends EventEmitter implements ResponseSink {
   destroyed = false
   closed = false
   readonly #url: URL
+  /** The host header's default (the URL's host, port included unless the default). */
+  readonly #host: string
   readonly #options: H1ClientOptions
   readonly #parser = new ResponseParser(this)
   readonly #queue: Queued[] = []
@@ -74,6 +76,7 @@ export class H1Client extends EventEmitter implements ResponseSink {
   constructor(origin: string, options: H1ClientOptions) {
     super()
     this.#url = new URL(origin)
+    this.#host = this.#url.host
     this.#options = options
     this.#idleLimitMs = options.keepAliveTimeout
   }
@@ -126,7 +129,7 @@ export class H1Client extends EventEmitter implements ResponseSink {
     const { opts, handler } = this.#queue.shift()!
     let wire: WireRequest
     try {
-      wire = requestBytes(opts, this.#url.host)
+      wire = requestBytes(opts, this.#host)
     } catch (err) {
       handler.onError(err as Error)
       return this.#next()

@@ -59,6 +59,7 @@ export class ResponseParser implements ResponseFraming {
   /** An incomplete header block or chunk-size/trailer line carried over from the last read. */
   #carry: Buffer | null = null
   #trailers: Buffer[] | null = null
+  #lastReason = ''
 
   constructor(readonly sink: ResponseSink) {}
 
@@ -178,11 +179,11 @@ export class ResponseParser implements ResponseFraming {
   /** Parses the header block [at, end) and chooses the body's framing; returns where the body starts, or -1 if the sink paused. */
   #head(buf: Buffer, at: number, end: number): number {
     const lineEnd = buf.indexOf(LF, at)
-    const statusLine = buf.toString('latin1', at, lineEnd > at && buf[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd)
-    const m = STATUS_LINE.exec(statusLine)
-    if (m === null) throw new ParseError(`malformed status line: ${JSON.stringify(statusLine.slice(0, 80))}`)
-    const status = Number(m[2])
-    const http10 = m[1] === '0'
+    const lineStop = lineEnd > at && buf[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd
+    const status = statusCode(buf, at, lineStop)
+    if (status < 0) throw new ParseError(`malformed status line: ${JSON.stringify(buf.toString('latin1', at, Math.min(lineStop, at + 80)))}`)
+    const http10 = buf[at + 7] === 48
+    const statusText = this.#reason(buf, at + 13, lineStop)
     const raw: Buffer[] = []
     let contentLength = -1
     let chunked = false
@@ -226,7 +227,7 @@ export class ResponseParser implements ResponseFraming {
     }
     this.keepAlive = connection === null ? !http10 : http10 ? connection.includes('keep-alive') : !connection.includes('close')
     this.#state = State.Done // until the framing below says otherwise
-    const ok = this.sink.onResponseHeaders(status, raw, m[3] ?? '')
+    const ok = this.sink.onResponseHeaders(status, raw, statusText)
     if (this.#noBody || status === 204 || status === 304) this.#end(null)
     else if (chunked) this.#state = State.ChunkSize
     else if (contentLength > 0) {
@@ -240,6 +241,17 @@ export class ResponseParser implements ResponseFraming {
     if (ok) return bodyStart
     this.#carry = bodyStart < buf.length ? buf.subarray(bodyStart) : null
     return -1
+  }
+
+  /** The reason phrase: the last one again when the bytes are the same ("OK" on every answer), so no string per answer. */
+  #reason(buf: Buffer, from: number, to: number): string {
+    const last = this.#lastReason
+    if (to - from === last.length) {
+      let same = true
+      for (let i = 0; i < last.length && same; i++) same = buf[from + i] === last.charCodeAt(i)
+      if (same) return last
+    }
+    return (this.#lastReason = from < to ? buf.toString('latin1', from, to) : '')
   }
 
   #chunkSize(line: Buffer): void {
@@ -282,7 +294,21 @@ export class ResponseParser implements ResponseFraming {
   }
 }
 
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/
+const STATUS_PREFIX = Buffer.from('HTTP/1.')
+
+/** The status of `HTTP/1.x SSS[ reason]` in buf[at, stop), or -1 if the line is not one. */
+function statusCode(buf: Buffer, at: number, stop: number): number {
+  if (stop - at < 12 || buf.compare(STATUS_PREFIX, 0, 7, at, at + 7) !== 0) return -1
+  const minor = buf[at + 7]
+  if ((minor !== 48 && minor !== 49) || buf[at + 8] !== 32 || (stop > at + 12 && buf[at + 12] !== 32)) return -1
+  let code = 0
+  for (let i = at + 9; i < at + 12; i++) {
+    const d = buf[i]! - 48
+    if (d < 0 || d > 9) return -1
+    code = code * 10 + d
+  }
+  return code
+}
 
 /** `b` spells `lowercase` in any case (ASCII): no string per header on the hot path. */
 function named(b: Buffer, lowercase: string): boolean {
@@ -305,8 +331,13 @@ function parseDecimal(b: Buffer): number {
   return n
 }
 
-/** `Keep-Alive: timeout=5, max=100` -> 5000. */
+/** `Keep-Alive: timeout=5, max=100` -> 5000 (read from the bytes: it comes with every answer of a Node server). */
 function keepAliveHint(b: Buffer): number | null {
-  const m = /timeout=(\d+)/i.exec(b.toString('latin1', 0, b.length))
-  return m ? Number(m[1]) * 1000 : null
+  let at = b.indexOf('timeout=')
+  if (at < 0) at = b.indexOf('Timeout=')
+  if (at < 0) return null
+  let seconds = 0
+  let digits = 0
+  for (let i = at + 8; i < b.length && b[i]! >= 48 && b[i]! <= 57 && digits < 9; i++, digits++) seconds = seconds * 10 + b[i]! - 48
+  return digits > 0 ? seconds * 1000 : null
 }
