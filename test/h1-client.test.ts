@@ -149,7 +149,7 @@ interface Answer {
   error: Error | null
 }
 
-function handler(onDone: (a: Answer) => void, hooks: { onConnect?: (abort: (e?: Error) => void) => void; onData?: (chunk: Buffer, resume: () => void) => boolean } = {}): Dispatcher.DispatchHandler {
+function handler(onDone: (a: Answer) => void, hooks: { onConnect?: (abort: (e?: Error) => void) => void; onHeaders?: () => void; onData?: (chunk: Buffer, resume: () => void) => boolean } = {}): Dispatcher.DispatchHandler {
   const a: Answer = { status: null, body: '', error: null }
   let resume: () => void = () => {}
   return {
@@ -159,6 +159,7 @@ function handler(onDone: (a: Answer) => void, hooks: { onConnect?: (abort: (e?: 
     onHeaders(status: number, _raw: Buffer[], r: () => void) {
       a.status = status
       resume = r
+      hooks.onHeaders?.()
       return true
     },
     onData(chunk: Buffer) {
@@ -300,6 +301,16 @@ test('client: a stopped exchange fails with the reason and closes its connection
   srv.server.close()
 })
 let abortIt: (e?: Error) => void = () => {}
+
+test('client: stopped on its headers (a loser decided as its answer arrives), the rest of that answer is ignored', async () => {
+  const srv = await rawServer((s) => s.write('HTTP/1.1 503 Busy\r\nContent-Length: 4\r\n\r\nbusy'))
+  const c = client(srv.origin)
+  let abort: (e?: Error) => void = () => {}
+  const r = await send(c, '/', { onConnect: (a) => (abort = a), onHeaders: () => abort(new Error('decided elsewhere')) })
+  assert.deepEqual([r.status, r.body, String(r.error)], [503, '', 'Error: decided elsewhere'])
+  assert.deepEqual(await send(c), { status: 503, body: 'busy', error: null })
+  assert.equal(srv.accepted, 2, 'the stopped answer took its connection with it')
+})
 
 test('client: stopped in onConnect, the request is never written', async () => {
   const srv = await rawServer((s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'))

@@ -228,6 +228,7 @@ export class ResponseParser implements ResponseFraming {
     this.keepAlive = connection === null ? !http10 : http10 ? connection.includes('keep-alive') : !connection.includes('close')
     this.#state = State.Done // until the framing below says otherwise
     const ok = this.sink.onResponseHeaders(status, raw, statusText)
+    if ((this.#state as State) === State.Abandoned) return buf.length // stopped on its headers
     if (this.#noBody || status === 204 || status === 304) this.#end(null)
     else if (chunked) this.#state = State.ChunkSize
     else if (contentLength > 0) {
