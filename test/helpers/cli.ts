@@ -30,9 +30,22 @@ export interface CliChild {
 
 const live = new Set<ChildProcess>()
 
-export function startCli(args: string[], opts: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): CliChild {
+export interface CliOptions {
+  cwd?: string
+  timeoutMs?: number
+  env?: NodeJS.ProcessEnv
+  /**
+   * Node flags before the script. Give it YOUNG_GENERATION_FLAGS
+   * (src/cli/launcher.ts) to run the command in the one process, as a user
+   * who chose their own young generation does: no second Node is started
+   * (half the start-up cost). Only for tests that are not about the launcher.
+   */
+  nodeArgs?: readonly string[]
+}
+
+export function startCli(args: string[], opts: CliOptions = {}): CliChild {
   const started = performance.now()
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
     cwd: opts.cwd ?? process.cwd(),
     env: { ...process.env, NO_COLOR: '1', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -90,7 +103,7 @@ export function startCli(args: string[], opts: { cwd?: string; timeoutMs?: numbe
   }
 }
 
-export function runCli(args: string[], opts: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliRun> {
   return startCli(args, opts).done
 }
 
