@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { SIM_PROTO, SIM_WORK_CALL } from '../src/sim/grpc-replica.js'
+import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-bad-'))
@@ -42,11 +43,13 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
   { name: '--call on an http target', args: ['http://127.0.0.1:9/', '--call', SIM_WORK_CALL, '--no-save'], message: /--call: only for gRPC targets/ },
 ]
 
-// Each case is a CLI process of its own: run a few at once.
+// Each case is a CLI process of its own: run a few at once. One process, not
+// the launcher's two (the flags it would add given up front): the check is
+// main()'s validation; the launcher is tested on its own (see bad-input.test.ts).
 describe('bad gRPC input', { concurrency: 4 }, () => {
   for (const c of CASES) {
     test(c.name, async () => {
-      const run = await runCli(c.args, { timeoutMs: 15_000 })
+      const run = await runCli(c.args, { timeoutMs: 15_000, nodeArgs: YOUNG_GENERATION_FLAGS })
       const lines = stderrLines(run)
       assert.equal(run.code, 2, `exit code (stderr: ${run.stderr})`)
       assert.equal(lines.length, 1, `one line: ${JSON.stringify(lines)}`)

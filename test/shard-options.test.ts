@@ -9,6 +9,7 @@ import { UsageError } from '../src/core/errors.js'
 import { parseShard, rateShareOf, shareOf } from '../src/run/shard.js'
 import { parseStartAt, waitUntil } from '../src/run/start-at.js'
 import { run } from '../src/run/run.js'
+import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { runCli, stderrLines } from './helpers/cli.js'
 import { startServer } from './helpers/servers.js'
 
@@ -87,7 +88,8 @@ test('CLI: bad --shard, --start-at or -n too small for the shards: one line, exi
     [['-n', '2', '--shard', '2/3'], /-n 2 split over 3 shards leaves shard 2 nothing to do/],
     [['--run-id', 'a b'], /invalid --run-id/],
   ] as const) {
-    const r = await runCli(['http://127.0.0.1:9/', '--no-save', ...args])
+    // One Node process, not the launcher's two: this is main()'s validation (see bad-input.test.ts).
+    const r = await runCli(['http://127.0.0.1:9/', '--no-save', ...args], { nodeArgs: YOUNG_GENERATION_FLAGS })
     assert.equal(r.code, 2, r.stderr)
     assert.equal(stderrLines(r).length, 1, r.stderr)
     assert.match(r.stderr, pattern)
