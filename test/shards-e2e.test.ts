@@ -59,8 +59,19 @@ async function merge(args: string[]): Promise<RunResult> {
   return JSON.parse(r.stdout) as RunResult
 }
 
+/**
+ * `merge` of the shards' files in their order, run once for the file (each
+ * merge is a Node process of its own): the tests below check it, and
+ * compare the other orders and routes with it.
+ */
+let oneStepMerge: Promise<RunResult> | undefined
+function mergeAll(): Promise<RunResult> {
+  oneStepMerge ??= merge(files)
+  return oneStepMerge
+}
+
 test('merged requests and attempts equal what the servers counted, exactly; -n split 101/100/100', async () => {
-  const merged = await merge(files)
+  const merged = await mergeAll()
   const plain = merged.phases.plain!
   const hedged = merged.phases.hedged!
   assert.equal(plain.requests, REQUESTS)
@@ -79,7 +90,7 @@ test('merged requests and attempts equal what the servers counted, exactly; -n s
 })
 
 test('merged percentiles are those of all the shards\' per-request latencies, within the histogram precision', async () => {
-  const merged = await merge(files)
+  const merged = await mergeAll()
   const rows = (await Promise.all([...Array(N).keys()].map(async (i) => parseCsvObjects(await readFile(join(dir, `requests-${i}.csv`), 'utf8'))))).flat()
   for (const name of ['plain', 'hedged'] as const) {
     const us = rows.filter((r) => r.phase === name).map((r) => Math.round(Number(r.latency_ms) * 1000)).sort((a, b) => a - b)
@@ -101,7 +112,7 @@ test('merged percentiles are those of all the shards\' per-request latencies, wi
 })
 
 test('merging in any order, or in two steps, gives the same result', async () => {
-  const oneStep = await merge(files)
+  const oneStep = await mergeAll()
   assert.deepEqual(await merge([files[2]!, files[0]!, files[1]!]), oneStep)
   const partial = join(dir, 'merged-01.json')
   const first = await runCli(['merge', files[0]!, files[1]!, '--allow-partial', '--out', partial], { timeoutMs: 20_000 })
@@ -110,7 +121,7 @@ test('merging in any order, or in two steps, gives the same result', async () =>
 })
 
 test('framed results from the pods\' logs, prefixed and interleaved as kubectl logs --prefix prints them, merge to the same result', async () => {
-  const oneStep = await merge(files)
+  const oneStep = await mergeAll()
   const perPod = runs.map((r, i) => r.stdout.split('\n').filter((l) => l !== '').map((l) => `[pod/hedgebench-run1-${i}-x7k2p/hedgebench] ${l}`))
   assert.ok(perPod.every((lines) => lines.some((l) => l.includes('HBFRAME1'))), 'every pod printed frames')
   assert.ok(perPod.every((lines) => lines.every((l) => Buffer.byteLength(l) <= 8192 + 64)), 'frame lines stay under 8 KiB')
