@@ -1,8 +1,8 @@
 /**
  * The seed experiment, scaled down, over gRPC: hedgebench's own engine
  * (h2c, the protocol seam's gRPC framing) against simulated grpc-js replicas
- * in a child process on 127.0.0.1. 3 replicas, 5-15 ms, 1 call in 100 stalls
- * 200 ms, 4 in flight.
+ * in a child process on 127.0.0.1. 3 replicas, 5-15 ms (2-6 ms in the seed
+ * experiment's test), 1 call in 100 stalls 200 ms, 4 in flight.
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
@@ -36,7 +36,10 @@ function profile(extra: Partial<Profile['model']> = {}): Profile {
 const grpc = { call: SIM_WORK_CALL, proto: SIM_PROTO, data: '{"payload": "seed"}' }
 
 test('seed experiment over gRPC: the plain tail, the hedged tail without it, little extra load, and every count matching the server', async (t) => {
-  const target = await spawnTarget({ profile: profile(), grpc: true })
+  // 2-6 ms answers instead of the seed's 5-15 ms, scaled down as the stalls
+  // are: still far below the 40 ms delay and the 200 ms stall, in under half
+  // the time (a call's base latency is most of a phase's duration at 4 in flight).
+  const target = await spawnTarget({ profile: profile({ base: { type: 'uniform', min: 2, max: 6 } }), grpc: true })
   targets.push(target)
   // Slow rows, to tell the replicas' stalls from moments when this client
   // process was frozen (a loaded machine): a freeze slows every call in
@@ -63,7 +66,7 @@ test('seed experiment over gRPC: the plain tail, the hedged tail without it, lit
     slowMs: SLOW_MS,
     seed: 5,
     serverStatsUrl: target.statsUrl,
-    // Fixed, above the 15 ms base, so only stalls (and scheduling noise) trigger hedges.
+    // Fixed, above the 6 ms base, so only stalls (and scheduling noise) trigger hedges.
     hedge: { delay: 40 },
     requestSink: sink,
   })
