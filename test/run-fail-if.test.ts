@@ -6,6 +6,7 @@
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { parseFailIf } from '../src/report/fail-if.js'
@@ -59,7 +60,8 @@ test('conditions the run cannot answer are refused before it starts (exit 2)', a
     [['--fail-if', 'hedged.p99>+10%'], /drop the phase name/],
     [['--fail-if', 'p99>'], /invalid --fail-if/],
   ] as const) {
-    const run = await runCli([s.url, ...small, ...args])
+    // One Node process, not the launcher's two: main()'s validation (see bad-input.test.ts).
+    const run = await runCli([s.url, ...small, ...args], { nodeArgs: YOUNG_GENERATION_FLAGS })
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
     assert.match(run.stderr, why)
     assert.equal(run.stderr.trim().split('\n').length, 1, 'one line')
