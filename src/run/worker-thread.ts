@@ -87,6 +87,7 @@ async function runWindow(order: WindowOrder): Promise<void> {
     optsByOrigin,
     runStartedAt,
     sink: sink ?? undefined,
+    spreadMs: order.spreadMs,
     ...(lanes.length > 1 ? { chooseLane: () => (random() < 0.5 ? 0 : 1) } : {}),
   }
   const win = (window = order.rate === null ? new LoadWindow(plan) : new OffsetWindow(plan, start + order.offsetMs))
@@ -94,7 +95,10 @@ async function runWindow(order: WindowOrder): Promise<void> {
   const end = await runner.run(win, order.hedgeDelayMs)
   sink?.flush()
   const origin = performance.timeOrigin
-  const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.durationMs, end.health, origin + win.startedAt, origin + end.endedAt))
+  // The phase began at the instant every worker was given, also for a worker whose timer fired late (a loaded
+  // machine): an open-loop schedule counts from that instant, so a late start must not shorten the phase.
+  const startedAt = Math.min(win.startedAt, start)
+  const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.endedAt - startedAt, end.health, origin + startedAt, origin + end.endedAt))
   window = null
   post({ type: 'done', snapshots, clock: clockOffset.result() })
 }
