@@ -10,8 +10,6 @@ import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import type { CommandModule } from 'yargs'
 import { UsageError } from '../core/errors.js'
-import { loadResult, writeOutputFile } from '../report/results-store.js'
-import { renderJson } from '../results/result-json.js'
 import type { MergeInput } from '../stats/result-merge.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 
@@ -39,6 +37,8 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
         .example('$0 merge results/*-shard-*.json --out merged.json', 'merge saved shard results')
         .example('kubectl logs -l job-name=hedgebench --tail=-1 --prefix --max-log-requests=8 | $0 merge --from-logs -', 'merge what the pods printed'),
     handler: async (argv) => {
+      // Loaded here, not at start-up: every other command (and --help) goes without the CSV and JSON writers.
+      const [{ loadResult, writeOutputFile }, { renderJson }] = await Promise.all([import('../report/results-store.js'), import('../results/result-json.js')])
       const inputs: MergeInput[] = []
       for (const file of argv.files ?? []) inputs.push({ result: await loadResult(file), source: file })
       if (argv.fromLogs !== undefined) inputs.push(...(await readLogs(argv.fromLogs)))
