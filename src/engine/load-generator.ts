@@ -37,6 +37,15 @@ export interface WindowPlan {
   optsByOrigin: ReadonlyMap<string, Dispatcher.DispatchOptions>
   runStartedAt: number
   sink?: RequestSink | undefined
+  /**
+   * Closed loop: the slots' first requests spread evenly over this long (one
+   * typical latency of the target) instead of all at once; 0 or absent = at
+   * once. Slots started together stay in step: the target answers them in
+   * one burst and the generator reads the burst back to back, so the last
+   * answers of each burst wait for the others (1-4 ms at -c 40), for many
+   * rounds, in the window's tail. A population of callers is not in step.
+   */
+  spreadMs?: number
 }
 
 /** An open-loop send later than this after its intended time counts as late. */
@@ -64,7 +73,13 @@ export class LoadWindow {
   run(): Promise<void> {
     return new Promise((resolve) => {
       this.#resolve = resolve
-      for (const slot of this.#slots) slot.begin()
+      const slots = this.#slots
+      const step = this.plan.rate === null && this.plan.spreadMs ? this.plan.spreadMs / slots.length : 0
+      slots[0]!.begin()
+      for (let i = 1; i < slots.length; i++) {
+        if (step > 0) slots[i]!.beginAfter(i * step)
+        else slots[i]!.begin()
+      }
     })
   }
 
@@ -156,6 +171,11 @@ class Slot {
     this.intendedAt = intended < 0 ? now : intended
     this.#late = intended >= 0 && this.win.isLate(intended, now)
     this.send(now)
+  }
+
+  /** The slot's first request, `ms` after the window's start (a spread start); stop() cancels the wait. */
+  beginAfter(ms: number): void {
+    this.timer = setTimeout(beginSpread, ms, this)
   }
 
   cancelWait(): void {
@@ -309,6 +329,11 @@ function sendLater(slot: Slot): void {
 }
 
 function beginLater(slot: Slot): void {
+  slot.begin()
+}
+
+function beginSpread(slot: Slot): void {
+  slot.timer = null
   slot.begin()
 }
 

@@ -75,6 +75,8 @@ class RunSession {
   readonly #runner: WindowRunner
   readonly #random: () => number
   readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
+  /** The median latency of the last window run (0 before the first): the next closed-loop window spreads its start over it. */
+  #lastP50Ms = 0
   readonly #stats = new Map<PhaseName, MeasuredPhase>()
   readonly #warnings: string[] = []
   readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
@@ -196,6 +198,7 @@ class RunSession {
       optsByOrigin: this.#optsByOrigin,
       runStartedAt: this.#t0,
       sink: this.options.requestSink,
+      spreadMs: this.#spreadMs(durationMs),
       ...(chooseLane ? { chooseLane } : {}),
     })
     this.#window = window
@@ -213,7 +216,19 @@ class RunSession {
       result.wall = wall
       this.#phases[lane.stats.opts.name] = result
     }
+    this.#lastP50Ms = this.#phases[specs[0]!.name]?.latencyMs.p50 ?? 0
     this.#window = null
+  }
+
+  /**
+   * How long the next window spreads its slots' first requests over
+   * (load-generator.ts): one median latency of the window before, so that
+   * the slots are as out of step as a closed loop's are after its first
+   * rounds; at most a tenth of a timed window. 0 for the first window (the
+   * warm-up absorbs an in-step start).
+   */
+  #spreadMs(durationMs: number | null): number {
+    return durationMs === null ? this.#lastP50Ms : Math.min(this.#lastP50Ms, durationMs / 10)
   }
 
   /** The same window spread over worker threads (worker-pool.ts), merged exactly into one PhaseResult per lane. */
@@ -227,6 +242,7 @@ class RunSession {
       requests,
       durationMs,
       hedgeDelayMs: specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null,
+      spreadMs: this.#spreadMs(durationMs),
       sink: this.options.requestSink,
       server: this.#server,
       onProgress: this.#progress(phase, requests),
@@ -236,6 +252,7 @@ class RunSession {
       this.#phases[m.result.name] = { ...m.result, wall }
       this.#stats.set(m.result.name, m)
     }
+    this.#lastP50Ms = this.#phases[specs[0]!.name]?.latencyMs.p50 ?? 0
   }
 
   #lane(spec: LaneSpec): Lane {

@@ -59,6 +59,8 @@ export interface WindowOrder {
   startAtEpoch: number
   log: boolean
   hedgeDelayMs: number | null
+  /** Closed loop: this worker's slots start spread over this long (load-generator.ts). */
+  spreadMs: number
 }
 
 export type ToWorker = WindowOrder | { type: 'stop'; graceMs: number } | { type: 'ack' } | { type: 'close' }
@@ -74,6 +76,7 @@ export interface PoolWindow {
   requests: number | null
   durationMs: number | null
   hedgeDelayMs: number | null
+  spreadMs: number
   sink?: RequestSink | undefined
   server?: ServerCounter | null
   onProgress?: ((done: number, elapsedMs: number) => void) | undefined
@@ -205,6 +208,7 @@ export class WorkerPool {
         startAtEpoch,
         log: plan.sink !== undefined,
         hedgeDelayMs: plan.hedgeDelayMs,
+        spreadMs: plan.spreadMs,
       }
       return new Promise<PhaseSnapshot[] | null>((resolve, reject) => {
         if (member.gone) return reject(new Error(`worker ${i} is gone`))
