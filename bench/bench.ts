@@ -1,9 +1,7 @@
 /**
  * `npm run bench`: hedgebench against autocannon, and against itself.
  *
- *   node dist/bench/bench.js [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-workers] [--skip-memory] [--skip-heap] [--skip-throughput] [--skip-latency] [--node-flags '...']
- *   node dist/bench/bench.js --soak [--soak-requests 1000000] [--soak-minutes 10]
- *   node dist/bench/bench.js --accuracy     (needs hey and wrk: apt-get install -y hey wrk)
+ *   npm run bench -- --help     (the options: USAGE below)
  *
  * Every tool runs in its own child process against one minimal HTTP server
  * on 127.0.0.1, itself in a child process. Rounds alternate the order of the
@@ -16,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
+import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { ClientOutcome, ClientSpec } from './bench-client.js'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 
@@ -24,28 +22,52 @@ const HERE = dirname(fileURLToPath(import.meta.url))
 const SERVER_JS = join(HERE, 'echo-server.js')
 const HEDGEBENCH_BIN = join(HERE, '../../bin/hedgebench.js')
 const CLIENT_JS = join(HERE, 'bench-client.js')
+const FLOOR_JS = join(HERE, 'floor-client.js')
 /** autocannon's command line (a devDependency): the Node peer in the latency and CPU comparison. */
 const AUTOCANNON_BIN = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
 
-const { values: args } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '5' },
-    seconds: { type: 'string', default: '4' },
-    connections: { type: 'string', short: 'c', default: '40' },
-    'cpu-prof': { type: 'string' },
-    'skip-memory': { type: 'boolean', default: false },
-    'skip-heap': { type: 'boolean', default: false },
-    'skip-throughput': { type: 'boolean', default: false },
-    'skip-latency': { type: 'boolean', default: false },
-    workers: { type: 'string', default: '2' },
-    'skip-workers': { type: 'boolean', default: false },
-    soak: { type: 'boolean', default: false },
-    'soak-requests': { type: 'string', default: '1000000' },
-    'soak-minutes': { type: 'string', default: '10' },
-    accuracy: { type: 'boolean', default: false },
-    'node-flags': { type: 'string', default: '' },
-  },
-})
+const USAGE = `usage:
+  npm run bench -- [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-throughput] [--skip-heap]
+                   [--skip-workers] [--skip-memory] [--skip-startup] [--skip-latency] [--node-flags '...']
+  npm run bench -- --soak [--soak-requests 1000000] [--soak-minutes 10]
+  npm run bench -- --accuracy     (needs hey and wrk: apt-get install -y hey wrk)`
+
+const BENCH_OPTIONS = {
+  rounds: { type: 'string', default: '5' },
+  seconds: { type: 'string', default: '4' },
+  connections: { type: 'string', short: 'c', default: '40' },
+  'cpu-prof': { type: 'string' },
+  'skip-memory': { type: 'boolean', default: false },
+  'skip-heap': { type: 'boolean', default: false },
+  'skip-throughput': { type: 'boolean', default: false },
+  'skip-startup': { type: 'boolean', default: false },
+  'skip-latency': { type: 'boolean', default: false },
+  workers: { type: 'string', default: '2' },
+  'skip-workers': { type: 'boolean', default: false },
+  soak: { type: 'boolean', default: false },
+  'soak-requests': { type: 'string', default: '1000000' },
+  'soak-minutes': { type: 'string', default: '10' },
+  accuracy: { type: 'boolean', default: false },
+  'node-flags': { type: 'string', default: '' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options']
+
+/** Bad arguments: one line (and the usage) and exit 2, as the CLI does; never a stack trace. */
+function parseBenchArgs(): ReturnType<typeof parseArgs<{ options: typeof BENCH_OPTIONS }>>['values'] {
+  try {
+    const { values } = parseArgs({ options: BENCH_OPTIONS })
+    if (values.help) {
+      process.stdout.write(USAGE + '\n')
+      process.exit(0)
+    }
+    return values
+  } catch (err) {
+    process.stderr.write(`bench: ${(err as Error).message.split('\n')[0]}\n${USAGE}\n`)
+    process.exit(2)
+  }
+}
+
+const args = parseBenchArgs()
 /** Extra node flags for every client process (e.g. --node-flags=--min-semi-space-size=16), to measure their effect. */
 const CLIENT_NODE_FLAGS = (args['node-flags'] ?? '').split(/\s+/).filter(Boolean)
 const CONNECTIONS = Number(args.connections)
@@ -426,7 +448,7 @@ function timedRun(command: string[], pin: string[], timeoutMs = 120_000): { stdo
   return { stdout: r.stdout, cpuMs: ms(children[1]!, children[2]!) + ms(children[3]!, children[4]!) }
 }
 
-/** The three clients, each as a function of its request count (wrk: of a duration long enough for about that many). */
+/** The clients, each as a function of its request count (wrk: of a duration long enough for about that many). */
 function latencyClients(url: string, c: number, serviceMs: number, dir: string): Record<string, (n: number, pin: string[]) => CliMeasure> {
   const lua = join(dir, 'pct.lua')
   writeFileSync(lua, 'done = function(summary, latency, requests)\n  io.write(string.format("P95 %d\\nP99 %d\\nN %d\\n", latency:percentile(95), latency:percentile(99), summary.requests))\nend\n')
@@ -436,6 +458,12 @@ function latencyClients(url: string, c: number, serviceMs: number, dir: string):
       const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '-c', String(c), '-n', String(n), '--no-save', '-o', 'json', url], pin)
       const l = (JSON.parse(r.stdout) as { phases: { plain: { requests: number; latencyMs: { p95: number; p99: number } } } }).phases.plain
       return { p95: l.latencyMs.p95, p99: l.latencyMs.p99, requests: l.requests, cpuMs: r.cpuMs }
+    },
+    'node floor': (n, pin) => {
+      // What Node itself allows (floor-client.ts), with hedgebench's warm-up and the launcher's young generation.
+      const r = timedRun([process.execPath, ...YOUNG_GENERATION_FLAGS, FLOOR_JS, url, String(c), String(n), '1000'], pin)
+      const o = JSON.parse(r.stdout) as { p95: number; p99: number; requests: number }
+      return { ...o, cpuMs: r.cpuMs }
     },
     hey: (n, pin) => {
       const r = timedRun(['hey', '-n', String(n), '-c', String(c), url], pin)
@@ -458,6 +486,27 @@ function latencyClients(url: string, c: number, serviceMs: number, dir: string):
   }
 }
 
+/**
+ * Start-up (issue 14): CPU time (user + system) of `--help`, the command a
+ * CI gate pays before any work, for hedgebench, autocannon and a bare
+ * `node -e 0`; the median of 5 each, order alternating.
+ */
+function startup(): void {
+  const commands: Record<string, string[]> = {
+    'hedgebench --help': [process.execPath, HEDGEBENCH_BIN, '--help'],
+    'autocannon --help': [process.execPath, AUTOCANNON_BIN, '--help'],
+    'node -e 0': [process.execPath, '-e', '0'],
+  }
+  const names = Object.keys(commands)
+  const cpu: Record<string, number[]> = {}
+  for (let round = 0; round < 5; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) (cpu[name] ??= []).push(timedRun(commands[name]!, [], 30_000).cpuMs)
+  }
+  say()
+  say('start-up: CPU time (user + system) of one command, median of 5')
+  say(table(['command', 'CPU ms', 'range'], names.map((n) => [n, fmt(median(cpu[n]!)), `${fmt(Math.min(...cpu[n]!))}-${fmt(Math.max(...cpu[n]!))}`])))
+}
+
 /** A busy loop in its own process (pinned with `pin`): the "another process busy on the other core" of issue 14. */
 function startHog(pin: string[]): ChildProcess {
   const [cmd, ...rest] = [...pin, process.execPath, '-e', 'const end = Date.now() + 600000; while (Date.now() < end) {}']
@@ -473,7 +522,7 @@ function startHog(pin: string[]): ChildProcess {
  * Then the same with a CPU hog on the server's core.
  */
 async function latency(): Promise<void> {
-  const tools = ['hedgebench', 'hey', 'wrk'].filter((t) => t === 'hedgebench' || which(t)).concat('autocannon')
+  const tools = ['hedgebench', 'hey', 'wrk'].filter((t) => t === 'hedgebench' || which(t)).concat('autocannon', 'node floor')
   const missing = ['hey', 'wrk'].filter((t) => !tools.includes(t))
   say()
   if (missing.length > 0) say(`latency: ${missing.join(' and ')} not installed (apt-get install -y hey wrk): compared without ${missing.length > 1 ? 'them' : 'it'}`)
@@ -505,11 +554,14 @@ async function latency(): Promise<void> {
   }
 }
 
-/** Two rounds of every client, order alternating; prints the table and each tool's difference from hedgebench. */
+/** Rounds per client in the latency comparison: an odd count, so the median is one round's figure (and a noisy round is outvoted). */
+const LATENCY_ROUNDS = 3
+
+/** LATENCY_ROUNDS rounds of every client, order alternating; prints the table and each tool's difference from hedgebench. */
 function compareLatency(tools: string[], clients: Record<string, (n: number, pin: string[]) => CliMeasure>, short: number, long: number, pin: string[], goal: { p95: number; p99: number }): void {
   const rows: string[][] = []
   const by: Record<string, { p95: number[]; p99: number[]; cpu: number[] }> = {}
-  for (let round = 0; round < 2; round++) {
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
     for (const tool of round % 2 === 0 ? tools : [...tools].reverse()) {
       const a = clients[tool]!(short, pin)
       const b = clients[tool]!(long, pin)
@@ -554,6 +606,7 @@ async function main(): Promise<void> {
   } finally {
     server.close()
   }
+  if (!args['skip-startup']) startup()
   if (!args['skip-latency']) await latency()
 }
 
