@@ -530,7 +530,7 @@ async function latency(): Promise<void> {
   const [serverPin, clientPin] = pinnable ? [['taskset', '-c', '0'], ['taskset', '-c', '1']] : [[], []]
   const c = 40
   const serviceMs = 20
-  const [short, long] = [2_000, 10_000]
+  const [short, long] = [2_000, 20_000]
   const server = await startServer(['--delay-ms', String(serviceMs)], serverPin)
   const dir = mkdtempSync(join(tmpdir(), 'hedgebench-latency-'))
   try {
