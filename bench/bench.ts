@@ -432,6 +432,8 @@ interface CliMeasure {
   requests: number
   /** User + system CPU of the client process and its children, ms. */
   cpuMs: number
+  /** Event-loop delay p99 as hedgebench's Generator section measures it (the Node clients that report it), ms. */
+  loopP99?: number
 }
 
 /**
@@ -456,13 +458,13 @@ function latencyClients(url: string, c: number, serviceMs: number, dir: string):
     hedgebench: (n, pin) => {
       // The command a user runs, through the launcher (its young generation included) and with its default warm-up (1,000 requests: the short and the long run both have it, so the marginal CPU leaves it out).
       const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '-c', String(c), '-n', String(n), '--no-save', '-o', 'json', url], pin)
-      const l = (JSON.parse(r.stdout) as { phases: { plain: { requests: number; latencyMs: { p95: number; p99: number } } } }).phases.plain
-      return { p95: l.latencyMs.p95, p99: l.latencyMs.p99, requests: l.requests, cpuMs: r.cpuMs }
+      const l = (JSON.parse(r.stdout) as { phases: { plain: { requests: number; latencyMs: { p95: number; p99: number }; generator: { eventLoopDelayMs: { p99: number } } } } }).phases.plain
+      return { p95: l.latencyMs.p95, p99: l.latencyMs.p99, requests: l.requests, cpuMs: r.cpuMs, loopP99: l.generator.eventLoopDelayMs.p99 }
     },
     'node floor': (n, pin) => {
       // What Node itself allows (floor-client.ts), with hedgebench's warm-up and the launcher's young generation.
       const r = timedRun([process.execPath, ...YOUNG_GENERATION_FLAGS, FLOOR_JS, url, String(c), String(n), '1000'], pin)
-      const o = JSON.parse(r.stdout) as { p95: number; p99: number; requests: number }
+      const o = JSON.parse(r.stdout) as { p95: number; p99: number; requests: number; loopP99: number }
       return { ...o, cpuMs: r.cpuMs }
     },
     hey: (n, pin) => {
@@ -570,10 +572,10 @@ function compareLatency(tools: string[], clients: Record<string, (n: number, pin
       m.p95.push(b.p95)
       m.p99.push(b.p99)
       m.cpu.push(cpuUs)
-      rows.push([`${round + 1}`, tool, b.p95.toFixed(2), b.p99.toFixed(2), fmt(b.requests), fmt(cpuUs, 1)])
+      rows.push([`${round + 1}`, tool, b.p95.toFixed(2), b.p99.toFixed(2), b.loopP99 === undefined ? '-' : b.loopP99.toFixed(2), fmt(b.requests), fmt(cpuUs, 1)])
     }
   }
-  say(table(['round', 'client', 'p95 ms', 'p99 ms', 'requests (long run)', 'client CPU µs/request (marginal)'], rows))
+  say(table(['round', 'client', 'p95 ms', 'p99 ms', 'event-loop p99 ms', 'requests (long run)', 'client CPU µs/request (marginal)'], rows))
   say('(autocannon: p97.5 in the p95 column, whole milliseconds; CPU: user + system of the client process and its children, the long run minus the short one, per request)')
   const hb = by.hedgebench!
   const sign = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`

@@ -9,11 +9,14 @@
  *
  *   node dist/bench/floor-client.js URL CONNECTIONS REQUESTS [WARMUP]
  *
- * Prints `{"p95":ms,"p99":ms,"requests":n}` over the answers after the
- * warm-up. It understands only what the bench's echo server sends (answers
+ * Prints `{"p95":ms,"p99":ms,"requests":n,"loopP99":ms}` over the answers
+ * after the warm-up; loopP99 is the event-loop delay as hedgebench's
+ * Generator section measures it (stats/generator-monitor.ts: 10 ms
+ * resolution, the interval taken off), so the two can be set side by side. It understands only what the bench's echo server sends (answers
  * with a content-length); anything else is an error, not a guess.
  */
 import { connect, type Socket } from 'node:net'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 const HEADER_END = Buffer.from('\r\n\r\n')
 const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i
@@ -30,6 +33,8 @@ if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') fail('the benc
 const [connections, requests, warmup] = [Number(cArg), Number(nArg), Number(warmArg)]
 const request = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n\r\n`)
 const latencies = new Float64Array(requests)
+const LOOP_RESOLUTION_MS = 10
+const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
 let started = 0
 let recorded = 0
 let seen = 0
@@ -61,16 +66,19 @@ function run(socket: Socket): void {
     if (pending.length > total) fail('more bytes than one answer')
     pending = Buffer.alloc(0)
     const elapsed = performance.now() - sentAt
-    if (seen++ >= warmup && recorded < requests) latencies[recorded++] = elapsed
+    if (seen++ === warmup) loop.enable()
+    if (seen > warmup && recorded < requests) latencies[recorded++] = elapsed
     if (recorded === requests) return report()
     send()
   })
 }
 
 function report(): void {
+  loop.disable()
+  const loopP99 = Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS)
   const sorted = latencies.slice(0, recorded).sort()
   const at = (q: number): number => sorted[Math.max(0, Math.ceil(q * recorded) - 1)]!
-  process.stdout.write(JSON.stringify({ p95: at(0.95), p99: at(0.99), requests: recorded }) + '\n')
+  process.stdout.write(JSON.stringify({ p95: at(0.95), p99: at(0.99), requests: recorded, loopP99 }) + '\n')
   process.exit(0)
 }
 
