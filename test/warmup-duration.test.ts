@@ -3,12 +3,17 @@
  * whichever comes first. Before, `-z 1s -c 5` against a 200 ms server was
  * still warming up after 25 s (1000 warm-up requests, the default cap when
  * -z leaves -n unset). Real server in a child process, through the CLI.
+ * And the default warm-up's least duration (resolve-options.ts), against a
+ * real counting server in this process.
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { RunResult } from '../src/results/run-result.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
 import { spawnFixedDelayServer } from './helpers/fixed-delay-server.js'
+import { startServer } from './helpers/servers.js'
+import { run } from '../src/run/run.js'
+import { DEFAULTS } from '../src/run/resolve-options.js'
 
 after(() => killAllChildren())
 
@@ -28,4 +33,22 @@ test('-z 300ms -c 5 against a 200 ms server: the warm-up stops at 300 ms too', a
   // later: by 500 ms, plus timer lateness in the server and the client (given
   // 200 ms here: stalls of a loaded 2-core machine). Unbounded, it took ~40 s.
   assert.ok(warmup.durationMs < 300 + 200 + 200, `warm-up took ${warmup.durationMs} ms`)
+})
+
+test('the default warm-up of a run of 1,000 requests or more lasts at least 2 s; a given --warmup, and a short run, are taken as they are', async (t) => {
+  // A fast target: 1,000 requests at -c 8 take well under a second, less than V8 needs to compile the request path.
+  const server = await startServer({ delayMs: 1 })
+  t.after(() => server.close())
+  const long = await run({ urls: [server.url], concurrency: 8, requests: 1000, mode: 'plain', seed: 1 })
+  const w = long.phases.warmup!
+  assert.ok(w.durationMs >= DEFAULTS.warmupMinMs, `default warm-up took ${w.durationMs} ms`)
+  assert.ok(w.requests > DEFAULTS.warmupCap, `default warm-up sent ${w.requests} requests: it went on past ${DEFAULTS.warmupCap} until 2 s`)
+  assert.equal(w.errors, 0)
+  // The same run with --warmup 1000 given: exactly 1,000, however fast.
+  const given = await run({ urls: [server.url], concurrency: 8, requests: 1000, warmup: 1000, mode: 'plain', seed: 1 })
+  assert.equal(given.phases.warmup!.requests, 1000)
+  assert.ok(given.phases.warmup!.durationMs < DEFAULTS.warmupMinMs, `a given warm-up took ${given.phases.warmup!.durationMs} ms`)
+  // hey's default -n 200: a warm-up of n, no minimum.
+  const short = await run({ urls: [server.url], concurrency: 8, requests: 200, mode: 'plain', seed: 1 })
+  assert.equal(short.phases.warmup!.requests, 200)
 })

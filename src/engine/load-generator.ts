@@ -29,6 +29,8 @@ export interface WindowPlan {
   /** Logical requests in the window, or null when timed. */
   requests: number | null
   durationMs: number | null
+  /** With a request count: keep sending past it until the window has lasted this long (0 = no minimum; the default warm-up). */
+  minDurationMs?: number
   concurrency: number
   /** Global requests/s for open loop, or null for closed loop. */
   rate: number | null
@@ -96,7 +98,7 @@ export class LoadWindow {
   take(now: number): number {
     if (this.#stopping) return -1
     const plan = this.plan
-    if (plan.requests !== null && this.#issued >= plan.requests) return -1
+    if (plan.requests !== null && this.#issued >= plan.requests && !(now - this.startedAt < (plan.minDurationMs ?? 0))) return -1
     if (plan.durationMs !== null) {
       const at = this.#interval > 0 ? this.intendedStart(this.#issued) : now
       if (at - this.startedAt >= plan.durationMs) return -1

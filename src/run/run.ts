@@ -49,6 +49,13 @@ export async function run(options: RunOptions): Promise<RunResult> {
   return new RunSession(cfg, options, buildConfigRecord(whole)).execute()
 }
 
+/** How long a window runs: a request count or a duration (-z); and, for the default warm-up, a least duration. */
+interface WindowSize {
+  requests: number | null
+  durationMs: number | null
+  minDurationMs?: number
+}
+
 interface LaneSpec {
   name: PhaseName
   /** Warm-up only: measure the delay on the requests after this many. */
@@ -140,18 +147,24 @@ class RunSession {
       // With -z the warm-up is bounded by time too: it stops after --warmup
       // requests or -z, whichever comes first (a slow target would otherwise
       // hold a -z run in its warm-up for minutes).
-      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], cfg.warmup, cfg.durationMs)
+      // A fast target's first 1,000 requests can be over before the JIT is: see resolve-options.ts (warmupMinMs).
+      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], { requests: cfg.warmup, durationMs: cfg.durationMs, minDurationMs: cfg.warmupMinMs })
       delay = this.#deriveDelay('warmup')
     }
     if (cfg.schedule === 'interleaved') {
       const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }, this.#hedgedLane(delay ?? this.#deriveDelay(null))]
-      return this.#runWindow(lanes, cfg.requests === null ? null : cfg.requests * 2, cfg.durationMs, () => (this.#random() < 0.5 ? 0 : 1))
+      return this.#runWindow(lanes, { requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs }, () => (this.#random() < 0.5 ? 0 : 1))
     }
     if (cfg.mode !== 'hedged') {
-      await this.#runWindow([{ name: 'plain', hedge: null }], cfg.requests, cfg.durationMs)
+      await this.#runWindow([{ name: 'plain', hedge: null }], this.#measured())
       delay ??= this.#deriveDelay('plain')
     }
-    if (cfg.mode !== 'plain') await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], cfg.requests, cfg.durationMs)
+    if (cfg.mode !== 'plain') await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], this.#measured())
+  }
+
+  /** A measured phase's size: -n requests, or -z. */
+  #measured(): WindowSize {
+    return { requests: this.cfg.requests, durationMs: this.cfg.durationMs }
   }
 
   /** --hedge-by grpc-js: the hedged calls once more, through grpc-js with the user's service config, on the same replicas. */
@@ -180,18 +193,21 @@ class RunSession {
     })
   }
 
-  async #runWindow(specs: LaneSpec[], requests: number | null, durationMs: number | null, chooseLane?: () => number): Promise<void> {
+  async #runWindow(specs: LaneSpec[], size: WindowSize, chooseLane?: () => number): Promise<void> {
     if (this.#interrupted) return
-    if (this.cfg.workers > 1) return this.#runWindowInWorkers(specs, requests, durationMs)
+    if (this.cfg.workers > 1) return this.#runWindowInWorkers(specs, size)
+    const { requests, durationMs } = size
     // The target's counts before the window, taken before its clock starts:
     // the window's duration and an open-loop schedule begin at its construction.
     const before = await this.#server?.snapshot()
-    settleHeap()
+    // The run's first window (no phase has started yet) after a full collection, the later ones after a young one.
+    settleHeap(this.#firstPhaseAt === null ? 'full' : 'young')
     const lanes = specs.map((spec) => this.#lane(spec))
     const window = new LoadWindow({
       lanes,
       requests,
       durationMs,
+      minDurationMs: size.minDurationMs ?? 0,
       concurrency: this.cfg.concurrency,
       rate: this.cfg.rate,
       fanout: this.cfg.fanout,
@@ -232,7 +248,8 @@ class RunSession {
   }
 
   /** The same window spread over worker threads (worker-pool.ts), merged exactly into one PhaseResult per lane. */
-  async #runWindowInWorkers(specs: LaneSpec[], requests: number | null, durationMs: number | null): Promise<void> {
+  async #runWindowInWorkers(specs: LaneSpec[], size: WindowSize): Promise<void> {
+    const { requests, durationMs } = size
     this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
     if (this.#interrupted) return
     const phase = (this.#current = specs[specs.length - 1]!.name)
@@ -241,6 +258,7 @@ class RunSession {
       lanes: specs.map((s) => ({ name: s.name, ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }), hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs } })),
       requests,
       durationMs,
+      minDurationMs: size.minDurationMs ?? 0,
       hedgeDelayMs: specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null,
       spreadMs: this.#spreadMs(durationMs),
       sink: this.options.requestSink,

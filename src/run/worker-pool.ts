@@ -51,6 +51,8 @@ export interface WindowOrder {
   lanes: WorkerLaneSpec[]
   requests: number | null
   durationMs: number | null
+  /** The default warm-up's least duration (load-generator.ts). */
+  minDurationMs: number
   concurrency: number
   /** This worker's requests/s, or null (closed loop). */
   rate: number | null
@@ -75,6 +77,7 @@ export interface PoolWindow {
   lanes: WorkerLaneSpec[]
   requests: number | null
   durationMs: number | null
+  minDurationMs: number
   hedgeDelayMs: number | null
   spreadMs: number
   sink?: RequestSink | undefined
@@ -202,6 +205,7 @@ export class WorkerPool {
         })),
         requests,
         durationMs: plan.durationMs,
+        minDurationMs: plan.minDurationMs,
         concurrency: share(this.cfg.concurrency, n, i),
         rate: rate === null ? null : rate / n,
         offsetMs: rate === null ? 0 : (i * 1000) / rate,

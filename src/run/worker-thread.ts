@@ -69,11 +69,14 @@ class OffsetWindow extends LoadWindow {
   }
 }
 
+/** Windows this worker has run: the first starts after a full collection, the later ones after a young one (settle-heap.ts). */
+let windowsRun = 0
+
 async function runWindow(order: WindowOrder): Promise<void> {
   const start = order.startAtEpoch - performance.timeOrigin
   const lanes = order.lanes.map((spec) => lane(spec, start))
   sink = order.log ? new PortSink(init.index, init.workers) : null
-  settleHeap()
+  settleHeap(windowsRun++ === 0 ? 'full' : 'young')
   runner.begin(lanes)
   const wait = start - performance.now()
   if (wait > 0) await new Promise((r) => setTimeout(r, wait))
@@ -81,6 +84,7 @@ async function runWindow(order: WindowOrder): Promise<void> {
     lanes,
     requests: order.requests,
     durationMs: order.durationMs,
+    minDurationMs: order.minDurationMs,
     concurrency: Math.max(1, order.concurrency),
     rate: order.rate,
     fanout: cfg.fanout,
