@@ -89,8 +89,11 @@ test('overloaded replicas: aggressive hedging makes them slower; --hedge-max-inf
 
   const raw = await run({ ...base, saturation: false })
   const gated = await run({ ...base, saturation: { maxInflight: 4 } })
-  // The gate held back every hedge (8 in flight per replica > 4): no extra load at all.
-  assert.equal(hedging(gated).hedgesSent, 0)
+  // The gate held back every hedge once the phase was under way (8 in flight per replica > 4).
+  // Only while its slots ramp up (load-generator.ts spreads their first requests over one median
+  // latency) can a replica be below the limit: at most one hedge for each slot's first request,
+  // 24 of 500 (seen: 7).
+  assert.ok(hedging(gated).hedgesSent <= base.concurrency, `gated: ${hedging(gated).hedgesSent} hedges sent`)
   // Each request's 2 ms timer fires long before its ~40 ms answer, and is held back. On a
   // starved machine a request can be answered in the same event-loop turn in which its
   // overdue timer would have run (seen: 2 of 500 in a full-suite run at load 17): 90 %.
