@@ -98,7 +98,7 @@ export class LoadWindow {
   take(now: number): number {
     if (this.#stopping) return -1
     const plan = this.plan
-    if (plan.requests !== null && this.#issued >= plan.requests && !(now - this.startedAt < (plan.minDurationMs ?? 0))) return -1
+    if (plan.requests !== null && this.#issued >= plan.requests && now - this.startedAt >= (plan.minDurationMs ?? 0)) return -1
     if (plan.durationMs !== null) {
       const at = this.#interval > 0 ? this.intendedStart(this.#issued) : now
       if (at - this.startedAt >= plan.durationMs) return -1

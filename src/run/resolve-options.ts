@@ -202,12 +202,11 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: bool
   return resolved
 }
 
-/** A measured delay needs something measured before the hedged requests start. */
 /**
  * The default warm-up of a run of 1,000 requests or more (or a timed one)
  * also lasts at least DEFAULTS.warmupMinMs: against a fast target its
  * 1,000 requests are over in half a second, while V8 is still optimizing
- * the request path for about two (--trace-opt: 130-160 functions compiled
+ * the request path for about two (--trace-opt: 130-170 functions compiled
  * in the first 2 s of the plain phase after a 1,000-request warm-up, 80-100
  * after 4,000). Compiling runs on background threads that share the
  * generator's core, so the measured phase paid for it in its tail (p99
@@ -220,6 +219,7 @@ function defaultWarmupMinMs(given: number | undefined, requests: number | null):
   return requests === null || requests >= DEFAULTS.warmupCap ? DEFAULTS.warmupMinMs : 0
 }
 
+/** A measured delay needs something measured before the hedged requests start. */
 function checkDelaySource(hedge: ResolvedHedge, mode: Mode, schedule: Schedule, warmup: number): void {
   const measured = hedge.delay === 'auto' || 'percentile' in hedge.delay
   if (schedule === 'interleaved' && mode !== 'both') throw new UsageError('--schedule interleaved needs --mode both (it mixes plain and hedged requests)')
