@@ -108,7 +108,12 @@ test('-t running out while an attempt waits for its connection: it fails with a 
   const s = await server(0)
   // Connections open 150 ms late; the attempt's deadline is 50 ms.
   const connect = buildConnector({ timeout: 2000 })
-  const slow: buildConnector.connector = (opts, cb) => void setTimeout(() => connect(opts, cb), 150)
+  let connectingAt = 0
+  const slow: buildConnector.connector = (opts, cb) =>
+    void setTimeout(() => {
+      connectingAt = performance.now()
+      connect(opts, cb)
+    }, 150)
   const pool = new ConnectionPool({ connectTimeoutMs: 2000, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, allowH2: false, attemptTimeoutMs: 50, connector: slow })
   t.after(async () => {
     await pool.destroy()
@@ -131,13 +136,22 @@ test('-t running out while an attempt waits for its connection: it fails with a 
     timerLateness() {},
   }
   const dispatch = hedged(pool.dispatch.bind(pool), { delay: 0, maxAttempts: 1, observer })
+  const dispatchedAt = performance.now()
+  let erredAt = 0
   const error = await new Promise<Error | null>((resolve) => {
     dispatch({ origin: s.origin, path: '/', method: 'GET' }, {
       onResponseEnd: () => resolve(null),
-      onResponseError: (_c: unknown, err: Error) => resolve(err),
+      onResponseError: (_c: unknown, err: Error) => {
+        erredAt = performance.now()
+        resolve(err)
+      },
     } as unknown as Dispatcher.DispatchHandler)
   })
   assert.ok(error instanceof errors.HeadersTimeoutError, `a headers timeout: ${String(error)}`)
+  // At -t, not when the connection comes: the 50 ms deadline's timer runs before the connector's 150 ms one,
+  // however late both are on a busy machine (timers fire in the order they are due).
+  assert.equal(connectingAt, 0, `the error came ${Math.round(erredAt - dispatchedAt)} ms after the dispatch, after the connector started connecting`)
+  assert.ok(erredAt - dispatchedAt >= 49, `the error came ${Math.round(erredAt - dispatchedAt)} ms after the dispatch, before -t`)
   assert.deepEqual(counts, { sent: 0, unsent: 0, done: 1, settled: 1 })
   // Nothing may reach the server even once the slow connection is up. Wait
   // (bounded) until the server accepted it, then close the pool and wait
