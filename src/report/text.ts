@@ -106,12 +106,15 @@ function footer(result: RunResult, paint: Paint): string[] {
 /**
  * The warm-up is excluded from every statistic; one line says what it was.
  * Its p95 covers every warm-up request, while a delay derived from the
- * warm-up uses its second half only, so the line says why the two differ.
+ * warm-up leaves out its first requests, so the line says why the two differ.
  */
 function warmupLine(w: PhaseResult, hedging: HedgingStats | undefined): string[] {
   const line = `Warm-up (excluded from statistics): ${w.requests} requests in ${formatMs(w.durationMs)}, p50 ${formatMs(w.latencyMs.p50)}, p95 ${formatMs(w.latencyMs.p95)} (all of them), ${w.errors} errors`
-  if (!hedging || hedging.parallel || !/ of the last \d+ of \d+ warm-up requests/.test(hedging.delaySource)) return [line]
-  return [line, `  the hedge delay is not this p95: it is the ${hedging.delaySource}, leaving out the first half, which warms connections and the JIT`]
+  const basis = hedging && !hedging.parallel ? / of the last (\d+) of (\d+) warm-up requests/.exec(hedging.delaySource) : null
+  if (!basis) return [line]
+  // What was left out, counted: a default warm-up that ran past its requests (its least duration) left out fewer than half.
+  const left = Number(basis[2]) - Number(basis[1])
+  return [line, `  the hedge delay is not this p95: it is the ${hedging!.delaySource}${left > 0 ? `, leaving out the first ${left}, which warm connections and the JIT` : ''}`]
 }
 
 // ---- one phase, in hey's order ---------------------------------------------
