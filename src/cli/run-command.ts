@@ -190,35 +190,40 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     throw err
   }
   const interrupt = onInterrupt(options.startAt)
-  const [{ run }, { startProgress }] = await Promise.all([import('../run/run.js'), import('./progress.js')])
-  const progress = startProgress(plan)
-  let result: RunResult
+  // The handlers stay until what was measured is written: a Ctrl-C while it is (a second one, or a first
+  // one after the run ended) must not fall to Node's default and kill the process with nothing saved.
   try {
-    result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: progress.update, ...(log ? { requestSink: log } : {}) })
-  } catch (err) {
-    // Nothing was measured (the target refused before the run): take back what we created.
-    if (err instanceof UsageError || err instanceof TargetUnreachableError) {
-      await log?.close().catch(() => undefined)
-      log = null // closed: the finally below must not close it again (and throw over this error)
-      await takeBack(created)
+    const [{ run }, { startProgress }] = await Promise.all([import('../run/run.js'), import('./progress.js')])
+    const progress = startProgress(plan)
+    let result: RunResult
+    try {
+      result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: progress.update, ...(log ? { requestSink: log } : {}) })
+    } catch (err) {
+      // Nothing was measured (the target refused before the run): take back what we created.
+      if (err instanceof UsageError || err instanceof TargetUnreachableError) {
+        await log?.close().catch(() => undefined)
+        log = null // closed: the finally below must not close it again (and throw over this error)
+        await takeBack(created)
+      }
+      throw err
+    } finally {
+      progress.stop()
+      await log?.close()
     }
-    throw err
+    if (interruptedBeforeStart(result, options)) {
+      // An empty shard file would pollute `merge results/*`: save nothing, as if never started.
+      await takeBack(created)
+      process.stderr.write('hedgebench: interrupted before the agreed start: nothing measured\n')
+      return 130
+    }
+    await writeOutputs(argv, result, log)
+    if (interrupt.twice()) return 130
+    const failed = conditions.length === 0 ? [] : (await import('../report/run-fail-if.js')).checkRunFailIf(conditions, result).filter((c) => c.holds)
+    for (const check of failed) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds: ${check.observed}\n`)
+    return failed.length > 0 ? 1 : exitCode(failLimit, result)
   } finally {
-    progress.stop()
     interrupt.dispose()
-    await log?.close()
   }
-  if (interruptedBeforeStart(result, options)) {
-    // An empty shard file would pollute `merge results/*`: save nothing, as if never started.
-    await takeBack(created)
-    process.stderr.write('hedgebench: interrupted before the agreed start: nothing measured\n')
-    return 130
-  }
-  await writeOutputs(argv, result, log)
-  if (interrupt.twice()) return 130
-  const failed = conditions.length === 0 ? [] : (await import('../report/run-fail-if.js')).checkRunFailIf(conditions, result).filter((c) => c.holds)
-  for (const check of failed) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds: ${check.observed}\n`)
-  return failed.length > 0 ? 1 : exitCode(failLimit, result)
 }
 
 /** --fail-if conditions, checked against the run's phases before it starts (loaded only when given: start-up time). */
