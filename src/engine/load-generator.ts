@@ -48,6 +48,8 @@ export interface WindowPlan {
    * rounds, in the window's tail. A population of callers is not in step.
    */
   spreadMs?: number
+  /** With spreadMs: this thread's slots start this fraction of a step late (worker i of n: i/n), so that threads interleave. */
+  spreadPhase?: number
 }
 
 /** An open-loop send later than this after its intended time counts as late. */
@@ -77,9 +79,10 @@ export class LoadWindow {
       this.#resolve = resolve
       const slots = this.#slots
       const step = this.plan.rate === null && this.plan.spreadMs ? this.plan.spreadMs / slots.length : 0
-      slots[0]!.begin()
-      for (let i = 1; i < slots.length; i++) {
-        if (step > 0) slots[i]!.beginAfter(i * step)
+      const phase = this.plan.spreadPhase ?? 0
+      for (let i = 0; i < slots.length; i++) {
+        const at = (i + phase) * step
+        if (at > 0) slots[i]!.beginAfter(at)
         else slots[i]!.begin()
       }
     })

@@ -61,8 +61,9 @@ export interface WindowOrder {
   startAtEpoch: number
   log: boolean
   hedgeDelayMs: number | null
-  /** Closed loop: this worker's slots start spread over this long (load-generator.ts). */
+  /** Closed loop: this worker's slots start spread over this long (load-generator.ts), a fraction i/n of a step late. */
   spreadMs: number
+  spreadPhase: number
 }
 
 export type ToWorker = WindowOrder | { type: 'stop'; graceMs: number } | { type: 'ack' } | { type: 'close' }
@@ -213,6 +214,7 @@ export class WorkerPool {
         log: plan.sink !== undefined,
         hedgeDelayMs: plan.hedgeDelayMs,
         spreadMs: plan.spreadMs,
+        spreadPhase: i / n,
       }
       return new Promise<PhaseSnapshot[] | null>((resolve, reject) => {
         if (member.gone) return reject(new Error(`worker ${i} is gone`))

@@ -92,6 +92,7 @@ async function runWindow(order: WindowOrder): Promise<void> {
     runStartedAt,
     sink: sink ?? undefined,
     spreadMs: order.spreadMs,
+    spreadPhase: order.spreadPhase,
     ...(lanes.length > 1 ? { chooseLane: () => (random() < 0.5 ? 0 : 1) } : {}),
   }
   const win = (window = order.rate === null ? new LoadWindow(plan) : new OffsetWindow(plan, start + order.offsetMs))
