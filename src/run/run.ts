@@ -293,9 +293,9 @@ class RunSession {
     const percentile = delayPercentile(hedge)
     const delayMs = hedge.parallel ? 0 : derived.ms
     const delay = delaySource(hedge, delayMs)
-    // Each attempt stops at -t: a hedge due later never fires, and the hedged phase is a plain one that says it hedged.
+    // Each attempt stops at -t: a hedge due later never fires on its timer; the timeout itself sends the next attempt.
     if (!hedge.adaptive && delayMs >= this.cfg.timeoutMs) {
-      this.#warnings.push(`the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): every attempt times out before its hedge would fire (lower --hedge-delay or raise -t)`)
+      this.#warnings.push(`the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): no hedge fires on its timer: an attempt times out first, and the next one is then sent at once (a failed attempt is hedged as a non-fatal answer is), so a request can take up to ${this.cfg.hedge.maxAttempts} × -t (lower --hedge-delay or raise -t)`)
     }
     const text = hedge.tied
       ? 'tied: both copies sent at once; the first server to start one drops the other'
