@@ -104,7 +104,7 @@ test('connection pool: a refused connection fails the attempt; the next attempt 
   await pool.destroy()
 })
 
-test('-t running out while an attempt waits for its connection: it fails with a headers timeout and is never counted as sent', async (t) => {
+test('-t running out while an attempt waits for its connection: it fails with a connect timeout at -t and is never counted as sent', async (t) => {
   const s = await server(0)
   // Connections open 150 ms late; the attempt's deadline is 50 ms.
   const connect = buildConnector({ timeout: 2000 })
@@ -147,7 +147,7 @@ test('-t running out while an attempt waits for its connection: it fails with a 
       },
     } as unknown as Dispatcher.DispatchHandler)
   })
-  assert.ok(error instanceof errors.HeadersTimeoutError, `a headers timeout: ${String(error)}`)
+  assert.ok(error instanceof errors.ConnectTimeoutError, `a connect timeout (nothing was written): ${String(error)}`)
   // At -t, not when the connection comes: the 50 ms deadline's timer runs before the connector's 150 ms one,
   // however late both are on a busy machine (timers fire in the order they are due).
   assert.equal(connectingAt, 0, `the error came ${Math.round(erredAt - dispatchedAt)} ms after the dispatch, after the connector started connecting`)

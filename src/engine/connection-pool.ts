@@ -301,7 +301,7 @@ class Lease extends Deadline implements LegacyHandler {
   }
 
   expire(): void {
-    this.#expired = timeoutError(this.#headers)
+    this.#expired = timeoutError(this.#abort === null ? 'connect' : this.#headers ? 'body' : 'headers')
     if (this.#abort) return this.#abort(this.#expired)
     // Still waiting for its connection (a slow connect, a full pool): the
     // caller hears of it now, at -t, not when the connection comes (that

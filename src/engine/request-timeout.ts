@@ -112,7 +112,12 @@ export class DeadlineQueue {
   }
 }
 
-/** undici's own error for where the attempt was when -t ran out, so error kinds keep undici's names. */
-export function timeoutError(headersSeen: boolean): Error {
-  return headersSeen ? new errors.BodyTimeoutError('Body Timeout Error') : new errors.HeadersTimeoutError('Headers Timeout Error')
+/**
+ * undici's own error for where the attempt was when -t ran out, so error
+ * kinds keep undici's names: still waiting for its connection (nothing was
+ * written), waiting for the headers, or in the body.
+ */
+export function timeoutError(where: 'connect' | 'headers' | 'body'): Error {
+  if (where === 'connect') return new errors.ConnectTimeoutError('Connect Timeout Error')
+  return where === 'body' ? new errors.BodyTimeoutError('Body Timeout Error') : new errors.HeadersTimeoutError('Headers Timeout Error')
 }
