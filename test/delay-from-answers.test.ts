@@ -33,3 +33,15 @@ test('a warm-up whose requests all time out derives no hedge delay: a warning an
   assert.doesNotMatch(text, /slower while hedging|too aggressive/)
   assert.ok(result.warnings.some((w) => /none of the 4 warm-up requests was answered successfully/.test(w)), result.warnings.join('\n'))
 })
+
+test('a run with no hedged phase derives no hedge delay, so it warns about none (--mode plain; a warm-up too short for a p95)', async (t) => {
+  const srv = createServer((_req, res) => res.end('ok'))
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+  t.after(() => srv.close())
+  const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`
+  // 10 warm-up requests: their second half (5) is far too few to place a p95, which a hedged run would warn about.
+  const hedged = await run({ urls: [url], mode: 'both', requests: 20, concurrency: 5, warmup: 10, seed: 1 })
+  assert.ok(hedged.warnings.some((w) => /hedge delay/.test(w)), `a hedged run warns: ${JSON.stringify(hedged.warnings)}`)
+  const plain = await run({ urls: [url], mode: 'plain', requests: 20, concurrency: 5, warmup: 10, seed: 1 })
+  assert.deepEqual(plain.warnings.filter((w) => /hedge/.test(w)), [])
+})

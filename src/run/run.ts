@@ -149,17 +149,27 @@ class RunSession {
       // hold a -z run in its warm-up for minutes).
       // A fast target's first 1,000 requests can be over before the JIT is: see resolve-options.ts (warmupMinMs).
       await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], { requests: cfg.warmup, durationMs: cfg.durationMs, minDurationMs: cfg.warmupMinMs })
-      delay = this.#deriveDelay('warmup')
+      if (this.#hedgesNext()) delay = this.#deriveDelay('warmup')
     }
+    if (this.#interrupted) return
     if (cfg.schedule === 'interleaved') {
       const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }, this.#hedgedLane(delay ?? this.#deriveDelay(null))]
       return this.#runWindow(lanes, { requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs }, () => (this.#random() < 0.5 ? 0 : 1))
     }
     if (cfg.mode !== 'hedged') {
       await this.#runWindow([{ name: 'plain', hedge: null }], this.#measured())
-      delay ??= this.#deriveDelay('plain')
+      if (this.#hedgesNext()) delay ??= this.#deriveDelay('plain')
     }
-    if (cfg.mode !== 'plain') await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], this.#measured())
+    if (this.#hedgesNext()) await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], this.#measured())
+  }
+
+  /**
+   * A hedged phase will run: only then is a delay derived (and its warnings
+   * given). A --mode plain run, or one stopped by Ctrl-C, has no hedge delay
+   * to warn about.
+   */
+  #hedgesNext(): boolean {
+    return this.cfg.mode !== 'plain' && !this.#interrupted
   }
 
   /** A measured phase's size: -n requests, or -z. */
