@@ -53,7 +53,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
 interface WindowSize {
   requests: number | null
   durationMs: number | null
-  minDurationMs?: number
+  minDurationMs: number
 }
 
 interface LaneSpec {
@@ -82,8 +82,6 @@ class RunSession {
   readonly #runner: WindowRunner
   readonly #random: () => number
   readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
-  /** The median latency of the last window run (0 before the first): the next closed-loop window spreads its start over it. */
-  #lastP50Ms = 0
   readonly #stats = new Map<PhaseName, MeasuredPhase>()
   readonly #warnings: string[] = []
   readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
@@ -154,7 +152,7 @@ class RunSession {
     if (this.#interrupted) return
     if (cfg.schedule === 'interleaved') {
       const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }, this.#hedgedLane(delay ?? this.#deriveDelay(null))]
-      return this.#runWindow(lanes, { requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs }, () => (this.#random() < 0.5 ? 0 : 1))
+      return this.#runWindow(lanes, { requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs, minDurationMs: 0 }, () => (this.#random() < 0.5 ? 0 : 1))
     }
     if (cfg.mode !== 'hedged') {
       await this.#runWindow([{ name: 'plain', hedge: null }], this.#measured())
@@ -174,7 +172,7 @@ class RunSession {
 
   /** A measured phase's size: -n requests, or -z. */
   #measured(): WindowSize {
-    return { requests: this.cfg.requests, durationMs: this.cfg.durationMs }
+    return { requests: this.cfg.requests, durationMs: this.cfg.durationMs, minDurationMs: 0 }
   }
 
   /** --hedge-by grpc-js: the hedged calls once more, through grpc-js with the user's service config, on the same replicas. */
@@ -217,7 +215,7 @@ class RunSession {
       lanes,
       requests,
       durationMs,
-      minDurationMs: size.minDurationMs ?? 0,
+      minDurationMs: size.minDurationMs,
       concurrency: this.cfg.concurrency,
       rate: this.cfg.rate,
       fanout: this.cfg.fanout,
@@ -242,7 +240,6 @@ class RunSession {
       result.wall = wall
       this.#phases[lane.stats.opts.name] = result
     }
-    this.#lastP50Ms = this.#phases[specs[0]!.name]?.latencyMs.p50 ?? 0
     this.#window = null
   }
 
@@ -254,7 +251,9 @@ class RunSession {
    * warm-up absorbs an in-step start).
    */
   #spreadMs(durationMs: number | null): number {
-    return durationMs === null ? this.#lastP50Ms : Math.min(this.#lastP50Ms, durationMs / 10)
+    const phases = Object.values(this.#phases) // in the order they ran
+    const p50 = phases[phases.length - 1]?.latencyMs.p50 ?? 0
+    return durationMs === null ? p50 : Math.min(p50, durationMs / 10)
   }
 
   /** The same window spread over worker threads (worker-pool.ts), merged exactly into one PhaseResult per lane. */
@@ -268,7 +267,7 @@ class RunSession {
       lanes: specs.map((s) => ({ name: s.name, ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }), hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs } })),
       requests,
       durationMs,
-      minDurationMs: size.minDurationMs ?? 0,
+      minDurationMs: size.minDurationMs,
       hedgeDelayMs: specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null,
       spreadMs: this.#spreadMs(durationMs),
       sink: this.options.requestSink,
@@ -280,7 +279,6 @@ class RunSession {
       this.#phases[m.result.name] = { ...m.result, wall }
       this.#stats.set(m.result.name, m)
     }
-    this.#lastP50Ms = this.#phases[specs[0]!.name]?.latencyMs.p50 ?? 0
   }
 
   #lane(spec: LaneSpec): Lane {
