@@ -11,7 +11,7 @@
  *   ~8.6e-5 for both rows.
  * - hedged rows, >1s <= 3: a hedged request is over 1 s only if the original
  *   stalls and its hedge (to another replica, sent after the ~15-40 ms delay,
- *   budget 10 % against a ~5 % trigger rate) stalls too: p ~ 0.01^2 = 1e-4,
+ *   the 25 % budget against a ~5 % trigger rate) stalls too: p ~ 0.01^2 = 1e-4,
  *   so the count is ~Poisson(0.1). P(>= 4) ~ 0.1^4/24 ~ 4e-6 per row,
  *   ~8e-6 for both rows. Had hedging rescued nothing, a hedged row would
  *   count ~Poisson(10): >= 4 with probability 0.99 per row, so a broken
@@ -60,7 +60,14 @@ test('hedgebench demo -n 1000 prints the seed\'s table for 4 and 40 in flight, w
     assert.ok(hedged.client >= 1000, 'hedged: the requests plus their hedges')
     assert.equal(plain.extra, '-')
     assert.match(hedged.extra, /^\d+\.\d%$/)
-    assert.ok(Number.parseFloat(hedged.extra) <= 15, `extra load of a few %, capped by the 10 % budget: ${hedged.extra}`)
+    // At 4 in flight a hedge is sent for the ~5 % of requests past the p95 delay (plus the 1 % that stall):
+    // binomial(1000, 0.06) stays below 9 % but for 1 run in 10^4, so 15 % is far out. At 40 in flight the
+    // hedges themselves add load and push more requests past the delay (the pi profile's description: the
+    // seed once saw 17.6 %, a full-suite run here 17.4 %), and what bounds it is the profile's 25 % budget
+    // plus the bucket's burst of 10 hedges (1 % of 1000).
+    const inFlight = Number(/^(\d+) in flight/.exec(block)![1])
+    const cap = inFlight === 4 ? 15 : 25 + 1
+    assert.ok(Number.parseFloat(hedged.extra) <= cap, `extra load ${hedged.extra} at ${inFlight} in flight: over ${cap} %`)
     assert.ok(plain.slow >= 1, `plain shows 1 s stalls: ${plain.slow}`)
     assert.ok(hedged.slow <= 3, `hedging removes (almost) every stall: ${hedged.slow}`)
     assert.match(block, /p99\.9 .* -> .* for \+[\d.]+% requests/)
