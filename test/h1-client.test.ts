@@ -24,8 +24,10 @@ interface Parsed {
   ends: number
 }
 
-function sink(out: Parsed): ResponseSink {
+/** `want`: whether the sink asks for the raw header views (a load generator's caller does not). */
+function sink(out: Parsed, want = true): ResponseSink {
   return {
+    wantsHeaders: () => want,
     onResponseHeaders(status, raw) {
       out.status = status
       out.headers = raw.map((b) => b.toString('latin1'))
@@ -43,9 +45,9 @@ function sink(out: Parsed): ResponseSink {
 }
 
 /** Parses `wire` fed in the given pieces; `finish` = the connection closed after the last one. */
-function parse(pieces: Buffer[], opts: { head?: boolean; finish?: boolean } = {}): Parsed & { keepAlive: boolean } {
+function parse(pieces: Buffer[], opts: { head?: boolean; finish?: boolean; headers?: boolean } = {}): Parsed & { keepAlive: boolean } {
   const out: Parsed = { status: 0, headers: [], body: '', trailers: null, ends: 0 }
-  const p = new ResponseParser(sink(out))
+  const p = new ResponseParser(sink(out, opts.headers !== false))
   p.expect(opts.head === true)
   for (const piece of pieces) p.execute(piece)
   if (opts.finish) p.finish()
@@ -53,7 +55,7 @@ function parse(pieces: Buffer[], opts: { head?: boolean; finish?: boolean } = {}
 }
 
 /** Every way of cutting `wire` in two (and in single bytes) parses the same as the whole. */
-function splitsAgree(wire: string, opts: { head?: boolean; finish?: boolean } = {}): Parsed & { keepAlive: boolean } {
+function splitsAgree(wire: string, opts: { head?: boolean; finish?: boolean; headers?: boolean } = {}): Parsed & { keepAlive: boolean } {
   const whole = Buffer.from(wire, 'latin1')
   const expected = parse([whole], opts)
   for (let i = 1; i < whole.length; i++) {
@@ -71,6 +73,20 @@ test('parser: content-length body, headers as raw name/value pairs, keep-alive b
   assert.equal(r.body, 'hello')
   assert.equal(r.ends, 1)
   assert.equal(r.keepAlive, true)
+})
+
+test('parser: a sink that wants no header views gets none, and the framing and reuse are read from the bytes all the same', () => {
+  const wire = 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\nconnection: Keep-Alive\r\nKeep-Alive: Timeout=7\r\n\r\nhello'
+  const r = splitsAgree(wire, { headers: false })
+  assert.deepEqual([r.status, r.headers, r.body, r.ends, r.keepAlive], [200, [], 'hello', 1, true])
+  assert.deepEqual(splitsAgree(wire).headers, ['Content-Length', '5', 'connection', 'Keep-Alive', 'Keep-Alive', 'Timeout=7'])
+  const closing = splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, Chunked\r\nConnection: Close\r\n\r\n2\r\nok\r\n0\r\n\r\n', { headers: false })
+  assert.deepEqual([closing.body, closing.keepAlive, closing.headers], ['ok', false, []])
+  const out: Parsed = { status: 0, headers: [], body: '', trailers: null, ends: 0 }
+  const p = new ResponseParser(sink(out, false))
+  p.expect(false)
+  p.execute(Buffer.from(wire))
+  assert.equal(p.keepAliveHintMs, 7000)
 })
 
 test('parser: chunked body with extensions and trailers', () => {

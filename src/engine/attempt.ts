@@ -32,6 +32,8 @@ export interface AttemptOwner {
   readonly winner: Attempt | null
   readonly decidedAt: number
   attemptStarted(context: unknown): void
+  /** Whether an answer with this status needs its raw headers (the caller's, the protocol's or the saturation gate's). */
+  wantsHeaders(statusCode: number): boolean
   attemptResponded(attempt: Attempt, statusCode: number, rawHeaders: Buffer[], statusMessage?: string): void
   winnerData(chunk: Buffer): void
   winnerEnded(rawTrailers: Buffer[] | string[] | null): void
@@ -121,6 +123,11 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     this.openedConnection = takeConnectionMark()
     this.req.policy.observer?.attemptSent(this.index, this.origin)
     this.req.attemptStarted(context)
+  }
+
+  /** Asked by hedgebench's HTTP/1.1 connection before onHeaders: are the raw header views needed? (undici never asks.) */
+  wantsHeaders(statusCode: number): boolean {
+    return !this.cancelled && this.req.wantsHeaders(statusCode)
   }
 
   /** Status and raw headers; false asks undici to pause reading. */

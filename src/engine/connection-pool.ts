@@ -41,6 +41,7 @@ import { markConnectionOpened } from './attempt-timing.js'
 import { H1Client } from './h1-client.js'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
+import type { Abort, LegacyHandler } from './forwarding-handler.js'
 
 export interface ConnectionPoolOptions {
   connectTimeoutMs: number
@@ -55,21 +56,6 @@ export interface ConnectionPoolOptions {
   attemptTimeoutMs?: number
   /** Opens the sockets; default undici's own connector (with connectTimeoutMs and allowH2). Tests slow it down. */
   connector?: buildConnector.connector
-}
-
-type Abort = (err?: Error) => void
-
-/** undici's legacy handler protocol (what its core calls). */
-interface LegacyHandler {
-  onConnect(abort: Abort, context?: unknown): void
-  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean
-  onData(chunk: Buffer): boolean
-  onComplete(trailers: string[] | null): void
-  onError(err: Error): void
-  onUpgrade?(statusCode: number, headers: Buffer[] | string[] | null, socket: unknown): void
-  onResponseStarted?(): void
-  onBodySent?(chunk: unknown): void
-  onRequestSent?(): void
 }
 
 /**
@@ -330,7 +316,11 @@ class Lease extends Deadline implements LegacyHandler {
     this.#connecting = false
   }
 
-  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText: string): boolean {
+  wantsHeaders(statusCode: number): boolean {
+    return this.inner.wantsHeaders?.(statusCode) ?? true
+  }
+
+  onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean {
     if (statusCode >= 200) this.#headers = true
     return this.inner.onHeaders(statusCode, headers, resume, statusText)
   }
@@ -339,7 +329,7 @@ class Lease extends Deadline implements LegacyHandler {
     return this.inner.onData(chunk)
   }
 
-  onComplete(trailers: string[] | null): void {
+  onComplete(trailers: string[] | Buffer[] | null): void {
     this.#release()
     this.inner.onComplete(trailers)
   }

@@ -31,6 +31,10 @@ class DateReader extends ForwardingHandler {
     super.onConnect(abort, context)
   }
 
+  override wantsHeaders(): boolean {
+    return true // its Date
+  }
+
   override onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean {
     const receivedAt = this.estimator.clock()
     const date = dateHeaderMs(headers)

@@ -8,6 +8,11 @@ export type Abort = (err?: Error) => void
 export interface LegacyHandler {
   onConnect(abort: Abort, context?: unknown): void
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean
+  /**
+   * hedgebench's own HTTP/1.1 connection (h1-client.ts) asks before onHeaders
+   * whether the raw header views are wanted; absent = yes. undici never asks.
+   */
+  wantsHeaders?(statusCode: number): boolean
   onData(chunk: Buffer): boolean
   onComplete(trailers: string[] | Buffer[] | null): void
   onError(err: Error): void
@@ -26,6 +31,10 @@ export class ForwardingHandler implements LegacyHandler {
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean {
     return this.inner.onHeaders(statusCode, headers, resume, statusText)
+  }
+
+  wantsHeaders(statusCode: number): boolean {
+    return this.inner.wantsHeaders?.(statusCode) ?? true
   }
 
   onData(chunk: Buffer): boolean {

@@ -240,6 +240,11 @@ export class H1Client extends EventEmitter implements ResponseSink {
 
   // ---- the parser's callbacks (ResponseSink) ----
 
+  wantsHeaders(status: number): boolean {
+    const h = this.#handler
+    return h !== null && (h.wantsHeaders?.(status) ?? true)
+  }
+
   onResponseHeaders(status: number, rawHeaders: Buffer[], statusText: string): boolean {
     const h = this.#handler
     return h === null ? true : h.onHeaders(status, rawHeaders, this.#resume, statusText)

@@ -116,6 +116,11 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     this.handler.onRequestStart?.(this, context)
   }
 
+  wantsHeaders(status: number): boolean {
+    // A 429 or 503 may carry the Retry-After the saturation gate reads.
+    return !this.handler.ignoresHeaders || this.protocol.readsHeaders || ((status === 429 || status === 503) && this.policy.saturation != null)
+  }
+
   /** First bytes of an answer (raw headers as undici read them). Returns nothing; decides or discards. */
   attemptResponded(a: Attempt, status: number, rawHeaders: Buffer[], message?: string): void {
     if (status === 429 || status === 503) this.policy.saturation?.answered(status, rawHeaders)

@@ -32,6 +32,7 @@ export function grpcProtocol(path: string): Protocol {
 
 class GrpcProtocol implements Protocol {
   readonly name = 'gRPC'
+  readonly readsHeaders = true
   readonly transport: Transport = { http2: true }
 
   constructor(readonly path: string) {}

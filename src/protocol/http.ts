@@ -13,6 +13,9 @@ export function httpProtocol(http2: boolean): Protocol {
 }
 
 class HttpProtocol implements Protocol {
+  /** An answer is classified by its status alone. */
+  readonly readsHeaders = false
+
   constructor(
     readonly name: string,
     readonly transport: Transport,

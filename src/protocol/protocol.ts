@@ -70,6 +70,8 @@ export interface Protocol {
    * `remainingMs`: time left before the request's deadline (null = none).
    */
   attemptOptions(base: Dispatcher.DispatchOptions, index: number, origin: string, hedgeHeader: string | null, remainingMs: number | null): Dispatcher.DispatchOptions
+  /** classify and answerStatus read the raw headers (not only the status): an HTTP/1.1 connection then hands them over. */
+  readonly readsHeaders: boolean
   /** An answer's class when its headers arrive. */
   classify(status: number, rawHeaders: Buffer[], nonFatal: ReadonlySet<number>): AnswerClass
   /**
