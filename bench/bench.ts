@@ -23,12 +23,13 @@ const SERVER_JS = join(HERE, 'echo-server.js')
 const HEDGEBENCH_BIN = join(HERE, '../../bin/hedgebench.js')
 const CLIENT_JS = join(HERE, 'bench-client.js')
 const FLOOR_JS = join(HERE, 'floor-client.js')
+const TIMER_FLOOR_JS = join(HERE, 'timer-floor.js')
 /** autocannon's command line (a devDependency): the Node peer in the latency and CPU comparison. */
 const AUTOCANNON_BIN = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
 
 const USAGE = `usage:
   npm run bench -- [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-throughput] [--skip-heap]
-                   [--skip-workers] [--skip-memory] [--skip-startup] [--skip-latency] [--node-flags '...']
+                   [--skip-workers] [--skip-memory] [--skip-startup] [--skip-latency] [--skip-timers] [--node-flags '...']
   npm run bench -- --soak [--soak-requests 1000000] [--soak-minutes 10]
   npm run bench -- --accuracy     (needs hey and wrk: apt-get install -y hey wrk)`
 
@@ -42,6 +43,7 @@ const BENCH_OPTIONS = {
   'skip-throughput': { type: 'boolean', default: false },
   'skip-startup': { type: 'boolean', default: false },
   'skip-latency': { type: 'boolean', default: false },
+  'skip-timers': { type: 'boolean', default: false },
   workers: { type: 'string', default: '2' },
   'skip-workers': { type: 'boolean', default: false },
   soak: { type: 'boolean', default: false },
@@ -538,7 +540,8 @@ async function latency(): Promise<void> {
   try {
     say(`latency: fixed ${serviceMs} ms service time, -c ${c}, ${short} and ${fmt(long)} requests per client, back to back; ${pinnable ? 'server on core 0, clients on core 1 (taskset)' : 'not pinned (needs taskset and 2 cores)'}`)
     const clients = latencyClients(server.url, c, serviceMs, dir)
-    for (const hogged of [false, true]) {
+    if (!args['skip-timers']) hedgeTimers(server.url, c, clientPin)
+    for (const hogged of args['skip-latency'] ? [] : [false, true]) {
       say()
       // Issue 14's "another process busy on the other core": a busy loop on core 1, the clients free to run
       // beside it or beside the server, as the scheduler decides.
@@ -554,6 +557,52 @@ async function latency(): Promise<void> {
     rmSync(dir, { recursive: true, force: true })
     server.close()
   }
+}
+
+/**
+ * Hedge-timer lateness (issue 14) beside the platform's own: hedgebench's
+ * hedged phase with a fixed 15 ms delay against the 20 ms server, so every
+ * request's timer fires (the budget lets 10 % of them send a hedge), with
+ * --cancel ignore (a lost hedge keeps its connection) and with the default
+ * abort (each lost hedge closes its HTTP/1.1 connection, the next attempt
+ * opens one); then bare Node timers in a process that does nothing else
+ * (timer-floor.ts), as many in flight, measured the same way. Rounds
+ * alternate; the medians are compared.
+ */
+function hedgeTimers(url: string, c: number, pin: string[]): void {
+  const delayMs = 15
+  const n = 10_000
+  // The same server under a second name: a hedge goes to "another replica".
+  const second = url.replace('127.0.0.1', 'localhost')
+  const hedged = (cancel: string) => (): { p50: number; p99: number; loopP99: number; fired: number } => {
+    const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'hedged', '-c', String(c), '-n', String(n), '--hedge-delay', `${delayMs}ms`, '--cancel', cancel, '--no-save', '-o', 'json', url, second], pin)
+    const h = (JSON.parse(r.stdout) as { phases: { hedged: { generator: { eventLoopDelayMs: { p99: number } }; hedging: { timerLatenessMs: { p50: number; p99: number }; hedgesSent: number; budgetDenied: number } } } }).phases.hedged
+    // A timer that fires sends a hedge or is refused by the budget.
+    return { p50: h.hedging.timerLatenessMs.p50, p99: h.hedging.timerLatenessMs.p99, loopP99: h.generator.eventLoopDelayMs.p99, fired: h.hedging.hedgesSent + h.hedging.budgetDenied }
+  }
+  const floor = (): { p50: number; p99: number; loopP99: number; fired: number } => {
+    const o = JSON.parse(timedRun([process.execPath, TIMER_FLOOR_JS, String(delayMs), String(c), String(n / 2)], pin).stdout) as { p50: number; p99: number; firings: number }
+    return { p50: o.p50, p99: o.p99, loopP99: NaN, fired: o.firings }
+  }
+  const runs: Record<string, () => { p50: number; p99: number; loopP99: number; fired: number }> = {
+    'hedgebench, --cancel ignore': hedged('ignore'),
+    'hedgebench, --cancel abort': hedged('abort'),
+    'bare Node timers': floor,
+  }
+  const names = Object.keys(runs)
+  const rows: string[][] = []
+  const p99s: Record<string, number[]> = {}
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const m = runs[name]!()
+      ;(p99s[name] ??= []).push(m.p99)
+      rows.push([`${round + 1}`, name, m.p50.toFixed(2), m.p99.toFixed(2), Number.isNaN(m.loopP99) ? '-' : m.loopP99.toFixed(2), fmt(m.fired)])
+    }
+  }
+  say()
+  say(`hedge timers: fixed ${delayMs} ms delay on the ${fmt(n)}-request hedged phase (every request's timer fires), -c ${c}, beside ${c} bare Node timers in flight; goal: lateness p99 under 1 ms`)
+  say(table(['round', 'timers', 'lateness p50 ms', 'lateness p99 ms', 'event-loop p99 ms', 'timers fired'], rows))
+  say(`medians of p99: ${names.map((name) => `${name} ${median(p99s[name]!).toFixed(2)} ms`).join(', ')} (lateness: from the arming plus the delay to the firing, never below 0; Node's timers keep libuv's millisecond clock)`)
 }
 
 /** Rounds per client in the latency comparison: an odd count, so the median is one round's figure (and a noisy round is outvoted). */
@@ -609,7 +658,7 @@ async function main(): Promise<void> {
     server.close()
   }
   if (!args['skip-startup']) startup()
-  if (!args['skip-latency']) await latency()
+  if (!args['skip-latency'] || !args['skip-timers']) await latency()
 }
 
 await main()
