@@ -104,7 +104,10 @@ export class ResponseParser implements ResponseFraming {
       buf = Buffer.concat([this.#carry, data])
       this.#carry = null
     }
-    while (at < buf.length) {
+    // The length read once: a socket's Buffer has another map than one made in JS, and its
+    // `length` (a prototype getter) was a generic LoadIC per read of it (perf), in every loop test.
+    const length = buf.length
+    while (at < length) {
       switch (this.#state) {
         case State.Abandoned:
           return true
@@ -112,7 +115,7 @@ export class ResponseParser implements ResponseFraming {
         case State.Done:
           throw new ParseError('data after the response (or with no request in flight)')
         case State.Head: {
-          const end = headerBlockEnd(buf, at)
+          const end = headerBlockEnd(buf, at, length)
           if (end < 0) return this.#keep(buf, at, 'response header block')
           at = this.#head(buf, at, end)
           if (at < 0) return false
@@ -120,8 +123,8 @@ export class ResponseParser implements ResponseFraming {
         }
         case State.Fixed:
         case State.ChunkData: {
-          const n = Math.min(this.#remaining, buf.length - at)
-          const chunk = n === buf.length ? buf : buf.subarray(at, at + n)
+          const n = Math.min(this.#remaining, length - at)
+          const chunk = n === length ? buf : buf.subarray(at, at + n)
           at += n
           this.#remaining -= n
           const more = n === 0 || this.sink.onResponseBody(chunk)
@@ -142,7 +145,7 @@ export class ResponseParser implements ResponseFraming {
         }
         case State.ChunkSize:
         case State.Trailers: {
-          const eol = indexOfByte(buf, LF, at, buf.length)
+          const eol = indexOfByte(buf, LF, at, length)
           if (eol < 0) return this.#keep(buf, at, 'chunk-size line')
           const line = buf.subarray(at, eol > at && buf[eol - 1] === CR ? eol - 1 : eol)
           at = eol + 1
@@ -152,7 +155,7 @@ export class ResponseParser implements ResponseFraming {
         }
         case State.UntilClose: {
           const chunk = at === 0 ? buf : buf.subarray(at)
-          at = buf.length
+          at = length
           if (!this.sink.onResponseBody(chunk)) return false
           break
         }
@@ -324,9 +327,9 @@ function indexOfByte(buf: Buffer, byte: number, from: number, to: number): numbe
   return -1
 }
 
-/** Where the CRLF CRLF that ends a header block starts in buf[from, ...), or -1 (as indexOf would, in JS: see indexOfByte). */
-function headerBlockEnd(buf: Buffer, from: number): number {
-  for (let i = from + 3; i < buf.length; i++) {
+/** Where the CRLF CRLF that ends a header block starts in buf[from, length), or -1 (as indexOf would, in JS: see indexOfByte). */
+function headerBlockEnd(buf: Buffer, from: number, length: number): number {
+  for (let i = from + 3; i < length; i++) {
     if (buf[i] === LF && buf[i - 1] === CR && buf[i - 2] === LF && buf[i - 3] === CR) return i - 3
   }
   return -1
