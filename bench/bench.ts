@@ -559,6 +559,14 @@ async function latency(): Promise<void> {
   }
 }
 
+/** One run of the hedge-timer comparison: lateness (ms), the run's event-loop p99 (NaN: not measured) and how many timers fired. */
+interface TimerMeasure {
+  p50: number
+  p99: number
+  loopP99: number
+  fired: number
+}
+
 /**
  * Hedge-timer lateness (issue 14) beside the platform's own: hedgebench's
  * hedged phase with a fixed 15 ms delay against the 20 ms server, so every
@@ -574,17 +582,17 @@ function hedgeTimers(url: string, c: number, pin: string[]): void {
   const n = 10_000
   // The same server under a second name: a hedge goes to "another replica".
   const second = url.replace('127.0.0.1', 'localhost')
-  const hedged = (cancel: string) => (): { p50: number; p99: number; loopP99: number; fired: number } => {
+  const hedged = (cancel: string) => (): TimerMeasure => {
     const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'hedged', '-c', String(c), '-n', String(n), '--hedge-delay', `${delayMs}ms`, '--cancel', cancel, '--no-save', '-o', 'json', url, second], pin)
     const h = (JSON.parse(r.stdout) as { phases: { hedged: { generator: { eventLoopDelayMs: { p99: number } }; hedging: { timerLatenessMs: { p50: number; p99: number }; hedgesSent: number; budgetDenied: number } } } }).phases.hedged
     // A timer that fires sends a hedge or is refused by the budget.
     return { p50: h.hedging.timerLatenessMs.p50, p99: h.hedging.timerLatenessMs.p99, loopP99: h.generator.eventLoopDelayMs.p99, fired: h.hedging.hedgesSent + h.hedging.budgetDenied }
   }
-  const floor = (): { p50: number; p99: number; loopP99: number; fired: number } => {
+  const floor = (): TimerMeasure => {
     const o = JSON.parse(timedRun([process.execPath, TIMER_FLOOR_JS, String(delayMs), String(c), String(n / 2)], pin).stdout) as { p50: number; p99: number; firings: number }
     return { p50: o.p50, p99: o.p99, loopP99: NaN, fired: o.firings }
   }
-  const runs: Record<string, () => { p50: number; p99: number; loopP99: number; fired: number }> = {
+  const runs: Record<string, () => TimerMeasure> = {
     'hedgebench, --cancel ignore': hedged('ignore'),
     'hedgebench, --cancel abort': hedged('abort'),
     'bare Node timers': floor,
@@ -605,8 +613,8 @@ function hedgeTimers(url: string, c: number, pin: string[]): void {
   say(`medians of p99: ${names.map((name) => `${name} ${median(p99s[name]!).toFixed(2)} ms`).join(', ')} (lateness: from the arming plus the delay to the firing, never below 0; Node's timers keep libuv's millisecond clock)`)
 }
 
-/** Rounds per client in the latency comparison: an odd count, so the median is one round's figure (and a noisy round is outvoted). */
-const LATENCY_ROUNDS = 3
+/** Rounds per client in the latency comparison: an odd count, so the median is one round's figure; five, so that two disturbed rounds are outvoted (the shared VMs disturbed two of three at times). */
+const LATENCY_ROUNDS = 5
 
 /** LATENCY_ROUNDS rounds of every client, order alternating; prints the table and each tool's difference from hedgebench. */
 function compareLatency(tools: string[], clients: Record<string, (n: number, pin: string[]) => CliMeasure>, short: number, long: number, pin: string[], goal: { p95: number; p99: number }): void {
