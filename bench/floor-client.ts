@@ -9,7 +9,7 @@
  *
  *   node dist/bench/floor-client.js URL CONNECTIONS REQUESTS [WARMUP]
  *
- * Prints `{"p95":ms,"p99":ms,"requests":n,"loopP99":ms}` over the answers
+ * Prints `{"p95":ms,"p99":ms,"requests":n,"loopP99":ms,"durationMs":ms}` over the answers
  * after the warm-up; loopP99 is the event-loop delay as hedgebench's
  * Generator section measures it (stats/generator-monitor.ts: 10 ms
  * resolution, the interval taken off), so the two can be set side by side. It understands only what the bench's echo server sends (answers
@@ -38,6 +38,8 @@ const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS })
 let started = 0
 let recorded = 0
 let seen = 0
+/** performance.now() when the warm-up ended: the measured part's start. */
+let measuredFrom = 0
 
 /** One connection: write, read one whole answer (head and content-length bytes), record, write again. */
 function run(socket: Socket): void {
@@ -66,7 +68,10 @@ function run(socket: Socket): void {
     if (pending.length > total) fail('more bytes than one answer')
     pending = Buffer.alloc(0)
     const elapsed = performance.now() - sentAt
-    if (seen++ === warmup) loop.enable()
+    if (seen++ === warmup) {
+      loop.enable()
+      measuredFrom = performance.now()
+    }
     if (seen > warmup && recorded < requests) latencies[recorded++] = elapsed
     if (recorded === requests) return report()
     send()
@@ -78,7 +83,7 @@ function report(): void {
   const loopP99 = Math.max(0, loop.percentile(99) / 1e6 - LOOP_RESOLUTION_MS)
   const sorted = latencies.slice(0, recorded).sort()
   const at = (q: number): number => sorted[Math.max(0, Math.ceil(q * recorded) - 1)]!
-  process.stdout.write(JSON.stringify({ p95: at(0.95), p99: at(0.99), requests: recorded, loopP99 }) + '\n')
+  process.stdout.write(JSON.stringify({ p95: at(0.95), p99: at(0.99), requests: recorded, loopP99, durationMs: performance.now() - measuredFrom }) + '\n')
   process.exit(0)
 }
 

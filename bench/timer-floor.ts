@@ -14,7 +14,7 @@
  * millisecond clock, read at the start of the turn) is armed again for the
  * rest, as hedgebench's hedge timers are (hedged-request.ts fireTimer), at
  * most 5 times. Prints `{"p50":ms,"p99":ms,"max":ms,"firings":n,"early":n}`;
- * early counts the firings that came before their time.
+ * early counts the timers whose first firing came before their time.
  */
 const [delayArg = '15', inFlightArg = '40', firingsArg = '4000'] = process.argv.slice(2)
 const [delayMs, inFlight, firings] = [Number(delayArg), Number(inFlightArg), Number(firingsArg)]
@@ -35,7 +35,7 @@ function arm(): void {
   const fire = (): void => {
     const late = performance.now() - due
     if (late < 0) {
-      early++
+      if (rearms === 0) early++
       if (rearms++ < 5) return void setTimeout(fire, -late)
     }
     lateness.push(Math.max(0, late))

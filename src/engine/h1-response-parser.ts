@@ -324,8 +324,8 @@ function rawHeaders(buf: Buffer, fields: readonly number[], count: number): Buff
 /**
  * The first `byte` in buf[from, to), or -1. A loop in JS, not Buffer#indexOf:
  * header lines are tens of bytes, and each indexOf is a call into C++ through
- * two JS wrappers (a Node server's typical answer took ~3.5 µs to parse with
- * them, 1.2-2 µs without, on the 2-core VM the README's figures come from).
+ * two JS wrappers (a Node server's typical answer took 2.6-4.5 µs to parse
+ * with them, 1.0-2.1 µs without: bench/parse-bench.ts).
  */
 function indexOfByte(buf: Buffer, byte: number, from: number, to: number): number {
   for (let i = from; i < to; i++) if (buf[i] === byte) return i
