@@ -35,7 +35,7 @@ import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
-import { settleHeap } from './settle-heap.js'
+import { settleHeap, type HeapSettle } from './settle-heap.js'
 import type { GrpcClientResult } from '../results/run-result.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
@@ -208,8 +208,7 @@ class RunSession {
     // The target's counts before the window, taken before its clock starts:
     // the window's duration and an open-loop schedule begin at its construction.
     const before = await this.#server?.snapshot()
-    // The run's first window (no phase has started yet) after a full collection, the later ones after a young one.
-    settleHeap(this.#firstPhaseAt === null ? 'full' : 'young')
+    settleHeap(this.#heapSettle())
     const lanes = specs.map((spec) => this.#lane(spec))
     const window = new LoadWindow({
       lanes,
@@ -256,14 +255,21 @@ class RunSession {
     return durationMs === null ? p50 : Math.min(p50, durationMs / 10)
   }
 
+  /** How the heap is settled before the next window, here or in the workers: the run's first window (no phase has started yet) after a full collection, the later ones after a young one (settle-heap.ts). */
+  #heapSettle(): HeapSettle {
+    return this.#firstPhaseAt === null ? 'full' : 'young'
+  }
+
   /** The same window spread over worker threads (worker-pool.ts), merged exactly into one PhaseResult per lane. */
   async #runWindowInWorkers(specs: LaneSpec[], size: WindowSize): Promise<void> {
     const { requests, durationMs } = size
     this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
     if (this.#interrupted) return
     const phase = (this.#current = specs[specs.length - 1]!.name)
+    const settle = this.#heapSettle()
     const wallStart = this.#phaseStarts()
     const merged = await this.#pool.runWindow({
+      settle,
       lanes: specs.map((s) => ({ name: s.name, ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }), hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs } })),
       requests,
       durationMs,

@@ -28,6 +28,9 @@ import { runInNewContext } from 'node:vm'
 
 type Collect = (options?: { type: 'major' | 'minor'; execution: 'sync' }) => void
 
+/** All garbage, or the young generation only. */
+export type HeapSettle = 'full' | 'young'
+
 let collect: Collect | null | undefined
 
 /**
@@ -38,7 +41,7 @@ let collect: Collect | null | undefined
  * the old generation kept a lower limit, and a 7-9 ms mark-compact came
  * back inside the plain phase.
  */
-export function settleHeap(kind: 'full' | 'young'): void {
+export function settleHeap(kind: HeapSettle): void {
   if (collect === undefined) collect = exposeGc()
   if (kind === 'full') collect?.()
   else collect?.({ type: 'minor', execution: 'sync' })

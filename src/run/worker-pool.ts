@@ -29,6 +29,7 @@ import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, typ
 import type { ResolvedRun } from './resolve-options.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
 import type { ServerCounter } from './server-check.js'
+import type { HeapSettle } from './settle-heap.js'
 import type { ClockOffset, GeneratorHealth, PhaseName } from '../results/run-result.js'
 
 /** A lane as the worker rebuilds it (its delay source is rebuilt from the setup). */
@@ -53,6 +54,8 @@ export interface WindowOrder {
   durationMs: number | null
   /** The default warm-up's least duration (load-generator.ts). */
   minDurationMs: number
+  /** How the worker settles its heap before the window (decided by the run: settle-heap.ts). */
+  settle: HeapSettle
   concurrency: number
   /** This worker's requests/s, or null (closed loop). */
   rate: number | null
@@ -79,6 +82,7 @@ export interface PoolWindow {
   requests: number | null
   durationMs: number | null
   minDurationMs: number
+  settle: HeapSettle
   hedgeDelayMs: number | null
   spreadMs: number
   sink?: RequestSink | undefined
@@ -207,6 +211,7 @@ export class WorkerPool {
         requests,
         durationMs: plan.durationMs,
         minDurationMs: plan.minDurationMs,
+        settle: plan.settle,
         concurrency: share(this.cfg.concurrency, n, i),
         rate: rate === null ? null : rate / n,
         offsetMs: rate === null ? 0 : (i * 1000) / rate,

@@ -69,14 +69,11 @@ class OffsetWindow extends LoadWindow {
   }
 }
 
-/** Windows this worker has run: the first starts after a full collection, the later ones after a young one (settle-heap.ts). */
-let windowsRun = 0
-
 async function runWindow(order: WindowOrder): Promise<void> {
   const start = order.startAtEpoch - performance.timeOrigin
   const lanes = order.lanes.map((spec) => lane(spec, start))
   sink = order.log ? new PortSink(init.index, init.workers) : null
-  settleHeap(windowsRun++ === 0 ? 'full' : 'young')
+  settleHeap(order.settle)
   runner.begin(lanes)
   const wait = start - performance.now()
   if (wait > 0) await new Promise((r) => setTimeout(r, wait))
