@@ -2,11 +2,11 @@
  * How `hedgebench` starts Node for a command that sends load: with a young
  * generation large enough that garbage collection rarely stops the clock.
  *
- * Each request allocates about 3.6 KB of short-lived JS objects (the
- * attempt and its handlers, header views of the socket's reads, the socket
- * stream's chunks: `npm run bench`, heap section). V8 starts the young
- * generation at 1 MB and, because almost nothing survives, grows it only
- * to 8 MB: about 5-6 scavenges per 10,000 requests at -c 40, each one
+ * Each request allocates about 2.4 KB of short-lived JS objects (the
+ * attempt and its handlers, the socket stream's chunks: `npm run bench`,
+ * heap section). V8 starts the young generation at 1 MB and, because almost
+ * nothing survives, grows it only to 8 MB: about 3.5-4 scavenges per 10,000
+ * requests at -c 40, each one
  * stopping the thread that reads the clock while every answer in flight
  * waits. `--min-semi-space-size` is the flag that helps (a larger maximum
  * alone is never reached), and Node refuses it in NODE_OPTIONS, so the
@@ -15,7 +15,7 @@
  */
 import { spawn } from 'node:child_process'
 
-/** 32 MB semi-spaces: 1.3-1.5 scavenges per 10,000 requests at -c 40 instead of 5.3-6.3, for ~45 MB more peak RSS (npm run bench, heap section). */
+/** 32 MB semi-spaces: 0.8-1.0 scavenges per 10,000 requests at -c 40 instead of 3.5-4.0, for ~45 MB more peak RSS (npm run bench, heap section). */
 export const YOUNG_GENERATION_FLAGS: readonly string[] = ['--min-semi-space-size=32', '--max-semi-space-size=32']
 
 /** Set in the child, so that it never starts another one. */
