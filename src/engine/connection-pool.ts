@@ -41,7 +41,7 @@ import { markConnectionOpened } from './attempt-timing.js'
 import { H1Client } from './h1-client.js'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
-import type { Abort, LegacyHandler } from './forwarding-handler.js'
+import { wantsHeaders, type Abort, type LegacyHandler } from './forwarding-handler.js'
 
 export interface ConnectionPoolOptions {
   connectTimeoutMs: number
@@ -317,7 +317,7 @@ class Lease extends Deadline implements LegacyHandler {
   }
 
   wantsHeaders(statusCode: number): boolean {
-    return this.inner.wantsHeaders?.(statusCode) ?? true
+    return wantsHeaders(this.inner, statusCode)
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean {

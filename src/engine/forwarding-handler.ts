@@ -22,6 +22,11 @@ export interface LegacyHandler {
   onRequestSent?(): void
 }
 
+/** Whether `handler` wants the raw header views of an answer with this status: yes unless it says otherwise. */
+export function wantsHeaders(handler: LegacyHandler, statusCode: number): boolean {
+  return handler.wantsHeaders?.(statusCode) ?? true
+}
+
 export class ForwardingHandler implements LegacyHandler {
   constructor(readonly inner: LegacyHandler) {}
 
@@ -34,7 +39,7 @@ export class ForwardingHandler implements LegacyHandler {
   }
 
   wantsHeaders(statusCode: number): boolean {
-    return this.inner.wantsHeaders?.(statusCode) ?? true
+    return wantsHeaders(this.inner, statusCode)
   }
 
   onData(chunk: Buffer): boolean {

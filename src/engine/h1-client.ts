@@ -30,7 +30,7 @@
 import { EventEmitter } from 'node:events'
 import type { Socket } from 'node:net'
 import { errors, type buildConnector, type Dispatcher } from 'undici'
-import type { LegacyHandler } from './forwarding-handler.js'
+import { wantsHeaders, type LegacyHandler } from './forwarding-handler.js'
 import { ParseError, ResponseParser, type ResponseSink } from './h1-response-parser.js'
 import { requestBytes, type WireRequest } from './h1-request.js'
 
@@ -242,7 +242,7 @@ export class H1Client extends EventEmitter implements ResponseSink {
 
   wantsHeaders(status: number): boolean {
     const h = this.#handler
-    return h !== null && (h.wantsHeaders?.(status) ?? true)
+    return h !== null && wantsHeaders(h, status)
   }
 
   onResponseHeaders(status: number, rawHeaders: Buffer[], statusText: string): boolean {
