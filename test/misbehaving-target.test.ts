@@ -232,6 +232,7 @@ describe('misbehaving targets', { concurrency: 3 }, () => {
     assert.deepEqual(phase.errorKinds, {})
     const over = await measure(t.url, [...args, '--fail-on-errors', '10'], { exit: 1 })
     assert.equal(over.phase.errors, 20, 'the report is still written when the gate fails')
+    assert.match(over.run.stderr, /--fail-on-errors 10%: plain error rate 50% \(20 of 40\) is over it/, 'the failed gate says why')
     await measure(t.url, [...args, '--fail-on-errors', '50%'], { exit: 0 })
   })
 

@@ -293,7 +293,12 @@ function exitCode(limit: number | null, result: RunResult): number {
   if (limit === null) return 0
   for (const name of ['plain', 'hedged'] as const) {
     const phase = result.phases[name]
-    if (phase && phase.requests > 0 && (phase.errors / phase.requests) * 100 > limit) return 1
+    const pct = phase && phase.requests > 0 ? (phase.errors / phase.requests) * 100 : 0
+    if (pct > limit) {
+      // Said as --fail-if says what held: a CI gate that fails names why.
+      process.stderr.write(`hedgebench: --fail-on-errors ${limit}%: ${name} error rate ${Math.round(pct * 100) / 100}% (${phase!.errors} of ${phase!.requests}) is over it\n`)
+      return 1
+    }
   }
   return 0
 }
