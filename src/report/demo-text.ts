@@ -35,7 +35,7 @@ function demoBlock(concurrency: number, result: RunResult, protocol?: DemoProtoc
     const verdict = hedgeVerdict(plain, hedged, result)
     lines.push(verdict.headline, ...verdict.details.map((d) => `  ! ${d}`))
   }
-  if (hedged?.hedging) lines.push(`  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} hedges never reached the wire`)
+  if (hedged?.hedging) lines.push(`  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} attempts never reached the wire`)
   if (protocol && hedged) lines.push(`  cancels cost: ${hedged.streamsResetByCancel ?? 0} streams reset, ${hedged.connectionsClosedByCancel ?? 0} connections closed; ${hedged.connectionsOpened} connections opened`)
   if (result.partial) lines.push(`  PARTIAL: interrupted during ${result.stoppedIn}`)
   return lines.join('\n') + '\n'

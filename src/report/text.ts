@@ -193,7 +193,7 @@ function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Pain
     ['Delay:', `${formatMs(h.delayMs)} (${how})`],
     ...(h.adaptive ? [['Adaptive delay:', `min ${formatMs(h.delayUsedMs.min)} / p50 ${formatMs(h.delayUsedMs.p50)} / max ${formatMs(h.delayUsedMs.max)}`]] : []),
     ['Policy:', `max ${h.maxAttempts} attempts, budget ${h.budgetPct === null ? 'off' : `${h.budgetPct}%`}, cancel ${h.cancelMode}`],
-    ['Hedges sent:', `${h.hedgesSent} (${signedPct(extraLoadPct(p))} extra load); ${h.unsent} more started but cancelled before the wire`],
+    ['Hedges sent:', `${h.hedgesSent} (${signedPct(extraLoadPct(p))} extra load); ${h.unsent} more stopped before the wire (hedges, or originals still waiting for a connection when a hedge won)`],
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
     ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
     ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],

@@ -106,7 +106,12 @@ export interface HedgingStats {
   cancelMode: CancelMode
   /** Hedges whose headers reached the wire (like `attempts`). */
   hedgesSent: number
-  /** Hedges started but cancelled before they reached the wire (never seen by a server). */
+  /**
+   * Attempts started but stopped before they reached the wire (never seen by
+   * a server): hedges, and originals still waiting for a connection when a
+   * hedge won (counted here too; hedgesSent + unsent can exceed the requests
+   * that launched a hedge by those).
+   */
   unsent: number
   /** Hedges sent per logical request (call), in percent: results/extra-load.ts. */
   extraLoadPct: number
