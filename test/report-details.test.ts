@@ -31,6 +31,17 @@ test('histogram labels differ when the spread is small: 1.450-1.462 s', () => {
   assert.deepEqual(bucketLabels([{ markMs: 0.2, count: 0 }, { markMs: 0.9, count: 0 }]), ['200 µs', '900 µs'])
 })
 
+test('requests that all took the same time make one histogram row, not eleven equal labels', () => {
+  const { histogram, latencyMs } = latencyOf([12, 12, 12])
+  const buckets = histogramBuckets(histogram, latencyMs.min, latencyMs.max)
+  assert.deepEqual(buckets.map((b) => b.count), [3])
+  // A spread keeps hey's eleven marks, every request counted once.
+  const spread = latencyOf([10, 12, 14])
+  const eleven = histogramBuckets(spread.histogram, spread.latencyMs.min, spread.latencyMs.max)
+  assert.equal(eleven.length, 11)
+  assert.equal(eleven.reduce((sum, b) => sum + b.count, 0), 3)
+})
+
 test('--warmup 10: the delay from 5 requests is warned about, with how many are needed, and the warm-up line says why its p95 differs', async () => {
   server = await startServer({ delayMs: 1 })
   const r = await runCli([server.url, '-n', '20', '-c', '2', '--warmup', '10', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })

@@ -31,10 +31,15 @@ function recordedValues(base64: string): Array<[number, number]> {
   return out
 }
 
-/** hey's buckets: marks at fastest + i * (slowest - fastest) / 10, i = 0..10. */
+/**
+ * hey's buckets: marks at fastest + i * (slowest - fastest) / 10, i = 0..10;
+ * one bucket when every request took the same time (hey prints eleven equal
+ * labels then, ten of them empty).
+ */
 export function histogramBuckets(base64: string, fastestMs: number, slowestMs: number): Bucket[] {
   const width = (slowestMs - fastestMs) / BUCKETS
-  const buckets = Array.from({ length: BUCKETS + 1 }, (_, i): Bucket => ({ markMs: fastestMs + width * i, count: 0 }))
+  const marks = width > 0 ? BUCKETS + 1 : 1
+  const buckets = Array.from({ length: marks }, (_, i): Bucket => ({ markMs: fastestMs + width * i, count: 0 }))
   for (const [us, count] of recordedValues(base64)) {
     const ms = us / 1000
     // Clamp: HDR's value resolution can put a value a hair outside [fastest, slowest].
