@@ -89,13 +89,17 @@ test('hedged phase: one breakdown per attempt number', async () => {
   const { result } = await run([s.url, '-n', '12', '-c', '2', '--warmup', '2', '--mode', 'hedged', '--hedge-delay', '10ms', '--hedge-budget', 'off', '--cancel', 'ignore'])
   const details = result.phases.hedged!.details!
   assert.deepEqual(details.map((d) => d.attempt), [0, 1])
-  // With --cancel ignore both copies complete: 12 originals and 12 hedges.
+  // With --cancel ignore every copy that left completes: 12 originals, and one hedge per timer
+  // that fired before its original's answer (all 12 on an idle machine; a loop stalled past 90 ms
+  // on a loaded one fires a timer after its request was decided, and no hedge leaves).
+  const hedges = result.phases.hedged!.hedging!.hedgesSent
+  assert.ok(hedges >= 6 && hedges <= 12, `hedges sent ${hedges}`)
   assert.equal(details[0]!.write.count, 12)
-  assert.equal(details[1]!.write.count, 12)
+  assert.equal(details[1]!.write.count, hedges)
   for (const d of details) within(`attempt ${d.attempt} resp wait p50`, d.wait.p50, HEADERS_AFTER_MS)
   // The HTML report has the same breakdown, one row per attempt number.
   const html = renderHtml([result])
   assert.match(html, /<h2>Details<\/h2>/)
   assert.match(html, /<th scope="row">hedged original<\/th><td>12<\/td>/)
-  assert.match(html, /<th scope="row">hedged hedge 1<\/th><td>12<\/td>/)
+  assert.match(html, new RegExp(`<th scope="row">hedged hedge 1</th><td>${hedges}</td>`))
 })
