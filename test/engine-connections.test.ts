@@ -167,6 +167,54 @@ test('-t running out while an attempt waits for its connection: it fails with a 
   assert.equal(s.sockets.size, 0, 'no request reached the server')
 })
 
+test('an original still waiting for its connection when the hedge wins is stopped before the wire, and reported as an original (index 0)', async (t) => {
+  const slow = await server(0)
+  const fast = await server(0)
+  // Connections to the first replica open 300 ms late; the hedge goes to the second after 20 ms and wins.
+  const connect = buildConnector({ timeout: 2000 })
+  const slowPort = Number(new URL(slow.origin).port)
+  const connector: buildConnector.connector = (opts, cb) => (Number(opts.port) === slowPort ? void setTimeout(() => connect(opts, cb), 300) : connect(opts, cb))
+  const pool = new ConnectionPool({ connectTimeoutMs: 2000, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, allowH2: false, connector })
+  t.after(async () => {
+    await pool.destroy()
+    slow.close()
+    fast.close()
+  })
+  const events: string[] = []
+  const note = (what: string) => (index: number, origin: string) => void events.push(`${what} ${index} ${origin === slow.origin ? 'slow' : 'fast'}`)
+  const observer = {
+    attemptLaunched() {},
+    attemptSettled: note('settled'),
+    attemptSent: note('sent'),
+    attemptUnsent: note('unsent'),
+    attemptCancelled: note('cancelled'),
+    attemptDone() {},
+    lateDiscarded() {},
+    budgetDenied() {},
+    deadlineSuppressed() {},
+    nonFatalTriggered() {},
+    saturationSuppressed() {},
+    loserFinished() {},
+    timerLateness() {},
+  }
+  const dispatch = hedged(pool.dispatch.bind(pool), { delay: 20, maxAttempts: 2, budgetPct: null, replicas: [slow.origin, fast.origin], observer })
+  const status = await new Promise<number | Error>((resolve) => {
+    let code = 0
+    dispatch({ origin: slow.origin, path: '/', method: 'GET' }, {
+      onResponseStart: (_c: unknown, s: number) => void (code = s),
+      onResponseEnd: () => resolve(code),
+      onResponseError: (_c: unknown, err: Error) => resolve(err),
+    } as unknown as Dispatcher.DispatchHandler)
+  })
+  assert.equal(status, 200)
+  // The original is counted once undici hands it its connection (300 ms) and it stops there (bounded wait).
+  const until = Date.now() + 3000
+  while (!events.includes('settled 0 slow') && Date.now() < until) await new Promise((r) => setTimeout(r, 10))
+  assert.deepEqual(events, ['sent 1 fast', 'settled 1 fast', 'unsent 0 slow', 'settled 0 slow'])
+  assert.equal(slow.sockets.size, 0, 'no request reached the slow replica')
+  assert.equal(fast.sockets.size, 1)
+})
+
 test('deadline queue: one timer expires each entry at its deadline, skips removed ones, and stops when empty', async () => {
   const q = new DeadlineQueue(200)
   const fired: Array<{ id: number; late: number }> = []

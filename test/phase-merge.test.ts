@@ -33,7 +33,9 @@ function feed(stats: PhaseStats, i: number, random: () => number, fanout: number
     if (hedge) {
       stats.timerLateness(random() * 2)
       obs.attemptLaunched(1, other)
-      obs.attemptSent(1, other)
+      // A few hedges are stopped before the wire (the original won first).
+      if (i % 7 === 0) obs.attemptUnsent(1, other)
+      else obs.attemptSent(1, other)
       if (i % 9 === 0) obs.attemptCancelled(1, other)
     }
     if (i % 11 === 0) stats.budgetDenied()
@@ -100,6 +102,10 @@ for (const { openLoop, fanout, steadyAfter } of [
     // Every hedging field, in the order one PhaseStats reports them (the JSON output's order).
     assert.deepEqual(Object.keys(merged.result.hedging!), Object.keys(expected.hedging!))
     assert.equal(merged.result.requests, 1200)
+    // Stopped before the wire: originals (every 17th request, once per call) and hedges (every 21st) counted apart.
+    const originals = Math.ceil(1200 / 17) * fanout
+    assert.equal(expected.hedging!.unsentOriginals, originals)
+    assert.equal(expected.hedging!.unsent, originals + Math.ceil(1200 / 21) * fanout)
     assert.equal(merged.result.durationMs, 100)
     assert.equal(merged.result.rps, 12_000)
     // The hedge delay is derived from the merged basis exactly as from one phase's.

@@ -1,5 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { unsentBreakdown } from '../src/report/unsent-text.js'
 import { renderText, verdictLine } from '../src/report/text.js'
 import { makeFigures, makeHedgedRun, makePhase, makeReplica, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
 
@@ -58,13 +59,22 @@ test('the verdict line reads like the issue example', () => {
   assert.equal(verdictLine(plain, hedged), 'p99.9 1015.6 ms -> 33.1 ms (-96.7%) for +3.5% requests')
 })
 
+test('unsent, said as it splits: hedges and originals apart; a result saved before they were counted apart says both', () => {
+  const h = makeHedgedRun().phases.hedged!.hedging!
+  assert.equal(unsentBreakdown({ ...h, unsent: 3, unsentOriginals: 0 }), ' (3 hedges)')
+  assert.equal(unsentBreakdown({ ...h, unsent: 1, unsentOriginals: 1 }), ' (1 original still waiting for a connection when a hedge won)')
+  assert.equal(unsentBreakdown({ ...h, unsent: 0, unsentOriginals: 0 }), '')
+  const { unsentOriginals: _absent, ...older } = h
+  assert.equal(unsentBreakdown(older), ' (hedges, or originals still waiting for a connection when a hedge won)')
+})
+
 test('the hedging section shows the delay, its source and every counter', () => {
   const run = makeHedgedRun()
   const h = run.phases.hedged!.hedging!
   const text = renderText(run)
   const section = text.slice(text.indexOf('\nHedging:\n'), text.indexOf('\nReplicas:', text.indexOf('\nHedging:\n')))
   assert.match(section, /Delay:\s+14\.8 ms \(p95 of 1000 warm-up requests = 14\.8 ms\)/)
-  assert.match(section, new RegExp(`Hedges sent:\\s+${h.hedgesSent} \\(\\+3\\.5% extra load\\); ${h.unsent} more`))
+  assert.match(section, new RegExp(`Hedges sent:\\s+${h.hedgesSent} \\(\\+3\\.5% extra load\\); ${h.unsent} more stopped before the wire \\(10 hedges, 2 originals still waiting for a connection when a hedge won\\)`))
   assert.match(section, /Trigger rate:\s+3\.8%/)
   assert.match(section, new RegExp(`hedge ${h.hedgeWins} / original ${h.originalWins}`))
   assert.match(section, new RegExp(`${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`))

@@ -18,6 +18,7 @@ const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stdde
 const HEDGING_COLUMNS = [
   'hedges_sent',
   'unsent',
+  'unsent_originals',
   'extra_load_pct',
   'trigger_rate_pct',
   'hedge_wins',
@@ -123,6 +124,7 @@ function hedgingCells(h: HedgingStats, phase: PhaseResult): Cell[] {
   return [
     h.hedgesSent,
     h.unsent,
+    h.unsentOriginals ?? '',
     round(extraLoadPct(phase), 3),
     round(h.triggerRate, 3),
     h.hedgeWins,

@@ -14,6 +14,7 @@ import type { PhaseResult, RunResult } from '../results/run-result.js'
 import { formatTable } from './table.js'
 import { hedgeVerdict } from './verdict.js'
 import { extraLoadPct } from '../results/extra-load.js'
+import { unsentBreakdown } from './unsent-text.js'
 
 export function renderDemo(demo: DemoResult): string {
   const blocks = demo.runs.map(({ concurrency, result, protocol }) => demoBlock(concurrency, result, protocol))
@@ -35,7 +36,7 @@ function demoBlock(concurrency: number, result: RunResult, protocol?: DemoProtoc
     const verdict = hedgeVerdict(plain, hedged, result)
     lines.push(verdict.headline, ...verdict.details.map((d) => `  ! ${d}`))
   }
-  if (hedged?.hedging) lines.push(`  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} attempts never reached the wire`)
+  if (hedged?.hedging) lines.push(`  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} attempts never reached the wire${unsentBreakdown(hedged.hedging)}`)
   if (protocol && hedged) lines.push(`  cancels cost: ${hedged.streamsResetByCancel ?? 0} streams reset, ${hedged.connectionsClosedByCancel ?? 0} connections closed; ${hedged.connectionsOpened} connections opened`)
   if (result.partial) lines.push(`  PARTIAL: interrupted during ${result.stoppedIn}`)
   return lines.join('\n') + '\n'

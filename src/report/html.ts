@@ -19,6 +19,7 @@ import { answerComparison, answerSection } from './html-answer.js'
 import { readableConfig } from './config-names.js'
 import { generatorTable, mergeFacts } from './generators-text.js'
 import { grpcClientFacts, grpcClientTail } from './grpc-client-text.js'
+import { unsentBreakdown } from './unsent-text.js'
 
 export interface HtmlOptions {
   title?: string
@@ -173,7 +174,7 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
     ['budget', (h) => (h.budgetPct === null ? 'off' : `${h.budgetPct} %`)],
     ['cancel mode', (h) => h.cancelMode],
     ['hedges sent', (h) => String(h.hedgesSent)],
-    ['hedges unsent', (h) => String(h.unsent)],
+    ['stopped before the wire', (h) => `${h.unsent}${unsentBreakdown(h)}`],
     ['extra load', (_h, p) => `${extraLoadPct(p).toFixed(2)} %`],
     ['trigger rate', (h) => `${h.triggerRate.toFixed(2)} %`],
     ['wins (hedge / original)', (h) => `${h.hedgeWins} / ${h.originalWins}`],

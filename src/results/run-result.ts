@@ -113,6 +113,8 @@ export interface HedgingStats {
    * that launched a hedge by those).
    */
   unsent: number
+  /** Of `unsent`, the originals; the rest were hedges. Absent in results saved before they were told apart. */
+  unsentOriginals?: number
   /** Hedges sent per logical request (call), in percent: results/extra-load.ts. */
   extraLoadPct: number
   /** Share of logical requests that fired at least one hedge, in percent. */

@@ -232,6 +232,7 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
   delayUsedMs: ({ delayUsedMs }) => delayUsedMs(),
   hedgesSent: 'sum',
   unsent: 'sum',
+  unsentOriginals: ({ parts }) => sum(parts.map((p) => p.unsentOriginals ?? 0)),
   extraLoadPct: ({ parts, calls }) => extraLoadPctOf(sum(parts.map((p) => p.hedgesSent)), calls),
   triggerRate: ({ triggered, calls }) => (calls > 0 ? round3((triggered / calls) * 100) : 0),
   hedgeWins: 'sum',

@@ -69,6 +69,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   streamsResetByCancel = 0
   lateSends = 0
   #unsent = 0
+  #unsentOriginals = 0
   #cancelled = 0
   #lateDiscarded = 0
   #budgetDenied = 0
@@ -152,8 +153,9 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     }
   }
 
-  attemptUnsent(): void {
+  attemptUnsent(index: number): void {
     this.#unsent++
+    if (index === 0) this.#unsentOriginals++
   }
 
   /** Attempts on the wire aborted because another attempt won, so far. */
@@ -307,6 +309,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       delayUsedMs: { min: minMs(this.#delayUsed), p50: percentileMs(this.#delayUsed, 50), max: percentileMs(this.#delayUsed, 100) },
       hedgesSent: this.#hedgesSent,
       unsent: this.#unsent,
+      unsentOriginals: this.#unsentOriginals,
       extraLoadPct: extraLoadPctOf(this.#hedgesSent, calls),
       triggerRate: calls > 0 ? round3((this.#triggered / calls) * 100) : 0,
       hedgeWins: this.#hedgeWins,

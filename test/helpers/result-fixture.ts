@@ -102,6 +102,7 @@ export function makeHedgingStats(overrides: Partial<HedgingStats> = {}): Hedging
     cancelMode: 'abort',
     hedgesSent: 140,
     unsent: 12,
+    unsentOriginals: 2,
     extraLoadPct: 3.5,
     triggerRate: 3.8,
     hedgeWins: 41,
