@@ -13,6 +13,9 @@
  * that only speaks HTTP/1.1 answers 400, closes or says nothing; undici's
  * h2 client does not survive such a peer well, and every request would fail
  * anyway, so the run stops here with one line naming the target.
+ *
+ * Each probe also says which address it reached, so that two URLs naming
+ * one server (127.0.0.1 and localhost) can be told apart from replicas.
  */
 import { connect, isIP, type Socket } from 'node:net'
 import { connect as connectTls } from 'node:tls'
@@ -27,8 +30,9 @@ export interface PreflightOptions {
   names?: readonly string[]
 }
 
-export async function checkReachable(origins: readonly string[], timeoutMs: number, options: PreflightOptions = {}): Promise<void> {
-  await Promise.all(origins.map((origin, i) => probe(origin, options.names?.[i] ?? origin, timeoutMs, options)))
+/** Resolves with the address each origin's connection reached ("127.0.0.1:8080", "[::1]:8080"), by index. */
+export function checkReachable(origins: readonly string[], timeoutMs: number, options: PreflightOptions = {}): Promise<string[]> {
+  return Promise.all(origins.map((origin, i) => probe(origin, options.names?.[i] ?? origin, timeoutMs, options)))
 }
 
 /** The h2 client connection preface (RFC 9113 3.4) and an empty SETTINGS frame. */
@@ -36,7 +40,7 @@ const H2_PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'
 const FRAME_HEADER_BYTES = 9
 const SETTINGS_FRAME = 4
 
-function probe(origin: string, name: string, timeoutMs: number, options: PreflightOptions): Promise<void> {
+function probe(origin: string, name: string, timeoutMs: number, options: PreflightOptions): Promise<string> {
   const url = new URL(origin)
   const tls = url.protocol === 'https:'
   const port = Number(url.port || (tls ? 443 : 80))
@@ -63,17 +67,23 @@ function probe(origin: string, name: string, timeoutMs: number, options: Preflig
     })
     socket.once('connect', () => (connected = true))
     socket.once(tls ? 'secureConnect' : 'connect', () => {
+      const peer = peerAddress(socket)
       if (tls || !options.h2c) {
         socket.destroy()
-        return resolve()
+        return resolve(peer)
       }
       speaking = true
       expectSettings(socket, () => {
         socket.destroy()
-        resolve()
+        resolve(peer)
       }, (why) => fail(notH2(name, why)))
     })
   })
+}
+
+function peerAddress(socket: Socket): string {
+  const address = socket.remoteAddress ?? '?'
+  return `${isIP(address) === 6 ? `[${address}]` : address}:${socket.remotePort ?? '?'}`
 }
 
 /** Sends the h2 preface; `ok` if the first frame back is SETTINGS on stream 0, else `bad` with what came instead. */

@@ -45,8 +45,8 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)
-  await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
-  return new RunSession(cfg, options, buildConfigRecord(whole)).execute()
+  const peers = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
+  return new RunSession(cfg, options, buildConfigRecord(whole), peers).execute()
 }
 
 /** How long a window runs: a request count or a duration (-z); and, for the default warm-up, a least duration. */
@@ -98,6 +98,8 @@ class RunSession {
     readonly cfg: ResolvedRun,
     readonly options: RunOptions,
     readonly config: RunConfig,
+    /** The address each URL's connection reached (preflight), by index. */
+    readonly peers: readonly string[],
   ) {
     this.#clock = options.wallClock ?? systemClock
     this.#startedAt = new Date(this.#clock())
@@ -382,7 +384,7 @@ class RunSession {
   #result(): RunResult {
     const cfg = this.cfg
     const identity = this.#identity() // first: a late start adds a warning
-    const warnings = [...this.#warnings, ...runWarnings(cfg)]
+    const warnings = [...this.#warnings, ...runWarnings(cfg, this.peers)]
     if (this.options.durationMs !== undefined && this.options.requests !== undefined) {
       warnings.push(`-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`)
     }
@@ -424,11 +426,12 @@ class RunSession {
   }
 }
 
-function runWarnings(cfg: ResolvedRun): string[] {
+function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
   const warnings: string[] = []
   if (cfg.mode !== 'plain' && cfg.urls.length === 1) {
     warnings.push('one URL: hedges go to the same origin on a separate connection, so replica independence is not guaranteed')
   }
+  if (cfg.mode !== 'plain') warnings.push(...sameAddressWarnings(cfg.urls.map(shownOrigin), peers))
   if (cfg.mode !== 'plain' && cfg.hedge.unsafeHedge && !isIdempotentMethod(cfg.method)) {
     warnings.push(`--unsafe-hedge: ${cfg.method} requests were hedged without idempotency keys; the target may have executed them twice`)
   }
@@ -436,6 +439,20 @@ function runWarnings(cfg: ResolvedRun): string[] {
     warnings.push('closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)')
   }
   return warnings
+}
+
+/**
+ * URLs whose connections reached one address (127.0.0.1:8080 and
+ * localhost:8080) are most likely one server under two names: hedging
+ * between them cannot show what independent replicas would. A proxy that
+ * routes by host name is the exception, so the warning says "may".
+ */
+export function sameAddressWarnings(names: readonly string[], peers: readonly string[]): string[] {
+  const byPeer = new Map<string, string[]>()
+  peers.forEach((peer, i) => byPeer.set(peer, [...(byPeer.get(peer) ?? []), names[i]!]))
+  return [...byPeer]
+    .filter(([, same]) => same.length > 1)
+    .map(([peer, same]) => `${same.join(' and ')} reach the same address (${peer}): unless a proxy there routes by host name, their hedges go to the same server, so replica independence is not guaranteed`)
 }
 
 /** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
