@@ -52,6 +52,8 @@ test('--warmup 10: the delay from 5 requests is warned about, with how many are 
     result.warnings.includes('the hedge delay is the p95 of only 5 requests, too few to place it (a p95 needs at least 72); use --warmup 144 or more (the delay is measured on the second half)'),
     result.warnings.join('\n'),
   )
+  // Said in the result as figures, so the warm-up line needs no parsing of the delay's wording.
+  assert.deepEqual(result.phases.hedged!.hedging!.warmupBasis, { requests: 5, of: 10 })
   const text = renderText(result)
   assert.match(text, /^Warm-up \(excluded from statistics\): 10 requests .* p95 \S+ \S+ \(all of them\)/m)
   assert.match(text, /^  the hedge delay is not this p95: it is the p95 of the last 5 of 10 warm-up requests = \S+ \S+, leaving out the first 5, which warm connections and the JIT$/m)

@@ -111,10 +111,10 @@ function footer(result: RunResult, paint: Paint): string[] {
  */
 function warmupLine(w: PhaseResult, hedging: HedgingStats | undefined): string[] {
   const line = `Warm-up (excluded from statistics): ${w.requests} requests in ${formatMs(w.durationMs)}, p50 ${formatMs(w.latencyMs.p50)}, p95 ${formatMs(w.latencyMs.p95)} (all of them), ${w.errors} errors`
-  const basis = hedging && !hedging.parallel ? / of the last (\d+) of (\d+) warm-up requests/.exec(hedging.delaySource) : null
+  const basis = hedging?.warmupBasis
   if (!basis) return [line]
   // What was left out, counted: a default warm-up that ran past its requests (its least duration) left out fewer than half.
-  const left = Number(basis[2]) - Number(basis[1])
+  const left = basis.of - basis.requests
   return [line, `  the hedge delay is not this p95: it is the ${hedging!.delaySource}${left > 0 ? `, leaving out the first ${left}, which warm connections and the JIT` : ''}`]
 }
 

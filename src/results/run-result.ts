@@ -94,6 +94,8 @@ export interface HedgingStats {
   delayMs: number
   /** Human wording of where the delay came from: "p95 of 1000 warm-up requests = 14.8 ms". */
   delaySource: string
+  /** The delay was measured on the last `requests` of the `of` warm-up requests (absent when it was not, and in older results). */
+  warmupBasis?: { requests: number; of: number }
   adaptive: boolean
   /** Delay actually used per request, over the phase (adaptive delays move). */
   delayUsedMs: { min: number; p50: number; max: number }

@@ -68,6 +68,8 @@ interface DerivedDelay {
   ms: number
   text: string
   p50: number
+  /** Measured on the last `requests` of the `of` warm-up requests. */
+  warmupBasis?: { requests: number; of: number }
 }
 
 class RunSession {
@@ -328,6 +330,7 @@ class RunSession {
         setup: {
           delayMs,
           delaySource: text,
+          ...(derived.warmupBasis && !hedge.parallel && !hedge.tied ? { warmupBasis: derived.warmupBasis } : {}),
           adaptive: hedge.adaptive,
           maxAttempts: hedge.maxAttempts,
           budgetPct: hedge.budgetPct,
@@ -363,7 +366,8 @@ class RunSession {
     }
     const phase = from === 'warmup' ? 'warm-up' : 'plain-phase'
     const where = this.cfg.fanout > 1 ? `${n} ${phase} calls` : from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
-    return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50 }
+    const warmupBasis = from === 'warmup' && this.cfg.fanout === 1 ? { requests: n, of: stats!.figures.requests } : undefined
+    return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50, ...(warmupBasis ? { warmupBasis } : {}) }
   }
 
   /** A window's progress, to options.onProgress. */

@@ -220,9 +220,10 @@ type FieldMerge<V> = 'same' | ([V] extends [number] ? 'sum' : never) | ((p: Hedg
  * PhaseStats reports them. The type asks for every field, so a new one
  * cannot be silently dropped from the merged result.
  */
-const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<HedgingStats[K]>> } = {
+const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<HedgingStats[K]> } = {
   delayMs: 'same',
   delaySource: 'same',
+  warmupBasis: 'same',
   adaptive: 'same',
   maxAttempts: 'same',
   budgetPct: 'same',
@@ -232,7 +233,8 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<NonNullable<Hedgi
   delayUsedMs: ({ delayUsedMs }) => delayUsedMs(),
   hedgesSent: 'sum',
   unsent: 'sum',
-  unsentOriginals: ({ parts }) => sum(parts.map((p) => p.unsentOriginals ?? 0)),
+  // Absent when a part was saved before originals were counted apart: 0 would claim every unsent attempt a hedge.
+  unsentOriginals: ({ parts }) => (parts.every((p) => p.unsentOriginals !== undefined) ? sum(parts.map((p) => p.unsentOriginals!)) : undefined),
   extraLoadPct: ({ parts, calls }) => extraLoadPctOf(sum(parts.map((p) => p.hedgesSent)), calls),
   triggerRate: ({ triggered, calls }) => (calls > 0 ? round3((triggered / calls) * 100) : 0),
   hedgeWins: 'sum',

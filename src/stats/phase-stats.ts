@@ -36,7 +36,7 @@ export interface PhaseStatsOptions {
 }
 
 /** How hedging was configured for the phase (the counts come from the observer). */
-export type HedgingSetup = Pick<HedgingStats, 'delayMs' | 'delaySource' | 'adaptive' | 'maxAttempts' | 'budgetPct' | 'parallel' | 'tied' | 'cancelMode'>
+export type HedgingSetup = Pick<HedgingStats, 'delayMs' | 'delaySource' | 'warmupBasis' | 'adaptive' | 'maxAttempts' | 'budgetPct' | 'parallel' | 'tied' | 'cancelMode'>
 
 /** A logical request as the load generator saw it. */
 export interface RequestSample {

@@ -244,6 +244,7 @@ function mergeHedging(parts: PhaseResult[], merged: PhaseResult, rows: Generator
   if (delays.length > 0 && new Set(delays).size > 1) {
     out.delayMs = Math.min(...delays)
     out.delaySource = `per shard, ${formatMs(Math.min(...delays))} to ${formatMs(Math.max(...delays))} (each generator derived its own; see Generators)`
+    delete out.warmupBasis
   }
   return out
 }
