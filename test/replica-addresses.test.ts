@@ -6,7 +6,8 @@
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { run, sameAddressWarnings } from '../src/run/run.js'
+import { run } from '../src/run/run.js'
+import { sameAddressWarnings } from '../src/run/same-address.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 
 const servers: CountingServer[] = []

@@ -33,6 +33,7 @@ import { ClockOffsetEstimator, combineOffsets } from '../stats/clock-offset.js'
 import { sampleDates } from '../engine/date-sampler.js'
 import { VERSION } from '../core/version.js'
 import { WindowRunner } from './window-runner.js'
+import { sameAddressWarnings } from './same-address.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
 import { settleHeap, type HeapSettle } from './settle-heap.js'
@@ -443,20 +444,6 @@ function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
     warnings.push('closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)')
   }
   return warnings
-}
-
-/**
- * URLs whose connections reached one address (127.0.0.1:8080 and
- * localhost:8080) are most likely one server under two names: hedging
- * between them cannot show what independent replicas would. A proxy that
- * routes by host name is the exception, so the warning says "may".
- */
-export function sameAddressWarnings(names: readonly string[], peers: readonly string[]): string[] {
-  const byPeer = new Map<string, string[]>()
-  peers.forEach((peer, i) => byPeer.set(peer, [...(byPeer.get(peer) ?? []), names[i]!]))
-  return [...byPeer]
-    .filter(([, same]) => same.length > 1)
-    .map(([peer, same]) => `${same.join(' and ')} reach the same address (${peer}): unless a proxy there routes by host name, their hedges go to the same server, so replica independence is not guaranteed`)
 }
 
 /** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
