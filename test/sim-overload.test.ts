@@ -5,20 +5,25 @@ import { closedLoop, eventually, median, simSession, timedRequest, writeTempProf
 
 const { agent, targets, temps } = simSession(128)
 
-test('overload: latency rises with concurrency (server-side queue + service median, c=1 vs c=40)', async () => {
+test('overload: latency rises with concurrency (server-side queue + service median, c=1 vs 20 in flight at one replica)', async () => {
   const target = await spawnTarget({ profile: 'overload', seed: 17 })
   targets.push(target)
-  const low = await closedLoop(target.urls, 60, 1, agent)
-  const high = await closedLoop(target.urls, 900, 40, agent)
+  const one = [target.urls[0]!]
+  const low = await closedLoop(one, 60, 1, agent)
+  // 20 in flight at one replica of 4 workers: ~16 queued, ~40 ms of queue on a ~10 ms service,
+  // about 5 times c=1's total. Ratio 2 still holds if a starved client keeps only 8 in flight
+  // (a 2-core machine running other tests: 40 spread over the three replicas once reached only
+  // ~19, 1.6 times), and one replica needs a third of the requests per second.
+  const high = await closedLoop(one, 300, 20, agent)
   // The server's account (queue wait + service) is immune to client-side scheduling noise.
   const total = (r: { queueMs: number; serverMs: number }) => r.queueMs + r.serverMs
   const lowMedian = median(low.map(total))
   const highMedian = median(high.map(total))
   assert.ok(median(low.map((r) => r.queueMs)) < 1, 'no queueing at c=1')
-  assert.ok(highMedian >= 2 * lowMedian, `median ${lowMedian.toFixed(1)} ms at c=1 vs ${highMedian.toFixed(1)} ms at c=40`)
+  assert.ok(highMedian >= 2 * lowMedian, `median ${lowMedian.toFixed(1)} ms at c=1 vs ${highMedian.toFixed(1)} ms at c=20`)
   // What the client sees rises too (its own noise only adds).
   assert.ok(median(high.map((r) => r.ms)) >= highMedian)
-  // 40 in flight fit in 3 x (4 workers + 32 queued): nobody was turned away.
+  // 20 in flight fit in 4 workers + 32 queued: nobody was turned away.
   assert.ok([...low, ...high].every((r) => r.status === 200))
 })
 
