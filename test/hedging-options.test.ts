@@ -108,9 +108,16 @@ test('a hedge never leaves before its delay, though a Node timer can fire up to 
   const result = await run({ urls: list.map((s) => s.url), concurrency: 8, requests: n, warmup: 0, mode: 'hedged', seed: 7, timeoutMs: 2000, requestSink, hedge: { delay: 4.6, budgetPct: null as unknown as number } })
   const hedged = result.phases.hedged!
   assert.equal(hedged.ok, n, JSON.stringify(hedged.errorKinds))
-  assert.equal(hedged.hedging!.hedgesSent, n)
   assert.equal(rows.length, n)
-  const early = rows.filter((r) => r.hedgeFiredMs! < 4.6)
+  // Every timer is due 25 ms before its answer, but a loop stalled past that (a loaded 2-core
+  // machine: 116 hedges sent of 120 once) can see the answer first, or stop the hedge before the
+  // wire. At least half must have left for the check to mean something (about 30 early ones
+  // without the wait); each timer that fired launched one hedge, sent or stopped.
+  const fired = rows.filter((r) => r.hedgeFiredMs !== null)
+  const h = hedged.hedging!
+  assert.ok(h.hedgesSent >= n / 2, `${h.hedgesSent} of ${n} hedges sent`)
+  assert.equal(h.hedgesSent + h.unsent - h.unsentOriginals!, fired.length)
+  const early = fired.filter((r) => r.hedgeFiredMs! < 4.6)
   assert.deepEqual(early.map((r) => r.hedgeFiredMs), [], 'hedges fired before the 4.6 ms delay')
 })
 
