@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { buildConnector, errors, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../src/engine/connection-pool.js'
 import { hedged } from '../src/engine/hedge-interceptor.js'
+import type { HedgeObserver } from '../src/hedging/observer.js'
 import { DeadlineQueue } from '../src/engine/request-timeout.js'
 
 interface Done {
@@ -38,6 +39,27 @@ function collect(onDone: (d: Done) => void): Dispatcher.DispatchHandler {
       onDone({ status: null, error, at: performance.now() })
     },
   } as unknown as Dispatcher.DispatchHandler
+}
+
+/** A hedge observer that hears only the events given; the rest are ignored. */
+function observing(events: Partial<HedgeObserver>): HedgeObserver {
+  const ignore = (): void => {}
+  const all: HedgeObserver = {
+    attemptLaunched: ignore,
+    attemptSettled: ignore,
+    attemptSent: ignore,
+    attemptUnsent: ignore,
+    attemptCancelled: ignore,
+    attemptDone: ignore,
+    lateDiscarded: ignore,
+    budgetDenied: ignore,
+    deadlineSuppressed: ignore,
+    nonFatalTriggered: ignore,
+    saturationSuppressed: ignore,
+    loserFinished: ignore,
+    timerLateness: ignore,
+  }
+  return { ...all, ...events }
 }
 
 function request(pool: ConnectionPool, origin: string): Promise<Done> {
@@ -120,21 +142,12 @@ test('-t running out while an attempt waits for its connection: it fails with a 
     s.close()
   })
   const counts = { sent: 0, unsent: 0, done: 0, settled: 0 }
-  const observer = {
-    attemptLaunched() {},
+  const observer = observing({
     attemptSettled: () => void counts.settled++,
     attemptSent: () => void counts.sent++,
     attemptUnsent: () => void counts.unsent++,
-    attemptCancelled() {},
     attemptDone: () => void counts.done++,
-    lateDiscarded() {},
-    budgetDenied() {},
-    deadlineSuppressed() {},
-    nonFatalTriggered() {},
-    saturationSuppressed() {},
-    loserFinished() {},
-    timerLateness() {},
-  }
+  })
   const dispatch = hedged(pool.dispatch.bind(pool), { delay: 0, maxAttempts: 1, observer })
   const dispatchedAt = performance.now()
   let erredAt = 0
@@ -182,21 +195,7 @@ test('an original still waiting for its connection when the hedge wins is stoppe
   })
   const events: string[] = []
   const note = (what: string) => (index: number, origin: string) => void events.push(`${what} ${index} ${origin === slow.origin ? 'slow' : 'fast'}`)
-  const observer = {
-    attemptLaunched() {},
-    attemptSettled: note('settled'),
-    attemptSent: note('sent'),
-    attemptUnsent: note('unsent'),
-    attemptCancelled: note('cancelled'),
-    attemptDone() {},
-    lateDiscarded() {},
-    budgetDenied() {},
-    deadlineSuppressed() {},
-    nonFatalTriggered() {},
-    saturationSuppressed() {},
-    loserFinished() {},
-    timerLateness() {},
-  }
+  const observer = observing({ attemptSettled: note('settled'), attemptSent: note('sent'), attemptUnsent: note('unsent'), attemptCancelled: note('cancelled') })
   const dispatch = hedged(pool.dispatch.bind(pool), { delay: 20, maxAttempts: 2, budgetPct: null, replicas: [slow.origin, fast.origin], observer })
   const status = await new Promise<number | Error>((resolve) => {
     let code = 0
