@@ -153,6 +153,25 @@ test('--non-fatal-status 500: a replica answering 500 triggers the next hedge at
   assert.equal(await settle(list, hedged.attempts), hedged.attempts)
 })
 
+test('a hedge sent because an attempt failed on its connection goes to a replica the request has not tried', async (t) => {
+  // Replica 0 cuts every connection as soon as a request arrives; replica 1 answers in 2 ms.
+  // The failed original is no longer in flight, but its replica must not get the hedge:
+  // with a coin toss between the two, a quarter of the requests would fail.
+  const list = await servers(t, 2, (i) => (i === 0 ? { handle: (req) => void req.socket.destroy() } : { delayMs: 2 }))
+  const n = 200
+  const rows: RequestRecord[] = []
+  const requestSink = { write: (r: RequestRecord) => (rows.push(r), true), waitForDrain: async () => {} }
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 48, eject: false, requestSink, hedge: { delay: 500, budgetPct: null as unknown as number } })
+  const hedged = result.phases.hedged!
+  assert.equal(hedged.ok, n, JSON.stringify(hedged.errorKinds))
+  // Round robin: every other original went to replica 0 and was hedged at once, to replica 1.
+  assert.equal(list[0]!.received, n / 2)
+  assert.equal(hedged.hedging!.nonFatalTriggered, n / 2)
+  assert.equal(rows.filter((r) => r.attempts === 2).length, n / 2)
+  assert.ok(rows.every((r) => r.replica === list[1]!.url.replace(/\/$/, '')), 'every answer came from replica 1')
+  assert.equal(await settle(list, hedged.attempts), hedged.attempts)
+})
+
 test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the deadline, and hedges too close to it are suppressed', async (t) => {
   let closed = 0
   const list = await servers(t, 2, {

@@ -172,6 +172,11 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     this.#fail(reason)
   }
 
+  /** Every attempt's replica, in launch order, whether it is still in flight or not. */
+  triedOrigins(): string[] {
+    return this.attempts.map((a) => a.origin)
+  }
+
   busyOrigins(): string[] {
     const busy: string[] = []
     for (const a of this.attempts) if (a.pending()) busy.push(a.origin)
@@ -202,7 +207,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
       policy.observer?.deadlineSuppressed()
       return false
     }
-    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random, policy.health) : (this.#opts.origin as string)
+    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random, policy.health, this.triedOrigins()) : (this.#opts.origin as string)
     const saturated = policy.saturation?.refuse(origin, trigger !== 'nonfatal')
     if (saturated) {
       policy.observer?.saturationSuppressed(saturated)

@@ -1,8 +1,9 @@
 /**
  * Which replica an attempt goes to. Originals rotate round-robin (hey-style
  * spreading) over the replicas that are not ejected; a hedge goes to a
- * replica that has no attempt of the same request in flight, so the copies
- * take independent paths.
+ * replica the same request has not tried yet, so the copies take
+ * independent paths and a hedge sent because an attempt failed does not go
+ * back to the replica that failed it (Envoy's previous-hosts predicate).
  */
 import type { ReplicaHealth } from './replica-health.js'
 
@@ -25,14 +26,17 @@ export class RoundRobin {
 }
 
 /**
- * A random replica that is not ejected and not in `busy`; if every such
- * replica is busy, any available one but the most recently used; with one
- * replica, that one.
+ * A random replica that is not ejected and that the request has not tried
+ * (`tried`: every attempt's replica, finished or not; by default `busy`);
+ * if it tried them all, one not in `busy` (no attempt of it in flight
+ * there); if every one is busy, any available one but the most recently
+ * used; with one replica, that one.
  */
-export function pickHedgeTarget(replicas: readonly string[], busy: readonly string[], random: () => number, health: ReplicaHealth | null = null): string {
+export function pickHedgeTarget(replicas: readonly string[], busy: readonly string[], random: () => number, health: ReplicaHealth | null = null, tried: readonly string[] = busy): string {
   if (replicas.length === 1) return replicas[0]!
   const available: readonly string[] = health ? replicas.filter((r) => health.isAvailable(r)) : replicas
-  let free: readonly string[] = available.filter((r) => !busy.includes(r))
+  let free: readonly string[] = available.filter((r) => !tried.includes(r))
+  if (free.length === 0) free = available.filter((r) => !busy.includes(r))
   if (free.length === 0) free = available.filter((r) => r !== busy[busy.length - 1])
   if (free.length === 0) free = available
   return free[Math.floor(random() * free.length)]!
