@@ -101,6 +101,21 @@ test('the per-replica table makes a broken replica obvious', () => {
   assert.doesNotMatch(lines.find((l) => l.includes('http://a:8080/x'))!, /!/)
 })
 
+test('a dead replica failing fast does not make the healthy ones look slow', () => {
+  const urls = ['http://a:8080/x', 'http://b:8080/x', 'http://c:8080/x']
+  const replicas = urls.map((url) => makeReplica(url, Array.from({ length: 100 }, () => 11)))
+  // Replica c refuses every connection within half a millisecond.
+  replicas[2] = makeReplica(urls[2]!, Array.from({ length: 100 }, () => 0.4), { ok: 0, errors: 100, statusCodes: {}, errorKinds: { ECONNREFUSED: 100 } })
+  const run = makeRunResult({ phases: { plain: makePhase('plain', Array.from({ length: 300 }, () => 11), { replicas }) } })
+  const lines = renderText(run).split('\n')
+  for (const url of urls.slice(0, 2)) assert.doesNotMatch(lines.find((l) => l.includes(url))!, /!/, url)
+  assert.match(lines.find((l) => l.includes('http://c:8080/x'))!, /<- 100\.0% errors !$/)
+  // A replica that answers, three times slower than the others, is still marked.
+  replicas[0] = makeReplica(urls[0]!, Array.from({ length: 100 }, () => 40))
+  const slow = renderText(makeRunResult({ phases: { plain: makePhase('plain', Array.from({ length: 300 }, () => 11), { replicas }) } })).split('\n')
+  assert.match(slow.find((l) => l.includes('http://a:8080/x'))!, /<- slow !$/)
+})
+
 test('partial runs and warnings are printed prominently', () => {
   const run = makeHedgedRun({ partial: true, stoppedIn: 'hedged', warnings: ['one URL: copies go to the same origin'] })
   const lines = renderText(run).split('\n')

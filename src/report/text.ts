@@ -263,7 +263,12 @@ function ejections(events: EjectionEvent[]): string[] {
   return ['Ejections:', ...indent(lines)]
 }
 
-/** Compared with the other replicas together: no attempts, twice their error rate (and 5 %+), or three times their median. */
+/**
+ * Compared with the other replicas together: no attempts, twice their error
+ * rate (and 5 %+), or three times their median. The median is of replicas
+ * that mostly answered: a dead one's fast refusals are not a latency to be
+ * slow against.
+ */
 function replicaFlag(r: ReplicaFigures, list: ReplicaFigures[]): string {
   const others = list.filter((x) => x !== r)
   const otherAttempts = others.reduce((n, x) => n + x.requests, 0)
@@ -272,7 +277,7 @@ function replicaFlag(r: ReplicaFigures, list: ReplicaFigures[]): string {
   const rate = r.errors / r.requests
   const otherRate = others.reduce((n, x) => n + x.errors, 0) / otherAttempts
   if (rate >= 0.05 && rate >= 2 * otherRate) return `<- ${(rate * 100).toFixed(1)}% errors !`
-  const otherP50 = median(others.filter((x) => x.requests > 0).map((x) => x.latencyMs.p50))
+  const otherP50 = median(others.filter((x) => x.requests > 0 && 2 * x.errors < x.requests).map((x) => x.latencyMs.p50))
   if (otherP50 > 0 && r.latencyMs.p50 > 3 * otherP50) return '<- slow !'
   return ''
 }
