@@ -2,9 +2,12 @@
  * Replicas that are one server: a single URL, or two names that reach one
  * address (127.0.0.1 and localhost), cannot show what hedging across
  * independent replicas buys, and the report says so; distinct servers give
- * no such warning.
+ * no such warning. Over HTTP/2 the one-URL warning says hedges share the
+ * connection.
  */
 import { after, test } from 'node:test'
+import { createServer as createH2Server } from 'node:http2'
+import type { AddressInfo } from 'node:net'
 import assert from 'node:assert/strict'
 import { run } from '../src/run/run.js'
 import { sameAddressWarnings } from '../src/run/same-address.js'
@@ -35,6 +38,15 @@ test('two servers: no warning; one URL: the one-origin warning', async () => {
   const [a, b] = [await server(), await server()]
   assert.deepEqual(independence((await hedged([a.url, b.url])).warnings), [])
   assert.deepEqual(independence((await hedged([a.url])).warnings), ['one URL: hedges go to the same origin on a separate connection, so replica independence is not guaranteed'])
+})
+
+test('one URL over HTTP/2: the warning says hedges are streams on its connection, not connections of their own', async (t) => {
+  const h2 = createH2Server((_req, res) => res.end('ok'))
+  await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve))
+  t.after(() => h2.close())
+  const url = `http://127.0.0.1:${(h2.address() as AddressInfo).port}/`
+  const result = await run({ urls: [url], http2: true, mode: 'hedged', requests: 20, concurrency: 2, warmup: 0, seed: 9, hedge: { delay: 50 } })
+  assert.deepEqual(independence(result.warnings), ['one URL: hedges go to the same origin as another stream on its HTTP/2 connection, so replica independence is not guaranteed'])
 })
 
 test('same-address groups: each group once, IPv6 addresses as the preflight writes them', () => {

@@ -434,7 +434,8 @@ class RunSession {
 function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
   const warnings: string[] = []
   if (cfg.mode !== 'plain' && cfg.urls.length === 1) {
-    warnings.push('one URL: hedges go to the same origin on a separate connection, so replica independence is not guaranteed')
+    const how = protocolFor(cfg).transport.http2 ? 'as another stream on its HTTP/2 connection' : 'on a separate connection'
+    warnings.push(`one URL: hedges go to the same origin ${how}, so replica independence is not guaranteed`)
   }
   if (cfg.mode !== 'plain') warnings.push(...sameAddressWarnings(cfg.urls.map(shownOrigin), peers))
   if (cfg.mode !== 'plain' && cfg.hedge.unsafeHedge && !isIdempotentMethod(cfg.method)) {
