@@ -38,8 +38,14 @@ export function grpcFlags(y: Argv): Argv {
     .option('B', { type: 'string', describe: 'the request message as encoded bytes, from a file (gRPC; -d/-D take JSON)', group: 'gRPC:' })
 }
 
-/** True when the run speaks gRPC: grpc:// or grpcs:// URLs (before or after `--`), or --grpc. */
+/**
+ * True when the run speaks gRPC: grpc:// or grpcs:// URLs (before or after
+ * `--`), or --grpc. --grpc is for --profile's built-in replicas: beside an
+ * http:// URL it would be a flag the run cannot honour, so it is refused.
+ */
 export function isGrpcRun(grpcFlag: boolean, urls: string[]): boolean {
+  const http = urls.find((u) => !isGrpcUrl(u))
+  if (grpcFlag && http !== undefined) throw new UsageError(`--grpc is for --profile's built-in replicas; give a gRPC target as grpc://host:port (got ${JSON.stringify(http)})`)
   return grpcFlag || urls.some(isGrpcUrl)
 }
 
