@@ -121,3 +121,34 @@ test('error messages about a header never show a secret value', async () => {
   assert.equal(run.code, 2)
   assertClean('stderr for a malformed Authorization header', run.stderr)
 })
+
+test('a URL\'s user:password@ is sent as Basic authorization, as hey and curl send it, and never shown', async () => {
+  const basic = await startServer({ record: ['authorization'], body: 'ok\n' })
+  try {
+    // Percent-encoded in the URL ("p@ss:w0rd" would not parse), decoded before it is sent.
+    const url = basic.url.replace('http://', `http://alice:${PASSWORD}%40x@`)
+    const run = await runCli([url, '-n', '3', '-c', '1', '--warmup', '0', '--mode', 'plain', '-o', 'json', '--no-save'], { cwd: dir })
+    assertRunClean('URL credentials', run)
+    assert.ok(!run.stdout.includes(Buffer.from(`alice:${PASSWORD}@x`).toString('base64')), 'the encoded credentials are not shown either')
+    assert.deepEqual(new Set(basic.seen.map((s) => s.authorization)), new Set([`Basic ${Buffer.from(`alice:${PASSWORD}@x`).toString('base64')}`]))
+    assert.equal(basic.seen.length, 3)
+    // An Authorization given with -H wins, as in hey and curl.
+    basic.seen.length = 0
+    const explicit = await runCli([url, '-H', `Authorization: ${SECRETS.authorization}`, '-n', '2', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save'], { cwd: dir })
+    assert.equal(explicit.code, 0, explicit.stderr)
+    assert.deepEqual(basic.seen.map((s) => s.authorization), [SECRETS.authorization, SECRETS.authorization])
+    // Replicas must agree: every copy of a request carries the same headers.
+    const other = await startServer()
+    try {
+      const mixed = await runCli([url, other.url, '-n', '2', '--no-save'], { cwd: dir })
+      assert.equal(mixed.code, 2)
+      assert.match(mixed.stderr, /^hedgebench: the URLs carry different credentials/)
+      assertClean('stderr for mixed credentials', mixed.stderr)
+      assert.equal(other.received, 0)
+    } finally {
+      await other.close()
+    }
+  } finally {
+    await basic.close()
+  }
+})

@@ -3,6 +3,7 @@
  * complete, valid configuration. Every problem is a UsageError naming the
  * bad value and what would be valid (the CLI prints it as one line, exit 2).
  */
+import { withUrlCredentials } from './url-credentials.js'
 import { UsageError } from '../core/errors.js'
 import { redactUrl } from '../core/redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spec.js'
@@ -81,7 +82,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     origins: urls.map(transportOrigin),
     grpc,
     method,
-    headers: o.headers ?? [],
+    headers: withUrlCredentials(urls, o.headers ?? []),
     body: grpc ? grpc.body : (o.body ?? null),
     concurrency: positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency'),
     requests,
