@@ -1,5 +1,6 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { requestsNeeded } from '../src/stats/noise.js'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,7 +38,8 @@ test('--fail-if exits 1 exactly when a condition holds', (t) => {
     [['--fail-if', 'p50>50ms'], 0],
     [['--fail-if', 'error_rate>0%'], 0],
     [['--fail-if', 'rps<-5%'], 1],
-    // p99, not p99.9: 400 requests cannot bound a p99.9 (compare says "not enough requests" and gates ignore it).
+    // p99, not p99.9: 400 requests cannot bound a p99.9 (compare says "not enough requests"): a change
+    // gate on it does not hold, and stderr says it was not checked.
     [['--fail-if', 'p50>50ms', '--fail-if', 'p99>+100%'], 1],
     [['--fail-if', 'p99.9>+100%'], 0],
     [[], 0],
@@ -47,6 +49,7 @@ test('--fail-if exits 1 exactly when a condition holds', (t) => {
     assert.equal(r.code, expected, `${flags.join(' ')}: ${r.stderr}`)
     assert.match(r.stdout, /p50/)
     if (expected === 1) assert.match(r.stderr, /--fail-if ".*" holds for after\.json/)
+    else if (flags.includes('p99.9>+100%')) assert.equal(r.stderr, `hedgebench: --fail-if "p99.9>+100%" not checked for after.json: not enough requests (n = 400 for p99.9; needs ${requestsNeeded(99.9)})\n`)
     else assert.equal(r.stderr, '')
   }
 })

@@ -112,20 +112,27 @@ test('identical seeded runs: false better/worse verdicts stay within what 95 % i
   }
 })
 
-test('a gate never holds on a percentile that cannot be judged', () => {
+test('a change gate never holds on a percentile that cannot be judged, and says why; an absolute one checks the value', () => {
   const c = compareRuns([{ name: 'a', result: drawRun(50, 1) }, { name: 'b', result: drawRun(50, 2) }])
   const p999 = row(c, 'p99.9').changes[1]!
   assert.equal(p999.verdict, 'not enough requests')
   assert.equal(p999.note, `n = 50 for p99.9; needs ${requestsNeeded(99.9)}`)
   assert.equal(p999.interval, null)
-  for (const text of ['p99.9>-100%', 'p99.9<+100%', 'p99.99>0ms', 'p99>0']) {
-    assert.equal(checkFailIf([parseFailIf(text)], c)[0]!.holds, false, text)
+  for (const text of ['p99.9>-100%', 'p99.9<+100%']) {
+    const [check] = checkFailIf([parseFailIf(text)], c)
+    assert.equal(check!.holds, false, text)
+    assert.deepEqual(check!.unchecked, [{ run: 'b', why: `not enough requests (n = 50 for p99.9; needs ${requestsNeeded(99.9)})` }], text)
   }
-  // A judgeable percentile still gates: p50 is judged at n = 50 and its absolute value is > 0.
-  assert.equal(checkFailIf([parseFailIf('p50>0')], c)[0]!.holds, true)
+  // A value is what was measured, however few the requests (as the run's own --fail-if reads it).
+  for (const text of ['p99.99>0ms', 'p99>0', 'p50>0']) {
+    const [check] = checkFailIf([parseFailIf(text)], c)
+    assert.deepEqual([check!.holds, check!.unchecked], [true, []], text)
+  }
+  // A judgeable change still gates: p50 is judged at n = 50.
+  assert.deepEqual(checkFailIf([parseFailIf('p50>-100%')], c)[0]!.unchecked, [])
 })
 
-test('compare of three identical real runs of 50 requests: the tail says "not enough requests", and no gate fails on it', async () => {
+test('compare of three identical real runs of 50 requests: the tail says "not enough requests", and no change gate fails on it, with a line saying so', async () => {
   dir = mkdtempSync(join(tmpdir(), 'hedgebench-small-n-'))
   server = await spawnFixedDelayServer(2)
   const files: string[] = []
@@ -140,12 +147,14 @@ test('compare of three identical real runs of 50 requests: the tail says "not en
   }
   // The three compares only read the saved files: run at once.
   const [text, csvRun, json] = await Promise.all([
-    runCli(['compare', ...files, '--fail-if', 'p99.9>-100%', '--fail-if', 'p99>-100%', '--fail-if', 'p99.99>0ms'], { cwd: dir, timeoutMs: 30_000 }),
+    runCli(['compare', ...files, '--fail-if', 'p99.9>-100%', '--fail-if', 'p99>-100%'], { cwd: dir, timeoutMs: 30_000 }),
     runCli(['compare', ...files, '-o', 'csv'], { cwd: dir, timeoutMs: 30_000 }),
     runCli(['compare', ...files, '-o', 'json'], { cwd: dir, timeoutMs: 30_000 }),
   ])
   // Every p99.9 of these runs is above 2 ms, so each gate would hold if it were judged.
   assert.equal(text.code, 0, `${text.stdout}\n${text.stderr}`)
+  const notChecked = text.stderr.split('\n').filter((l) => l.length > 0)
+  assert.deepEqual(notChecked, ['p99.9>-100%', 'p99>-100%'].flatMap((g) => ['r2.json', 'r3.json'].map((run) => `hedgebench: --fail-if "${g}" not checked for ${run}: not enough requests (n = 50 for ${g.slice(0, g.indexOf('>'))}; needs ${requestsNeeded(Number(g.slice(1, g.indexOf('>'))))})`)))
   for (const key of ['p99', 'p99.9', 'p99.99']) {
     const line = text.stdout.split('\n').find((l) => l.trimStart().startsWith(`${key} `))
     assert.ok(line, `${key} row in\n${text.stdout}`)

@@ -44,6 +44,13 @@ test('a run exits 1 when a condition holds, naming it and the value seen; 0 when
   assert.equal(passed.code, 0, passed.stderr)
 })
 
+test('a change against plain that 20 requests cannot judge is named as not checked, and does not hold', async () => {
+  const s = await server(2)
+  const run = await runCli([s.url, ...small, '--fail-if', 'p99.9>-100%'])
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /^hedgebench: --fail-if "p99\.9>-100%" not checked: not enough requests \(n = 20 for p99\.9; needs \d+\)$/m)
+})
+
 test('extra_load and a URL after --fail-if (not swallowed as a second condition)', async () => {
   const s = await server(20)
   // A 1 ms delay against a 20 ms server fires a hedge for every request: extra load ~100 %.

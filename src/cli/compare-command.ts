@@ -54,7 +54,9 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       const comparison = await compareLoaded(files, results, argv.phase)
       if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
       process.stdout.write(await render(comparison, argv.output))
-      const failed = checkFailIf(conditions, comparison).filter((c) => c.holds)
+      const checks = checkFailIf(conditions, comparison)
+      for (const check of checks) for (const u of check.unchecked) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}\n`)
+      const failed = checks.filter((c) => c.holds)
       for (const check of failed) process.stderr.write(`${failMessage(check)}\n`)
       setExitCode(failed.length > 0 ? 1 : 0)
     },

@@ -218,7 +218,9 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     }
     await writeOutputs(argv, result, log)
     if (interrupt.twice()) return 130
-    const failed = conditions.length === 0 ? [] : (await import('../report/run-fail-if.js')).checkRunFailIf(conditions, result).filter((c) => c.holds)
+    const checks = conditions.length === 0 ? [] : (await import('../report/run-fail-if.js')).checkRunFailIf(conditions, result)
+    for (const check of checks) if (check.unchecked) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked: ${check.unchecked}\n`)
+    const failed = checks.filter((c) => c.holds)
     for (const check of failed) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds: ${check.observed}\n`)
     return failed.length > 0 ? 1 : exitCode(failLimit, result)
   } finally {

@@ -42,6 +42,8 @@ export interface FailCheck {
   holds: boolean
   /** Names of the runs meeting the condition. */
   runs: string[]
+  /** Runs a change (+N%/-N%) could not be judged for, and why: "n = 50 for p99.9; needs 3688". */
+  unchecked: Array<{ run: string; why: string }>
 }
 
 const CONDITION_RE = /^([a-z_][a-z0-9_.]*)\s*(>=|<=|>|<)\s*(\S+)$/i
@@ -109,17 +111,32 @@ export function checkFailIf(conditions: FailCondition[], comparison: Comparison)
   return conditions.map((condition) => {
     const row = comparison.metrics.find((m) => m.metric === condition.metric)
     const runs = comparison.runs.filter((_, i) => i > 0 && row !== undefined && holdsAt(condition, row.values[i] ?? null, row.changes[i] ?? null))
-    return { condition, holds: runs.length > 0, runs: runs.map((r) => r.name) }
+    const unchecked = comparison.runs.flatMap((r, i) => {
+      const why = i > 0 ? uncheckedWhy(condition, row?.changes[i] ?? null) : null
+      return why === null ? [] : [{ run: r.name, why }]
+    })
+    return { condition, holds: runs.length > 0, runs: runs.map((r) => r.name), unchecked }
   })
 }
 
+/**
+ * An absolute condition is checked on the value measured, however few the
+ * requests (as the run's own --fail-if does); a change (+N%/-N%) only when
+ * compare could judge it: with too few requests it does not hold, and
+ * uncheckedWhy says so, so that a gate never passes unnoticed.
+ */
 export function holdsAt(c: FailCondition, value: number | null, change: MetricChange | null): boolean {
-  if (change?.verdict === 'not enough requests') return false
   if (c.kind === 'absolute') return value !== null && compare(value, c.op, c.value)
-  if (!change) return false
+  if (!change || uncheckedWhy(c, change) !== null) return false
   // From a baseline of 0, any rise is an infinite relative change.
   const pct = change.pct ?? (change.abs === 0 ? 0 : Math.sign(change.abs) * Infinity)
   return compare(pct, c.op, c.value)
+}
+
+/** Why a change condition could not be checked (too few requests for the percentile), or null. */
+export function uncheckedWhy(c: FailCondition, change: MetricChange | null): string | null {
+  if (c.kind !== 'relative' || change?.verdict !== 'not enough requests') return null
+  return `not enough requests${change.note ? ` (${change.note})` : ''}`
 }
 
 function compare(x: number, op: FailOperator, y: number): boolean {

@@ -12,13 +12,15 @@
 import { UsageError } from '../core/errors.js'
 import type { Mode, PhaseResult, RunResult } from '../results/run-result.js'
 import { compareWithin, phaseMetric } from './compare.js'
-import { holdsAt, type FailCondition } from './fail-if.js'
+import { holdsAt, uncheckedWhy, type FailCondition } from './fail-if.js'
 
 export interface RunFailCheck {
   condition: FailCondition
   holds: boolean
   /** What was checked, for the message: "hedged p99 = 63.2 ms", or why nothing could be. */
   observed: string
+  /** Why the condition could not be checked (a change against plain from too few requests), or absent. */
+  unchecked?: string
 }
 
 /** Before the run: a condition the run's phases cannot answer is bad input, not a pass. */
@@ -55,7 +57,8 @@ function relative(condition: FailCondition, result: RunResult): RunFailCheck {
   const change = row?.changes[1] ?? null
   const pct = change?.pct
   const observed = change ? `hedged ${condition.metric} changed ${pct === null || pct === undefined ? `by ${change.abs}` : `${pct > 0 ? '+' : ''}${pct.toFixed(1)}%`} against plain` : `no ${condition.metric} to compare`
-  return { condition, holds: holdsAt(condition, null, change), observed }
+  const why = uncheckedWhy(condition, change)
+  return { condition, holds: holdsAt(condition, null, change), observed, ...(why ? { unchecked: why } : {}) }
 }
 
 function phaseOf(condition: FailCondition, result: RunResult): PhaseResult | undefined {
