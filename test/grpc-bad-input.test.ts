@@ -41,6 +41,7 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
   { name: '--non-fatal-status not a gRPC code', args: [TARGET, ...OK, '--non-fatal-status', 'UNAVAILBLE'], message: /"UNAVAILBLE" is not a gRPC status/ },
   { name: '-m metadata not JSON', args: [TARGET, ...OK, '-m', 'POST'], message: /-m for a gRPC target is metadata as JSON/ },
   { name: '--call on an http target', args: ['http://127.0.0.1:9/', '--call', SIM_WORK_CALL, '--no-save'], message: /--call: only for gRPC targets/ },
+  { name: 'grpc:// with user:password@', args: ['grpc://alice:pw@127.0.0.1:9', ...OK], message: /a gRPC target takes no user:password@ .*send credentials as metadata, -m/ },
   { name: '--grpc with an http target', args: ['-n', '10', '--grpc', 'http://127.0.0.1:9/', '--no-save'], message: /--grpc is for --profile's built-in replicas; give a gRPC target as grpc:\/\/host:port \(got "http:\/\/127\.0\.0\.1:9\/"\)/ },
 ]
 
