@@ -12,11 +12,10 @@
 import { UsageError } from '../core/errors.js'
 
 export function withUrlCredentials(urls: readonly string[], headers: Array<[string, string]>): Array<[string, string]> {
-  const all = urls.map((u) => new URL(u))
-  if (all.some((u) => (u.username || u.password) && u.protocol !== 'http:' && u.protocol !== 'https:')) {
+  const parsed = urls.map((u) => new URL(u))
+  if (parsed.some((u) => (u.username || u.password) && u.protocol !== 'http:' && u.protocol !== 'https:')) {
     throw new UsageError('a gRPC target takes no user:password@ (ghz has none either): send credentials as metadata, -m \'{"authorization": "..."}\'')
   }
-  const parsed = all
   const userinfo = parsed.map((u) => (u.username || u.password ? `${decoded(u.username)}:${decoded(u.password)}` : null))
   if (userinfo.every((c) => c === null)) return headers
   if (headers.some(([name]) => name.toLowerCase() === 'authorization')) return headers
