@@ -390,6 +390,16 @@ test('--fanout 5: each request makes 5 calls; per-call and per-request figures s
   assert.ok(Math.abs(plain.slow.count - n * pr) <= 4 * Math.sqrt(n * pr * (1 - pr)), `slow requests ${plain.slow.count}`)
 })
 
+test('--fanout: the delay comes from the warm-up\'s later calls, as without fan-out, not from its cold first half', async (t) => {
+  // The first 40 requests the server sees (the first 10 warm-up requests' calls, at -c 2 and
+  // fan-out 4) take 80 ms; every later one 2 ms. The p95 of all 80 warm-up calls would be 80 ms.
+  const list = await servers(t, 1, { delayMs: (m) => (m < 40 ? 80 : 2) })
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 2, requests: 20, warmup: 20, mode: 'hedged', fanout: 4, seed: 53 })
+  const h = result.phases.hedged!.hedging!
+  assert.match(h.delaySource, /^p95 of the last \d+ of 80 warm-up calls = /)
+  assert.ok(h.delayMs < 40, `delay ${h.delayMs} ms: from the 2 ms calls, not the cold 80 ms ones`)
+})
+
 test('--fanout with hedging: each call is hedged on its own; extra load is per call', async (t) => {
   const list = await servers(t, 3, { delayMs: (m) => (m % 25 === 0 ? 80 : 2) })
   const n = 200

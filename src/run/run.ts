@@ -366,7 +366,11 @@ class RunSession {
       this.#warnings.push(`the hedge delay is the p${percentile} of only ${n} requests, too few to place it (a p${percentile} needs at least ${needed})${more}`)
     }
     const phase = from === 'warmup' ? 'warm-up' : 'plain-phase'
-    const where = this.cfg.fanout > 1 ? `${n} ${phase} calls` : from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
+    const calls = stats?.calls?.requests ?? 0
+    const where =
+      this.cfg.fanout > 1
+        ? from === 'warmup' && n < calls ? `the last ${n} of ${calls} warm-up calls` : `${n} ${phase} calls`
+        : from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
     const warmupBasis = from === 'warmup' && this.cfg.fanout === 1 ? { requests: n, of: stats!.figures.requests } : undefined
     return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50, ...(warmupBasis ? { warmupBasis } : {}) }
   }

@@ -18,6 +18,8 @@ import { extraLoadPctOf } from '../results/extra-load.js'
 export interface MeasuredPhase {
   delayBasis(): Histogram
   readonly figures: { readonly requests: number }
+  /** With fan-out: the calls (each is hedged on its own). */
+  readonly calls: { readonly requests: number } | null
 }
 
 /**
@@ -147,7 +149,7 @@ export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPh
   const details = results.filter((r) => r.details).map((r) => r.details!)
   if (details.length > 0) result.details = mergeDetails(details)
   const basis = mergeEncoded(snaps.map((s) => s.delayBasis))
-  return { result, delayBasis: () => basis, figures: { requests: figures.requests } }
+  return { result, delayBasis: () => basis, figures: { requests: figures.requests }, calls: result.calls ? { requests: result.calls.requests } : null }
 }
 
 /** Open-loop service time: histograms added, exact min/max kept, late sends summed. */

@@ -98,6 +98,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   hedging: HedgingSetup | null = null
   /** Latency once connections and JIT are warm (see `steadyAfter`); null when not asked for. */
   readonly steady: Histogram | null
+  /** The same for fan-out calls (their latency is the delay basis): answered calls of the requests after `steadyAfter`. */
+  readonly #steadyCalls: Histogram | null
   /** Set when the lane ejects outliers: the phase's ejections, in order. */
   ejections: EjectionEvent[] | null = null
   /** 100 ms points while the phase is young (timeline.ts); dropped once it passes FINE_HORIZON_MS. */
@@ -111,6 +113,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     this.#fine = opts.timeline ? null : new TimelineRecorder(this.startedAt, FINE_BUCKET_MS)
     this.#serviceTime = opts.openLoop ? createHistogram() : null
     this.steady = opts.steadyAfter === undefined ? null : createHistogram()
+    this.#steadyCalls = opts.steadyAfter === undefined || opts.fanout <= 1 ? null : createHistogram()
     for (const url of opts.replicas) {
       const origin = transportOrigin(url)
       this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs))
@@ -215,6 +218,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   /** One fan-out call finished (only when fanout > 1). Each call is hedged on its own, so its hedge outcome counts here. */
   recordCall(latencyMs: number, status: number | null, error: Error | null, bytes: number, outcome: HedgeOutcome | null = null): void {
     this.calls?.add(latencyMs, status, error, bytes)
+    // Only answers, and only once the first `steadyAfter` requests (and their cold connections) are past.
+    if (this.#steadyCalls && status !== null && isOkStatus(status) && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.#steadyCalls, latencyMs)
     this.#hedgeOutcome(outcome, latencyMs)
   }
 
@@ -258,7 +263,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
 
   /** Latency to derive a hedge delay from: the settled part, and time from the send (not the intended start). */
   delayBasis(): Histogram {
-    // With fan-out each call is hedged on its own: its delay comes from call latency.
+    // With fan-out each call is hedged on its own: its delay comes from call latency, of warm calls when asked.
+    if (this.#steadyCalls && this.#steadyCalls.totalCount > 0) return this.#steadyCalls
     if (this.calls && this.calls.histogram.totalCount > 0) return this.calls.histogram
     if (this.steady && this.steady.totalCount > 0) return this.steady
     return this.#answered
