@@ -165,3 +165,14 @@ test('a password in a URL never reaches the text report', () => {
   assert.doesNotMatch(text, /s3cret/)
   assert.match(text, /http:\/\/u:\*\*\*@h\/x/)
 })
+
+test('server work with --fanout is per call, as the extra load is (not copies per logical request)', () => {
+  const run = makeHedgedRun()
+  const hedged = run.phases.hedged!
+  // 400 requests of 40 calls each; the servers began 16,160 copies: 1 % more than the calls.
+  hedged.requests = 400
+  hedged.calls = { ...makeFigures(Array.from({ length: 16_000 }, () => 10)), fanout: 40 }
+  hedged.hedging!.extraLoadPct = 1
+  hedged.server = { received: 16_160, completed: 16_160, cancelled: 0, hedgeHeader: 160, clientAttempts: 16_160, match: true, started: 16_160 }
+  assert.match(renderText(run), /work: 16160 copies began executing for 16000 calls: \+1\.0% extra work \(vs \+1\.0% extra calls sent\)/)
+})

@@ -51,12 +51,15 @@ export function triggerWinWarning(h: HedgingStats): string | null {
 }
 
 /** "4012 copies began executing for 4000 requests: +0.3% extra work (vs +98.8% extra requests sent)". */
-export function workText(s: ServerCrossCheck, requests: number, h: HedgingStats | undefined): string | null {
-  if (s.started === undefined || requests === 0) return null
-  const extraWork = ((s.started - requests) / requests) * 100
-  const sent = h ? ` (vs +${h.extraLoadPct.toFixed(1)}% extra requests sent)` : ''
+export function workText(s: ServerCrossCheck, phase: PhaseResult): string | null {
+  // With fan-out every call is a request to the servers: the work is per call, as the extra load is.
+  const [needed, unit] = phase.calls ? [phase.calls.requests, 'calls'] : [phase.requests, 'requests']
+  if (s.started === undefined || needed === 0) return null
+  const extraWork = ((s.started - needed) / needed) * 100
+  const h = phase.hedging
+  const sent = h ? ` (vs +${h.extraLoadPct.toFixed(1)}% extra ${unit} sent)` : ''
   const dropped = s.tiedDropped ? `; ${s.tiedDropped} tied copies dropped before starting` : ''
-  return `${s.started} copies began executing for ${requests} requests: ${extraWork >= 0 ? '+' : ''}${extraWork.toFixed(1)}% extra work${sent}${dropped}`
+  return `${s.started} copies began executing for ${needed} ${unit}: ${extraWork >= 0 ? '+' : ''}${extraWork.toFixed(1)}% extra work${sent}${dropped}`
 }
 
 /** "server stopped 36 of 38 cancelled losers before answering (94.7%)": the cancels the target confirms. */

@@ -253,7 +253,7 @@ function serverSection(sources: ChartSource[]): string {
     return [[
       name,
       `${s.received} / ${s.clientAttempts} ${s.match ? 'match' : 'MISMATCH'}`,
-      workText(s, phase.requests, phase.hedging) ?? '-',
+      workText(s, phase) ?? '-',
       cancellationSuccessText(s, phase.hedging) ?? '-',
       utilisationText(s) ?? '-',
     ]]

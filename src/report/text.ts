@@ -308,7 +308,7 @@ function serviceTime(s: NonNullable<PhaseResult['serviceTime']>): string[] {
 
 function serverCheck(phase: PhaseResult, s: ServerCrossCheck, paint: Paint): string[] {
   const verdict = s.match ? paint('green', 'MATCH') : paint('red', 'MISMATCH')
-  const work = workText(s, phase.requests, phase.hedging)
+  const work = workText(s, phase)
   const cancels = cancellationSuccessText(s, phase.hedging)
   const busy = utilisationText(s)
   return [
