@@ -175,6 +175,7 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
     ['cancel mode', (h) => h.cancelMode],
     ['hedges sent', (h) => String(h.hedgesSent)],
     ['stopped before the wire', (h) => `${h.unsent}${unsentBreakdown(h)}`],
+    ['tied copies dropped (409)', (h) => (h.tiedDropped === undefined ? '-' : String(h.tiedDropped))],
     ['extra load', (_h, p) => `${extraLoadPct(p).toFixed(2)} %`],
     ['trigger rate', (h) => `${h.triggerRate.toFixed(2)} %`],
     ['wins (hedge / original)', (h) => `${h.hedgeWins} / ${h.originalWins}`],

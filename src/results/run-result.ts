@@ -117,6 +117,8 @@ export interface HedgingStats {
   unsent: number
   /** Of `unsent`, the originals; the rest were hedges. Absent in results saved before they were told apart. */
   unsentOriginals?: number
+  /** --tied: copies their server answered 409 (dropped: the twin started elsewhere); kept out of the replicas' errors. Absent otherwise. */
+  tiedDropped?: number
   /** Hedges sent per logical request (call), in percent: results/extra-load.ts. */
   extraLoadPct: number
   /** Share of logical requests that fired at least one hedge, in percent. */

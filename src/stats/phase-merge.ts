@@ -226,6 +226,7 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<HedgingStats[K]> 
   delayMs: 'same',
   delaySource: 'same',
   warmupBasis: 'same',
+  tiedDropped: ({ parts }) => (parts[0]!.tiedDropped === undefined ? undefined : sum(parts.map((p) => p.tiedDropped ?? 0))),
   adaptive: 'same',
   maxAttempts: 'same',
   budgetPct: 'same',

@@ -9,6 +9,7 @@ import { isOkStatus } from '../core/status.js'
 import { transportOrigin } from '../core/target-url.js'
 import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, type Histogram } from './histogram.js'
 import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/observer.js'
+import { TIED_DROPPED_STATUS } from '../hedging/policy.js'
 import { FINE_BUCKET_MS, FINE_HORIZON_MS, TimelineRecorder, type SecondRecorder } from './timeline.js'
 import { TimingBreakdown } from './timing-breakdown.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
@@ -70,6 +71,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   lateSends = 0
   #unsent = 0
   #unsentOriginals = 0
+  #tiedDropped = 0
   #cancelled = 0
   #lateDiscarded = 0
   #budgetDenied = 0
@@ -172,6 +174,12 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   }
 
   attemptDone(o: AttemptOutcome): void {
+    // A tied copy its server dropped because the twin started elsewhere is the tie working, not
+    // a replica failing: it stays out of the replica's errors and latencies (counted in attempts).
+    if (this.hedging?.tied && o.status === TIED_DROPPED_STATUS && !o.won) {
+      this.#tiedDropped++
+      return
+    }
     const replica = this.#replica(o.origin)
     replica.add(o.latencyMs, o.status, o.error, o.bytes)
     if (o.won) replica.wins++
@@ -316,6 +324,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       hedgesSent: this.#hedgesSent,
       unsent: this.#unsent,
       unsentOriginals: this.#unsentOriginals,
+      ...(this.hedging!.tied ? { tiedDropped: this.#tiedDropped } : {}),
       extraLoadPct: extraLoadPctOf(this.#hedgesSent, calls),
       triggerRate: calls > 0 ? round3((this.#triggered / calls) * 100) : 0,
       hedgeWins: this.#hedgeWins,
