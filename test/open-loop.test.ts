@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import { run } from '../src/run/run.js'
 import { GeneratorMonitor } from '../src/stats/generator-monitor.js'
 import { startServer } from './helpers/servers.js'
+import type { RequestRecord } from '../src/results/request-record.js'
 
 const PAUSE_MS = 300
 
@@ -45,6 +46,21 @@ test('open loop (-q): a stall shows in the corrected latency, sends that fell be
   assert.ok(plain.latencyMs.max >= PAUSE_MS * 0.8, `max ${plain.latencyMs.max} ms`)
   // The schedule held the rate: 300 requests at 200/s take 1.5 s, plus the tail of the last one.
   assert.ok(plain.durationMs >= 1400 && plain.durationMs < 2500, `duration ${plain.durationMs} ms`)
+})
+
+test('open loop: no send leaves before its intended start, though a Node timer can fire up to a millisecond early', async (t) => {
+  const server = await startServer({ delayMs: 1 })
+  t.after(() => server.close())
+  const rows: RequestRecord[] = []
+  const requestSink = { write: (r: RequestRecord) => (rows.push(r), true), waitForDrain: async () => {} }
+  // 400/s for 1 s: every send but the first waits on the schedule's timer. Without the wait for
+  // the rest, some fired early and moved their start: 23 of 1000 at 200/s in a trial, dozens of
+  // these 400 (a 2.5 ms interval's fraction of a millisecond makes early firings likelier).
+  await run({ urls: [server.url], rate: 400, concurrency: 8, requests: 400, warmup: 0, mode: 'plain', seed: 2, requestSink })
+  assert.equal(rows.length, 400)
+  const first = rows.find((r) => r.seq === 0)!.startMs
+  const moved = rows.filter((r) => Math.abs(r.startMs - (first + r.seq * 2.5)) > 0.002)
+  assert.deepEqual(moved.map((r) => [r.seq, r.startMs]), [], 'sends whose start moved off the schedule')
 })
 
 test('closed loop against the same stall: only the requests in flight see it (the tail is understated), and the report says so', async (t) => {

@@ -19,6 +19,7 @@ import { hasHeader, withHeaders } from '../protocol/request-headers.js'
 import type { Protocol } from '../protocol/protocol.js'
 import { httpProtocol } from '../protocol/http.js'
 import { AbortOnce } from './abort-once.js'
+import { stillEarly } from './early-timer.js'
 import { Attempt, type AttemptOwner } from './attempt.js'
 import { DeadlineExceededError } from '../hedging/errors.js'
 
@@ -186,14 +187,11 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   fireTimer(): void {
     this.#timer = null
     const now = this.policy.now()
-    // Node starts a timer from its loop's clock, whole milliseconds read at
-    // the start of the loop's turn, so it fires up to a millisecond before
-    // the delay (a quarter to two thirds of firings: README, hedge timers).
-    // A hedge does not leave before its delay: the rest is waited out (a
-    // few times at most, so that a caller's own clock cannot keep it waiting).
-    if (now < this.#intendedFireAt && this.#rearms < MAX_REARMS) {
+    // A hedge does not leave before its delay (early-timer.ts).
+    const rest = stillEarly(now, this.#intendedFireAt, this.#rearms)
+    if (rest > 0) {
       this.#rearms++
-      this.#timer = setTimeout(onHedgeTimer, this.#intendedFireAt - now, this)
+      this.#timer = setTimeout(onHedgeTimer, rest, this)
       return
     }
     this.policy.observer?.timerLateness(Math.max(0, now - this.#intendedFireAt))
@@ -311,8 +309,6 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   }
 }
 
-/** Bound on fireTimer's waits for a timer that fired early (each waits at least Node's 1 ms). */
-const MAX_REARMS = 5
 
 function onHedgeTimer(req: HedgedRequest): void {
   req.fireTimer()

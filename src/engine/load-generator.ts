@@ -15,6 +15,7 @@ import type { HedgeCaller } from './hedged-request.js'
 import type { PhaseStats, RequestSample } from '../stats/phase-stats.js'
 import type { RoundRobin } from '../hedging/replica-picker.js'
 import type { RequestSink } from '../results/request-record.js'
+import { stillEarly } from './early-timer.js'
 
 export interface Lane {
   stats: PhaseStats
@@ -154,6 +155,8 @@ class Slot {
   #starting = false
   #finishedWhileStarting = false
   #late = false
+  /** Times the schedule's timer was armed again for the rest of an early firing. */
+  #rearms = 0
 
   constructor(
     readonly win: LoadWindow,
@@ -187,6 +190,19 @@ class Slot {
     clearTimeout(this.timer!)
     this.timer = null
     this.win.slotIdle(this)
+  }
+
+  /** The schedule's timer fired: send, unless it fired early (an open-loop send never leaves before its intended start, as in wrk2). */
+  sendWhenDue(): void {
+    const now = performance.now()
+    const rest = stillEarly(now, this.intendedAt, this.#rearms)
+    if (rest > 0) {
+      this.#rearms++
+      this.timer = setTimeout(sendLater, rest, this)
+      return
+    }
+    this.#rearms = 0
+    this.send(now)
   }
 
   /** `now`: performance.now() of the caller, when it just read it (one clock read per request, not two). */
@@ -330,7 +346,7 @@ class Call implements HedgeCaller {
 }
 
 function sendLater(slot: Slot): void {
-  slot.send()
+  slot.sendWhenDue()
 }
 
 function beginLater(slot: Slot): void {
