@@ -138,8 +138,14 @@ test('fan-out calls, service time, server cross-check and generator health appea
     server: { received: 205, completed: 200, cancelled: 0, hedgeHeader: 0, clientAttempts: 200, match: false },
   })
   phase.generator = { ...phase.generator, saturated: true, warnings: ['event loop p99 42 ms: the generator may be the bottleneck'] }
-  const text = renderText(makeRunResult({ phases: { plain: phase } }))
+  const run = makeRunResult({ phases: { plain: phase } })
+  run.config.rate = 200
+  phase.rps = 168.4
+  const text = renderText(run)
   assert.match(text, /Fan-out calls \(10 per request/)
+  assert.match(text, /^Latency distribution:\n {2}\(from each request's intended start on the -q schedule: corrected for coordinated omission, as wrk2's\)\n/m)
+  assert.match(text, /17 sends left later than scheduled: every -c slot was busy \(raise -c when the target's stalls hold them\), or the generator fell behind/)
+  assert.match(text, /rate: 168\.4\/s achieved of 200\/s asked/)
   assert.match(text, /2000 calls, 0 errors, 20 over 1 s/)
   assert.match(text, /Service time \(from the actual send/)
   assert.match(text, /17 sends left later than scheduled/)

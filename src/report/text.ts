@@ -125,7 +125,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     [paint('bold', `=== ${phase.name} phase ===`)],
     summary(phase),
     responseHistogram(phase),
-    latencyDistribution(phase.latencyMs),
+    latencyDistribution(phase.latencyMs, phase.serviceTime !== undefined),
     phase.details ? detailsText(phase.details, phase.hedging !== undefined) : [],
     statusCodes(phase),
     errorDistribution(phase),
@@ -133,7 +133,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     replicas(phase.replicas, phase.hedging !== undefined, paint),
     phase.ejections?.length ? ejections(phase.ejections) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
-    phase.serviceTime ? serviceTime(phase.serviceTime) : [],
+    phase.serviceTime ? serviceTime(phase, phase.serviceTime, result.config.rate) : [],
     phase.server ? serverCheck(phase, phase.server, paint) : [],
     generator(phase.generator, paint),
   ]
@@ -168,10 +168,11 @@ function responseHistogram(p: PhaseResult): string[] {
   return ['Response time histogram:', ...indent(histogramBars(buckets))]
 }
 
-/** hey's "N% in X" lines, down to p99.99. */
-function latencyDistribution(l: LatencySummary): string[] {
+/** hey's "N% in X" lines, down to p99.99; in open loop, said to be from the intended start. */
+function latencyDistribution(l: LatencySummary, openLoop: boolean): string[] {
   const rows = PERCENTILE_KEYS.map((key) => [`${key.slice(1)}%`, 'in', formatMs(l[key])])
-  return ['Latency distribution:', ...indent(formatTable(rows, ['right', 'left', 'right']))]
+  const from = openLoop ? ["  (from each request's intended start on the -q schedule: corrected for coordinated omission, as wrk2's)"] : []
+  return ['Latency distribution:', ...from, ...indent(formatTable(rows, ['right', 'left', 'right']))]
 }
 
 function statusCodes(f: Figures): string[] {
@@ -298,12 +299,14 @@ function fanoutCalls(calls: Figures & { fanout: number }): string[] {
 }
 
 /** Open loop: latency from the scheduled send is the headline; this is from the actual send. */
-function serviceTime(s: NonNullable<PhaseResult['serviceTime']>): string[] {
+function serviceTime(phase: PhaseResult, s: NonNullable<PhaseResult['serviceTime']>, rate: number | null): string[] {
   const l = s.latencyMs
+  const late = s.lateSends === 0 ? '0 sends left later than scheduled' : `${s.lateSends} sends left later than scheduled: every -c slot was busy (raise -c when the target's stalls hold them), or the generator fell behind`
   return [
     'Service time (from the actual send, not corrected for coordinated omission):',
     `  p50 ${formatMs(l.p50)} · p99 ${formatMs(l.p99)} · p99.9 ${formatMs(l['p99.9'])} · max ${formatMs(l.max)}`,
-    `  ${s.lateSends} sends left later than scheduled (the generator or connection pool fell behind)`,
+    `  ${late}`,
+    ...(rate === null ? [] : [`  rate: ${phase.rps.toFixed(1)}/s achieved of ${rate}/s asked (over the phase, the last answers' wait included)`]),
   ]
 }
 
