@@ -65,3 +65,16 @@ test('overlapping clock-offset bounds are not a clock disagreement; the merged h
   assert.match(renderText(apart), /clocks differ by at least 100\.0 ms \(offset midpoints spread 426\.5 ms\)/)
   assert.ok(apart.warnings.some((w) => w.includes('clocks disagree')), apart.warnings.join('\n'))
 })
+
+test('a saturated shard of a -n run sent its share (its latencies carry its own queueing); of a paced or timed run it may have sent less', () => {
+  const saturate = (r: RunResult): RunResult => {
+    r.phases.hedged!.generator = { ...r.phases.hedged!.generator, saturated: true }
+    return r
+  }
+  const counted = mergeResults([{ result: saturate(shard(0, 12, 1_000_000)), source: 'a' }, { result: shard(1, 12, 1_000_005), source: 'b' }])
+  assert.ok(counted.warnings.includes('shard 0 (pod-0): the generator was saturated, so it sent its share, but its latencies include its own queueing; see its own report'), counted.warnings.join('\n'))
+  const paced = [saturate(shard(0, 12, 1_000_000)), shard(1, 12, 1_000_005)]
+  for (const r of paced) r.config.rate = 400
+  const merged = mergeResults(paced.map((result, i) => ({ result, source: `s${i}` })))
+  assert.ok(merged.warnings.includes('shard 0 (pod-0): the generator was saturated, so it may have sent less than its share; see its own report'), merged.warnings.join('\n'))
+})

@@ -25,6 +25,7 @@ import {
   type MergeSummary,
   type PhaseName,
   type PhaseResult,
+  type RunConfig,
   type RunResult,
   type ServerCrossCheck,
   type TimelinePoint,
@@ -70,7 +71,7 @@ export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): Run
     stoppedIn: results.find((r) => r.stoppedIn !== null)?.stoppedIn ?? null,
     config: seeds.size === 1 ? first.config : configWithoutSeed,
     phases,
-    warnings: mergeWarnings(rows, phases, merge),
+    warnings: mergeWarnings(rows, phases, merge, first.config),
     ...(first.runId === undefined ? {} : { runId: first.runId }),
     generators: rows,
     merge,
@@ -319,7 +320,7 @@ function summary(rows: GeneratorRow[], shardCount: number, missing: number[]): M
   }
 }
 
-function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, PhaseResult>>, merge: MergeSummary): string[] {
+function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, PhaseResult>>, merge: MergeSummary, config: RunConfig): string[] {
   const out: string[] = []
   if (merge.missing.length > 0) {
     out.push(`partial merge: shard${merge.missing.length > 1 ? 's' : ''} ${merge.missing.join(', ')} of ${merge.shardCount} missing; the figures cover ${rows.length} of ${merge.shardCount} shards`)
@@ -335,7 +336,9 @@ function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, P
         `so their own start spread (${formatMs(merge.startSpreadMs)}) is not what the target saw (${formatMs(merge.targetStartSpreadMs!)}); sync their clocks (NTP/chrony)`,
     )
   }
-  for (const g of rows) if (g.saturated) out.push(`shard ${g.shard} (${g.host}): the generator was saturated, so it may have sent less than its share; see its own report`)
+  // A closed loop of -n requests sends every one of them, however slowly; a timed or paced one may fall short.
+  const cost = config.rate === null && config.requests !== null ? 'it sent its share, but its latencies include its own queueing' : 'it may have sent less than its share'
+  for (const g of rows) if (g.saturated) out.push(`shard ${g.shard} (${g.host}): the generator was saturated, so ${cost}; see its own report`)
   out.push(...groupedShardWarnings(rows))
   return out
 }
