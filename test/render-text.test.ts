@@ -182,3 +182,15 @@ test('server work with --fanout is per call, as the extra load is (not copies pe
   hedged.server = { received: 16_160, completed: 16_160, cancelled: 0, hedgeHeader: 160, clientAttempts: 16_160, match: true, started: 16_160 }
   assert.match(renderText(run), /work: 16160 copies began executing for 16000 calls: \+1\.0% extra work \(vs \+1\.0% extra calls sent\)/)
 })
+
+test('a shard\'s own report says it is a shard and gives its share of -n and -q (the config is the whole run\'s, for merge)', () => {
+  const run = makeHedgedRun({ shard: { index: 0, count: 2 } })
+  run.config.requests = 2001
+  run.config.rate = 401
+  const header = renderText(run).split('\n')[1]!
+  assert.match(header, / · -n 1001 of 2001 per phase · -q 201\/s of 401\/s \(open loop\) · .* · shard 0\/2$/)
+  // A run that is not a shard keeps hey's header.
+  const whole = makeHedgedRun()
+  whole.config.requests = 2001
+  assert.match(renderText(whole).split('\n')[1]!, / · -n 2001 per phase · /)
+})

@@ -30,6 +30,7 @@ import { unsentBreakdown } from './unsent-text.js'
 import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import { formatTable } from './table.js'
 import { shardBlock } from './generators-text.js'
+import { rateShareOf, shareOf } from '../run/shard.js'
 
 export interface TextOptions {
   /** ANSI colours for headings, warnings and the verdict (only on a TTY). */
@@ -70,12 +71,15 @@ function httpVersion(urls: readonly string[]): string {
 function header(result: RunResult): string[] {
   const c = result.config
   const urls = c.urls.length === 1 ? redactUrl(c.urls[0]!) : `${c.urls.length} replicas`
-  const size = c.requests !== null ? `-n ${c.requests} per phase` : `-z ${formatMs(c.durationMs ?? 0)} per phase`
-  const rate = c.rate !== null ? ` · -q ${c.rate}/s (open loop)` : ''
+  // One shard's own report: its share of the run's -n and -q (the config is the whole run's, for merge).
+  const part = result.shard && !result.generators ? result.shard : null
+  const size = c.requests !== null ? `-n ${part ? `${shareOf(c.requests, part)} of ${c.requests}` : c.requests} per phase` : `-z ${formatMs(c.durationMs ?? 0)} per phase`
+  const rate = c.rate !== null ? ` · -q ${part ? `${Math.round(rateShareOf(c.rate, part) * 1000) / 1000}/s of ${c.rate}` : c.rate}/s (open loop)` : ''
+  const shard = part ? ` · shard ${part.index}/${part.count}` : ''
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
   return [
     `hedgebench ${result.version} · ${JSON.stringify(result.label)} · ${result.startedAt} -> ${result.finishedAt}`,
-    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ` · ${httpVersion(c.urls)}` : ''}`,
+    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ` · ${httpVersion(c.urls)}` : ''}${shard}`,
   ]
 }
 
