@@ -129,7 +129,7 @@ test('no call over hedgingDelay: nothing to hedge, said as information, not as a
   assert.equal(g.hedgesSent, 0)
   assert.deepEqual(g.caveats, [])
   const text = renderText(result)
-  assert.match(text, /Calls over the delay: +0 \(no call took longer than hedgingDelay 1\.0+ s: nothing to hedge\)/)
+  assert.match(text, /Calls over the delay \+ 20 ms: +0 \(no call took longer than hedgingDelay 1\.0+ s \+ 20 ms: nothing to hedge\)/)
   assert.doesNotMatch(text, /Caveats:/)
 })
 

@@ -5,12 +5,15 @@
  * occurred. A pure function over the RunResult, like every renderer.
  */
 import { formatMs } from '../core/duration.js'
-import type { GrpcClientResult, RunResult } from '../results/run-result.js'
+import { GRPC_OVER_DELAY_SLACK_MS, type GrpcClientResult, type RunResult } from '../results/run-result.js'
 
 export function grpcClientText(result: RunResult): string[] {
   const g = result.grpcClient
   if (!g) return []
-  const lines = [`=== hedged by ${g.client} (the client's own hedgingPolicy) ===`, '', ...grpcClientFacts(g).map(([label, value]) => `  ${`${label}:`.padEnd(25)}${value}`)]
+  const facts = grpcClientFacts(g)
+  // Labels padded to the longest, plus a space.
+  const width = Math.max(...facts.map(([label]) => label.length)) + 2
+  const lines = [`=== hedged by ${g.client} (the client's own hedgingPolicy) ===`, '', ...facts.map(([label, value]) => `  ${`${label}:`.padEnd(width)}${value}`)]
   lines.push('', ...grpcClientTail(result).map((row) => `  ${row[0]!.padEnd(10)}${row.slice(1).map((c) => c.padStart(13)).join('')}`))
   if (g.caveats.length > 0) lines.push('', 'Caveats:', ...g.caveats.map((c) => `  - ${c}`))
   return lines
@@ -27,7 +30,7 @@ export function grpcClientFacts(g: GrpcClientResult): Array<[string, string]> {
         `retryThrottling ${a.retryThrottling ? `maxTokens ${a.retryThrottling.maxTokens} tokenRatio ${a.retryThrottling.tokenRatio}` : 'none'}, ${a.loadBalancing}`,
     ],
     ['Did', `${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)`],
-    ['Calls over the delay', overDelay(g)],
+    [`Calls over the delay + ${GRPC_OVER_DELAY_SLACK_MS} ms`, overDelay(g)],
     ['Answered by', winners(g)],
     ['Per replica (attempts)', g.perReplica.map((r) => `${r.address} ${r.attempts}`).join(', ')],
     ['Errors', `${g.errors} (${Object.entries(g.statusCodes).map(([k, v]) => `${k} ${v}`).join(', ')})`],
@@ -39,7 +42,7 @@ export function grpcClientFacts(g: GrpcClientResult): Array<[string, string]> {
 
 /** Zero calls over the delay with hedging asked for: nothing to hedge, said as information. */
 function overDelay(g: GrpcClientResult): string {
-  if (g.callsOverDelay === 0 && g.asked.maxAttempts > 1) return `0 (no call took longer than hedgingDelay ${formatMs(g.asked.hedgingDelayMs)}: nothing to hedge)`
+  if (g.callsOverDelay === 0 && g.asked.maxAttempts > 1) return `0 (no call took longer than hedgingDelay ${formatMs(g.asked.hedgingDelayMs)} + ${GRPC_OVER_DELAY_SLACK_MS} ms: nothing to hedge)`
   return String(g.callsOverDelay)
 }
 

@@ -386,6 +386,9 @@ export interface GrpcClientAsked {
   loadBalancing: string
 }
 
+/** A gRPC call counts as over grpc-js's hedgingDelay only beyond this, ms. */
+export const GRPC_OVER_DELAY_SLACK_MS = 20
+
 export interface GrpcClientResult {
   client: string
   asked: GrpcClientAsked
@@ -406,7 +409,7 @@ export interface GrpcClientResult {
   hedgesSent: number
   /** Calls answered by attempt N (grpc-previous-rpc-attempts in the response metadata; 0 = the original). */
   winsByAttempt: Record<string, number>
-  /** Calls that took longer than the hedging delay (plus 20 ms of timer slack): each should have hedged. */
+  /** Calls that took longer than the hedging delay plus GRPC_OVER_DELAY_SLACK_MS (a timer firing a little late is not a missing hedge): each should have hedged. */
   callsOverDelay: number
   server?: ServerCrossCheck
   /** What a user would not expect, shown when it happened. */

@@ -15,7 +15,7 @@ import { UsageError } from '../core/errors.js'
 import { grpcCodeName, GRPC_OK } from '../protocol/grpc-status.js'
 import { PREVIOUS_ATTEMPTS_HEADER } from '../protocol/grpc.js'
 import { createHistogram, recordMs, summarize } from '../stats/histogram.js'
-import type { GrpcClientAsked, GrpcClientResult } from '../results/run-result.js'
+import { GRPC_OVER_DELAY_SLACK_MS, type GrpcClientAsked, type GrpcClientResult } from '../results/run-result.js'
 import type { ServerCounter } from './server-check.js'
 import { serviceConfigCaveats } from './grpc-js-caveats.js'
 
@@ -55,8 +55,6 @@ interface HedgingPolicy {
 }
 
 const identity = (b: Buffer) => b
-/** A call counts as over the hedging delay beyond this: a hedge timer firing a little late is not a missing hedge. */
-const TIMER_SLACK_MS = 20
 /** A phase without -n or -z stops here; each call also has its own deadline. */
 const MAX_PHASE_MS = 10 * 60_000
 
@@ -180,7 +178,7 @@ async function measure(client: Client, o: GrpcClientPhaseOptions, asked: GrpcCli
         winsByAttempt[call.answeredBy] = (winsByAttempt[call.answeredBy] ?? 0) + 1
       }
       if (call.ms > o.slowMs) slow++
-      if (asked.hedgingDelayMs > 0 && call.ms > asked.hedgingDelayMs + TIMER_SLACK_MS) overDelay++
+      if (asked.hedgingDelayMs > 0 && call.ms > asked.hedgingDelayMs + GRPC_OVER_DELAY_SLACK_MS) overDelay++
     }
   }
   await Promise.all(Array.from({ length: o.concurrency }, worker))
