@@ -10,6 +10,7 @@ import { hedgingAdvice } from '../src/report/hedging-advice.js'
 import { renderText } from '../src/report/text.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
+import { makeHedgedRun } from './helpers/result-fixture.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
 
 const servers: CountingServer[] = []
@@ -44,7 +45,8 @@ test('20 requests against a 10 % budget: the burst, the refusals, the slow reque
   const advice = hedgingAdvice(hedged, result.config)
   assert.deepEqual(advice, [
     `the 10% budget refused ${h.budgetDenied} hedges; ${h.budgetDenied} of the 20 requests over 10 ms wanted a hedge and were refused one`,
-    'try a later percentile (--hedge-delay p99), a larger budget (--hedge-budget 20) or fewer in flight (-c 1)',
+    // Every copy of a 20 ms answer sent 1 ms later loses to its original: a larger budget would buy more losers.
+    `try a later percentile (--hedge-delay p99) or fewer in flight (-c 1), not a larger budget: only ${Math.round((1000 * h.hedgeWins) / h.hedgesSent) / 10}% of the ${h.hedgesSent} hedges sent won, so more copies would mostly lose (or the replicas are slow together, which no copy escapes)`,
     `extra load ${(100 * (hedged.attempts / 20 - 1)).toFixed(1)}% is over the 10% budget because the budget starts with a burst of 10 hedges: 20 requests allow up to 10 + 10% x 20 = 12 hedges (60%); from -n 1000 the burst adds at most 1 point`,
   ])
   assert.ok(renderText(result).includes(`  ! ${advice[0]}`), 'the text report prints it under Hedging')
@@ -66,6 +68,17 @@ test('a delay measured on a fast warm-up, then a slower target: the trigger rate
   assert.match(advice[0]!, /^\d+\.\d% of requests fired a hedge, far above the ~5% a p95 delay implies: requests were slower while hedging than when the delay was measured/)
   assert.match(advice[1]!, /^try a later percentile \(--hedge-delay p99\)/)
   assert.equal(advice.length, 2, advice.join('\n'))
+})
+
+test('hedges that win, refused by the budget: the advice may raise the budget', () => {
+  const result = makeHedgedRun()
+  const hedged = result.phases.hedged!
+  Object.assign(hedged.hedging!, { budgetDenied: 30, hedgesSent: 140, hedgeWins: 100 })
+  const advice = hedgingAdvice(hedged, result.config)
+  assert.ok(advice.some((a) => a.startsWith('try a later percentile') && a.includes('a larger budget (--hedge-budget 20)')), advice.join('\n'))
+  // The same refusals with hedges that mostly lost: not a larger budget.
+  Object.assign(hedged.hedging!, { hedgeWins: 10 })
+  assert.ok(hedgingAdvice(hedged, result.config).some((a) => a.includes('not a larger budget: only 7.1% of the 140 hedges sent won')))
 })
 
 test('a hedged run that behaves gets no advice', async () => {

@@ -8,6 +8,7 @@
 import { DEFAULT_BUDGET_BURST } from '../hedging/policy.js'
 import { formatThreshold } from '../core/duration.js'
 import { extraLoadPct } from '../results/extra-load.js'
+import { LOSING_WIN_PCT } from './hedging-telemetry.js'
 import type { PhaseResult, RunConfig } from '../results/run-result.js'
 
 /** A trigger rate this many times what the percentile implies is "far above" it. */
@@ -38,7 +39,15 @@ export function hedgingAdvice(phase: PhaseResult, config: RunConfig): string[] {
   }
   if (feedback || h.budgetDenied > 0) {
     const fewer = Math.max(1, Math.floor(config.concurrency / 2))
-    lines.push(`try a later percentile (--hedge-delay p${laterPercentile(percentile)}), a larger budget (--hedge-budget ${2 * (h.budgetPct ?? 10)}) or fewer in flight (-c ${fewer})`)
+    const later = `--hedge-delay p${laterPercentile(percentile)}`
+    // Hedges that mostly lose would not be helped by more of them (shared slowness, or a delay far too early).
+    const winPct = h.hedgesSent > 0 ? (100 * h.hedgeWins) / h.hedgesSent : null
+    if (winPct !== null && winPct < LOSING_WIN_PCT) {
+      lines.push(
+        `try a later percentile (${later}) or fewer in flight (-c ${fewer}), not a larger budget: only ${round1(winPct)}% of the ${h.hedgesSent} hedges sent won, ` +
+          'so more copies would mostly lose (or the replicas are slow together, which no copy escapes)',
+      )
+    } else lines.push(`try a later percentile (${later}), a larger budget (--hedge-budget ${2 * (h.budgetPct ?? 10)}) or fewer in flight (-c ${fewer})`)
   }
   const extra = extraLoadPct(phase)
   if (h.budgetPct !== null && extra > h.budgetPct && calls > 0) {

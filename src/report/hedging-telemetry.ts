@@ -39,11 +39,14 @@ export function attemptsPerRequestText(h: HedgingStats): string | null {
  * correlated". High: more than 10 % of requests fired a hedge (a p95 delay
  * fires ~5 %); low: fewer than a quarter of the hedges sent won.
  */
+/** Hedges winning less often than this (% of those sent) mostly add load. */
+export const LOSING_WIN_PCT = 25
+
 export function triggerWinWarning(h: HedgingStats): string | null {
   // No race was won by anyone (nothing was answered): not a sign of the delay, the verdict says every request failed.
   if (h.hedgesSent === 0 || h.triggerRate <= 10 || h.hedgeWins + h.originalWins === 0) return null
   const winRate = (h.hedgeWins / h.hedgesSent) * 100
-  if (winRate >= 25) return null
+  if (winRate >= LOSING_WIN_PCT) return null
   return (
     `${h.triggerRate.toFixed(1)}% of requests fired a hedge but only ${winRate.toFixed(1)}% of hedges won: ` +
     'the delay is too aggressive (try a later percentile), or the replicas are slow together (correlated delays) and a copy cannot escape it'
