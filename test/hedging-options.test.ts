@@ -391,12 +391,15 @@ test('--fanout 5: each request makes 5 calls; per-call and per-request figures s
 })
 
 test('--fanout: the delay comes from the warm-up\'s later calls, as without fan-out, not from its cold first half', async (t) => {
-  // The first 40 requests the server sees (the first 10 warm-up requests' calls, at -c 2 and
-  // fan-out 4) take 80 ms; every later one 2 ms. The p95 of all 80 warm-up calls would be 80 ms.
-  const list = await servers(t, 1, { delayMs: (m) => (m < 40 ? 80 : 2) })
-  const result = await run({ urls: list.map((s) => s.url), concurrency: 2, requests: 20, warmup: 20, mode: 'hedged', fanout: 4, seed: 53 })
+  // The first 20 requests the server sees (the calls of the first 5 warm-up requests, at fan-out
+  // 4) take 80 ms; every later one 2 ms. The p95 of all 160 warm-up calls (12.5 % slow) would be
+  // 80 ms. The basis is the calls of requests 21-40: at -c 2 each of those starts after request
+  // 19 or later ended, so its calls reach the server long after the first 20 (a boundary at the
+  // 10th of 20 requests let a call of the 11th overtake one of the 10th on a loaded machine).
+  const list = await servers(t, 1, { delayMs: (m) => (m < 20 ? 80 : 2) })
+  const result = await run({ urls: list.map((s) => s.url), concurrency: 2, requests: 20, warmup: 40, mode: 'hedged', fanout: 4, seed: 53 })
   const h = result.phases.hedged!.hedging!
-  assert.match(h.delaySource, /^p95 of the last \d+ of 80 warm-up calls = /)
+  assert.match(h.delaySource, /^p95 of the last \d+ of 160 warm-up calls = /)
   assert.ok(h.delayMs < 40, `delay ${h.delayMs} ms: from the 2 ms calls, not the cold 80 ms ones`)
 })
 
