@@ -66,6 +66,12 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   // What the phase's cancels cost the connections (phase rows; empty in replica rows and in runs saved before).
   'connections_closed_by_cancel',
   'streams_reset_by_cancel',
+  // Open loop (-q), phase rows: the rate asked for, sends that left after their intended start, and the
+  // uncorrected service time beside the corrected latency above (empty in a closed loop).
+  'rate_asked',
+  'late_sends',
+  'service_p50_ms',
+  'service_p99_ms',
 ]
 
 type Cell = string | number
@@ -76,8 +82,8 @@ export function renderCsvSummary(result: RunResult): string {
   for (const name of PHASE_NAMES) {
     const phase = result.phases[name]
     if (!phase) continue
-    rows.push([...run, ...phaseRow(phase)])
-    for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase)])
+    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, result.config.rate)])
+    for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null)])
   }
   return stringify(rows)
 }
@@ -90,6 +96,12 @@ function runCells(result: RunResult): Cell[] {
 function phaseRow(phase: PhaseResult): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging, phase) : emptyHedging()
   return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '', ...gcCells(phase.generator.gc), phase.connectionsClosedByCancel ?? '', phase.streamsResetByCancel ?? '']
+}
+
+function openLoopCells(phase: PhaseResult | null, rate: number | null): Cell[] {
+  const s = phase?.serviceTime
+  if (!s) return ['', '', '', '']
+  return [rate ?? '', s.lateSends, s.latencyMs.p50.toFixed(3), s.latencyMs.p99.toFixed(3)]
 }
 
 /** A replica's own `cancelled` goes in the hedging column of that name; its other hedging cells stay empty. */
