@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
+import { withUrlCredentials } from '../src/run/url-credentials.js'
+import { UsageError } from '../src/core/errors.js'
 
 const SECRETS = {
   authorization: 'Bearer s3cr3t-token',
@@ -151,4 +153,14 @@ test('a URL\'s user:password@ is sent as Basic authorization, as hey and curl se
   } finally {
     await basic.close()
   }
+})
+
+test('URL credentials as a header: decoded, refused when malformed or on grpc://, left alone when absent or overridden', () => {
+  const basic = (s: string) => `Basic ${Buffer.from(s).toString('base64')}`
+  assert.deepEqual(withUrlCredentials(['http://a%3Ab:p%25w@h:1/', 'http://a%3Ab:p%25w@h:2/'], []), [['authorization', basic('a:b:p%w')]])
+  assert.deepEqual(withUrlCredentials(['http://h:1/'], [['x', 'y']]), [['x', 'y']])
+  assert.deepEqual(withUrlCredentials(['http://u:p@h:1/'], [['Authorization', 'Bearer t']]), [['Authorization', 'Bearer t']])
+  assert.throws(() => withUrlCredentials(['http://u:p%zz@h:1/'], []), (e: Error) => e instanceof UsageError && /malformed %-escape/.test(e.message) && !e.message.includes('p%zz'))
+  assert.throws(() => withUrlCredentials(['grpc://u:p@h:1'], []), (e: Error) => e instanceof UsageError && /gRPC target takes no user:password@/.test(e.message))
+  assert.throws(() => withUrlCredentials(['http://u:p@h:1/', 'http://h:2/'], []), /different credentials/)
 })
