@@ -12,10 +12,12 @@
  *
  * A timer that fires before its time (libuv starts it from its loop's
  * millisecond clock, read at the start of the turn) is armed again for the
- * rest, as hedgebench's hedge timers are (hedged-request.ts fireTimer), at
- * most 5 times. Prints `{"p50":ms,"p99":ms,"max":ms,"firings":n,"early":n}`;
+ * rest by hedgebench's own rule (engine/early-timer.ts, as its hedge timers
+ * and open-loop sends are). Prints `{"p50":ms,"p99":ms,"max":ms,"firings":n,"early":n}`;
  * early counts the timers whose first firing came before their time.
  */
+import { stillEarly } from '../src/engine/early-timer.js'
+
 const [delayArg = '15', inFlightArg = '40', firingsArg = '4000'] = process.argv.slice(2)
 const [delayMs, inFlight, firings] = [Number(delayArg), Number(inFlightArg), Number(firingsArg)]
 if (!(delayMs >= 1 && inFlight >= 1 && firings >= 1)) {
@@ -33,12 +35,14 @@ function arm(): void {
   const due = performance.now() + delayMs
   let rearms = 0
   const fire = (): void => {
-    const late = performance.now() - due
-    if (late < 0) {
-      if (rearms === 0) early++
-      if (rearms++ < 5) return void setTimeout(fire, -late)
+    const now = performance.now()
+    if (rearms === 0 && now < due) early++
+    const rest = stillEarly(now, due, rearms)
+    if (rest > 0) {
+      rearms++
+      return void setTimeout(fire, rest)
     }
-    lateness.push(Math.max(0, late))
+    lateness.push(Math.max(0, now - due))
     if (lateness.length === firings) return report()
     // The next "request" starts a little later, as a slot's next one does.
     setTimeout(arm, Math.random() * 3)

@@ -309,7 +309,6 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   }
 }
 
-
 function onHedgeTimer(req: HedgedRequest): void {
   req.fireTimer()
 }
