@@ -226,7 +226,7 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<HedgingStats[K]> 
   delayMs: 'same',
   delaySource: 'same',
   warmupBasis: 'same',
-  tiedDropped: ({ parts }) => (parts[0]!.tiedDropped === undefined ? undefined : sum(parts.map((p) => p.tiedDropped ?? 0))),
+  tiedDropped: ({ parts }) => sumOfAll(parts.map((p) => p.tiedDropped)),
   adaptive: 'same',
   maxAttempts: 'same',
   budgetPct: 'same',
@@ -237,7 +237,7 @@ const HEDGING_MERGE: { [K in keyof HedgingStats]-?: FieldMerge<HedgingStats[K]> 
   hedgesSent: 'sum',
   unsent: 'sum',
   // Absent when a part was saved before originals were counted apart: 0 would claim every unsent attempt a hedge.
-  unsentOriginals: ({ parts }) => (parts.every((p) => p.unsentOriginals !== undefined) ? sum(parts.map((p) => p.unsentOriginals!)) : undefined),
+  unsentOriginals: ({ parts }) => sumOfAll(parts.map((p) => p.unsentOriginals)),
   extraLoadPct: ({ parts, calls }) => extraLoadPctOf(sum(parts.map((p) => p.hedgesSent)), calls),
   triggerRate: ({ triggered, calls }) => (calls > 0 ? round3((triggered / calls) * 100) : 0),
   hedgeWins: 'sum',
@@ -298,6 +298,11 @@ export function mergeHedgingParts(input: HedgingParts): HedgingStats {
     if (value !== undefined) out[key] = value // an optional field the workers did not report stays absent
   }
   return out as HedgingStats
+}
+
+/** The sum of a counter every part reported; absent when any part did not (a result saved before it was counted, or a run without it). */
+function sumOfAll(values: Array<number | undefined>): number | undefined {
+  return values.every((v) => v !== undefined) ? sum(values as number[]) : undefined
 }
 
 function mergeField<K extends keyof HedgingStats>(key: K, p: HedgingParts): HedgingStats[K] {
