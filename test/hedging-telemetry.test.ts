@@ -12,6 +12,7 @@ import { renderText } from '../src/report/text.js'
 import { spawnTarget, type Target } from '../src/sim/target.js'
 import type { PhaseResult, RunOptions } from '../src/index.js'
 import { writeTempProfile, type TempProfile } from './helpers/sim.js'
+import { round3 } from '../src/core/round.js'
 
 const targets: Target[] = []
 const temps: TempProfile[] = []
@@ -98,7 +99,3 @@ test('tied requests: both copies are sent, only one starts executing; plain para
   // Measured: ~560 of 600 copies start. 330 (10 % extra work) is far below, far above the tie's 300.
   assert.ok(parallel.server!.started! > 300 + 30, `parallel copies started ${parallel.server!.started} for 300 requests`)
 })
-
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000
-}

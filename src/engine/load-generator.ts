@@ -16,6 +16,7 @@ import type { PhaseStats, RequestSample } from '../stats/phase-stats.js'
 import type { RoundRobin } from '../hedging/replica-picker.js'
 import type { RequestSink } from '../results/request-record.js'
 import { stillEarly } from './early-timer.js'
+import { round3 } from '../core/round.js'
 
 export interface Lane {
   stats: PhaseStats
@@ -356,8 +357,4 @@ function beginLater(slot: Slot): void {
 function beginSpread(slot: Slot): void {
   slot.timer = null
   slot.begin()
-}
-
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000
 }

@@ -14,6 +14,7 @@ import { grpcClientText } from './grpc-client-text.js'
 import { detailsText } from './details-text.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
+import { round3 } from '../core/round.js'
 import type {
   Figures,
   GeneratorHealth,
@@ -74,7 +75,7 @@ function header(result: RunResult): string[] {
   // One shard's own report: its share of the run's -n and -q (the config is the whole run's, for merge).
   const part = result.shard && !result.generators ? result.shard : null
   const size = c.requests !== null ? `-n ${part ? `${shareOf(c.requests, part)} of ${c.requests}` : c.requests} per phase` : `-z ${formatMs(c.durationMs ?? 0)} per phase`
-  const rate = c.rate !== null ? ` · -q ${part ? `${Math.round(rateShareOf(c.rate, part) * 1000) / 1000}/s of ${c.rate}` : c.rate}/s (open loop)` : ''
+  const rate = c.rate !== null ? ` · -q ${part ? `${round3(rateShareOf(c.rate, part))}/s of ${c.rate}` : c.rate}/s (open loop)` : ''
   const shard = part ? ` · shard ${part.index}/${part.count}` : ''
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
   return [

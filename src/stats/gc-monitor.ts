@@ -6,6 +6,7 @@
  */
 import { PerformanceObserver, constants, type PerformanceEntry } from 'node:perf_hooks'
 import type { GcPauses } from '../results/run-result.js'
+import { round3 } from '../core/round.js'
 
 /** A 'gc' entry: `detail.kind` says which collection (Node >= 16). */
 type GcEntry = PerformanceEntry & { detail?: { kind?: number } }
@@ -47,5 +48,3 @@ export function mergeGcPauses(parts: ReadonlyArray<GcPauses | undefined>): GcPau
     maxMs: Math.max(0, ...all.map((p) => p.maxMs)),
   }
 }
-
-const round3 = (ms: number): number => Math.round(ms * 1000) / 1000

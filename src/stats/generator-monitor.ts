@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { GcMonitor } from './gc-monitor.js'
 import type { GcPauses, GeneratorHealth } from '../results/run-result.js'
+import { round3 } from '../core/round.js'
 
 /** CPU use (of the cores the generator has) above which we call it saturated. */
 const CPU_SATURATED_PCT = 90
@@ -44,7 +45,7 @@ export class GeneratorMonitor {
     const cpu = process.cpuUsage(this.#cpuStart)
     const wallMs = Math.max(1, performance.now() - this.#wallStart)
     const cpuPct = Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10
-    const nsToMs = (ns: number): number => Math.max(0, Math.round((ns / 1e6 - RESOLUTION_MS) * 1000) / 1000)
+    const nsToMs = (ns: number): number => Math.max(0, round3(ns / 1e6 - RESOLUTION_MS))
     const loop = this.#loop.count > 0
       ? { p50: nsToMs(this.#loop.percentile(50)), p99: nsToMs(this.#loop.percentile(99)), max: nsToMs(this.#loop.max) }
       : { p50: 0, p99: 0, max: 0 }

@@ -13,6 +13,7 @@ import { mergeDetails } from './timing-breakdown.js'
 import { MAX_POINTS, SecondRecorder, timelinePoint, type SecondSums } from './timeline.js'
 import type { Figures, GeneratorHealth, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
+import { round3 } from '../core/round.js'
 
 /** What the hedge delay is derived from: a PhaseStats, or the merge of several. */
 export interface MeasuredPhase {
@@ -368,8 +369,4 @@ export function sum(xs: number[]): number {
   let total = 0
   for (const x of xs) total += x
   return total
-}
-
-export function round3(x: number): number {
-  return Math.round(x * 1000) / 1000
 }

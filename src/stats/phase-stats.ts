@@ -16,6 +16,7 @@ import type { EjectionListener } from '../hedging/replica-health.js'
 import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
 import { isInterruption } from '../core/interruption.js'
+import { round3 } from '../core/round.js'
 
 export interface PhaseStatsOptions {
   name: PhaseName
@@ -386,8 +387,4 @@ export function histogramSummary(h: Histogram): { count: number; p50: number; p9
 
 function minMs(h: Histogram): number {
   return h.totalCount === 0 ? 0 : Math.round(h.minNonZeroValue) / 1000
-}
-
-function round3(x: number): number {
-  return Math.round(x * 1000) / 1000
 }

@@ -31,7 +31,8 @@ import {
   type TimelinePoint,
 } from '../results/run-result.js'
 import { histogramPrecision } from './histogram.js'
-import { mergeFigures, mergeHedgingParts, mergeReplicas, mergeServiceTime, round3, sum } from './phase-merge.js'
+import { mergeFigures, mergeHedgingParts, mergeReplicas, mergeServiceTime, sum } from './phase-merge.js'
+import { round3 } from '../core/round.js'
 
 export interface MergeInput {
   result: RunResult

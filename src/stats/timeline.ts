@@ -7,6 +7,7 @@
  */
 import { createHistogram, percentileMs, recordMs, type Histogram } from './histogram.js'
 import type { TimelinePoint } from '../results/run-result.js'
+import { round3 } from '../core/round.js'
 
 /** An hour of points; longer phases stop adding points (the totals still count). */
 export const MAX_POINTS = 3600
@@ -88,7 +89,7 @@ export function timelinePoint(s: SecondSums, histogram: Histogram): TimelinePoin
     p50Ms: percentileMs(histogram, 50),
     p99Ms: percentileMs(histogram, 99),
     hedges: s.hedges,
-    delayMs: s.delayCount > 0 ? Math.round((s.delaySum / s.delayCount) * 1000) / 1000 : null,
+    delayMs: s.delayCount > 0 ? round3(s.delaySum / s.delayCount) : null,
   }
 }
 
