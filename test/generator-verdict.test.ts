@@ -4,9 +4,10 @@
  * saturation named, threads and the machine's cores not confused.
  */
 import { after, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import assert from 'node:assert/strict'
 import { availableParallelism } from 'node:os'
-import { assessGenerator, GeneratorMonitor, MIN_CPU_WALL_MS } from '../src/stats/generator-monitor.js'
+import { assessGenerator, GeneratorMonitor, MIN_CPU_WALL_MS, worstLoop } from '../src/stats/generator-monitor.js'
 import { renderText } from '../src/report/text.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { makeGenerator, makeRunResult, makePhase } from './helpers/result-fixture.js'
@@ -60,4 +61,21 @@ test('a real 20-request run makes no CPU verdict and names the threads and cores
   assert.equal(g.warnings.some((w) => w.includes('CPU')), false, g.warnings.join('\n'))
   assert.equal(result.warnings.some((w) => w.includes('generator CPU')), false, result.warnings.join('\n'))
   assert.deepEqual([g.cores, g.machineCores], [1, availableParallelism()])
+})
+
+test('a phase shorter than one 10 ms loop sample says so instead of an event-loop delay of 0 µs', async () => {
+  const quick = new GeneratorMonitor(1).finish(null)
+  assert.equal(quick.eventLoopDelayMs.samples, 0)
+  const text = (generator: ReturnType<GeneratorMonitor['finish']>): string => renderText(makeRunResult({ phases: { plain: makePhase('plain', [5], { generator }) } }))
+  assert.match(text(quick), /event-loop delay - \(phase shorter than one 10 ms sample\) · CPU/)
+  const watched = new GeneratorMonitor(1)
+  await sleep(100)
+  const long = watched.finish(null)
+  // 100 ms of a 10 ms sampling interval: several samples even when the timers run late.
+  assert.ok(long.eventLoopDelayMs.samples! >= 1, `samples ${long.eventLoopDelayMs.samples}`)
+  assert.match(text(long), /event-loop delay p50 \S+ \S+ \/ p99 /)
+  // Several threads: the worst figure of each, the samples added; an unsampled thread changes nothing but the count.
+  assert.deepEqual(worstLoop([quick.eventLoopDelayMs, { p50: 0.1, p99: 0.9, max: 3, samples: 7 }]), { p50: 0.1, p99: 0.9, max: 3, samples: 7 })
+  // Saved before samples were counted: no count is claimed.
+  assert.equal(worstLoop([{ p50: 0.1, p99: 0.9, max: 3 }, quick.eventLoopDelayMs]).samples, undefined)
 })

@@ -78,3 +78,12 @@ test('a saturated shard of a -n run sent its share (its latencies carry its own 
   const merged = mergeResults(paced.map((result, i) => ({ result, source: `s${i}` })))
   assert.ok(merged.warnings.includes('shard 0 (pod-0): the generator was saturated, so it may have sent less than its share; see its own report'), merged.warnings.join('\n'))
 })
+
+test("the merged Generator section keeps the shards' GC pauses (added up, the longest of all) and their worst event loop", () => {
+  const [a, b] = [shard(0, 12, 1_000_000), shard(1, 12, 1_000_005)]
+  a.phases.hedged!.generator = { ...a.phases.hedged!.generator, eventLoopDelayMs: { p50: 0.1, p99: 0.8, max: 4, samples: 300 }, gc: { count: 3, young: 2, totalMs: 6.5, maxMs: 4.25 } }
+  b.phases.hedged!.generator = { ...b.phases.hedged!.generator, eventLoopDelayMs: { p50: 0.2, p99: 1.5, max: 2, samples: 200 }, gc: { count: 1, young: 1, totalMs: 1.5, maxMs: 1.5 } }
+  const g = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }]).phases.hedged!.generator
+  assert.deepEqual(g.gc, { count: 4, young: 3, totalMs: 8, maxMs: 4.25 })
+  assert.deepEqual(g.eventLoopDelayMs, { p50: 0.2, p99: 1.5, max: 4, samples: 500 })
+})

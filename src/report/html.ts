@@ -266,7 +266,7 @@ function serverSection(sources: ChartSource[]): string {
 function generatorSection(sources: ChartSource[]): string {
   const rows = sources.map(({ name, phase: { generator: g } }) => [
     name,
-    `${formatMs(g.eventLoopDelayMs.p50)} / ${formatMs(g.eventLoopDelayMs.p99)} / ${formatMs(g.eventLoopDelayMs.max)}`,
+    g.eventLoopDelayMs.samples === 0 ? '- (phase under one 10 ms sample)' : `${formatMs(g.eventLoopDelayMs.p50)} / ${formatMs(g.eventLoopDelayMs.p99)} / ${formatMs(g.eventLoopDelayMs.max)}`,
     g.gc ? `${g.gc.count} (${g.gc.young} young) / ${formatMs(g.gc.totalMs)} / ${formatMs(g.gc.maxMs)}` : '',
     `${g.cpuPct.toFixed(1)} %${g.cpuJudged === false ? ' (phase too short to judge)' : ''}`,
     `${g.cores}${g.machineCores ? ` on ${g.machineCores} cores` : ''}`,

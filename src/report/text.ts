@@ -23,6 +23,7 @@ import type {
   PhaseResult,
   ReplicaFigures,
   EjectionEvent,
+  EventLoopDelay,
   RunResult,
   ServerCrossCheck,
 } from '../results/run-result.js'
@@ -337,10 +338,15 @@ function generator(g: GeneratorHealth, paint: Paint): string[] {
   const saturated = g.saturated ? ` · SATURATED${g.saturatedBy?.length ? ` (${g.saturatedBy.map((c) => (c === 'cpu' ? 'CPU' : c === 'gc' ? 'GC' : 'event-loop delay')).join(' and ')})` : ''}` : ''
   return [
     'Generator:',
-    `  event-loop delay p50 ${formatMs(loop.p50)} / p99 ${formatMs(loop.p99)} / max ${formatMs(loop.max)} · ${cpu} · ${threads}${saturated}`,
+    `  event-loop delay ${loopText(loop)} · ${cpu} · ${threads}${saturated}`,
     ...(g.gc ? [`  GC pauses ${g.gc.count} (${g.gc.young} young) · total ${formatMs(g.gc.totalMs)} · longest ${formatMs(g.gc.maxMs)}`] : []),
     ...g.warnings.map((w) => paint('yellow', `  WARNING: ${w}`)),
   ]
+}
+
+/** No samples: the phase was shorter than the 10 ms sampling interval, and 0 µs would read as a measurement. */
+function loopText(loop: EventLoopDelay): string {
+  return loop.samples === 0 ? '- (phase shorter than one 10 ms sample)' : `p50 ${formatMs(loop.p50)} / p99 ${formatMs(loop.p99)} / max ${formatMs(loop.max)}`
 }
 
 // ---- plain vs hedged ---------------------------------------------------------

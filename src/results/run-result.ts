@@ -166,7 +166,7 @@ export interface TimelinePoint {
 
 /** The generator checking itself: was it the bottleneck? */
 export interface GeneratorHealth {
-  eventLoopDelayMs: { p50: number; p99: number; max: number }
+  eventLoopDelayMs: EventLoopDelay
   /** Process CPU time / wall time, in percent of one core. */
   cpuPct: number
   /** Threads that generated the load (--workers; 1 without). Not the machine's cores: see machineCores. */
@@ -181,6 +181,15 @@ export interface GeneratorHealth {
   machineCores?: number
   /** Garbage-collection pauses over the phase (absent in runs saved before it was measured). */
   gc?: GcPauses
+}
+
+/** How late the generator's event loop ran, sampled every 10 ms over a phase. */
+export interface EventLoopDelay {
+  p50: number
+  p99: number
+  max: number
+  /** Samples taken; 0 when the phase was shorter than one, and the figures above are no measurement (absent in runs saved before it was counted). */
+  samples?: number
 }
 
 /**

@@ -22,7 +22,7 @@
  * phase-merge.ts. stop/stopNow are forwarded to every worker.
  */
 import { Worker } from 'node:worker_threads'
-import { assessGenerator, GeneratorMonitor } from '../stats/generator-monitor.js'
+import { assessGenerator, GeneratorMonitor, worstLoop } from '../stats/generator-monitor.js'
 import { mergeGcPauses } from '../stats/gc-monitor.js'
 import type { HedgingSetup } from '../stats/phase-stats.js'
 import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, type PhaseSnapshot } from '../stats/phase-merge.js'
@@ -260,13 +260,8 @@ export class WorkerPool {
    * pauses the workers' summed (the main thread's do not delay an answer).
    */
   #health(main: GeneratorHealth, snapshots: PhaseSnapshot[][], hedgeDelayMs: number | null): GeneratorHealth {
-    const loops = snapshots.map((s) => s[0]!.result.generator.eventLoopDelayMs)
+    const loop = worstLoop(snapshots.map((s) => s[0]!.result.generator.eventLoopDelayMs))
     const gc = mergeGcPauses(snapshots.map((s) => s[0]!.result.generator.gc))
-    const loop = {
-      p50: Math.max(0, ...loops.map((l) => l.p50)),
-      p99: Math.max(0, ...loops.map((l) => l.p99)),
-      max: Math.max(0, ...loops.map((l) => l.max)),
-    }
     return assessGenerator({ loop, cpuPct: main.cpuPct, cpuJudged: main.cpuJudged ?? true, threads: this.size, hedgeDelayMs, gc })
   }
 

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { GcMonitor } from './gc-monitor.js'
-import type { GcPauses, GeneratorHealth } from '../results/run-result.js'
+import type { EventLoopDelay, GcPauses, GeneratorHealth } from '../results/run-result.js'
 import { round3 } from '../core/round.js'
 
 /** CPU use (of the cores the generator has) above which we call it saturated. */
@@ -46,9 +46,10 @@ export class GeneratorMonitor {
     const wallMs = Math.max(1, performance.now() - this.#wallStart)
     const cpuPct = Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10
     const nsToMs = (ns: number): number => Math.max(0, round3(ns / 1e6 - RESOLUTION_MS))
-    const loop = this.#loop.count > 0
-      ? { p50: nsToMs(this.#loop.percentile(50)), p99: nsToMs(this.#loop.percentile(99)), max: nsToMs(this.#loop.max) }
-      : { p50: 0, p99: 0, max: 0 }
+    const samples = this.#loop.count
+    const loop = samples > 0
+      ? { p50: nsToMs(this.#loop.percentile(50)), p99: nsToMs(this.#loop.percentile(99)), max: nsToMs(this.#loop.max), samples }
+      : { p50: 0, p99: 0, max: 0, samples }
     const gc = this.#gc.finish()
     return assessGenerator({ loop, cpuPct, cpuJudged: wallMs >= MIN_CPU_WALL_MS, threads: this.threads, hedgeDelayMs, gc })
   }
@@ -87,6 +88,18 @@ export function assessGenerator(r: GeneratorReading): GeneratorHealth {
   const health: GeneratorHealth = { eventLoopDelayMs: r.loop, cpuPct: r.cpuPct, cores: r.threads, saturated: saturatedBy.length > 0, warnings, saturatedBy, cpuJudged: r.cpuJudged, machineCores }
   if (r.gc) health.gc = r.gc
   return health
+}
+
+/** Several loops as one: the worst of each figure (one slow thread delays its answers), the samples added up. */
+export function worstLoop(loops: readonly EventLoopDelay[]): EventLoopDelay {
+  const worst: EventLoopDelay = {
+    p50: Math.max(0, ...loops.map((l) => l.p50)),
+    p99: Math.max(0, ...loops.map((l) => l.p99)),
+    max: Math.max(0, ...loops.map((l) => l.max)),
+  }
+  // Runs saved before samples were counted have none: the merge then claims no count either.
+  if (loops.every((l) => l.samples !== undefined)) worst.samples = loops.reduce((n, l) => n + l.samples!, 0)
+  return worst
 }
 
 const threadsText = (n: number): string => (n === 1 ? '1 generator thread' : `${n} generator threads`)

@@ -33,6 +33,8 @@ import {
 import { histogramPrecision } from './histogram.js'
 import { mergeFigures, mergeHedgingParts, mergeReplicas, mergeServiceTime, sum } from './phase-merge.js'
 import { round3 } from '../core/round.js'
+import { worstLoop } from './generator-monitor.js'
+import { mergeGcPauses } from './gc-monitor.js'
 
 export interface MergeInput {
   result: RunResult
@@ -272,19 +274,17 @@ function mergeTimelines(lists: TimelinePoint[][]): TimelinePoint[] {
     })
 }
 
-/** The generators together: the worst event-loop delay and CPU, all their cores, saturated if any was. */
+/** The generators together: the worst event-loop delay and CPU, all their cores and GC pauses, saturated if any was. */
 function mergeHealth(gs: GeneratorHealth[]): GeneratorHealth {
-  return {
-    eventLoopDelayMs: {
-      p50: Math.max(...gs.map((g) => g.eventLoopDelayMs.p50)),
-      p99: Math.max(...gs.map((g) => g.eventLoopDelayMs.p99)),
-      max: Math.max(...gs.map((g) => g.eventLoopDelayMs.max)),
-    },
+  const health: GeneratorHealth = {
+    eventLoopDelayMs: worstLoop(gs.map((g) => g.eventLoopDelayMs)),
     cpuPct: Math.max(...gs.map((g) => g.cpuPct)),
     cores: sum(gs.map((g) => g.cores)),
     saturated: gs.some((g) => g.saturated),
     warnings: [...new Set(gs.flatMap((g) => g.warnings))],
   }
+  if (gs.some((g) => g.gc)) health.gc = mergeGcPauses(gs.map((g) => g.gc))
+  return health
 }
 
 function mergeServer(parts: Array<ServerCrossCheck | undefined>): ServerCrossCheck | undefined {
