@@ -73,3 +73,34 @@ export interface HedgeOutcome {
   /** The budget refused a hedge this request wanted. */
   budgetDenied?: boolean
 }
+
+/** Every HedgeObserver callback, for guardObserver. */
+const OBSERVER_EVENTS = [
+  'attemptLaunched', 'attemptSettled', 'attemptSent', 'attemptUnsent', 'attemptCancelled', 'attemptDone', 'lateDiscarded',
+  'budgetDenied', 'saturationSuppressed', 'deadlineSuppressed', 'nonFatalTriggered', 'loserFinished', 'timerLateness',
+] as const satisfies ReadonlyArray<keyof HedgeObserver>
+
+/**
+ * A caller's observer made safe to call from inside a request: callbacks it
+ * leaves out are not called, and one that throws is reported once as a
+ * process warning instead of failing, hanging or crashing the request whose
+ * event it was (the callbacks run inside undici's socket callbacks and the
+ * hedge timer, where a throw has no caller to reach).
+ */
+export function guardObserver(observer: Partial<HedgeObserver>): HedgeObserver {
+  let warned = false
+  const guarded = {} as Record<string, (...args: never[]) => void>
+  for (const event of OBSERVER_EVENTS) {
+    const callback = observer[event] as ((...args: unknown[]) => void) | undefined
+    guarded[event] = typeof callback !== 'function' ? () => {} : (...args: unknown[]) => {
+      try {
+        callback.apply(observer, args)
+      } catch (err) {
+        if (warned) return
+        warned = true
+        process.emitWarning(`the hedge observer's ${event}() threw (${err instanceof Error ? err.message : String(err)}); requests go on, and further throws are not reported`, 'HedgeObserverWarning')
+      }
+    }
+  }
+  return guarded as unknown as HedgeObserver
+}

@@ -1,12 +1,13 @@
 /**
  * The hedging policy as a plain value: what a production client would
  * configure (gRPC hedgingPolicy + retryThrottling, Finagle
- * BackupRequestFilter, Envoy hedge_policy). `normalizePolicy` fills defaults
- * and applies the same caps gRPC applies.
+ * BackupRequestFilter, Envoy hedge_policy). `normalizePolicy` checks a
+ * caller's policy, fills defaults and applies the same caps gRPC applies.
  */
 import { fixedDelay, type DelaySource } from './delay-source.js'
 import { TokenBucket, UNLIMITED_BUDGET, type HedgeBudget } from './token-bucket.js'
-import type { HedgeObserver } from './observer.js'
+import { guardObserver, type HedgeObserver } from './observer.js'
+import { checkPolicy, replicaOrigin } from './policy-check.js'
 import type { ReplicaHealth } from './replica-health.js'
 import type { SaturationGate } from './saturation-gate.js'
 import type { CancelMode } from '../results/run-result.js'
@@ -59,7 +60,8 @@ export interface HedgePolicy {
   /** Stop hedging while the replicas show saturation (see saturation-gate.ts). */
   saturation?: SaturationGate | null
   random?: () => number
-  observer?: HedgeObserver
+  /** Any of the HedgeObserver callbacks, for metrics: the others are not called; one that throws is reported once (a process warning) and never fails a request. */
+  observer?: Partial<HedgeObserver>
   now?: () => number
 }
 
@@ -84,7 +86,21 @@ export interface ResolvedPolicy {
   now: () => number
 }
 
+/**
+ * A caller's policy, checked (policy-check.ts: one line naming the field,
+ * at creation), its replicas as origins and its observer guarded.
+ */
 export function normalizePolicy(policy: HedgePolicy): ResolvedPolicy {
+  checkPolicy(policy)
+  return resolvePolicy({
+    ...policy,
+    ...(policy.replicas ? { replicas: policy.replicas.map(replicaOrigin) } : {}),
+    observer: policy.observer ? guardObserver(policy.observer) : undefined,
+  })
+}
+
+/** The engine's own policy (run/lane.ts): its options were checked as a run's, its observer is the phase statistics, so nothing is wrapped on the hot path. */
+export function resolvePolicy(policy: HedgePolicy & { observer?: HedgeObserver | undefined }): ResolvedPolicy {
   const budgetPct = policy.budgetPct === undefined ? DEFAULT_BUDGET_PCT : policy.budgetPct
   return {
     delay: typeof policy.delay === 'number' ? fixedDelay(policy.delay) : policy.delay,

@@ -6,7 +6,7 @@
 import type { Dispatcher } from 'undici'
 import { fixedDelay, RollingPercentileDelay, type DelaySource } from '../hedging/delay-source.js'
 import { hedged } from '../engine/hedge-interceptor.js'
-import { normalizePolicy } from '../hedging/policy.js'
+import { resolvePolicy } from '../hedging/policy.js'
 import type { Lane } from '../engine/load-generator.js'
 import type { PhaseStats, PhaseStatsOptions } from '../stats/phase-stats.js'
 import { redactUrl } from '../core/redact.js'
@@ -40,7 +40,7 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
   // Each lane ejects on its own evidence: a phase starts with every replica in rotation.
   const health = cfg.eject ? new ReplicaHealth(cfg.origins, cfg.eject, stats) : null
   if (health) stats.ejections = []
-  const policy = normalizePolicy({
+  const policy = resolvePolicy({
     delay: hedge?.delay ?? 0,
     maxAttempts: hedge ? cfg.hedge.maxAttempts : 1,
     budgetPct: cfg.hedge.budgetPct,
