@@ -107,4 +107,16 @@ describe('hey-style invocations', { concurrency: 4 }, () => {
       result.warnings.join('\n'),
     )
   })
+
+  test('-t with a bare number is seconds, as in hey: -t 2 lets a 50 ms answer through; -t 20ms does not', async () => {
+    const slow = await startServer({ delayMs: 50 })
+    servers.push(slow)
+    const seconds = json(await runCli([slow.url, '-t', '2', '-n', '3', '-c', '1', ...QUIET, '-o', 'json']))
+    assert.equal(seconds.config.timeoutMs, 2000)
+    assert.deepEqual([seconds.phases.plain!.ok, seconds.phases.plain!.errors], [3, 0])
+    const run = await runCli([slow.url, '-t', '20ms', '-n', '3', '-c', '1', ...QUIET, '-o', 'json'])
+    const millis = JSON.parse(run.stdout) as RunResult
+    assert.equal(millis.config.timeoutMs, 20)
+    assert.equal(millis.phases.plain!.errors, 3, JSON.stringify(millis.phases.plain!.errorKinds))
+  })
 })

@@ -59,7 +59,7 @@ function runFlags(y: Argv): Argv {
     .option('c', { alias: 'concurrency', type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
     .option('z', { alias: 'duration', type: 'string', describe: 'duration of each measured phase, instead of -n (wins over -n, as in hey; e.g. 30s, 2m); the warm-up stops at -z too, so --mode both takes up to 3 × -z', group: 'Load:' })
     .option('q', { alias: 'rate', type: 'string', describe: 'requests/s across all workers (hey\'s -q is per worker); makes the run open-loop', group: 'Load:' })
-    .option('t', { alias: 'timeout', type: 'string', describe: `per-request timeout; bare number = ms ${dflt(ms(DEFAULTS.timeoutMs))}`, group: 'Load:' })
+    .option('t', { alias: 'timeout', type: 'string', describe: `per-attempt timeout; bare number = seconds, as in hey ${dflt(ms(DEFAULTS.timeoutMs))}`, group: 'Load:' })
     .option('warmup', { type: 'string', describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap}) (${DEFAULTS.warmupCap} with -z), lasting at least ${ms(DEFAULTS.warmupMinMs)} when n >= ${DEFAULTS.warmupCap} or with -z`)}`, group: 'Load:' })
     .option('mode', { type: 'string', choices: ['plain', 'hedged', 'both'], describe: `phases to run: plain, hedged or both ${dflt(DEFAULTS.mode)}`, group: 'Load:' })
     .option('schedule', { type: 'string', choices: ['sequential', 'interleaved'], describe: `sequential (one phase after the other) or interleaved (mixed at random in one window) ${dflt(DEFAULTS.schedule)}`, group: 'Load:' })

@@ -82,7 +82,8 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   setIf(o, 'concurrency', f.c, (v) => integer(v, '-c'))
   setIf(o, 'durationMs', f.z, (v) => parseDuration(v, '-z', 's'))
   setIf(o, 'rate', f.q, (v) => number(v, '-q'))
-  setIf(o, 'timeoutMs', f.t, (v) => parseDuration(v, '-t'))
+  // A bare number is seconds, as hey's -t: `-t 5` is five seconds, not five milliseconds.
+  setIf(o, 'timeoutMs', f.t, (v) => parseDuration(v, '-t', 's'))
   const grpc = isGrpcRun(f.grpc === true, o.urls)
   if (!grpc) setIf(o, 'method', f.m, (v) => v.toUpperCase())
   setIf(o, 'slowMs', f.slow, (v) => parseDuration(v, '--slow'))
