@@ -9,6 +9,7 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { run } from '../src/run/run.js'
 import { renderText } from '../src/report/text.js'
+import { workText } from '../src/report/hedging-telemetry.js'
 import { spawnTarget, type Target } from '../src/sim/target.js'
 import type { PhaseResult, RunOptions } from '../src/index.js'
 import { writeTempProfile, type TempProfile } from './helpers/sim.js'
@@ -98,4 +99,31 @@ test('tied requests: both copies are sent, only one starts executing; plain para
   assert.equal(parallel.server!.tiedDropped, 0)
   // Measured: ~560 of 600 copies start. 330 (10 % extra work) is far below, far above the tie's 300.
   assert.ok(parallel.server!.started! > 300 + 30, `parallel copies started ${parallel.server!.started} for 300 requests`)
+})
+
+test('interleaved phases: the one server count is given once, for both phases, and their work is counted against both phases\' requests', async () => {
+  // Replica 0 is slow (40 ms), replica 1 fast: the hedged lane hedges about half its requests, the plain lane none.
+  const t = await target({ base: { type: 'fixed', ms: 2 }, overrides: [{ index: 0, addMs: 38 }] }, 2)
+  for (const workers of [1, 2]) {
+    const result = await run({ urls: t.urls, mode: 'both', schedule: 'interleaved', requests: 60, concurrency: 4, warmup: 0, workers, serverStatsUrl: t.statsUrl, hedge: { delay: 10, budgetPct: 100 }, seed: 3 })
+    const { plain, hedged } = result.phases
+    assert.equal(plain!.server, undefined, `workers ${workers}: no copy of the window's count on the plain phase`)
+    const s = hedged!.server!
+    assert.deepEqual(s.phases, ['plain', 'hedged'])
+    assert.equal(s.received, plain!.attempts + hedged!.attempts)
+    assert.equal(s.clientAttempts, s.received)
+    const text = renderText(result)
+    assert.match(text, new RegExp(`server received ${s.received} vs client attempts ${s.received} \\(plain and hedged together: one interleaved window, which the server cannot split\\): MATCH`))
+    // Every copy that reached a server started (no ties): the extra work is the hedges, over both lanes' requests.
+    const requests = plain!.requests + hedged!.requests
+    const pct = (((s.started! - requests) / requests) * 100).toFixed(1)
+    assert.match(text, new RegExp(`work: ${s.started} copies began executing for ${requests} requests of plain and hedged together: \\+${pct.replace('.', '\\.')}% extra work \\(vs \\+`))
+    assert.ok(s.started! - requests <= hedged!.hedging!.hedgesSent, `started ${s.started} for ${requests} requests and ${hedged!.hedging!.hedgesSent} hedges`)
+  }
+})
+
+test('fewer copies began than requests were made (refused connections): no negative extra work, the shortfall named', () => {
+  const phase = { name: 'plain', requests: 1000, calls: undefined } as unknown as PhaseResult
+  const s = { received: 997, completed: 997, cancelled: 0, hedgeHeader: 0, clientAttempts: 1000, match: false, started: 997 }
+  assert.equal(workText(s, [phase]), '997 copies began executing for 1000 requests: +0.0% extra work; 3 requests never began executing (refused, or failed before a server took them)')
 })

@@ -5,7 +5,7 @@
  * nothing to say (older saved runs lack the fields).
  */
 import { formatMs } from '../core/duration.js'
-import type { HedgingStats, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
+import type { HedgingStats, PhaseResult, RunResult, ServerCrossCheck } from '../results/run-result.js'
 
 /** "overload 12, error rate 0, target busy 30", or null when nothing was held back. */
 export function suppressedText(h: HedgingStats): string | null {
@@ -54,15 +54,35 @@ export function triggerWinWarning(h: HedgingStats): string | null {
 }
 
 /** "4012 copies began executing for 4000 requests: +0.3% extra work (vs +98.8% extra requests sent)". */
-export function workText(s: ServerCrossCheck, phase: PhaseResult): string | null {
+export function workText(s: ServerCrossCheck, covered: readonly PhaseResult[]): string | null {
+  const first = covered[0]
+  if (s.started === undefined || !first) return null
   // With fan-out every call is a request to the servers: the work is per call, as the extra load is.
-  const [needed, unit] = phase.calls ? [phase.calls.requests, 'calls'] : [phase.requests, 'requests']
-  if (s.started === undefined || needed === 0) return null
-  const extraWork = ((s.started - needed) / needed) * 100
-  const h = phase.hedging
-  const sent = h ? ` (vs +${h.extraLoadPct.toFixed(1)}% extra ${unit} sent)` : ''
+  const unit = first.calls ? 'calls' : 'requests'
+  const needed = covered.reduce((n, p) => n + (p.calls ? p.calls.requests : p.requests), 0)
+  if (needed === 0) return null
+  const together = covered.length > 1 ? ` of ${covered.map((p) => p.name).join(' and ')} together` : ''
   const dropped = s.tiedDropped ? `; ${s.tiedDropped} tied copies dropped before starting` : ''
-  return `${s.started} copies began executing for ${needed} ${unit}: ${extraWork >= 0 ? '+' : ''}${extraWork.toFixed(1)}% extra work${sent}${dropped}`
+  if (s.started < needed) {
+    // Fewer copies than requests: some never began (refused connections, requests that failed before a server took
+    // them). That is no saving, as refused hedges are none: the extra work is 0, and the shortfall is named.
+    return `${s.started} copies began executing for ${needed} ${unit}${together}: +0.0% extra work; ${needed - s.started} ${unit} never began executing (refused, or failed before a server took them)${dropped}`
+  }
+  const extraWork = ((s.started - needed) / needed) * 100
+  const sentPct = covered.length === 1 ? first.hedging?.extraLoadPct : unit === 'requests' ? Math.max(0, ((s.clientAttempts - needed) / needed) * 100) : undefined
+  const sent = sentPct === undefined ? '' : ` (vs +${sentPct.toFixed(1)}% extra ${unit} sent)`
+  return `${s.started} copies began executing for ${needed} ${unit}${together}: +${extraWork.toFixed(1)}% extra work${sent}${dropped}`
+}
+
+/** The phases one server count covers: this phase, or every phase of its interleaved window (ServerCrossCheck.phases). */
+export function coveredPhases(s: ServerCrossCheck, phase: PhaseResult, phases: RunResult['phases']): PhaseResult[] {
+  if (!s.phases) return [phase]
+  return s.phases.flatMap((name) => (phases[name] ? [phases[name]] : []))
+}
+
+/** "(plain and hedged together: one interleaved window, which the server cannot split)", or nothing for one phase. */
+export function coveredText(s: ServerCrossCheck): string {
+  return s.phases && s.phases.length > 1 ? ` (${s.phases.join(' and ')} together: one interleaved window, which the server cannot split)` : ''
 }
 
 /** "server stopped 36 of 38 cancelled losers before answering (94.7%)": the cancels the target confirms. */

@@ -6,7 +6,7 @@
  */
 import { percentileMs, tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import { formatMs } from '../core/duration.js'
-import type { PhaseResult, TimelinePoint } from '../results/run-result.js'
+import type { PhaseResult, RunResult, TimelinePoint } from '../results/run-result.js'
 import { FINE_BUCKET_MS } from '../stats/timeline.js'
 import { niceTicks, renderChart, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
 
@@ -14,6 +14,8 @@ export interface ChartSource {
   /** Series id prefix: the phase name, or "run/phase" when several runs are drawn. */
   name: string
   phase: PhaseResult
+  /** Every phase of the phase's run (a server count may cover several: ServerCrossCheck.phases). */
+  runPhases?: RunResult['phases']
   /** The same in every chart, so a phase is recognised at a glance. */
   color: string
 }

@@ -4,7 +4,7 @@
  * the file can be mailed, archived or opened offline and never phones home.
  * Every value from a result (labels, URLs, headers, warnings) is escaped.
  */
-import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
+import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, coveredPhases, coveredText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import type { Comparison } from './compare.js'
 import { labelledStatuses } from './status-label.js'
 import { configEntries, readableConfigValue } from '../results/config-entries.js'
@@ -84,7 +84,7 @@ function sourcesOf(runs: NamedRun[], phases: PhaseName[]): ChartSource[] {
   const all = runs.flatMap(({ name, result }) =>
     TIMELINE_PHASES.flatMap((p) => {
       const phase = result.phases[p]
-      return phase ? [{ name: runs.length > 1 ? `${name}/${p}` : p, phase, key: p }] : []
+      return phase ? [{ name: runs.length > 1 ? `${name}/${p}` : p, phase, key: p, runPhases: result.phases }] : []
     }),
   )
   return all.flatMap(({ key, ...src }, i) => (phases.includes(key) ? [{ ...src, color: PALETTE[i % PALETTE.length]! }] : []))
@@ -248,13 +248,13 @@ function replicasSection(sources: ChartSource[]): string {
 
 /** The target's own account (--server-stats, the built-in replicas): counts, work done, confirmed cancels, utilisation. */
 function serverSection(sources: ChartSource[]): string {
-  const rows = sources.flatMap(({ name, phase }) => {
+  const rows = sources.flatMap(({ name, phase, runPhases }) => {
     const s = phase.server
     if (!s) return []
     return [[
       name,
-      `${s.received} / ${s.clientAttempts} ${s.match ? 'match' : 'MISMATCH'}`,
-      workText(s, phase) ?? '-',
+      `${s.received} / ${s.clientAttempts} ${s.match ? 'match' : 'MISMATCH'}${coveredText(s)}`,
+      workText(s, coveredPhases(s, phase, runPhases ?? {})) ?? '-',
       cancellationSuccessText(s, phase.hedging) ?? '-',
       utilisationText(s) ?? '-',
     ]]

@@ -29,7 +29,7 @@ import type {
 } from '../results/run-result.js'
 import { histogramBars, histogramBuckets } from './histogram-bars.js'
 import { unsentBreakdown } from './unsent-text.js'
-import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
+import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, coveredPhases, coveredText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import { formatTable } from './table.js'
 import { shardBlock } from './generators-text.js'
 import { rateShareOf, shareOf } from '../run/shard.js'
@@ -140,7 +140,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     phase.ejections?.length ? ejections(phase.ejections) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
     phase.serviceTime ? serviceTime(phase, phase.serviceTime, result.config.rate) : [],
-    phase.server ? serverCheck(phase, phase.server, paint) : [],
+    phase.server ? serverCheck(coveredPhases(phase.server, phase, result.phases), phase, phase.server, paint) : [],
     generator(phase.generator, paint),
   ]
   if (phase.requests === 0 && result.partial) sections.splice(1, 0, ['  (no request finished in this phase before the stop)'])
@@ -316,14 +316,14 @@ function serviceTime(phase: PhaseResult, s: NonNullable<PhaseResult['serviceTime
   ]
 }
 
-function serverCheck(phase: PhaseResult, s: ServerCrossCheck, paint: Paint): string[] {
+function serverCheck(covered: PhaseResult[], phase: PhaseResult, s: ServerCrossCheck, paint: Paint): string[] {
   const verdict = s.match ? paint('green', 'MATCH') : paint('red', 'MISMATCH')
-  const work = workText(s, phase)
+  const work = workText(s, covered)
   const cancels = cancellationSuccessText(s, phase.hedging)
   const busy = utilisationText(s)
   return [
     'Server cross-check:',
-    `  server received ${s.received} vs client attempts ${s.clientAttempts}: ${verdict}`,
+    `  server received ${s.received} vs client attempts ${s.clientAttempts}${coveredText(s)}: ${verdict}`,
     `  completed ${s.completed}, cancelled ${s.cancelled}, carrying the hedge header ${s.hedgeHeader}`,
     ...(work ? [`  work: ${work}`] : []),
     ...(cancels ? [`  cancellation success: ${cancels}`] : []),

@@ -221,6 +221,12 @@ export interface ServerCrossCheck {
   tiedDropped?: number
   /** Per replica: busy time over the phase's wall time (mean requests executing at once), for targets that report busyMs. */
   utilisation?: Array<{ url: string; busy: number }>
+  /**
+   * The phases these counts cover when one window ran several (--schedule
+   * interleaved): the server cannot tell their requests apart, so the one
+   * count is given once, with the last of them. Absent: this phase alone.
+   */
+  phases?: PhaseName[]
 }
 
 export interface PhaseResult extends Figures {

@@ -23,7 +23,7 @@ import { checkReachable } from '../engine/preflight.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
 import type { RunOptions } from './run-options.js'
-import { ServerCounter } from './server-check.js'
+import { attachServerCheck, ServerCounter } from './server-check.js'
 import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunConfig, type RunResult } from '../results/run-result.js'
 import { buildConfigRecord } from './config-record.js'
 import { checkRunId, defaultMaxLateness, deriveRunId, hostName, shardPart, startRecord } from './run-identity.js'
@@ -238,11 +238,11 @@ class RunSession {
     const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
     const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
     const server = before && this.#server ? await this.#server.check(before, attempts, cancelled) : undefined
-    for (const lane of lanes) {
-      const result = lane.stats.finish(end.durationMs, end.health)
-      if (server) result.server = server
+    const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
+    attachServerCheck(results, server)
+    for (const result of results) {
       result.wall = wall
-      this.#phases[lane.stats.opts.name] = result
+      this.#phases[result.name] = result
     }
     this.#window = null
   }

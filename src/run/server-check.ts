@@ -4,7 +4,7 @@
  * how hedgebench shows it does not have the lost-update bug.
  */
 import { request } from 'undici'
-import type { ServerCrossCheck } from '../results/run-result.js'
+import type { PhaseResult, ServerCrossCheck } from '../results/run-result.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { fetchGrpcStatsJson } from './grpc-stats.js'
 
@@ -119,6 +119,18 @@ export class ServerCounter {
     if (now.busyMs.size > 0) check.utilisation = utilisation(before, now)
     return check
   }
+}
+
+/**
+ * Gives a window's server count to its phases: to the phase alone, or, for
+ * an interleaved window, once, to the last phase, naming every phase it
+ * covers (the server saw one stream of requests and cannot split it; a
+ * copy on each phase read as +100 % work in the plain one).
+ */
+export function attachServerCheck(results: readonly PhaseResult[], server: ServerCrossCheck | undefined): void {
+  const last = results[results.length - 1]
+  if (!server || !last) return
+  last.server = results.length === 1 ? server : { ...server, phases: results.map((r) => r.name) }
 }
 
 /** Busy time over the wall time between the two reads: the mean number of requests each replica was executing. */

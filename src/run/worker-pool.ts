@@ -28,7 +28,7 @@ import type { HedgingSetup } from '../stats/phase-stats.js'
 import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, type PhaseSnapshot } from '../stats/phase-merge.js'
 import type { ResolvedRun } from './resolve-options.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
-import type { ServerCounter } from './server-check.js'
+import { attachServerCheck, type ServerCounter } from './server-check.js'
 import type { HeapSettle } from './settle-heap.js'
 import type { ClockOffset, GeneratorHealth, PhaseName } from '../results/run-result.js'
 
@@ -249,7 +249,7 @@ export class WorkerPool {
     }
     const cancelled = merged.reduce((s, m) => s + (m.result.hedging?.cancelled ?? 0), 0)
     const server = before && plan.server ? await plan.server.check(before, attempts, cancelled) : undefined
-    if (server) for (const m of merged) m.result.server = server
+    attachServerCheck(merged.map((m) => m.result), server)
     return merged
   }
 

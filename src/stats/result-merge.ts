@@ -297,6 +297,7 @@ function mergeServer(parts: Array<ServerCrossCheck | undefined>): ServerCrossChe
     hedgeHeader: sum(ss.map((s) => s.hedgeHeader)),
     clientAttempts: sum(ss.map((s) => s.clientAttempts)),
     match: ss.every((s) => s.match),
+    ...(ss[0]!.phases ? { phases: ss[0]!.phases } : {}),
   }
 }
 
