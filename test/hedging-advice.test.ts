@@ -92,3 +92,31 @@ test('--help describes the budget\'s burst', async () => {
   const r = await runCli(['--help'], { timeoutMs: 30_000 })
   assert.match(r.stdout.replace(/\s+/g, ' '), /starts with a burst of 10 hedges, so runs under ~1000 requests can pass the budget/)
 })
+
+test('hedges fired by failed attempts (a dead replica) are blamed on the replica, not the delay', () => {
+  const result = makeHedgedRun()
+  result.config.eject = null
+  result.config.hedge.nonFatalStatus = [502, 503, 504]
+  const hedged = result.phases.hedged!
+  // 10.9 % of 4000 requests fired a hedge, 420 of them at once after a refused connection: only 16 (0.4 %) at the delay.
+  Object.assign(hedged.hedging!, { triggerRate: 10.9, nonFatalTriggered: 420, budgetDenied: 0 })
+  const advice = hedgingAdvice(hedged, result.config)
+  assert.deepEqual(advice.filter((a) => !a.startsWith('extra load')), [
+    '420 of the 436 requests that fired a hedge fired it at once because an attempt failed (a connection error or a 502/503/504), not because the delay passed: a failing replica, not the delay; outlier ejection (drop --no-eject) keeps requests off a replica that keeps failing',
+  ])
+  // The same failovers beside a delay that fires far too often: both are named, the rate at the delay alone.
+  Object.assign(hedged.hedging!, { triggerRate: 25 })
+  const both = hedgingAdvice(hedged, result.config)
+  assert.ok(both.some((a) => a.startsWith('14.5% of requests fired a hedge when the delay passed (besides 420 fired at once by a failed attempt), far above the ~5% a p95 delay implies')), both.join('\n'))
+  assert.ok(!both.some((a) => a.startsWith('420 of')), 'failovers are not most of the triggers: no failover line')
+})
+
+test('a saturation gate that held back more hedges than were sent is explained', () => {
+  const result = makeHedgedRun()
+  const hedged = result.phases.hedged!
+  Object.assign(hedged.hedging!, { hedgesSent: 0, hedgeWins: 0, triggerRate: 0, budgetDenied: 0, nonFatalTriggered: 0, suppressed: { overload: 21, errorRate: 0, targetBusy: 0 } })
+  assert.ok(
+    hedgingAdvice(hedged, result.config).includes('the saturation gate held back 21 hedges (overload 21, error rate 0, target busy 0), and none was sent: hedging stood down while the replicas showed saturation, so this phase shows little of what hedging buys (--no-suppress hedges regardless)'),
+    hedgingAdvice(hedged, result.config).join('\n'),
+  )
+})

@@ -8,7 +8,7 @@
 import { DEFAULT_BUDGET_BURST } from '../hedging/policy.js'
 import { formatThreshold } from '../core/duration.js'
 import { extraLoadPct } from '../results/extra-load.js'
-import { LOSING_WIN_PCT } from './hedging-telemetry.js'
+import { LOSING_WIN_PCT, suppressedText } from './hedging-telemetry.js'
 import type { PhaseResult, RunConfig } from '../results/run-result.js'
 
 /** A trigger rate this many times what the percentile implies is "far above" it. */
@@ -25,11 +25,25 @@ export function hedgingAdvice(phase: PhaseResult, config: RunConfig): string[] {
   const percentile = delayPercentile(config.hedge.delay)
   const implied = percentile === null ? null : 100 - percentile
   const triggers = Math.round((h.triggerRate * calls) / 100)
-  const feedback = implied !== null && implied > 0 && h.triggerRate >= FAR_ABOVE * implied && triggers >= MIN_TRIGGERS
+  // A hedge fired at once by a failed attempt (a refused connection, a 502/503/504) says nothing about the delay:
+  // only those the delay fired are held against what its percentile implies.
+  const failovers = Math.min(h.nonFatalTriggered, triggers)
+  const atDelay = triggers - failovers
+  const atDelayRate = calls > 0 ? (100 * atDelay) / calls : 0
+  const feedback = implied !== null && implied > 0 && atDelayRate >= FAR_ABOVE * implied && atDelay >= MIN_TRIGGERS
   if (feedback) {
+    const besides = failovers > 0 ? ` when the delay passed (besides ${failovers} fired at once by a failed attempt)` : ''
     lines.push(
-      `${h.triggerRate.toFixed(1)}% of requests fired a hedge, far above the ~${round1(implied!)}% a p${percentile} delay implies: ` +
+      `${atDelayRate.toFixed(1)}% of requests fired a hedge${besides}, far above the ~${round1(implied!)}% a p${percentile} delay implies: ` +
         'requests were slower while hedging than when the delay was measured (hedges add load, load slows requests, slow requests fire hedges)',
+    )
+  }
+  if (failovers >= MIN_TRIGGERS && failovers * 2 >= triggers) lines.push(failoverLine(failovers, triggers, config))
+  const held = suppressedTotal(h)
+  if (held > 0 && held >= h.hedgesSent) {
+    lines.push(
+      `the saturation gate held back ${held} hedges (${suppressedText(h)}), ${h.hedgesSent === 0 ? 'and none was sent' : `more than the ${h.hedgesSent} sent`}: ` +
+        'hedging stood down while the replicas showed saturation, so this phase shows little of what hedging buys (--no-suppress hedges regardless)',
     )
   }
   if (h.budgetDenied > 0) {
@@ -59,6 +73,18 @@ export function hedgingAdvice(phase: PhaseResult, config: RunConfig): string[] {
     )
   }
   return lines
+}
+
+/** Most hedges were failovers: the cause is a failing replica, which a later delay cannot help and ejection can. */
+function failoverLine(failovers: number, triggers: number, config: RunConfig): string {
+  const statuses = config.hedge.nonFatalStatus.length > 0 ? ` or a ${config.hedge.nonFatalStatus.join('/')}` : ''
+  const eject = config.eject === null && config.urls.length > 1 ? '; outlier ejection (drop --no-eject) keeps requests off a replica that keeps failing' : ''
+  return `${failovers} of the ${triggers} requests that fired a hedge fired it at once because an attempt failed (a connection error${statuses}), not because the delay passed: a failing replica, not the delay${eject}`
+}
+
+function suppressedTotal(h: NonNullable<PhaseResult['hedging']>): number {
+  const s = h.suppressed
+  return s ? s.overload + s.errorRate + s.targetBusy : 0
 }
 
 /** The percentile a delay spec derives from ("auto" = p95), or null for a fixed delay. */
