@@ -234,6 +234,10 @@ describe('misbehaving targets', { concurrency: 3 }, () => {
     assert.equal(over.phase.errors, 20, 'the report is still written when the gate fails')
     assert.match(over.run.stderr, /--fail-on-errors 10%: plain error rate 50% \(20 of 40\) is over it/, 'the failed gate says why')
     await measure(t.url, [...args, '--fail-on-errors', '50%'], { exit: 0 })
+    // Beside a --fail-if that holds, the error gate is still named: a CI log shows every reason it failed.
+    const both = await measure(t.url, [...args, '--fail-on-errors', '10', '--fail-if', 'plain.p50>0ms'], { exit: 1 })
+    assert.match(both.run.stderr, /--fail-if "plain\.p50>0ms" holds: plain p50 = /)
+    assert.match(both.run.stderr, /--fail-on-errors 10%: plain error rate 50% \(20 of 40\) is over it/)
   })
 
   test('closes the connection after every response: all ok, one connection each', async () => {

@@ -222,7 +222,10 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
     for (const check of checks) if (check.unchecked) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked: ${check.unchecked}\n`)
     const failed = checks.filter((c) => c.holds)
     for (const check of failed) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds: ${check.observed}\n`)
-    return failed.length > 0 ? 1 : exitCode(failLimit, result)
+    // Every gate that failed is named, not only the first kind: a CI log must show each reason.
+    const overErrors = errorLimitBreaches(failLimit, result)
+    for (const line of overErrors) process.stderr.write(`hedgebench: ${line}\n`)
+    return failed.length > 0 || overErrors.length > 0 ? 1 : 0
   } finally {
     interrupt.dispose()
   }
@@ -291,18 +294,14 @@ function interruptedBeforeStart(result: RunResult, options: RunOptions): boolean
   return options.startAt !== undefined && result.partial && (result.start?.lateMs ?? 0) < 0 && Object.keys(result.phases).length === 0
 }
 
-function exitCode(limit: number | null, result: RunResult): number {
-  if (limit === null) return 0
-  for (const name of ['plain', 'hedged'] as const) {
+/** --fail-on-errors: each phase over the limit, said as --fail-if says what held (a CI gate that fails names why). */
+function errorLimitBreaches(limit: number | null, result: RunResult): string[] {
+  if (limit === null) return []
+  return (['plain', 'hedged'] as const).flatMap((name) => {
     const phase = result.phases[name]
     const pct = phase && phase.requests > 0 ? (phase.errors / phase.requests) * 100 : 0
-    if (pct > limit) {
-      // Said as --fail-if says what held: a CI gate that fails names why.
-      process.stderr.write(`hedgebench: --fail-on-errors ${limit}%: ${name} error rate ${Math.round(pct * 100) / 100}% (${phase!.errors} of ${phase!.requests}) is over it\n`)
-      return 1
-    }
-  }
-  return 0
+    return pct > limit ? [`--fail-on-errors ${limit}%: ${name} error rate ${Math.round(pct * 100) / 100}% (${phase!.errors} of ${phase!.requests}) is over it`] : []
+  })
 }
 
 /**
