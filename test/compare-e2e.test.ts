@@ -128,7 +128,8 @@ test('the same configuration measured twice: identical configurations, each file
 test('a 5 ms target against a 15 ms target: p50 is worse, and --fail-if "p50>+10%" exits 1 exactly when it holds', async () => {
   const r = await compare('fast.json', 'slow.json', '--fail-if', 'p50>+10%')
   assert.equal(r.code, 1, r.stderr)
-  assert.match(r.stderr, /^hedgebench: --fail-if "p50>\+10%" holds for slow\.json\n$/)
+  // The value seen, and the change against the first run, as a run's own --fail-if names them.
+  assert.match(r.stderr, /^hedgebench: --fail-if "p50>\+10%" holds for slow\.json: p50 = \d+(\.\d+)? ms \(\+\d+(\.\d)?% against fast\.json's \d+(\.\d+)? ms\)\n$/)
   assert.match(r.stdout, /^\s+p50\s.*\sworse\s*$/m)
   assert.match(r.stdout, /^\s+mean\s.*\sworse\s*$/m)
 

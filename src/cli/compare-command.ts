@@ -94,5 +94,5 @@ async function writeHtml(out: string, results: RunResult[], comparison: Comparis
 }
 
 function failMessage(check: FailCheck): string {
-  return `hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds for ${check.runs.join(', ')}`
+  return `hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds for ${check.runs.map((run, i) => `${run}: ${check.observed[i]}`).join('; ')}`
 }

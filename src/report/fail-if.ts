@@ -42,6 +42,8 @@ export interface FailCheck {
   holds: boolean
   /** Names of the runs meeting the condition. */
   runs: string[]
+  /** For each of `runs`, the value seen: "p99 = 63.2 ms (+14.2% against before.json's 55.3 ms)". */
+  observed: string[]
   /** Runs a change (+N%/-N%) could not be judged for, and why: "n = 50 for p99.9; needs 3688". */
   unchecked: Array<{ run: string; why: string }>
 }
@@ -110,12 +112,18 @@ function clip(text: string): string {
 export function checkFailIf(conditions: FailCondition[], comparison: Comparison): FailCheck[] {
   return conditions.map((condition) => {
     const row = comparison.metrics.find((m) => m.metric === condition.metric)
-    const runs = comparison.runs.filter((_, i) => i > 0 && row !== undefined && holdsAt(condition, row.values[i] ?? null, row.changes[i] ?? null))
+    const held = comparison.runs.flatMap((_, i) => (i > 0 && row !== undefined && holdsAt(condition, row.values[i] ?? null, row.changes[i] ?? null) ? [i] : []))
     const unchecked = comparison.runs.flatMap((r, i) => {
       const why = i > 0 ? uncheckedWhy(condition, row?.changes[i] ?? null) : null
       return why === null ? [] : [{ run: r.name, why }]
     })
-    return { condition, holds: runs.length > 0, runs: runs.map((r) => r.name), unchecked }
+    const observed = held.map((i) => {
+      const seen = `${condition.metric} = ${showValue(condition.metric, row!.values[i] ?? null)}`
+      const pct = row!.changes[i]?.pct
+      const against = pct === null || pct === undefined ? '' : ` (${pct >= 0 ? '+' : ''}${pct.toFixed(1)}% against ${comparison.runs[0]!.name}'s ${showValue(condition.metric, row!.values[0] ?? null)})`
+      return seen + against
+    })
+    return { condition, holds: held.length > 0, runs: held.map((i) => comparison.runs[i]!.name), observed, unchecked }
   })
 }
 
@@ -137,6 +145,16 @@ export function holdsAt(c: FailCondition, value: number | null, change: MetricCh
 export function uncheckedWhy(c: FailCondition, change: MetricChange | null): string | null {
   if (c.kind !== 'relative' || change?.verdict !== 'not enough requests') return null
   return `not enough requests${change.note ? ` (${change.note})` : ''}`
+}
+
+/** A metric's value as a gate message shows it: "63.2 ms", "1.5%", "980 req/s", "12". */
+export function showValue(metric: MetricKey, value: number | null): string {
+  if (value === null) return 'none'
+  if (metric === 'slow') return String(value)
+  const v = Number(value.toPrecision(4))
+  if (PERCENT_METRICS.has(metric)) return `${v}%`
+  if (metric === 'rps') return `${v} req/s`
+  return `${v} ms`
 }
 
 function compare(x: number, op: FailOperator, y: number): boolean {

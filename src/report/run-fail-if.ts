@@ -12,7 +12,7 @@
 import { UsageError } from '../core/errors.js'
 import type { Mode, PhaseResult, RunResult } from '../results/run-result.js'
 import { compareWithin, phaseMetric } from './compare.js'
-import { holdsAt, uncheckedWhy, type FailCondition } from './fail-if.js'
+import { holdsAt, showValue, uncheckedWhy, type FailCondition } from './fail-if.js'
 
 export interface RunFailCheck {
   condition: FailCondition
@@ -48,7 +48,7 @@ function absolute(condition: FailCondition, result: RunResult): RunFailCheck {
   const phase = phaseOf(condition, result)
   if (!phase) return { condition, holds: false, observed: `no ${condition.phase ?? 'measured'} phase (interrupted run)` }
   const value = phaseMetric(result, phase, condition.metric)
-  return { condition, holds: holdsAt(condition, value, null), observed: `${phase.name} ${condition.metric} = ${show(value, condition)}` }
+  return { condition, holds: holdsAt(condition, value, null), observed: `${phase.name} ${condition.metric} = ${showValue(condition.metric, value)}` }
 }
 
 function relative(condition: FailCondition, result: RunResult): RunFailCheck {
@@ -66,12 +66,3 @@ function phaseOf(condition: FailCondition, result: RunResult): PhaseResult | und
   return result.phases.hedged ?? result.phases.plain
 }
 
-function show(value: number | null, c: FailCondition): string {
-  if (value === null) return 'none'
-  if (c.metric === 'error_rate' || c.metric === 'extra_load') return `${round(value)}%`
-  if (c.metric === 'rps') return `${round(value)} req/s`
-  if (c.metric === 'slow') return String(value)
-  return `${round(value)} ms`
-}
-
-const round = (x: number): number => Number(x.toPrecision(4))
