@@ -5,7 +5,6 @@
  * named, at creation rather than as a TypeError inside a timer later.
  */
 import { UsageError } from '../core/errors.js'
-import type { HedgePolicy } from './policy.js'
 
 const fail = (field: string, got: unknown, want: string): never => {
   throw new UsageError(`hedging policy: ${field === '' ? '' : `${field} `}${describe(got)} (${want})`)
@@ -19,7 +18,8 @@ function describe(v: unknown): string {
 
 const isNonNegative = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
 
-export function checkPolicy(policy: HedgePolicy): void {
+/** Takes the policy as unknown: it is the caller's value, not yet known to be a HedgePolicy (and policy.ts imports this file). */
+export function checkPolicy(policy: unknown): void {
   if (policy === null || typeof policy !== 'object') fail('', policy, 'pass an object: { delay, replicas, ... }')
   const p = policy as unknown as Record<string, unknown>
   const delay = p.delay
