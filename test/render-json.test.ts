@@ -29,8 +29,8 @@ function assertOneLineUsageError(fn: () => unknown, pattern: RegExp): void {
 }
 
 test('text that is not JSON gives one line naming the file', () => {
-  assertOneLineUsageError(() => parseResult('hello {', 'results/x.json'), /^results\/x\.json: not JSON$/)
-  assertOneLineUsageError(() => parseResult('', 'results/x.json'), /^results\/x\.json: not JSON$/)
+  assertOneLineUsageError(() => parseResult('hello {', 'results/x.json'), /^results\/x\.json: not JSON \(.+\)$/)
+  assertOneLineUsageError(() => parseResult('', 'results/x.json'), /^results\/x\.json: not JSON \(.+\)$/)
 })
 
 test('JSON with another schema is not a hedgebench result', () => {

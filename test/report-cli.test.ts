@@ -75,13 +75,39 @@ test('report --html writes a self-contained HTML file beside the normal output',
 })
 
 test('a file that is not JSON: exit 2, one stderr line naming it, no stack trace', async (t) => {
-  const { dir } = await savedRun(t)
+  const { dir, json } = await savedRun(t)
   const bad = join(dir, 'notes.json')
   await writeFile(bad, 'these are my notes\n')
   const run = await hedgebench('report', bad)
   assert.equal(run.code, 2)
   assert.equal(run.stdout, '')
-  assert.equal(run.stderr, `hedgebench: ${bad}: not JSON\n`)
+  assert.match(run.stderr, new RegExp(`^hedgebench: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not JSON \\(Unexpected token .*\\)\n$`))
+  // Cut short (an interrupted copy): the parser's reason says so.
+  await writeFile(bad, (await readFile(json, 'utf8')).slice(0, 200))
+  const cut = await hedgebench('report', bad)
+  assert.equal(cut.code, 2)
+  assert.match(cut.stderr, /: not JSON \((Unexpected end of JSON input|Unterminated string in JSON.*|Expected .*)\)\n$/)
+})
+
+test('report --html - writes the page to stdout in place of the text report', async (t) => {
+  const { json } = await savedRun(t)
+  const run = await hedgebench('report', json, '--html', '-')
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^<!doctype html>/i)
+  assert.doesNotMatch(run.stdout, /Response time histogram:/)
+})
+
+test('a saved run whose histogram was damaged still reports its figures, in every format, and says what is missing', async (t) => {
+  const { dir, json } = await savedRun(t)
+  const damaged = join(dir, 'damaged.json')
+  const result = JSON.parse(await readFile(json, 'utf8')) as { phases: Record<string, { histogram: string }> }
+  for (const phase of Object.values(result.phases)) phase.histogram = phase.histogram.slice(0, 21)
+  await writeFile(damaged, JSON.stringify(result))
+  const text = await hedgebench('report', damaged)
+  assert.equal(text.code, 0, text.stderr)
+  assert.match(text.stdout, /Response time histogram:\n {2}\(not shown: the saved histogram cannot be read; the file is damaged or was edited\)\n/)
+  assert.match(text.stdout, /Latency distribution:/)
+  for (const o of ['csv', 'json']) assert.equal((await hedgebench('report', damaged, '-o', o)).code, 0, o)
 })
 
 test('a missing file and a bad -o value exit 2 with one line', async (t) => {

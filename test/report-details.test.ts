@@ -21,7 +21,7 @@ after(async () => {
 test('histogram labels differ when the spread is small: 1.450-1.462 s', () => {
   const latencies = Array.from({ length: 100 }, (_, i) => 1450 + (12 * i) / 99)
   const { histogram, latencyMs } = latencyOf(latencies)
-  const labels = bucketLabels(histogramBuckets(histogram, latencyMs.min, latencyMs.max))
+  const labels = bucketLabels(histogramBuckets(histogram, latencyMs.min, latencyMs.max)!)
   assert.equal(new Set(labels).size, labels.length, labels.join(' | '))
   // One bucket is (max - min) / 10 ≈ 1.2 ms = 0.0012 s: three decimals of a second.
   assert.match(labels[0]!, /^1\.45\d s$/)
@@ -33,11 +33,11 @@ test('histogram labels differ when the spread is small: 1.450-1.462 s', () => {
 
 test('requests that all took the same time make one histogram row, not eleven equal labels', () => {
   const { histogram, latencyMs } = latencyOf([12, 12, 12])
-  const buckets = histogramBuckets(histogram, latencyMs.min, latencyMs.max)
+  const buckets = histogramBuckets(histogram, latencyMs.min, latencyMs.max)!
   assert.deepEqual(buckets.map((b) => b.count), [3])
   // A spread keeps hey's eleven marks, every request counted once.
   const spread = latencyOf([10, 12, 14])
-  const eleven = histogramBuckets(spread.histogram, spread.latencyMs.min, spread.latencyMs.max)
+  const eleven = histogramBuckets(spread.histogram, spread.latencyMs.min, spread.latencyMs.max)!
   assert.equal(eleven.length, 11)
   assert.equal(eleven.reduce((sum, b) => sum + b.count, 0), 3)
 })

@@ -9,7 +9,7 @@ import type { CommandModule } from 'yargs'
 import type { Comparison } from '../report/compare.js'
 import { UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
-import { OUTPUT_FORMATS, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
+import { OUTPUT_FORMATS, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 
 const PHASES = ['plain', 'hedged'] as const
@@ -39,7 +39,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
             'slow, error_rate, rps, extra_load; ops > < >= <=; +N%/-N% = change from the first run, else absolute (us, ms, s, m, %): ' +
             '"p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%"',
         })
-        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
+        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' }),
     handler: async (argv) => {
       // Loaded when comparing, not for --help (issue 14: start-up time).
       const { checkFailIf, parseFailIf } = await import('../report/fail-if.js')
@@ -53,7 +53,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       const results = await Promise.all(files.map((f) => loadResult(f)))
       const comparison = await compareLoaded(files, results, argv.phase)
       if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
-      process.stdout.write(await render(comparison, argv.output))
+      if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output))
       const checks = checkFailIf(conditions, comparison)
       for (const check of checks) for (const u of check.unchecked) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}\n`)
       const failed = checks.filter((c) => c.holds)

@@ -37,8 +37,18 @@ export function tolerateClosedStdout(): void {
   })
 }
 
-/** Writes a self-contained HTML report (the renderer is loaded only when a report is asked for). */
+/** `--html -`: the page goes to stdout, in place of the -o output (one document on stdout, as curl's `-o -`). */
+export const TO_STDOUT = '-'
+
+/** The -o output goes to stdout unless the HTML page does (`--html -`). */
+export function stdoutTaken(html: string | undefined): boolean {
+  return html === TO_STDOUT
+}
+
+/** Writes a self-contained HTML report, to a file or to stdout (the renderer is loaded only when a report is asked for). */
 export async function writeHtmlReport(path: string, runs: RunResult[], opts: HtmlOptions = {}): Promise<void> {
   const [{ renderHtml }, { writeOutputFile }] = await Promise.all([import('../report/html.js'), import('../report/results-store.js')])
-  await writeOutputFile(path, renderHtml(runs, opts), '--html')
+  const html = renderHtml(runs, opts)
+  if (path === TO_STDOUT) process.stdout.write(html)
+  else await writeOutputFile(path, html, '--html')
 }

@@ -4,7 +4,7 @@
  * report can be diffed against the original.
  */
 import type { CommandModule } from 'yargs'
-import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
+import { OUTPUT_FORMATS, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 
 
 interface ReportArgs {
@@ -21,12 +21,12 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'a JSON file written by a run (results/...json)' })
         .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]` })
-        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' }),
+        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' }),
     handler: async (argv) => {
       const { loadResult } = await import('../report/results-store.js')
       const result = await loadResult(argv.file)
       if (argv.html !== undefined) await writeHtmlReport(argv.html, [result])
-      process.stdout.write(await renderOutput(result, argv.output, stdoutColor()))
+      if (!stdoutTaken(argv.html)) process.stdout.write(await renderOutput(result, argv.output, stdoutColor()))
       setExitCode(0)
     },
   }

@@ -20,7 +20,7 @@ import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
 import type { Mode, RunResult } from '../results/run-result.js'
 import type { FailCondition } from '../report/fail-if.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
-import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
+import { OUTPUT_FORMATS, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
 import { planOf } from './progress-line.js'
 import { valuesRequired } from './argv.js'
@@ -103,7 +103,7 @@ function runFlags(y: Argv): Argv {
     .option('label', { type: 'string', describe: 'name of the run (in the file name)', group: 'Output:' })
     .option('slow', { type: 'string', describe: `count requests slower than this; bare number = ms ${dflt(ms(DEFAULTS.slowMs))}`, group: 'Output:' })
     .option('csv-requests', { type: 'string', describe: 'write one CSV row per request to this file', group: 'Output:' })
-    .option('html', { type: 'string', describe: 'write a self-contained HTML report with charts', group: 'Output:' })
+    .option('html', { type: 'string', describe: 'write a self-contained HTML report with charts (- : to stdout, instead of -o)', group: 'Output:' })
     .option('redact', { type: 'string', describe: 'a header name whose values are never written (repeatable)', group: 'Output:' })
     .option('fail-on-errors', { type: 'string', describe: 'exit 1 when a phase\'s error rate is above this %', group: 'Output:' })
     // Not `array: true`: that would take the URLs after it as more conditions.
@@ -171,7 +171,7 @@ async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
   const created: string[] = []
   let log: RequestLog | null = null
   try {
-    if (argv.html) {
+    if (argv.html && !stdoutTaken(argv.html)) {
       const dir = await assertCanCreate(argv.html, '--html')
       if (dir) created.push(dir)
     }
@@ -270,7 +270,7 @@ async function takeBack(created: string[]): Promise<void> {
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false)
 
 async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
-  process.stdout.write(await renderOutput(result, argv.o, stdoutColor()))
+  if (!stdoutTaken(argv.html)) process.stdout.write(await renderOutput(result, argv.o, stdoutColor()))
   if (argv.frames) {
     // Loaded only when asked for (zlib), like the HTML renderer: start-up stays small.
     const { encodeFrames } = await import('../results/result-frames.js')

@@ -4,7 +4,7 @@
  * the HDR histogram's recorded values (so a saved run re-renders the same).
  */
 import { JsHistogram } from 'hdr-histogram-js'
-import { decodeHistogram } from '../stats/histogram.js'
+import { tryDecodeHistogram } from '../stats/histogram.js'
 
 interface Bucket {
   /** Upper bound of the bucket, ms. */
@@ -14,9 +14,10 @@ interface Bucket {
 
 const BUCKETS = 10
 
-/** Recorded values as [microseconds, count], lowest first. */
-function recordedValues(base64: string): Array<[number, number]> {
-  const h = decodeHistogram(base64)
+/** Recorded values as [microseconds, count], lowest first; null when the saved histogram cannot be decoded. */
+function recordedValues(base64: string): Array<[number, number]> | null {
+  const h = tryDecodeHistogram(base64)
+  if (h === null) return null
   // Our histograms are never WebAssembly ones (histogram.ts builds them with
   // useWebAssembly: false), so the JS iterator is available.
   if (!(h instanceof JsHistogram)) return []
@@ -36,11 +37,13 @@ function recordedValues(base64: string): Array<[number, number]> {
  * one bucket when every request took the same time (hey prints eleven equal
  * labels then, ten of them empty).
  */
-export function histogramBuckets(base64: string, fastestMs: number, slowestMs: number): Bucket[] {
+export function histogramBuckets(base64: string, fastestMs: number, slowestMs: number): Bucket[] | null {
+  const values = recordedValues(base64)
+  if (values === null) return null
   const width = (slowestMs - fastestMs) / BUCKETS
   const marks = width > 0 ? BUCKETS + 1 : 1
   const buckets = Array.from({ length: marks }, (_, i): Bucket => ({ markMs: fastestMs + width * i, count: 0 }))
-  for (const [us, count] of recordedValues(base64)) {
+  for (const [us, count] of values) {
     const ms = us / 1000
     // Clamp: HDR's value resolution can put a value a hair outside [fastest, slowest].
     const index = width > 0 ? Math.min(BUCKETS, Math.max(0, Math.ceil((ms - fastestMs) / width))) : 0

@@ -171,6 +171,8 @@ function summary(p: PhaseResult): string[] {
 function responseHistogram(p: PhaseResult): string[] {
   if (p.requests === 0) return []
   const buckets = histogramBuckets(p.histogram, p.latencyMs.min, p.latencyMs.max)
+  // A saved file whose histogram was damaged still reports its figures (as compare and the HTML report do).
+  if (buckets === null) return ['Response time histogram:', '  (not shown: the saved histogram cannot be read; the file is damaged or was edited)']
   return ['Response time histogram:', ...indent(histogramBars(buckets))]
 }
 

@@ -18,8 +18,9 @@ export function parseResult(text: string, source: string): RunResult {
   let value: unknown
   try {
     value = JSON.parse(text)
-  } catch {
-    throw new UsageError(`${source}: not JSON`)
+  } catch (err) {
+    // The parser's reason says whether the file is cut short (an interrupted copy) or something else entirely.
+    throw new UsageError(`${source}: not JSON (${err instanceof Error ? err.message : String(err)})`)
   }
   const problem = resultProblem(value)
   if (problem !== null) throw new UsageError(`${source}: ${problem}`)
