@@ -48,6 +48,7 @@ const CASES: Case[] = [
   { name: '-c 0', args: (u) => [u, '-c', '0'], value: '-c 0', valid: /whole number above 0/ },
   { name: '-z 10x', args: (u) => [u, '-z', '10x'], value: '"10x"', valid: /250ms, 1\.5s, 2m/ },
   { name: '-t abc', args: (u) => [u, '-t', 'abc'], value: '"abc"', valid: /250ms, 1\.5s, 2m/ },
+  { name: '--replicas with a URL', args: (u) => [u, '--replicas', '2'], value: '--replicas', valid: /each URL is a replica/ },
   { name: '-H without colon', args: (u) => [u, '-H', 'X-NoColon'], value: '"X-NoColon"', valid: /Name: value/ },
   { name: '-D missing file', args: (u) => [u, '-D', 'no-such-body.bin'], value: 'no-such-body.bin', valid: /readable file/ },
   { name: 'unknown flag', args: (u) => [u, '--bogus-flag'], value: 'bogus-flag', valid: /--help/ },

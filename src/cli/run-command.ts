@@ -118,6 +118,8 @@ function runFlags(y: Argv): Argv {
 async function runFromCli(argv: CliFlags): Promise<number> {
   assertNoRepeats(argv as unknown as Record<string, unknown>)
   const options = { ...(await flagsToOptions(argv)), ...shardOptions(argv) }
+  // --replicas sizes the built-in target; beside URLs it would be silently ignored.
+  if (!argv.profile && argv.replicas !== undefined) throw new UsageError('--replicas sizes the built-in target (--profile with no URL); with URLs, each URL is a replica')
   if (!argv.profile) return measure(argv, options)
   // --profile with no URL: the built-in target, in its own process, for this run.
   if (options.urls.length > 0) throw new UsageError('give either URLs or --profile (the built-in target), not both')

@@ -32,7 +32,9 @@ export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 
 const MEASURED: PhaseName[] = ['plain', 'hedged']
 const TIMELINE_PHASES: PhaseName[] = ['warmup', 'plain', 'hedged']
 
-export function renderHtml(runs: RunResult[], opts: HtmlOptions = {}): string {
+/** One run, as the other renderers take it, or several side by side (a comparison's). */
+export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {}): string {
+  const runs = Array.isArray(input) ? input : [input]
   const named = nameRuns(runs, opts.comparison)
   const title = opts.title ?? (runs.length === 1 ? `hedgebench: ${runs[0]?.label ?? 'run'}` : `hedgebench: ${runs.length} runs`)
   const measured = sourcesOf(named, MEASURED)
