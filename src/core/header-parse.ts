@@ -9,8 +9,11 @@ export function parseHeader(raw: string): [string, string] {
   const colon = text.indexOf(':')
   // Without a colon the value cannot be told from the name: show only the first word (it may be "Authorization Bearer <token>").
   if (colon <= 0) throw new UsageError(`malformed header "${oneLine(firstWord(text))}" (use -H "Name: value")`)
-  const name = text.slice(0, colon).trim()
-  const value = text.slice(colon + 1).trim()
+  return checkHeader(text.slice(0, colon).trim(), text.slice(colon + 1).trim())
+}
+
+/** A header undici would refuse on every request (UND_ERR_INVALID_ARG), refused once, before anything is sent. */
+export function checkHeader(name: string, value: string): [string, string] {
   if (!TOKEN.test(name)) throw new UsageError(`malformed header name "${oneLine(name)}" (letters, digits and !#$%&'*+-.^_\`|~ only)`)
   if (/[\r\n\0]/.test(value)) throw new UsageError(`header "${name}" has a line break or NUL in its value`)
   return [name, value]

@@ -24,6 +24,7 @@ import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
 import type { RunOptions } from './run-options.js'
 import { attachServerCheck, ServerCounter } from './server-check.js'
+import { checkRunOptions } from './option-check.js'
 import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunConfig, type RunResult } from '../results/run-result.js'
 import { buildConfigRecord } from './config-record.js'
 import { checkRunId, defaultMaxLateness, deriveRunId, hostName, shardPart, startRecord } from './run-identity.js'
@@ -43,6 +44,7 @@ import type { GrpcClientResult } from '../results/run-result.js'
 const INTERRUPT_GRACE_MS = 2000
 
 export async function run(options: RunOptions): Promise<RunResult> {
+  checkRunOptions(options)
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)

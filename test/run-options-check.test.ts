@@ -1,0 +1,30 @@
+/**
+ * run(options) from a program: what a caller can get wrong that the CLI's
+ * flags cannot is refused before anything is sent, naming the option (not a
+ * CLI flag, not a TypeError from inside the engine). Nothing here reaches
+ * the network: every case fails its check first.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { run, type RunOptions } from '../src/index.js'
+import { UsageError } from '../src/core/errors.js'
+
+const URLS = ['http://127.0.0.1:9/']
+
+test('option types, unknown options and malformed headers are refused by name', async () => {
+  const cases: Array<[unknown, RegExp]> = [
+    [undefined, /^run\(options\): pass an object, at least \{ urls:/],
+    [{ urls: 'http://127.0.0.1:9/' }, /^run\(options\): urls must be an array of URLs as strings, got the string "http:\/\/127\.0\.0\.1:9\/"$/],
+    [{ urls: URLS, requests: '10' }, /^run\(options\): requests must be a number, got the string "10"$/],
+    [{ urls: URLS, requets: 10 }, /^run\(options\): unknown option requets \(known: urls, method, /],
+    [{ urls: URLS, hedge: { delya: 20 } }, /^run\(options\): unknown option hedge\.delya \(known: delay, /],
+    [{ urls: URLS, hedge: { parallel: 'yes' } }, /^run\(options\): hedge\.parallel must be a boolean, got the string "yes"$/],
+    [{ urls: URLS, headers: { 'X-A': '1' } }, /^run\(options\): headers must be an array of \[name, value\] pairs, got an object$/],
+    [{ urls: URLS, headers: [['Bad Name', 'x']] }, /^run\(options\): malformed header name "Bad Name"/],
+    [{ urls: URLS, headers: [['X-A', 'a\r\nX-Injected: 1']] }, /^run\(options\): header "X-A" has a line break or NUL in its value$/],
+    [{ urls: URLS, body: 'text' }, /^run\(options\): body must be a Buffer, got the string "text"$/],
+  ]
+  for (const [options, message] of cases) {
+    await assert.rejects(run(options as RunOptions), (err: Error) => err instanceof UsageError && message.test(err.message), `${JSON.stringify(options)}`)
+  }
+})
