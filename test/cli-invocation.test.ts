@@ -108,6 +108,14 @@ describe('hey-style invocations', { concurrency: 4 }, () => {
     )
   })
 
+  test('interleaved phases: the header says -n is per phase on average; --max-attempts 1 warns that nothing is hedged', async () => {
+    const s = await server()
+    const run = await runCli([s.url, '-n', '20', '-c', '2', '--warmup', '0', '--schedule', 'interleaved', '--max-attempts', '1', '--hedge-delay', '5ms', '--no-save'])
+    assert.equal(run.code, 0, run.stderr)
+    assert.match(run.stdout, /· -n 20 per phase on average · mode both \(interleaved\)/)
+    assert.match(run.stdout + run.stderr, /--max-attempts 1 counts the original only: the hedged phase sends no hedge \(use 2 or more to hedge\)/)
+  })
+
   test('-t with a bare number is seconds, as in hey: -t 2 lets a 50 ms answer through; -t 20ms does not', async () => {
     const slow = await startServer({ delayMs: 50 })
     servers.push(slow)

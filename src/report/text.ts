@@ -76,12 +76,14 @@ function header(result: RunResult): string[] {
   // One shard's own report: its share of the run's -n and -q (the config is the whole run's, for merge).
   const part = result.shard && !result.generators ? result.shard : null
   const size = c.requests !== null ? `-n ${part ? `${shareOf(c.requests, part)} of ${c.requests}` : c.requests} per phase` : `-z ${formatMs(c.durationMs ?? 0)} per phase`
+  // Interleaved: one window of 2n requests, each one's phase drawn at random, so the phases get about n each.
+  const mixed = c.schedule === 'interleaved' && c.mode === 'both' && c.requests !== null ? ' on average' : ''
   const rate = c.rate !== null ? ` · -q ${part ? `${round3(rateShareOf(c.rate, part))}/s of ${c.rate}` : c.rate}/s (open loop)` : ''
   const shard = part ? ` · shard ${part.index}/${part.count}` : ''
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
   return [
     `hedgebench ${result.version} · ${JSON.stringify(result.label)} · ${result.startedAt} -> ${result.finishedAt}`,
-    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ` · ${httpVersion(c.urls)}` : ''}${shard}`,
+    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${mixed}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ` · ${httpVersion(c.urls)}` : ''}${shard}`,
   ]
 }
 

@@ -447,6 +447,9 @@ function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
   if (cfg.mode !== 'plain' && cfg.hedge.unsafeHedge && !isIdempotentMethod(cfg.method)) {
     warnings.push(`--unsafe-hedge: ${cfg.method} requests were hedged without idempotency keys; the target may have executed them twice`)
   }
+  if (cfg.mode !== 'plain' && cfg.hedge.maxAttempts === 1 && !cfg.hedge.parallel) {
+    warnings.push('--max-attempts 1 counts the original only: the hedged phase sends no hedge (use 2 or more to hedge)')
+  }
   if (cfg.rate === null) {
     warnings.push('closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)')
   }
