@@ -27,6 +27,8 @@ interface Phase {
   errors: number
   errorKinds: Record<string, number>
   interrupted?: number
+  interruptedSlow?: number
+  interruptedMaxMs?: number
   latencyMs: { max: number }
 }
 interface Saved {
@@ -124,6 +126,10 @@ describe('interruption', { concurrency: 3 }, () => {
     assert.deepEqual(plain.errorKinds, {})
     assert.equal(plain.latencyMs.max, 0, 'no abort time entered the latency figures')
     assert.match(run.stdout, /^\s+Interrupted:\s+3 requests aborted by hedgebench after the stop/m)
+    // They hung for the whole grace (about 2 s after the stop, over the default 1 s --slow): the report says they were there.
+    assert.equal(plain.interruptedSlow, 3)
+    assert.ok(plain.interruptedMaxMs! >= 1500, `in flight ${plain.interruptedMaxMs} ms`)
+    assert.match(run.stdout, /; 3 had been in flight over the 1 s slow threshold, the longest \d+\.\d+ s$/m)
     // The CSV summary printed or saved for a partial run says so on every row.
     const csv = parseCsvObjects(await readFile(join(dir, 'results', (await readdir(join(dir, 'results'))).find((f) => f.endsWith('.csv'))!), 'utf8'))
     assert.ok(csv.length > 0 && csv.every((r) => r.partial === 'true'), JSON.stringify(csv.map((r) => r.partial)))

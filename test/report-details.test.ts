@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { bucketLabels, histogramBuckets } from '../src/report/histogram-bars.js'
 import { renderText } from '../src/report/text.js'
 import type { RunResult } from '../src/results/run-result.js'
-import { latencyOf } from './helpers/result-fixture.js'
+import { latencyOf, makePhase, makeRunResult } from './helpers/result-fixture.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
 
@@ -65,4 +65,11 @@ test('a warm-up large enough for the delay gives no warning', async () => {
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as RunResult
   assert.equal(result.warnings.some((w) => w.includes('too few to place it')), false, result.warnings.join('\n'))
+})
+
+test('requests hung when the run was stopped are named with how long they had been in flight, in the warm-up line too', () => {
+  const hung = { interrupted: 4, interruptedSlow: 4, interruptedMaxMs: 6280 }
+  const text = renderText(makeRunResult({ partial: true, stoppedIn: 'plain', phases: { warmup: makePhase('warmup', [5, 6], hung), plain: makePhase('plain', [5, 6, 7], hung) } }))
+  assert.match(text, /, 0 errors, 4 interrupted; 4 had been in flight over the 1 s slow threshold, the longest 6\.28 s$/m)
+  assert.match(text, /Interrupted:\s+4 requests aborted by hedgebench after the stop \(not errors; outside every figure above and below\); 4 had been in flight over the 1 s slow threshold, the longest 6\.28 s$/m)
 })

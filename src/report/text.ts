@@ -118,7 +118,7 @@ function footer(result: RunResult, paint: Paint): string[] {
  * warm-up leaves out its first requests, so the line says why the two differ.
  */
 function warmupLine(w: PhaseResult, hedging: HedgingStats | undefined): string[] {
-  const line = `Warm-up (excluded from statistics): ${w.requests} requests in ${formatMs(w.durationMs)}, p50 ${formatMs(w.latencyMs.p50)}, p95 ${formatMs(w.latencyMs.p95)} (all of them), ${w.errors} errors`
+  const line = `Warm-up (excluded from statistics): ${w.requests} requests in ${formatMs(w.durationMs)}, p50 ${formatMs(w.latencyMs.p50)}, p95 ${formatMs(w.latencyMs.p95)} (all of them), ${w.errors} errors${w.interrupted ? `, ${w.interrupted} interrupted${inFlightText(w)}` : ''}`
   const basis = hedging?.warmupBasis
   if (!basis) return [line]
   // What was left out, counted: a default warm-up that ran past its requests (its least duration) left out fewer than half.
@@ -152,6 +152,12 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(2)}%` : '0.00%')
 
+/** "; 4 had been in flight over the 1 s slow threshold, the longest 3.52 s": requests a stalled target held, which no latency figure shows. */
+function inFlightText(p: PhaseResult): string {
+  if (!p.interruptedSlow || p.interruptedMaxMs === undefined) return ''
+  return `; ${p.interruptedSlow} had been in flight over the ${formatThreshold(p.slow.thresholdMs)} slow threshold, the longest ${formatMs(p.interruptedMaxMs)}`
+}
+
 function summary(p: PhaseResult): string[] {
   const rows = [
     ['Total:', formatMs(p.durationMs)],
@@ -162,7 +168,7 @@ function summary(p: PhaseResult): string[] {
     ['Requests/sec:', p.rps.toFixed(2)],
     ['Requests:', `${p.requests} (${p.attempts} attempts on the wire, ${p.connectionsOpened} connections opened)`],
     ['Errors:', `${p.errors} (${pct(p.errors, p.requests)})`],
-    ...(p.interrupted ? [['Interrupted:', `${p.interrupted} requests aborted by hedgebench after the stop (not errors; outside every figure above and below)`]] : []),
+    ...(p.interrupted ? [['Interrupted:', `${p.interrupted} requests aborted by hedgebench after the stop (not errors; outside every figure above and below)${inFlightText(p)}`]] : []),
     ['Slow:', `${p.slow.count} requests over ${formatThreshold(p.slow.thresholdMs)} (${pct(p.slow.count, p.requests)})`],
     ['Total data:', formatBytes(p.bytes)],
     ['Size/request:', formatBytes(p.requests > 0 ? Math.round(p.bytes / p.requests) : 0)],

@@ -56,6 +56,15 @@ export interface Figures {
    * and every latency figure. Absent when none.
    */
   interrupted?: number
+  /**
+   * Of `interrupted`, those that had been in flight longer than the slow
+   * threshold when they were aborted, and the longest time any had been:
+   * a request hung on a stalled target is outside every latency figure, and
+   * these say it was there. Absent when none was interrupted (and in results
+   * saved before they were counted).
+   */
+  interruptedSlow?: number
+  interruptedMaxMs?: number
 }
 
 export interface ReplicaFigures extends Figures {

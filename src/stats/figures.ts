@@ -7,6 +7,7 @@ import { createHistogram, encodeHistogram, recordMs, summarize, type Histogram }
 import { isOkStatus } from '../core/status.js'
 import type { Figures } from '../results/run-result.js'
 import { isInterruption } from '../core/interruption.js'
+import { round3 } from '../core/round.js'
 
 export class FiguresAccumulator {
   requests = 0
@@ -17,6 +18,8 @@ export class FiguresAccumulator {
   slowCount = 0
   /** Requests hedgebench aborted itself after an interruption: outside every other figure. */
   interrupted = 0
+  interruptedSlow = 0
+  interruptedMaxMs = 0
   readonly statusCodes = new Map<number, number>()
   readonly errorKinds = new Map<string, number>()
   readonly histogram: Histogram = createHistogram()
@@ -27,6 +30,8 @@ export class FiguresAccumulator {
   add(latencyMs: number, status: number | null, error: Error | null, bytes: number): void {
     if (error && isInterruption(error)) {
       this.interrupted++
+      if (latencyMs > this.slowMs) this.interruptedSlow++
+      if (latencyMs > this.interruptedMaxMs) this.interruptedMaxMs = latencyMs
       return
     }
     this.requests++
@@ -51,7 +56,7 @@ export class FiguresAccumulator {
       latencyMs: summarize(this.histogram),
       slow: { thresholdMs: this.slowMs, count: this.slowCount },
       histogram: encodeHistogram(this.histogram),
-      ...(this.interrupted > 0 ? { interrupted: this.interrupted } : {}),
+      ...(this.interrupted > 0 ? { interrupted: this.interrupted, interruptedSlow: this.interruptedSlow, interruptedMaxMs: round3(this.interruptedMaxMs) } : {}),
     }
   }
 }

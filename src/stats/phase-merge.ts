@@ -182,9 +182,13 @@ export function mergeFigures(parts: Figures[]): Figures {
   }
 }
 
-function interruptedOf(parts: Figures[]): Pick<Figures, 'interrupted'> {
+function interruptedOf(parts: Figures[]): Pick<Figures, 'interrupted' | 'interruptedSlow' | 'interruptedMaxMs'> {
   const n = sum(parts.map((p) => p.interrupted ?? 0))
-  return n > 0 ? { interrupted: n } : {}
+  if (n === 0) return {}
+  const counted = parts.filter((p) => (p.interrupted ?? 0) > 0)
+  // Saved before the in-flight times were counted: none claimed.
+  if (!counted.every((p) => p.interruptedSlow !== undefined)) return { interrupted: n }
+  return { interrupted: n, interruptedSlow: sum(counted.map((p) => p.interruptedSlow!)), interruptedMaxMs: Math.max(...counted.map((p) => p.interruptedMaxMs ?? 0)) }
 }
 
 export function mergeReplicas(lists: ReplicaFigures[][]): ReplicaFigures[] {
