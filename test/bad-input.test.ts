@@ -82,6 +82,7 @@ const CASES: Case[] = [
   { name: 'URL without a scheme (host:port)', args: (u) => [u.replace('http://', '')], value: '127.0.0.1:', valid: /did you mean http:\/\/127\.0\.0\.1:\d+\/ \?/ },
   { name: 'URL without a scheme (localhost:port)', args: (u) => [u.replace('http://127.0.0.1', 'localhost')], value: 'localhost:', valid: /did you mean http:\/\/localhost:\d+\/ \?/ },
   { name: 'compare with no files', args: () => ['compare'], value: 'compare', valid: /BEFORE\.json/, bare: true },
+  { name: 'report with no file', args: () => ['report'], value: 'report', valid: /hedgebench report results\/FILE\.json/, bare: true },
   { name: 'compare with an unknown -o', args: () => ['compare', 'wrong.json', '-o', 'xml'], value: '"xml"', valid: /text, json, csv/, bare: true },
   // A flag last on the line without its value was read as "" and ignored (no HTML, an empty body).
   { name: '--html last, without its value', args: (u) => [u, '--html'], value: '--html', valid: /needs a value/ },
