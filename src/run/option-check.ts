@@ -12,17 +12,25 @@ import type { HedgeRunOptions, RunOptions } from './run-options.js'
 
 type Kind = 'number' | 'boolean' | 'string' | 'function' | 'object' | 'any'
 
-/** Every option, with the type it must have (`any`: checked where it is used). The Record makes the compiler list them all. */
-const RUN_OPTIONS: Record<keyof RunOptions, Kind> = {
+/** The kind an option's declared type allows (or 'any': checked where it is used), so the compiler holds each entry below to its type. */
+type KindOf<T> = [T] extends [number] ? 'number' | 'any'
+  : [T] extends [boolean] ? 'boolean' | 'any'
+  : [T] extends [string] ? 'string' | 'any'
+  : [T] extends [(...args: never[]) => unknown] ? 'function' | 'any'
+  : 'object' | 'any'
+type Kinds<T> = { [K in keyof Required<T>]: KindOf<NonNullable<T[K]>> }
+
+/** Every option, with the type it must have (`any`: checked where it is used). The mapped type makes the compiler list them all. */
+const RUN_OPTIONS: Kinds<RunOptions> = {
   urls: 'any', method: 'string', headers: 'any', body: 'any', concurrency: 'number', requests: 'number', durationMs: 'number',
   rate: 'number', timeoutMs: 'number', mode: 'string', schedule: 'string', warmup: 'number', slowMs: 'number', http2: 'boolean',
   insecure: 'boolean', grpc: 'object', keepAlive: 'boolean', fanout: 'number', workers: 'number', label: 'string', profile: 'any',
   hedge: 'object', eject: 'any', saturation: 'any', seed: 'number', redact: 'any', serverStatsUrl: 'string', signal: 'object',
   stopNow: 'object', onProgress: 'function', requestSink: 'object', shard: 'object', startAt: 'number', maxStartLatenessMs: 'number',
-  runId: 'string', wallClock: 'object',
+  runId: 'string', wallClock: 'function',
 }
 
-const HEDGE_OPTIONS: Record<keyof HedgeRunOptions, Kind> = {
+const HEDGE_OPTIONS: Kinds<HedgeRunOptions> = {
   delay: 'any', adaptive: 'boolean', adaptiveWindow: 'object', delayMinMs: 'number', delayMaxMs: 'number', maxAttempts: 'number',
   budgetPct: 'any', nonFatalStatus: 'any', deadlineMs: 'number', minHedgeWindowMs: 'number', parallel: 'boolean', tied: 'boolean',
   cancel: 'string', header: 'any', idempotencyKey: 'boolean', unsafeHedge: 'boolean',
@@ -43,13 +51,13 @@ export function checkRunOptions(options: unknown): asserts options is RunOptions
   if (o.redact !== undefined && !(Array.isArray(o.redact) && o.redact.every((r) => typeof r === 'string'))) fail(`redact must be an array of header names, got ${describe(o.redact)}`)
 }
 
-function checkKinds(o: Record<string, unknown>, kinds: Record<string, Kind>, prefix: string): void {
+function checkKinds(o: Record<string, unknown>, kinds: Readonly<Record<string, Kind>>, prefix: string): void {
   for (const [key, value] of Object.entries(o)) {
     const kind = kinds[key]
     if (kind === undefined) fail(`unknown option ${prefix}${key} (known: ${Object.keys(kinds).join(', ')})`)
     if (value === undefined || kind === 'any') continue
     const actual = typeof value
-    if (actual !== kind || (kind === 'object' && value === null)) fail(`${prefix}${key} must be a ${kind}, got ${describe(value)}`)
+    if (actual !== kind || (kind === 'object' && value === null)) fail(`${prefix}${key} must be ${kind === 'object' ? 'an object' : `a ${kind}`}, got ${describe(value)}`)
   }
 }
 
