@@ -167,7 +167,9 @@ test('shared slowness: hedging pays for hedges and removes nothing (interleaved,
   const floor = q * s - 4 * Math.sqrt(s * q * (1 - q))
   assert.ok(hedged.slow.count >= floor, `slow plain ${plain.slow.count} / ${plain.requests}, hedged ${hedged.slow.count} / ${hedged.requests}: below ${floor.toFixed(1)}`)
   assert.ok(hedged.latencyMs['p99.9'] > 150, `hedged p99.9 ${hedged.latencyMs['p99.9']} ms: the pauses are still there`)
-  // One window, one server count for both lanes.
-  assert.equal(plain.server!.received, plain.attempts + hedged.attempts)
-  assert.equal(plain.server!.match, true)
+  // One window, one server count for both lanes, given once (with the hedged phase) and naming both.
+  assert.equal(plain.server, undefined)
+  assert.deepEqual(hedged.server!.phases, ['plain', 'hedged'])
+  assert.equal(hedged.server!.received, plain.attempts + hedged.attempts)
+  assert.equal(hedged.server!.match, true)
 })
