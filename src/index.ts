@@ -6,7 +6,7 @@
 // Running a measurement
 export { run } from './run/run.js'
 export type { RunOptions, HedgeRunOptions, GrpcRunOptions, RequestRecord, RequestSink, Progress } from './run/run-options.js'
-export type { ServiceConfig } from './run/grpc-js-phase.js'
+export type { ServiceConfig } from './run/grpc-target.js'
 export { runDemo, type DemoOptions, type DemoResult } from './sim/demo.js'
 
 // The result shape every renderer reads

@@ -19,6 +19,10 @@ after(() => {
 })
 const badJson = join(dir, 'bad.json')
 writeFileSync(badJson, '{"methodConfig": [')
+const otherService = join(dir, 'other-service.json')
+writeFileSync(otherService, JSON.stringify({ methodConfig: [{ name: [{ service: 'other.Svc' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.01s' } }] }))
+const numericDelay = join(dir, 'numeric-delay.json')
+writeFileSync(numericDelay, JSON.stringify({ methodConfig: [{ name: [{ service: 'hedgebench.sim.v1.Replica' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: 0.01 } }] }))
 
 // Port 9 (discard) on 127.0.0.1: nothing listens in the test environment, and nothing may be sent anyway.
 const TARGET = 'grpc://127.0.0.1:9'
@@ -29,6 +33,9 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
   { name: 'missing --call', args: [TARGET, '--proto', SIM_PROTO, '--no-save'], message: /needs --call package\.Service\/Method/ },
   { name: 'method not in the proto', args: [TARGET, '--proto', SIM_PROTO, '--call', 'hedgebench.sim.v1.Replica/Nope', ...REST], message: /method "Nope" is not in service hedgebench\.sim\.v1\.Replica \(methods: Work, Stats, Reset\)/ },
   { name: 'service not in the proto', args: [TARGET, '--proto', SIM_PROTO, '--call', 'nope.Svc/Work', ...REST], message: /service "nope\.Svc" is not in the schema/ },
+  { name: 'service by the tail of its name', args: [TARGET, '--proto', SIM_PROTO, '--call', 'sim.v1.Replica/Work', ...REST], message: /service "sim\.v1\.Replica" is not in the schema by that name: its full name is hedgebench\.sim\.v1\.Replica \(--call hedgebench\.sim\.v1\.Replica\/Work\)/ },
+  { name: '--service-config for another service', args: [TARGET, ...OK, '--hedge-by', 'grpc-js', '--service-config', otherService], message: /--service-config has no methodConfig for hedgebench\.sim\.v1\.Replica\/Work \(it names other\.Svc\): grpc-js would not hedge this call/ },
+  { name: '--service-config hedgingDelay as a number', args: [TARGET, ...OK, '--hedge-by', 'grpc-js', '--service-config', numericDelay], message: /hedgingPolicy\.hedgingDelay 0\.01 is not a duration as gRPC writes it \(a string such as "0\.01s"\)/ },
   { name: '-d field that does not exist', args: [TARGET, ...OK, '-d', '{"payload": "x", "replyBytez": 3}'], message: /-d does not fit hedgebench\.sim\.v1\.WorkRequest: .*unknown field: "replyBytez"/ },
   { name: '-d not JSON', args: [TARGET, ...OK, '-d', '{payload'], message: /-d is not valid JSON/ },
   { name: 'unreadable proto', args: [TARGET, '--proto', join(dir, 'missing.proto'), '--call', SIM_WORK_CALL, ...REST], message: /cannot load --proto .*missing\.proto: no such file/ },

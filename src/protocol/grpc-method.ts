@@ -91,6 +91,10 @@ function resolveCall(root: Protobuf.Root, call: string): GrpcMethod {
   if (!(service instanceof protobuf().Service)) {
     throw new UsageError(`service "${serviceName}" is not in the schema (services: ${serviceNames(root).join(', ') || 'none'})`)
   }
+  // protobufjs also finds a service by the tail of its name ("shop.v2.Shop" for acme.shop.v2.Shop), but the server
+  // routes on the full name: the call would be UNIMPLEMENTED every time.
+  const fullName = service.fullName.replace(/^\./, '')
+  if (fullName !== serviceName) throw new UsageError(`service "${serviceName}" is not in the schema by that name: its full name is ${fullName} (--call ${fullName}/${methodName})`)
   const method = service.methods[methodName]
   if (method === undefined) {
     throw new UsageError(`method "${methodName}" is not in service ${serviceName} (methods: ${Object.keys(service.methods).join(', ') || 'none'})`)

@@ -18,6 +18,7 @@ import { createHistogram, recordMs, summarize } from '../stats/histogram.js'
 import { GRPC_OVER_DELAY_SLACK_MS, type GrpcClientAsked, type GrpcClientResult } from '../results/run-result.js'
 import type { ServerCounter } from './server-check.js'
 import { serviceConfigCaveats } from './grpc-js-caveats.js'
+import { methodConfigFor, type ServiceConfig } from './grpc-target.js'
 
 export interface GrpcClientPhaseOptions {
   urls: string[]
@@ -41,18 +42,6 @@ export interface GrpcClientPhaseOptions {
   graceMs: number
 }
 
-export interface ServiceConfig {
-  loadBalancingConfig?: Array<Record<string, unknown>>
-  loadBalancingPolicy?: string
-  methodConfig?: Array<{ name?: Array<{ service?: string; method?: string }>; hedgingPolicy?: HedgingPolicy; retryPolicy?: unknown }>
-  retryThrottling?: { maxTokens: number; tokenRatio: number }
-}
-
-interface HedgingPolicy {
-  maxAttempts?: number
-  hedgingDelay?: string
-  nonFatalStatusCodes?: Array<string | number>
-}
 
 const identity = (b: Buffer) => b
 /** A phase without -n or -z stops here; each call also has its own deadline. */
@@ -104,10 +93,7 @@ function withLoadBalancing(config: ServiceConfig): ServiceConfig {
 }
 
 function askedFor(config: ServiceConfig, path: string): GrpcClientAsked {
-  const [service, method] = path.slice(1).split('/') as [string, string]
-  const match = (config.methodConfig ?? []).find((m) => (m.name ?? []).some((n) => n.service === service && (n.method === undefined || n.method === '' || n.method === method)))
-    ?? (config.methodConfig ?? []).find((m) => (m.name ?? []).some((n) => n.service === undefined || n.service === ''))
-  const hedging = match?.hedgingPolicy
+  const hedging = methodConfigFor(config, path)?.hedgingPolicy
   const lb = config.loadBalancingConfig?.[0] ? Object.keys(config.loadBalancingConfig[0])[0]! : (config.loadBalancingPolicy ?? 'pick_first')
   return {
     maxAttempts: hedging?.maxAttempts ?? 1,

@@ -8,10 +8,32 @@ import { isGrpcUrl } from '../core/target-url.js'
 import { redactUrl } from '../core/redact.js'
 import { encodeRequestMessage } from '../protocol/grpc-message.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
-import type { ServiceConfig } from './grpc-js-phase.js'
 import type { GrpcMessageSource } from '../protocol/grpc-message.js'
 import { loadGrpcMethod } from '../protocol/grpc-method.js'
 import type { GrpcSchemaSource } from '../protocol/grpc-method.js'
+
+/** A gRPC service config as grpc-js reads it (the parts hedgebench looks at). */
+export interface ServiceConfig {
+  loadBalancingConfig?: Array<Record<string, unknown>>
+  loadBalancingPolicy?: string
+  methodConfig?: Array<{ name?: Array<{ service?: string; method?: string }>; hedgingPolicy?: HedgingPolicy; retryPolicy?: unknown }>
+  retryThrottling?: { maxTokens: number; tokenRatio: number }
+}
+
+interface HedgingPolicy {
+  maxAttempts?: number
+  /** A JSON Duration, as gRPC writes it: "0.01s". */
+  hedgingDelay?: string
+  nonFatalStatusCodes?: Array<string | number>
+}
+
+/** The methodConfig grpc-js applies to a call (`/package.Service/Method`): its own name first, then a service-wide one, then a default one. */
+export function methodConfigFor(config: ServiceConfig, path: string): NonNullable<ServiceConfig['methodConfig']>[number] | undefined {
+  const [service, method] = path.slice(1).split('/') as [string, string]
+  const configs = config.methodConfig ?? []
+  return configs.find((m) => (m.name ?? []).some((n) => n.service === service && (n.method === undefined || n.method === '' || n.method === method)))
+    ?? configs.find((m) => (m.name ?? []).some((n) => n.service === undefined || n.service === ''))
+}
 
 /** What a gRPC run needs beyond the URLs (ghz's flags: --proto/-i/--protoset, --call, -d/-D/-B). */
 export interface GrpcRunOptions extends GrpcSchemaSource, GrpcMessageSource {
@@ -48,7 +70,29 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   for (const raw of grpc) checkGrpcUrl(raw)
   const method = loadGrpcMethod(options ?? {}, options?.call)
   const message = Buffer.from(encodeRequestMessage(method, options ?? {}))
-  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig: clientConfig(options ?? {}) }
+  const serviceConfig = clientConfig(options ?? {})
+  if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
+  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig }
+}
+
+/**
+ * Before the run, what grpc-js would refuse or ignore: a service config whose
+ * methodConfigs all name other methods (grpc-js would not hedge the call, and
+ * the report would show a policy nobody asked for), and a hedgingDelay that
+ * is not gRPC's JSON Duration ("0.01s").
+ */
+function checkServiceConfig(config: ServiceConfig, path: string): void {
+  const match = methodConfigFor(config, path)
+  // A config with no methodConfig at all is grpc-js without hedging, a baseline the report explains; one that names
+  // other methods only is a mistake (a package name off by one part), refused.
+  const names = (config.methodConfig ?? []).flatMap((m) => (m.name ?? []).map((n) => `${n.service ?? ''}${n.method ? `/${n.method}` : ''}`))
+  if (!match && names.length > 0) {
+    throw new UsageError(`--service-config has no methodConfig for ${path.slice(1)} (it names ${names.join(', ')}): grpc-js would not hedge this call`)
+  }
+  const delay = match?.hedgingPolicy?.hedgingDelay as unknown
+  if (delay !== undefined && !(typeof delay === 'string' && /^\d+(\.\d+)?s$/.test(delay))) {
+    throw new UsageError(`--service-config hedgingPolicy.hedgingDelay ${JSON.stringify(delay)} is not a duration as gRPC writes it (a string such as "0.01s")`)
+  }
 }
 
 function clientConfig(o: GrpcRunOptions): ServiceConfig | null {
