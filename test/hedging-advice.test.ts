@@ -102,13 +102,17 @@ test('hedges fired by failed attempts (a dead replica) are blamed on the replica
   Object.assign(hedged.hedging!, { triggerRate: 10.9, nonFatalTriggered: 420, budgetDenied: 0 })
   const advice = hedgingAdvice(hedged, result.config)
   assert.deepEqual(advice.filter((a) => !a.startsWith('extra load')), [
-    '420 of the 436 requests that fired a hedge fired it at once because an attempt failed (a connection error or a 502/503/504), not because the delay passed: a failing replica, not the delay; outlier ejection (drop --no-eject) keeps requests off a replica that keeps failing',
+    '420 of the 436 requests that fired a hedge fired it at once because an attempt failed (a connection error or a non-fatal status: 502/503/504), not because the delay passed: a failing replica, not the delay; outlier ejection (drop --no-eject) keeps requests off a replica that keeps failing',
   ])
   // The same failovers beside a delay that fires far too often: both are named, the rate at the delay alone.
   Object.assign(hedged.hedging!, { triggerRate: 25 })
   const both = hedgingAdvice(hedged, result.config)
   assert.ok(both.some((a) => a.startsWith('14.5% of requests fired a hedge when the delay passed (besides 420 fired at once by a failed attempt), far above the ~5% a p95 delay implies')), both.join('\n'))
   assert.ok(!both.some((a) => a.startsWith('420 of')), 'failovers are not most of the triggers: no failover line')
+  // A gRPC run's non-fatal statuses are codes, named as gRPC names them.
+  Object.assign(hedged.hedging!, { triggerRate: 10.9 })
+  result.config.hedge.nonFatalStatus = [14, 8]
+  assert.match(hedgingAdvice(hedged, result.config)[0]!, /\(a connection error or a non-fatal status: UNAVAILABLE\/RESOURCE_EXHAUSTED\)/)
 })
 
 test('a saturation gate that held back more hedges than were sent is explained', () => {

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { formatMs } from '../src/core/duration.js'
 import { seededRandom } from '../src/core/random.js'
-import { hedgeVerdict } from '../src/report/verdict.js'
+import { causes, hedgeVerdict } from '../src/report/verdict.js'
 import { renderText } from '../src/report/text.js'
 import { extraLoadPct } from '../src/results/extra-load.js'
 import type { RunResult } from '../src/results/run-result.js'
@@ -120,4 +120,10 @@ test('the HTML report prints the same verdict, errors first', async () => {
   run.phases.hedged = { ...run.phases.hedged!, ok: 0, errors: n, statusCodes: { '503': n } }
   const html = renderHtml([run])
   assert.match(html, new RegExp(`<p class="verdict bad">hedged: all ${n} requests failed: 503 Service Unavailable; no latency verdict from failures</p>`))
+})
+
+test('a gRPC phase that failed names its codes (they are below 100, not HTTP error statuses)', () => {
+  const phase = makePhase('hedged', [3, 4, 5, 6, 7], { statusCodes: { 0: 1, 12: 3, 14: 1 }, ok: 1, errors: 4 })
+  assert.equal(causes(phase), '12 UNIMPLEMENTED x3, 14 UNAVAILABLE x1')
+  assert.equal(causes(makePhase('hedged', [3], { statusCodes: { 12: 1 }, ok: 0, errors: 1 })), '12 UNIMPLEMENTED')
 })

@@ -7,6 +7,7 @@
  */
 import { DEFAULT_BUDGET_BURST } from '../hedging/policy.js'
 import { formatThreshold } from '../core/duration.js'
+import { grpcCodeName } from '../protocol/grpc-status.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import { LOSING_WIN_PCT, suppressedText } from './hedging-telemetry.js'
 import type { PhaseResult, RunConfig } from '../results/run-result.js'
@@ -77,10 +78,13 @@ export function hedgingAdvice(phase: PhaseResult, config: RunConfig): string[] {
 
 /** Most hedges were failovers: the cause is a failing replica, which a later delay cannot help and ejection can. */
 function failoverLine(failovers: number, triggers: number, config: RunConfig): string {
-  const statuses = config.hedge.nonFatalStatus.length > 0 ? ` or a ${config.hedge.nonFatalStatus.join('/')}` : ''
+  const statuses = config.hedge.nonFatalStatus.length > 0 ? ` or a non-fatal status: ${config.hedge.nonFatalStatus.map(statusName).join('/')}` : ''
   const eject = config.eject === null && config.urls.length > 1 ? '; outlier ejection (drop --no-eject) keeps requests off a replica that keeps failing' : ''
   return `${failovers} of the ${triggers} requests that fired a hedge fired it at once because an attempt failed (a connection error${statuses}), not because the delay passed: a failing replica, not the delay${eject}`
 }
+
+/** An HTTP status as its number, a gRPC code by its name ("UNAVAILABLE"). */
+const statusName = (code: number): string => (code < 100 ? grpcCodeName(code) : String(code))
 
 function suppressedTotal(h: NonNullable<PhaseResult['hedging']>): number {
   const s = h.suppressed

@@ -16,6 +16,8 @@ import { comparePhases, type Comparison, type MetricRow } from './compare.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import { formatMs } from '../core/duration.js'
 import type { PhaseResult, RunResult } from '../results/run-result.js'
+import { isOkStatus } from '../core/status.js'
+import { statusLabel } from './status-label.js'
 
 export interface HedgeVerdict {
   /** good: the headline tail improved and nothing got worse; bad: errors lead or something got worse. */
@@ -87,12 +89,17 @@ function failureText(p: PhaseResult): string {
 /** The failures by cause, most frequent first: "500 Internal Server Error", or "503 Service Unavailable x120, ECONNRESET x30". */
 export function causes(p: PhaseResult): string {
   const failed = [
-    ...Object.entries(p.statusCodes).filter(([code]) => Number(code) >= 400).map(([code, n]): [string, number] => [`${code} ${STATUS_CODES[Number(code)] ?? ''}`.trim(), n]),
+    // Failed statuses: HTTP 4xx/5xx, and gRPC's non-OK codes (1-16: "12 UNIMPLEMENTED"), which are below 100.
+    ...Object.entries(p.statusCodes).filter(([code]) => !isOkStatus(Number(code))).map(([code, n]): [string, number] => [statusText(Number(code)), n]),
     ...Object.entries(p.errorKinds),
   ].sort(([, a], [, b]) => b - a)
   if (failed.length === 1) return failed[0]![0]
   const shown = failed.slice(0, 3).map(([what, n]) => `${what} x${n}`)
   return failed.length > 3 ? `${shown.join(', ')}, ${failed.length - 3} more kinds` : shown.join(', ')
+}
+
+function statusText(code: number): string {
+  return code < 100 ? statusLabel(code) : `${code} ${STATUS_CODES[code] ?? ''}`.trim()
 }
 
 /** Latency rows (percentiles and mean) whose change is worse beyond noise. */
