@@ -7,6 +7,7 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { bucketLabels, histogramBuckets } from '../src/report/histogram-bars.js'
 import { renderText } from '../src/report/text.js'
+import { askedRate } from '../src/report/asked-rate.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { latencyOf, makePhase, makeRunResult } from './helpers/result-fixture.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
@@ -72,4 +73,16 @@ test('requests hung when the run was stopped are named with how long they had be
   const text = renderText(makeRunResult({ partial: true, stoppedIn: 'plain', phases: { warmup: makePhase('warmup', [5, 6], hung), plain: makePhase('plain', [5, 6, 7], hung) } }))
   assert.match(text, /, 0 errors, 4 interrupted; 4 had been in flight over the 1 s slow threshold, the longest 6\.28 s$/m)
   assert.match(text, /Interrupted:\s+4 requests aborted by hedgebench after the stop \(not errors; outside every figure above and below\); 4 had been in flight over the 1 s slow threshold, the longest 6\.28 s$/m)
+})
+
+test("a shard's open-loop report compares its rate with its own share of -q; a partial merge with the shares it holds", () => {
+  const plain = makePhase('plain', [5, 6, 7])
+  plain.serviceTime = { latencyMs: plain.latencyMs, histogram: plain.histogram, lateSends: 0 }
+  const shard = makeRunResult({ phases: { plain }, shard: { index: 0, count: 2 } })
+  shard.config.rate = 201
+  assert.match(renderText(shard), /rate: [\d.]+\/s achieved of 101\/s asked/)
+  assert.equal(askedRate(shard), 101)
+  const partial = { ...shard, shard: undefined, generators: [{ shard: 1 }], merge: { shardCount: 4 } } as unknown as RunResult
+  assert.equal(askedRate(partial), 50)
+  assert.equal(askedRate({ ...shard, shard: undefined } as RunResult), 201)
 })

@@ -12,6 +12,7 @@ import { redactUrl } from '../core/redact.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import { PERCENTILE_KEYS, PHASE_NAMES } from '../results/run-result.js'
 import type { Figures, GcPauses, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
+import { askedRate } from './asked-rate.js'
 
 const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max']
 
@@ -82,7 +83,7 @@ export function renderCsvSummary(result: RunResult): string {
   for (const name of PHASE_NAMES) {
     const phase = result.phases[name]
     if (!phase) continue
-    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, result.config.rate)])
+    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result))])
     for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null)])
   }
   return stringify(rows)

@@ -15,6 +15,7 @@ import { detailsText } from './details-text.js'
 import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
 import { round3 } from '../core/round.js'
+import { askedRate } from './asked-rate.js'
 import type {
   Figures,
   GeneratorHealth,
@@ -141,7 +142,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     replicas(phase.replicas, phase.hedging !== undefined, paint),
     phase.ejections?.length ? ejections(phase.ejections) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
-    phase.serviceTime ? serviceTime(phase, phase.serviceTime, result.config.rate) : [],
+    phase.serviceTime ? serviceTime(phase, phase.serviceTime, askedRate(result)) : [],
     phase.server ? serverCheck(coveredPhases(phase.server, phase, result.phases), phase, phase.server, paint) : [],
     generator(phase.generator, paint),
   ]
