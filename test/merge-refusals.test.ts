@@ -63,7 +63,8 @@ test('a shard given twice is refused, naming both sources', async () => {
 
 test('another configuration or another run id is refused, naming the difference', async () => {
   const other = await save('other-config.json', await run({ ...base(server.url), concurrency: 3, shard: { index: 1, count: 3 } }))
-  await refused([shard[0]!, other, shard[2]!], /configured differently: concurrency \(2 vs 3\)/)
+  // In the order of the files: shard-0.json's value, then other-config.json's.
+  await refused([shard[0]!, other, shard[2]!], /shard-0\.json and .*other-config\.json were configured differently: concurrency \(2 vs 3\)/)
   const otherRun = await save('other-run.json', { ...shards[1]!, runId: 'r2' })
   await refused([shard[0]!, otherRun, shard[2]!], /is run r2, .* is run r1/)
 })

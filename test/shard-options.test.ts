@@ -36,7 +36,7 @@ test('--shard I/N and auto/N (from JOB_COMPLETION_INDEX); bad values are usage e
   assert.throws(() => parseShard('one/two'), UsageError)
 })
 
-test('--start-at: RFC 3339 with a zone, or +30s rounded up to a whole second; no zone, nonsense or > 24 h ahead refused', () => {
+test('--start-at: RFC 3339 with a zone, or +30s rounded up to a whole second; no zone, nonsense, > 24 h ahead or > 24 h past refused', () => {
   const now = Date.parse('2026-12-01T07:00:00.250Z')
   assert.equal(parseStartAt('2026-12-01T07:05:00Z', now), Date.parse('2026-12-01T07:05:00Z'))
   assert.equal(parseStartAt('2026-12-01T08:05:00.5+01:00', now), Date.parse('2026-12-01T07:05:00.500Z'))
@@ -44,6 +44,9 @@ test('--start-at: RFC 3339 with a zone, or +30s rounded up to a whole second; no
   assert.throws(() => parseStartAt('2026-12-01T07:05:00', now), /with a zone/)
   assert.throws(() => parseStartAt('tomorrow', now), UsageError)
   assert.throws(() => parseStartAt('2026-12-03T07:05:00Z', now), /more than 24 h ahead/)
+  // A little in the past is a late start (the run goes, marked late); a day in the past is a stale config.
+  assert.equal(parseStartAt('2026-12-01T06:00:00Z', now), Date.parse('2026-12-01T06:00:00Z'))
+  assert.throws(() => parseStartAt('2026-11-30T06:00:00Z', now), /more than 24 h in the past \(check the date: was run\.json edited for this run\?\)/)
 })
 
 test('the wait ends at the agreed time on the given clock, or at once when interrupted', async () => {

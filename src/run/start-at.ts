@@ -34,6 +34,8 @@ export function parseStartAt(text: string, now: number): number {
 
 function checkAhead(at: number, now: number, text: string): number {
   if (at - now > MAX_START_WAIT_MS) throw new UsageError(`--start-at ${text} is more than 24 h ahead (check the date)`)
+  // A time long past is a stale config (a run.json not edited for this run), not a late start: refused as a date too far ahead is.
+  if (now - at > MAX_START_WAIT_MS) throw new UsageError(`--start-at ${text} is more than 24 h in the past (check the date: was run.json edited for this run?)`)
   return at
 }
 

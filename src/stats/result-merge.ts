@@ -95,7 +95,8 @@ function checkSameRun(inputs: MergeInput[]): void {
       throw new UsageError(`${b.source} is a shard of ${shardCountOf(b.result)}, ${a.source} of ${shardCountOf(a.result)}: not one run`)
     }
     const diff = configDifference(a.result.config, b.result.config)
-    if (diff !== null) throw new UsageError(`${b.source} and ${a.source} were configured differently: ${diff}`)
+    // The difference reads in the order the files are named: a's value, then b's.
+    if (diff !== null) throw new UsageError(`${a.source} and ${b.source} were configured differently: ${diff}`)
     const p = precisionOf(b)
     if (p !== null && precision !== null && p !== precision) {
       throw new UsageError(`${b.source} has histograms of ${p} significant digits, ${a.source} of ${precision}: refusing to add histograms of different precision`)
