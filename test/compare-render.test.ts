@@ -91,3 +91,20 @@ test('JSON: the full comparison', () => {
   const c = twoRuns()
   assert.deepEqual(JSON.parse(renderCompareJson(c)), c)
 })
+
+test('a merged run against a one-process run: the load that differs is listed, and the rate interval is about the rate shown', () => {
+  const one = makeRunResult({ label: 'one', phases: { plain: makePhase('plain', stallingLatencies(2000, 1), { durationMs: 10_000 }) } })
+  // Two shards of -c 4 each ran for about 10 s apiece within an 11 s union window: their rates add up (400/s); requests / union is 364/s.
+  const merged = makeRunResult({ label: 'merged', phases: { plain: makePhase('plain', stallingLatencies(4000, 2), { durationMs: 11_000, rps: 400 }) } })
+  merged.generators = [{ shard: 0 }, { shard: 1 }] as unknown as NonNullable<typeof merged.generators>
+  const c = compareRuns([{ name: 'one.json', result: one }, { name: 'merged.json', result: merged }])
+  assert.deepEqual(c.configDifferences.filter((d) => d.key === 'generators' || d.key === 'in flight').map((d) => [d.key, d.values]), [
+    ['generators', ['one process', '2 shards merged']],
+    ['in flight', [String(one.config.concurrency), String(2 * merged.config.concurrency)]],
+  ])
+  const rps = c.metrics.find((m) => m.metric === 'rps')!
+  const change = rps.changes[1]!
+  assert.equal(change.abs, 200)
+  assert.ok(change.interval![0] <= 200 && 200 <= change.interval![1], `interval ${change.interval} holds the change`)
+  assert.equal(change.verdict, 'better')
+})

@@ -230,8 +230,15 @@ const COUNT_SPECS: Record<'slow' | 'error_rate' | 'rps' | 'extra_load', MetricSp
   },
 }
 
+/**
+ * The requests over the time that gives the rate shown: a phase's duration,
+ * or, for a merged phase (whose rate is the sum of its shards' rates, and
+ * whose duration is the union of their windows), requests / rate, so that
+ * the interval is about the value it stands beside.
+ */
 function rpsSample(s: Side): { count: number; exposure: number } {
-  return { count: s.phase.requests, exposure: s.phase.durationMs / 1000 }
+  const { requests, rps, durationMs } = s.phase
+  return { count: requests, exposure: rps > 0 ? requests / rps : durationMs / 1000 }
 }
 
 function scale(interval: Interval | null, factor: number): Interval | null {
@@ -273,11 +280,23 @@ const NOT_A_DIFFERENCE = new Set(['seed'])
 
 /** Config keys whose values differ between runs, with each run's value. */
 function diffConfigs(results: RunResult[]): ConfigDifference[] {
-  const flat = results.map((r) => configEntries(r.config))
+  const flat = results.map((r) => new Map([...configEntries(r.config), ...loadEntries(r)]))
   const keys = [...new Set(flat.flatMap((f) => [...f.keys()]))].filter((key) => !NOT_A_DIFFERENCE.has(key))
   return keys
     .map((key) => ({ key, values: flat.map((f) => f.get(key) ?? '(none)') }))
     .filter((d) => new Set(d.values).size > 1)
+}
+
+/**
+ * How the load was made, which the config alone does not say: one process,
+ * one shard's share, or shards merged (whose -c is per shard), and so what
+ * was in flight in all. A merged run against a one-process baseline at the
+ * same -c had twice the load, not the same configuration.
+ */
+function loadEntries(r: RunResult): Array<[string, string]> {
+  const generators = r.generators?.length ?? 1
+  const made = r.shard ? `shard ${r.shard.index}/${r.shard.count} (its share)` : r.generators ? `${generators} shards merged` : 'one process'
+  return [['generators', made], ['in flight', String(r.config.concurrency * generators)]]
 }
 
 function warningsOf(sides: Side[], kind: Comparison['kind']): string[] {
