@@ -280,7 +280,9 @@ const NOT_A_DIFFERENCE = new Set(['seed'])
 
 /** Config keys whose values differ between runs, with each run's value. */
 function diffConfigs(results: RunResult[]): ConfigDifference[] {
-  const flat = results.map((r) => new Map([...configEntries(r.config), ...loadEntries(r)]))
+  // Only where a shard or a merge is among them: between one-process runs "in flight" is -c again.
+  const sharded = results.some((r) => r.shard !== undefined || r.generators !== undefined)
+  const flat = results.map((r) => new Map([...configEntries(r.config), ...(sharded ? loadEntries(r) : [])]))
   const keys = [...new Set(flat.flatMap((f) => [...f.keys()]))].filter((key) => !NOT_A_DIFFERENCE.has(key))
   return keys
     .map((key) => ({ key, values: flat.map((f) => f.get(key) ?? '(none)') }))
