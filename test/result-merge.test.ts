@@ -40,7 +40,14 @@ test('shards that never ran at the same time are flagged', () => {
   const b = shard(1, 12, 2_000_000)
   const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
   assert.equal(merged.phases.plain!.window!.overlapMs, 0)
-  assert.ok(merged.warnings.some((w) => w.startsWith('plain: the shards did not all run at the same time')), merged.warnings.join('\n'))
+  assert.ok(merged.warnings.some((w) => w.startsWith('plain: the shards did not all run at the same time') && w.endsWith('(start them with one --start-at)')), merged.warnings.join('\n'))
+  // Started together (one --start-at), then drifted: the advice is not to do what they did.
+  const together = shard(1, 12, 1_000_000)
+  const hedged = together.phases.hedged!
+  hedged.wall = { startMs: 1_000_000 + 50_000, endMs: 1_000_000 + 50_000 + hedged.durationMs }
+  const drifted = mergeResults([{ result: shard(0, 12, 1_000_000), source: 'a' }, { result: together, source: 'b' }])
+  const w = drifted.warnings.find((x) => x.startsWith('hedged: the shards did not all run at the same time'))
+  assert.ok(w?.endsWith("(the shards started together, but each phase after the first starts when that shard's previous phase ended, so they drifted apart (a -n phase ends when its requests are done))"), drifted.warnings.join('\n'))
 })
 
 test('overlapping clock-offset bounds are not a clock disagreement; the merged header names the merge and the total in flight', () => {

@@ -323,6 +323,9 @@ function summary(rows: GeneratorRow[], shardCount: number, missing: number[]): M
   }
 }
 
+/** First-phase starts this close are one agreed start (--start-at), as the start record's default lateness allows. */
+const TOGETHER_MS = 100
+
 function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, PhaseResult>>, merge: MergeSummary, config: RunConfig): string[] {
   const out: string[] = []
   if (merge.missing.length > 0) {
@@ -330,7 +333,11 @@ function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, P
   }
   for (const phase of Object.values(phases)) {
     if (rows.length > 1 && phase.window && phase.window.overlapMs === 0) {
-      out.push(`${phase.name}: the shards did not all run at the same time (no common window in ${formatMs(phase.window.unionMs)}); requests/s adds rates that never met at the target (start them with one --start-at)`)
+      // Shards that started together drifted apart: each phase after the first starts when the shard's previous one ended.
+      const why = merge.startSpreadMs <= TOGETHER_MS
+        ? 'the shards started together, but each phase after the first starts when that shard\'s previous phase ended, so they drifted apart (a -n phase ends when its requests are done)'
+        : 'start them with one --start-at'
+      out.push(`${phase.name}: the shards did not all run at the same time (no common window in ${formatMs(phase.window.unionMs)}); requests/s adds rates that never met at the target (${why})`)
     }
   }
   if (merge.offsetGapMs !== null && merge.offsetGapMs > 0) {
