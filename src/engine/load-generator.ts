@@ -52,6 +52,8 @@ export interface WindowPlan {
   spreadMs?: number
   /** With spreadMs: this thread's slots start this fraction of a step late (worker i of n: i/n), so that threads interleave. */
   spreadPhase?: number
+  /** Open loop: the schedule starts this much after the window (a shard's place among the others), ms. */
+  scheduleOffsetMs?: number
 }
 
 /** An open-loop send later than this after its intended time counts as late. */
@@ -113,7 +115,7 @@ export class LoadWindow {
 
   /** Open loop: the fixed schedule; closed loop: -1 (start now). */
   intendedStart(seq: number): number {
-    return this.#interval > 0 ? this.startedAt + seq * this.#interval : -1
+    return this.#interval > 0 ? this.startedAt + (this.plan.scheduleOffsetMs ?? 0) + seq * this.#interval : -1
   }
 
   isLate(intended: number, now: number): boolean {

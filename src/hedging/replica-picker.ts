@@ -8,11 +8,15 @@
 import type { ReplicaHealth } from './replica-health.js'
 
 export class RoundRobin {
-  #next = 0
+  #next: number
+  /** @param first the replica to start at (a shard's own, so that shards do not all start at the first) */
   constructor(
     readonly replicas: readonly string[],
     readonly health: ReplicaHealth | null = null,
-  ) {}
+    first = 0,
+  ) {
+    this.#next = first % Math.max(1, replicas.length)
+  }
 
   next(): string {
     const n = this.replicas.length

@@ -61,7 +61,7 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
     random,
     observer: stats,
   })
-  return { stats, dispatch: hedged(dispatch, policy, protocolFor(cfg)), picker: new RoundRobin(cfg.origins, health) }
+  return { stats, dispatch: hedged(dispatch, policy, protocolFor(cfg)), picker: new RoundRobin(cfg.origins, health, cfg.firstReplica ?? 0) }
 }
 
 /** The percentile a measured or adaptive delay follows (auto = p95). */

@@ -62,6 +62,15 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   insecure: boolean
   /** The default warm-up goes on past its requests until it has lasted this long, ms (0: no minimum). */
   warmupMinMs: number
+  /**
+   * A shard's place among the others (run-identity.ts shardPart): its -q
+   * schedule starts this much later (shard i of n at -q R: i / R s, where one
+   * process would have sent its requests), and its round-robin at this
+   * replica, so that shards started together do not send in lockstep to one
+   * replica. Absent: not a shard.
+   */
+  shardOffsetMs?: number
+  firstReplica?: number
 }
 
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {

@@ -35,6 +35,8 @@ export function shardPart(cfg: ResolvedRun, shard: Shard | undefined): ResolvedR
     requests: cfg.requests === null ? null : checkedShare(cfg.requests, shard, '-n'),
     rate: cfg.rate === null ? null : rateShare(cfg.rate, shard),
     seed: cfg.seed + shard.index,
+    shardOffsetMs: cfg.rate === null ? 0 : (shard.index * 1000) / cfg.rate,
+    firstReplica: shard.index % cfg.origins.length,
   }
 }
 

@@ -229,6 +229,7 @@ class RunSession {
       runStartedAt: this.#t0,
       sink: this.options.requestSink,
       spreadMs: this.#spreadMs(durationMs),
+      ...(this.cfg.shardOffsetMs ? { scheduleOffsetMs: this.cfg.shardOffsetMs } : {}),
       ...(chooseLane ? { chooseLane } : {}),
     })
     this.#window = window

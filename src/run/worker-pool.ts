@@ -214,7 +214,8 @@ export class WorkerPool {
         settle: plan.settle,
         concurrency: share(this.cfg.concurrency, n, i),
         rate: rate === null ? null : rate / n,
-        offsetMs: rate === null ? 0 : (i * 1000) / rate,
+        // This worker's place in the shard's schedule, after the shard's own place among the shards.
+        offsetMs: rate === null ? 0 : (i * 1000) / rate + (this.cfg.shardOffsetMs ?? 0),
         startAtEpoch,
         log: plan.sink !== undefined,
         hedgeDelayMs: plan.hedgeDelayMs,
