@@ -56,6 +56,14 @@ export interface ConnectionPoolOptions {
   attemptTimeoutMs?: number
   /** Opens the sockets; default undici's own connector (with connectTimeoutMs and allowH2). Tests slow it down. */
   connector?: buildConnector.connector
+  /**
+   * Per origin, the streams its server takes at once on one h2 session
+   * (SETTINGS_MAX_CONCURRENT_STREAMS, read by the preflight): a session
+   * carries no more, and a further attempt opens another session. Node
+   * would otherwise queue it inside the client, counted as sent though no
+   * server saw it. Absent: STREAMS_PER_SESSION.
+   */
+  streamLimits?: Readonly<Record<string, number>>
 }
 
 /**
@@ -98,11 +106,15 @@ class Origin {
   /** h2 sessions, shared by attempts. */
   readonly shared: PooledClient[] = []
   readonly all: PooledClient[] = []
-  constructor(readonly url: string) {}
+  /** Streams one h2 session of this origin carries at once: the server's limit, at most STREAMS_PER_SESSION. */
+  readonly streams: number
+  constructor(readonly url: string, serverLimit: number | undefined) {
+    this.streams = Math.max(1, Math.min(STREAMS_PER_SESSION, serverLimit ?? STREAMS_PER_SESSION))
+  }
 
   /** A Client this attempt may use now, or null (open another). */
   take(): PooledClient | null {
-    for (const c of this.shared) if (c.inFlight < STREAMS_PER_SESSION && !c.failing && !c.destroyed && !c.closed) return c
+    for (const c of this.shared) if (c.inFlight < this.streams && !c.failing && !c.destroyed && !c.closed) return c
     return this.free.pop() ?? null
   }
 
@@ -116,7 +128,7 @@ class Origin {
   share(client: PooledClient): void {
     if (client.h2) return
     client.h2 = true
-    ;(client as unknown as Client).pipelining = STREAMS_PER_SESSION
+    ;(client as unknown as Client).pipelining = this.streams
     this.shared.push(client)
   }
 }
@@ -127,6 +139,7 @@ export class ConnectionPool extends EventEmitter {
   /** Opens a socket: undici's connector (TLS with ALPN when allowH2), or the caller's. */
   readonly #connect: buildConnector.connector
   readonly #allowH2: boolean
+  readonly #streamLimits: Readonly<Record<string, number>> | undefined
   readonly #deadlines: DeadlineQueue | null
   /** Connections a cancel is closing that have not closed yet. */
   #closing = 0
@@ -146,6 +159,7 @@ export class ConnectionPool extends EventEmitter {
     // One connector (and TLS session cache) for every connection.
     this.#connect = options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: h2 })
     this.#allowH2 = h2
+    this.#streamLimits = options.streamLimits
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
   }
 
@@ -164,7 +178,7 @@ export class ConnectionPool extends EventEmitter {
         ;(handler as unknown as LegacyHandler).onError(new Error('the connection pool is closed'))
         return false
       }
-      origin = new Origin(String(key))
+      origin = new Origin(String(key), this.#streamLimits?.[String(key)])
       this.#origins.set(key, origin)
     }
     const client = origin.take() ?? this.#newClient(origin)

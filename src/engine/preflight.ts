@@ -15,7 +15,10 @@
  * anyway, so the run stops here with one line naming the target.
  *
  * Each probe also says which address it reached, so that two URLs naming
- * one server (127.0.0.1 and localhost) can be told apart from replicas.
+ * one server (127.0.0.1 and localhost) can be told apart from replicas, and
+ * for h2c the streams the server allows at once (its SETTINGS), so that the
+ * run never puts more on one session than the server takes: Node would hold
+ * the rest in the client, where an attempt counted as sent is not.
  */
 import { connect, isIP, type Socket } from 'node:net'
 import { connect as connectTls } from 'node:tls'
@@ -30,8 +33,16 @@ export interface PreflightOptions {
   names?: readonly string[]
 }
 
-/** Resolves with the address each origin's connection reached ("127.0.0.1:8080", "[::1]:8080"), by index. */
-export function checkReachable(origins: readonly string[], timeoutMs: number, options: PreflightOptions = {}): Promise<string[]> {
+/** What the probe of one origin found. */
+export interface Reached {
+  /** The address its connection reached ("127.0.0.1:8080", "[::1]:8080"). */
+  address: string
+  /** h2c: the server's SETTINGS_MAX_CONCURRENT_STREAMS, or null (not h2c, or no limit sent). */
+  maxConcurrentStreams: number | null
+}
+
+/** Resolves with what each origin's probe found, by index. */
+export function checkReachable(origins: readonly string[], timeoutMs: number, options: PreflightOptions = {}): Promise<Reached[]> {
   return Promise.all(origins.map((origin, i) => probe(origin, options.names?.[i] ?? origin, timeoutMs, options)))
 }
 
@@ -39,8 +50,10 @@ export function checkReachable(origins: readonly string[], timeoutMs: number, op
 const H2_PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])])
 const FRAME_HEADER_BYTES = 9
 const SETTINGS_FRAME = 4
+/** RFC 9113 6.5.2. */
+const SETTINGS_MAX_CONCURRENT_STREAMS = 0x3
 
-function probe(origin: string, name: string, timeoutMs: number, options: PreflightOptions): Promise<string> {
+function probe(origin: string, name: string, timeoutMs: number, options: PreflightOptions): Promise<Reached> {
   const url = new URL(origin)
   const tls = url.protocol === 'https:'
   const port = Number(url.port || (tls ? 443 : 80))
@@ -70,12 +83,12 @@ function probe(origin: string, name: string, timeoutMs: number, options: Preflig
       const peer = peerAddress(socket)
       if (tls || !options.h2c) {
         socket.destroy()
-        return resolve(peer)
+        return resolve({ address: peer, maxConcurrentStreams: null })
       }
       speaking = true
-      expectSettings(socket, () => {
+      expectSettings(socket, (maxConcurrentStreams) => {
         socket.destroy()
-        resolve(peer)
+        resolve({ address: peer, maxConcurrentStreams })
       }, (why) => fail(notH2(name, why)))
     })
   })
@@ -86,19 +99,29 @@ function peerAddress(socket: Socket): string {
   return `${isIP(address) === 6 ? `[${address}]` : address}:${socket.remotePort ?? '?'}`
 }
 
-/** Sends the h2 preface; `ok` if the first frame back is SETTINGS on stream 0, else `bad` with what came instead. */
-function expectSettings(socket: Socket, ok: () => void, bad: (why: string) => void): void {
+/** Sends the h2 preface; `ok` (with the server's stream limit) if the first frame back is SETTINGS on stream 0, else `bad` with what came instead. */
+function expectSettings(socket: Socket, ok: (maxConcurrentStreams: number | null) => void, bad: (why: string) => void): void {
   let got = Buffer.alloc(0)
   socket.on('data', (chunk: Buffer) => {
     got = Buffer.concat([got, chunk])
     if (got.length < FRAME_HEADER_BYTES) return
+    const isSettings = got[3] === SETTINGS_FRAME && (got.readUInt32BE(5) & 0x7fffffff) === 0
+    // The whole SETTINGS payload, to read the stream limit from it.
+    if (isSettings && got.length < FRAME_HEADER_BYTES + got.readUIntBE(0, 3)) return
     socket.removeAllListeners('data')
-    if (got[3] === SETTINGS_FRAME && (got.readUInt32BE(5) & 0x7fffffff) === 0) return ok()
+    if (isSettings) return ok(maxStreamsOf(got.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + got.readUIntBE(0, 3))))
     const text = got.subarray(0, 64).toString('latin1')
     bad(text.startsWith('HTTP/1.') ? `it answered ${text.split('\r')[0]}` : 'its first frame was not SETTINGS')
   })
   socket.once('end', () => bad('it closed the connection'))
   socket.write(H2_PREFACE)
+}
+
+/** SETTINGS_MAX_CONCURRENT_STREAMS from a SETTINGS payload (6-byte id/value pairs), or null when the server sets none. */
+function maxStreamsOf(payload: Buffer): number | null {
+  let limit: number | null = null
+  for (let at = 0; at + 6 <= payload.length; at += 6) if (payload.readUInt16BE(at) === SETTINGS_MAX_CONCURRENT_STREAMS) limit = payload.readUInt32BE(at + 2)
+  return limit
 }
 
 const notH2 = (name: string, why: string): string => `${name} does not speak HTTP/2 (${why}): is it an HTTP/1.1-only server?`

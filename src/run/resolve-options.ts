@@ -71,6 +71,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
    */
   shardOffsetMs?: number
   firstReplica?: number
+  /** h2c: per origin, the streams its server takes at once on one session (the preflight reads its SETTINGS). */
+  streamLimits?: Record<string, number>
 }
 
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {

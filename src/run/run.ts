@@ -48,8 +48,10 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)
-  const peers = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
-  return new RunSession(cfg, options, buildConfigRecord(whole), peers).execute()
+  const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
+  const limits = Object.fromEntries(cfg.origins.flatMap((origin, i) => (reached[i]!.maxConcurrentStreams === null ? [] : [[origin, reached[i]!.maxConcurrentStreams!]])))
+  const limited = Object.keys(limits).length > 0 ? { ...cfg, streamLimits: limits } : cfg
+  return new RunSession(limited, options, buildConfigRecord(whole), reached.map((r) => r.address)).execute()
 }
 
 /** How long a window runs: a request count or a duration (-z); and, for the default warm-up, a least duration. */
@@ -467,6 +469,7 @@ export function createAgent(cfg: ResolvedRun): ConnectionPool {
     connectTimeoutMs,
     allowH2: http2,
     attemptTimeoutMs: cfg.timeoutMs,
+    ...(cfg.streamLimits ? { streamLimits: cfg.streamLimits } : {}),
     // -k: the pool's default connector, but accepting any certificate.
     ...(cfg.insecure ? { connector: buildConnector({ timeout: connectTimeoutMs, allowH2: http2, rejectUnauthorized: false }) } : {}),
   })
