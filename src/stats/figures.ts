@@ -64,8 +64,13 @@ export class FiguresAccumulator {
 /** A stable name for an error kind: its code (ECONNREFUSED, UND_ERR_SOCKET) or its class name. */
 function errorKind(err: Error): string {
   const code = (err as { code?: unknown }).code
+  // undici fails every stream in flight on a session its server sends GOAWAY on, even a graceful one (code 0,
+  // connection rotation) that promised to finish them: named for what happened, not as a generic socket error.
+  if (code === 'UND_ERR_SOCKET' && GOAWAY.test(err.message)) return 'HTTP2_GOAWAY'
   return typeof code === 'string' && code !== '' ? code : err.name || 'Error'
 }
+
+const GOAWAY = /"GOAWAY" frame received/
 
 function increment<K>(map: Map<K, number>, key: K, by = 1): void {
   map.set(key, (map.get(key) ?? 0) + by)
