@@ -28,7 +28,7 @@ export function serviceConfigCaveats(r: GrpcClientResult): string[] {
   }
   if (asked.maxAttempts > 1 && r.callsOverDelay > r.hedgesSent) {
     caveats.push(
-      `${r.callsOverDelay} calls took longer than hedgingDelay but only ${r.hedgesSent} hedges were sent: grpc-js commits to the first attempt that sends response headers, so a server that sends headers before it stalls is never hedged`,
+      `${r.callsOverDelay} calls took longer than hedgingDelay but only ${r.hedgesSent} hedges were sent: grpc-js commits to the first attempt that sends response headers (as hedgebench's own engine and Envoy do: an answer that has begun is not hedged), so a server that sends headers before it stalls is never hedged`,
     )
   }
   return caveats
