@@ -19,6 +19,8 @@ after(() => {
 })
 const badJson = join(dir, 'bad.json')
 writeFileSync(badJson, '{"methodConfig": [')
+const importer = join(dir, 'importer.proto')
+writeFileSync(importer, 'syntax = "proto3";\npackage a;\nimport "common/types.proto";\nservice S { rpc M (common.T) returns (common.T); }\n')
 const otherService = join(dir, 'other-service.json')
 writeFileSync(otherService, JSON.stringify({ methodConfig: [{ name: [{ service: 'other.Svc' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.01s' } }] }))
 const numericDelay = join(dir, 'numeric-delay.json')
@@ -39,6 +41,7 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
   { name: '-d field that does not exist', args: [TARGET, ...OK, '-d', '{"payload": "x", "replyBytez": 3}'], message: /-d does not fit hedgebench\.sim\.v1\.WorkRequest: .*unknown field: "replyBytez"/ },
   { name: '-d not JSON', args: [TARGET, ...OK, '-d', '{payload'], message: /-d is not valid JSON/ },
   { name: 'unreadable proto', args: [TARGET, '--proto', join(dir, 'missing.proto'), '--call', SIM_WORK_CALL, ...REST], message: /cannot load --proto .*missing\.proto: no such file/ },
+  { name: 'a missing import', args: [TARGET, '--proto', importer, '--call', 'a.S/M', ...REST], message: /cannot load --proto .*importer\.proto: an import is missing: no such file .*common\/types\.proto \(-i DIR adds a directory imports are looked up in\)/ },
   { name: 'grpc:// without a port', args: ['grpc://127.0.0.1', ...OK], message: /gRPC target without a port: "grpc:\/\/127\.0\.0\.1"/ },
   { name: 'grpc:// with a path', args: ['grpc://127.0.0.1:9/x', ...OK], message: /the method comes from --call/ },
   { name: 'grpc and http targets mixed', args: [TARGET, 'http://127.0.0.1:8/', ...OK], message: /mix of grpc:\/\/ and http URLs/ },

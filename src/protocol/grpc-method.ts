@@ -59,6 +59,9 @@ function loadProto(file: string, importPaths: string[]): Protobuf.Root {
     root.loadSync(main, { keepCase: false })
     root.resolveAll()
   } catch (err) {
+    // The file that is missing may be an import of the one given: name it, and where imports are looked up.
+    const missing = (err as NodeJS.ErrnoException).code === 'ENOENT' ? (err as NodeJS.ErrnoException).path : undefined
+    if (missing && existsSync(main)) throw new UsageError(`cannot load --proto ${file}: an import is missing: no such file ${missing} (-i DIR adds a directory imports are looked up in)`)
     throw new UsageError(`cannot load --proto ${file}: ${reason(err)}`)
   }
   return root
