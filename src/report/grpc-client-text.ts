@@ -4,6 +4,7 @@
  * plain and hedgebench-hedged phases of the same run, and the caveats that
  * occurred. A pure function over the RunResult, like every renderer.
  */
+import { MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { formatMs } from '../core/duration.js'
 import { GRPC_OVER_DELAY_SLACK_MS, type GrpcClientResult, type RunResult } from '../results/run-result.js'
 
@@ -26,7 +27,7 @@ export function grpcClientFacts(g: GrpcClientResult): Array<[string, string]> {
   const facts: Array<[string, string]> = [
     [
       'Asked (service config)',
-      `maxAttempts ${a.maxAttempts}, hedgingDelay ${formatMs(a.hedgingDelayMs)}, nonFatalStatusCodes [${a.nonFatalStatusCodes.join(', ')}], ` +
+      `maxAttempts ${a.maxAttempts}${a.maxAttempts > MAX_ATTEMPTS_CAP ? ` (gRPC treats it as ${MAX_ATTEMPTS_CAP})` : ''}, hedgingDelay ${formatMs(a.hedgingDelayMs)}, nonFatalStatusCodes [${a.nonFatalStatusCodes.join(', ')}], ` +
         `retryThrottling ${a.retryThrottling ? `maxTokens ${a.retryThrottling.maxTokens} tokenRatio ${a.retryThrottling.tokenRatio}` : 'none'}, ${a.loadBalancing}`,
     ],
     ['Did', `${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)`],
