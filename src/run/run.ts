@@ -19,7 +19,7 @@ import { requestsNeeded } from '../stats/noise.js'
 import { LoadWindow, type Lane } from '../engine/load-generator.js'
 import { PhaseStats, type HedgingSetup } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-merge.js'
-import { checkReachable } from '../engine/preflight.js'
+import { checkReachable, type Reached } from '../engine/preflight.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
 import type { RunOptions } from './run-options.js'
@@ -49,9 +49,16 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)
   const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
-  const limits = Object.fromEntries(cfg.origins.flatMap((origin, i) => (reached[i]!.maxConcurrentStreams === null ? [] : [[origin, reached[i]!.maxConcurrentStreams!]])))
-  const limited = Object.keys(limits).length > 0 ? { ...cfg, streamLimits: limits } : cfg
-  return new RunSession(limited, options, buildConfigRecord(whole), reached.map((r) => r.address)).execute()
+  return new RunSession(withStreamLimits(cfg, reached), options, buildConfigRecord(whole), reached.map((r) => r.address)).execute()
+}
+
+/** h2c: the streams each server said it takes at once, for the connections (connection-pool.ts); unchanged when none said. */
+function withStreamLimits(cfg: ResolvedRun, reached: readonly Reached[]): ResolvedRun {
+  const limits = Object.fromEntries(cfg.origins.flatMap((origin, i) => {
+    const limit = reached[i]?.maxConcurrentStreams ?? null
+    return limit === null ? [] : [[origin, limit]]
+  }))
+  return Object.keys(limits).length > 0 ? { ...cfg, streamLimits: limits } : cfg
 }
 
 /** How long a window runs: a request count or a duration (-z); and, for the default warm-up, a least duration. */
