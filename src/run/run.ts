@@ -139,12 +139,11 @@ class RunSession {
       if (start !== undefined) {
         // Threads take a while to start: not after the agreed time.
         if (this.cfg.workers > 1) this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
-        // Nor the first window's full collection (10-30 ms, with exposing gc): done while waiting, so that the
-        // start is on time (one process started 32-36 ms after --start-at on an idle machine).
-        if (this.cfg.workers <= 1) {
-          settleHeap('full')
-          this.#settledBeforeStart = true
-        }
+        // Nor the first window's full collection (10-30 ms, with exposing gc): done while waiting, here or in
+        // every worker, so that the start is on time (one process started 32-36 ms after --start-at on an idle machine).
+        if (this.#pool) this.#pool.settle()
+        else settleHeap('full')
+        this.#settledBeforeStart = true
         if (!(await waitUntil(start, this.#clock, signal))) this.#interrupt()
       }
       await this.#phasesInOrder()

@@ -69,7 +69,7 @@ export interface WindowOrder {
   spreadPhase: number
 }
 
-export type ToWorker = WindowOrder | { type: 'stop'; graceMs: number } | { type: 'ack' } | { type: 'close' }
+export type ToWorker = WindowOrder | { type: 'stop'; graceMs: number } | { type: 'ack' } | { type: 'close' } | { type: 'settle' }
 
 export type FromWorker =
   | { type: 'ready' }
@@ -264,6 +264,11 @@ export class WorkerPool {
     const loop = worstLoop(snapshots.map((s) => s[0]!.result.generator.eventLoopDelayMs))
     const gc = mergeGcPauses(snapshots.map((s) => s[0]!.result.generator.gc))
     return assessGenerator({ loop, cpuPct: main.cpuPct, cpuJudged: main.cpuJudged ?? true, threads: this.size, hedgeDelayMs, gc })
+  }
+
+  /** Every worker collects its heap in full now (while waiting for --start-at), so that its first window need not; messages keep their order. */
+  settle(): void {
+    for (const m of this.#members) if (!m.gone) m.worker.postMessage({ type: 'settle' } satisfies ToWorker)
   }
 
   /** Forwards an interruption: workers stop sending; in-flight requests get `graceMs`, then are aborted. */

@@ -51,6 +51,7 @@ port.on('message', (m: ToWorker) => {
   else if (m.type === 'stop') stop(m.graceMs)
   else if (m.type === 'ack') sink?.ack()
   else if (m.type === 'close') void close()
+  else if (m.type === 'settle') settleHeap('full')
 })
 post({ type: 'ready' })
 
