@@ -209,12 +209,14 @@ function client(origin: string, keepAliveTimeout = 10_000): H1Client {
 }
 
 /** A raw TCP server: `answer` writes whatever it likes for each request head it reads. */
-async function rawServer(answer: (socket: Socket, head: string, n: number) => void): Promise<{ origin: string; accepted: number; heads: string[]; server: Server }> {
-  const state = { origin: '', accepted: 0, heads: [] as string[], server: null as unknown as Server }
+async function rawServer(answer: (socket: Socket, head: string, n: number) => void): Promise<{ origin: string; accepted: number; closed: number; heads: string[]; server: Server }> {
+  const state = { origin: '', accepted: 0, closed: 0, heads: [] as string[], server: null as unknown as Server }
   const sockets = new Set<Socket>()
   const server = createServer((socket) => {
     sockets.add(socket)
     state.accepted++
+    // Closed on both sides: the client has read the server's FIN (its socket ends its side when it does).
+    socket.on('close', () => state.closed++)
     let buf = ''
     socket.on('data', (d) => {
       buf += d.toString('latin1')
@@ -263,7 +265,9 @@ test('client: connection: close from the server, and a server that closes an idl
   const c = client(srv.origin)
   for (let i = 0; i < 6; i++) {
     assert.deepEqual(await send(c), { status: 200, body: 'ok', error: null })
-    await new Promise((r) => setTimeout(r, 30))
+    // The next request goes once the client has seen this close (bounded): a loaded machine can otherwise run the
+    // client's next send before the FIN it already received is read, a race no client wins (the server's, not its).
+    for (let waited = 0; srv.closed <= i && waited < 2000; waited += 5) await new Promise((r) => setTimeout(r, 5))
   }
   assert.equal(srv.accepted, 6)
   await c.close()
