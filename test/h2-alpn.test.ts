@@ -111,6 +111,9 @@ test('--http2 on https:// against an HTTP/1.1-only server: a connection per atte
   const statuses = await burst(`https://127.0.0.1:${(server.address() as AddressInfo).port}`)
   assert.deepEqual(statuses, Array(IN_FLIGHT + 1).fill(200))
   assert.deepEqual([...seen.versions], ['1.1'])
-  assert.equal(seen.maxInFlight, IN_FLIGHT, 'concurrent, not pipelined one after another')
+  // Not pipelined one after another on one connection: several at the server at once. (All six at once needs five
+  // TLS handshakes within one 100 ms service time, which a loaded machine does not always give; the connection
+  // count below is what shows a connection per attempt.)
+  assert.ok(seen.maxInFlight > 1, `concurrent, not pipelined one after another (most at once: ${seen.maxInFlight})`)
   assert.equal(seen.connections, IN_FLIGHT, "the first GET's connection is reused by one of them")
 })
