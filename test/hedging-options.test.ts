@@ -259,9 +259,12 @@ test('--adaptive: the delay follows a rolling p95 of recent originals when the l
   assert.notEqual(h.delayUsedMs.min, h.delayUsedMs.max)
   assert.ok(h.delayUsedMs.min < 10, `min ${h.delayUsedMs.min}`)
   assert.ok(h.delayUsedMs.max >= 20, `max ${h.delayUsedMs.max}`)
-  // The timeline shows the move: a late second's median delay is above an early one's.
+  // The timeline shows the move: the last second tracks the 25 ms answers, and some earlier second's delay was
+  // lower. (Not necessarily the first second's: on a loaded machine the 2 ms answers can read 10 ms and more, and
+  // the rolling p95 of the first second was once above the last second's, 36 ms against 35.)
   const tl = result.phases.hedged!.timeline.filter((p) => p.delayMs !== null)
-  assert.ok(tl.length >= 2 && tl[tl.length - 1]!.delayMs! > tl[0]!.delayMs!, JSON.stringify(tl))
+  const last = tl[tl.length - 1]!.delayMs!
+  assert.ok(tl.length >= 2 && last >= 20 && Math.min(...tl.slice(0, -1).map((p) => p.delayMs!)) < last, JSON.stringify(tl))
 })
 
 test('--adaptive clamps to --delay-min/--delay-max', async (t) => {
