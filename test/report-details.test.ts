@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { bucketLabels, histogramBuckets } from '../src/report/histogram-bars.js'
 import { renderText } from '../src/report/text.js'
 import { askedRate } from '../src/report/asked-rate.js'
+import { renderHtml } from '../src/report/html.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { latencyOf, makePhase, makeRunResult } from './helpers/result-fixture.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
@@ -85,4 +86,14 @@ test("a shard's open-loop report compares its rate with its own share of -q; a p
   const partial = { ...shard, shard: undefined, generators: [{ shard: 1 }], merge: { shardCount: 4 } } as unknown as RunResult
   assert.equal(askedRate(partial), 50)
   assert.equal(askedRate({ ...shard, shard: undefined } as RunResult), 201)
+})
+
+test('the HTML of an interrupted run says so first, with the requests hung at the stop', () => {
+  const hung = { interrupted: 10, interruptedSlow: 10, interruptedMaxMs: 7090 }
+  const run = makeRunResult({ partial: true, stoppedIn: 'plain', phases: { plain: makePhase('plain', [5, 6, 7], hung) } })
+  const html = renderHtml(run)
+  const answer = html.slice(html.indexOf('<section class="answer">'), html.indexOf('</section>', html.indexOf('<section class="answer">')))
+  assert.match(answer, /<p class="verdict bad">PARTIAL: interrupted during plain; figures cover what finished before the stop<\/p>/)
+  assert.match(answer, /<li>plain: 10 requests aborted by hedgebench after the stop \(not errors; outside every figure above and below\); 10 had been in flight over the 1 s slow threshold, the longest 7\.09 s<\/li>/)
+  assert.match(answer, /This run has no plain and hedged phase to compare \(it was interrupted during plain\)/)
 })

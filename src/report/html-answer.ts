@@ -4,6 +4,7 @@
  * noise verdict of each row before its figures (as the text report judges
  * them), then the warnings. Charts and details follow in html.ts.
  */
+import { interruptedText, partialText } from './interrupted-text.js'
 import { compareWithin, type Comparison, type MetricRow } from './compare.js'
 import { metricCells } from './compare-format.js'
 import { escapeHtml } from './escape.js'
@@ -21,6 +22,7 @@ export function answerSection(runs: RunResult[], comparison: Comparison | null):
   const heading = comparison?.kind === 'runs' ? 'Comparison' : 'Plain vs hedged'
   const parts = [
     `<h2>${heading}</h2>`,
+    interruptions(runs),
     comparison?.kind === 'runs' ? runSentences(comparison).map((s) => `<p class="verdict">${escapeHtml(s)}</p>`).join('\n') : '',
     hedgeVerdicts(runs, comparison),
     comparison ? answerTable(comparison) : '',
@@ -47,8 +49,25 @@ function hedgeVerdicts(runs: RunResult[], c: Comparison | null): string {
     const details = v.details.length > 0 ? `<ul class="verdict-details">${v.details.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>` : ''
     return [`<p class="verdict ${v.tone}">${escapeHtml(`${who}${v.headline}`)}</p>${details}`]
   })
-  if (items.length === 0 && runs.length === 1) return '<p class="verdict">This run has no plain and hedged phase to compare: see its figures below.</p>'
+  if (items.length === 0 && runs.length === 1) {
+    const why = runs[0]!.partial ? ` (it was interrupted during ${runs[0]!.stoppedIn ?? 'the run'})` : ''
+    return `<p class="verdict">This run has no plain and hedged phase to compare${escapeHtml(why)}: see its figures below.</p>`
+  }
   return items.join('\n')
+}
+
+/** An interrupted run says so first, with the requests it aborted and how long the hung ones had been in flight (as the text report does). */
+function interruptions(runs: RunResult[]): string {
+  return runs.flatMap((result) => {
+    const who = runs.length > 1 ? `${result.label}: ` : ''
+    const partial = partialText(result)
+    if (!partial) return []
+    const phases = Object.values(result.phases).flatMap((p) => {
+      const line = interruptedText(p)
+      return line ? [`<li>${escapeHtml(`${p.name}: ${line}`)}</li>`] : []
+    })
+    return [`<p class="verdict bad">${escapeHtml(who + partial)}</p>${phases.length > 0 ? `<ul class="verdict-details">${phases.join('')}</ul>` : ''}`]
+  }).join('\n')
 }
 
 /** Several saved runs: for each later run, which metrics moved beyond noise against the first, read from compare's own verdicts. */

@@ -16,6 +16,7 @@ import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
 import { round3 } from '../core/round.js'
 import { askedRate } from './asked-rate.js'
+import { inFlightText, interruptedText, partialText } from './interrupted-text.js'
 import type {
   Figures,
   GeneratorHealth,
@@ -101,7 +102,8 @@ function inFlight(c: RunResult['config'], generators: number): string {
 /** What must not be missed: an interrupted run and the run's warnings. */
 function banner(result: RunResult, paint: Paint): string[] {
   const lines: string[] = []
-  if (result.partial) lines.push(paint('red', `PARTIAL: interrupted during ${result.stoppedIn ?? 'the run'}; figures cover what finished before the stop`))
+  const partial = partialText(result)
+  if (partial) lines.push(paint('red', partial))
   for (const warning of result.warnings) lines.push(paint('yellow', `WARNING: ${warning}`))
   return lines
 }
@@ -153,11 +155,6 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(2)}%` : '0.00%')
 
-/** "; 4 had been in flight over the 1 s slow threshold, the longest 3.52 s": requests a stalled target held, which no latency figure shows. */
-function inFlightText(p: PhaseResult): string {
-  if (!p.interruptedSlow || p.interruptedMaxMs === undefined) return ''
-  return `; ${p.interruptedSlow} had been in flight over the ${formatThreshold(p.slow.thresholdMs)} slow threshold, the longest ${formatMs(p.interruptedMaxMs)}`
-}
 
 function summary(p: PhaseResult): string[] {
   const rows = [
@@ -169,7 +166,7 @@ function summary(p: PhaseResult): string[] {
     ['Requests/sec:', p.rps.toFixed(2)],
     ['Requests:', `${p.requests} (${p.attempts} attempts on the wire, ${p.connectionsOpened} connections opened)`],
     ['Errors:', `${p.errors} (${pct(p.errors, p.requests)})`],
-    ...(p.interrupted ? [['Interrupted:', `${p.interrupted} requests aborted by hedgebench after the stop (not errors; outside every figure above and below)${inFlightText(p)}`]] : []),
+    ...(p.interrupted ? [['Interrupted:', interruptedText(p)!]] : []),
     ['Slow:', `${p.slow.count} requests over ${formatThreshold(p.slow.thresholdMs)} (${pct(p.slow.count, p.requests)})`],
     ['Total data:', formatBytes(p.bytes)],
     ['Size/request:', formatBytes(p.requests > 0 ? Math.round(p.bytes / p.requests) : 0)],
