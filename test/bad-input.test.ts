@@ -15,6 +15,7 @@ import assert from 'node:assert/strict'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
@@ -173,4 +174,22 @@ test('-c above -n is allowed and clamped to -n requests in flight', async (t) =>
 
 test('no request reached the target from any bad-input case', () => {
   assert.equal(server.received, 0)
+})
+
+test('serve on ports of which one is taken: one line naming the busy port (not the first), exit 2, nothing left listening', async (t) => {
+  // A port with its next one free for us to take: the second of pi's three replicas will find it busy.
+  const probe = createNetServer()
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
+  const first = (probe.address() as AddressInfo).port
+  probe.close()
+  const blocker = createNetServer()
+  await new Promise<void>((resolve, reject) => blocker.once('error', reject).listen(first + 1, '127.0.0.1', resolve))
+  t.after(() => blocker.close())
+  const run = await runCli(['serve', '--profile', 'pi', '--port', String(first)], { timeoutMs: 15_000 })
+  assert.equal(run.code, 2, run.stderr)
+  assert.deepEqual(stderrLines(run), [`hedgebench: cannot listen on 127.0.0.1 from port ${first}: port ${first + 1} is already in use`])
+  // The first replica's port was let go again.
+  const again = createNetServer()
+  await new Promise<void>((resolve, reject) => again.once('error', reject).listen(first, '127.0.0.1', resolve))
+  again.close()
 })

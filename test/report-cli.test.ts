@@ -63,9 +63,9 @@ test('report -o csv prints the CSV summary of the saved run', async (t) => {
   assertCsvSummaryOf(run.stdout, makeHedgedRun())
 })
 
-test('report --html writes a self-contained HTML file beside the normal output', async (t) => {
+test('report --html writes a self-contained HTML file beside the normal output, making its folder as a run does', async (t) => {
   const { dir, json } = await savedRun(t)
-  const out = join(dir, 'run.html')
+  const out = join(dir, 'new', 'folder', 'run.html')
   const run = await hedgebench('report', json, '-o', 'json', '--html', out)
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.stdout, await readFile(json, 'utf8'))

@@ -62,6 +62,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
 /** A file the user named (--html, merge --out): replaced atomically; a path that cannot take it is bad input, one line. */
 export async function writeOutputFile(path: string, data: string, flag: string): Promise<void> {
   try {
+    // A folder that is not there yet is made, as a run's --html and --out-dir make theirs.
+    await makeDirs(dirname(path))
     await writeFileAtomic(path, data, { overwrite: true })
   } catch (err) {
     throw new UsageError(`${flag} "${path}": cannot write: ${reason(err)}`)

@@ -131,7 +131,11 @@ async function grpcReplicas(o: Resolved, models: ReplicaModel[]): Promise<Listen
 
 function listenError(err: unknown, o: Resolved): Error {
   const e = err as NodeJS.ErrnoException
-  if (e.code === 'EADDRINUSE') return new UsageError(`cannot listen on ${o.host} from port ${o.port}: a port is already in use`)
+  if (e.code === 'EADDRINUSE') {
+    // Node names the busy port (grpc-js does not): with several replicas it may not be the first.
+    const busy = (e as { port?: number }).port
+    return new UsageError(`cannot listen on ${o.host} from port ${o.port}: ${busy === undefined ? 'a port' : `port ${busy}`} is already in use`)
+  }
   if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND' || e.code === 'EACCES') {
     return new UsageError(`cannot listen on ${o.host}:${o.port} (${e.code})`)
   }
