@@ -36,7 +36,7 @@ function demoBlock(concurrency: number, result: RunResult, protocol?: DemoProtoc
     const verdict = hedgeVerdict(plain, hedged, result)
     lines.push(verdict.headline, ...verdict.details.map((d) => `  ! ${d}`))
   }
-  if (hedged?.hedging) lines.push(`  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} attempts never reached the wire${unsentBreakdown(hedged.hedging)}`)
+  if (hedged?.hedging) lines.push(`  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} attempt${hedged.hedging.unsent === 1 ? '' : 's'} never reached the wire${unsentBreakdown(hedged.hedging)}`)
   if (protocol && hedged) lines.push(`  cancels cost: ${hedged.streamsResetByCancel ?? 0} streams reset, ${hedged.connectionsClosedByCancel ?? 0} connections closed; ${hedged.connectionsOpened} connections opened`)
   if (result.partial) lines.push(`  PARTIAL: interrupted during ${result.stoppedIn}`)
   return lines.join('\n') + '\n'
@@ -65,5 +65,5 @@ function protocolTable(demo: DemoResult): string {
 
 function footnote(demo: DemoResult): string {
   const n = demo.runs[0]?.result.config.requests ?? 0
-  return `Each row: ${n} requests. "server / client" = requests the replicas received vs attempts the client put on the wire (they must match: no lost updates).\nRun "hedgebench --profile ${demo.profile} -c 40" for the full report, or see profiles/ for other scenarios.\n`
+  return `Each row: ${n} requests. "server / client" = requests the replicas received vs attempts the client put on the wire (they must match: no lost updates).\nRun "hedgebench --profile ${demo.profile} -c ${demo.runs[demo.runs.length - 1]?.concurrency ?? 40}" for the full report, or see profiles/ for other scenarios.\n`
 }
