@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { compareRuns, compareWithin } from '../src/report/compare.js'
 import { HTML_CSP, renderHtml } from '../src/report/html.js'
 import { hedgedRunWithTimeline } from './helpers/html-fixture.js'
-import { latencyOf, makeConfig, makeHedgedRun, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
+import { latencyOf, makeConfig, makeHedgedRun, makePhase, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
 import { mergeResults } from '../src/stats/result-merge.js'
 import { formatMs } from '../src/core/duration.js'
 import { escapeHtml } from '../src/report/escape.js'
@@ -192,4 +192,22 @@ test('merged, gRPC-client and h2c results: the generators table, the grpc-js blo
   assert.match(grpc, /<th><\/th><th>plain<\/th><th>hedgebench<\/th><th>grpc-js<\/th>/)
   assert.ok(grpc.includes(`<th scope="row">p99</th><td>${formatMs(merged.phases.plain!.latencyMs.p99)}</td><td>${formatMs(hedged.latencyMs.p99)}</td><td>${formatMs(latencyMs.p99)}</td></tr>`), 'the tail side by side')
   assert.match(grpc, /<li>grpc-js has no previous-host exclusion/)
+})
+
+test('over time, a stall is seconds with no request ended: 0/s and a break in the latency lines, not a line drawn across it', async () => {
+  const { chartableOverTime, timelineChart } = await import('../src/report/html-charts.js')
+  const run = makeRunResult({ phases: { plain: makePhase('plain', [5, 6, 7], { durationMs: 4000 }) } })
+  const plain = run.phases.plain!
+  // Requests ended in seconds 0 and 3 only: 1 and 2 were the stall.
+  plain.timeline = [0, 3].map((t) => ({ t, requests: 100, errors: 0, p50Ms: 5, p99Ms: 9, hedges: 0, delayMs: null }))
+  delete plain.timelineFine
+  const source = { name: 'plain', phase: plain, color: '#000' }
+  assert.equal(chartableOverTime([source]).charted.length, 1)
+  const svg = timelineChart([source])
+  for (const t of [1, 2]) assert.match(svg, new RegExp(`at ${t} s: 0/s`), `second ${t} reads 0/s`)
+  assert.doesNotMatch(svg, /at 1 s: [\d.]+ ms/, 'no latency drawn where no request ended')
+  // One ended request in a 7 s phase is still a phase over time, not "too short".
+  plain.timeline = [{ t: 0, requests: 1, errors: 0, p50Ms: 5, p99Ms: 5, hedges: 0, delayMs: null }]
+  plain.durationMs = 7000
+  assert.equal(chartableOverTime([source]).charted.length, 1)
 })

@@ -7,7 +7,8 @@
 import { percentileMs, tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import { formatMs } from '../core/duration.js'
 import type { PhaseResult, RunResult, TimelinePoint } from '../results/run-result.js'
-import { FINE_BUCKET_MS } from '../stats/timeline.js'
+import { FINE_BUCKET_MS, MAX_POINTS } from '../stats/timeline.js'
+import { round3 } from '../core/round.js'
 import { niceTicks, renderChart, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
 
 export interface ChartSource {
@@ -170,8 +171,26 @@ const MARKED_UP_TO = 60
  */
 function overTime(phase: PhaseResult): { points: TimelinePoint[]; perSecond: number } {
   const fine = phase.timelineFine
-  return fine && fine.length >= MIN_TIMELINE_POINTS ? { points: fine, perSecond: 1000 / FINE_BUCKET_MS } : { points: phase.timeline, perSecond: 1 }
+  const [points, bucketMs] = fine && fine.length > 0 ? [fine, FINE_BUCKET_MS] : [phase.timeline, 1000]
+  return { points: withGaps(points, bucketMs, phase.durationMs), perSecond: 1000 / bucketMs }
 }
+
+/**
+ * The timeline has a point only for the buckets in which a request ended; a
+ * stall is the buckets in between. They come back here as points with no
+ * request (0/s on the rate panels, a break in the latency lines), up to the
+ * phase's end, so that a stall reads as one instead of a straight line
+ * drawn across it.
+ */
+function withGaps(points: readonly TimelinePoint[], bucketMs: number, durationMs: number): TimelinePoint[] {
+  const step = bucketMs / 1000
+  const buckets = Math.min(MAX_POINTS, Math.max(points.length, Math.ceil(durationMs / bucketMs)))
+  const at = new Map(points.map((p) => [Math.round(p.t / step), p]))
+  return Array.from({ length: buckets }, (_, i) => at.get(i) ?? { t: round3(i * step), requests: 0, errors: 0, p50Ms: 0, p99Ms: 0, hedges: 0, delayMs: null })
+}
+
+/** A bucket in which no request ended: no latency to draw. */
+const ended = (p: TimelinePoint): boolean => p.requests > 0
 
 /** Sources with enough points for the over-time charts; the others get a sentence (see html.ts). */
 export function chartableOverTime(sources: ChartSource[]): { charted: ChartSource[]; tooShort: ChartSource[] } {
@@ -191,8 +210,8 @@ export function timelineChart(sources: ChartSource[]): string {
   const latency = sources.flatMap((src): Series[] => {
     const { points } = overTime(src.phase)
     return [
-      withMarks({ id: `${src.name}:p50`, color: src.color, points: points.map((p) => [p.t, p.p50Ms]) }, marks(src, formatMs)),
-      withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: points.map((p) => [p.t, p.p99Ms]) }, marks(src, formatMs)),
+      withMarks({ id: `${src.name}:p50`, color: src.color, points: points.map((p) => [p.t, ended(p) ? p.p50Ms : null]) }, marks(src, formatMs)),
+      withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: points.map((p) => [p.t, ended(p) ? p.p99Ms : null]) }, marks(src, formatMs)),
     ]
   })
   const rps = sources.map((src): Series => {
