@@ -15,7 +15,7 @@ import assert from 'node:assert/strict'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { createServer as createNetServer, type AddressInfo } from 'node:net'
+import { createServer as createNetServer } from 'node:net'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
@@ -177,14 +177,24 @@ test('no request reached the target from any bad-input case', () => {
 })
 
 test('serve on ports of which one is taken: one line naming the busy port (not the first), exit 2, nothing left listening', async (t) => {
-  // A port with its next one free for us to take: the second of pi's three replicas will find it busy.
-  const probe = createNetServer()
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r))
-  const first = (probe.address() as AddressInfo).port
-  probe.close()
-  const blocker = createNetServer()
-  await new Promise<void>((resolve, reject) => blocker.once('error', reject).listen(first + 1, '127.0.0.1', resolve))
-  t.after(() => blocker.close())
+  // Three ports below Linux's ephemeral range (where other tests' servers on port 0 land), the first and last free, the
+  // second taken by us: the second of pi's three replicas finds it busy. Bounded tries if another process holds one.
+  const listen = (port: number): Promise<ReturnType<typeof createNetServer> | null> =>
+    new Promise((resolve) => {
+      const s = createNetServer()
+      s.once('error', () => resolve(null)).listen(port, '127.0.0.1', () => resolve(s))
+    })
+  let first = 0
+  let blocker: ReturnType<typeof createNetServer> | null = null
+  for (let attempt = 0; attempt < 20 && !blocker; attempt++) {
+    const base = 10_000 + ((process.pid * 7 + attempt * 97) % 6000) * 3
+    const [a, c] = [await listen(base), await listen(base + 2)]
+    a?.close()
+    c?.close()
+    if (a && c) [first, blocker] = [base, await listen(base + 1)]
+  }
+  assert.ok(blocker, 'three free ports found')
+  t.after(() => blocker!.close())
   const run = await runCli(['serve', '--profile', 'pi', '--port', String(first)], { timeoutMs: 15_000 })
   assert.equal(run.code, 2, run.stderr)
   assert.deepEqual(stderrLines(run), [`hedgebench: cannot listen on 127.0.0.1 from port ${first}: port ${first + 1} is already in use`])
@@ -192,4 +202,22 @@ test('serve on ports of which one is taken: one line naming the busy port (not t
   const again = createNetServer()
   await new Promise<void>((resolve, reject) => again.once('error', reject).listen(first, '127.0.0.1', resolve))
   again.close()
+})
+
+test('a switch given a value, a flag given twice in report/compare, -o without a value: one line, exit 2', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['http://127.0.0.1:9/', '--parallel=yes', '--no-save'], /^hedgebench: --parallel is a switch and takes no value \(got "yes"\): give --parallel or --no-parallel$/],
+    [['report', 'x.json', '-o', 'json', '-o', 'csv'], /^hedgebench: -o given more than once \("json", "csv"\): give it once$/],
+    [['report', 'x.json', '-o'], /^hedgebench: -o needs a value$/],
+    [['compare', 'a.json', 'b.json', '--phase', 'plain', '--phase', 'hedged'], /^hedgebench: --phase given more than once/],
+    [['http://127.0.0.1:9/', '--fanout', '1000000', '--no-save'], /^hedgebench: invalid --fanout 1000000 \(at most 1000 calls per request\)$/],
+    [['http://127.0.0.1:9/', '--hedge-header', 'bad name', '--no-save'], /^hedgebench: invalid --hedge-header "bad name"/],
+    [['http://127.0.0.1:9/', '--deadline', '0', '--no-save'], /^hedgebench: invalid --deadline 0 ms/],
+  ]
+  for (const [args, message] of cases) {
+    const run = await runCli(args, { timeoutMs: 15_000, nodeArgs: YOUNG_GENERATION_FLAGS })
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
+    assert.deepEqual(stderrLines(run).length, 1, run.stderr)
+    assert.match(stderrLines(run)[0]!, message)
+  }
 })

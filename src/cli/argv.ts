@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs'
+import { UsageError } from '../core/errors.js'
 /**
  * Fixes to the raw argument list before yargs reads it. A flag's value that
  * starts with "-" and a digit (`--hedge-delay -5ms`, `-t -1`) is a value,
@@ -33,4 +34,19 @@ export function valuesRequired<T>(y: Argv<T>): Argv<T> {
   const positional = new Set(options.array)
   const keys = [...options.string.filter((k) => !positional.has(k)), ...Object.keys(options.config ?? {})]
   return keys.length === 0 ? y : y.requiresArg(keys)
+}
+
+/**
+ * `--parallel=yes`: yargs reads any value but "true" as false, so a switch
+ * given a value would be silently off (a run believed to hedge in parallel
+ * that did not). A switch takes `=true`, `=false` or nothing.
+ */
+export function assertSwitchValues(argv: readonly string[], switches: readonly string[]): void {
+  const known = new Set(switches)
+  for (const token of argv) {
+    if (token === '--') return
+    const m = /^--(?:no-)?([\w-]+)=([\s\S]*)$/.exec(token)
+    if (!m || !known.has(m[1]!) || m[2] === 'true' || m[2] === 'false') continue
+    throw new UsageError(`--${m[1]} is a switch and takes no value (got "${m[2]}"): give --${m[1]} or --no-${m[1]}`)
+  }
 }

@@ -29,8 +29,8 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
     builder: (yargs) =>
       yargs
         .positional('files', { type: 'string', array: true, demandOption: true, describe: 'JSON files written by runs; the first is the baseline' })
-        .option('phase', { choices: PHASES, describe: 'plain or hedged: the phase compared in every run [default: hedged if present]' })
-        .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]` })
+        .option('phase', { requiresArg: true, choices: PHASES, describe: 'plain or hedged: the phase compared in every run [default: hedged if present]' })
+        .option('output', { alias: 'o', requiresArg: true, choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]` })
         .option('fail-if', {
           type: 'string',
           requiresArg: true,

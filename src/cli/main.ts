@@ -13,7 +13,8 @@ import { reportCommand } from './report-command.js'
 import { compareCommand } from './compare-command.js'
 import { serveCommand } from './serve-command.js'
 import { demoCommand } from './demo-command.js'
-import { joinNegativeValues } from './argv.js'
+import { assertSwitchValues, joinNegativeValues } from './argv.js'
+import { assertNoRepeats } from './run-flags.js'
 import { mergeCommand } from './merge-command.js'
 import { tolerateClosedStdout } from './output.js'
 
@@ -31,6 +32,13 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .command(demoCommand((c) => (code = c)))
     .command(mergeCommand((c) => (code = c)))
     .strict()
+    // A switch given a value is refused, not read as off (argv.ts).
+    // A flag given twice is refused in every command, not only in a run (report -o json -o csv printed text).
+    .check((parsed, options) => {
+      assertSwitchValues(argv, (options as { boolean?: string[] }).boolean ?? [])
+      assertNoRepeats(parsed as Record<string, unknown>)
+      return true
+    }, true)
     // `hedgebench -- URL`: what follows `--` is never a flag; the run command reads it as URLs.
     .parserConfiguration({ 'populate--': true })
     .help()

@@ -29,7 +29,7 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
     builder: (yargs) =>
       yargs
         .positional('files', { type: 'string', array: true, describe: 'result files of the shards (results/...json), or earlier merges of them' })
-        .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: 'format printed to stdout' })
+        .option('output', { alias: 'o', requiresArg: true, choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: 'format printed to stdout' })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' })
         .option('out', { type: 'string', requiresArg: true, describe: 'also write the merged result as JSON to this file (report/compare read it)' })
         .option('from-logs', { type: 'string', requiresArg: true, describe: 'read framed results (run --frames) from this log file, - for stdin (kubectl logs ... --prefix | ...)' })

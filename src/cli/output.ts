@@ -10,8 +10,11 @@ export const OUTPUT_FORMATS = ['text', 'json', 'csv'] as const
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
 
 /** Colours and arrows only for a person at a terminal; NO_COLOR (no-color.org) turns them off. */
-export function stdoutColor(): boolean {
-  return process.stdout.isTTY === true && !process.env.NO_COLOR
+/** Colours on a terminal unless NO_COLOR; FORCE_COLOR forces them on (1, true, or empty) or off (0, false), as Node's own tools read it. */
+export function stdoutColor(env: NodeJS.ProcessEnv = process.env, tty: boolean = process.stdout.isTTY === true): boolean {
+  const force = env.FORCE_COLOR
+  if (force !== undefined) return !['0', 'false'].includes(force.toLowerCase())
+  return tty && !env.NO_COLOR
 }
 
 export async function renderOutput(result: RunResult, format: OutputFormat, color = false): Promise<string> {

@@ -16,14 +16,14 @@ export function readDuration(text: string, bareUnit: 'ms' | 's' = 'ms'): { ms: n
 
 /**
  * Parses "250ms", "1.5s", "2m" into milliseconds. A bare number means
- * `bareUnit` (milliseconds for -t and --slow, as the help says).
+ * `bareUnit` (seconds for -z and -t, milliseconds for --slow, as the help says).
  * Throws UsageError naming the flag and the bad value.
  */
 export function parseDuration(text: string | number, flag: string, bareUnit: 'ms' | 's' = 'ms'): number {
   const raw = String(text).trim()
   const duration = readDuration(raw, bareUnit)
   if (!duration) {
-    throw new UsageError(`invalid duration for ${flag}: "${raw}" (use a number with ms, s or m, e.g. 250ms, 1.5s, 2m)`)
+    throw new UsageError(`invalid duration for ${flag}: "${raw}" (use a number with us, ms, s, m or h, e.g. 250ms, 1.5s, 2m)`)
   }
   const value = duration.ms
   if (!Number.isFinite(value)) throw new UsageError(`invalid duration for ${flag}: "${raw}" (too large)`)

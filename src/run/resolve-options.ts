@@ -5,6 +5,7 @@
  */
 import { withUrlCredentials } from './url-credentials.js'
 import { UsageError } from '../core/errors.js'
+import { checkHeader } from '../core/header-parse.js'
 import { redactUrl } from '../core/redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spec.js'
 import { TIED_DROPPED_STATUS, DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
@@ -106,7 +107,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     slowMs: positiveNumber(o.slowMs ?? DEFAULTS.slowMs, '--slow', 'threshold'),
     http2: o.http2 ?? false,
     keepAlive: o.keepAlive ?? true,
-    fanout: positiveInt(o.fanout ?? DEFAULTS.fanout, '--fanout', 'fan-out'),
+    fanout: atMost(positiveInt(o.fanout ?? DEFAULTS.fanout, '--fanout', 'fan-out'), MAX_FANOUT, '--fanout', 'calls per request'),
     workers: positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count'),
     label: o.label ?? 'run',
     profile: o.profile ?? null,
@@ -125,6 +126,22 @@ const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 function checkMethod(method: string): string {
   if (!METHOD_TOKEN.test(method)) throw new UsageError(`invalid -m "${method}" (an HTTP method is one word of letters, digits or !#$%&'*+-.^_\`|~, e.g. GET or POST)`)
   return method
+}
+
+/** Calls a fan-out request makes at once; each takes a connection, so a mistyped 1000000 is refused rather than run out of memory. */
+const MAX_FANOUT = 1000
+
+function atMost(n: number, max: number, flag: string, what: string): number {
+  if (n > max) throw new UsageError(`invalid ${flag} ${n} (at most ${max} ${what})`)
+  return n
+}
+
+function checkHedgeHeader(name: string): void {
+  try {
+    checkHeader(name, '')
+  } catch {
+    throw new UsageError(`invalid --hedge-header ${JSON.stringify(name)} (a header name, letters, digits and !#$%&'*+-.^_\`|~; --no-hedge-header sends none)`)
+  }
 }
 
 /** On by default with several replicas (one replica has nowhere else to go). */
@@ -205,6 +222,9 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: bool
     idempotencyKey: h.idempotencyKey ?? false,
     unsafeHedge: h.unsafeHedge ?? false,
   }
+  if (resolved.deadlineMs !== null && !(resolved.deadlineMs > 0)) throw new UsageError(`invalid --deadline ${resolved.deadlineMs} ms (above 0: every request would miss it)`)
+  // The CLI's own check of -H, for the header every hedge carries: a bad name is a 400 on every hedge.
+  if (resolved.header !== null) checkHedgeHeader(resolved.header)
   if (resolved.delayMinMs > resolved.delayMaxMs) {
     throw new UsageError(`--delay-min ${resolved.delayMinMs} ms is above --delay-max ${resolved.delayMaxMs} ms`)
   }
