@@ -206,6 +206,9 @@ test('over time, a stall is seconds with no request ended: 0/s and a break in th
   const svg = timelineChart([source])
   for (const t of [1, 2]) assert.match(svg, new RegExp(`at ${t} s: 0/s`), `second ${t} reads 0/s`)
   assert.doesNotMatch(svg, /at 1 s: [\d.]+ ms/, 'no latency drawn where no request ended')
+  // A point past the phase's own duration (a merged phase's timeline spans its shards') keeps its place.
+  plain.durationMs = 2000
+  assert.match(timelineChart([source]), /at 3 s: 100\/s/)
   // One ended request in a 7 s phase is still a phase over time, not "too short".
   plain.timeline = [{ t: 0, requests: 1, errors: 0, p50Ms: 5, p99Ms: 5, hedges: 0, delayMs: null }]
   plain.durationMs = 7000

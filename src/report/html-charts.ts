@@ -184,8 +184,10 @@ function overTime(phase: PhaseResult): { points: TimelinePoint[]; perSecond: num
  */
 function withGaps(points: readonly TimelinePoint[], bucketMs: number, durationMs: number): TimelinePoint[] {
   const step = bucketMs / 1000
-  const buckets = Math.min(MAX_POINTS, Math.max(points.length, Math.ceil(durationMs / bucketMs)))
   const at = new Map(points.map((p) => [Math.round(p.t / step), p]))
+  // Every recorded point keeps its place, even past the phase's own duration (a merged phase's spans the shards').
+  const last = at.size > 0 ? Math.max(...at.keys()) : -1
+  const buckets = Math.min(MAX_POINTS, Math.max(last + 1, Math.ceil(durationMs / bucketMs)))
   return Array.from({ length: buckets }, (_, i) => at.get(i) ?? { t: round3(i * step), requests: 0, errors: 0, p50Ms: 0, p99Ms: 0, hedges: 0, delayMs: null })
 }
 
