@@ -412,7 +412,7 @@ class RunSession {
   #result(): RunResult {
     const cfg = this.cfg
     const identity = this.#identity() // first: a late start adds a warning
-    const warnings = [...this.#warnings, ...runWarnings(cfg, this.peers)]
+    const warnings = [...this.#warnings, ...runWarnings(cfg, this.peers), ...ignoredOptions(this.options, cfg)]
     if (this.options.durationMs !== undefined && this.options.requests !== undefined) {
       warnings.push(`-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`)
     }
@@ -471,6 +471,26 @@ function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
     warnings.push('closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)')
   }
   return warnings
+}
+
+/**
+ * Options that had no effect in this run, said rather than recorded as if
+ * they had: hedging settings of a run with no hedged phase, a delay beside
+ * --parallel or --tied (every copy goes at once), adaptive bounds without
+ * --adaptive, more worker threads than requests in flight.
+ */
+function ignoredOptions(o: RunOptions, cfg: ResolvedRun): string[] {
+  const h = o.hedge ?? {}
+  const out: string[] = []
+  // A profile's "auto" delay is the default, not a choice the user made.
+  const hedgeKeys = Object.keys(h).filter((k) => h[k as keyof typeof h] !== undefined && !(k === 'delay' && h.delay === 'auto'))
+  if (cfg.mode === 'plain' && hedgeKeys.length > 0) out.push(`--mode plain sends no hedge: the hedging options given (${hedgeKeys.join(', ')}) had no effect`)
+  else if ((h.parallel || h.tied) && h.delay !== undefined) out.push(`--hedge-delay has no effect with ${h.tied ? '--tied' : '--parallel'}: every copy is sent at once`)
+  if (!h.adaptive && (h.adaptiveWindow !== undefined || h.delayMinMs !== undefined || h.delayMaxMs !== undefined)) {
+    out.push('--adaptive-window, --delay-min and --delay-max bound an adaptive delay: without --adaptive they had no effect')
+  }
+  if (cfg.workers > cfg.concurrency) out.push(`--workers ${cfg.workers} with -c ${cfg.concurrency}: ${cfg.concurrency} worker thread${cfg.concurrency === 1 ? '' : 's'} ran (one per request in flight at most)`)
+  return out
 }
 
 /** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
