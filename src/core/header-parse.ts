@@ -4,6 +4,11 @@ import { UsageError } from './errors.js'
 /** RFC 9110 token characters, the only ones allowed in a header name. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
+/** An RFC 9110 token: what a header name (and a method) may be made of. */
+export function isToken(text: string): boolean {
+  return TOKEN.test(text)
+}
+
 export function parseHeader(raw: string): [string, string] {
   const text = String(raw)
   const colon = text.indexOf(':')
@@ -14,7 +19,7 @@ export function parseHeader(raw: string): [string, string] {
 
 /** A header undici would refuse on every request (UND_ERR_INVALID_ARG), refused once, before anything is sent. */
 export function checkHeader(name: string, value: string): [string, string] {
-  if (!TOKEN.test(name)) throw new UsageError(`malformed header name "${oneLine(name)}" (letters, digits and !#$%&'*+-.^_\`|~ only)`)
+  if (!isToken(name)) throw new UsageError(`malformed header name "${oneLine(name)}" (letters, digits and !#$%&'*+-.^_\`|~ only)`)
   if (/[\r\n\0]/.test(value)) throw new UsageError(`header "${name}" has a line break or NUL in its value`)
   return [name, value]
 }

@@ -69,12 +69,15 @@ export class LoadWindow {
   #draining = false
   readonly #slots: Slot[]
   readonly #interval: number
+  /** Open loop: the schedule's first send (the window's start, plus a shard's place among the others). */
+  readonly #scheduleStart: number
   #resolve: (() => void) | null = null
 
   constructor(readonly plan: WindowPlan) {
     const slots = plan.requests === null ? plan.concurrency : Math.min(plan.concurrency, plan.requests)
     this.#slots = Array.from({ length: Math.max(1, slots) }, () => new Slot(this, plan.fanout))
     this.#interval = plan.rate ? 1000 / plan.rate : 0
+    this.#scheduleStart = this.startedAt + (plan.scheduleOffsetMs ?? 0)
   }
 
   /** Resolves when every slot is idle (the last request of the window finished). */
@@ -115,7 +118,7 @@ export class LoadWindow {
 
   /** Open loop: the fixed schedule; closed loop: -1 (start now). */
   intendedStart(seq: number): number {
-    return this.#interval > 0 ? this.startedAt + (this.plan.scheduleOffsetMs ?? 0) + seq * this.#interval : -1
+    return this.#interval > 0 ? this.#scheduleStart + seq * this.#interval : -1
   }
 
   isLate(intended: number, now: number): boolean {

@@ -5,6 +5,7 @@
  * named, at creation rather than as a TypeError inside a timer later.
  */
 import { UsageError } from '../core/errors.js'
+import { isToken } from '../core/header-parse.js'
 
 const fail = (field: string, got: unknown, want: string): never => {
   throw new UsageError(`hedging policy: ${field === '' ? '' : `${field} `}${describe(got)} (${want})`)
@@ -32,7 +33,7 @@ export function checkPolicy(policy: unknown): void {
   if (p.deadlineMs !== undefined && p.deadlineMs !== null && !(isNonNegative(p.deadlineMs) && p.deadlineMs > 0)) fail('deadlineMs', p.deadlineMs, 'milliseconds > 0, or null')
   if (p.minHedgeWindowMs !== undefined && !isNonNegative(p.minHedgeWindowMs)) fail('minHedgeWindowMs', p.minHedgeWindowMs, 'milliseconds >= 0')
   if (p.cancel !== undefined && p.cancel !== 'abort' && p.cancel !== 'ignore') fail('cancel', p.cancel, '"abort" or "ignore"')
-  if (p.header !== undefined && p.header !== null && !(typeof p.header === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(p.header))) fail('header', p.header, 'a header name, or null for none')
+  if (p.header !== undefined && p.header !== null && !(typeof p.header === 'string' && isToken(p.header))) fail('header', p.header, 'a header name, or null for none')
   for (const fn of ['random', 'now'] as const) if (p[fn] !== undefined && typeof p[fn] !== 'function') fail(fn, p[fn], 'a function')
   if (p.observer !== undefined && p.observer !== null && typeof p.observer !== 'object') fail('observer', p.observer, 'an object with the HedgeObserver callbacks it wants')
   if (p.replicas !== undefined && !(Array.isArray(p.replicas) && p.replicas.every((r) => typeof r === 'string'))) fail('replicas', p.replicas, 'an array of origins such as "http://10.0.0.5:8080"')

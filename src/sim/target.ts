@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { request } from 'undici'
 import { UsageError } from '../core/errors.js'
+import { isToken } from '../core/header-parse.js'
 import { randomSeed } from '../core/random.js'
 import { fetchStatsJson } from '../run/server-check.js'
 import { createReplicaModels } from './latency-model.js'
@@ -81,7 +82,7 @@ function resolveTargetOptions(options: TargetOptions): Resolved {
   }
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be an integer between 0 and 4294967295 (got ${seed})`)
   if (host.trim() === '') throw new UsageError('--host must not be empty')
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(hedgeHeader)) throw new UsageError(`--hedge-header must be a valid header name (got "${hedgeHeader}")`)
+  if (!isToken(hedgeHeader)) throw new UsageError(`--hedge-header must be a valid header name (got "${hedgeHeader}")`)
   return { profile, replicas, port, host, seed, hedgeHeader, grpc: options.grpc ?? false }
 }
 
