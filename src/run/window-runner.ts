@@ -72,6 +72,7 @@ export class WindowRunner {
    * `hedgeDelayMs` lets the health check relate loop delay to the delay.
    */
   async run(window: LoadWindow, hedgeDelayMs: number | null, onProgress?: (done: number, elapsedMs: number) => void): Promise<WindowEnd> {
+    for (const lane of this.#lanes) lane.stats.startAt(window.startedAt)
     const progress = onProgress ? setInterval(() => onProgress(window.completed, performance.now() - window.startedAt), PROGRESS_EVERY_MS) : null
     await window.run()
     if (progress) clearInterval(progress)

@@ -60,10 +60,11 @@ class ReplicaAccumulator extends FiguresAccumulator {
 }
 
 export class PhaseStats implements HedgeObserver, EjectionListener {
-  readonly startedAt = performance.now()
+  /** The phase's clock: its window's start once `startAt` is called (run/window-runner.ts). */
+  startedAt = performance.now()
   readonly figures: FiguresAccumulator
   readonly calls: FiguresAccumulator | null
-  readonly timeline: SecondRecorder<TimelinePoint>
+  timeline: SecondRecorder<TimelinePoint>
   launched = 0
   settled = 0
   connectionsOpened = 0
@@ -122,6 +123,19 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs))
       this.#replicaUrls.set(origin, url)
     }
+  }
+
+  /**
+   * The phase starts when its window does, not when its statistics were
+   * built: building a window's lanes takes milliseconds on a loaded machine,
+   * and a phase's start is what its open-loop schedule and over-time points
+   * are read against. Called before anything is sent.
+   */
+  startAt(t: number): void {
+    this.startedAt = t
+    if (this.opts.timeline) return
+    this.timeline = new TimelineRecorder(t)
+    this.#fine = new TimelineRecorder(t, FINE_BUCKET_MS)
   }
 
   // ---- EjectionListener: when outlier detection takes a replica out and back ----
