@@ -131,3 +131,16 @@ export function isIdempotentMethod(method: string): boolean {
   // The usual upper-case spelling is a plain Set hit: no toUpperCase per request.
   return IDEMPOTENT.has(method) || IDEMPOTENT.has(method.toUpperCase())
 }
+
+/**
+ * Which rule lets a run send a request more than once, in the words the
+ * report uses, or null when none does (the run is then refused): the
+ * request is safe to repeat by its own description (`safe`: an idempotent
+ * HTTP method, a gRPC method's idempotency_level), else each copy carries
+ * one Idempotency-Key, else the user said --unsafe-hedge.
+ */
+export function hedgingAllowedBy(safe: string | null, flags: { idempotencyKey: boolean; unsafeHedge: boolean }): string | null {
+  if (safe !== null) return safe
+  if (flags.idempotencyKey) return '--idempotency-key'
+  return flags.unsafeHedge ? '--unsafe-hedge' : null
+}

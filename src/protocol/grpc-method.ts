@@ -28,6 +28,24 @@ export interface GrpcMethod {
   path: string
   requestType: Protobuf.Type
   responseType: Protobuf.Type
+  /** The method's `option idempotency_level` (google.protobuf.MethodOptions): whether a call may be sent twice. */
+  idempotency: IdempotencyLevel
+}
+
+/** google.protobuf.MethodOptions.IdempotencyLevel, by name. */
+export type IdempotencyLevel = 'IDEMPOTENCY_UNKNOWN' | 'NO_SIDE_EFFECTS' | 'IDEMPOTENT'
+
+const IDEMPOTENCY_LEVELS: readonly IdempotencyLevel[] = ['IDEMPOTENCY_UNKNOWN', 'NO_SIDE_EFFECTS', 'IDEMPOTENT']
+
+/**
+ * The level a method declares. protobufjs keeps a .proto's option as written
+ * (`idempotency_level: "IDEMPOTENT"`) and turns a descriptor's MethodOptions
+ * into the same key, by name; a number is the enum's value.
+ */
+export function idempotencyOf(options: Record<string, unknown> | undefined): IdempotencyLevel {
+  const raw = options?.['idempotency_level'] ?? options?.['idempotencyLevel']
+  if (typeof raw === 'number') return IDEMPOTENCY_LEVELS[raw] ?? 'IDEMPOTENCY_UNKNOWN'
+  return (IDEMPOTENCY_LEVELS as readonly unknown[]).includes(raw) ? (raw as IdempotencyLevel) : 'IDEMPOTENCY_UNKNOWN'
 }
 
 /** Loads the schema and resolves `--call` in it. */
@@ -109,6 +127,7 @@ function resolveCall(root: Protobuf.Root, call: string): GrpcMethod {
     path: `/${serviceName}/${methodName}`,
     requestType: method.resolvedRequestType!,
     responseType: method.resolvedResponseType!,
+    idempotency: idempotencyOf(method.options),
   }
 }
 

@@ -38,6 +38,7 @@ const NAMES: Record<string, string> = {
   'hedge.header': 'hedge header',
   'hedge.idempotencyKey': 'idempotency keys',
   'hedge.unsafeHedge': 'unsafe hedge',
+  'hedge.allowedBy': 'hedging allowed by',
 }
 
 export function readableConfig(key: string): string {

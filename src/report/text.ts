@@ -209,6 +209,7 @@ function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Pain
     ['Delay:', `${formatMs(h.delayMs)} (${how})`],
     ...(h.adaptive ? [['Adaptive delay:', `min ${formatMs(h.delayUsedMs.min)} / p50 ${formatMs(h.delayUsedMs.p50)} / max ${formatMs(h.delayUsedMs.max)}`]] : []),
     ['Policy:', `max ${h.maxAttempts} attempts, budget ${h.budgetPct === null ? 'off' : `${h.budgetPct}%`}, cancel ${h.cancelMode}`],
+    ...optionalRow('Allowed by:', result.config.hedge.allowedBy ?? null),
     ['Hedges sent:', `${h.hedgesSent} (${signedPct(extraLoadPct(p))} extra load); ${h.unsent} more stopped before the wire${unsentBreakdown(h)}`],
     ...(h.tiedDropped === undefined ? [] : [['Tied:', `${h.tiedDropped} copies dropped by their server (409: the twin had started elsewhere)${h.tiedDropped === 0 ? '; none at all: does the target implement tied requests? (README, tied requests)' : ''}`]]),
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],

@@ -361,6 +361,13 @@ export interface RunConfig {
     header: string | null
     idempotencyKey: boolean
     unsafeHedge: boolean
+    /**
+     * The rule that allowed sending a request twice ("GET is idempotent",
+     * "idempotency_level = IDEMPOTENT in the proto", "--idempotency-key",
+     * "--unsafe-hedge"); null when nothing was hedged (--mode plain). Absent
+     * in results saved before it was recorded.
+     */
+    allowedBy?: string | null
   }
 }
 

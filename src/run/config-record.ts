@@ -45,6 +45,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
       header: h.header,
       idempotencyKey: h.idempotencyKey,
       unsafeHedge: h.unsafeHedge,
+      allowedBy: h.allowedBy ?? null,
     },
   }
 }

@@ -10,7 +10,7 @@ import { encodeRequestMessage } from '../protocol/grpc-message.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
 import type { GrpcMessageSource } from '../protocol/grpc-message.js'
 import { loadGrpcMethod } from '../protocol/grpc-method.js'
-import type { GrpcSchemaSource } from '../protocol/grpc-method.js'
+import type { GrpcSchemaSource, IdempotencyLevel } from '../protocol/grpc-method.js'
 
 /** A gRPC service config as grpc-js reads it (the parts hedgebench looks at). */
 export interface ServiceConfig {
@@ -56,6 +56,10 @@ export interface ResolvedGrpc {
   message: Buffer
   /** Set when a grpc-js client also runs the hedged calls with this service config. */
   serviceConfig: ServiceConfig | null
+  /** What the method's descriptor says about calling it twice. */
+  idempotency: IdempotencyLevel
+  /** The schema file it came from (--proto or --protoset), for the refusal to name. */
+  schemaFile: string
 }
 
 /** null for HTTP targets; every URL must be gRPC or none. */
@@ -72,7 +76,22 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   const message = Buffer.from(encodeRequestMessage(method, options ?? {}))
   const serviceConfig = clientConfig(options ?? {})
   if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
-  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig }
+  const schemaFile = options?.protoset ?? options?.proto ?? ''
+  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig, idempotency: method.idempotency, schemaFile }
+}
+
+/** The method's own permission to be called twice, as the report words it; null when its descriptor gives none. */
+export function grpcSafeToRepeat(grpc: ResolvedGrpc): string | null {
+  return grpc.idempotency === 'IDEMPOTENCY_UNKNOWN' ? null : `idempotency_level = ${grpc.idempotency} in the proto`
+}
+
+/** A gRPC run that would hedge a method its proto does not mark safe to repeat: what to add, or pass. */
+export function grpcWriteRefusal(grpc: ResolvedGrpc): UsageError {
+  const method = grpc.call.slice(grpc.call.lastIndexOf('/') + 1)
+  const where = grpc.schemaFile ? ` in ${grpc.schemaFile}` : ''
+  return new UsageError(
+    `refusing to hedge ${grpc.call}: its proto does not say it is safe to call twice (add \`option idempotency_level = NO_SIDE_EFFECTS;\` for a read, or IDEMPOTENT, to rpc ${method}${where}; or pass --idempotency-key to send one key per call on every copy, --unsafe-hedge to do it anyway, or --mode plain)`,
+  )
 }
 
 /**

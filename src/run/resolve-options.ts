@@ -8,13 +8,13 @@ import { UsageError } from '../core/errors.js'
 import { isToken } from '../core/header-parse.js'
 import { redactUrl } from '../core/redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spec.js'
-import { TIED_DROPPED_STATUS, DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
+import { TIED_DROPPED_STATUS, DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, hedgingAllowedBy, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { DEFAULT_EJECTION, type EjectionPolicy } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION, type SaturationPolicy } from '../hedging/saturation-gate.js'
 import type { HedgeRunOptions, RunOptions } from './run-options.js'
 import { transportOrigin } from '../core/target-url.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
-import { resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
+import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
 
 /** What an option left out means; the CLI's help shows these, so they are written down once. */
@@ -84,7 +84,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
   // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
   const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
-  const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc !== null)
+  const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
@@ -190,7 +190,7 @@ function looksLikeHostWithoutScheme(raw: string): boolean {
 }
 
 /** `grpc`: a gRPC call, hedged as a gRPC client's hedgingPolicy would (its non-fatal default is UNAVAILABLE). */
-function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: boolean): ResolvedHedge {
+function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: ResolvedGrpc | null): ResolvedHedge {
   const maxAttempts = positiveInt(h.maxAttempts ?? DEFAULTS.maxAttempts, '--max-attempts', 'attempt count')
   // Tied requests always send both copies: a budget would only leave some requests untied.
   const budgetPct = h.budgetPct === undefined ? (h.tied ? null : DEFAULTS.budgetPct) : h.budgetPct
@@ -222,10 +222,14 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: bool
   if (resolved.delayMinMs > resolved.delayMaxMs) {
     throw new UsageError(`--delay-min ${resolved.delayMinMs} ms is above --delay-max ${resolved.delayMaxMs} ms`)
   }
-  if (!grpc && mode !== 'plain' && !isIdempotentMethod(method) && !resolved.idempotencyKey && !resolved.unsafeHedge) {
+  // Never hedge a write: the request must say it is safe to repeat, or the user must.
+  const safe = grpc ? grpcSafeToRepeat(grpc) : isIdempotentMethod(method) ? `${method} is idempotent` : null
+  const allowedBy = mode === 'plain' ? null : hedgingAllowedBy(safe, resolved)
+  if (mode !== 'plain' && allowedBy === null) {
+    if (grpc) throw grpcWriteRefusal(grpc)
     throw new UsageError(`refusing to hedge ${method}: it is not idempotent (pass --idempotency-key to send one key per request on every copy, --unsafe-hedge to do it anyway, or --mode plain)`)
   }
-  return resolved
+  return { ...resolved, allowedBy }
 }
 
 /**

@@ -13,7 +13,6 @@ import { shownOrigin } from '../core/target-url.js'
 import { InterruptedError } from '../core/interruption.js'
 import type { DelaySource } from '../hedging/delay-source.js'
 import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
-import { isIdempotentMethod } from '../hedging/policy.js'
 import { percentileMs } from '../stats/histogram.js'
 import { requestsNeeded } from '../stats/noise.js'
 import { LoadWindow, type Lane } from '../engine/load-generator.js'
@@ -461,7 +460,7 @@ function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
     warnings.push(`one URL: hedges go to the same origin ${how}, so replica independence is not guaranteed`)
   }
   if (cfg.mode !== 'plain') warnings.push(...sameAddressWarnings(cfg.urls.map(shownOrigin), peers))
-  if (cfg.mode !== 'plain' && cfg.hedge.unsafeHedge && !isIdempotentMethod(cfg.method)) {
+  if (cfg.hedge.allowedBy === '--unsafe-hedge') {
     warnings.push(`--unsafe-hedge: ${cfg.method} requests were hedged without idempotency keys; the target may have executed them twice`)
   }
   if (cfg.mode !== 'plain' && cfg.hedge.maxAttempts === 1 && !cfg.hedge.parallel) {
