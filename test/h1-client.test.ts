@@ -11,7 +11,7 @@ import { createServer as createHttpServer } from 'node:http'
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { buildConnector, type Dispatcher } from 'undici'
 import { H1Client } from '../src/engine/h1-client.js'
-import { ParseError, ResponseParser, type ResponseSink } from '../src/engine/h1-response-parser.js'
+import { MAX_HEADER_BYTES, ParseError, ResponseParser, type ResponseSink } from '../src/engine/h1-response-parser.js'
 import { requestBytes } from '../src/engine/h1-request.js'
 
 // ---------------------------------------------------------------- parser
@@ -49,7 +49,8 @@ function parse(pieces: Buffer[], opts: { head?: boolean; finish?: boolean; heade
   const out: Parsed = { status: 0, headers: [], body: '', trailers: null, ends: 0 }
   const p = new ResponseParser(sink(out, opts.headers !== false))
   p.expect(opts.head === true)
-  for (const piece of pieces) p.execute(piece)
+  // Copies, as each socket read is a Buffer of its own (the parser unfolds obs-fold in place).
+  for (const piece of pieces) p.execute(Buffer.from(piece))
   if (opts.finish) p.finish()
   return { ...out, keepAlive: p.keepAlive }
 }
@@ -140,6 +141,150 @@ test('parser: malformed answers and bytes nobody asked for are errors', () => {
   const idle = new ResponseParser(sink({ status: 0, headers: [], body: '', trailers: null, ends: 0 }))
   assert.throws(() => idle.execute(Buffer.from('HTTP/1.1 200 OK\r\n\r\n')), ParseError, 'no request in flight')
   assert.throws(() => parse([Buffer.from('HTTP/1.1 200 OK\r\nX: ' + 'a'.repeat(20_000))]), ParseError, 'header block over the limit')
+})
+
+/** The reason a parse fails with, or null if it does not. */
+function failure(pieces: Buffer[], opts: { head?: boolean } = {}): string | null {
+  try {
+    parse(pieces, opts)
+    return null
+  } catch (err) {
+    assert.ok(err instanceof ParseError, String(err))
+    return err.reason
+  }
+}
+
+/** `wire` cut into reads of `size` bytes. */
+function segments(wire: string, size: number): Buffer[] {
+  const whole = Buffer.from(wire, 'latin1')
+  const out: Buffer[] = []
+  for (let i = 0; i < whole.length; i += size) out.push(whole.subarray(i, i + size))
+  return out
+}
+
+test('parser: the header limit is the whole block\'s, however its bytes arrive', () => {
+  const block = (bytes: number): string => {
+    const head = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Pad: '
+    return head + 'a'.repeat(bytes - head.length - 4) + '\r\n\r\nok'
+  }
+  const big = block(60_000)
+  assert.equal(failure([Buffer.from(big)]), 'header block too large', '60 KB in one read')
+  assert.equal(failure(segments(big, 8192)), 'header block too large', '60 KB in 8 KiB reads')
+  const twenty = Buffer.from(block(20_000))
+  assert.equal(failure([twenty.subarray(0, 1000), twenty.subarray(1000)]), 'header block too large', '20 KB as 1,000 + 19,000')
+  const limit = block(MAX_HEADER_BYTES)
+  for (const size of [MAX_HEADER_BYTES + 2, 8192, 1000, 333]) assert.equal(parse(segments(limit, size)).body, 'ok', `${MAX_HEADER_BYTES} bytes in ${size}-byte reads`)
+  const over = block(MAX_HEADER_BYTES + 1)
+  for (const size of [MAX_HEADER_BYTES + 2, 8192, 1000, 333]) assert.equal(failure(segments(over, size)), 'header block too large', `one byte over, in ${size}-byte reads`)
+})
+
+test('parser: the trailer section is bounded as the header block is, however its lines arrive', () => {
+  const start = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n'
+  const line = `X-Trailer: ${'t'.repeat(1000)}\r\n`
+  // Endless trailer lines, one per read: it fails once the section passes the limit, not when memory runs out.
+  const out: Parsed = { status: 0, headers: [], body: '', trailers: null, ends: 0 }
+  const p = new ResponseParser(sink(out))
+  p.expect(false)
+  p.execute(Buffer.from(start))
+  let fed = 0
+  let reason: string | null = null
+  for (let i = 0; i < 1000 && reason === null; i++) {
+    try {
+      p.execute(Buffer.from(line))
+      fed += line.length
+    } catch (err) {
+      reason = (err as ParseError).reason
+    }
+  }
+  assert.equal(reason, 'trailer section too large')
+  assert.ok(fed <= MAX_HEADER_BYTES, `failed within the limit (${fed} bytes of trailers taken)`)
+  assert.equal(out.ends, 0)
+  const many = start + line.repeat(30) + '\r\n'
+  assert.equal(failure([Buffer.from(many)]), 'trailer section too large', 'in one read')
+  assert.equal(failure(segments(many, 700)), 'trailer section too large', 'in 700-byte reads')
+  assert.equal(failure([Buffer.from(start + 'X: ' + 'y'.repeat(MAX_HEADER_BYTES + 10))]), 'trailer section too large', 'one line that never ends')
+  assert.deepEqual(parse(segments(start + line.repeat(10) + '\r\n', 500)).trailers!.length, 20, 'ten 1 KB trailers are within it')
+})
+
+test('parser: bare LF line ends are accepted (RFC 9112 2.2), mixed with CRLF or alone', () => {
+  for (const wire of ['HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 5\n\nhello', 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\nContent-Length: 5\r\n\nhello', 'HTTP/1.1 200 OK\nContent-Type: text/plain\r\nContent-Length: 5\n\r\nhello']) {
+    const r = splitsAgree(wire)
+    assert.deepEqual([r.status, r.headers, r.body, r.ends], [200, ['Content-Type', 'text/plain', 'Content-Length', '5'], 'hello', 1], JSON.stringify(wire))
+  }
+  assert.equal(splitsAgree('HTTP/1.1 204 No Content\n\n').ends, 1)
+})
+
+test('parser: framing errors are named at once, before the rest of the answer arrives', () => {
+  // Each header block is complete; the body never comes: the reason is given on these bytes alone.
+  assert.equal(failure([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n')]), 'whitespace before a header colon')
+  assert.equal(failure([Buffer.from('HTTP/1.1 200 OK\r\nContent-Length\t: 5\r\n\r\n')]), 'whitespace before a header colon')
+  assert.equal(failure([Buffer.from('HTTP/1.1 200 OK\r\nno colon here\r\n\r\n')]), 'malformed header line')
+  assert.equal(failure([Buffer.from('HTTP/1.1 200 OK\r\n Leading: space\r\n\r\n')]), 'malformed header line')
+  // HTTP/0.9 (a body with no status line) and other protocols: on their first bytes, with no line end in sight.
+  for (const wire of ['hello world', '<html>', 'SSH-2.0-OpenSSH_9.6', 'HTTP/2.0 200', 'h']) assert.equal(failure([Buffer.from(wire)]), 'malformed status line', wire)
+  for (const wire of ['H', 'HTTP/', 'HTTP/1.1 200 OK\r\nContent-Len']) assert.equal(failure([Buffer.from(wire)]), null, `${wire}: may still be an answer`)
+})
+
+test('parser: obs-fold is unfolded into spaces (RFC 9112 5.2), in the header block and the trailers', () => {
+  const r = splitsAgree('HTTP/1.1 200 OK\r\nX-Long: first\r\n  second\r\n\tthird\r\nContent-Length:\r\n 2\r\n\r\nok')
+  assert.equal(r.headers[0], 'X-Long')
+  assert.equal(r.headers[1], "first    second   third")
+  assert.deepEqual([r.headers[2], r.headers[3], r.body], ['Content-Length', '2', 'ok'])
+  const bare = splitsAgree('HTTP/1.1 200 OK\nX-Long: a\n b\nContent-Length: 2\n\nok')
+  assert.match(bare.headers[1]!, /^a +b$/)
+  const last = splitsAgree('HTTP/1.1 200 OK\nContent-Length: 2\nX-Last: a\n \n\nok')
+  assert.deepEqual([last.headers[3], last.body], ['a', 'ok'], 'a fold of nothing just before the end of the block')
+  const t = splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-T: one\r\n two\r\n\r\n')
+  assert.deepEqual(t.trailers, ['X-T', 'one two'])
+})
+
+test('parser: chunk sizes with leading zeros are accepted; anything but hex digits and extensions is not', () => {
+  const r = splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n000000000005\r\nhello\r\n0005 ;ext=1\r\nworld\r\n00000000000\r\n\r\n')
+  assert.deepEqual([r.body, r.ends], ['helloworld', 1])
+  for (const size of ['5x', '-5', '+5', ' 5', '', '0x5', '20000000000000']) {
+    assert.equal(failure([Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\nhello\r\n0\r\n\r\n`)]), 'malformed chunk size', JSON.stringify(size))
+  }
+})
+
+test('parser: Transfer-Encoding is chunked only when chunked is its final coding; with Content-Length, the connection is not reused', () => {
+  const both = splitsAgree('HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n')
+  assert.deepEqual([both.body, both.ends, both.keepAlive], ['ok', 1, false])
+  const gzip = splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 2\r\n\r\nokmore', { finish: true })
+  assert.deepEqual([gzip.body, gzip.ends, gzip.keepAlive], ['okmore', 1, false], 'a final coding other than chunked is read to the close')
+  assert.equal(parse([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 2\r\n\r\nok')]).ends, 0, 'not ended by the Content-Length')
+  const x = splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\n2\r\nok\r\n0\r\n\r\n', { finish: true })
+  assert.deepEqual([x.body, x.keepAlive], ['2\r\nok\r\n0\r\n\r\n', false], 'xchunked is not chunked')
+  assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip ,\tCHUNKED\r\n\r\n2\r\nok\r\n0\r\n\r\n').body, 'ok')
+  assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\nraw', { finish: true }).body, 'raw', 'the last field\'s final coding decides')
+  assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n').keepAlive, true)
+})
+
+test('parser: a control character in a header value (NUL, CR alone, ESC, DEL) is an error; HTAB and obs-text are not', () => {
+  for (const c of ['\0', '\r', '\x1b', '\x7f', '\x01']) {
+    assert.equal(failure([Buffer.from(`HTTP/1.1 200 OK\r\nX: a${c}b\r\nContent-Length: 0\r\n\r\n`, 'latin1')]), 'control character in a header', JSON.stringify(c))
+  }
+  assert.equal(failure([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\0b\r\n\r\n')]), 'control character in a header', 'in a trailer')
+  const r = splitsAgree('HTTP/1.1 200 OK\r\nX: a\tb \xe9\r\nContent-Length: 0\r\n\r\n')
+  assert.equal(r.headers[1], 'a\tb \xe9')
+})
+
+test('parser: bytes after an answer without a body (HEAD, 204, 304) are never read as the next answer', () => {
+  // A 204 that announces a body (Content-Length, or a transfer coding) may send it: the connection is not reused.
+  assert.equal(splitsAgree('HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n').keepAlive, false)
+  assert.equal(splitsAgree('HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n').keepAlive, false)
+  assert.equal(splitsAgree('HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n').keepAlive, true)
+  assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n', { head: true }).keepAlive, true, 'a HEAD answer\'s length is the GET\'s')
+  // Whatever arrives after one, in the same read or a later one, is named for it, not for the next answer.
+  assert.equal(failure([Buffer.from('HTTP/1.1 204 No Content\r\n\r\nhello')]), 'data after a response without a body')
+  const out: Parsed = { status: 0, headers: [], body: '', trailers: null, ends: 0 }
+  const p = new ResponseParser(sink(out))
+  p.expect(true)
+  p.execute(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n'))
+  p.expect(false)
+  assert.throws(() => p.execute(Buffer.from('hello')), (e: ParseError) => e.reason === 'data after a response without a body')
+  p.reset()
+  p.expect(false)
+  assert.throws(() => p.execute(Buffer.from('hello')), (e: ParseError) => e.reason === 'malformed status line', 'on a new connection, the bytes are just not an answer')
 })
 
 // ---------------------------------------------------------------- request bytes
@@ -354,6 +499,85 @@ test('client: a cut-off answer fails with undici\'s SocketError; a refused conne
   await new Promise((r) => srv.server.close(r))
   const refused = await send(client(`http://127.0.0.1:${port}`))
   assert.equal((refused.error as { code?: string }).code, 'ECONNREFUSED')
+})
+
+/** `p`, or a failure naming `what` if it takes longer than a hang would (the client itself has no timeout here). */
+function settled<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const hang = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer after 20 s (waiting for a close that never comes?)`)), 20_000)
+  })
+  return Promise.race([p, hang]).finally(() => clearTimeout(timer))
+}
+
+test('client: a server sending trailer lines forever fails the exchange as a parser error, its memory bounded', async () => {
+  let written = 0
+  const srv = await rawServer((s) => {
+    s.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n')
+    const line = `X-More: ${'m'.repeat(1000)}\r\n`
+    // "Forever", bounded: 200 lines (200 KB) a read apart, stopped when the client hangs up.
+    let n = 0
+    const more = (): void => {
+      if (s.destroyed || n++ >= 200) return
+      written += line.length
+      s.write(line, () => setImmediate(more))
+    }
+    more()
+  })
+  const c = client(srv.origin)
+  const r = await settled(send(c), 'endless trailers')
+  assert.equal(r.error?.name, 'HTTPParserError')
+  assert.equal(r.error?.message, 'trailer section too large')
+  assert.equal(r.body, 'ok')
+  assert.ok(written < 200 * 1010, `the client hung up before the server was done (${written} bytes written)`)
+  await c.close()
+})
+
+test('client: framing errors fail the exchange at once with the parser\'s reason, not at a timeout or the close', async () => {
+  const srv = await rawServer((s, head) => {
+    // Each answer leaves the connection open: only the parser can end these exchanges.
+    if (head.startsWith('GET /space')) s.write('HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n')
+    else if (head.startsWith('GET /http09')) s.write('hello from HTTP/0.9')
+    else if (head.startsWith('GET /nul')) s.write('HTTP/1.1 200 OK\r\nX: a\0b\r\nContent-Length: 2\r\n\r\n')
+    else s.write('HTTP/1.1 200 OK\nContent-Length: 2\n\nok') // bare LF: an answer
+  })
+  const c = client(srv.origin)
+  const reasons: Record<string, string | undefined> = {}
+  for (const path of ['/space', '/http09', '/nul']) {
+    const r = await settled(send(c, path), path)
+    assert.equal(r.error?.name, 'HTTPParserError', `${path}: ${String(r.error)}`)
+    reasons[path] = r.error?.message
+  }
+  assert.deepEqual(reasons, { '/space': 'whitespace before a header colon', '/http09': 'malformed status line', '/nul': 'control character in a header' })
+  assert.deepEqual(await settled(send(c, '/bare-lf'), 'bare LF'), { status: 200, body: 'ok', error: null })
+  assert.deepEqual(await send(c, '/bare-lf'), { status: 200, body: 'ok', error: null }, 'and its connection is reused')
+  assert.equal(srv.accepted, 4, 'one connection per failed exchange, one for both good ones')
+  await c.close()
+})
+
+test('client: an answer with both Content-Length and Transfer-Encoding is read by its chunks and its connection is not reused', async () => {
+  const srv = await rawServer((s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 50\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n'))
+  const c = client(srv.origin)
+  for (let i = 0; i < 3; i++) assert.deepEqual(await settled(send(c), 'CL + TE'), { status: 200, body: 'ok', error: null })
+  assert.equal(srv.accepted, 3)
+  await c.close()
+})
+
+test('client: body bytes a 204 sends in a later read close its connection; the next request is never answered by them', async () => {
+  const stray = new Map<Socket, boolean>()
+  const srv = await rawServer((s) => {
+    // The body a 204 promised arrives in a read of its own, just before the next answer on the same connection.
+    if (stray.get(s)) s.write('hello')
+    stray.set(s, true)
+    setTimeout(() => s.write('HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n'), 5)
+  })
+  const c = client(srv.origin)
+  let disconnects = 0
+  c.on('disconnect', () => disconnects++)
+  for (let i = 0; i < 6; i++) assert.deepEqual(await settled(send(c), '204'), { status: 204, body: '', error: null }, `request ${i + 1}`)
+  assert.equal(srv.accepted, 6, 'each 204 that announced a body took its connection with it')
+  await c.close()
+  assert.equal(disconnects, 6)
 })
 
 test('client: returning false from onData pauses reading until resume()', async () => {

@@ -186,6 +186,7 @@ export class H1Client extends EventEmitter implements ResponseSink {
 
   #attach(socket: Socket): void {
     this.#socket = socket
+    this.#parser.reset()
     this.#sockets++
     this.#idleSince = performance.now()
     this.#idleLimitMs = this.#options.keepAliveTimeout
@@ -207,7 +208,7 @@ export class H1Client extends EventEmitter implements ResponseSink {
       else if (socket.isPaused()) socket.resume()
     } catch (err) {
       const h = this.#handler
-      if (h !== null) this.#stop(h, err instanceof ParseError ? new errors.HTTPParserError(err.message) : (err as Error))
+      if (h !== null) this.#stop(h, err instanceof ParseError ? parserError(err) : (err as Error))
       else this.#drop(socket) // bytes nobody asked for: the connection cannot be trusted
     } finally {
       this.#parsing = false
@@ -288,4 +289,11 @@ export class H1Client extends EventEmitter implements ResponseSink {
     const waiters = this.#closeWaiters.splice(0)
     for (const w of waiters) w()
   }
+}
+
+/** undici's error class, its message the parser's reason alone (reports count by it), what the bytes were as its data. */
+function parserError(err: ParseError): Error {
+  const e = new errors.HTTPParserError(err.reason) as Error & { data?: string }
+  if (err.detail !== undefined) e.data = err.detail
+  return e
 }

@@ -7,8 +7,15 @@
  *
  * Only what a load generator needs: 1xx answers are skipped (101 is an
  * error: no upgrades), no request pipelining (one response at a time), and
- * anything malformed is an error that ends the connection. Limits: a header
- * block of at most MAX_HEADER_BYTES, as undici's default maxHeaderSize.
+ * anything malformed is an error that ends the connection, raised as soon as
+ * the bytes show it (never left for -t to end). What a client must accept by
+ * RFC 9112 is accepted: bare LF line ends, obs-fold (unfolded to spaces in
+ * place), chunk sizes with leading zeros.
+ *
+ * Memory per connection is bounded whatever the server sends: a header block
+ * of at most MAX_HEADER_BYTES (undici's default maxHeaderSize) however its
+ * bytes are split across reads, the same for a chunk-size line and for the
+ * whole trailer section; bodies are handed on, never kept.
  */
 
 /** What the parser reports, in order: headers once, body chunks, then the end. */
@@ -33,7 +40,17 @@ export const MAX_HEADER_BYTES = 16 * 1024
 
 const CR = 13
 const LF = 10
+const SP = 32
+const HTAB = 9
 const COLON = 58
+const SEMICOLON = 59
+
+/** RFC 9110 tchar, by byte: what a field name is made of. */
+const TOKEN = new Uint8Array(256)
+for (const c of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") TOKEN[c.charCodeAt(0)] = 1
+
+/** What an obs-fold in a trailer becomes. */
+const FOLD = Buffer.from(' ')
 
 const enum State {
   Idle,
@@ -49,23 +66,59 @@ const enum State {
   Abandoned,
 }
 
-export class ParseError extends Error {}
+/**
+ * Why an answer could not be parsed: a closed set, so that reports can count
+ * parser errors by reason (a server's bytes never become a name of their own).
+ */
+export type ParseReason =
+  | 'malformed status line'
+  | 'malformed header line'
+  | 'whitespace before a header colon'
+  | 'control character in a header'
+  | 'header block too large'
+  | 'invalid content-length'
+  | 'malformed chunk size'
+  | 'chunk-size line too long'
+  | 'chunk data not followed by CRLF'
+  | 'malformed trailer line'
+  | 'trailer section too large'
+  | 'upgrade not supported'
+  | 'data after the response'
+  | 'data after a response without a body'
+
+export class ParseError extends Error {
+  /** `detail`: what the bytes were, for a person reading one error (never counted by). */
+  constructor(readonly reason: ParseReason, readonly detail?: string) {
+    super(detail === undefined ? reason : `${reason}: ${detail}`)
+  }
+}
 
 export class ResponseParser implements ResponseFraming {
   keepAlive = true
   keepAliveHintMs: number | null = null
   #state = State.Idle
   #noBody = false
+  /** The last answer on this connection had no body by its status or method (HEAD, 204, 304). */
+  #afterNoBody = false
   /** Body bytes still to come (Fixed, ChunkData), or CRLF bytes (ChunkDataEnd). */
   #remaining = 0
   /** An incomplete header block or chunk-size/trailer line carried over from the last read. */
   #carry: Buffer | null = null
   #trailers: Buffer[] | null = null
+  /** Bytes of the trailer section so far: bounded as a header block is. */
+  #trailerBytes = 0
   #lastReason = ''
   /** The header block's fields as offsets (name start, colon, value start, value end per field), reused: views are made only for a sink that wants them. */
   readonly #fields: number[] = []
 
   constructor(readonly sink: ResponseSink) {}
+
+  /** A new connection: nothing was read on it yet. */
+  reset(): void {
+    this.#state = State.Idle
+    this.#afterNoBody = false
+    this.#carry = null
+  }
 
   /** A request was written: expect its response; `head` = it was a HEAD (no body). */
   expect(head: boolean): void {
@@ -73,6 +126,7 @@ export class ResponseParser implements ResponseFraming {
     this.#noBody = head
     this.#carry = null
     this.#trailers = null
+    this.#trailerBytes = 0
     this.keepAlive = true
     this.keepAliveHintMs = null
   }
@@ -113,10 +167,17 @@ export class ResponseParser implements ResponseFraming {
           return true
         case State.Idle:
         case State.Done:
-          throw new ParseError('data after the response (or with no request in flight)')
+          throw new ParseError(this.#afterNoBody ? 'data after a response without a body' : 'data after the response')
         case State.Head: {
-          const end = headerBlockEnd(buf, at, length)
-          if (end < 0) return this.#keep(buf, at, 'response header block')
+          // Only MAX_HEADER_BYTES are searched: the limit is the block's, however its bytes arrive.
+          const limit = length - at > MAX_HEADER_BYTES ? at + MAX_HEADER_BYTES : length
+          const end = headerBlockEnd(buf, at, limit)
+          if (end < 0) {
+            if (limit < length) throw new ParseError('header block too large', `over ${MAX_HEADER_BYTES} bytes`)
+            // Bytes that cannot begin an answer (HTTP/0.9, another protocol) fail now, not at -t.
+            if (!startsLikeStatus(buf, at, length)) throw this.#notAnAnswer(buf, at, length)
+            return this.#keep(buf, at)
+          }
           at = this.#head(buf, at, end)
           if (at < 0) return false
           break
@@ -145,12 +206,20 @@ export class ResponseParser implements ResponseFraming {
         }
         case State.ChunkSize:
         case State.Trailers: {
-          const eol = indexOfByte(buf, LF, at, length)
-          if (eol < 0) return this.#keep(buf, at, 'chunk-size line')
-          const line = buf.subarray(at, eol > at && buf[eol - 1] === CR ? eol - 1 : eol)
+          const trailers = this.#state === State.Trailers
+          const room = trailers ? MAX_HEADER_BYTES - this.#trailerBytes : MAX_HEADER_BYTES
+          const limit = length - at > room ? at + room : length
+          const eol = indexOfByte(buf, LF, at, limit)
+          if (eol < 0) {
+            if (limit < length) throw new ParseError(trailers ? 'trailer section too large' : 'chunk-size line too long', `over ${MAX_HEADER_BYTES} bytes`)
+            return this.#keep(buf, at)
+          }
+          const stop = eol > at && buf[eol - 1] === CR ? eol - 1 : eol
+          if (trailers) {
+            this.#trailerBytes += eol + 1 - at
+            this.#trailerLine(buf, at, stop, eol)
+          } else this.#chunkSize(buf, at, stop)
           at = eol + 1
-          if (this.#state === State.ChunkSize) this.#chunkSize(line)
-          else this.#trailerLine(line)
           break
         }
         case State.UntilClose: {
@@ -176,38 +245,52 @@ export class ResponseParser implements ResponseFraming {
     return false
   }
 
-  #keep(buf: Buffer, at: number, what: string): boolean {
-    if (buf.length - at > MAX_HEADER_BYTES) throw new ParseError(`${what} longer than ${MAX_HEADER_BYTES} bytes`)
+  /** An incomplete line or block (its size checked by the caller), kept for the next read. */
+  #keep(buf: Buffer, at: number): boolean {
     // A copy: the socket's buffer is not ours to hold across reads.
     this.#carry = Buffer.from(buf.subarray(at))
     return true
   }
 
-  /** Parses the header block [at, end) and chooses the body's framing; returns where the body starts, or -1 if the sink paused. */
+  /** The error for bytes where a status line should start: named for the answer before when it had no body (its server sent one anyway). */
+  #notAnAnswer(buf: Buffer, at: number, to: number): ParseError {
+    const shown = JSON.stringify(buf.toString('latin1', at, Math.min(to, at + 40)))
+    return new ParseError(this.#afterNoBody && !startsLikeStatus(buf, at, to) ? 'data after a response without a body' : 'malformed status line', shown)
+  }
+
+  /**
+   * Parses the header block from `at` to its last LF (`end`) and chooses the
+   * body's framing (RFC 9112 6.3); returns where the body starts, or -1 if
+   * the sink paused.
+   */
   #head(buf: Buffer, at: number, end: number): number {
-    const lineEnd = indexOfByte(buf, LF, at, end + 2)
+    // The empty line that ends the block (CRLF, or a bare LF): an LF always comes before it.
+    const blank = buf[end - 1] === CR ? end - 1 : end
+    const lineEnd = indexOfByte(buf, LF, at, blank)
     const lineStop = lineEnd > at && buf[lineEnd - 1] === CR ? lineEnd - 1 : lineEnd
     const status = statusCode(buf, at, lineStop)
-    if (status < 0) throw new ParseError(`malformed status line: ${JSON.stringify(buf.toString('latin1', at, Math.min(lineStop, at + 80)))}`)
+    if (status < 0) throw this.#notAnAnswer(buf, at, lineStop)
     const http10 = buf[at + 7] === 48
     const statusText = this.#reason(buf, at + 13, lineStop)
     const fields = this.#fields
     let count = 0 // fields' entries in use: never `fields.length = 0`, a call into V8's runtime per answer (perf)
     let contentLength = -1
+    let transferEncoding = false
     let chunked = false
     let connection = -1 // where the Connection value starts, and ends (connectionEnd)
     let connectionEnd = -1
     let line = lineEnd + 1
-    while (line < end + 2) {
-      let eol = indexOfByte(buf, LF, line, end + 2)
-      if (eol < 0) eol = end + 2
+    if (line < blank && (buf[line] === SP || buf[line] === HTAB)) throw new ParseError('malformed header line', 'whitespace before the first header')
+    while (line < blank) {
+      let colon = line
+      while (TOKEN[buf[colon]!] === 1) colon++
+      if (colon === line || buf[colon] !== COLON) throw badFieldName(buf, line, colon)
+      const eol = fieldValueEnd(buf, colon + 1, blank)
       const stop = buf[eol - 1] === CR ? eol - 1 : eol
-      const colon = indexOfByte(buf, COLON, line, stop)
-      if (colon <= line) throw new ParseError('malformed header line')
       let v = colon + 1
-      while (v < stop && (buf[v] === 32 || buf[v] === 9)) v++
+      while (v < stop && (buf[v] === SP || buf[v] === HTAB)) v++
       let w = stop
-      while (w > v && (buf[w - 1] === 32 || buf[w - 1] === 9)) w--
+      while (w > v && (buf[w - 1] === SP || buf[w - 1] === HTAB)) w--
       fields[count] = line
       fields[count + 1] = colon
       fields[count + 2] = v
@@ -222,7 +305,10 @@ export class ResponseParser implements ResponseFraming {
           }
           break
         case 17:
-          if (named(buf, 'transfer-encoding', line)) chunked = buf.toString('latin1', v, w).toLowerCase().trim().endsWith('chunked')
+          if (named(buf, 'transfer-encoding', line)) {
+            transferEncoding = true
+            chunked = endsWithChunked(buf, v, w) // the last field's final coding, as the fields would be joined
+          }
           break
         case 10:
           if (named(buf, 'connection', line)) {
@@ -233,26 +319,32 @@ export class ResponseParser implements ResponseFraming {
       }
       line = eol + 1
     }
-    const bodyStart = end + 4
+    const bodyStart = end + 1
     if (status < 200) {
-      if (status === 101) throw new ParseError('101 Switching Protocols: upgrades are not supported')
+      if (status === 101) throw new ParseError('upgrade not supported', '101 Switching Protocols')
       return bodyStart // an informational answer: the real one follows
     }
     this.keepAlive = connection < 0 ? !http10 : http10 ? indexOfWord(buf, 'keep-alive', connection, connectionEnd) >= 0 : indexOfWord(buf, 'close', connection, connectionEnd) < 0
+    // Framing a server may use to smuggle an answer (Transfer-Encoding beside Content-Length, or in HTTP/1.0: RFC 9112 6.1, 6.3),
+    // and a 204 that announces a body it may then send (RFC 9110 8.6, 9112 6.1): the answer is read, the connection not reused.
+    if (transferEncoding && (contentLength >= 0 || http10)) this.keepAlive = false
+    if (status === 204 && (transferEncoding || contentLength > 0)) this.keepAlive = false
+    const noBody = this.#noBody || status === 204 || status === 304
+    this.#afterNoBody = noBody
     this.#state = State.Done // until the framing below says otherwise
     const sink = this.sink
     const ok = sink.onResponseHeaders(status, sink.wantsHeaders(status) ? rawHeaders(buf, fields, count) : NO_HEADERS, statusText)
     if ((this.#state as State) === State.Abandoned) return buf.length // stopped on its headers
-    if (this.#noBody || status === 204 || status === 304) this.#end(null)
+    if (noBody) this.#end(null)
     else if (chunked) this.#state = State.ChunkSize
-    else if (contentLength > 0) {
-      this.#state = State.Fixed
-      this.#remaining = contentLength
-    } else if (contentLength === 0) this.#end(null)
-    else {
+    else if (transferEncoding || contentLength < 0) {
+      // No length, or a final coding other than chunked (RFC 9112 6.3): the body runs until the server closes.
       this.#state = State.UntilClose
       this.keepAlive = false
-    }
+    } else if (contentLength > 0) {
+      this.#state = State.Fixed
+      this.#remaining = contentLength
+    } else this.#end(null)
     if (ok) return bodyStart
     this.#carry = bodyStart < buf.length ? buf.subarray(bodyStart) : null
     return -1
@@ -269,12 +361,21 @@ export class ResponseParser implements ResponseFraming {
     return (this.#lastReason = from < to ? buf.toString('latin1', from, to) : '')
   }
 
-  #chunkSize(line: Buffer): void {
-    const text = line.toString('latin1', 0, line.length)
-    const semi = text.indexOf(';')
-    const hex = (semi < 0 ? text : text.slice(0, semi)).trim()
-    if (!/^[0-9a-fA-F]{1,8}$/.test(hex)) throw new ParseError(`malformed chunk size: ${JSON.stringify(text.slice(0, 40))}`)
-    const size = parseInt(hex, 16)
+  /** A chunk-size line in buf[from, to): 1*HEXDIG (leading zeros allowed, RFC 9112 7.1), then nothing or extensions after `;`. */
+  #chunkSize(buf: Buffer, from: number, to: number): void {
+    let size = 0
+    let i = from
+    while (i < to) {
+      const d = hexDigit(buf[i]!)
+      if (d < 0) break
+      size = size * 16 + d
+      i++
+    }
+    let rest = i
+    while (rest < to && (buf[rest] === SP || buf[rest] === HTAB)) rest++
+    if (i === from || size > Number.MAX_SAFE_INTEGER || (rest < to && buf[rest] !== SEMICOLON)) {
+      throw new ParseError('malformed chunk size', JSON.stringify(buf.toString('latin1', from, Math.min(to, from + 40))))
+    }
     if (size === 0) {
       this.#state = State.Trailers
       return
@@ -283,11 +384,24 @@ export class ResponseParser implements ResponseFraming {
     this.#remaining = size
   }
 
-  #trailerLine(line: Buffer): void {
-    if (line.length === 0) return this.#end(this.#trailers)
-    const colon = line.indexOf(58)
-    if (colon <= 0) throw new ParseError('malformed trailer line')
-    ;(this.#trailers ??= []).push(Buffer.from(line.subarray(0, colon)), Buffer.from(line.toString('latin1', colon + 1, line.length).trim(), 'latin1'))
+  /** One line of the trailer section in buf[from, stop) (its LF at eol); the empty line ends the answer. */
+  #trailerLine(buf: Buffer, from: number, stop: number, eol: number): void {
+    if (stop === from) return this.#end(this.#trailers)
+    const trailers = (this.#trailers ??= [])
+    const folded = buf[from] === SP || buf[from] === HTAB
+    let colon = from
+    if (!folded) {
+      while (TOKEN[buf[colon]!] === 1) colon++
+      if (colon === from || buf[colon] !== COLON) throw new ParseError('malformed trailer line')
+    } else if (trailers.length === 0) throw new ParseError('malformed trailer line')
+    fieldValueEnd(buf, folded ? from : colon + 1, eol + 1) // checks the value's bytes (no fold can follow: one line at a time)
+    let v = folded ? from : colon + 1
+    while (v < stop && (buf[v] === SP || buf[v] === HTAB)) v++
+    let w = stop
+    while (w > v && (buf[w - 1] === SP || buf[w - 1] === HTAB)) w--
+    // Copies: the lines come from several reads.
+    if (folded) trailers[trailers.length - 1] = Buffer.concat([trailers[trailers.length - 1]!, FOLD, buf.subarray(v, w)])
+    else trailers.push(Buffer.from(buf.subarray(from, colon)), Buffer.from(buf.subarray(v, w)))
   }
 
   #end(trailers: Buffer[] | null): void {
@@ -332,12 +446,54 @@ function indexOfByte(buf: Buffer, byte: number, from: number, to: number): numbe
   return -1
 }
 
-/** Where the CRLF CRLF that ends a header block starts in buf[from, length), or -1 (as indexOf would, in JS: see indexOfByte). */
-function headerBlockEnd(buf: Buffer, from: number, length: number): number {
-  for (let i = from + 3; i < length; i++) {
-    if (buf[i] === LF && buf[i - 1] === CR && buf[i - 2] === LF && buf[i - 3] === CR) return i - 3
+/**
+ * The last LF of the header block that starts at `from`, within buf[from, to),
+ * or -1: the LF of an empty line, CRLF or a bare LF (RFC 9112 2.2 lets a
+ * recipient take a bare LF as a line end). A loop in JS, as indexOfByte.
+ */
+function headerBlockEnd(buf: Buffer, from: number, to: number): number {
+  for (let i = from + 1; i < to; i++) {
+    if (buf[i] !== LF) continue
+    const before = buf[i - 1]
+    if (before === LF || (before === CR && i - 2 >= from && buf[i - 2] === LF)) return i
   }
   return -1
+}
+
+/**
+ * Where the field value from `from` ends (its line's LF), checking its bytes
+ * (no control characters but HTAB: RFC 9110 5.5) and unfolding obs-fold in
+ * place: a line break followed by SP or HTAB (before `blank`, the block's
+ * empty line) continues the value and becomes spaces, as RFC 9112 5.2 asks
+ * of a user agent. The read is ours to write: nothing else holds it.
+ */
+function fieldValueEnd(buf: Buffer, from: number, blank: number): number {
+  for (let i = from; ; i++) {
+    const c = buf[i]!
+    if (c >= 32 ? c !== 127 : c === HTAB) continue
+    if (c === CR && buf[i + 1] === LF) continue
+    if (c !== LF) throw new ParseError('control character in a header', `byte ${c}`)
+    const next = i + 1
+    if (next >= blank || (buf[next] !== SP && buf[next] !== HTAB)) return i
+    // obs-fold = OWS CRLF RWS: the line break and the whitespace after it become spaces.
+    if (buf[i - 1] === CR) buf[i - 1] = SP
+    buf[i] = SP
+    for (; buf[i + 1] === SP || buf[i + 1] === HTAB; i++) buf[i + 1] = SP
+  }
+}
+
+/** A field line whose name is not a token followed by a colon: `Content-Length : 5` (RFC 9112 5.1) is named as such. */
+function badFieldName(buf: Buffer, line: number, stop: number): ParseError {
+  let i = stop
+  while (buf[i] === SP || buf[i] === HTAB) i++
+  return new ParseError(stop > line && i > stop && buf[i] === COLON ? 'whitespace before a header colon' : 'malformed header line')
+}
+
+/** Whether buf[at, to) can be the start of `HTTP/1.` (as much of it as has arrived). */
+function startsLikeStatus(buf: Buffer, at: number, to: number): boolean {
+  const n = Math.min(to - at, STATUS_PREFIX.length)
+  for (let i = 0; i < n; i++) if (buf[at + i] !== STATUS_PREFIX[i]) return false
+  return true
 }
 
 /** The status of `HTTP/1.x SSS[ reason]` in buf[at, stop), or -1 if the line is not one. */
@@ -362,6 +518,22 @@ function named(b: Buffer, lowercase: string, from = 0): boolean {
     if ((c >= 65 && c <= 90 ? c | 0x20 : c) !== lowercase.charCodeAt(i)) return false
   }
   return true
+}
+
+/** A hex digit's value, or -1. */
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48
+  const l = c | 0x20
+  return l >= 97 && l <= 102 ? l - 87 : -1
+}
+
+/** Whether the codings in b[from, to) end with `chunked` (the token itself, not `xchunked`). */
+function endsWithChunked(b: Buffer, from: number, to: number): boolean {
+  const start = to - 7
+  if (start < from || !named(b, 'chunked', start)) return false
+  let i = start - 1
+  while (i >= from && (b[i] === SP || b[i] === HTAB)) i--
+  return i < from || b[i] === 44
 }
 
 /** A Content-Length value in b[from, to): digits only, or -1. */
