@@ -81,11 +81,15 @@ test('grpc-js hedges with its own hedgingPolicy: its attempts equal the server c
   assert.equal(g.attempts, g.requests + g.hedgesSent)
   // Hedges carry grpc-previous-rpc-attempts: 1, and the server counted each.
   assert.equal(g.server.hedgeHeader, g.hedgesSent)
-  // Stalls ~ Poisson(10) over N calls, each hedged after 40 ms: >= 3 hedges (P < 0.3 % otherwise), a few % at most.
-  assert.ok(g.hedgesSent >= 3 && g.hedgesSent < 0.05 * N + 4 * longerThan(25), `hedges ${g.hedgesSent}, freezes ${longerThan(25)}`)
+  // Stalls ~ Poisson(10) over N calls, each hedged after 40 ms: >= 3 hedges (P < 0.3 % otherwise). A delay
+  // ignored hedges every call (N); the bound is a quarter of that, fixed: a freeze of the client hedges at most the
+  // 4 calls in flight, so only some 60 freezes over 40 ms could reach it.
+  assert.ok(g.hedgesSent >= 3 && g.hedgesSent < N / 4, `hedges ${g.hedgesSent}, freezes over 25 ms ${longerThan(25)}`)
   assert.ok((g.winsByAttempt['1'] ?? 0) >= 1, `wins ${JSON.stringify(g.winsByAttempt)}`)
-  // Slow only if original and hedge both stall: Poisson(0.1), P(2 or more) < 0.5 %.
-  assert.ok(g.slow.count <= 1 + 4 * longerThan(130), `slow ${g.slow.count}, freezes over 130 ms ${longerThan(130)}`)
+  // Slow only if original and hedge both stall: Poisson(0.1), P(2 or more) < 0.5 %; one client freeze over 130 ms
+  // can add the 4 calls in flight. Unhedged, the stalls are Poisson(10) slow calls: P(<= 5) = 6.7 %, so a broken
+  // hedge fails this 93 % of the time; a fixed bound, not one that grows with each freeze seen.
+  assert.ok(g.slow.count <= 5, `slow ${g.slow.count}, freezes over 130 ms ${longerThan(130)}`)
   assert.ok(g.caveats.some((c) => /retryThrottling .* not applied to these \d+ hedges/.test(c)), g.caveats.join(' | '))
   assert.ok(g.caveats.some((c) => /no previous-host exclusion/.test(c)))
   assert.ok(!g.caveats.some((c) => /no hedge was sent/.test(c)))

@@ -188,19 +188,14 @@ test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the de
   assert.equal(a.errors, n)
   // At about the deadline. The deadline runs from the request's dispatch;
   // the latency clock from the original's write, which a fresh connection
-  // (every abort closes one) puts a little later: latency <= 100 ms plus
-  // the deadline timer's lateness. A timer is late only by as much as this
-  // thread's event loop was held up, which the run measured over the same
-  // window (generator.eventLoopDelayMs.max, under-read by at most its 10 ms
-  // resolution): so the upper bounds carry that, side by side, instead of
-  // a guessed margin a frozen client would exceed; plus 5 ms for the work
-  // between the timer and the end timestamp (the abort of both copies) and
-  // the timer's 1 ms granularity (seen: 116.7 ms against 100 + 16.1). On the wall clock:
-  // 4 slots x 2 requests in a row, each ended by its deadline, take
-  // >= 200 ms (~5 s if the deadline were ignored: the timeout would end them).
-  const lateBy = (p: typeof a): number => p.generator.eventLoopDelayMs.max + 10
-  assert.ok(a.durationMs >= 200 && a.durationMs < 2 * (100 + lateBy(a)) + 50, `phase took ${a.durationMs} ms, loop late by up to ${lateBy(a)} ms`)
-  assert.ok(a.latencyMs.max <= 100 + lateBy(a) + 5, `deadline 100 ms, latency max ${a.latencyMs.max}, loop late by up to ${lateBy(a)} ms`)
+  // (every abort closes one) puts a little later. A deadline counted from the
+  // hedge instead would end requests at 130 ms, one ignored at -t (5 s); the
+  // median's bound is fixed between (not widened by this run's own loop
+  // delay): one stall of the machine late-fires the deadlines due inside it,
+  // not most of them. On the wall clock: 4 slots x 2 requests in a row, each
+  // ended by its deadline, take >= 200 ms (~10 s if it were ignored).
+  assert.ok(a.durationMs >= 200 && a.durationMs < 2000, `phase took ${a.durationMs} ms`)
+  assert.ok(a.latencyMs.p50 <= 115, `deadline 100 ms, latency p50 ${a.latencyMs.p50}: ${JSON.stringify(a.latencyMs)}`)
   assert.equal(a.hedging!.hedgesSent, n)
   assert.equal(a.hedging!.deadlineSuppressed, 0)
   // Both copies of every request were cut off on the wire when the deadline passed.
@@ -215,7 +210,7 @@ test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the de
   assert.equal(b.hedging!.deadlineSuppressed, n)
   assert.equal(b.hedging!.hedgesSent, 0)
   assert.equal(b.attempts, n)
-  assert.ok(b.durationMs >= 200 && b.durationMs < 2 * (100 + lateBy(b)) + 50, `phase took ${b.durationMs} ms, loop late by up to ${lateBy(b)} ms`)
+  assert.ok(b.durationMs >= 200 && b.durationMs < 2000, `phase took ${b.durationMs} ms`)
 })
 
 test('--parallel: every request sends its copies at once (extra load ~100 % with the budget off)', async (t) => {
@@ -330,11 +325,12 @@ test('--cancel ignore lets losers finish and discards their answers; abort cuts 
   assert.equal(done + sc, received(abortServers))
   assert.equal(done - aborted.requests, ha.lateDiscarded + (ha.cancelled - sc))
   // The 50 originals on the 60 ms replica lose to a 2 ms hedge ~48 ms
-  // before answering: the server cuts off all 50, unless the client's loop
-  // stalled long enough (~38 ms and more, as the run measured it, +10 ms
-  // resolution) to read the winner after the loser's answer was written.
-  const stalled = aborted.generator.eventLoopDelayMs.max + 10 >= 38
-  assert.ok(abortServers[0]!.cancelled >= 50 || stalled, `replica 0 cancelled ${abortServers[0]!.cancelled}, loop delay max ${aborted.generator.eventLoopDelayMs.max} ms`)
+  // before answering: the server cuts off all 50, but for those whose winner
+  // a stall of the client (38 ms and more) read after the loser's answer was
+  // written. A stall spoils the requests in flight during it (2 slots), not
+  // most of the 50: a fixed majority, where cancels that never reach the
+  // wire give 0.
+  assert.ok(abortServers[0]!.cancelled > 25, `replica 0 cancelled ${abortServers[0]!.cancelled} of its 50 originals`)
   // The client's connection count against what the servers accepted (less
   // the run's reachability probe, one per origin): exact with ignore. With
   // abort the servers also see a connection or two opened as the run
