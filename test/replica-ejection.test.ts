@@ -60,7 +60,7 @@ test('a replica that dies mid-run is ejected: errors fall to those in flight whe
   assert.equal(event.url, dead)
   assert.equal(event.readmittedAtMs, null)
   assert.equal(event.forMs, 60_000)
-  assert.match(event.cause, /failures in a row/)
+  assert.match(event.cause, new RegExp(`^${FAILURES_TO_EJECT} failures in a row`))
   assert.deepEqual(
     phase.replicas.map((r) => r.ejections),
     [0, 0, 1],
@@ -73,6 +73,20 @@ test('a replica that dies mid-run is ejected: errors fall to those in flight whe
   const toDead = phase.replicas[2]!.attempts
   assert.ok(toDead >= DIE_AFTER && toDead <= DIE_AFTER + C, `${toDead} attempts written to the dead replica`)
   assert.equal(stats.replicas[0]!.received + stats.replicas[1]!.received, phase.attempts - toDead)
+})
+
+test('--eject-after N: one request at a time, the dead replica fails exactly N requests, then none reach it', async () => {
+  // -c 1: round-robin sends every third request to the dead replica, one at a
+  // time, so nothing is in flight beside the failures that count: the errors
+  // are exactly the threshold, whatever the machine's speed.
+  for (const after of [2, 5]) {
+    const target = await deadReplicaTarget()
+    const result = await run({ urls: target.urls, mode: 'plain', requests: 240, concurrency: 1, warmup: 0, eject: { consecutiveFailures: after, baseEjectionMs: 60_000 }, seed: 3 })
+    const phase = plainPhase(result)
+    assert.equal(phase.errors, after, `--eject-after ${after}: ${phase.errors} errors`)
+    assert.equal(phase.ejections?.length, 1)
+    assert.match(phase.ejections![0]!.cause, new RegExp(`^${after} failures in a row`))
+  }
 })
 
 test('--no-eject measures the raw behaviour: a third of the requests after the death fail', async () => {
