@@ -53,7 +53,7 @@ test('a plain + hedged run gets the side-by-side table and the verdict', () => {
 test('the verdict line reads like the issue example', () => {
   const plain = makePhase('plain', [1015.6])
   // Extra load is counted, not copied: 7 hedges sent for 200 requests is +3.5 % (results/extra-load.ts).
-  const hedged = makePhase('hedged', Array.from({ length: 200 }, () => 33.1), { attempts: 207, hedging: { ...makeHedgedRun().phases.hedged!.hedging!, hedgesSent: 7 } })
+  const hedged = makePhase('hedged', Array.from({ length: 200 }, () => 33.1), { attempts: 207, hedging: { ...makeHedgedRun().phases.hedged!.hedging!, hedgesSent: 7, extraLoadPct: 99 } })
   plain.latencyMs['p99.9'] = 1015.6
   hedged.latencyMs['p99.9'] = 33.1
   assert.equal(verdictLine(plain, hedged), 'p99.9 1015.6 ms -> 33.1 ms (-96.7%) for +3.5% requests')
