@@ -10,6 +10,9 @@ import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { parseFailIf } from '../src/report/fail-if.js'
+import { checkRunFailIf } from '../src/report/run-fail-if.js'
+import type { RunResult } from '../src/results/run-result.js'
+import { makeHedgedRun } from './helpers/result-fixture.js'
 
 const servers: CountingServer[] = []
 after(async () => {
@@ -80,4 +83,19 @@ test('compare refuses a phase-named condition and says to use --phase', async ()
   const run = await runCli(['compare', 'a.json', 'b.json', '--fail-if', 'hedged.p99>1ms'])
   assert.equal(run.code, 2)
   assert.match(run.stderr, /--phase/)
+})
+
+test('a change is the hedged phase against plain, with its sign: a p99.9 cut by hedging holds "<-50%", not ">+10%"; swapped, the reverse', () => {
+  // The fixture's p99.9: ~1 s plain (1 % stalls), ~31 ms hedged, over 4000 requests each: judged, not "not checked".
+  const run = makeHedgedRun()
+  const check = (text: string, r: RunResult): boolean => {
+    const [c] = checkRunFailIf([parseFailIf(text)], r)
+    assert.equal(c!.unchecked, undefined, `${text}: ${c!.observed}`)
+    return c!.holds
+  }
+  assert.equal(check('p99.9>+10%', run), false)
+  assert.equal(check('p99.9<-50%', run), true)
+  const swapped: RunResult = { ...run, phases: { ...run.phases, plain: { ...run.phases.hedged!, name: 'plain' }, hedged: { ...run.phases.plain!, name: 'hedged', hedging: run.phases.hedged!.hedging } } }
+  assert.equal(check('p99.9>+10%', swapped), true)
+  assert.equal(check('p99.9<-50%', swapped), false)
 })

@@ -1,0 +1,55 @@
+/**
+ * The saturation gate's clock, unit by unit: an overload answer closes the
+ * gate for the time the answer asks (Retry-After in seconds or as a date,
+ * grpc-retry-pushback-ms), bounded; on a clock the test moves, so the
+ * durations are exact.
+ */
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { DEFAULT_SATURATION, SaturationGate, overloadBackoffMs } from '../src/hedging/saturation-gate.js'
+
+function gateAt(): { gate: SaturationGate; advance: (ms: number) => void } {
+  let now = 1_000
+  const gate = new SaturationGate(DEFAULT_SATURATION, () => now)
+  return { gate, advance: (ms) => (now += ms) }
+}
+
+test('a 429 with Retry-After: 5 holds hedges back for exactly 5 s, not the 1 s default', () => {
+  const { gate, advance } = gateAt()
+  assert.equal(gate.refuse('http://a', true), null)
+  gate.answered(429, ['Retry-After', '5'])
+  advance(4_999)
+  assert.equal(gate.refuse('http://a', true), 'overload')
+  assert.equal(gate.refuse('http://b', false), 'overload', 'an overload signal stops failover hedges too')
+  advance(1)
+  assert.equal(gate.refuse('http://a', true), null)
+})
+
+test('what an answer asks for: seconds, an HTTP date, pushback; the default without a value; 10 s at most', () => {
+  assert.equal(overloadBackoffMs(429, ['retry-after', '2']), 2_000)
+  assert.equal(overloadBackoffMs(429, null), 1_000)
+  assert.equal(overloadBackoffMs(503, ['Retry-After', '3']), 3_000)
+  assert.equal(overloadBackoffMs(503, null), null, 'a 503 without Retry-After is an error, not an overload signal')
+  assert.equal(overloadBackoffMs(429, ['retry-after', '600']), 10_000)
+  assert.equal(overloadBackoffMs(429, ['retry-after', 'soon']), 1_000)
+  assert.equal(overloadBackoffMs(503, ['grpc-retry-pushback-ms', '250']), 250)
+  const inThreeSeconds = new Date(Date.now() + 3_000).toUTCString()
+  const fromDate = overloadBackoffMs(429, ['retry-after', inThreeSeconds])!
+  // An HTTP date has whole seconds: between 2 and 3 s from now.
+  assert.ok(fromDate > 1_000 && fromDate <= 3_000, `${fromDate} ms`)
+  assert.equal(overloadBackoffMs(200, ['retry-after', '5']), null)
+})
+
+test('a later, shorter back-off does not shorten the one in force', () => {
+  const { gate, advance } = gateAt()
+  gate.answered(429, ['retry-after', '5'])
+  gate.answered(429, ['retry-after', '1'])
+  advance(4_000)
+  assert.equal(gate.refuse('http://a', true), 'overload')
+})
+
+test('obeyOverload off: overload answers are ignored', () => {
+  const gate = new SaturationGate({ ...DEFAULT_SATURATION, obeyOverload: false }, () => 0)
+  gate.answered(429, ['retry-after', '5'])
+  assert.equal(gate.refuse('http://a', true), null)
+})
