@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildConnector, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../src/engine/connection-pool.js'
+import { skipWithout } from './helpers/required-tool.js'
 
 const IN_FLIGHT = 6
 const SERVICE_MS = 100
@@ -84,7 +85,7 @@ function track(seen: Seen): (req: { httpVersion: string; socket: object }, res: 
 }
 
 const tls = selfSigned()
-const skip = tls ? false : 'openssl is not installed (apt-get install -y openssl)'
+const skip = skipWithout(tls !== null, 'openssl', 'openssl is not installed (apt-get install -y openssl)')
 
 test('--http2 on https://: ALPN h2 shares one session between the attempts in flight', { skip }, async (t) => {
   const seen: Seen = { connections: 0, maxInFlight: 0, versions: new Set() }

@@ -15,8 +15,9 @@ import { renderHtml } from '../src/report/html.js'
 import { chromiumAvailable, CHROMIUM_PATH, launchChromium, renderPage, type Browser } from './helpers/chromium.js'
 import { hedgedRunWithTimeline } from './helpers/html-fixture.js'
 import { makeRunResult } from './helpers/result-fixture.js'
+import { skipWithout } from './helpers/required-tool.js'
 
-const skip = chromiumAvailable() ? false : `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report`
+const skip = skipWithout(chromiumAvailable(), 'chromium', `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report`)
 
 test('the HTML report renders in Chromium, fetches nothing, and has every chart and series', { skip, timeout: 90_000 }, async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'hedgebench-html-'))

@@ -20,8 +20,9 @@ import { pathToFileURL } from 'node:url'
 import { chromiumAvailable, CHROMIUM_PATH, launchChromium, renderPage, type Browser, type RenderedPage } from './helpers/chromium.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
 import { INDEPENDENT_STALLS, profileDir, type ProfileFiles } from './helpers/profiles.js'
+import { skipWithout } from './helpers/required-tool.js'
 
-const noChromium = chromiumAvailable() ? false : `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report from a real run`
+const noChromium = skipWithout(chromiumAvailable(), 'chromium', `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report from a real run`)
 
 let out = ''
 let profiles: ProfileFiles | undefined

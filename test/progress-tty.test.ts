@@ -10,6 +10,7 @@ import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { BIN } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
+import { skipWithout } from './helpers/required-tool.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 const servers: CountingServer[] = []
@@ -76,7 +77,7 @@ function runInPty(args: string[], cols: number, timeoutMs: number, onPid?: (pid:
   })
 }
 
-describe('progress on a terminal', { skip: hasScript ? false : 'util-linux `script` is not installed' }, () => {
+describe('progress on a terminal', { skip: skipWithout(hasScript, 'script', 'util-linux `script` is not installed') }, () => {
   test('a 0-column terminal: the run ends on its own, with its report', async () => {
     const s = await startServer({ delayMs: 5 })
     servers.push(s)

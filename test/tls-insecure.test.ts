@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult } from '../src/results/run-result.js'
 import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { skipWithout } from './helpers/required-tool.js'
 
 const hasOpenssl = ((): boolean => {
   try {
@@ -53,7 +54,7 @@ after(async () => {
 
 const PLAIN = ['--mode', 'plain', '--warmup', '0', '--no-save', '-o', 'json']
 
-describe('HTTPS with a self-signed certificate', { skip: hasOpenssl ? false : 'openssl not found (apt-get install openssl): cannot make a test certificate' }, () => {
+describe('HTTPS with a self-signed certificate', { skip: skipWithout(hasOpenssl, 'openssl', 'openssl not found (apt-get install openssl): cannot make a test certificate') }, () => {
   test('without -k: the pre-run check fails, exit 1, one line naming the URL and the TLS error', async () => {
     const before = received
     const cwd = await mkdtemp(join(dir, 'run-'))
