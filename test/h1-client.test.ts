@@ -13,6 +13,7 @@ import { buildConnector, type Dispatcher } from 'undici'
 import { H1Client } from '../src/engine/h1-client.js'
 import { MAX_HEADER_BYTES, ParseError, ResponseParser, type ResponseSink } from '../src/engine/h1-response-parser.js'
 import { requestBytes } from '../src/engine/h1-request.js'
+import { parseResult, renderJson, renderText, run, type RequestRecord } from '../src/index.js'
 
 // ---------------------------------------------------------------- parser
 
@@ -578,6 +579,23 @@ test('client: body bytes a 204 sends in a later read close its connection; the n
   assert.equal(srv.accepted, 6, 'each 204 that announced a body took its connection with it')
   await c.close()
   assert.equal(disconnects, 6)
+})
+
+test('run: a parser error is counted by its reason in errorKinds, the text report and the per-request log', async () => {
+  // One request at a time (-c 1): the n-th request the server reads gets the n-th answer.
+  const srv = await rawServer((s, _h, n) =>
+    s.write(n % 3 === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\nx' : n % 3 === 2 ? 'HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok' : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'),
+  )
+  const rows: RequestRecord[] = []
+  const result = await run({ urls: [`${srv.origin}/`], requests: 9, concurrency: 1, warmup: 0, mode: 'plain', seed: 1, requestSink: { write: (r) => (rows.push(r), true), waitForDrain: async () => {} } })
+  const phase = result.phases.plain!
+  const kinds = { 'HTTPParserError (invalid content-length)': 3, 'HTTPParserError (whitespace before a header colon)': 3 }
+  assert.deepEqual([phase.requests, phase.ok, phase.errorKinds], [9, 3, kinds])
+  assert.deepEqual(rows.map((r) => r.error), Array.from({ length: 9 }, (_, i) => [...Object.keys(kinds), null][i % 3]))
+  const text = renderText(result)
+  assert.match(text, /\[3\] HTTPParserError \(invalid content-length\)/)
+  assert.match(text, /\[3\] HTTPParserError \(whitespace before a header colon\)/)
+  assert.deepEqual(parseResult(renderJson(result), 'the run').phases.plain!.errorKinds, kinds, 'kept in the saved JSON')
 })
 
 test('client: returning false from onData pauses reading until resume()', async () => {

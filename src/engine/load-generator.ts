@@ -13,6 +13,7 @@ import { isOkStatus } from '../core/status.js'
 import type { HedgeOutcome } from '../hedging/observer.js'
 import type { HedgeCaller } from './hedged-request.js'
 import type { PhaseStats, RequestSample } from '../stats/phase-stats.js'
+import { errorKind } from '../stats/figures.js'
 import type { RoundRobin } from '../hedging/replica-picker.js'
 import type { RequestSink } from '../results/request-record.js'
 import { stillEarly } from './early-timer.js'
@@ -287,7 +288,7 @@ class Slot {
       startMs: round3(this.intendedAt - this.win.plan.runStartedAt),
       latencyMs: round3(latencyMs),
       status: call.error ? null : call.status,
-      error: call.error ? (call.error as { code?: string }).code ?? call.error.name : null,
+      error: call.error ? errorKind(call.error) : null,
       replica: outcome?.origin ?? call.origin,
       attempts: outcome?.launched ?? 1,
       winner: !outcome || outcome.winner < 0 ? 'none' : outcome.winner === 0 ? 'original' : `hedge-${outcome.winner}`,
