@@ -8,7 +8,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { HedgeObserver, HedgeOutcome } from '../src/hedging/observer.js'
 import { PhaseStats, type HedgingSetup } from '../src/stats/phase-stats.js'
-import { mergePhases, mergeSeconds, secondBuckets, SnapshotPhaseStats } from '../src/stats/phase-merge.js'
+import { exactBuckets, mergePhases, SnapshotPhaseStats } from '../src/stats/phase-snapshot.js'
+import { mergePoints } from '../src/stats/phase-algebra.js'
 import { encodeHistogram, percentileMs } from '../src/stats/histogram.js'
 import { seededRandom } from '../src/core/random.js'
 import { TimelineRecorder } from '../src/stats/timeline.js'
@@ -67,7 +68,7 @@ function feed(stats: PhaseStats, i: number, random: () => number, fanout: number
   stats.connectionsOpened += i % 41 === 0 ? 1 : 0
 }
 
-/** Without what depends on when it ran; `timelineFine` (100 ms points of short phases) is a single thread's only, by design. */
+/** Without what depends on when it ran (the 100 ms points of `timelineFine` are checked by their sums). */
 function withoutTiming(r: PhaseResult): Omit<PhaseResult, 'durationMs' | 'rps' | 'startOffsetMs' | 'generator' | 'timeline' | 'timelineFine'> {
   const { durationMs: _d, rps: _r, startOffsetMs: _s, generator: _g, timeline: _t, timelineFine: _f, ...rest } = r
   return rest
@@ -99,6 +100,10 @@ for (const { openLoop, fanout, steadyAfter } of [
     const merged = mergePhases(parts.map((p) => p.snapshot(100, health, now - 100, now)), { runStartedAtEpoch: now - 200, generator: health })
     assert.deepEqual(withoutTiming(merged.result), withoutTiming(expected))
     assert.deepEqual(merged.result.timeline, expected.timeline)
+    // The 100 ms points of a short phase are merged too (a merge that left them out drew 4-5 points).
+    const fineSum = (r: PhaseResult, key: 'requests' | 'hedges'): number | undefined => r.timelineFine?.reduce((n, p) => n + p[key], 0)
+    assert.equal(fineSum(merged.result, 'requests'), 1200)
+    assert.equal(fineSum(merged.result, 'hedges'), fineSum(expected, 'hedges'))
     // Every hedging field, in the order one PhaseStats reports them (the JSON output's order).
     assert.deepEqual(Object.keys(merged.result.hedging!), Object.keys(expected.hedging!))
     assert.equal(merged.result.requests, 1200)
@@ -119,7 +124,7 @@ for (const { openLoop, fanout, steadyAfter } of [
 
 test('per-second timeline: seconds merged by t equal one recorder fed everything', () => {
   const one = new TimelineRecorder(0)
-  const parts = [secondBuckets(0), secondBuckets(0)]
+  const parts = [exactBuckets(0), exactBuckets(0)]
   const random = seededRandom(3)
   for (let i = 0; i < 4000; i++) {
     const now = i * 1.3 // ~5.2 s
@@ -134,15 +139,15 @@ test('per-second timeline: seconds merged by t equal one recorder fed everything
     }
   }
   const expected = one.finish(4000 * 1.3)
-  const merged = mergeSeconds(parts.map((p) => p.finish(4000 * 1.3)))
+  const merged = mergePoints(parts.map((p) => p.finish(4000 * 1.3)))
   assert.equal(expected.length, 6)
   assert.deepEqual(merged, expected)
 })
 
-test('PhaseStats buckets its seconds into the recorder it is given; a worker snapshot carries them once, as `seconds`', () => {
+test('PhaseStats buckets its seconds into the recorder it is given; a worker snapshot carries them with their histograms', () => {
   const opts = { name: 'hedged' as const, slowMs: 30, replicas: [A, B], fanout: 1, openLoop: false, runStartedAt: performance.now() }
   const given = new TimelineRecorder(performance.now())
-  const plain = new PhaseStats({ ...opts, timeline: given })
+  const plain = new PhaseStats({ ...opts, timelines: { seconds: given, fine: new TimelineRecorder(performance.now(), 100) } })
   assert.equal(plain.timeline, given)
   const counters = new Int32Array(2)
   const worker = new SnapshotPhaseStats(opts, { counters, secondsOrigin: performance.now() })
@@ -157,9 +162,10 @@ test('PhaseStats buckets its seconds into the recorder it is given; a worker sna
   assert.equal(result.timeline, given.points)
   assert.equal(result.timeline.reduce((n, p) => n + p.requests, 0), 300)
   const snap = worker.snapshot(100, health, 0, 100)
-  assert.deepEqual(snap.result.timeline, [], 'the timeline travels once, as `seconds`')
-  assert.equal(snap.seconds.reduce((n, p) => n + p.requests, 0), 300)
-  assert.equal(snap.seconds.reduce((n, p) => n + p.hedges, 0), snap.result.hedging!.hedgesSent)
-  assert.deepEqual(mergeSeconds([snap.seconds]), result.timeline)
+  const seconds = snap.result.timeline
+  assert.ok(seconds.every((p) => 'histogram' in p), 'each second travels with its histogram')
+  assert.equal(seconds.reduce((n, p) => n + p.requests, 0), 300)
+  assert.equal(seconds.reduce((n, p) => n + p.hedges, 0), snap.result.hedging!.hedgesSent)
+  assert.deepEqual(mergePoints([seconds]), result.timeline)
   assert.deepEqual([...counters], [snap.result.attempts, 300], 'live counters: attempts on the wire, requests done')
 })

@@ -8,11 +8,12 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mergeResults } from '../src/stats/result-merge.js'
 import { renderText } from '../src/report/text.js'
-import type { RunResult } from '../src/results/run-result.js'
-import { makeHedgedRun, makeHedgingStats } from './helpers/result-fixture.js'
+import type { RunResult, TimelinePoint } from '../src/results/run-result.js'
+import { latencyOf, makeHedgedRun, makeHedgingStats, stallingLatencies } from './helpers/result-fixture.js'
 
+/** Shard `index` of a two-shard run: its own latencies (seeded by its index), hedge delay and start. */
 function shard(index: number, delayMs: number, startMs: number): RunResult {
-  const r = makeHedgedRun({ runId: 'adaptive-1', shard: { index, count: 2 }, host: `pod-${index}` })
+  const r = makeHedgedRun({ runId: 'adaptive-1', shard: { index, count: 2 }, host: `pod-${index}` }, index)
   const hedged = r.phases.hedged!
   hedged.hedging = makeHedgingStats({ delayMs, adaptive: true, delayUsedMs: { min: delayMs - 4, p50: delayMs + 1, max: delayMs + 9 }, delaySource: `rolling p95, starting at ${delayMs} ms` })
   for (const p of Object.values(r.phases)) p.wall = { startMs: startMs + p.startOffsetMs, endMs: startMs + p.startOffsetMs + p.durationMs }
@@ -32,7 +33,8 @@ test('an adaptive delay is shown per shard, and the merged delay is stated as pe
   assert.match(text, /\n {2}0 +pod-0 .* 13\.0 ms \(8\.00 ms-21\.0 ms\)\n/)
   assert.match(text, /\n {2}1 +pod-1 .* 21\.0 ms \(16\.0 ms-29\.0 ms\)\n/)
   assert.equal(merged.phases.plain!.requests, 8000)
-  assert.equal(merged.phases.plain!.window!.overlapMs, a.phases.plain!.durationMs - 5, 'b started 5 ms after a')
+  const [da, db] = [a.phases.plain!.durationMs, b.phases.plain!.durationMs]
+  assert.equal(merged.phases.plain!.window!.overlapMs, Math.min(da, db + 5) - 5, 'b started 5 ms after a')
 })
 
 test('shards that never ran at the same time are flagged', () => {
@@ -93,4 +95,39 @@ test("the merged Generator section keeps the shards' GC pauses (added up, the lo
   const g = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }]).phases.hedged!.generator
   assert.deepEqual(g.gc, { count: 4, young: 3, totalMs: 8, maxMs: 4.25 })
   assert.deepEqual(g.eventLoopDelayMs, { p50: 0.2, p99: 1.5, max: 4, samples: 500 })
+})
+
+test("every shard's histogram is in the merge: the merged figures are those of both shards' latencies together", () => {
+  const [a, b] = [shard(0, 12, 1_000_000), shard(1, 12, 1_000_005)]
+  assert.notEqual(a.phases.plain!.histogram, b.phases.plain!.histogram, 'the shards measured different latencies')
+  const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
+  const all = latencyOf([...stallingLatencies(4000, 4), ...stallingLatencies(4000, 14)])
+  assert.deepEqual(merged.phases.plain!.latencyMs, all.latencyMs)
+  assert.equal(merged.phases.plain!.slow.count, a.phases.plain!.slow.count + b.phases.plain!.slow.count)
+  for (const [i, r] of merged.phases.plain!.replicas.entries()) assert.equal(r.requests, a.phases.plain!.replicas[i]!.requests + b.phases.plain!.replicas[i]!.requests)
+})
+
+test('a merge keeps what a one-process run reports: cancel costs, ejections and the 100 ms points', () => {
+  const [a, b] = [shard(0, 12, 1_000_000), shard(1, 12, 1_000_005)]
+  const fine = (requests: number[]): TimelinePoint[] => requests.map((n, i) => ({ t: (i + 1) / 10, requests: n, errors: 0, p50Ms: 10 + i, p99Ms: 20 + i, hedges: 1, delayMs: 12 }))
+  Object.assign(a.phases.hedged!, {
+    connectionsClosedByCancel: 7,
+    streamsResetByCancel: 0,
+    ejections: [{ url: 'http://127.0.0.1:8082/users/42', atMs: 900, forMs: 1000, readmittedAtMs: 1900, cause: '5 failures' }],
+    timelineFine: fine([5, 6]),
+  })
+  Object.assign(b.phases.hedged!, {
+    connectionsClosedByCancel: 11,
+    streamsResetByCancel: 2,
+    ejections: [{ url: 'http://127.0.0.1:8081/users/42', atMs: 400, forMs: 1000, readmittedAtMs: null, cause: '5 failures' }],
+    timelineFine: fine([3, 4, 8]),
+  })
+  const h = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }]).phases.hedged!
+  assert.equal(h.connectionsClosedByCancel, 18)
+  assert.equal(h.streamsResetByCancel, 2)
+  assert.deepEqual(h.ejections?.map((e) => e.atMs), [400, 900], 'both shards\' ejections, in time order')
+  assert.deepEqual(h.timelineFine?.map((p) => [p.t, p.requests, p.hedges, p.p99Ms]), [[0.1, 8, 2, 20], [0.2, 10, 2, 21], [0.3, 8, 1, 22]])
+  // A shard saved before cancels were counted: the merge claims no total rather than a part of one.
+  delete b.phases.hedged!.connectionsClosedByCancel
+  assert.equal(mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }]).phases.hedged!.connectionsClosedByCancel, undefined)
 })

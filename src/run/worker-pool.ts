@@ -19,13 +19,13 @@
  *
  * The main thread keeps the phase order and the delay derivation; each
  * worker answers a window with a PhaseSnapshot per lane, merged exactly by
- * phase-merge.ts. stop/stopNow are forwarded to every worker.
+ * phase-snapshot.ts. stop/stopNow are forwarded to every worker.
  */
 import { Worker } from 'node:worker_threads'
 import { assessGenerator, GeneratorMonitor, worstLoop } from '../stats/generator-monitor.js'
 import { mergeGcPauses } from '../stats/gc-monitor.js'
 import type { HedgingSetup } from '../stats/phase-stats.js'
-import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, type PhaseSnapshot } from '../stats/phase-merge.js'
+import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, type PhaseSnapshot } from '../stats/phase-snapshot.js'
 import type { ResolvedRun } from './resolve-options.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'

@@ -6,6 +6,7 @@
 import { createHistogram, encodeHistogram, recordMs, summarize, type Histogram } from './histogram.js'
 import { isOkStatus } from '../core/status.js'
 import type { Figures } from '../results/run-result.js'
+import { buildBy, FIGURES_FIELDS, type EveryField } from './phase-algebra.js'
 import { isInterruption } from '../core/interruption.js'
 import { round3 } from '../core/round.js'
 
@@ -45,6 +46,12 @@ export class FiguresAccumulator {
   }
 
   toFigures(): Figures {
+    return buildBy(FIGURES_FIELDS, this.fields())
+  }
+
+  /** Every field of the figures (the interrupted ones undefined when none was). */
+  fields(): EveryField<Figures> {
+    const interrupted = this.interrupted > 0
     return {
       requests: this.requests,
       attempts: this.attempts,
@@ -56,7 +63,9 @@ export class FiguresAccumulator {
       latencyMs: summarize(this.histogram),
       slow: { thresholdMs: this.slowMs, count: this.slowCount },
       histogram: encodeHistogram(this.histogram),
-      ...(this.interrupted > 0 ? { interrupted: this.interrupted, interruptedSlow: this.interruptedSlow, interruptedMaxMs: round3(this.interruptedMaxMs) } : {}),
+      interrupted: interrupted ? this.interrupted : undefined,
+      interruptedSlow: interrupted ? this.interruptedSlow : undefined,
+      interruptedMaxMs: interrupted ? round3(this.interruptedMaxMs) : undefined,
     }
   }
 }

@@ -11,6 +11,7 @@ import { createHistogram, encodeHistogram, percentileMs, recordMs, summarize, ty
 import type { AttemptOutcome, HedgeObserver, HedgeOutcome } from '../hedging/observer.js'
 import { TIED_DROPPED_STATUS } from '../hedging/policy.js'
 import { FINE_BUCKET_MS, FINE_HORIZON_MS, TimelineRecorder, type SecondRecorder } from './timeline.js'
+import { hedgingStats, histogramSummary, phaseRate, phaseResult, replicaFigures } from './phase-algebra.js'
 import { TimingBreakdown } from './timing-breakdown.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
 import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
@@ -30,11 +31,11 @@ export interface PhaseStatsOptions {
   /** Also keep a histogram of the requests finishing after this many (the warm-up's settled part). */
   steadyAfter?: number
   /**
-   * Where requests and hedges are bucketed by second; default: a
-   * TimelineRecorder from `startedAt`. A worker thread passes one whose
-   * seconds keep their histogram, for an exact merge (phase-merge.ts).
+   * Where requests and hedges are bucketed, by second and by FINE_BUCKET_MS;
+   * default: TimelineRecorders from `startedAt`. A worker thread passes ones
+   * whose points keep their histogram, for an exact merge (phase-snapshot.ts).
    */
-  timeline?: SecondRecorder<TimelinePoint>
+  timelines?: { seconds: SecondRecorder<TimelinePoint>; fine: SecondRecorder<TimelinePoint> }
 }
 
 /** How hedging was configured for the phase (the counts come from the observer). */
@@ -107,14 +108,13 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   /** Set when the lane ejects outliers: the phase's ejections, in order. */
   ejections: EjectionEvent[] | null = null
   /** 100 ms points while the phase is young (timeline.ts); dropped once it passes FINE_HORIZON_MS. */
-  #fine: TimelineRecorder | null
+  #fine: SecondRecorder<TimelinePoint> | null
 
   constructor(readonly opts: PhaseStatsOptions) {
     this.figures = new FiguresAccumulator(opts.slowMs)
     this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs) : null
-    this.timeline = opts.timeline ?? new TimelineRecorder(this.startedAt)
-    // Worker threads merge per-second buckets only: the fine ones are kept by a single thread.
-    this.#fine = opts.timeline ? null : new TimelineRecorder(this.startedAt, FINE_BUCKET_MS)
+    this.timeline = opts.timelines?.seconds ?? new TimelineRecorder(this.startedAt)
+    this.#fine = opts.timelines?.fine ?? new TimelineRecorder(this.startedAt, FINE_BUCKET_MS)
     this.#serviceTime = opts.openLoop ? createHistogram() : null
     this.steady = opts.steadyAfter === undefined ? null : createHistogram()
     this.#steadyCalls = opts.steadyAfter === undefined || opts.fanout <= 1 ? null : createHistogram()
@@ -133,7 +133,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
    */
   startAt(t: number): void {
     this.startedAt = t
-    if (this.opts.timeline) return
+    if (this.opts.timelines) return
     this.timeline = new TimelineRecorder(t)
     this.#fine = new TimelineRecorder(t, FINE_BUCKET_MS)
   }
@@ -293,7 +293,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     return this.#answered
   }
 
-  /** What `finish()` rounds away, for merging the phases of several worker threads exactly (phase-merge.ts). */
+  /** What `finish()` rounds away, for merging the phases of several worker threads exactly (phase-snapshot.ts). */
   mergeParts(): { triggered: number; delayUsed: Histogram; timerLateness: Histogram } {
     return { triggered: this.#triggered, delayUsed: this.#delayUsed, timerLateness: this.#timerLateness }
   }
@@ -304,42 +304,46 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   }
 
   finish(durationMs: number, generator: GeneratorHealth): PhaseResult {
-    const figures = this.figures.toFigures()
-    const result: PhaseResult = {
+    const figures = this.figures.fields()
+    const now = performance.now()
+    // Plain phases have one attempt per request: only the original's line.
+    const details = (this.hedging ? this.#details : this.#details.slice(0, 1)).map((d, attempt) => d.toDetails(attempt)).filter((d) => d.write.count > 0)
+    return phaseResult({
       name: this.opts.name,
       ...figures,
       startOffsetMs: round3(this.startedAt - this.opts.runStartedAt),
       durationMs: round3(durationMs),
-      rps: round3(durationMs > 0 ? (figures.requests * 1000) / durationMs : 0),
+      rps: phaseRate(this.figures.requests, durationMs),
       connectionsOpened: this.connectionsOpened,
       connectionsClosedByCancel: this.connectionsClosedByCancel,
       streamsResetByCancel: this.streamsResetByCancel,
       replicas: this.#replicaFigures(),
-      timeline: this.timeline.finish(performance.now()),
+      timeline: this.timeline.finish(now),
       generator,
-    }
-    if (this.ejections) result.ejections = this.ejections
-    if (this.#fine && durationMs <= FINE_HORIZON_MS) result.timelineFine = this.#fine.finish(performance.now())
-    if (this.calls) result.calls = { ...this.calls.toFigures(), fanout: this.opts.fanout }
-    if (this.hedging) result.hedging = this.#hedgingStats(figures.requests)
-    if (this.#serviceTime) {
-      result.serviceTime = { latencyMs: summarize(this.#serviceTime), histogram: encodeHistogram(this.#serviceTime), lateSends: this.lateSends }
-    }
-    // Plain phases have one attempt per request: only the original's line.
-    const details = (this.hedging ? this.#details : this.#details.slice(0, 1)).map((d, attempt) => d.toDetails(attempt)).filter((d) => d.write.count > 0)
-    if (details.length > 0) result.details = details
-    return result
+      ejections: this.ejections ?? undefined,
+      timelineFine: this.#fine && durationMs <= FINE_HORIZON_MS ? this.#fine.finish(now) : undefined,
+      calls: this.calls ? { ...this.calls.toFigures(), fanout: this.opts.fanout } : undefined,
+      hedging: this.hedging ? this.#hedgingStats(this.figures.requests) : undefined,
+      serviceTime: this.#serviceTime ? { latencyMs: summarize(this.#serviceTime), histogram: encodeHistogram(this.#serviceTime), lateSends: this.lateSends } : undefined,
+      details: details.length > 0 ? details : undefined,
+      // Set by the run, which reads the server and the wall clock around the window.
+      server: undefined,
+      wall: undefined,
+      window: undefined,
+    })
   }
 
   #hedgingStats(requests: number): HedgingStats {
     const calls = this.calls ? this.calls.requests : requests
-    return {
+    return hedgingStats({
       ...this.hedging!,
+      warmupBasis: this.hedging!.warmupBasis,
+      tied: this.hedging!.tied,
       delayUsedMs: { min: minMs(this.#delayUsed), p50: percentileMs(this.#delayUsed, 50), max: percentileMs(this.#delayUsed, 100) },
       hedgesSent: this.#hedgesSent,
       unsent: this.#unsent,
       unsentOriginals: this.#unsentOriginals,
-      ...(this.hedging!.tied ? { tiedDropped: this.#tiedDropped } : {}),
+      tiedDropped: this.hedging!.tied ? this.#tiedDropped : undefined,
       extraLoadPct: extraLoadPctOf(this.#hedgesSent, calls),
       triggerRate: calls > 0 ? round3((this.#triggered / calls) * 100) : 0,
       hedgeWins: this.#hedgeWins,
@@ -362,17 +366,19 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
         const f = acc.toFigures()
         return { attempt, count: f.requests, latencyMs: f.latencyMs, histogram: f.histogram }
       }),
-    }
+    })
   }
 
   #replicaFigures(): ReplicaFigures[] {
-    return [...this.#replicas].map(([origin, acc]) => ({
-      url: this.#replicaUrls.get(origin) ?? origin,
-      ...acc.toFigures(),
-      wins: acc.wins,
-      cancelled: acc.cancelled,
-      ...(this.ejections ? { ejections: acc.ejections } : {}),
-    }))
+    return [...this.#replicas].map(([origin, acc]) =>
+      replicaFigures({
+        url: this.#replicaUrls.get(origin) ?? origin,
+        ...acc.fields(),
+        wins: acc.wins,
+        cancelled: acc.cancelled,
+        ejections: this.ejections ? acc.ejections : undefined,
+      }),
+    )
   }
 
   #replica(origin: string): ReplicaAccumulator {
@@ -392,11 +398,6 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     while (this.#perAttempt.length <= index) this.#perAttempt.push(new FiguresAccumulator(this.opts.slowMs))
     return this.#perAttempt[index]!
   }
-}
-
-/** Count, p50, p99 and max of a histogram, with the histogram itself for an exact merge. */
-export function histogramSummary(h: Histogram): { count: number; p50: number; p99: number; max: number; histogram: string } {
-  return { count: h.totalCount, p50: percentileMs(h, 50), p99: percentileMs(h, 99), max: percentileMs(h, 100), histogram: encodeHistogram(h) }
 }
 
 function minMs(h: Histogram): number {

@@ -3,7 +3,8 @@
  * merges of them) into one result of the same schema, so report, compare
  * and --fail-if read it unchanged. Exact where the shards' numbers allow:
  * counters summed, HDR histograms added bucket by bucket into a fresh
- * histogram (phase-merge.ts, as --workers does), exact min and max kept.
+ * histogram, exact min and max kept: every field as the result algebra
+ * (phase-algebra.ts) says, the same one --workers merges by.
  * Nothing is averaged. What is each generator's own (its hedge delay, its
  * timer lateness, its start, its clock) stays per generator, in one row
  * each; the merged figure for those is the worst or the range, never a mean.
@@ -12,29 +13,21 @@
  * order first, and everything not summed is derived from the generator
  * rows, which a merged input carries over unchanged.
  */
-import { mergeDetails } from './timing-breakdown.js'
 import { UsageError } from '../core/errors.js'
 import { formatMs } from '../core/duration.js'
 import { configDifference } from '../results/run-compat.js'
 import {
   PHASE_NAMES,
   RESULT_SCHEMA,
-  type GeneratorHealth,
   type GeneratorRow,
-  type HedgingStats,
   type MergeSummary,
   type PhaseName,
   type PhaseResult,
   type RunConfig,
   type RunResult,
-  type ServerCrossCheck,
-  type TimelinePoint,
 } from '../results/run-result.js'
 import { histogramPrecision } from './histogram.js'
-import { mergeFigures, mergeHedgingParts, mergeReplicas, mergeServiceTime, sum } from './phase-merge.js'
-import { round3 } from '../core/round.js'
-import { worstLoop } from './generator-monitor.js'
-import { mergeGcPauses } from './gc-monitor.js'
+import { mergePhaseParts } from './phase-algebra.js'
 
 export interface MergeInput {
   result: RunResult
@@ -196,110 +189,10 @@ function wallOf(r: RunResult, p: PhaseResult): { startMs: number; endMs: number 
 // ---- phases -------------------------------------------------------------------
 
 function mergePhase(name: PhaseName, parts: PhaseResult[], rows: GeneratorRow[]): PhaseResult {
-  const figures = mergeFigures(parts)
-  const windows = rows.map((g) => g.phases[name]).filter((w) => w !== undefined)
-  const start = Math.min(...windows.map((w) => w.startMs))
-  const end = Math.max(...windows.map((w) => w.endMs))
-  const overlapMs = Math.max(0, Math.min(...windows.map((w) => w.endMs)) - Math.max(...windows.map((w) => w.startMs)))
-  const unionMs = Math.max(0, end - start)
-  const result: PhaseResult = {
-    name,
-    ...figures,
-    startOffsetMs: Math.min(...parts.map((p) => p.startOffsetMs)),
-    durationMs: round3(unionMs),
-    // While every shard runs, the target sees the sum of their rates.
-    rps: round3(sum(windows.map((w) => w.rps))),
-    connectionsOpened: sum(parts.map((p) => p.connectionsOpened)),
-    replicas: mergeReplicas(parts.map((p) => p.replicas)),
-    timeline: mergeTimelines(parts.map((p) => p.timeline)),
-    generator: mergeHealth(parts.map((p) => p.generator)),
-    wall: { startMs: start, endMs: end },
-    window: { overlapMs: round3(overlapMs), unionMs: round3(unionMs), rpsUnion: round3(unionMs > 0 ? (figures.requests * 1000) / unionMs : 0) },
-  }
-  const first = parts[0]!
-  if (first.calls) result.calls = { ...mergeFigures(parts.map((p) => p.calls!)), fanout: first.calls.fanout }
-  if (parts.every((p) => p.hedging)) result.hedging = mergeHedging(parts, result, rows)
-  if (parts.every((p) => p.serviceTime)) result.serviceTime = mergeServiceTime(parts.map((p) => p.serviceTime!))
-  if (parts.every((p) => p.details)) result.details = mergeDetails(parts.map((p) => p.details!))
-  const server = mergeServer(parts.map((p) => p.server))
-  if (server) result.server = server
-  return result
-}
-
-/**
- * Counters and per-attempt histograms add up exactly. The delay used and
- * the timer lateness were saved as summaries, not histograms, and are each
- * generator's own: the merged figure is the range (min, max) and the
- * highest generator's median / p99, never a mean; the generator rows keep
- * every shard's delay.
- */
-function mergeHedging(parts: PhaseResult[], merged: PhaseResult, rows: GeneratorRow[]): HedgingStats {
-  const hs = parts.map((p) => p.hedging!)
-  const calls = merged.calls ? merged.calls.requests : merged.requests
-  const callsOf = (p: PhaseResult): number => (p.calls ? p.calls.requests : p.requests)
-  const out = mergeHedgingParts({
-    parts: hs,
-    merged,
-    calls,
-    triggered: sum(parts.map((p) => Math.round((p.hedging!.triggerRate / 100) * callsOf(p)))),
-    delayUsedMs: () => ({ min: Math.min(...hs.map((h) => h.delayUsedMs.min)), p50: Math.max(...hs.map((h) => h.delayUsedMs.p50)), max: Math.max(...hs.map((h) => h.delayUsedMs.max)) }),
-    timerLatenessMs: () => ({ p50: Math.max(...hs.map((h) => h.timerLatenessMs.p50)), p99: Math.max(...hs.map((h) => h.timerLatenessMs.p99)), max: Math.max(...hs.map((h) => h.timerLatenessMs.max)) }),
-  })
-  const delays = rows.map((g) => g.hedgeDelayMs).filter((d): d is number => d !== null)
-  if (delays.length > 0 && new Set(delays).size > 1) {
-    out.delayMs = Math.min(...delays)
-    out.delaySource = `per shard, ${formatMs(Math.min(...delays))} to ${formatMs(Math.max(...delays))} (each generator derived its own; see Generators)`
-    delete out.warmupBasis
-  }
-  return out
-}
-
-/** Seconds merged by t (seconds since each shard's phase start): counts summed; p50/p99/delay the highest shard's (per-second histograms are not saved). */
-function mergeTimelines(lists: TimelinePoint[][]): TimelinePoint[] {
-  const byT = new Map<number, TimelinePoint[]>()
-  for (const list of lists) for (const point of list) byT.set(point.t, [...(byT.get(point.t) ?? []), point])
-  return [...byT.keys()]
-    .sort((a, b) => a - b)
-    .map((t) => {
-      const ps = byT.get(t)!
-      const delays = ps.map((p) => p.delayMs).filter((d): d is number => d !== null)
-      return {
-        t,
-        requests: sum(ps.map((p) => p.requests)),
-        errors: sum(ps.map((p) => p.errors)),
-        p50Ms: Math.max(...ps.map((p) => p.p50Ms)),
-        p99Ms: Math.max(...ps.map((p) => p.p99Ms)),
-        hedges: sum(ps.map((p) => p.hedges)),
-        delayMs: delays.length > 0 ? Math.max(...delays) : null,
-      }
-    })
-}
-
-/** The generators together: the worst event-loop delay and CPU, all their cores and GC pauses, saturated if any was. */
-function mergeHealth(gs: GeneratorHealth[]): GeneratorHealth {
-  const health: GeneratorHealth = {
-    eventLoopDelayMs: worstLoop(gs.map((g) => g.eventLoopDelayMs)),
-    cpuPct: Math.max(...gs.map((g) => g.cpuPct)),
-    cores: sum(gs.map((g) => g.cores)),
-    saturated: gs.some((g) => g.saturated),
-    warnings: [...new Set(gs.flatMap((g) => g.warnings))],
-  }
-  if (gs.some((g) => g.gc)) health.gc = mergeGcPauses(gs.map((g) => g.gc))
-  return health
-}
-
-function mergeServer(parts: Array<ServerCrossCheck | undefined>): ServerCrossCheck | undefined {
-  if (parts.some((p) => p === undefined)) return undefined
-  const ss = parts as ServerCrossCheck[]
-  return {
-    received: sum(ss.map((s) => s.received)),
-    completed: sum(ss.map((s) => s.completed)),
-    cancelled: sum(ss.map((s) => s.cancelled)),
-    hedgeHeader: sum(ss.map((s) => s.hedgeHeader)),
-    clientAttempts: sum(ss.map((s) => s.clientAttempts)),
-    match: ss.every((s) => s.match),
-    ...(ss[0]!.phases ? { phases: ss[0]!.phases } : {}),
-  }
+  const spans = rows.map((g) => g.phases[name]).filter((w) => w !== undefined)
+  // A merged input names its shards' delays in its rows: the parts' own delayMs is already a range's low end.
+  const hedgeDelays = rows.map((g) => g.hedgeDelayMs).filter((d): d is number => d !== null)
+  return mergePhaseParts(parts, { of: 'generators', spans, hedgeDelays })
 }
 
 // ---- what the merge states --------------------------------------------------------

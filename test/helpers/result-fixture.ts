@@ -182,11 +182,12 @@ export function makeRunResult(overrides: Partial<RunResult> = {}): RunResult {
 /**
  * The seeds' scenario: 3 replicas stalling 1 request in 100 for 1 s; a
  * warm-up, a plain phase with ~1 % over 1 s, and a hedged phase with none.
+ * `seed` moves every phase's latencies (shards of one run measure different ones).
  */
-export function makeHedgedRun(overrides: Partial<RunResult> = {}): RunResult {
-  const warm = stallingLatencies(1000, 3)
-  const plain = stallingLatencies(4000, 4)
-  const hedged = stallingLatencies(4000, 5).map((ms) => (ms > 1000 ? 14.8 + (ms - 1000) : ms))
+export function makeHedgedRun(overrides: Partial<RunResult> = {}, seed = 0): RunResult {
+  const warm = stallingLatencies(1000, 3 + 10 * seed)
+  const plain = stallingLatencies(4000, 4 + 10 * seed)
+  const hedged = stallingLatencies(4000, 5 + 10 * seed).map((ms) => (ms > 1000 ? 14.8 + (ms - 1000) : ms))
   const hedgedReplicas = roundRobinReplicas(FIXTURE_URLS, hedged).map((r, i) => ({ ...r, attempts: r.attempts + 47 - i, cancelled: 43 }))
   const attempts = hedgedReplicas.reduce((sum, r) => sum + r.attempts, 0)
   return makeRunResult({
