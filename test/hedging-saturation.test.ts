@@ -49,7 +49,7 @@ test('a 429 with Retry-After closes the gate: no hedge for the time it asks, eac
   assert.ok(gated.hedgesSent + gated.suppressed!.overload <= 40)
   const raw = hedging(await run({ ...options, saturation: false }))
   assert.ok(raw.hedgesSent >= 39, `${raw.hedgesSent} hedges without the gate`)
-  assert.deepEqual(raw.suppressed, { overload: 0, errorRate: 0, targetBusy: 0 })
+  assert.deepEqual(raw.suppressed, { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 })
 })
 
 test('a high recent error rate stops hedging ("errorRate"); --suppress-at-error-rate off does not', async () => {

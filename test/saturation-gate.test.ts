@@ -6,7 +6,19 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { DEFAULT_SATURATION, SaturationGate, overloadBackoffMs } from '../src/hedging/saturation-gate.js'
+import { DEFAULT_SATURATION, SaturationGate, overloadBackoffMs as backoffOf } from '../src/hedging/saturation-gate.js'
+import { httpOverloadSignal } from '../src/protocol/http.js'
+import { rawHeaderLookup } from '../src/protocol/request-headers.js'
+
+/** What HTTP's protocol makes of an answer (the gate reads no header itself). */
+const httpSignal = (status: number, headers: string[] | null) => httpOverloadSignal(status, rawHeaderLookup(headers ?? []))
+const overloadBackoffMs = (status: number, headers: string[] | null) => backoffOf(httpSignal(status, headers))
+
+/** The gate told of an HTTP answer, as the hedged request tells it. */
+function answered(gate: SaturationGate, status: number, headers: string[]): void {
+  const signal = httpSignal(status, headers)
+  if (signal) gate.signal('http://a', signal)
+}
 
 function gateAt(): { gate: SaturationGate; advance: (ms: number) => void } {
   let now = 1_000
@@ -17,7 +29,7 @@ function gateAt(): { gate: SaturationGate; advance: (ms: number) => void } {
 test('a 429 with Retry-After: 5 holds hedges back for exactly 5 s, not the 1 s default', () => {
   const { gate, advance } = gateAt()
   assert.equal(gate.refuse('http://a', true), null)
-  gate.answered(429, ['Retry-After', '5'])
+  answered(gate, 429, ['Retry-After', '5'])
   advance(4_999)
   assert.equal(gate.refuse('http://a', true), 'overload')
   assert.equal(gate.refuse('http://b', false), 'overload', 'an overload signal stops failover hedges too')
@@ -42,14 +54,30 @@ test('what an answer asks for: seconds, an HTTP date, pushback; the default with
 
 test('a later, shorter back-off does not shorten the one in force', () => {
   const { gate, advance } = gateAt()
-  gate.answered(429, ['retry-after', '5'])
-  gate.answered(429, ['retry-after', '1'])
+  answered(gate, 429, ['retry-after', '5'])
+  answered(gate, 429, ['retry-after', '1'])
   advance(4_000)
   assert.equal(gate.refuse('http://a', true), 'overload')
 })
 
 test('obeyOverload off: overload answers are ignored', () => {
   const gate = new SaturationGate({ ...DEFAULT_SATURATION, obeyOverload: false }, () => 0)
-  gate.answered(429, ['retry-after', '5'])
+  answered(gate, 429, ['retry-after', '5'])
   assert.equal(gate.refuse('http://a', true), null)
+})
+
+test('a gRPC pushback holds hedges to its replica only, for the time it asks (10 s at most); a negative one for good', () => {
+  const { gate, advance } = gateAt()
+  gate.signal('http://a', { pushbackMs: 500 })
+  assert.equal(gate.refuse('http://a', true), 'pushback')
+  assert.equal(gate.refuse('http://a', false), 'pushback', 'a failover hedge too (gRFC A6: pushback applies to every further attempt)')
+  assert.equal(gate.refuse('http://b', true), null, 'the other replicas are still hedged to')
+  advance(500)
+  assert.equal(gate.refuse('http://a', true), null)
+  gate.signal('http://a', { pushbackMs: 60_000 })
+  advance(10_000)
+  assert.equal(gate.refuse('http://a', true), null)
+  gate.signal('http://b', { pushbackMs: -1 })
+  advance(3_600_000)
+  assert.equal(gate.refuse('http://b', true), 'pushback')
 })

@@ -154,11 +154,20 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   onComplete(rawTrailers: string[] | Buffer[] | null): void {
     this.finished = true
     if (this.status !== null) this.status = this.req.protocol.endStatus(this.status, rawTrailers)
+    this.#heardAtEnd(rawTrailers)
     const won = this === this.req.winner
     const elapsed = this.#elapsed()
     this.#report(null, won, elapsed)
     if (this.index === 0) this.req.policy.delay.observe(elapsed)
     if (won) this.req.winnerEnded(rawTrailers)
+  }
+
+  /** The end-of-attempt hook: an overload signal in the trailers (gRPC's status and pushback) reaches the saturation gate. */
+  #heardAtEnd(rawTrailers: string[] | Buffer[] | null): void {
+    const gate = this.req.policy.saturation
+    if (!gate || rawTrailers == null) return
+    const signal = this.req.protocol.endSignal(rawTrailers)
+    if (signal) gate.signal(this.origin, signal)
   }
 
   onError(err: Error): void {

@@ -120,13 +120,17 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   }
 
   wantsHeaders(status: number): boolean {
-    // A 429 or 503 may carry the Retry-After the saturation gate reads.
+    // A 429 or 503 may carry the Retry-After the saturation gate is told of.
     return !this.handler.ignoresHeaders || this.protocol.readsHeaders || ((status === 429 || status === 503) && this.policy.saturation != null)
   }
 
   /** First bytes of an answer (raw headers as undici read them). Returns nothing; decides or discards. */
   attemptResponded(a: Attempt, status: number, rawHeaders: Buffer[], message?: string): void {
-    if (status === 429 || status === 503) this.policy.saturation?.answered(status, rawHeaders)
+    const gate = this.policy.saturation
+    if (gate) {
+      const signal = this.protocol.answerSignal(status, rawHeaders)
+      if (signal) gate.signal(a.origin, signal)
+    }
     if (this.decided) {
       // Too late: drain it (keeps the connection reusable) and count it.
       a.discarding = true

@@ -4,12 +4,14 @@
  * among the first optional operations to stop"). Besides the token budget,
  * a hedge is suppressed while any of these holds:
  *
- *   overload     a replica answered with an explicit overload signal in its
- *                response headers: 429, 503 with Retry-After, or a
- *                grpc-retry-pushback-ms; for the time it asked (Retry-After,
- *                pushback), else 1 s, at most 10 s. (gRPC's
- *                RESOURCE_EXHAUSTED and pushback in trailers come after the
- *                headers and are not read yet.)
+ *   overload     a replica answered with an explicit overload signal: 429,
+ *                503 with Retry-After, gRPC RESOURCE_EXHAUSTED; every hedge
+ *                waits the time it asked (Retry-After, grpc-retry-pushback-ms),
+ *                else 1 s, at most 10 s
+ *   pushback     a replica's gRPC answer carried grpc-retry-pushback-ms
+ *                (gRPC A6): hedges to that replica wait that long (at most
+ *                10 s); a negative or unreadable one stops hedges to it for
+ *                the rest of the phase
  *   error-rate   more than `maxErrorRate` of the last ERROR_WINDOW attempts
  *                showed strain (a 5xx or a timeout; a refused connection is
  *                a dead replica, which ejection handles, not saturation)
@@ -19,12 +21,23 @@
  *                since only the user knows a replica's capacity
  *
  * The gate only decides; the hedged request asks it before spending a
- * budget token, and the observer counts each refusal by its reason.
+ * budget token, and the observer counts each refusal by its reason. It
+ * never reads an answer itself: the run's Protocol turns the headers or
+ * trailers into an OverloadSignal (protocol/http.ts, protocol/grpc.ts),
+ * wherever the signal arrives.
  */
 
 import type { SaturationConfig, SuppressedHedges } from '../results/run-result.js'
 
 export type SuppressReason = keyof SuppressedHedges
+
+/** What an answer asked of its client, read by the protocol (see Protocol.answerSignal / endSignal). */
+export interface OverloadSignal {
+  /** The replica shed load: no hedge anywhere for this long, ms (null: it did not say how long). */
+  overloadMs?: number | null
+  /** The replica pushed back (gRPC A6): no hedge to it for this long, ms; negative: none for the rest of the phase. */
+  pushbackMs?: number
+}
 
 /** What makes the gate refuse a hedge (the fields are described on SaturationConfig). */
 export type SaturationPolicy = SaturationConfig
@@ -45,6 +58,8 @@ export class SaturationGate {
   #outcomeCount = 0
   #failures = 0
   #overloadUntil = 0
+  /** Per replica origin: no hedge to it before this time (Infinity: never again). */
+  readonly #pushbackUntil = new Map<string, number>()
 
   constructor(
     readonly policy: SaturationPolicy,
@@ -60,6 +75,7 @@ export class SaturationGate {
    */
   refuse(target: string, speculative: boolean): SuppressReason | null {
     if (this.#overloadUntil > 0 && this.now() < this.#overloadUntil) return 'overload'
+    if (this.#pushbackUntil.size > 0 && this.now() < (this.#pushbackUntil.get(target) ?? 0)) return 'pushback'
     if (!speculative) return null
     const maxRate = this.policy.maxErrorRate
     const seen = Math.min(this.#outcomeCount, ERROR_WINDOW)
@@ -86,45 +102,22 @@ export class SaturationGate {
     this.#outcomeCount++
   }
 
-  /** An answer's status and raw headers: an explicit overload signal closes the gate for the time it asks. */
-  answered(status: number, rawHeaders: readonly (Buffer | string)[] | null): void {
+  /** A replica's answer carried an overload signal (headers or trailers): close the gate, or the way to that replica, for the time it asks. */
+  signal(origin: string, signal: OverloadSignal): void {
     if (!this.policy.obeyOverload) return
-    const backoffMs = overloadBackoffMs(status, rawHeaders)
+    const backoffMs = overloadBackoffMs(signal)
     if (backoffMs !== null) this.#overloadUntil = Math.max(this.#overloadUntil, this.now() + backoffMs)
-  }
-}
-
-/**
- * The back-off an answer asks for, or null when it is no overload signal.
- * Only the rare statuses (429, 503) have their headers read, so a 200 costs
- * one comparison.
- */
-export function overloadBackoffMs(status: number, rawHeaders: readonly (Buffer | string)[] | null): number | null {
-  const headers = rawHeaders ?? []
-  let retryAfter: string | null = null
-  let pushback: string | null = null
-  let grpcStatus: string | null = null
-  if (status === 429 || status === 503) {
-    for (let i = 0; i + 1 < headers.length; i += 2) {
-      const name = headers[i]!.toString().toLowerCase()
-      if (name === 'retry-after') retryAfter = headers[i + 1]!.toString()
-      else if (name === 'grpc-retry-pushback-ms') pushback = headers[i + 1]!.toString()
-      else if (name === 'grpc-status') grpcStatus = headers[i + 1]!.toString()
+    if (signal.pushbackMs !== undefined) {
+      const until = signal.pushbackMs < 0 || !Number.isFinite(signal.pushbackMs) ? Infinity : this.now() + Math.min(MAX_BACKOFF_MS, signal.pushbackMs)
+      this.#pushbackUntil.set(origin, Math.max(this.#pushbackUntil.get(origin) ?? 0, until))
     }
   }
-  if (pushback !== null) return clampBackoff(Number(pushback))
-  if (status === 429 || (status === 503 && retryAfter !== null) || grpcStatus === '8') {
-    return clampBackoff(retryAfter === null ? DEFAULT_BACKOFF_MS : retryAfterMs(retryAfter))
-  }
-  return null
 }
 
-/** Retry-After is delay-seconds or an HTTP date (RFC 9110 10.2.3). */
-function retryAfterMs(value: string): number {
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return seconds * 1000
-  const at = Date.parse(value)
-  return Number.isFinite(at) ? at - Date.now() : DEFAULT_BACKOFF_MS
+/** How long an overload signal holds every hedge: the time it asked, else DEFAULT_BACKOFF_MS, at most MAX_BACKOFF_MS; null when it is no overload signal. */
+export function overloadBackoffMs(signal: OverloadSignal | null): number | null {
+  if (signal?.overloadMs === undefined) return null
+  return clampBackoff(signal.overloadMs ?? DEFAULT_BACKOFF_MS)
 }
 
 function clampBackoff(ms: number): number {

@@ -5,6 +5,10 @@
  * Also the `grpc-timeout` header a deadline is sent as.
  */
 import { UsageError } from '../core/errors.js'
+import type { HeaderLookup } from './request-headers.js'
+import type { OverloadSignal } from '../hedging/saturation-gate.js'
+
+export type { HeaderLookup }
 
 /** The gRPC status codes, by number (grpc/doc/statuscodes.md). */
 export const GRPC_CODE_NAMES = [
@@ -31,6 +35,7 @@ export type GrpcCodeName = (typeof GRPC_CODE_NAMES)[number]
 
 export const GRPC_OK = 0
 export const GRPC_UNKNOWN = 2
+export const GRPC_RESOURCE_EXHAUSTED = 8
 export const GRPC_UNAVAILABLE = 14
 
 /** What hedging treats as "try another replica" when the user did not say: UNAVAILABLE, as gRPC's own default. */
@@ -59,9 +64,6 @@ export function parseGrpcNonFatal(raw: string | undefined): number[] {
   return [...new Set(codes)]
 }
 
-/** A header lookup over whatever shape the transport hands over (lower-case names). */
-export type HeaderLookup = (name: string) => string | undefined
-
 export interface GrpcOutcome {
   code: number
   /** grpc-message, percent-decoded ('' when absent). */
@@ -82,6 +84,25 @@ export function classifyGrpcAnswer(httpStatus: number, headers: HeaderLookup, tr
     return { code: Number(raw.trim()), message: decodeGrpcMessage(source('grpc-message')) }
   }
   return { code: grpcCodeForHttpStatus(httpStatus), message: httpStatus === 200 ? 'no grpc-status in the answer' : `HTTP ${httpStatus}` }
+}
+
+/**
+ * What a finished call asks of the client's hedging (gRPC A6), from the
+ * headers of a trailers-only answer or from the trailers: RESOURCE_EXHAUSTED
+ * is load shed (every hedge waits, for the pushback when one is given); a
+ * grpc-retry-pushback-ms on any failed call holds hedges to that replica for
+ * that long, and a negative or unreadable one stops them. null for an OK
+ * call or one without a status there.
+ */
+export function grpcOverloadSignal(header: HeaderLookup): OverloadSignal | null {
+  const status = header('grpc-status')?.trim()
+  if (status === undefined || status === '0') return null
+  const raw = header('grpc-retry-pushback-ms')
+  const pushbackMs = raw === undefined ? undefined : /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : -1
+  if (status === String(GRPC_RESOURCE_EXHAUSTED)) {
+    return { overloadMs: pushbackMs !== undefined && pushbackMs >= 0 ? pushbackMs : null, ...(pushbackMs !== undefined && pushbackMs < 0 ? { pushbackMs } : {}) }
+  }
+  return pushbackMs === undefined ? null : { pushbackMs }
 }
 
 /** The gRPC code an HTTP status maps to (the gRPC spec's http-grpc-status-mapping). */

@@ -18,10 +18,11 @@
  */
 import type { Dispatcher } from 'undici'
 import { transportOrigin } from '../core/target-url.js'
-import { classifyGrpcAnswer, grpcCodeName, grpcTimeoutHeader, GRPC_OK, GRPC_UNKNOWN } from './grpc-status.js'
-import type { HeaderLookup } from './grpc-status.js'
+import { classifyGrpcAnswer, grpcCodeName, grpcOverloadSignal, grpcTimeoutHeader, GRPC_OK, GRPC_UNKNOWN } from './grpc-status.js'
 import type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol.js'
-import { withHeaders } from './request-headers.js'
+import { rawHeaderLookup as rawLookup, withHeaders, type HeaderLookup } from './request-headers.js'
+import { httpOverloadSignal } from './http.js'
+import type { OverloadSignal } from '../hedging/saturation-gate.js'
 
 export const PREVIOUS_ATTEMPTS_HEADER = 'grpc-previous-rpc-attempts'
 
@@ -78,6 +79,16 @@ class GrpcProtocol implements Protocol {
     return classifyGrpcAnswer(200, () => undefined, trailerLookup(trailers)).code
   }
 
+  /** A trailers-only answer carries its status, and any pushback, in these headers; a proxy's 429 / 503 is read as HTTP's. */
+  answerSignal(status: number, rawHeaders: Buffer[]): OverloadSignal | null {
+    if (status !== 200) return httpOverloadSignal(status, rawLookup(rawHeaders))
+    return hasRawHeader(rawHeaders, 'grpc-status') ? grpcOverloadSignal(rawLookup(rawHeaders)) : null
+  }
+
+  endSignal(trailers: unknown): OverloadSignal | null {
+    return trailers == null ? null : grpcOverloadSignal(trailerLookup(trailers))
+  }
+
   statusLabel(status: number): string {
     return grpcCodeName(status)
   }
@@ -89,13 +100,6 @@ const PENDING = GRPC_UNKNOWN
 function hasRawHeader(raw: Buffer[], name: string): boolean {
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toString('latin1').toLowerCase() === name) return true
   return false
-}
-
-function rawLookup(raw: Buffer[]): HeaderLookup {
-  return (name) => {
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toString('latin1').toLowerCase() === name) return raw[i + 1]!.toString('latin1')
-    return undefined
-  }
 }
 
 /** undici hands h2 trailers over as Node's header object; HTTP/1.1 ones as a raw array. */

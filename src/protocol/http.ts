@@ -4,8 +4,9 @@
  * the same way; they differ in the connections they need.
  */
 import type { Dispatcher } from 'undici'
-import { withHeaders } from './request-headers.js'
+import { rawHeaderLookup, withHeaders, type HeaderLookup } from './request-headers.js'
 import type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol.js'
+import type { OverloadSignal } from '../hedging/saturation-gate.js'
 
 /** HTTP/1.1, or HTTP/2 on every connection (h2c with prior knowledge on http://, ALPN on https://). */
 export function httpProtocol(http2: boolean): Protocol {
@@ -57,6 +58,14 @@ class HttpProtocol implements Protocol {
     return headerStatus
   }
 
+  answerSignal(status: number, rawHeaders: Buffer[]): OverloadSignal | null {
+    return status === 429 || status === 503 ? httpOverloadSignal(status, rawHeaderLookup(rawHeaders)) : null
+  }
+
+  endSignal(): null {
+    return null
+  }
+
   statusLabel(status: number): string {
     return String(status)
   }
@@ -64,3 +73,25 @@ class HttpProtocol implements Protocol {
 
 const HTTP1: Protocol = new HttpProtocol('HTTP/1.1', { http2: false })
 const HTTP2: Protocol = new HttpProtocol('HTTP/2', { http2: true })
+
+/**
+ * An HTTP answer that sheds load: 429, or 503 with Retry-After (a bare 503
+ * is a failure, not a request to back off), for the time Retry-After (or a
+ * grpc-retry-pushback-ms a gRPC proxy added) asks; null for anything else.
+ */
+export function httpOverloadSignal(status: number, header: HeaderLookup): OverloadSignal | null {
+  if (status !== 429 && status !== 503) return null
+  const pushback = header('grpc-retry-pushback-ms')
+  const retryAfter = header('retry-after')
+  if (pushback !== undefined) return { overloadMs: Number(pushback) }
+  if (status === 503 && retryAfter === undefined) return null
+  return { overloadMs: retryAfter === undefined ? null : retryAfterMs(retryAfter) }
+}
+
+/** Retry-After is delay-seconds or an HTTP date (RFC 9110 10.2.3); null when it is neither. */
+function retryAfterMs(value: string): number | null {
+  const seconds = Number(value)
+  if (Number.isFinite(seconds)) return seconds * 1000
+  const at = Date.parse(value)
+  return Number.isFinite(at) ? at - Date.now() : null
+}

@@ -28,12 +28,17 @@
  *      - `answerStatus` / `endStatus`: the status recorded, in the
  *        protocol's own numbers (HTTP 100-599, gRPC 0-16: core/status.ts
  *        tells a success from either without knowing the protocol).
+ *      - `answerSignal` / `endSignal`: an explicit overload signal (429,
+ *        Retry-After, RESOURCE_EXHAUSTED, grpc-retry-pushback-ms) read from
+ *        the headers when they arrive and from the trailers at the
+ *        attempt's end, for the saturation gate, which reads no header itself.
  *      - `statusLabel`: how a status is shown in reports (`200`, `UNAVAILABLE`).
  *   2. Choose it in `run/run.ts` (`protocolFor`) from the target URL's scheme.
  * The hedging policy's `nonFatal` set and every status the engine records
  * hold the protocol's own status numbers (HTTP codes, gRPC codes).
  */
 import type { Dispatcher } from 'undici'
+import type { OverloadSignal } from '../hedging/saturation-gate.js'
 
 /** What an answer means for the race: win it, trigger the next hedge, or end the request as a failure. */
 export type AnswerClass = 'success' | 'non-fatal' | 'fatal'
@@ -81,6 +86,10 @@ export interface Protocol {
   answerStatus(status: number, rawHeaders: Buffer[]): number
   /** The final status once the answer ended: `headerStatus` unless the trailers say otherwise (gRPC). */
   endStatus(headerStatus: number, trailers: unknown): number
+  /** An overload signal in an answer's headers (429 + Retry-After, a trailers-only RESOURCE_EXHAUSTED), or null. */
+  answerSignal(status: number, rawHeaders: Buffer[]): OverloadSignal | null
+  /** An overload signal in an attempt's trailers, at its end (gRPC status and pushback), or null. */
+  endSignal(trailers: unknown): OverloadSignal | null
   /** Report label for a status. */
   statusLabel(status: number): string
 }

@@ -1,7 +1,8 @@
 /**
  * Helpers over undici's header forms (object, flat array, iterable of
  * pairs): the hedging code has to add a header to a copy of a request
- * without knowing which form the caller used.
+ * without knowing which form the caller used; and a lookup over an
+ * answer's raw headers, for the protocols that read them.
  */
 import type { Dispatcher } from 'undici'
 
@@ -43,4 +44,15 @@ export function hasHeader(headers: Headers, name: string): boolean {
   const wanted = name.toLowerCase()
   for (let i = 0; i < flat.length; i += 2) if (flat[i]!.toLowerCase() === wanted) return true
   return false
+}
+
+/** A header lookup over whatever shape the transport hands over (lower-case names). */
+export type HeaderLookup = (name: string) => string | undefined
+
+/** A lookup over raw headers as undici reads them ([name, value, ...] buffers). */
+export function rawHeaderLookup(raw: readonly (Buffer | string)[]): HeaderLookup {
+  return (name) => {
+    for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toString('latin1').toLowerCase() === name) return raw[i + 1]!.toString('latin1')
+    return undefined
+  }
 }

@@ -32,6 +32,7 @@ const HEDGING_COLUMNS = [
   'suppressed_overload',
   'suppressed_error_rate',
   'suppressed_target_busy',
+  'suppressed_pushback',
   'loser_runtime_p99_ms',
 ] as const
 
@@ -150,6 +151,7 @@ function hedgingCells(h: HedgingStats, phase: PhaseResult): Cell[] {
     h.suppressed?.overload ?? '',
     h.suppressed?.errorRate ?? '',
     h.suppressed?.targetBusy ?? '',
+    h.suppressed?.pushback ?? '',
     h.loserRuntimeMs ? h.loserRuntimeMs.p99.toFixed(3) : '',
   ]
 }

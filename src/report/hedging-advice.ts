@@ -9,7 +9,7 @@ import { DEFAULT_BUDGET_BURST } from '../hedging/policy.js'
 import { formatThreshold } from '../core/duration.js'
 import { grpcCodeName } from '../protocol/grpc-status.js'
 import { extraLoadPct } from '../results/extra-load.js'
-import { LOSING_WIN_PCT, suppressedText } from './hedging-telemetry.js'
+import { LOSING_WIN_PCT, suppressedText, suppressedTotal } from './hedging-telemetry.js'
 import type { PhaseResult, RunConfig } from '../results/run-result.js'
 
 /** A trigger rate this many times what the percentile implies is "far above" it. */
@@ -85,11 +85,6 @@ function failoverLine(failovers: number, triggers: number, config: RunConfig): s
 
 /** An HTTP status as its number, a gRPC code by its name ("UNAVAILABLE"). */
 const statusName = (code: number): string => (code < 100 ? grpcCodeName(code) : String(code))
-
-function suppressedTotal(h: NonNullable<PhaseResult['hedging']>): number {
-  const s = h.suppressed
-  return s ? s.overload + s.errorRate + s.targetBusy : 0
-}
 
 /** The percentile a delay spec derives from ("auto" = p95), or null for a fixed delay. */
 function delayPercentile(spec: string): number | null {

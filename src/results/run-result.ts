@@ -90,12 +90,14 @@ export interface EjectionEvent {
 
 /** Hedges the saturation gate held back, by reason. */
 export interface SuppressedHedges {
-  /** A replica answered 429, or 503 with Retry-After (or with a grpc-retry-pushback-ms header). */
+  /** A replica answered 429, 503 with Retry-After, or gRPC RESOURCE_EXHAUSTED. */
   overload: number
   /** Too many recent attempts failed. */
   errorRate: number
   /** The hedge's replica already had --hedge-max-inflight of our attempts in flight. */
   targetBusy: number
+  /** The hedge's replica had asked for no more attempts for a while (gRPC grpc-retry-pushback-ms). Absent in results saved before it was counted. */
+  pushback?: number
 }
 
 /** What hedging did in a phase. Counters are exact; they add up. */

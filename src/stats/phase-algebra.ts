@@ -164,7 +164,7 @@ interface HedgingContext {
 const callsOf = (p: PhaseResult): number => (p.calls ? p.calls.requests : p.requests)
 const perGenerator = (c: HedgingContext): boolean => new Set(c.delays).size > 1
 
-const SUPPRESSED_FIELDS: MergeTable<SuppressedHedges> = { overload: SUM, errorRate: SUM, targetBusy: SUM }
+const SUPPRESSED_FIELDS: MergeTable<SuppressedHedges> = { overload: SUM, errorRate: SUM, targetBusy: SUM, pushback: SUM_OF_ALL }
 
 type PerAttempt = HedgingStats['perAttempt'][number]
 const PER_ATTEMPT_FIELDS: MergeTable<PerAttempt> = {
@@ -214,7 +214,7 @@ export const HEDGING_FIELDS: MergeTable<HedgingStats, HedgingContext> = {
   slowBudgetDenied: { kind: 'sum', merge: (values) => sum(values.map((v) => v ?? 0)) },
   deadlineSuppressed: SUM,
   nonFatalTriggered: SUM,
-  suppressed: { kind: 'sum', merge: (values) => mergeBy(SUPPRESSED_FIELDS, values.map((v) => v ?? { overload: 0, errorRate: 0, targetBusy: 0 }), undefined) },
+  suppressed: { kind: 'sum', merge: (values) => mergeBy(SUPPRESSED_FIELDS, values.map((v) => v ?? { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 }), undefined) },
   loserRuntimeMs: { kind: 'histogram', merge: (values) => histogramSummary(mergeEncoded(values.filter((v): v is LoserRuntime => v !== undefined).map((v) => v.histogram))) },
   attemptsPerRequest: { kind: 'union', merge: (values) => mergeCounts(values.map((v) => v ?? {})) },
   timerLatenessMs: {

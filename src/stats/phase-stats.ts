@@ -78,7 +78,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #cancelled = 0
   #lateDiscarded = 0
   #budgetDenied = 0
-  readonly #suppressed: SuppressedHedges = { overload: 0, errorRate: 0, targetBusy: 0 }
+  readonly #suppressed: Required<SuppressedHedges> = { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 }
   readonly #loserRuntime: Histogram = createHistogram()
   readonly #attemptsPerRequest: Record<string, number> = {}
   #slowBudgetDenied = 0
