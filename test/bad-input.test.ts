@@ -78,6 +78,12 @@ const CASES: Case[] = [
   { name: 'demo -n abc', args: () => ['demo', '-n', 'abc'], value: '-n "abc"', valid: /whole number/, bare: true },
   { name: 'demo -n 0', args: () => ['demo', '-n', '0'], value: '-n "0"', valid: /whole number above 0/, bare: true },
   { name: 'invalid method -m "GE T" (hedged by default: invalid, not "not idempotent")', args: (u) => [u, '-m', 'GE T'], value: '"GE T"', valid: /one word of letters.*e\.g\. GET or POST/ },
+  // The client frames requests and manages its connections: these failed every request locally, counted as target errors, exit 0.
+  { name: '-m CONNECT', args: (u) => [u, '-m', 'CONNECT'], value: '-m CONNECT', valid: /tunnel through a proxy/ },
+  { name: '-H "Transfer-Encoding: chunked"', args: (u) => [u, '-H', 'Transfer-Encoding: chunked'], value: '"Transfer-Encoding"', valid: /set by hedgebench itself/ },
+  { name: '-H "Connection: upgrade"', args: (u) => [u, '-H', 'Connection: upgrade'], value: '"Connection: upgrade"', valid: /only "close" or "keep-alive"/ },
+  { name: '-H "Expect: 100-continue"', args: (u) => [u, '-H', 'Expect: 100-continue'], value: '"Expect"', valid: /100-continue is not supported/ },
+  { name: '-H with a control character in its value', args: (u) => [u, '-H', 'X-Title: a\x1bb'], value: '"X-Title"', valid: /control character/ },
   { name: 'negative --hedge-delay -5ms', args: (u) => [u, '--hedge-delay', '-5ms'], value: '"-5ms"', valid: /250ms, 1\.5s, 2m/ },
   { name: 'negative -t -1s', args: (u) => [u, '-t', '-1s'], value: '"-1s"', valid: /250ms, 1\.5s, 2m/ },
   { name: 'URL without a scheme (host:port)', args: (u) => [u.replace('http://', '')], value: '127.0.0.1:', valid: /did you mean http:\/\/127\.0\.0\.1:\d+\/ \?/ },

@@ -1,7 +1,9 @@
 /**
  * Seeded fuzzing of the input parsers: random and mutated inputs either
  * parse to a well-formed value or throw a UsageError with a one-line
- * message; never any other exception, never a multi-line message.
+ * message; never any other exception, never a multi-line message. The
+ * HTTP/1.1 response parser likewise: an answer or a ParseError, and the same
+ * one however the bytes are split across reads.
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -13,6 +15,7 @@ import { parseFailIf } from '../src/report/fail-if.js'
 import { parseHeader } from '../src/core/header-parse.js'
 import { seededRandom } from '../src/core/random.js'
 import { parseProfile } from '../src/sim/profile.js'
+import { ParseError, ResponseParser } from '../src/engine/h1-response-parser.js'
 
 const CASES = 3000
 
@@ -80,7 +83,7 @@ test('parseDuration: a finite, non-negative number of ms, or a one-line UsageErr
   assert.ok(parsed > 100, `some inputs parsed (${parsed})`)
 })
 
-test('parseHeader: a [name, value] without line breaks, or a one-line UsageError', () => {
+test('parseHeader: a [name, value] without control characters, or a one-line UsageError', () => {
   let parsed = 0
   for (const input of inputs(2, ['Authorization: Bearer x', 'X-Api-Key:k', 'Accept: */*', 'Host:a:b', 'NoColon', ': value', 'Na me: v'])) {
     const header = parsesOrUsage('parseHeader', input, () => parseHeader(input))
@@ -88,7 +91,7 @@ test('parseHeader: a [name, value] without line breaks, or a one-line UsageError
     parsed++
     const [name, value] = header
     assert.match(name, /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, `name from ${JSON.stringify(input)}`)
-    assert.ok(!/[\r\n\0]/.test(value), `value from ${JSON.stringify(input)}`)
+    assert.ok(!/[\x00-\x08\x0a-\x1f\x7f]/.test(value), `no control character but tab in the value from ${JSON.stringify(input)}`)
   }
   assert.ok(parsed > 100, `some inputs parsed (${parsed})`)
 })
@@ -160,4 +163,61 @@ test('parseProfile: a profile, or a one-line UsageError, for mutated and random 
     assert.ok(profile.replicas >= 1 && Number.isInteger(profile.replicas))
   }
   assert.ok(parsed > 50, `some mutations still parse (${parsed})`)
+})
+
+// ---------------------------------------------------------------- the HTTP/1.1 response parser
+
+/** Bytes that tend to break an HTTP/1.1 parser: line ends, separators, digits, hex, control bytes, obs-text. */
+const WIRE_ALPHABET = ['\r\n', '\n', '\r', ':', ' ', '\t', ';', ',', '0', '5', 'f', 'x', '\0', '\x7f', '\xe9', 'chunked', 'HTTP/1.1 ', '200', 'Content-Length', 'Transfer-Encoding']
+const ANSWERS = [
+  'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello',
+  'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n0\r\nX-T: 1\r\n\r\n',
+  'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nX: a\r\n b\r\n\r\n',
+  'HTTP/1.0 200 OK\nContent-Length: 2\n\nok',
+]
+
+/** What parsing `wire` in the given reads gives: the answer as seen by a sink, or the error's reason. */
+function parseWire(wire: Buffer, cuts: number[]): string {
+  const seen: string[] = []
+  const parser = new ResponseParser({
+    wantsHeaders: () => true,
+    onResponseHeaders: (status, raw) => (seen.push(`${status} ${raw.map((b) => b.toString('latin1')).join('|')}`), true),
+    onResponseBody: (chunk) => (seen.push(chunk.toString('latin1')), true),
+    onResponseEnd: (trailers) => void seen.push(`end ${trailers?.map((b) => b.toString('latin1')).join('|') ?? ''}`),
+  })
+  parser.expect(false)
+  let from = 0
+  try {
+    for (const cut of [...cuts, wire.length]) {
+      parser.execute(Buffer.from(wire.subarray(from, cut)))
+      from = cut
+    }
+    parser.finish()
+  } catch (err) {
+    if (!(err instanceof ParseError)) assert.fail(`${JSON.stringify(wire.toString('latin1'))} threw ${err instanceof Error ? err.stack : String(err)}`)
+    return `error: ${err.reason}`
+  }
+  // Body chunks are cut where the reads are: compare them joined.
+  return seen.join('')
+}
+
+test('response parser: mutated and random answers parse or fail with a reason, the same however the bytes are split', () => {
+  const r = seededRandom(11)
+  let failed = 0
+  for (let i = 0; i < CASES; i++) {
+    let text = pick(r, ANSWERS)
+    for (let k = int(r, 0, 3); k > 0; k--) {
+      const at = int(r, 0, text.length)
+      const op = int(r, 0, 2)
+      if (op === 0) text = text.slice(0, at) + pick(r, WIRE_ALPHABET) + text.slice(at)
+      else if (op === 1) text = text.slice(0, at) + text.slice(at + 1)
+      else text = text.slice(0, at) + pick(r, WIRE_ALPHABET) + text.slice(at + 1)
+    }
+    const wire = Buffer.from(text, 'latin1')
+    const whole = parseWire(wire, [])
+    if (whole.startsWith('error: ')) failed++
+    const cut = int(r, 1, Math.max(1, wire.length - 1))
+    assert.equal(parseWire(wire, [cut]), whole, `${JSON.stringify(text)} split at ${cut}`)
+  }
+  assert.ok(failed > CASES / 10 && failed < CASES - CASES / 10, `a mix of answers and errors (${failed} of ${CASES} failed)`)
 })

@@ -17,10 +17,37 @@ export function parseHeader(raw: string): [string, string] {
   return checkHeader(text.slice(0, colon).trim(), text.slice(colon + 1).trim())
 }
 
+/** A control character (RFC 9110 5.5: a field value has none but HTAB): a line break would inject headers, the rest are refused by servers. */
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/
+
+export function hasControlCharacter(value: string): boolean {
+  return CONTROL.test(value)
+}
+
+/**
+ * Headers that frame the request or manage the connection, which the client
+ * sets itself (RFC 9110 7.6.1, RFC 9112 6): given with -H, every request would
+ * fail on the client or the connection would be misread. Why, per name.
+ */
+const CLIENT_OWNED: Readonly<Record<string, string>> = {
+  'transfer-encoding': 'the request is framed by its body\'s length',
+  'content-length': 'it is computed from the request body',
+  'keep-alive': 'connection reuse is the client\'s (--disable-keepalive for a connection per request)',
+  upgrade: 'protocol upgrades are not supported (--http2 speaks HTTP/2)',
+  expect: '100-continue is not supported: the body is sent with the request',
+  'proxy-connection': 'it is not a header for a server',
+}
+
 /** A header undici would refuse on every request (UND_ERR_INVALID_ARG), refused once, before anything is sent. */
 export function checkHeader(name: string, value: string): [string, string] {
   if (!isToken(name)) throw new UsageError(`malformed header name "${oneLine(name)}" (letters, digits and !#$%&'*+-.^_\`|~ only)`)
-  if (/[\r\n\0]/.test(value)) throw new UsageError(`header "${name}" has a line break or NUL in its value`)
+  if (hasControlCharacter(value)) throw new UsageError(`header "${name}" has a control character in its value (a line break, NUL or another byte below 0x20 but tab)`)
+  const key = name.toLowerCase()
+  const why = CLIENT_OWNED[key]
+  if (why !== undefined) throw new UsageError(`header "${name}" is set by hedgebench itself: ${why}`)
+  if (key === 'connection' && !/^\s*(close|keep-alive)\s*$/i.test(value)) {
+    throw new UsageError(`header "Connection: ${oneLine(value).slice(0, 40)}" is not supported (only "close" or "keep-alive": upgrades and hop-by-hop options are the client's)`)
+  }
   return [name, value]
 }
 

@@ -9,6 +9,7 @@
  * and the same headers are refused with undici's errors.
  */
 import { errors, type Dispatcher } from 'undici'
+import { hasControlCharacter } from '../core/header-parse.js'
 
 export interface WireRequest {
   /** Head and body, as written. */
@@ -42,7 +43,7 @@ function build(opts: Dispatcher.DispatchOptions, defaultHost: string): WireReque
   let lines = ''
   for (const [name, value] of headerPairs(opts.headers)) {
     const key = name.toLowerCase()
-    if (/[\r\n\0]/.test(value)) throw new errors.InvalidArgumentError(`invalid ${key} header`)
+    if (hasControlCharacter(value)) throw new errors.InvalidArgumentError(`invalid ${key} header`)
     if (key === 'host') host = value
     else if (key === 'content-length') continue // from the body, below
     else if (key === 'connection') {

@@ -123,6 +123,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
 /** A method is an RFC 9110 token: anything else undici refuses on every request (UND_ERR_INVALID_ARG). */
 function checkMethod(method: string): string {
   if (!isToken(method)) throw new UsageError(`invalid -m "${method}" (an HTTP method is one word of letters, digits or !#$%&'*+-.^_\`|~, e.g. GET or POST)`)
+  if (method === 'CONNECT') throw new UsageError('-m CONNECT is not supported (it opens a tunnel through a proxy: there is no answer to measure)')
   return method
 }
 
