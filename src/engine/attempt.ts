@@ -18,6 +18,7 @@ import type { Protocol } from '../protocol/protocol.js'
 import { AbortOnce } from './abort-once.js'
 import { takeConnectionMark, type AttemptTimes } from './attempt-timing.js'
 import { INTERRUPTED_CODE } from '../core/interruption.js'
+import { isOkStatus } from '../core/status.js'
 import { HedgeCancelledError, withoutStackTraces } from '../hedging/errors.js'
 
 /**
@@ -57,6 +58,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   /** Its answer is being drained and thrown away (non-fatal status, or too late). */
   discarding = false
   status: number | null = null
+  /** What its server said with a failed status (protocol.ts failureText), else null. */
+  message: string | null = null
   bytes = 0
   // ---- AttemptOutcome, set when it ends ----
   latencyMs = 0
@@ -136,6 +139,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     if (this.cancelled) return true
     this.firstByteAt = this.req.policy.now()
     this.status = this.req.protocol.answerStatus(statusCode, rawHeaders)
+    if (!isOkStatus(this.status)) this.message = this.req.protocol.failureText(rawHeaders, null)
     this.req.attemptResponded(this, statusCode, rawHeaders, statusMessage)
     return !this.#paused
   }
@@ -154,6 +158,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   onComplete(rawTrailers: string[] | Buffer[] | null): void {
     this.finished = true
     if (this.status !== null) this.status = this.req.protocol.endStatus(this.status, rawTrailers)
+    if (rawTrailers != null && this.status !== null && !isOkStatus(this.status)) this.message = this.req.protocol.failureText(null, rawTrailers) ?? this.message
     this.#heardAtEnd(rawTrailers)
     const won = this === this.req.winner
     const elapsed = this.#elapsed()

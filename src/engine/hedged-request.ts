@@ -25,8 +25,8 @@ import { DeadlineExceededError } from '../hedging/errors.js'
 
 export type HedgeCaller = Dispatcher.DispatchHandler & {
   onHedgeOutcome?(outcome: HedgeOutcome): void
-  /** The winner's final status, in the protocol's numbers, right before onResponseEnd (gRPC: from its trailers). */
-  onFinalStatus?(status: number): void
+  /** The winner's final status, in the protocol's numbers, right before onResponseEnd (gRPC: from its trailers), and what a failed answer's server said with it (protocol.ts failureText). */
+  onFinalStatus?(status: number, message: string | null): void
   /** The caller never reads response headers or trailers: skip parsing them (it gets an empty object). */
   readonly ignoresHeaders?: boolean
 }
@@ -154,7 +154,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   winnerEnded(rawTrailers: string[] | Buffer[] | null): void {
     this.#finish(this.winner!.index)
     const handler = this.handler
-    handler.onFinalStatus?.(this.winner!.status!)
+    handler.onFinalStatus?.(this.winner!.status!, this.winner!.message)
     if (!handler.onResponseEnd) return
     handler.onResponseEnd(this, handler.ignoresHeaders ? NO_HEADERS : rawTrailers && rawTrailers.length > 0 ? util.parseHeaders(rawTrailers) : {})
   }

@@ -158,7 +158,7 @@ class Slot {
   pending = 0
   timer: NodeJS.Timeout | null = null
   /** Handed to the lane's statistics at each request's end: one object per slot, refilled, not one per request. */
-  readonly #sample: RequestSample = { latencyMs: 0, serviceMs: null, status: null, error: null, bytes: 0, outcome: null, endAt: 0 }
+  readonly #sample: RequestSample = { latencyMs: 0, serviceMs: null, status: null, error: null, bytes: 0, message: null, outcome: null, endAt: 0 }
   #starting = false
   #finishedWhileStarting = false
   #late = false
@@ -238,7 +238,7 @@ class Slot {
 
   callDone(call: Call): void {
     if (this.calls.length > 1) {
-      this.lane!.stats.recordCall(call.endAt - this.sentAt, call.error ? null : call.status, call.error, call.bytes, call.outcome)
+      this.lane!.stats.recordCall(call.endAt - this.sentAt, call.error ? null : call.status, call.error, call.bytes, call.outcome, call.error ? null : call.message)
     }
     // The last call to end ends the logical request: its end time is the request's.
     if (--this.pending === 0) this.complete(call.endAt)
@@ -258,6 +258,7 @@ class Slot {
     s.status = result.error ? null : result.status
     s.error = result.error
     s.bytes = result.bytes
+    s.message = result.error ? null : result.message
     s.outcome = result.outcome
     s.endAt = end
     lane.stats.recordRequest(s)
@@ -301,6 +302,8 @@ class Slot {
 class Call implements HedgeCaller {
   origin = ''
   status: number | null = null
+  /** The text its failed answer carried (grpc-message), if any. */
+  message: string | null = null
   error: Error | null = null
   bytes = 0
   endAt = 0
@@ -313,6 +316,7 @@ class Call implements HedgeCaller {
   reset(origin: string): void {
     this.origin = origin
     this.status = null
+    this.message = null
     this.error = null
     this.bytes = 0
     this.outcome = null
@@ -328,8 +332,9 @@ class Call implements HedgeCaller {
     this.status = statusCode
   }
 
-  onFinalStatus(status: number): void {
+  onFinalStatus(status: number, message: string | null): void {
     this.status = status
+    this.message = message
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {

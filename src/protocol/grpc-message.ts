@@ -40,7 +40,7 @@ export function encodeRequestMessage(method: GrpcMethod, source: GrpcMessageSour
 function fromJsonText(method: GrpcMethod, text: string, flag: string): Uint8Array {
   let json: unknown
   try {
-    json = JSON.parse(text)
+    json = parseKeepingIntegers(text)
   } catch (err) {
     throw new UsageError(`${flag} is not valid JSON: ${(err as Error).message}`)
   }
@@ -76,4 +76,40 @@ function readText(file: string, flag: string): string {
   } catch (err) {
     throw new UsageError(`cannot read ${flag} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
+}
+
+/**
+ * JSON.parse, except that an integer beyond 2^53 keeps every digit, as a
+ * string: JSON.parse would round 9007199254740993 to ...992, and the
+ * protobuf JSON mapping reads 64-bit integer fields from strings (the
+ * number the user wrote, not the nearest double, reaches the server).
+ * Parsed as given first, so that an error names the user's own position.
+ */
+export function parseKeepingIntegers(text: string): unknown {
+  const json: unknown = JSON.parse(text)
+  const quoted = quoteUnsafeIntegers(text)
+  return quoted === text ? json : JSON.parse(quoted)
+}
+
+/** The JSON text with every integer that a double cannot hold exactly in quotes; strings are skipped whole. */
+function quoteUnsafeIntegers(text: string): string {
+  let out = ''
+  let copied = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++
+      continue
+    }
+    if (c !== '-' && !(c >= '0' && c <= '9')) continue
+    let end = i + 1
+    while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end++
+    const token = text.slice(i, end)
+    if (/^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token))) {
+      out += `${text.slice(copied, i)}"${token}"`
+      copied = end
+    }
+    i = end - 1
+  }
+  return copied === 0 ? text : out + text.slice(copied)
 }

@@ -18,7 +18,8 @@
  */
 import type { Dispatcher } from 'undici'
 import { transportOrigin } from '../core/target-url.js'
-import { classifyGrpcAnswer, grpcCodeName, grpcOverloadSignal, grpcTimeoutHeader, GRPC_OK, GRPC_UNKNOWN } from './grpc-status.js'
+import { MAX_MESSAGE_CHARS } from '../results/run-result.js'
+import { classifyGrpcAnswer, decodeGrpcMessage, grpcCodeName, grpcOverloadSignal, grpcTimeoutHeader, GRPC_OK, GRPC_UNKNOWN } from './grpc-status.js'
 import type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol.js'
 import { rawHeaderLookup as rawLookup, withHeaders, type HeaderLookup } from './request-headers.js'
 import { httpOverloadSignal } from './http.js'
@@ -89,9 +90,23 @@ class GrpcProtocol implements Protocol {
     return trailers == null ? null : grpcOverloadSignal(trailerLookup(trailers))
   }
 
+  failureText(rawHeaders: Buffer[] | null, trailers: unknown): string | null {
+    const lookup = trailers != null ? trailerLookup(trailers) : rawHeaders ? rawLookup(rawHeaders) : null
+    const code = lookup?.('grpc-status')
+    if (!lookup || code === undefined || !/^\d+$/.test(code.trim())) return null
+    const message = decodeGrpcMessage(lookup('grpc-message')).trim()
+    return message === '' ? null : `${grpcCodeName(Number(code))}: ${bounded(message)}`
+  }
+
   statusLabel(status: number): string {
     return grpcCodeName(status)
   }
+}
+
+/** One line, at most MAX_MESSAGE_CHARS: a message is shown in a list, and a stack trace in it is not. */
+function bounded(message: string): string {
+  const line = message.replace(/\s+/g, ' ')
+  return line.length > MAX_MESSAGE_CHARS ? `${line.slice(0, MAX_MESSAGE_CHARS - 1)}…` : line
 }
 
 /** The status of an answer whose trailers are still to come: UNKNOWN unless they say otherwise. */

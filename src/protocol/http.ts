@@ -66,6 +66,11 @@ class HttpProtocol implements Protocol {
     return null
   }
 
+  /** An HTTP answer's status says it all: its body is the application's, not counted. */
+  failureText(): null {
+    return null
+  }
+
   statusLabel(status: number): string {
     return String(status)
   }

@@ -60,6 +60,7 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   'slow_count',
   'status_codes',
   'error_kinds',
+  'error_messages',
   'connections_opened',
   'wins',
   ...HEDGING_COLUMNS,
@@ -131,6 +132,7 @@ function figureCells(f: Figures, phase: PhaseResult): Cell[] {
     f.slow.count,
     counts(f.statusCodes),
     counts(f.errorKinds),
+    Object.entries(f.errorMessages ?? {}).map(([text, n]) => `[${n}] ${text}`).join('; '),
   ]
 }
 

@@ -163,7 +163,8 @@ function summarySection(sources: ChartSource[]): string {
 
 function codes(p: PhaseResult): string {
   const all = { ...labelledStatuses(p.statusCodes), ...p.errorKinds }
-  return Object.entries(all).map(([k, v]) => `${k}: ${v}`).join(', ')
+  const said = Object.entries(p.errorMessages ?? {}).map(([k, v]) => `[${v}] ${k}`)
+  return [Object.entries(all).map(([k, v]) => `${k}: ${v}`).join(', '), ...said].join('; ')
 }
 
 function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {

@@ -195,8 +195,9 @@ function statusCodes(f: Figures): string[] {
   return ['Status code distribution:', ...entries.map(([code, n]) => `  [${statusLabel(Number(code))}] ${n} responses`)]
 }
 
+/** Transport errors by kind, and failed answers by what their server said (`[30] UNAVAILABLE: simulated unavailable`, as ghz lists them). */
 function errorDistribution(f: Figures): string[] {
-  const entries = Object.entries(f.errorKinds).sort(([, a], [, b]) => b - a)
+  const entries = [...Object.entries(f.errorKinds), ...Object.entries(f.errorMessages ?? {})].sort(([, a], [, b]) => b - a)
   if (entries.length === 0) return []
   return ['Error distribution:', ...entries.map(([kind, n]) => `  [${n}] ${kind}`)]
 }

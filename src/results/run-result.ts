@@ -26,6 +26,11 @@ export interface LatencySummary {
   max: number
 }
 
+/** Bounds of Figures.errorMessages: a server that puts a request id in every message must not grow a result without end. */
+export const MAX_MESSAGES = 20
+export const MAX_MESSAGE_CHARS = 200
+export const OTHER_MESSAGES = '(other messages)'
+
 export const PERCENTILE_KEYS = ['p10', 'p25', 'p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'p99.99'] as const
 export type PercentileKey = (typeof PERCENTILE_KEYS)[number]
 
@@ -46,6 +51,13 @@ export interface Figures {
   statusCodes: Record<string, number>
   /** Transport error kinds by name (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, ...). */
   errorKinds: Record<string, number>
+  /**
+   * Failed answers by the status and the message their server sent with it
+   * (gRPC: "UNAVAILABLE: simulated unavailable", as ghz shows them), each
+   * message cut to MAX_MESSAGE_CHARS, at most MAX_MESSAGES distinct (the
+   * rest under OTHER_MESSAGES). Absent when no answer carried one.
+   */
+  errorMessages?: Record<string, number>
   bytes: number
   latencyMs: LatencySummary
   slow: { thresholdMs: number; count: number }

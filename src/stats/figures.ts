@@ -5,7 +5,7 @@
  */
 import { createHistogram, encodeHistogram, recordMs, summarize, type Histogram } from './histogram.js'
 import { isOkStatus } from '../core/status.js'
-import type { Figures } from '../results/run-result.js'
+import { MAX_MESSAGES, OTHER_MESSAGES, type Figures } from '../results/run-result.js'
 import { buildBy, FIGURES_FIELDS, type EveryField } from './phase-algebra.js'
 import { isInterruption } from '../core/interruption.js'
 import { round3 } from '../core/round.js'
@@ -23,12 +23,13 @@ export class FiguresAccumulator {
   interruptedMaxMs = 0
   readonly statusCodes = new Map<number, number>()
   readonly errorKinds = new Map<string, number>()
+  readonly errorMessages = new Map<string, number>()
   readonly histogram: Histogram = createHistogram()
 
   constructor(readonly slowMs: number) {}
 
-  /** A finished request (or attempt): an HTTP status, or a transport error. */
-  add(latencyMs: number, status: number | null, error: Error | null, bytes: number): void {
+  /** A finished request (or attempt): a status (and the message a failed answer carried), or a transport error. */
+  add(latencyMs: number, status: number | null, error: Error | null, bytes: number, message: string | null = null): void {
     if (error && isInterruption(error)) {
       this.interrupted++
       if (latencyMs > this.slowMs) this.interruptedSlow++
@@ -41,8 +42,15 @@ export class FiguresAccumulator {
     if (latencyMs > this.slowMs) this.slowCount++
     if (status !== null) increment(this.statusCodes, status)
     if (error) increment(this.errorKinds, errorKind(error))
+    if (message !== null) this.#message(message)
     if (status !== null && isOkStatus(status)) this.ok++
     else this.errors++
+  }
+
+  /** Counted under its own text while there are few distinct ones, else under OTHER_MESSAGES. */
+  #message(text: string): void {
+    const known = this.errorMessages.has(text) || this.errorMessages.size < MAX_MESSAGES - (this.errorMessages.has(OTHER_MESSAGES) ? 0 : 1)
+    increment(this.errorMessages, known ? text : OTHER_MESSAGES)
   }
 
   toFigures(): Figures {
@@ -59,6 +67,7 @@ export class FiguresAccumulator {
       errors: this.errors,
       statusCodes: toRecord(this.statusCodes),
       errorKinds: toRecord(this.errorKinds),
+      errorMessages: this.errorMessages.size > 0 ? toRecord(this.errorMessages) : undefined,
       bytes: this.bytes,
       latencyMs: summarize(this.histogram),
       slow: { thresholdMs: this.slowMs, count: this.slowCount },

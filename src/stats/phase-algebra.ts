@@ -102,6 +102,7 @@ export const FIGURES_FIELDS: MergeTable<Figures> = {
   errors: SUM,
   statusCodes: COUNTS,
   errorKinds: COUNTS,
+  errorMessages: { kind: 'union', merge: (values) => (values.some((v) => v !== undefined) ? mergeCounts(values.map((v) => v ?? {})) : undefined) },
   bytes: SUM,
   // A part that measured nothing has min 0: it must not become the exact min.
   latencyMs: { kind: 'histogram', merge: (_, parts) => summarizeExact(mergeEncoded(parts.map((p) => p.histogram)), parts.filter((p) => p.requests > 0).map((p) => p.latencyMs)) },

@@ -49,6 +49,8 @@ export interface RequestSample {
   status: number | null
   error: Error | null
   bytes: number
+  /** What a failed answer's server said with its status (protocol.ts failureText), else null. */
+  message?: string | null
   outcome: HedgeOutcome | null
   /** performance.now() when it finished, if the caller has it (saves a clock read). */
   endAt?: number
@@ -239,8 +241,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   // ---- logical requests ----
 
   /** One fan-out call finished (only when fanout > 1). Each call is hedged on its own, so its hedge outcome counts here. */
-  recordCall(latencyMs: number, status: number | null, error: Error | null, bytes: number, outcome: HedgeOutcome | null = null): void {
-    this.calls?.add(latencyMs, status, error, bytes)
+  recordCall(latencyMs: number, status: number | null, error: Error | null, bytes: number, outcome: HedgeOutcome | null = null, message: string | null = null): void {
+    this.calls?.add(latencyMs, status, error, bytes, message)
     // Only answers, and only once the first `steadyAfter` requests (and their cold connections) are past.
     if (this.#steadyCalls && status !== null && isOkStatus(status) && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.#steadyCalls, latencyMs)
     this.#hedgeOutcome(outcome, latencyMs)
@@ -256,7 +258,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       if (this.steady && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.steady, s.serviceMs ?? s.latencyMs)
       recordMs(this.#answered, s.serviceMs ?? s.latencyMs)
     }
-    this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
+    this.figures.add(s.latencyMs, s.status, s.error, s.bytes, s.message ?? null)
     if (this.#serviceTime && s.serviceMs !== null) recordMs(this.#serviceTime, s.serviceMs)
     const outcome = s.outcome
     // With fan-out, every call's outcome was counted in recordCall (wins and triggers are per call).
