@@ -40,7 +40,7 @@ test('JSON, saved JSON, CSV summary and per-request CSV of one run agree; report
   const run = await hedgebench([...urls, '-n', '600', '-c', '6', '--warmup', '60', '--slow', '20ms', '--seed', '11', '-o', 'json', '--out-dir', out, '--label', 'agree', '--csv-requests', requestsCsv])
   assert.equal(run.code, 0, run.stderr)
   const result = JSON.parse(run.stdout) as RunResult
-  assert.equal(result.schema, 'hedgebench/result@1')
+  assert.equal(result.schema, 'hedgebench/result@2')
   assert.deepEqual(Object.keys(result.phases), ['warmup', 'plain', 'hedged'])
 
   // The saved files: the JSON is what stdout printed; the CSV is the summary of it.

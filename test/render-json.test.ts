@@ -50,3 +50,17 @@ test('a result with a broken phase names the bad field', () => {
   const unknownPhase = { ...makeRunResult(), phases: { turbo: makeRunResult().phases.plain } }
   assertOneLineUsageError(() => parseResult(JSON.stringify(unknownPhase), 'r.json'), /unknown phase "turbo"/)
 })
+
+test("a result saved as @1 is upgraded once when read: a merged phase's rate becomes its requests over its duration", () => {
+  const merged = makeHedgedRun()
+  const plain = merged.phases.plain!
+  // @1 kept the sum of the shards' rates in rps and the union window's in window.rpsUnion.
+  const v1 = { ...merged, schema: 'hedgebench/result@1', phases: { ...merged.phases, plain: { ...plain, rps: 1366, window: { overlapMs: 1000, unionMs: plain.durationMs, rpsUnion: 970.5 } } } }
+  const back = parseResult(JSON.stringify(v1), 'old.json')
+  assert.equal(back.schema, 'hedgebench/result@2')
+  assert.equal(back.phases.plain!.rps, 970.5)
+  assert.deepEqual(back.phases.plain!.window, { overlapMs: 1000, unionMs: plain.durationMs })
+  // A one-process @1 result reads as it was saved, but for its version.
+  const single = parseResult(JSON.stringify({ ...makeHedgedRun(), schema: 'hedgebench/result@1' }), 'one.json')
+  assert.deepStrictEqual(single, makeHedgedRun())
+})

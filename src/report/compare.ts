@@ -230,15 +230,9 @@ const COUNT_SPECS: Record<'slow' | 'error_rate' | 'rps' | 'extra_load', MetricSp
   },
 }
 
-/**
- * The requests over the time that gives the rate shown: a phase's duration,
- * or, for a merged phase (whose rate is the sum of its shards' rates, and
- * whose duration is the union of their windows), requests / rate, so that
- * the interval is about the value it stands beside.
- */
+/** The requests over the phase's duration: the rate shown (a merged phase's too: phase-algebra.ts phaseRate). */
 function rpsSample(s: Side): { count: number; exposure: number } {
-  const { requests, rps, durationMs } = s.phase
-  return { count: requests, exposure: rps > 0 ? requests / rps : durationMs / 1000 }
+  return { count: s.phase.requests, exposure: s.phase.durationMs / 1000 }
 }
 
 function scale(interval: Interval | null, factor: number): Interval | null {
@@ -280,9 +274,7 @@ const NOT_A_DIFFERENCE = new Set(['seed'])
 
 /** Config keys whose values differ between runs, with each run's value. */
 function diffConfigs(results: RunResult[]): ConfigDifference[] {
-  // Only where a shard or a merge is among them: between one-process runs "in flight" is -c again.
-  const sharded = results.some((r) => r.shard !== undefined || r.generators !== undefined)
-  const flat = results.map((r) => new Map([...configEntries(r.config), ...(sharded ? loadEntries(r) : [])]))
+  const flat = results.map((r) => new Map([...configEntries(r.config), ...loadEntries(r)]))
   const keys = [...new Set(flat.flatMap((f) => [...f.keys()]))].filter((key) => !NOT_A_DIFFERENCE.has(key))
   return keys
     .map((key) => ({ key, values: flat.map((f) => f.get(key) ?? '(none)') }))
@@ -290,15 +282,14 @@ function diffConfigs(results: RunResult[]): ConfigDifference[] {
 }
 
 /**
- * How the load was made, which the config alone does not say: one process,
- * one shard's share, or shards merged (whose -c is per shard), and so what
- * was in flight in all. A merged run against a one-process baseline at the
- * same -c had twice the load, not the same configuration.
+ * What the config alone does not say: -c is per shard, so the concurrency a
+ * merge of N shards had is N x -c, which is what it is compared by (a merge
+ * of -c 10 x 3 against -c 30 in one process is the same load; against -c 10
+ * it is three times it). A single shard is its own share of a run.
  */
 function loadEntries(r: RunResult): Array<[string, string]> {
   const generators = r.generators?.length ?? 1
-  const made = r.shard ? `shard ${r.shard.index}/${r.shard.count} (its share)` : r.generators ? `${generators} shards merged` : 'one process'
-  return [['generators', made], ['in flight', String(r.config.concurrency * generators)]]
+  return [['concurrency', String(r.config.concurrency * generators)], ...(r.shard ? [['shard', `${r.shard.index}/${r.shard.count} (its share)`] as [string, string]] : [])]
 }
 
 function warningsOf(sides: Side[], kind: Comparison['kind']): string[] {

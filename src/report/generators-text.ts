@@ -37,7 +37,7 @@ export function mergeFacts(result: RunResult): string[] {
       (m.missing.length > 0 ? ` · MISSING shard(s) ${m.missing.join(', ')}` : ''),
   ]
   if (phase && window) {
-    lines.push(`${phase}: ${result.phases[phase]!.rps.toFixed(2)} requests/s while all ran (${formatMs(window.overlapMs)}), ${window.rpsUnion.toFixed(2)}/s over the union window (${formatMs(window.unionMs)})`)
+    lines.push(`${phase}: ${result.phases[phase]!.rps.toFixed(2)} requests/s over ${formatMs(window.unionMs)} (the first shard's start to the last one's end), all of them running for ${formatMs(window.overlapMs)}`)
   }
   return lines
 }

@@ -7,13 +7,14 @@
 import { UsageError } from '../core/errors.js'
 import { PHASE_NAMES, RESULT_SCHEMA } from './run-result.js'
 import type { RunResult } from './run-result.js'
+import { READABLE_SCHEMAS, upgradeResult } from './result-upgrade.js'
 
 /** Pretty JSON with a trailing newline; `report -o json` of a saved file reproduces it byte for byte. */
 export function renderJson(result: RunResult): string {
   return `${JSON.stringify(result, null, 2)}\n`
 }
 
-/** Parses and validates a saved run; `source` (usually the file path) names it in the one-line error. */
+/** Parses and validates a saved run, upgraded to the current schema; `source` (usually the file path) names it in the one-line error. */
 export function parseResult(text: string, source: string): RunResult {
   let value: unknown
   try {
@@ -24,6 +25,7 @@ export function parseResult(text: string, source: string): RunResult {
   }
   const problem = resultProblem(value)
   if (problem !== null) throw new UsageError(`${source}: ${problem}`)
+  upgradeResult(value as Json)
   return value as RunResult
 }
 
@@ -35,7 +37,7 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 /** What is wrong with `value` as a RunResult, or null when nothing is. */
 function resultProblem(value: unknown): string | null {
   if (!isObject(value)) return 'not a hedgebench result (not a JSON object)'
-  if (value.schema !== RESULT_SCHEMA) {
+  if (!(READABLE_SCHEMAS as readonly unknown[]).includes(value.schema)) {
     return `not a hedgebench result (schema ${JSON.stringify(value.schema ?? null)}, expected "${RESULT_SCHEMA}")`
   }
   for (const key of ['version', 'label', 'startedAt', 'finishedAt'] as const) {

@@ -4,7 +4,14 @@
  * `hedgebench report FILE` can re-render it.
  */
 
-export const RESULT_SCHEMA = 'hedgebench/result@1'
+/**
+ * The saved form's version. A result of an older version is upgraded once,
+ * when it is read (results/result-upgrade.ts), so every renderer reads the
+ * current shape. @2: a merged phase's `rps` is over its duration (the union
+ * of the shards' windows) as every phase's is; @1 had the sum of the shards'
+ * rates there and the union rate in `window.rpsUnion`.
+ */
+export const RESULT_SCHEMA = 'hedgebench/result@2'
 
 export type PhaseName = 'warmup' | 'plain' | 'hedged'
 export const PHASE_NAMES: readonly PhaseName[] = ['warmup', 'plain', 'hedged']
@@ -257,7 +264,7 @@ export interface PhaseResult extends Figures {
   /** Milliseconds since the run started when this phase began. */
   startOffsetMs: number
   durationMs: number
-  /** Logical requests per second. */
+  /** Logical requests per second: requests over durationMs (stats/phase-algebra.ts phaseRate; for a merged phase too). */
   rps: number
   /** Connections opened during the phase (a cancel on HTTP/1.1 closes one). */
   connectionsOpened: number
@@ -295,17 +302,16 @@ export interface PhaseResult extends Figures {
   server?: ServerCrossCheck
   /** Wall-clock start and end of the phase (epoch ms, this generator's clock), so a merge can check that shards overlapped. */
   wall?: { startMs: number; endMs: number }
-  /** A merged phase: the window in which every shard ran (rps is over it) and the union window. */
+  /** A merged phase: the union of the shards' windows (its durationMs) and the part of it in which every shard ran. */
   window?: PhaseWindow
 }
 
-/** Where a merged phase's rate comes from: every shard running (overlap) vs. any shard running (union). */
+/** How a merged phase's shards overlapped in time. */
 export interface PhaseWindow {
   /** Milliseconds in which all shards were running; 0 when they did not overlap. */
   overlapMs: number
+  /** From the first shard's start to the last one's end: the phase's durationMs. */
   unionMs: number
-  /** Requests over the union window. */
-  rpsUnion: number
 }
 
 export type Mode = 'plain' | 'hedged' | 'both'

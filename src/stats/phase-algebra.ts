@@ -273,11 +273,10 @@ const SERVER_FIELDS: MergeTable<ServerCrossCheck> = {
 
 // ---- the phase -------------------------------------------------------------------------
 
-/** One generator's (or thread's) window of the phase, epoch ms, with the rate it reached in it. */
+/** One generator's (or thread's) window of the phase, epoch ms. */
 export interface PhaseSpan {
   startMs: number
   endMs: number
-  rps: number
 }
 
 export interface PhaseMergeContext {
@@ -307,7 +306,12 @@ function spanOf(spans: PhaseSpan[]): Span {
   return { startMs, endMs, durationMs: Math.max(0, endMs - startMs), overlapMs }
 }
 
-/** The one definition of a phase's rate: its logical requests over its duration (for a merged phase, the union of its generators' windows). */
+/**
+ * The one definition of a phase's rate: its logical requests over its
+ * duration; for a merged phase the union of its generators' windows, so a
+ * merged Summary's time, requests and requests/s agree, and a merge of N
+ * shards compares with one process sending the same total.
+ */
 export function phaseRate(requests: number, durationMs: number): number {
   return round3(durationMs > 0 ? (requests * 1000) / durationMs : 0)
 }
@@ -319,8 +323,7 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
   ...FIGURES_FIELDS,
   startOffsetMs: { kind: 'min', merge: (values) => round3(Math.max(0, Math.min(...values))) },
   durationMs: { kind: 'span', merge: (_, __, c) => round3(span(c).durationMs) },
-  // Shards: while every shard runs, the target sees the sum of their rates.
-  rps: { kind: 'derived', merge: (_, parts, c) => (c.of === 'generators' ? round3(sum(c.spans.map((s) => s.rps))) : phaseRate(sum(parts.map((p) => p.requests)), span(c).durationMs)) },
+  rps: { kind: 'derived', merge: (_, parts, c) => phaseRate(sum(parts.map((p) => p.requests)), span(c).durationMs) },
   connectionsOpened: SUM,
   connectionsClosedByCancel: SUM_OF_ALL,
   streamsResetByCancel: SUM_OF_ALL,
@@ -341,10 +344,10 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
   wall: { kind: 'span', merge: (_, __, c) => (c.of === 'generators' ? { startMs: span(c).startMs, endMs: span(c).endMs } : undefined) },
   window: {
     kind: 'span',
-    merge: (_, parts, c) => {
+    merge: (_, __, c) => {
       if (c.of !== 'generators') return undefined
       const s = span(c)
-      return { overlapMs: round3(s.overlapMs), unionMs: round3(s.durationMs), rpsUnion: phaseRate(sum(parts.map((p) => p.requests)), s.durationMs) }
+      return { overlapMs: round3(s.overlapMs), unionMs: round3(s.durationMs) }
     },
   },
 }

@@ -110,7 +110,7 @@ export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPh
     snaps.map((s) => s.result),
     {
       of: 'threads',
-      spans: snaps.map((s) => ({ startMs: s.startedAtEpoch, endMs: s.endedAtEpoch, rps: s.result.rps })),
+      spans: snaps.map((s) => ({ startMs: s.startedAtEpoch, endMs: s.endedAtEpoch })),
       generator: ctx.generator,
       exact: snaps.map((s) => ({ triggered: s.triggered, delayUsed: s.delayUsed, timerLateness: s.timerLateness })),
     },

@@ -230,7 +230,7 @@ function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, P
       const why = merge.startSpreadMs <= TOGETHER_MS
         ? 'the shards started together, but each phase after the first starts when that shard\'s previous phase ended, so they drifted apart (a -n phase ends when its requests are done)'
         : 'start them with one --start-at'
-      out.push(`${phase.name}: the shards did not all run at the same time (no common window in ${formatMs(phase.window.unionMs)}); requests/s adds rates that never met at the target (${why})`)
+      out.push(`${phase.name}: the shards did not all run at the same time (no common window in ${formatMs(phase.window.unionMs)}); the target never saw their load together (${why})`)
     }
   }
   if (merge.offsetGapMs !== null && merge.offsetGapMs > 0) {
