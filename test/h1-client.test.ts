@@ -311,7 +311,7 @@ interface Answer {
   error: Error | null
 }
 
-function handler(onDone: (a: Answer) => void, hooks: { onConnect?: (abort: (e?: Error) => void) => void; onHeaders?: () => void; onData?: (chunk: Buffer, resume: () => void) => boolean } = {}): Dispatcher.DispatchHandler {
+function handler(onDone: (a: Answer) => void, hooks: { onConnect?: (abort: (e?: Error) => void) => void; onHeaders?: () => void; onData?: (chunk: Buffer, resume: () => void) => boolean; discardBody?: boolean } = {}): Dispatcher.DispatchHandler {
   const a: Answer = { status: null, body: '', error: null }
   let resume: () => void = () => {}
   return {
@@ -325,7 +325,7 @@ function handler(onDone: (a: Answer) => void, hooks: { onConnect?: (abort: (e?: 
       return true
     },
     onData(chunk: Buffer) {
-      a.body += chunk.toString()
+      if (hooks.discardBody !== true) a.body += chunk.toString()
       return hooks.onData ? hooks.onData(chunk, resume) : true
     },
     onComplete() {
@@ -598,21 +598,71 @@ test('run: a parser error is counted by its reason in errorKinds, the text repor
   assert.deepEqual(parseResult(renderJson(result), 'the run').phases.plain!.errorKinds, kinds, 'kept in the saved JSON')
 })
 
-test('client: returning false from onData pauses reading until resume()', async () => {
+test('client: returning false from onData pauses the socket until resume(): nothing is delivered meanwhile and the server\'s writes block', async () => {
+  // Chunks written as fast as the client takes them, until the client has resumed or CAP is reached: more than
+  // loopback's socket buffers hold (net.ipv4.tcp_rmem's 32 MiB at most, plus the sender's), so a client that kept
+  // reading while paused lets the server write it all.
+  const CAP = 64 * 1024 * 1024
+  const piece = Buffer.alloc(64 * 1024, 'b')
+  const chunk = Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+  const server = { queued: 0, flushed: 0, lastProgress: 0, stop: false }
   const srv = await rawServer((s) => {
-    s.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n')
-    setTimeout(() => s.write('3\r\ndef\r\n0\r\n\r\n'), 20)
+    s.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n')
+    const pump = (): void => {
+      while (!s.destroyed) {
+        if (server.stop || server.queued >= CAP) return void s.write('0\r\n\r\n')
+        server.queued += piece.length
+        const more = s.write(chunk, () => {
+          server.flushed += piece.length
+          server.lastProgress = performance.now()
+        })
+        if (!more) return void s.once('drain', pump)
+      }
+    }
+    pump()
   })
+  // The server's writes are blocked: nothing flushed to the kernel for 100 ms while it has bytes to write.
+  const blocked = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const check = setInterval(() => {
+        if (server.flushed >= CAP) done(new Error(`the server wrote ${CAP} bytes while the client was paused: the socket was never paused`))
+        else if (server.lastProgress > 0 && performance.now() - server.lastProgress > 100) done()
+      }, 20)
+      const giveUp = setTimeout(() => done(new Error('the server never blocked within 20 s')), 20_000)
+      const done = (err?: Error): void => {
+        clearInterval(check)
+        clearTimeout(giveUp)
+        if (err) reject(err)
+        else resolve()
+      }
+    })
   const c = client(srv.origin)
-  let paused = 0
+  let received = 0
+  let paused = false
+  let deliveredWhilePaused = 0
+  let flushedAtResume = 0
+  let waited: Promise<void> | null = null
   const r = await send(c, '/', {
-    onData: (_chunk, resume) => {
-      if (paused++ > 0) return true
-      setTimeout(resume, 60)
+    discardBody: true, // counted, not kept
+    onData: (data, resume) => {
+      if (paused) deliveredWhilePaused += data.length
+      received += data.length
+      if (waited !== null) return true
+      paused = true
+      waited = blocked().then(() => {
+        paused = false
+        flushedAtResume = server.flushed
+        server.stop = true
+        resume()
+      })
+      waited.catch(() => {}) // awaited below
       return false
     },
   })
-  assert.deepEqual(r, { status: 200, body: 'abcdef', error: null })
+  await waited
+  assert.equal(deliveredWhilePaused, 0, 'no body delivered between onData returning false and resume()')
+  assert.ok(flushedAtResume < CAP, `the server's writes blocked while the client was paused (${flushedAtResume} bytes written)`)
+  assert.deepEqual([r.status, r.error, received], [200, null, server.queued], 'after resume() the rest arrives')
   await c.close()
   srv.server.close()
 })
