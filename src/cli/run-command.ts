@@ -17,6 +17,7 @@ import { loadProfile, profileRunOptions, type Profile } from '../sim/profile.js'
 import type { Target } from '../sim/target.js'
 import { SIM_PROTO, SIM_WORK_CALL } from '../sim/grpc-sim-service.js'
 import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
+import { tlsFlags } from './tls-flags.js'
 import type { Mode, RunResult } from '../results/run-result.js'
 import type { FailCondition } from '../report/fail-if.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
@@ -53,7 +54,7 @@ const dflt = (value: string | number): string => `[default: ${value}]`
 const ms = (value: number): string => (value === 0 ? '0' : value % 1000 === 0 ? `${value / 1000}s` : `${value}ms`)
 
 function runFlags(y: Argv): Argv {
-  return grpcFlags(y)
+  return tlsFlags(grpcFlags(y))
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
     .option('n', { alias: 'requests', type: 'string', describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
     .option('c', { alias: 'concurrency', type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })

@@ -9,9 +9,10 @@ import { parseHedgeDelayFlag } from '../hedging/delay-spec.js'
 import { parseHeader } from '../core/header-parse.js'
 import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
 import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
+import { applyTlsFlags, type TlsFlags } from './tls-flags.js'
 import { assertNoGrpcFlags, grpcMetadata, grpcRunOptions, isGrpcRun, parseGrpcNonFatal, type GrpcFlags } from './grpc-flags.js'
 
-export interface RunFlags extends GrpcFlags {
+export interface RunFlags extends GrpcFlags, TlsFlags {
   urls?: string[]
   /** What followed `--`: URLs, never flags. */
   '--'?: string[]
@@ -107,6 +108,7 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
     const body = await bodyOf(f)
     if (body) o.body = body
   }
+  applyTlsFlags(o, f)
   const hedge = hedgeOptions(f, grpc)
   if (Object.keys(hedge).length > 0) o.hedge = hedge
   const eject = ejectOptions(f)

@@ -23,10 +23,11 @@
 import { connect, isIP, type Socket } from 'node:net'
 import { connect as connectTls } from 'node:tls'
 import { TargetUnreachableError } from '../core/errors.js'
+import { tlsConnectOptions, type TlsSettings } from './tls-options.js'
 
 export interface PreflightOptions {
-  /** -k: accept any certificate, as the run will. */
-  insecure?: boolean
+  /** -k, --cacert, --cert/--key, --cname: the TLS the run's connections will use. */
+  tls?: TlsSettings
   /** Cleartext origins must speak HTTP/2 with prior knowledge (h2c). */
   h2c?: boolean
   /** How each origin is named in messages (the target URL's own scheme, e.g. grpc://), by index. */
@@ -60,7 +61,7 @@ function probe(origin: string, name: string, timeoutMs: number, options: Preflig
   const host = url.hostname.replace(/^\[|\]$/g, '')
   return new Promise((resolve, reject) => {
     const socket: Socket = tls
-      ? connectTls({ host, port, rejectUnauthorized: !options.insecure, ...(isIP(host) ? {} : { servername: host }) })
+      ? connectTls({ host, port, ...tlsConnectOptions(options.tls ?? {}, host) })
       : connect({ host, port })
     let connected = false
     let speaking = false

@@ -10,7 +10,8 @@
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { Client, credentials, getChannelzHandlers, Metadata } from '@grpc/grpc-js'
-import type { ClientUnaryCall, ServiceError, StatusObject } from '@grpc/grpc-js'
+import type { ChannelCredentials, ClientUnaryCall, ServiceError, StatusObject } from '@grpc/grpc-js'
+import type { TlsSettings } from '../engine/tls-options.js'
 import { UsageError } from '../core/errors.js'
 import { grpcCodeName, GRPC_OK } from '../protocol/grpc-status.js'
 import { PREVIOUS_ATTEMPTS_HEADER } from '../protocol/grpc.js'
@@ -27,6 +28,8 @@ export interface GrpcClientPhaseOptions {
   /** The encoded request message (grpc-js frames it). */
   message: Buffer
   metadata: Array<[string, string]>
+  /** grpcs://: the run's TLS settings (--cacert, --cert/--key, --cname). */
+  tls?: TlsSettings
   /** The user's service config, parsed. */
   serviceConfig: ServiceConfig
   concurrency: number
@@ -53,9 +56,9 @@ export async function runGrpcClientPhase(o: GrpcClientPhaseOptions): Promise<Grp
   const target = await channelTarget(o.urls)
   let client: Client
   try {
-    // grpcs:// is TLS with the system's roots, as for the engine's own connections.
     const secure = o.urls.some((u) => u.startsWith('grpcs:'))
-    client = new Client(target, secure ? credentials.createSsl() : credentials.createInsecure(), {
+    client = new Client(target, secure ? tlsCredentials(o.tls ?? {}) : credentials.createInsecure(), {
+      ...channelNames(o),
       'grpc.service_config': JSON.stringify(config),
       'grpc.enable_channelz': 1,
       'grpc.enable_retries': 1,
@@ -83,6 +86,21 @@ export async function runGrpcClientPhase(o: GrpcClientPhaseOptions): Promise<Grp
     return result
   } finally {
     client.close()
+  }
+}
+
+/** grpcs:// with the engine's TLS settings: its CAs (else the system's), a client certificate, -k. */
+function tlsCredentials(tls: TlsSettings): ChannelCredentials {
+  const pem = (v: string | undefined) => (v === undefined ? null : Buffer.from(v))
+  return credentials.createSsl(pem(tls.ca), pem(tls.key), pem(tls.cert), tls.insecure ? { rejectUnauthorized: false } : {})
+}
+
+/** --authority and --cname, as grpc-js names them. */
+function channelNames(o: GrpcClientPhaseOptions): Record<string, string> {
+  const authority = o.metadata.find(([k]) => k.toLowerCase() === 'host')?.[1]
+  return {
+    ...(authority !== undefined ? { 'grpc.default_authority': authority } : {}),
+    ...(o.tls?.servername !== undefined ? { 'grpc.ssl_target_name_override': o.tls.servername } : {}),
   }
 }
 
@@ -192,7 +210,8 @@ interface CallOutcome {
 
 function oneCall(client: Client, o: GrpcClientPhaseOptions, inFlight: Set<ClientUnaryCall>): Promise<CallOutcome> {
   const metadata = new Metadata()
-  for (const [k, v] of o.metadata) metadata.add(k, v)
+  // The authority is the channel's (channelNames), not metadata.
+  for (const [k, v] of o.metadata) if (k.toLowerCase() !== 'host') metadata.add(k, v)
   const started = performance.now()
   let answeredBy = '0'
   const noteAttempt = (m: Metadata) => {

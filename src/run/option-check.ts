@@ -8,7 +8,7 @@
  */
 import { UsageError } from '../core/errors.js'
 import { checkHeader } from '../core/header-parse.js'
-import type { HedgeRunOptions, RunOptions } from './run-options.js'
+import type { HedgeRunOptions, RunOptions, TlsRunOptions } from './run-options.js'
 
 type Kind = 'number' | 'boolean' | 'string' | 'function' | 'object' | 'any'
 
@@ -24,7 +24,7 @@ type Kinds<T> = { [K in keyof Required<T>]: KindOf<NonNullable<T[K]>> }
 const RUN_OPTIONS: Kinds<RunOptions> = {
   urls: 'any', method: 'string', headers: 'any', body: 'any', concurrency: 'number', requests: 'number', durationMs: 'number',
   rate: 'number', timeoutMs: 'number', mode: 'string', schedule: 'string', warmup: 'number', slowMs: 'number', http2: 'boolean',
-  insecure: 'boolean', grpc: 'object', keepAlive: 'boolean', fanout: 'number', workers: 'number', label: 'string', profile: 'any',
+  insecure: 'boolean', tls: 'object', grpc: 'object', keepAlive: 'boolean', fanout: 'number', workers: 'number', label: 'string', profile: 'any',
   hedge: 'object', eject: 'any', saturation: 'any', seed: 'number', redact: 'any', serverStatsUrl: 'string', signal: 'object',
   stopNow: 'object', onProgress: 'function', requestSink: 'object', shard: 'object', startAt: 'number', maxStartLatenessMs: 'number',
   runId: 'string', wallClock: 'function',
@@ -36,6 +36,8 @@ const HEDGE_OPTIONS: Kinds<HedgeRunOptions> = {
   cancel: 'string', header: 'any', idempotencyKey: 'boolean', unsafeHedge: 'boolean',
 }
 
+const TLS_OPTIONS: Kinds<TlsRunOptions> = { ca: 'any', cert: 'any', key: 'any', servername: 'string' }
+
 const fail = (message: string): never => {
   throw new UsageError(`run(options): ${message}`)
 }
@@ -45,6 +47,7 @@ export function checkRunOptions(options: unknown): asserts options is RunOptions
   const o = options as Record<string, unknown>
   checkKinds(o, RUN_OPTIONS, '')
   if (o.hedge !== undefined) checkKinds(o.hedge as Record<string, unknown>, HEDGE_OPTIONS, 'hedge.')
+  if (o.tls !== undefined) checkTls(o.tls as Record<string, unknown>)
   if (!Array.isArray(o.urls) || !o.urls.every((u) => typeof u === 'string')) fail(`urls must be an array of URLs as strings, got ${describe(o.urls)}`)
   if (o.headers !== undefined) checkHeaders(o.headers)
   if (o.body !== undefined && !(o.body instanceof Uint8Array)) fail(`body must be a Buffer, got ${describe(o.body)}`)
@@ -58,6 +61,14 @@ function checkKinds(o: Record<string, unknown>, kinds: Readonly<Record<string, K
     if (value === undefined || kind === 'any') continue
     const actual = typeof value
     if (actual !== kind || (kind === 'object' && value === null)) fail(`${prefix}${key} must be ${kind === 'object' ? 'an object' : `a ${kind}`}, got ${describe(value)}`)
+  }
+}
+
+function checkTls(tls: Record<string, unknown>): void {
+  checkKinds(tls, TLS_OPTIONS, 'tls.')
+  for (const key of ['ca', 'cert', 'key'] as const) {
+    const v = tls[key]
+    if (v !== undefined && typeof v !== 'string' && !(v instanceof Uint8Array)) fail(`tls.${key} must be PEM text (a string or a Buffer), got ${describe(v)}`)
   }
 }
 

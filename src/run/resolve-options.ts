@@ -3,6 +3,8 @@
  * complete, valid configuration. Every problem is a UsageError naming the
  * bad value and what would be valid (the CLI prints it as one line, exit 2).
  */
+import { X509Certificate } from 'node:crypto'
+import { createSecureContext } from 'node:tls'
 import { withUrlCredentials } from './url-credentials.js'
 import { UsageError } from '../core/errors.js'
 import { isToken } from '../core/header-parse.js'
@@ -11,7 +13,8 @@ import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spe
 import { TIED_DROPPED_STATUS, DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, hedgingAllowedBy, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { DEFAULT_EJECTION, type EjectionPolicy } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION, type SaturationPolicy } from '../hedging/saturation-gate.js'
-import type { HedgeRunOptions, RunOptions } from './run-options.js'
+import type { HedgeRunOptions, RunOptions, TlsRunOptions } from './run-options.js'
+import type { TlsSettings } from '../engine/tls-options.js'
 import { transportOrigin } from '../core/target-url.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
@@ -59,8 +62,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   seed: number
   hedge: ResolvedHedge
   redact: string[]
-  /** -k: accept any TLS certificate (self-signed, wrong host, expired). */
-  insecure: boolean
+  /** -k, --cacert, --cert/--key, --cname: how https:// and grpcs:// connections are made. */
+  tls: TlsSettings
   /** The default warm-up goes on past its requests until it has lasted this long, ms (0: no minimum). */
   warmupMinMs: number
   /**
@@ -116,7 +119,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     seed,
     hedge,
     redact: o.redact ?? [],
-    insecure: o.insecure ?? false,
+    tls: resolveTls(o, urls),
   }
 }
 
@@ -137,6 +140,52 @@ function atMost(n: number, max: number, flag: string, what: string): number {
 
 function checkHedgeHeader(name: string): void {
   if (!isToken(name)) throw new UsageError(`invalid --hedge-header ${JSON.stringify(name)} (a header name, letters, digits and !#$%&'*+-.^_\`|~; --no-hedge-header sends none)`)
+}
+
+/**
+ * The TLS settings, their PEM checked before anything is sent (a key that
+ * does not match its certificate would fail every handshake). Only for
+ * https:// and grpcs:// targets: on others they would be ignored.
+ */
+function resolveTls(o: RunOptions, urls: string[]): TlsSettings {
+  const t: TlsRunOptions = o.tls ?? {}
+  const given = TLS_FLAGS.filter(([k]) => t[k] !== undefined).map(([, flag]) => flag)
+  if (given.length > 0 && !urls.some((u) => /^(https|grpcs):/i.test(u))) throw new UsageError(`${given.join(', ')}: only for TLS targets (https://, grpcs://)`)
+  if ((t.cert === undefined) !== (t.key === undefined)) throw new UsageError(t.cert === undefined ? '--key needs --cert (the client certificate it belongs to)' : '--cert needs --key (the client certificate\'s private key)')
+  const pem = (v: string | Buffer | undefined): string | undefined => (v === undefined ? undefined : v.toString())
+  const s: TlsSettings = { insecure: o.insecure ?? false }
+  if (t.ca !== undefined) s.ca = pem(t.ca)!
+  if (t.cert !== undefined) s.cert = pem(t.cert)!
+  if (t.key !== undefined) s.key = pem(t.key)!
+  if (t.servername !== undefined) s.servername = checkServername(t.servername)
+  checkPem(s)
+  return s
+}
+
+const TLS_FLAGS = [['ca', '--cacert'], ['cert', '--cert'], ['key', '--key'], ['servername', '--cname']] as const
+
+function checkServername(name: string): string {
+  if (!/^[A-Za-z0-9.:_-]+$/.test(name)) throw new UsageError(`invalid --cname ${JSON.stringify(name)} (a host name, as the server's certificate names it)`)
+  return name
+}
+
+/** The PEM parsed once here (Node would parse it at the first handshake), so a bad file is one line before the run. */
+function checkPem(s: TlsSettings): void {
+  if (s.ca === undefined && s.cert === undefined) return
+  // Node skips what is not a certificate in `ca` without a word: every handshake would then fail.
+  if (s.ca !== undefined) {
+    try {
+      if (!s.ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no "-----BEGIN CERTIFICATE-----" in it')
+      new X509Certificate(s.ca)
+    } catch (err) {
+      throw new UsageError(`--cacert is not a PEM certificate: ${(err as Error).message}`)
+    }
+  }
+  try {
+    if (s.cert !== undefined) createSecureContext({ cert: s.cert, key: s.key })
+  } catch (err) {
+    throw new UsageError(`--cert/--key: ${(err as Error).message} (PEM certificate and the private key that belongs to it)`)
+  }
 }
 
 /** On by default with several replicas (one replica has nowhere else to go). */

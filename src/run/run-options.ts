@@ -49,6 +49,17 @@ export interface Progress {
   elapsedMs: number
 }
 
+/** TLS beyond -k, as ghz's and grpcurl's flags give it; certificates and keys as PEM text. */
+export interface TlsRunOptions {
+  /** --cacert: trust these CAs instead of the system's. */
+  ca?: string | Buffer
+  /** --cert/--key: the client certificate (chain) and its private key, for servers that require one. */
+  cert?: string | Buffer
+  key?: string | Buffer
+  /** --cname: check the server's certificate against this name (and send it as SNI) instead of the URL's host. */
+  servername?: string
+}
+
 export interface RunOptions {
   urls: string[]
   method?: string
@@ -71,6 +82,8 @@ export interface RunOptions {
   http2?: boolean
   /** Accept any TLS certificate (curl's and hey's -k). */
   insecure?: boolean
+  /** https:// and grpcs://: the CAs to trust, a client certificate (mTLS), the name the server's certificate must carry. */
+  tls?: TlsRunOptions
   /** For grpc:// targets: the schema, --call and the message (the body and method come from these). */
   grpc?: GrpcRunOptions
   keepAlive?: boolean

@@ -19,6 +19,7 @@ import { LoadWindow, type Lane } from '../engine/load-generator.js'
 import { PhaseStats, type HedgingSetup } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-snapshot.js'
 import { checkReachable, type Reached } from '../engine/preflight.js'
+import { tlsConnector, type TlsSettings } from '../engine/tls-options.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
 import type { RunOptions } from './run-options.js'
@@ -47,7 +48,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)
-  const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { insecure: cfg.insecure, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
+  const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { tls: cfg.tls, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
   return new RunSession(withStreamLimits(cfg, reached), options, buildConfigRecord(whole), reached.map((r) => r.address)).execute()
 }
 
@@ -210,6 +211,7 @@ class RunSession {
       path: grpc.path,
       message: grpc.message,
       metadata: cfg.headers,
+      tls: cfg.tls,
       serviceConfig: grpc.serviceConfig,
       concurrency: cfg.concurrency,
       requests: cfg.requests,
@@ -503,9 +505,14 @@ export function createAgent(cfg: ResolvedRun): ConnectionPool {
     allowH2: http2,
     attemptTimeoutMs: cfg.timeoutMs,
     ...(cfg.streamLimits ? { streamLimits: cfg.streamLimits } : {}),
-    // -k: the pool's default connector, but accepting any certificate.
-    ...(cfg.insecure ? { connector: buildConnector({ timeout: connectTimeoutMs, allowH2: http2, rejectUnauthorized: false }) } : {}),
+    // -k, --cacert, --cert/--key, --cname: the pool's default connector with those settings.
+    ...connectorOf(cfg.tls, connectTimeoutMs, http2),
   })
+}
+
+function connectorOf(tls: TlsSettings, timeoutMs: number, http2: boolean): { connector?: buildConnector.connector } {
+  const connector = tlsConnector(tls, timeoutMs, http2)
+  return connector ? { connector } : {}
 }
 
 /** Dispatch options per target origin, framed by the run's protocol; built once. */

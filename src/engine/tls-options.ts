@@ -1,0 +1,46 @@
+/**
+ * TLS for https:// and grpcs:// targets, the same for every connection a
+ * run opens (the pre-run probe, the pool's connections, a reflection call):
+ * -k, the CAs to trust (--cacert), a client certificate for servers that
+ * require one (--cert/--key, mTLS), and the name the server's certificate
+ * is checked against and sent as SNI when it is not the URL's host
+ * (--cname, or --authority).
+ */
+import { isIP } from 'node:net'
+import type { ConnectionOptions } from 'node:tls'
+import { buildConnector } from 'undici'
+
+export interface TlsSettings {
+  /** -k: accept any certificate. */
+  insecure?: boolean
+  /** PEM: the CAs the server's certificate must chain to, instead of the system's. */
+  ca?: string
+  /** PEM: the client certificate (chain) and its private key. */
+  cert?: string
+  key?: string
+  /** The name the server's certificate must carry, and the SNI, instead of the URL's host. */
+  servername?: string
+}
+
+/** node:tls options for a connection to `host` (a hostname or an IP, without brackets). */
+export function tlsConnectOptions(s: TlsSettings, host: string): ConnectionOptions {
+  // SNI is never an IP address (RFC 6066); an IP host is still checked against the certificate's IP SANs.
+  const servername = s.servername ?? (isIP(host) ? undefined : host)
+  return {
+    rejectUnauthorized: !s.insecure,
+    ...(s.ca !== undefined ? { ca: s.ca } : {}),
+    ...(s.cert !== undefined ? { cert: s.cert } : {}),
+    ...(s.key !== undefined ? { key: s.key } : {}),
+    ...(servername !== undefined ? { servername } : {}),
+  }
+}
+
+/** The connections' connector with these settings, or undefined when every one is the default (undici's own connector then). */
+export function tlsConnector(s: TlsSettings, timeoutMs: number, allowH2: boolean): buildConnector.connector | undefined {
+  if (!s.insecure && s.ca === undefined && s.cert === undefined && s.servername === undefined) return undefined
+  const { servername, ...rest } = tlsConnectOptions(s, '')
+  const connect = buildConnector({ timeout: timeoutMs, allowH2, ...rest } as buildConnector.BuildOptions)
+  if (servername === undefined) return connect
+  // undici takes the server's name from a request's Host header (or :authority) when there is one; the run's name wins.
+  return (opts, callback) => connect({ ...opts, servername }, callback)
+}
