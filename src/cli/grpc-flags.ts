@@ -1,6 +1,6 @@
 /**
  * The gRPC flags of the run command, ghz-compatible: --proto with -i import
- * paths, or --protoset; --call; -d/-D as the request message in JSON, -B as
+ * paths, or --protoset, or --reflect (the server's reflection); --call; -d/-D as the request message in JSON, -B as
  * its encoded bytes; -m as JSON metadata (ghz's -m; for HTTP targets -m is
  * hey's method) and -H "name: value" as metadata too.
  */
@@ -17,6 +17,7 @@ export interface GrpcFlags {
   proto?: string
   i?: string[]
   protoset?: string
+  reflect?: boolean
   call?: string
   B?: string
   d?: string
@@ -33,6 +34,7 @@ export function grpcFlags(y: Argv): Argv {
     .option('proto', { type: 'string', describe: 'the .proto file declaring --call', group: 'gRPC:' })
     .option('i', { type: 'string', array: true, describe: 'import path for --proto and its imports (repeatable)', group: 'gRPC:' })
     .option('protoset', { type: 'string', describe: 'a compiled FileDescriptorSet instead of --proto', group: 'gRPC:' })
+    .option('reflect', { type: 'boolean', describe: 'read the schema from the server\'s reflection service (the default when neither --proto nor --protoset is given)', group: 'gRPC:' })
     .option('hedge-by', { type: 'string', describe: 'who hedges: hedgebench (its own policy), or grpc-js (also run the hedged calls through grpc-js with --service-config) [default: hedgebench]', group: 'gRPC:' })
     .option('service-config', { type: 'string', describe: 'gRPC service config JSON file (methodConfig[].hedgingPolicy, retryThrottling) for --hedge-by grpc-js', group: 'gRPC:' })
     .option('B', { type: 'string', describe: 'the request message as encoded bytes, from a file (gRPC; -d/-D take JSON)', group: 'gRPC:' })
@@ -57,6 +59,7 @@ export function grpcRunOptions(f: GrpcFlags): GrpcRunOptions {
   if (f.proto !== undefined) o.proto = f.proto
   if (f.i?.length) o.importPaths = [f.i].flat()
   if (f.protoset !== undefined) o.protoset = f.protoset
+  if (f.reflect !== undefined) o.reflect = f.reflect
   if (f.d !== undefined) o.data = f.d
   if (f.D !== undefined) o.dataFile = f.D
   if (f.B !== undefined) o.binaryFile = f.B
@@ -84,7 +87,7 @@ function readServiceConfig(file: string): ServiceConfig {
 
 /** HTTP runs refuse the gRPC-only flags rather than ignore them. */
 export function assertNoGrpcFlags(f: GrpcFlags): void {
-  const names = { call: '--call', proto: '--proto', protoset: '--protoset', B: '-B', i: '-i', hedgeBy: '--hedge-by', serviceConfig: '--service-config' } as const
+  const names = { call: '--call', proto: '--proto', protoset: '--protoset', reflect: '--reflect', B: '-B', i: '-i', hedgeBy: '--hedge-by', serviceConfig: '--service-config' } as const
   const given = (Object.keys(names) as Array<keyof typeof names>).filter((k) => f[k] !== undefined)
   if (given.length > 0) throw new UsageError(`${given.map((k) => names[k]).join(', ')}: only for gRPC targets (grpc://host:port)`)
 }

@@ -162,8 +162,10 @@ function withBuiltInCall(options: RunOptions, grpc: boolean): RunOptions {
   return { ...options, grpc: { ...options.grpc, call: SIM_WORK_CALL, proto: SIM_PROTO, protoset: undefined } }
 }
 
-async function measure(argv: CliFlags, options: RunOptions): Promise<number> {
-  if (options.grpc) await quietGrpcJs()
+async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
+  if (given.grpc) await quietGrpcJs()
+  // The schema first, when the server's reflection gives it: every check below needs it.
+  const options = given.grpc ? await (await import('../run/grpc-reflection.js')).withReflectedSchema(given) : given
   // Every check that can fail comes before the first file is touched, so bad
   // input leaves nothing behind (no empty out-dir, no truncated request log).
   const resolved = resolveOptions(options, 0)

@@ -18,6 +18,8 @@ export interface GrpcSchemaSource {
   importPaths?: string[]
   /** A binary FileDescriptorSet (exclusive with proto). */
   protoset?: string
+  /** A FileDescriptorSet already read (from the server's reflection service): the schema without a file. */
+  descriptorSet?: Uint8Array
 }
 
 /** One unary method, resolved against its schema. */
@@ -58,9 +60,10 @@ export function loadGrpcMethod(source: GrpcSchemaSource, call: string | undefine
 /** The schema as a resolved protobufjs Root. */
 export function loadSchema(source: GrpcSchemaSource): Protobuf.Root {
   if (source.proto !== undefined && source.protoset !== undefined) throw new UsageError('use either --proto or --protoset, not both')
+  if (source.descriptorSet !== undefined) return fromDescriptorSet(source.descriptorSet, 'the schema read by server reflection')
   if (source.protoset !== undefined) return loadProtoset(source.protoset)
   if (source.proto !== undefined) return loadProto(source.proto, source.importPaths ?? [])
-  throw new UsageError('a gRPC target needs its schema: --proto FILE (with -i DIR for imports) or --protoset FILE')
+  throw new UsageError('a gRPC target needs its schema: --proto FILE (with -i DIR for imports), --protoset FILE, or the server\'s reflection (--reflect)')
 }
 
 function loadProto(file: string, importPaths: string[]): Protobuf.Root {
@@ -92,22 +95,31 @@ function loadProtoset(file: string): Protobuf.Root {
   } catch (err) {
     throw new UsageError(`cannot read --protoset ${file}: ${reason(err)}`)
   }
+  return fromDescriptorSet(bytes, `--protoset ${file}`)
+}
+
+function fromDescriptorSet(bytes: Uint8Array, what: string): Protobuf.Root {
   try {
     const root = (protobuf().Root as unknown as { fromDescriptor(b: Uint8Array): Protobuf.Root }).fromDescriptor(bytes)
     root.resolveAll()
     return root
   } catch (err) {
-    throw new UsageError(`cannot load --protoset ${file} (expected a binary FileDescriptorSet): ${reason(err)}`)
+    throw new UsageError(`cannot load ${what} (expected a binary FileDescriptorSet): ${reason(err)}`)
   }
 }
 
-/** `pkg.Service/Method` or `pkg.Service.Method` (ghz accepts both). */
-function resolveCall(root: Protobuf.Root, call: string): GrpcMethod {
+/** `pkg.Service/Method` or `pkg.Service.Method` (ghz accepts both), as its service's full name and the method's. */
+export function splitCall(call: string): { serviceName: string; methodName: string } {
   const slash = call.lastIndexOf('/')
   const split = slash >= 0 ? slash : call.lastIndexOf('.')
   const serviceName = call.slice(0, Math.max(0, split)).replace(/^\./, '')
   const methodName = call.slice(split + 1)
   if (split <= 0 || methodName === '') throw new UsageError(`--call must be package.Service/Method (got "${call}")`)
+  return { serviceName, methodName }
+}
+
+function resolveCall(root: Protobuf.Root, call: string): GrpcMethod {
+  const { serviceName, methodName } = splitCall(call)
   const service = root.lookup(serviceName)
   if (!(service instanceof protobuf().Service)) {
     throw new UsageError(`service "${serviceName}" is not in the schema (services: ${serviceNames(root).join(', ') || 'none'})`)

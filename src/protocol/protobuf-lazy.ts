@@ -21,6 +21,12 @@ export function protobuf(): typeof Protobuf {
   return protobufLib
 }
 
+/** google.protobuf's descriptor messages (FileDescriptorProto, ...), as protobufjs's descriptor extension defines them. */
+export function descriptorTypes(): Protobuf.Namespace {
+  protobuf()
+  return load('protobufjs/ext/descriptor.js') as Protobuf.Namespace
+}
+
 /** protobufjs's ProtoJSON reader and writer (the protobuf JSON mapping). */
 export function protojson(): ProtoJson {
   protojsonLib ??= load('protobufjs/ext/protojson.js') as ProtoJson

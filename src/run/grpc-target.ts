@@ -39,6 +39,8 @@ export function methodConfigFor(config: ServiceConfig, path: string): NonNullabl
 export interface GrpcRunOptions extends GrpcSchemaSource, GrpcMessageSource {
   /** `package.Service/Method`. */
   call?: string
+  /** Read the schema from the server's reflection service (also what happens when neither proto nor protoset is given). */
+  reflect?: boolean
   /** Who hedges the hedged calls: hedgebench's engine (default), or also a real grpc-js client with `serviceConfig`. */
   hedgeBy?: 'hedgebench' | 'grpc-js'
   /** A gRPC service config (methodConfig[].hedgingPolicy, retryThrottling), for hedgeBy 'grpc-js'. */

@@ -147,7 +147,7 @@ function checkHedgeHeader(name: string): void {
  * does not match its certificate would fail every handshake). Only for
  * https:// and grpcs:// targets: on others they would be ignored.
  */
-function resolveTls(o: RunOptions, urls: string[]): TlsSettings {
+export function resolveTls(o: RunOptions, urls: string[]): TlsSettings {
   const t: TlsRunOptions = o.tls ?? {}
   const given = TLS_FLAGS.filter(([k]) => t[k] !== undefined).map(([, flag]) => flag)
   if (given.length > 0 && !urls.some((u) => /^(https|grpcs):/i.test(u))) throw new UsageError(`${given.join(', ')}: only for TLS targets (https://, grpcs://)`)

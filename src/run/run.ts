@@ -22,6 +22,7 @@ import { checkReachable, type Reached } from '../engine/preflight.js'
 import { tlsConnector, type TlsSettings } from '../engine/tls-options.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
+import { withReflectedSchema } from './grpc-reflection.js'
 import type { RunOptions } from './run-options.js'
 import { attachServerCheck, ServerCounter } from './server-check.js'
 import { checkRunOptions } from './option-check.js'
@@ -43,8 +44,9 @@ import type { GrpcClientResult } from '../results/run-result.js'
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
 const INTERRUPT_GRACE_MS = 2000
 
-export async function run(options: RunOptions): Promise<RunResult> {
-  checkRunOptions(options)
+export async function run(given: RunOptions): Promise<RunResult> {
+  checkRunOptions(given)
+  const options = await withReflectedSchema(given)
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)

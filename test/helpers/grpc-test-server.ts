@@ -4,7 +4,7 @@
  * (shop.v1.Inventory/Get, its request importing a second file and a
  * well-known type, so that reflection has dependencies to resolve), served
  * with server reflection (@grpc/reflection, grpc-node's own: v1 and
- * v1alpha, or v1alpha only, or none), over h2c or TLS (optionally requiring
+ * v1alpha, v1alpha only, files without their imports, or none), over h2c or TLS (optionally requiring
  * a client certificate). Every call's raw request bytes, :authority and
  * client certificate subject are recorded, in arrival order.
  */
@@ -15,6 +15,8 @@ import { join } from 'node:path'
 import * as grpc from '@grpc/grpc-js'
 import * as protoLoader from '@grpc/proto-loader'
 import { ReflectionService } from '@grpc/reflection'
+import type * as Protobuf from 'protobufjs'
+import { descriptorTypes } from '../../src/protocol/protobuf-lazy.js'
 
 export const CALL = 'shop.v1.Inventory/Get'
 
@@ -68,8 +70,8 @@ export interface SeenCall {
 
 export interface TestServerOptions {
   schema: TestSchema
-  /** 'both' (v1 and v1alpha, the default), 'v1alpha' only, or 'none'. */
-  reflection?: 'both' | 'v1alpha' | 'none'
+  /** 'both' (v1 and v1alpha, the default), 'v1alpha' only, 'file-only' (v1, each file sent without its imports), or 'none'. */
+  reflection?: 'both' | 'v1alpha' | 'file-only' | 'none'
   tls?: { key: Buffer; cert: Buffer; ca?: Buffer; requireClientCert?: boolean }
   /** Delay before answering call `n` (0-based), ms. */
   delayMs?: (n: number) => number
@@ -108,8 +110,15 @@ export async function startTestServer(o: TestServerOptions): Promise<TestServer>
   const reflection = o.reflection ?? 'both'
   if (reflection !== 'none') {
     const r = new ReflectionService(definition)
+    const versions = r as unknown as Record<'v1' | 'v1Alpha', { addToServer(s: grpc.Server): void; getFileDependencies(file: unknown): unknown[] }>
     if (reflection === 'both') r.addToServer(server)
-    else (r as unknown as { v1Alpha: { addToServer(s: grpc.Server): void } }).v1Alpha.addToServer(server)
+    else if (reflection === 'v1alpha') versions.v1Alpha.addToServer(server)
+    else {
+      // A server that leaves the imports for the client to ask for by name (grpc-go does, for files already sent on the stream).
+      versions.v1.getFileDependencies = () => []
+      declareImports(versions.v1 as unknown as ReflectionInternals)
+      versions.v1.addToServer(server)
+    }
   }
   const creds = o.tls
     ? grpc.ServerCredentials.createSsl(o.tls.ca ?? null, [{ private_key: o.tls.key, cert_chain: o.tls.cert }], o.tls.requireClientCert ?? false)
@@ -120,6 +129,25 @@ export async function startTestServer(o: TestServerOptions): Promise<TestServer>
     seen,
     close: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
   }
+}
+
+interface ReflectionInternals {
+  files: Record<string, unknown>
+  fileEncodings: Map<unknown, Uint8Array>
+}
+
+/**
+ * proto-loader's descriptors are one file per package with no `dependency`
+ * list (grpc-node's reflection computes the imports itself); a server built
+ * by protoc declares them. Declare them here, so that a client can follow them.
+ */
+function declareImports(v1: ReflectionInternals): void {
+  const FileDescriptorProto = descriptorTypes().lookupType('FileDescriptorProto')
+  const names = Object.keys(v1.files).filter((n) => n !== 'shop_v1.proto' && !n.startsWith('grpc_reflection'))
+  const shop = v1.files['shop_v1.proto']!
+  const file = FileDescriptorProto.decode(v1.fileEncodings.get(shop)!) as unknown as { dependency: string[] }
+  file.dependency = names
+  v1.fileEncodings.set(shop, FileDescriptorProto.encode(file as unknown as Protobuf.Message).finish())
 }
 
 /** A throwaway CA, a server certificate for `serverName` (DNS SAN only) and a client certificate, made by openssl; null without openssl. */
