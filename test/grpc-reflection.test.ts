@@ -12,6 +12,7 @@ import { withReflectedSchema } from '../src/run/grpc-reflection.js'
 import { loadGrpcMethod } from '../src/protocol/grpc-method.js'
 import { CALL, makeTestPki, startTestServer, writeTestSchema, type TestPki, type TestSchema, type TestServer } from './helpers/grpc-test-server.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
+import { skipWithout } from './helpers/required-tool.js'
 
 let schema: TestSchema
 let both: TestServer
@@ -75,7 +76,7 @@ describe('server reflection', () => {
     assert.deepEqual(fileOnly.seen.at(-1)!.request['dims'], { x: 3 })
   })
 
-  test('over TLS, with the run\'s --cacert and --cname', { skip: pki ? false : 'openssl not found' }, async () => {
+  test('over TLS, with the run\'s --cacert and --cname', { skip: skipWithout(pki !== null, 'openssl', 'openssl not found (apt-get install openssl): cannot make test certificates') }, async () => {
     const result = await run({ ...PLAIN, urls: [tls!.url], grpc: { call: CALL, data: DATA }, tls: { ca: pki!.ca, servername: 'replica.test' } })
     assert.deepEqual([result.phases.plain!.ok, result.phases.plain!.errors], [4, 0])
   })

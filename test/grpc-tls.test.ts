@@ -20,6 +20,7 @@ import { TargetUnreachableError, UsageError } from '../src/core/errors.js'
 import type { RunOptions } from '../src/run/run-options.js'
 import { CALL, makeTestPki, startTestServer, writeTestSchema, type TestPki, type TestSchema, type TestServer } from './helpers/grpc-test-server.js'
 import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { skipWithout } from './helpers/required-tool.js'
 
 const NAME = 'replica.test'
 const pki: TestPki | null = makeTestPki(NAME)
@@ -56,7 +57,7 @@ function client(p: TestPki): NonNullable<RunOptions['tls']> {
   return { ca: readFileSync(p.files.ca), cert: readFileSync(p.files.clientCert), key: readFileSync(p.files.clientKey) }
 }
 
-describe('TLS options', { skip: pki ? false : 'openssl not found: cannot make test certificates' }, () => {
+describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl not found (apt-get install openssl): cannot make test certificates') }, () => {
   test('grpcs:// mTLS from the CLI: --cacert, --cert/--key and --cname; the server saw the client certificate on every call', async () => {
     const before = mtls.seen.length
     const f = pki!.files
