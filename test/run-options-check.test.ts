@@ -27,6 +27,8 @@ test('option types, unknown options and malformed headers are refused by name', 
     [{ urls: URLS, headers: [['Transfer-Encoding', 'chunked']] }, /^run\(options\): header "Transfer-Encoding" is set by hedgebench itself/],
     [{ urls: URLS, headers: [['Expect', '100-continue']] }, /^run\(options\): header "Expect" is set by hedgebench itself/],
     [{ urls: URLS, headers: [['connection', 'Upgrade']] }, /^run\(options\): header "Connection: Upgrade" is not supported \(only "close" or "keep-alive"/],
+    [{ urls: URLS, headers: [['TE', 'gzip']] }, /^run\(options\): header "TE: gzip" is not supported \(only "trailers"/],
+    [{ urls: URLS, headers: [['HTTP2-Settings', 'AAMAAABkAAQAAP__']] }, /^run\(options\): header "HTTP2-Settings" is set by hedgebench itself/],
     [{ urls: URLS, method: 'CONNECT' }, /^-m CONNECT is not supported/],
     [{ urls: URLS, body: 'text' }, /^run\(options\): body must be a Buffer, got the string "text"$/],
   ]

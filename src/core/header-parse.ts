@@ -36,6 +36,7 @@ const CLIENT_OWNED: Readonly<Record<string, string>> = {
   upgrade: 'protocol upgrades are not supported (--http2 speaks HTTP/2)',
   expect: '100-continue is not supported: the body is sent with the request',
   'proxy-connection': 'it is not a header for a server',
+  'http2-settings': 'it belongs to an upgrade to HTTP/2, which is not supported (--http2 speaks HTTP/2 from the start)',
 }
 
 /** A header undici would refuse on every request (UND_ERR_INVALID_ARG), refused once, before anything is sent. */
@@ -45,6 +46,8 @@ export function checkHeader(name: string, value: string): [string, string] {
   const key = name.toLowerCase()
   const why = CLIENT_OWNED[key]
   if (why !== undefined) throw new UsageError(`header "${name}" is set by hedgebench itself: ${why}`)
+  // HTTP/2 forbids any other TE (Node threw it, uncaught, on the first request); HTTP/1.1's client decodes no transfer coding.
+  if (key === 'te' && !/^\s*trailers\s*$/i.test(value)) throw new UsageError(`header "TE: ${oneLine(value).slice(0, 40)}" is not supported (only "trailers": the client decodes no transfer coding)`)
   if (key === 'connection' && !/^\s*(close|keep-alive)\s*$/i.test(value)) {
     throw new UsageError(`header "Connection: ${oneLine(value).slice(0, 40)}" is not supported (only "close" or "keep-alive": upgrades and hop-by-hop options are the client's)`)
   }
