@@ -56,7 +56,7 @@ export interface Figures {
   /** Finished without a response, or with a status >= 400. */
   errors: number
   statusCodes: Record<string, number>
-  /** Transport error kinds by name (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, ...). */
+  /** Transport error kinds by name (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, "HTTPParserError (invalid content-length)", ...). */
   errorKinds: Record<string, number>
   /**
    * Failed answers by the status and the message their server sent with it
