@@ -20,6 +20,7 @@ import { takeConnectionMark, type AttemptTimes } from './attempt-timing.js'
 import { INTERRUPTED_CODE } from '../core/interruption.js'
 import { isOkStatus } from '../core/status.js'
 import { HedgeCancelledError, withoutStackTraces } from '../hedging/errors.js'
+import { errorKind } from '../stats/figures.js'
 
 /**
  * What an attempt needs of the logical request it belongs to: its policy
@@ -266,7 +267,8 @@ const STRAIN_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 /** What outlier ejection counts as this replica failing: a transport error or a 5xx (Envoy's consecutive_5xx). */
 function failureOf(error: Error | null, status: number | null): string | null {
   if (error) {
-    const code = (error as { code?: string }).code ?? error.name
+    // Named as the phase's error table names it, so an ejection's cause is one of the errors listed.
+    const code = errorKind(error)
     // Our own abort after Ctrl-C says nothing about the replica.
     return code === INTERRUPTED_CODE ? null : code
   }

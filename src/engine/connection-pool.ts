@@ -39,6 +39,7 @@ import { EventEmitter } from 'node:events'
 import { buildConnector, Client, type Dispatcher } from 'undici'
 import { markConnectionOpened } from './attempt-timing.js'
 import { H1Client } from './h1-client.js'
+import { H2Client } from './h2-client.js'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
 import { wantsHeaders, type Abort, type LegacyHandler } from './forwarding-handler.js'
@@ -98,6 +99,12 @@ interface PooledClient extends Connection {
    * dies; seen with h2c against an HTTP/1.1 server).
    */
   failing: boolean
+  /**
+   * hedgebench's own h2c connection (H2Client): it says itself which cancels
+   * reset a stream ('stream-reset') and which streams a GOAWAY sent again
+   * ('stream-resent'), and never fails a queue from under a callback.
+   */
+  ownStreams?: boolean
 }
 
 class Origin {
@@ -128,7 +135,7 @@ class Origin {
   share(client: PooledClient): void {
     if (client.h2) return
     client.h2 = true
-    ;(client as unknown as Client).pipelining = this.streams
+    if (client instanceof Client) client.pipelining = this.streams
     this.shared.push(client)
   }
 }
@@ -190,30 +197,44 @@ export class ConnectionPool extends EventEmitter {
   }
 
   #newClient(origin: Origin): PooledClient {
-    const client = this.#allowH2 ? this.#undiciClient(origin) : (new H1Client(origin.url, { connect: this.#connect, keepAliveTimeout: this.#clientOptions.keepAliveTimeout!, keepAliveMaxTimeout: this.#clientOptions.keepAliveMaxTimeout! }) as unknown as PooledClient)
+    const h2c = this.#allowH2 && origin.url.startsWith('http:')
+    const client = h2c ? this.#h2Client(origin) : this.#allowH2 ? this.#undiciClient(origin) : (new H1Client(origin.url, { connect: this.#connect, keepAliveTimeout: this.#clientOptions.keepAliveTimeout!, keepAliveMaxTimeout: this.#clientOptions.keepAliveMaxTimeout! }) as unknown as PooledClient)
     client.inFlight = 0
     client.h2 = false
     client.cancelledLast = false
     client.failing = false
-    if (this.#allowH2 && origin.url.startsWith('http:')) origin.share(client) // h2c, prior knowledge: share it before it has even connected
+    if (h2c) origin.share(client) // prior knowledge: share it before it has even connected
     client.on('connect', this.#onConnect)
     client.on('disconnect', () => this.#onDisconnect(client))
     origin.all.push(client)
     return client
   }
 
-  /** An undici Client that may speak h2: ALPN on https://, prior knowledge (h2c) on http://. */
+  /** h2c (prior knowledge): hedgebench's own HTTP/2 connection, which counts its resets and resent streams itself. */
+  #h2Client(origin: Origin): PooledClient {
+    const client = new H2Client(origin.url, { connect: this.#connect, maxStreams: origin.streams })
+    client.on('stream-reset', this.#onStreamReset)
+    client.on('stream-resent', this.#onStreamResent)
+    return Object.assign(client, { ownStreams: true }) as unknown as PooledClient
+  }
+
+  readonly #onStreamReset = (): void => {
+    this.emit('stream-reset')
+  }
+
+  readonly #onStreamResent = (): void => {
+    this.emit('stream-resent')
+  }
+
+  /** An undici Client on https:// that speaks h2 if ALPN chooses it. */
   #undiciClient(origin: Origin): PooledClient {
-    const h2c = origin.url.startsWith('http:')
     const connect = this.#connect
-    // Each socket says which protocol it speaks (ALPN, or h2c's prior knowledge): an h2 one is shared.
+    // Each socket says which protocol ALPN chose: an h2 one is shared.
     const client = new Client(origin.url, {
       ...this.#clientOptions,
       connect: (opts, callback) =>
         connect(opts, (...args: buildConnector.CallbackArgs) => {
           const socket = args[1] as { alpnProtocol?: string | false } | null
-          // h2c: what undici's useH2c does (its Pool/Agent do not pass that option on), for any connector (-k's too).
-          if (socket && h2c) socket.alpnProtocol = 'h2'
           if (socket?.alpnProtocol === 'h2') origin.share(client)
           callback(...args)
         }),
@@ -242,6 +263,7 @@ export class ConnectionPool extends EventEmitter {
 
   /** A cancelled attempt (the loser of a race) left its connection: count what it cost. */
   attemptCancelled(client: PooledClient, sent: boolean): void {
+    if (client.ownStreams) return // it counts the streams it really reset
     if (!client.h2) {
       // undici destroys an HTTP/1.1 socket to stop the attempt on it: counted when it has closed.
       if (!client.cancelledLast) this.#closing++
@@ -356,7 +378,7 @@ class Lease extends Deadline implements LegacyHandler {
     // from inside this callback (a shared h2 session is not given back, so
     // it is marked failing until then). A cancel or our own deadline only
     // ends this attempt: the session stays usable.
-    const own = err instanceof HedgeCancelledError || err === this.#expired
+    const own = err instanceof HedgeCancelledError || err === this.#expired || this.client.ownStreams === true
     if (!own) this.client.failing = true
     queueMicrotask(() => {
       if (!own) this.client.failing = false

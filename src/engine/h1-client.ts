@@ -33,6 +33,7 @@ import { errors, type buildConnector, type Dispatcher } from 'undici'
 import { wantsHeaders, type LegacyHandler } from './forwarding-handler.js'
 import { ParseError, ResponseParser, type ResponseSink } from './h1-response-parser.js'
 import { requestBytes, type WireRequest } from './h1-request.js'
+import { openSocket } from './open-socket.js'
 
 export interface H1ClientOptions {
   /** Opens the socket (undici's connector: TCP, or TLS with ALPN http/1.1). */
@@ -162,16 +163,14 @@ export class H1Client extends EventEmitter implements ResponseSink {
   #open(): void {
     this.#connecting = true
     const url = this.#url
-    const https = url.protocol === 'https:'
-    const params = { hostname: url.hostname, host: url.host, protocol: url.protocol, port: url.port || (https ? '443' : '80'), servername: null, localAddress: null, httpSocket: undefined }
-    this.#options.connect(params as unknown as buildConnector.Options, (err, socket) => {
+    openSocket(this.#options.connect, url, (err, socket) => {
       this.#connecting = false
       if (err !== null) return this.#connectFailed(err)
       if (this.destroyed) {
-        socket.destroy()
+        socket!.destroy()
         return this.#closeIfDone()
       }
-      this.#attach(socket as Socket)
+      this.#attach(socket!)
       this.emit('connect', url, [this])
       this.#next()
     })

@@ -63,7 +63,7 @@ function build(opts: Dispatcher.DispatchOptions, defaultHost: string): WireReque
 }
 
 /** undici's header forms: a flat [name, value, ...] array, an array of pairs, or an object. */
-function headerPairs(headers: Dispatcher.DispatchOptions['headers']): Array<[string, string]> {
+export function headerPairs(headers: Dispatcher.DispatchOptions['headers']): Array<[string, string]> {
   if (headers == null) return []
   const pairs: Array<[string, string]> = []
   if (Array.isArray(headers)) {
@@ -83,7 +83,7 @@ function headerPairs(headers: Dispatcher.DispatchOptions['headers']): Array<[str
   return pairs
 }
 
-function bodyBuffer(body: Dispatcher.DispatchOptions['body']): Buffer | null {
+export function bodyBuffer(body: Dispatcher.DispatchOptions['body']): Buffer | null {
   if (body == null) return null
   if (typeof body === 'string') return Buffer.from(body)
   if (Buffer.isBuffer(body)) return body

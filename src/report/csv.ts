@@ -69,6 +69,8 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   // What the phase's cancels cost the connections (phase rows; empty in replica rows and in runs saved before).
   'connections_closed_by_cancel',
   'streams_reset_by_cancel',
+  // HTTP/2 streams a GOAWAY or REFUSED_STREAM left unprocessed, sent again (phase rows).
+  'streams_resent_after_goaway',
   // Open loop (-q), phase rows: the rate asked for, sends that left after their intended start, and the
   // uncorrected service time beside the corrected latency above (empty in a closed loop).
   'rate_asked',
@@ -98,7 +100,7 @@ function runCells(result: RunResult): Cell[] {
 
 function phaseRow(phase: PhaseResult): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging, phase) : emptyHedging()
-  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '', ...gcCells(phase.generator.gc), phase.connectionsClosedByCancel ?? '', phase.streamsResetByCancel ?? '']
+  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '', ...gcCells(phase.generator.gc), phase.connectionsClosedByCancel ?? '', phase.streamsResetByCancel ?? '', phase.streamsResentAfterGoaway ?? '']
 }
 
 function openLoopCells(phase: PhaseResult | null, rate: number | null): Cell[] {
@@ -111,7 +113,7 @@ function openLoopCells(phase: PhaseResult | null, rate: number | null): Cell[] {
 function replicaRow(r: ReplicaFigures, phase: PhaseResult): Cell[] {
   const hedging = emptyHedging()
   if (phase.hedging) hedging[HEDGING_COLUMNS.indexOf('cancelled')] = r.cancelled
-  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '', ...gcCells(undefined), '', '']
+  return ['replica', phase.name, redactUrl(r.url), ...figureCells(r, phase), '', r.wins, ...hedging, r.ejections ?? '', ...gcCells(undefined), '', '', '']
 }
 
 /** The common figures; duration and rps are the phase's (a replica has no wall time of its own). */

@@ -156,6 +156,9 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(2)}%` : '0.00%')
 
 
+/** HTTP/2 streams the server left unprocessed and that went again: counted once, not errors. */
+const resentText = (n: number): string => `${n} stream${n === 1 ? '' : 's'} refused by a GOAWAY (or REFUSED_STREAM) before the server processed ${n === 1 ? 'it' : 'them'}, resent`
+
 function summary(p: PhaseResult): string[] {
   const rows = [
     ['Total:', formatMs(p.durationMs)],
@@ -166,6 +169,7 @@ function summary(p: PhaseResult): string[] {
     ['Requests/sec:', p.rps.toFixed(2)],
     ['Requests:', `${p.requests} (${p.attempts} attempts on the wire, ${p.connectionsOpened} connections opened)`],
     ['Errors:', `${p.errors} (${pct(p.errors, p.requests)})`],
+    ...(p.streamsResentAfterGoaway ? [['Resent:', resentText(p.streamsResentAfterGoaway)]] : []),
     ...(p.interrupted ? [['Interrupted:', interruptedText(p)!]] : []),
     ['Slow:', `${p.slow.count} requests over ${formatThreshold(p.slow.thresholdMs)} (${pct(p.slow.count, p.requests)})`],
     ['Total data:', formatBytes(p.bytes)],

@@ -276,6 +276,13 @@ export interface PhaseResult extends Figures {
   connectionsClosedByCancel?: number
   /** Cancelled attempts whose HTTP/2 stream was reset (RST_STREAM) while the connection lived on. */
   streamsResetByCancel?: number
+  /**
+   * HTTP/2 streams the server did not process (above a GOAWAY's
+   * last-stream-id, or refused with REFUSED_STREAM) and that were sent again
+   * on a new stream: neither errors nor extra attempts (each was counted once,
+   * and processed once). Absent in results saved before it was measured.
+   */
+  streamsResentAfterGoaway?: number
   replicas: ReplicaFigures[]
   /** Outlier ejections in this phase, in time order; absent when ejection was off. */
   ejections?: EjectionEvent[]

@@ -22,7 +22,7 @@ export interface WindowEnd {
 
 /** What the runner needs of the thread's connections (connection-pool.ts): what they cost, as it happens. */
 export interface ConnectEvents {
-  on(event: 'connect' | 'cancel-close' | 'stream-reset', listener: () => void): unknown
+  on(event: 'connect' | 'cancel-close' | 'stream-reset' | 'stream-resent', listener: () => void): unknown
   /** false while a connection closed by a cancel has not been counted yet. */
   settled?(): boolean
 }
@@ -52,6 +52,10 @@ export class WindowRunner {
     agent.on('stream-reset', () => {
       const stats = this.#lastLane()
       if (stats) stats.streamsResetByCancel++
+    })
+    agent.on('stream-resent', () => {
+      const stats = this.#lastLane()
+      if (stats) stats.streamsResentAfterGoaway++
     })
   }
 

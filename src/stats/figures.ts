@@ -82,7 +82,8 @@ export class FiguresAccumulator {
 /**
  * A stable name for an error kind, as reports, JSON `errorKinds` and the
  * per-request log count it: its code (ECONNREFUSED, UND_ERR_SOCKET) or its
- * class name, and the reason of an HTTP/1.1 parser error.
+ * class name, and the reason of an HTTP/1.1 parser error. Ejection causes
+ * are named by it too, so a cause is always one of the errors listed.
  */
 export function errorKind(err: Error): string {
   const code = (err as { code?: unknown }).code

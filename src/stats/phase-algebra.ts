@@ -327,6 +327,7 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
   connectionsOpened: SUM,
   connectionsClosedByCancel: SUM_OF_ALL,
   streamsResetByCancel: SUM_OF_ALL,
+  streamsResentAfterGoaway: SUM_OF_ALL,
   replicas: { kind: 'union', merge: (values) => mergeReplicas(values) },
   timeline: { kind: 'union', merge: (values) => mergePoints(values) },
   generator: { kind: 'bounded', merge: (values, _, c) => c.generator ?? mergeBy(GENERATOR_FIELDS, values, undefined) },

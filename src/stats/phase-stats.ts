@@ -73,6 +73,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   connectionsOpened = 0
   connectionsClosedByCancel = 0
   streamsResetByCancel = 0
+  streamsResentAfterGoaway = 0
   lateSends = 0
   #unsent = 0
   #unsentOriginals = 0
@@ -319,6 +320,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       connectionsOpened: this.connectionsOpened,
       connectionsClosedByCancel: this.connectionsClosedByCancel,
       streamsResetByCancel: this.streamsResetByCancel,
+      streamsResentAfterGoaway: this.streamsResentAfterGoaway,
       replicas: this.#replicaFigures(),
       timeline: this.timeline.finish(now),
       generator,
