@@ -37,15 +37,15 @@ function randomText(r: Rand, max = 12): string {
   return s
 }
 
-/** Replace, insert or delete a few characters of a valid example. */
-function mutate(r: Rand, text: string): string {
+/** Replace, insert or delete a few (`least` to 3) characters of a valid example, with pieces from `alphabet`. */
+function mutate(r: Rand, text: string, alphabet: readonly string[] = ALPHABET, least = 1): string {
   let s = text
-  for (let k = int(r, 1, 3); k > 0; k--) {
+  for (let k = int(r, least, 3); k > 0; k--) {
     const at = int(r, 0, s.length)
     const op = int(r, 0, 2)
-    if (op === 0) s = s.slice(0, at) + pick(r, ALPHABET) + s.slice(at)
+    if (op === 0) s = s.slice(0, at) + pick(r, alphabet) + s.slice(at)
     else if (op === 1) s = s.slice(0, at) + s.slice(at + 1)
-    else s = s.slice(0, at) + pick(r, ALPHABET) + s.slice(at + 1)
+    else s = s.slice(0, at) + pick(r, alphabet) + s.slice(at + 1)
   }
   return s
 }
@@ -205,14 +205,7 @@ test('response parser: mutated and random answers parse or fail with a reason, t
   const r = seededRandom(11)
   let failed = 0
   for (let i = 0; i < CASES; i++) {
-    let text = pick(r, ANSWERS)
-    for (let k = int(r, 0, 3); k > 0; k--) {
-      const at = int(r, 0, text.length)
-      const op = int(r, 0, 2)
-      if (op === 0) text = text.slice(0, at) + pick(r, WIRE_ALPHABET) + text.slice(at)
-      else if (op === 1) text = text.slice(0, at) + text.slice(at + 1)
-      else text = text.slice(0, at) + pick(r, WIRE_ALPHABET) + text.slice(at + 1)
-    }
+    const text = mutate(r, pick(r, ANSWERS), WIRE_ALPHABET, 0)
     const wire = Buffer.from(text, 'latin1')
     const whole = parseWire(wire, [])
     if (whole.startsWith('error: ')) failed++
