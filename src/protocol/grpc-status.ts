@@ -10,28 +10,8 @@ import type { OverloadSignal } from '../hedging/saturation-gate.js'
 
 export type { HeaderLookup }
 
-/** The gRPC status codes, by number (grpc/doc/statuscodes.md). */
-export const GRPC_CODE_NAMES = [
-  'OK',
-  'CANCELLED',
-  'UNKNOWN',
-  'INVALID_ARGUMENT',
-  'DEADLINE_EXCEEDED',
-  'NOT_FOUND',
-  'ALREADY_EXISTS',
-  'PERMISSION_DENIED',
-  'RESOURCE_EXHAUSTED',
-  'FAILED_PRECONDITION',
-  'ABORTED',
-  'OUT_OF_RANGE',
-  'UNIMPLEMENTED',
-  'INTERNAL',
-  'UNAVAILABLE',
-  'DATA_LOSS',
-  'UNAUTHENTICATED',
-] as const
-
-export type GrpcCodeName = (typeof GRPC_CODE_NAMES)[number]
+export { GRPC_CODE_NAMES, grpcCodeName, type GrpcCodeName } from '../core/status.js'
+import { GRPC_CODE_NAMES } from '../core/status.js'
 
 export const GRPC_OK = 0
 export const GRPC_UNKNOWN = 2
@@ -41,9 +21,6 @@ export const GRPC_UNAVAILABLE = 14
 /** What hedging treats as "try another replica" when the user did not say: UNAVAILABLE, as gRPC's own default. */
 export const DEFAULT_GRPC_NON_FATAL: readonly number[] = [GRPC_UNAVAILABLE]
 
-export function grpcCodeName(code: number): string {
-  return GRPC_CODE_NAMES[code] ?? `CODE_${code}`
-}
 
 /** A code from its name (any case, `UNAVAILABLE` or `Unavailable`) or its number 0-16. */
 export function parseGrpcCode(raw: string, flag: string): number {

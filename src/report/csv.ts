@@ -12,6 +12,7 @@ import { redactUrl } from '../core/redact.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import { PERCENTILE_KEYS, PHASE_NAMES } from '../results/run-result.js'
 import type { Figures, GcPauses, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
+import { labelledStatuses } from './status-label.js'
 import { askedRate } from './asked-rate.js'
 
 const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max']
@@ -132,7 +133,7 @@ function figureCells(f: Figures, phase: PhaseResult): Cell[] {
     ...LATENCY_KEYS.map((k) => f.latencyMs[k].toFixed(3)),
     round(f.slow.thresholdMs, 3),
     f.slow.count,
-    counts(f.statusCodes),
+    counts(labelledStatuses(f.statusCodes)),
     counts(f.errorKinds),
     Object.entries(f.errorMessages ?? {}).map(([text, n]) => `[${n}] ${text}`).join('; '),
   ]

@@ -5,13 +5,37 @@
  * trips over it with a stack trace.
  */
 import { UsageError } from '../core/errors.js'
+import { statusFromKey, statusKey } from '../core/status.js'
 import { PHASE_NAMES, RESULT_SCHEMA } from './run-result.js'
-import type { RunResult } from './run-result.js'
+import type { Figures, PhaseResult, RunResult } from './run-result.js'
 import { READABLE_SCHEMAS, upgradeResult } from './result-upgrade.js'
 
-/** Pretty JSON with a trailing newline; `report -o json` of a saved file reproduces it byte for byte. */
+/**
+ * Pretty JSON with a trailing newline; `report -o json` of a saved file
+ * reproduces it byte for byte. Status counts are keyed as a user reads them
+ * (gRPC codes by name: "UNAVAILABLE", as grpcClient.statusCodes; HTTP
+ * statuses by number); the engine counts them by number, and parseResult
+ * reads either back.
+ */
 export function renderJson(result: RunResult): string {
-  return `${JSON.stringify(result, null, 2)}\n`
+  return `${JSON.stringify(withStatusKeys(result, statusKey), null, 2)}\n`
+}
+
+/** The result with every phase's status counts (its own, its replicas', its fan-out calls') keyed by `key`. */
+function withStatusKeys(result: RunResult, key: (status: number) => string): RunResult {
+  const rekey = <F extends Figures>(f: F): F => {
+    const codes: Record<string, number> = {}
+    for (const [k, n] of Object.entries(f.statusCodes)) {
+      const status = statusFromKey(k)
+      codes[Number.isNaN(status) ? k : key(status)] = n
+    }
+    return { ...f, statusCodes: codes }
+  }
+  const phases: RunResult['phases'] = {}
+  for (const [name, phase] of Object.entries(result.phases) as Array<[keyof RunResult['phases'], PhaseResult]>) {
+    phases[name] = { ...rekey(phase), replicas: phase.replicas.map(rekey), ...(phase.calls ? { calls: rekey(phase.calls) } : {}) }
+  }
+  return { ...result, phases }
 }
 
 /** Parses and validates a saved run, upgraded to the current schema; `source` (usually the file path) names it in the one-line error. */
@@ -26,7 +50,8 @@ export function parseResult(text: string, source: string): RunResult {
   const problem = resultProblem(value)
   if (problem !== null) throw new UsageError(`${source}: ${problem}`)
   upgradeResult(value as Json)
-  return value as RunResult
+  // Back to the numbers the engine and every renderer count by (a file saved before names has them already).
+  return withStatusKeys(value as RunResult, String)
 }
 
 type Json = Record<string, unknown>
