@@ -82,7 +82,12 @@ test('one file compares its own plain and hedged phases, and --html writes the r
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stdout, /Comparing the plain and hedged phases/)
   assert.match(r.stdout, /p99\.9 .* better/)
+  // The verdict the run's own report prints (issue 30 item 4), after the table.
+  const verdict = 'Verdict: Hedging removed 40 of 40 requests over 1 s (-100 %, 95 % CI -100 % to -90 %) and cut p99.9 from 1.02 s to 30.9 ms, for +3.5 % requests.'
+  assert.ok(r.stdout.split('\n').includes(verdict), r.stdout)
+  assert.ok(r.stdout.indexOf(verdict) > r.stdout.indexOf('p99.9 '))
   const html = readFileSync(join(dir, 'out.html'), 'utf8')
+  assert.ok(html.includes(`<p class="verdict good">${verdict.slice('Verdict: '.length)}</p>`))
   assert.match(html, /<svg data-chart="percentiles"/)
   assert.match(html, /data-series="hedged:p99"/)
 })

@@ -43,7 +43,7 @@ test('report FILE prints the text report with its sections and the verdict', asy
   for (const section of ['Summary:', 'Response time histogram:', 'Latency distribution:', 'Status code distribution:', 'Hedging:', 'Replicas:', '=== plain vs hedged ===']) {
     assert.ok(run.stdout.includes(`\n${section}\n`), section)
   }
-  assert.match(run.stdout, /^Verdict: p99\.9 \d+\.\d ms -> \d+\.\d ms \(-\d+\.\d%\) for \+3\.5% requests$/m)
+  assert.match(run.stdout, /^Verdict: Hedging removed 40 of 40 requests over 1 s \(-100 %, 95 % CI -100 % to -90 %\) and cut p99\.9 from 1\.02 s to 30\.9 ms, for \+3\.5 % requests\.$/m)
 })
 
 test('report -o json reproduces the saved file byte for byte, and it is the run that was saved', async (t) => {

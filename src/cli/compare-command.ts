@@ -53,7 +53,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       const results = await Promise.all(files.map((f) => loadResult(f)))
       const comparison = await compareLoaded(files, results, argv.phase)
       if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
-      if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output))
+      if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, results))
       const checks = checkFailIf(conditions, comparison)
       for (const check of checks) for (const u of check.unchecked) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}\n`)
       const failed = checks.filter((c) => c.holds)
@@ -82,10 +82,16 @@ function runNames(files: string[]): string[] {
   })
 }
 
-async function render(c: Comparison, format: OutputFormat): Promise<string> {
+async function render(c: Comparison, format: OutputFormat, results: RunResult[]): Promise<string> {
   if (format === 'json') return (await import('../report/compare-json.js')).renderCompareJson(c)
   if (format === 'csv') return (await import('../report/compare-csv.js')).renderCompareCsv(c)
-  return (await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor() })
+  const { hedgeVerdict } = await import('../report/verdict.js')
+  // Each run with both phases gets the verdict its own report prints.
+  const verdicts = results.flatMap((result, i) => {
+    const { plain, hedged } = result.phases
+    return plain && hedged ? [{ run: c.kind === 'runs' ? c.runs[i]!.name : result.label, verdict: hedgeVerdict(plain, hedged, result) }] : []
+  })
+  return (await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor(), verdicts })
 }
 
 async function writeHtml(out: string, results: RunResult[], comparison: Comparison, within: boolean): Promise<void> {

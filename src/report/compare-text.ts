@@ -7,14 +7,17 @@
 import type { Comparison, MetricChange, Verdict } from './compare.js'
 import { metricCells } from './compare-format.js'
 import { readableConfigValue } from '../results/config-entries.js'
+import type { HedgeVerdict } from './verdict.js'
 
 export interface CompareTextOptions {
   /** Arrows and ANSI colours for better/worse (the command passes isTTY && !NO_COLOR). */
   color: boolean
+  /** Each run's own plain vs hedged verdict (verdict.ts), named by run when several are compared. */
+  verdicts?: Array<{ run: string; verdict: HedgeVerdict }>
 }
 
 export function renderCompareText(c: Comparison, opts: CompareTextOptions = { color: false }): string {
-  const sections = [runsSection(c), configSection(c), warningsSection(c), metricsTable(c, opts.color), legend(c)]
+  const sections = [runsSection(c), configSection(c), warningsSection(c), metricsTable(c, opts.color), verdictSection(c, opts), legend(c)]
   return `${sections.filter((s) => s !== '').join('\n\n')}\n`
 }
 
@@ -55,6 +58,18 @@ function metricsTable(c: Comparison, color: boolean): string {
     return change ? paint(cell, change) : cell
   }
   return tableLines([header, ...rows], '  ', paintCell).join('\n')
+}
+
+const TONE_ANSI: Record<HedgeVerdict['tone'], string> = { good: '\u001b[32m', neutral: '\u001b[33m', bad: '\u001b[31m' }
+
+/** The verdict the run report prints, in the same words ("Verdict: …" or "Verdict for b.json: …"). */
+function verdictSection(c: Comparison, opts: CompareTextOptions): string {
+  return (opts.verdicts ?? [])
+    .map(({ run, verdict }) => {
+      const lines = [`Verdict${c.kind === 'runs' ? ` for ${run}` : ''}: ${verdict.headline}`, ...verdict.details.map((d) => `  ! ${d}`)]
+      return opts.color ? lines.map((l) => `${TONE_ANSI[verdict.tone]}${l}${RESET}`).join('\n') : lines.join('\n')
+    })
+    .join('\n')
 }
 
 const ANSI: Record<Verdict, string> = { better: '\u001b[32m', worse: '\u001b[31m', 'within noise': '', 'not enough requests': '' }

@@ -11,6 +11,7 @@ import { UsageError } from '../core/errors.js'
 import { tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import {
   LATENCY_RESOLUTION_MS,
+  countChange,
   meanDifference,
   percentileDifference,
   percentileJudgeable,
@@ -202,10 +203,10 @@ const COUNT_SPECS: Record<'slow' | 'error_rate' | 'rps' | 'extra_load', MetricSp
   slow: {
     unit: 'requests',
     better: 'lower',
-    method: 'two-proportion',
+    method: 'exact-binomial',
     value: (s) => s.phase.slow.count,
-    // Shares, not counts, so runs of different sizes compare; scaled back to requests of the later run.
-    interval: (a, b) => scale(proportionDifference({ count: a.phase.slow.count, n: a.phase.requests }, { count: b.phase.slow.count, n: b.phase.requests }), b.phase.requests),
+    // Per request, so runs of different sizes compare; in requests of the later run.
+    interval: (a, b) => slowChange(a, b)?.difference ?? null,
   },
   error_rate: {
     unit: '%',
@@ -233,6 +234,11 @@ const COUNT_SPECS: Record<'slow' | 'error_rate' | 'rps' | 'extra_load', MetricSp
 /** The requests over the phase's duration: the rate shown (a merged phase's too: phase-algebra.ts phaseRate). */
 function rpsSample(s: Side): { count: number; exposure: number } {
   return { count: s.phase.requests, exposure: s.phase.durationMs / 1000 }
+}
+
+/** The exact interval of the change in requests over --slow (noise.ts): the verdict reads the same. */
+export function slowChange(before: Pick<Side, 'phase'>, after: Pick<Side, 'phase'>): ReturnType<typeof countChange> {
+  return countChange({ count: before.phase.slow.count, n: before.phase.requests }, { count: after.phase.slow.count, n: after.phase.requests })
 }
 
 function scale(interval: Interval | null, factor: number): Interval | null {

@@ -317,7 +317,7 @@ th, td { border: 1px solid #ddd; padding: 3px 6px; text-align: right; vertical-a
 thead th, tbody th { background: #f6f6f6; text-align: left; }
 td.better { color: #1a7f37; font-weight: 600; } td.worse { color: #c62828; font-weight: 600; }
 .warnings li { color: #8a5300; }
-.verdict { font-weight: 600; } .verdict.good { color: #1a7f37; } .verdict.bad { color: #c62828; }
+.verdict { font-weight: 600; } .verdict.good { color: #1a7f37; } .verdict.neutral { color: #8a5300; } .verdict.bad { color: #c62828; }
 figure { margin: 16px 0; } svg { max-width: 100%; height: auto; font: 12px system-ui, sans-serif; background: #fff; }
 svg .title { font-size: 14px; font-weight: 600; } svg .tick, svg .legend { fill: #444; } svg .axis { fill: #222; }
 svg .grid { stroke: #e5e5e5; } svg .frame { fill: none; stroke: #bbb; }

@@ -6,7 +6,7 @@
  * a one-line verdict, the figure the user came for. Pure: result in, text out.
  */
 import { extraLoadPct } from '../results/extra-load.js'
-import { change, headlineText, hedgeVerdict } from './verdict.js'
+import { change, hedgeVerdict } from './verdict.js'
 import { hedgingAdvice } from './hedging-advice.js'
 import { formatMs, formatThreshold } from '../core/duration.js'
 import { statusLabel } from './status-label.js'
@@ -383,11 +383,6 @@ function comparison(plain: PhaseResult, hedged: PhaseResult, result: RunResult, 
 }
 
 const signedPct = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`
-
-/** The verdict's headline alone (the demo's line): "p99.9 1015.6 ms -> 33.1 ms (-96.7%) for +3.5% requests". */
-export function verdictLine(plain: PhaseResult, hedged: PhaseResult): string {
-  return headlineText(plain, hedged)
-}
 
 const TONE: Record<ReturnType<typeof hedgeVerdict>['tone'], Style> = { good: 'green', bad: 'red', neutral: 'yellow' }
 

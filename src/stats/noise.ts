@@ -26,9 +26,17 @@
  * many would do.
  *
  * Mean: Welch's interval, difference ± 1.96 * sqrt(sd1²/n1 + sd2²/n2).
- * Error rate and slow count: a two-proportion interval on the share of
- * failed / slow requests (so runs with different request counts compare
- * fairly); the slow count's interval is given in requests of the later run.
+ * Error rate: a two-proportion interval on the share of failed requests (so
+ * runs with different request counts compare fairly).
+ *
+ * Slow count (requests over --slow): an exact interval, because the counts
+ * are often small (42 against 7) and the normal approximation is poor there.
+ * Given that K = k1 + k2 requests were slow in the two runs together, the
+ * later run's share of them is Binomial(K, pi), and pi = n2 / (n1 + n2) when
+ * both runs are equally slow per request. The Clopper-Pearson interval of pi
+ * gives the interval of the rate ratio (pi / (1 - pi) * n1 / n2) and of the
+ * difference, in requests of the later run. It excludes 0 exactly when the
+ * conditional binomial test rejects "equally slow" at 5 %.
  * Requests/s and extra load: the counts behind them (requests, extra
  * attempts) are treated as Poisson counts.
  *
@@ -45,7 +53,7 @@ import type { Histogram } from './histogram.js'
 export type Verdict = 'better' | 'worse' | 'within noise' | 'not enough requests'
 
 /** How a metric's interval was computed ('none': no interval, see above). */
-export type NoiseMethod = 'order-statistic' | 'welch' | 'two-proportion' | 'poisson' | 'none'
+export type NoiseMethod = 'order-statistic' | 'welch' | 'two-proportion' | 'exact-binomial' | 'poisson' | 'none'
 
 /** A 95 % interval of (run value - baseline value), in the metric's unit. */
 export type Interval = [low: number, high: number]
@@ -146,6 +154,81 @@ export function proportionDifference(before: CountSample, after: CountSample): I
   const pb = after.count / after.n
   const se = Math.sqrt((pa * (1 - pa)) / before.n + (pb * (1 - pb)) / after.n)
   return around(pb - pa, Z95 * se)
+}
+
+/**
+ * The exact (conditional binomial) 95 % intervals of a count's change, see
+ * above: `ratio` of the later run's rate per request to the first's (its
+ * high end is Infinity when the first run had none), and `difference` in
+ * requests of the later run. Null when a run has no requests.
+ */
+export function countChange(before: CountSample, after: CountSample): { ratio: Interval; difference: Interval } | null {
+  if (before.n === 0 || after.n === 0) return null
+  const total = before.count + after.count
+  if (total === 0) return { ratio: [0, Infinity], difference: [0, 0] }
+  const [low, high] = clopperPearson(after.count, total)
+  const ratio = (pi: number): number => (pi >= 1 ? Infinity : ((pi / (1 - pi)) * before.n) / after.n)
+  const difference = (pi: number): number => total * pi - (total * (1 - pi) * after.n) / before.n
+  return { ratio: [round(ratio(low)), round(ratio(high))], difference: [round(difference(low)), round(difference(high))] }
+}
+
+/** The 95 % Clopper-Pearson interval of a binomial share: k of n. */
+export function clopperPearson(k: number, n: number): Interval {
+  const low = k === 0 ? 0 : betaQuantile(TAIL, k, n - k + 1)
+  const high = k === n ? 1 : betaQuantile(1 - TAIL, k + 1, n - k)
+  return [low, high]
+}
+
+/** The x at which the regularized incomplete beta I_x(a, b) reaches p, by bisection (I is increasing in x). */
+function betaQuantile(p: number, a: number, b: number): number {
+  let [lo, hi] = [0, 1]
+  for (let i = 0; i < 100 && hi - lo > 1e-15; i++) {
+    const mid = (lo + hi) / 2
+    if (incompleteBeta(mid, a, b) < p) lo = mid
+    else hi = mid
+  }
+  return (lo + hi) / 2
+}
+
+/** Regularized incomplete beta I_x(a, b), by its continued fraction (Numerical Recipes, 6.4). */
+function incompleteBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0
+  if (x >= 1) return 1
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x))
+  // The fraction converges fast below the mean; above it, use the symmetry I_x(a, b) = 1 - I_{1-x}(b, a).
+  return x < (a + 1) / (a + b + 2) ? (front * betaFraction(x, a, b)) / a : 1 - (front * betaFraction(1 - x, b, a)) / b
+}
+
+/** Lentz's method for the incomplete beta's continued fraction. */
+function betaFraction(x: number, a: number, b: number): number {
+  const tiny = 1e-300
+  let c = 1
+  let d = 1 - ((a + b) * x) / (a + 1)
+  d = 1 / (Math.abs(d) < tiny ? tiny : d)
+  let h = d
+  for (let m = 1; m <= 10_000; m++) {
+    const m2 = 2 * m
+    for (const num of [(m * (b - m) * x) / ((a + m2 - 1) * (a + m2)), (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1))]) {
+      d = 1 + num * d
+      d = 1 / (Math.abs(d) < tiny ? tiny : d)
+      c = 1 + num / c
+      if (Math.abs(c) < tiny) c = tiny
+      h *= d * c
+    }
+    if (Math.abs(d * c - 1) < 1e-15) break
+  }
+  return h
+}
+
+/** ln Γ(x) for x > 0 (Lanczos, g = 7). */
+function logGamma(x: number): number {
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x)
+  const g = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7]
+  const z = x - 1
+  let sum = g[0]!
+  for (let i = 1; i < 9; i++) sum += g[i]! / (z + i)
+  const t = z + 7.5
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum)
 }
 
 interface RateSample {
