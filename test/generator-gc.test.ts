@@ -71,10 +71,12 @@ test('the saturation warning names GC as the cause, with the count and the longe
   const gc = { count: 41, young: 40, totalMs: 95.2, maxMs: 8.93 }
   const warnings = gcWarnings(null, gc)
   assert.deepEqual(warnings, ["GC paused the generator 41 times, longest 8.9 ms: latencies above p99 may include up to 8.9 ms of the generator's own pauses"])
-  // Short pauses against a long hedge delay are not worth a warning; the same pauses against a 10 ms delay are.
+  // Short pauses are not worth a warning against a 10 ms hedge delay (issue 30 item 9: 15 % of it is said only
+  // where it could change the answer, report/generator-impact.ts); against a 1.5 ms delay, a hedge due in one fires a whole delay late.
   const short = { count: 3, young: 3, totalMs: 3, maxMs: 1.5 }
   assert.deepEqual(gcWarnings(100, short), [])
-  assert.equal(gcWarnings(10, short).length, 1)
+  assert.deepEqual(gcWarnings(10, short), [])
+  assert.equal(gcWarnings(1.5, short).length, 1)
 })
 
 test('worker threads\' GC pauses merge: counts and time add up, the longest is the longest of all', () => {

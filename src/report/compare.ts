@@ -7,6 +7,7 @@
  */
 import { configEntries } from '../results/config-entries.js'
 import { extraLoadPct } from '../results/extra-load.js'
+import { generatorImpact } from './generator-impact.js'
 import { UsageError } from '../core/errors.js'
 import { tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import {
@@ -304,6 +305,13 @@ function warningsOf(sides: Side[], kind: Comparison['kind']): string[] {
   const partialSides = kind === 'within' ? sides.slice(0, 1) : sides
   for (const { run } of partialSides) {
     if (run.partial) warnings.push(`${run.name}: the run was interrupted; its figures cover part of it`)
+  }
+  // Within one run the verdict says it, beside the answer it could have changed.
+  if (kind === 'runs') {
+    for (const { run, phase } of sides.slice(1)) {
+      const impact = generatorImpact(sides[0]!.phase, phase)
+      if (impact) warnings.push(`${run.name}: ${impact}`)
+    }
   }
   for (const { run, phase, histogram } of sides) {
     if (phase.generator?.saturated) warnings.push(`${run.name}: the load generator was saturated in the ${phase.name} phase; latencies include its own delay`)

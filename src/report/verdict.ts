@@ -24,6 +24,7 @@ import { formatMs, formatThreshold } from '../core/duration.js'
 import type { HedgingStats, PhaseResult, RunResult } from '../results/run-result.js'
 import { isOkStatus } from '../core/status.js'
 import { statusLabel } from './status-label.js'
+import { generatorImpact } from './generator-impact.js'
 
 export type VerdictDecision = 'improved' | 'trade-off' | 'not improved' | 'errors rose' | 'failures' | 'no hedges' | 'too few requests' | 'no verdict'
 
@@ -83,7 +84,8 @@ function latencyVerdict(c: Comparison, plain: PhaseResult, hedged: PhaseResult):
     ...(errorsRose ? [`errors rose from ${errorShare(plain)} to ${errorShare(hedged)} of requests`] : []),
   ]
   // The headline gives the figures of the tail rows and of the first body row; the details those of every other row that got worse.
-  const details = [...worseList(c, new Set([...tailWorse, ...bodyWorse.slice(0, 1)])), ...errorChange(c, plain, hedged)]
+  const impact = generatorImpact(plain, hedged)
+  const details = [...worseList(c, new Set([...tailWorse, ...bodyWorse.slice(0, 1)])), ...errorChange(c, plain, hedged), ...(impact ? [impact] : [])]
   const sentence = (lead: string, others: string[]): string => `${lead}, ${cost}${others.length > 0 ? `; ${others.join(', ')}` : ''}.`
   const better = [...(slow?.verdict === 'better' ? [slow.text] : []), ...(tailBetter ? [tailClause(tailBetter)] : [])]
   if (better.length > 0) {
