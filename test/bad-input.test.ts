@@ -17,7 +17,8 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { createServer as createNetServer } from 'node:net'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { killAllChildren, runCli, stderrLines, type CliRun } from './helpers/cli.js'
+import { runMainCases } from './helpers/main-cases.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 
 interface Case {
@@ -131,16 +132,30 @@ after(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
 })
 
-describe('bad input: exit 2, one line naming the value and what is valid, nothing left behind', { concurrency: 4 }, () => {
-  for (const c of CASES) {
+/** Each case's own folder with the fixtures, and its command line. */
+const prepared = CASES.map((c) => ({ c, dir: '', args: [] as string[] }))
+let runs: CliRun[] = []
+
+before(async () => {
+  for (const p of prepared) {
+    p.dir = await mkdtemp(join(tmpdir(), 'hedgebench-bad-'))
+    dirs.push(p.dir)
+    await writeFile(join(p.dir, 'afile'), 'a regular file\n')
+    await writeFile(join(p.dir, 'notjson.json'), 'this is { not json\n')
+    await writeFile(join(p.dir, 'wrong.json'), JSON.stringify({ schema: 'something/else@2', phases: {} }))
+    p.args = p.c.bare ? p.c.args(server.url) : withOutputs(p.c.args(server.url))
+  }
+  // Every case through main() in one Node process, one after another (main-driver.ts): a case
+  // that hung (Node's recursive mkdir under /proc spins forever) would time the whole batch out.
+  runs = runMainCases(prepared.map((p) => ({ args: p.args, cwd: p.dir })))
+})
+
+describe('bad input: exit 2, one line naming the value and what is valid, nothing left behind', () => {
+  for (const [i, p] of prepared.entries()) {
+    const c = p.c
     test(c.name, async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'hedgebench-bad-'))
-      dirs.push(dir)
-      await writeFile(join(dir, 'afile'), 'a regular file\n')
-      await writeFile(join(dir, 'notjson.json'), 'this is { not json\n')
-      await writeFile(join(dir, 'wrong.json'), JSON.stringify({ schema: 'something/else@2', phases: {} }))
-      const args = c.bare ? c.args(server.url) : withOutputs(c.args(server.url))
-      const run = await runCli(args, { cwd: dir, timeoutMs: 15_000, nodeArgs: YOUNG_GENERATION_FLAGS })
+      const { dir, args } = p
+      const run = runs[i]!
       const lines = stderrLines(run)
       const shown = `args ${JSON.stringify(args)}\nstderr: ${run.stderr}`
       assert.equal(run.timedOut, false, shown)
