@@ -16,7 +16,6 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { createServer as createNetServer } from 'node:net'
-import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, runCli, stderrLines, type CliRun } from './helpers/cli.js'
 import { runMainCases } from './helpers/main-cases.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
@@ -235,8 +234,9 @@ test('a switch given a value, a flag given twice in report/compare, -o without a
     [['http://127.0.0.1:9/', '--hedge-header', 'bad name', '--no-save'], /^hedgebench: invalid --hedge-header "bad name"/],
     [['http://127.0.0.1:9/', '--deadline', '0', '--no-save'], /^hedgebench: invalid --deadline 0 ms/],
   ]
-  for (const [args, message] of cases) {
-    const run = await runCli(args, { timeoutMs: 15_000, nodeArgs: YOUNG_GENERATION_FLAGS })
+  const runs = runMainCases(cases.map(([args]) => ({ args, cwd: process.cwd() })))
+  for (const [i, [args, message]] of cases.entries()) {
+    const run = runs[i]!
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
     assert.deepEqual(stderrLines(run).length, 1, run.stderr)
     assert.match(stderrLines(run)[0]!, message)
