@@ -4,6 +4,8 @@
  * a whole one. Over a run, hedges can add at most `ratio` extra load (plus
  * the burst), however low the hedge delay is set.
  */
+const EPSILON = 1e-9
+
 export class TokenBucket {
   #tokens: number
   readonly #ratio: number
@@ -29,10 +31,15 @@ export class TokenBucket {
     this.#tokens = Math.min(this.#capacity, this.#tokens + 1)
   }
 
-  /** Take one token for a hedge; false when the budget is spent. */
+  /**
+   * Take one token for a hedge; false when the budget is spent. Ten deposits
+   * of 0.1 add up to 0.9999999999999999 in binary floating point: a token is
+   * whole within EPSILON, so a 10 % budget allows a hedge per 10 originals,
+   * not per 11.
+   */
   trySpend(): boolean {
-    if (this.#tokens < 1) return false
-    this.#tokens -= 1
+    if (this.#tokens < 1 - EPSILON) return false
+    this.#tokens = Math.max(0, this.#tokens - 1)
     return true
   }
 
