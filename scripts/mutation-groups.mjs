@@ -9,7 +9,7 @@ export const MUTATION_GROUPS = {
     tests: ['hedging-policy-units', 'saturation-gate'],
   },
   stats: {
-    mutate: ['src/stats/noise.ts', 'src/stats/phase-merge.ts', 'src/stats/result-merge.ts', 'src/stats/timeline.ts'],
+    mutate: ['src/stats/noise.ts', 'src/stats/phase-algebra.ts', 'src/stats/result-merge.ts', 'src/stats/timeline.ts'],
     tests: ['phase-merge', 'result-merge', 'compare-noise', 'compare-small-n'],
   },
   verdict: {
