@@ -42,9 +42,10 @@ export type EveryField<T> = { [K in keyof Required<T>]: T[K] | undefined }
  * figures of the added histograms; 'union' lists or maps united; 'min' /
  * 'max' the smallest / largest; 'span' the time the parts cover together;
  * 'bounded' each generator's own, stated as a range or the worst; 'derived'
- * computed from other merged fields.
+ * computed from other merged fields; 'table' an object merged field by field
+ * by its own table.
  */
-export type MergeKind = 'same' | 'sum' | 'histogram' | 'union' | 'min' | 'max' | 'span' | 'bounded' | 'derived'
+export type MergeKind = 'same' | 'sum' | 'histogram' | 'union' | 'min' | 'max' | 'span' | 'bounded' | 'derived' | 'table'
 
 /** How one field merges: `values` are the parts' values of the field, `parts` the parts themselves. */
 export interface FieldRule<P, C, V> {
@@ -215,7 +216,7 @@ export const HEDGING_FIELDS: MergeTable<HedgingStats, HedgingContext> = {
   slowBudgetDenied: { kind: 'sum', merge: (values) => sum(values.map((v) => v ?? 0)) },
   deadlineSuppressed: SUM,
   nonFatalTriggered: SUM,
-  suppressed: { kind: 'sum', merge: (values) => mergeBy(SUPPRESSED_FIELDS, values.map((v) => v ?? { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 }), undefined) },
+  suppressed: { kind: 'table', merge: (values) => mergeBy(SUPPRESSED_FIELDS, values.map((v) => v ?? { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 }), undefined) },
   loserRuntimeMs: { kind: 'histogram', merge: (values) => histogramSummary(mergeEncoded(values.filter((v): v is LoserRuntime => v !== undefined).map((v) => v.histogram))) },
   attemptsPerRequest: { kind: 'union', merge: (values) => mergeCounts(values.map((v) => v ?? {})) },
   timerLatenessMs: {
@@ -313,6 +314,7 @@ function spanOf(spans: PhaseSpan[]): Span {
  * shards compares with one process sending the same total.
  */
 export function phaseRate(requests: number, durationMs: number): number {
+  // durationMs as saved (to the microsecond), so the saved rate is the saved requests over the saved time.
   return round3(durationMs > 0 ? (requests * 1000) / durationMs : 0)
 }
 
@@ -323,7 +325,7 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
   ...FIGURES_FIELDS,
   startOffsetMs: { kind: 'min', merge: (values) => round3(Math.max(0, Math.min(...values))) },
   durationMs: { kind: 'span', merge: (_, __, c) => round3(span(c).durationMs) },
-  rps: { kind: 'derived', merge: (_, parts, c) => phaseRate(sum(parts.map((p) => p.requests)), span(c).durationMs) },
+  rps: { kind: 'derived', merge: (_, parts, c) => phaseRate(sum(parts.map((p) => p.requests)), round3(span(c).durationMs)) },
   connectionsOpened: SUM,
   connectionsClosedByCancel: SUM_OF_ALL,
   streamsResetByCancel: SUM_OF_ALL,
@@ -336,12 +338,12 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
     merge: (values) => (values.some((v) => v !== undefined) ? values.flatMap((v) => v ?? []).sort((a, b) => a.atMs - b.atMs) : undefined),
   },
   timelineFine: ifAll('union', (values: TimelinePoint[][]) => mergePoints(values)),
-  calls: ifAll('sum', (values: Calls[]) => mergeBy(CALLS_FIELDS, values, undefined)),
-  hedging: ifAll('sum', (values: HedgingStats[], parts, c) => mergeHedging(values, parts, c)),
-  serviceTime: ifAll('histogram', (values: ServiceTime[]) => mergeBy(SERVICE_TIME_FIELDS, values, undefined)),
+  calls: ifAll('table', (values: Calls[]) => mergeBy(CALLS_FIELDS, values, undefined)),
+  hedging: ifAll('table', (values: HedgingStats[], parts, c) => mergeHedging(values, parts, c)),
+  serviceTime: ifAll('table', (values: ServiceTime[]) => mergeBy(SERVICE_TIME_FIELDS, values, undefined)),
   // A part without details completed no attempt (or was saved before they were measured).
   details: { kind: 'histogram', merge: (values) => mapDefined(values.filter((d) => d !== undefined), (d) => (d.length > 0 ? mergeDetails(d) : undefined)) },
-  server: ifAll('sum', (values: ServerCrossCheck[]) => mergeBy(SERVER_FIELDS, values, undefined)),
+  server: ifAll('table', (values: ServerCrossCheck[]) => mergeBy(SERVER_FIELDS, values, undefined)),
   wall: { kind: 'span', merge: (_, __, c) => (c.of === 'generators' ? { startMs: span(c).startMs, endMs: span(c).endMs } : undefined) },
   window: {
     kind: 'span',

@@ -316,7 +316,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       ...figures,
       startOffsetMs: round3(this.startedAt - this.opts.runStartedAt),
       durationMs: round3(durationMs),
-      rps: phaseRate(this.figures.requests, durationMs),
+      rps: phaseRate(this.figures.requests, round3(durationMs)),
       connectionsOpened: this.connectionsOpened,
       connectionsClosedByCancel: this.connectionsClosedByCancel,
       streamsResetByCancel: this.streamsResetByCancel,
