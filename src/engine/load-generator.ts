@@ -40,6 +40,8 @@ export interface WindowPlan {
   fanout: number
   /** Dispatch options per replica origin, built once. */
   optsByOrigin: ReadonlyMap<string, Dispatcher.DispatchOptions>
+  /** Per-call data (a gRPC -d template): each logical call's own body, made once and sent by every attempt of it. Absent: the options' body. */
+  nextBody?: () => Uint8Array
   runStartedAt: number
   sink?: RequestSink | undefined
   /**
@@ -224,9 +226,11 @@ class Slot {
     this.#starting = true
     this.sentAt = now
     const opts = this.win.plan.optsByOrigin
+    const nextBody = this.win.plan.nextBody
     for (const call of this.calls) {
       call.reset(lane.picker.next())
-      lane.dispatch(opts.get(call.origin)!, call)
+      const base = opts.get(call.origin)!
+      lane.dispatch(nextBody === undefined ? base : { ...base, body: nextBody() }, call)
     }
     this.#starting = false
     // A request that failed synchronously must not recurse into the next one.

@@ -33,11 +33,18 @@ export function encodeRequestMessage(method: GrpcMethod, source: GrpcMessageSour
   const given = [source.data, source.dataFile, source.binaryFile].filter((v) => v !== undefined).length
   if (given > 1) throw new UsageError('use one of -d, -D and -B for the request message')
   if (source.binaryFile !== undefined) return readBinary(method, source.binaryFile)
-  const text = source.dataFile !== undefined ? readText(source.dataFile, '-D') : (source.data ?? '{}')
-  return fromJsonText(method, text, source.dataFile !== undefined ? `-D ${source.dataFile}` : '-d')
+  const { text, flag } = jsonSource(source)
+  return fromJsonText(method, text, flag)
 }
 
-function fromJsonText(method: GrpcMethod, text: string, flag: string): Uint8Array {
+/** The JSON text of -d or -D, and how to name it in a message. */
+export function jsonSource(source: GrpcMessageSource): { text: string; flag: string } {
+  if (source.dataFile !== undefined) return { text: readText(source.dataFile, '-D'), flag: `-D ${source.dataFile}` }
+  return { text: source.data ?? '{}', flag: '-d' }
+}
+
+/** JSON text as the encoded request message; a problem is one line naming `flag`. */
+export function fromJsonText(method: GrpcMethod, text: string, flag: string): Uint8Array {
   let json: unknown
   try {
     json = parseKeepingIntegers(text)

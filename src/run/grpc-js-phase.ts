@@ -27,6 +27,8 @@ export interface GrpcClientPhaseOptions {
   path: string
   /** The encoded request message (grpc-js frames it). */
   message: Buffer
+  /** Per-call data (a -d template): each call's own message instead. */
+  nextMessage?: () => Uint8Array
   metadata: Array<[string, string]>
   /** grpcs://: the run's TLS settings (--cacert, --cert/--key, --cname). */
   tls?: TlsSettings
@@ -219,7 +221,8 @@ function oneCall(client: Client, o: GrpcClientPhaseOptions, inFlight: Set<Client
     if (value !== undefined) answeredBy = String(value)
   }
   return new Promise((resolve) => {
-    const call = client.makeUnaryRequest(o.path, identity, identity, o.message, metadata, { deadline: Date.now() + o.timeoutMs }, (err: ServiceError | null) => {
+    const message = o.nextMessage ? Buffer.from(o.nextMessage()) : o.message
+    const call = client.makeUnaryRequest(o.path, identity, identity, message, metadata, { deadline: Date.now() + o.timeoutMs }, (err: ServiceError | null) => {
       inFlight.delete(call)
       resolve({ ms: performance.now() - started, code: err ? err.code : GRPC_OK, answeredBy })
     })

@@ -6,11 +6,13 @@
 import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { redactUrl } from '../core/redact.js'
-import { encodeRequestMessage } from '../protocol/grpc-message.js'
+import { encodeRequestMessage, fromJsonText, jsonSource } from '../protocol/grpc-message.js'
+import { compileTemplate, isTemplate, type TemplateInput } from '../protocol/grpc-template.js'
+import { seededRandom } from '../core/random.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
 import type { GrpcMessageSource } from '../protocol/grpc-message.js'
 import { loadGrpcMethod } from '../protocol/grpc-method.js'
-import type { GrpcSchemaSource, IdempotencyLevel } from '../protocol/grpc-method.js'
+import type { GrpcMethod, GrpcSchemaSource, IdempotencyLevel } from '../protocol/grpc-method.js'
 
 /** A gRPC service config as grpc-js reads it (the parts hedgebench looks at). */
 export interface ServiceConfig {
@@ -62,6 +64,16 @@ export interface ResolvedGrpc {
   idempotency: IdempotencyLevel
   /** The schema file it came from (--proto or --protoset), for the refusal to name. */
   schemaFile: string
+  /** -d/-D with template actions: each call renders its own message (callMessages); `message` is call 0's. */
+  template: GrpcTemplate | null
+}
+
+/** What a thread needs to render the calls' messages: the text, and the schema to load the request type from again. */
+export interface GrpcTemplate {
+  text: string
+  flag: string
+  call: string
+  schema: GrpcSchemaSource
 }
 
 /** null for HTTP targets; every URL must be gRPC or none. */
@@ -75,11 +87,55 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   if (grpc.length !== urls.length) throw new UsageError('mix of grpc:// and http URLs: every replica of a run speaks the same protocol')
   for (const raw of grpc) checkGrpcUrl(raw)
   const method = loadGrpcMethod(options ?? {}, options?.call)
-  const message = Buffer.from(encodeRequestMessage(method, options ?? {}))
+  const template = templateOf(options ?? {}, method.call)
+  // A template is rendered once here too: a message that does not fit the type is refused before the run.
+  const message = Buffer.from(template ? templateEncoder(method, template)({ requestNumber: 0, random: seededRandom(0) }) : encodeRequestMessage(method, options ?? {}))
   const serviceConfig = clientConfig(options ?? {})
   if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
   const schemaFile = options?.protoset ?? options?.proto ?? ''
-  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig, idempotency: method.idempotency, schemaFile }
+  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig, idempotency: method.idempotency, schemaFile, template }
+}
+
+function templateOf(o: GrpcRunOptions, call: string): GrpcTemplate | null {
+  // More than one message source is refused by encodeRequestMessage; -B bytes are no template.
+  if ([o.data, o.dataFile, o.binaryFile].filter((v) => v !== undefined).length !== 1 || o.binaryFile !== undefined) return null
+  const { text, flag } = jsonSource(o)
+  if (!isTemplate(text)) return null
+  const schema: GrpcSchemaSource = {}
+  for (const key of ['proto', 'importPaths', 'protoset', 'descriptorSet'] as const) if (o[key] !== undefined) (schema as Record<string, unknown>)[key] = o[key]
+  return { text, flag, call, schema }
+}
+
+function templateEncoder(method: GrpcMethod, t: GrpcTemplate): (input: TemplateInput) => Uint8Array {
+  const render = compileTemplate(t.text, t.flag)
+  return (input) => fromJsonText(method, render(input), t.flag)
+}
+
+/** The template's random draws are not the replica picks' (both start from the run's seed). */
+const TEMPLATE_SEED_SALT = 0x7e3a1c5d
+
+/**
+ * With a template, one encoded message (no frame) per logical call, the
+ * calls numbered from 0 across the run; undefined without one (every call
+ * then sends the message encoded once). Called once per thread.
+ */
+export function callMessages(grpc: ResolvedGrpc | null, seed: number, index = 0, stride = 1): CallMessages | undefined {
+  const t = grpc?.template
+  if (!t) return undefined
+  const encode = templateEncoder(loadGrpcMethod(t.schema, t.call), t)
+  const input: TemplateInput = { requestNumber: index, random: seededRandom(((seed ^ TEMPLATE_SEED_SALT) + index) >>> 0) }
+  const message = (): Uint8Array => {
+    const bytes = encode(input)
+    input.requestNumber += stride
+    return bytes
+  }
+  return { message, body: () => frameMessage(message()) }
+}
+
+/** The next call's message: as a gRPC client library takes it, or framed as the engine sends it. One numbering for both. */
+export interface CallMessages {
+  message(): Uint8Array
+  body(): Uint8Array
 }
 
 /** The method's own permission to be called twice, as the report words it; null when its descriptor gives none. */

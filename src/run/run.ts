@@ -23,6 +23,7 @@ import { tlsConnector, type TlsSettings } from '../engine/tls-options.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
 import { withReflectedSchema } from './grpc-reflection.js'
+import { callMessages, type CallMessages } from './grpc-target.js'
 import type { RunOptions } from './run-options.js'
 import { attachServerCheck, ServerCounter } from './server-check.js'
 import { checkRunOptions } from './option-check.js'
@@ -103,6 +104,8 @@ class RunSession {
   readonly #stats = new Map<PhaseName, MeasuredPhase>()
   readonly #warnings: string[] = []
   readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
+  /** Per-call data (a gRPC -d template): each call's message, numbered across the run's phases; undefined without one. */
+  readonly #messages: CallMessages | undefined
   readonly #server: ServerCounter | null
   #window: LoadWindow | null = null
   #current: PhaseName | null = null
@@ -126,6 +129,7 @@ class RunSession {
     this.#agent = createAgent(cfg)
     this.#runner = new WindowRunner(this.#agent, cfg.timeoutMs)
     this.#optsByOrigin = buildDispatchOptions(cfg)
+    this.#messages = callMessages(cfg.grpc, cfg.seed)
     this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
   }
 
@@ -212,6 +216,7 @@ class RunSession {
       urls: cfg.urls,
       path: grpc.path,
       message: grpc.message,
+      ...(this.#messages ? { nextMessage: this.#messages.message } : {}),
       metadata: cfg.headers,
       tls: cfg.tls,
       serviceConfig: grpc.serviceConfig,
@@ -245,6 +250,7 @@ class RunSession {
       rate: this.cfg.rate,
       fanout: this.cfg.fanout,
       optsByOrigin: this.#optsByOrigin,
+      ...(this.#messages ? { nextBody: this.#messages.body } : {}),
       runStartedAt: this.#t0,
       sink: this.options.requestSink,
       spreadMs: this.#spreadMs(durationMs),

@@ -11,6 +11,7 @@ import { SnapshotPhaseStats } from '../stats/phase-snapshot.js'
 import { seededRandom } from '../core/random.js'
 import type { ResolvedRun } from './resolve-options.js'
 import { buildDispatchOptions, createAgent } from './run.js'
+import { callMessages } from './grpc-target.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
 import { WindowRunner } from './window-runner.js'
 import { ClockOffsetEstimator } from '../stats/clock-offset.js'
@@ -34,6 +35,7 @@ const runStartedAt = init.runStartedAtEpoch - performance.timeOrigin
 const random = seededRandom((cfg.seed + init.index) >>> 0)
 const agent = createAgent(cfg)
 const optsByOrigin = buildDispatchOptions(cfg)
+const messages = callMessages(cfg.grpc, cfg.seed, init.index, init.workers)
 const runner = new WindowRunner(agent, cfg.timeoutMs)
 let window: LoadWindow | null = null
 let stopped = false
@@ -87,6 +89,7 @@ async function runWindow(order: WindowOrder): Promise<void> {
     rate: order.rate,
     fanout: cfg.fanout,
     optsByOrigin,
+    ...(messages ? { nextBody: messages.body } : {}),
     runStartedAt,
     sink: sink ?? undefined,
     spreadMs: order.spreadMs,

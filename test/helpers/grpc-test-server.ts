@@ -73,8 +73,8 @@ export interface TestServerOptions {
   /** 'both' (v1 and v1alpha, the default), 'v1alpha' only, 'file-only' (v1, each file sent without its imports), or 'none'. */
   reflection?: 'both' | 'v1alpha' | 'file-only' | 'none'
   tls?: { key: Buffer; cert: Buffer; ca?: Buffer; requireClientCert?: boolean }
-  /** Delay before answering call `n` (0-based), ms. */
-  delayMs?: (n: number) => number
+  /** Delay before answering a call (the `n`th to arrive, 0-based), ms. */
+  delayMs?: (n: number, call: SeenCall) => number
 }
 
 export interface TestServer {
@@ -94,15 +94,16 @@ export async function startTestServer(o: TestServerOptions): Promise<TestServer>
     Get: (call: grpc.ServerUnaryCall<{ raw: Buffer; request: Record<string, unknown> }, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const n = seen.length
       const cert = call.getAuthContext().sslPeerCertificate
-      seen.push({
+      const one: SeenCall = {
         raw: call.request.raw,
         request: call.request.request,
         authority: call.getHost(),
         attempt: Number(call.metadata.get('grpc-previous-rpc-attempts')[0] ?? 0),
         clientCn: cert?.subject?.CN === undefined ? null : String(cert.subject.CN),
-      })
+      }
+      seen.push(one)
       const reply = () => callback(null, { sku: String(call.request.request['sku'] ?? '') })
-      const delay = o.delayMs?.(n) ?? 0
+      const delay = o.delayMs?.(n, one) ?? 0
       if (delay > 0) setTimeout(reply, delay)
       else reply()
     },
