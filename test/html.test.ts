@@ -82,7 +82,7 @@ test('configuration: readable names and no null; numbers never wrap', () => {
   const config = html.slice(html.indexOf('<h2>Configuration</h2>'))
   assert.doesNotMatch(config, />null</)
   assert.match(config, /<th scope="row">rate limit, req\/s \(-q\)<\/th><td class="text">none<\/td>/)
-  assert.match(config, /<th scope="row">hedge budget \(% of requests\)<\/th>/)
+  assert.match(config, /<th scope="row">hedge budget, % of requests \(--hedge-budget\)<\/th>/)
   assert.match(html, /td \{ white-space: nowrap; \}/)
 })
 
@@ -216,4 +216,19 @@ test('over time, a stall is seconds with no request ended: 0/s and a break in th
   plain.timeline = [{ t: 0, requests: 1, errors: 0, p50Ms: 5, p99Ms: 5, hedges: 0, delayMs: null }]
   plain.durationMs = 7000
   assert.equal(chartableOverTime([source]).charted.length, 1)
+})
+
+test('issue 30 item 10: the configuration table shows the warm-up that ran and the flags a user typed', () => {
+  const run = makeHedgedRun()
+  // The default warm-up ran past its 1000 requests to its 2 s minimum.
+  run.phases.warmup = makePhase('warmup', stallingLatencies(1461, 3), { durationMs: 2013 })
+  run.config = { ...run.config, saturation: { maxErrorRate: 0.25, maxInflight: null, obeyOverload: true }, hedge: { ...run.config.hedge, tied: false } }
+  const html = renderHtml([run])
+  const row = (name: string): string => new RegExp(`<tr><th scope="row">${name.replace(/[()-.]/g, '\\$&')}</th><td[^>]*>([^<]*)</td></tr>`).exec(html)?.[1] ?? 'missing'
+  assert.equal(row('warm-up requests asked (--warmup)'), '1000')
+  assert.equal(row('warm-up requests run'), '1461 in 2.01 s')
+  assert.equal(row('no hedges above this error rate (--suppress-at-error-rate)'), '25%')
+  assert.equal(row('tied requests (--tied)'), 'false')
+  assert.equal(row('hedge budget, % of requests (--hedge-budget)'), '10')
+  assert.doesNotMatch(html, /saturation\.maxErrorRate|hedge\.tied|>warm-up requests</)
 })

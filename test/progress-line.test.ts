@@ -33,3 +33,19 @@ test('the line names phase, progress, rate and ETA, and never reaches the last c
   assert.doesNotMatch(progressLine(v, 40), /\[/)
   assert.match(progressLine({ ...v, total: null, durationMs: 30_000, elapsedMs: 12_000 }, 80), /12s of 30s/)
 })
+
+test('issue 30 item 10: a warm-up past its count, running to its minimum duration, says so; its ETA is the time left', () => {
+  const plan = planOf({ ...base, warmup: 1000, warmupMinMs: 2000 })
+  assert.equal(plan[0]!.minDurationMs, 2000)
+  // 1427 of 1000 after 1.4 s at 1000 req/s: 0.6 s to the minimum, then 2 x 400 requests = 0.8 s. It said "1427/1000" and an ETA
+  // for 427 requests too many that grew with every one.
+  const v: ProgressView = { phase: 'warmup', done: 1427, total: 1000, elapsedMs: 1400, rate: 1000, later: plan.slice(1), durationMs: null, minDurationMs: 2000 }
+  assert.equal(etaSeconds(v), 1.4)
+  assert.equal(progressLine(v, 100), 'warmup [#################.......] 1427 done, runs its 2.0s minimum  1000 req/s  ETA 1.4s')
+  // Still short of its count: the later of the two ends.
+  assert.equal(etaSeconds({ ...v, done: 500, elapsedMs: 1900 }), 0.5 + 0.8)
+  assert.equal(etaSeconds({ ...v, done: 900, elapsedMs: 1000 }), 1 + 0.8)
+  assert.match(progressLine({ ...v, done: 900, elapsedMs: 1000 }, 100), / 900\/1000 /)
+  // Past the minimum too (the last requests in flight): the count again.
+  assert.match(progressLine({ ...v, elapsedMs: 2100 }, 100), / 1427\/1000 /)
+})

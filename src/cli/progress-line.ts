@@ -12,12 +12,14 @@ export interface PlannedWindow {
   phase: string
   requests: number | null
   durationMs: number | null
+  /** The warm-up goes on past its requests until it has lasted this long (resolve-options.ts warmupMinMs); 0: no minimum. */
+  minDurationMs?: number
 }
 
 /** The windows run.ts will run for these options (see Run#phasesInOrder). */
-export function planOf(cfg: Pick<ResolvedRun, 'warmup' | 'mode' | 'schedule' | 'requests' | 'durationMs'>): PlannedWindow[] {
+export function planOf(cfg: Pick<ResolvedRun, 'warmup' | 'mode' | 'schedule' | 'requests' | 'durationMs'> & Partial<Pick<ResolvedRun, 'warmupMinMs'>>): PlannedWindow[] {
   const plan: PlannedWindow[] = []
-  if (cfg.warmup > 0) plan.push({ phase: 'warmup', requests: cfg.warmup, durationMs: null })
+  if (cfg.warmup > 0) plan.push({ phase: 'warmup', requests: cfg.warmup, durationMs: null, minDurationMs: cfg.warmupMinMs ?? 0 })
   const measured = { requests: cfg.requests, durationMs: cfg.durationMs }
   if (cfg.schedule === 'interleaved') {
     // One window for both lanes, reported under the last lane's name.
@@ -41,16 +43,23 @@ export interface ProgressView {
   later: PlannedWindow[]
   /** This window's duration when timed (-z). */
   durationMs: number | null
+  /** The least this window lasts whatever its count (the warm-up's minimum), ms. */
+  minDurationMs?: number
+}
+
+/** Its requests are done but the window runs on to its minimum duration: ms still to go, else 0. */
+function minimumLeftMs(v: ProgressView): number {
+  return Math.max(0, (v.minDurationMs ?? 0) - v.elapsedMs)
 }
 
 /** Seconds left in the whole run, or null when it cannot be told (no rate yet for counted windows). */
 export function etaSeconds(v: ProgressView): number | null {
   let ms = 0
   if (v.durationMs !== null) ms += Math.max(0, v.durationMs - v.elapsedMs)
-  else if (v.total !== null) {
+  else if (v.total !== null && v.done < v.total) {
     if (!v.rate) return null
-    ms += (Math.max(0, v.total - v.done) / v.rate) * 1000
-  }
+    ms += Math.max((Math.max(0, v.total - v.done) / v.rate) * 1000, minimumLeftMs(v))
+  } else ms += minimumLeftMs(v)
   for (const w of v.later) {
     if (w.durationMs !== null) ms += w.durationMs
     else if (w.requests !== null) {
@@ -66,8 +75,12 @@ const BAR_MIN = 6
 
 /** The line, never wider than `width - 1` (the last column would wrap on some terminals). */
 export function progressLine(v: ProgressView, width: number): string {
-  const fraction = v.durationMs !== null ? v.elapsedMs / v.durationMs : v.total ? v.done / v.total : null
-  const count = v.durationMs !== null ? `${seconds(v.elapsedMs / 1000)} of ${seconds(v.durationMs / 1000)}` : v.total !== null ? `${v.done}/${v.total}` : `${v.done}`
+  // Past its count but short of its minimum duration (a fast target's warm-up): the clock, not the count, is what it waits for.
+  const onMinimum = v.durationMs === null && v.total !== null && v.done >= v.total && minimumLeftMs(v) > 0
+  const fraction = onMinimum ? v.elapsedMs / v.minDurationMs! : v.durationMs !== null ? v.elapsedMs / v.durationMs : v.total ? v.done / v.total : null
+  const count = onMinimum
+    ? `${v.done} done, runs its ${seconds(v.minDurationMs! / 1000)} minimum`
+    : v.durationMs !== null ? `${seconds(v.elapsedMs / 1000)} of ${seconds(v.durationMs / 1000)}` : v.total !== null ? `${v.done}/${v.total}` : `${v.done}`
   const rate = v.rate === null ? '- req/s' : `${Math.round(v.rate)} req/s`
   const eta = etaSeconds(v)
   const tail = ` ${count}  ${rate}  ETA ${eta === null ? '-' : seconds(eta)}`

@@ -51,6 +51,7 @@ export function startProgress(plan: PlannedWindow[] = [], stream: NodeJS.WriteSt
         rate: rateOf(samples),
         later: windowIndex >= 0 ? plan.slice(windowIndex + 1) : [],
         durationMs: windowIndex >= 0 ? plan[windowIndex]!.durationMs : null,
+        minDurationMs: windowIndex >= 0 ? (plan[windowIndex]!.minDurationMs ?? 0) : 0,
       },
       width,
     )

@@ -299,8 +299,18 @@ function grpcClientSection({ name, result }: NamedRun): string {
 function configSection(runs: NamedRun[]): string {
   const entries = runs.map((r) => configEntries(r.result.config))
   const keys = [...new Set(entries.flatMap((e) => [...e.keys()]))]
-  const rows = keys.map((k) => [readableConfig(k), ...entries.map((e) => readableConfigValue(k, e.get(k) ?? ''))])
+  const rows = keys.flatMap((k) => [
+    [readableConfig(k), ...entries.map((e) => readableConfigValue(k, e.get(k) ?? ''))],
+    // What the warm-up did, beside what was asked: the default one runs past its count to a minimum duration.
+    ...(k === 'warmup' ? [['warm-up requests run', ...runs.map((r) => warmupRan(r.result))]] : []),
+  ])
   return section('Configuration', table(['setting', ...runs.map((r) => r.name)], rows))
+}
+
+/** "1461 in 2.01 s", or "none". */
+function warmupRan(result: RunResult): string {
+  const w = result.phases.warmup
+  return w ? `${w.requests} in ${formatMs(w.durationMs)}` : 'none'
 }
 
 // ---- page ------------------------------------------------------------------

@@ -25,6 +25,9 @@ function flatten(value: unknown, prefix: string, out: Map<string, string>): Map<
  * the run had none to reach, not because it lost it.
  */
 export function readableConfigValue(key: string, text: string): string {
-  if (text !== 'null' && text !== '' && text !== 'undefined') return text
+  if (text !== 'null' && text !== '' && text !== 'undefined') return FRACTIONS.has(key) ? `${Number((Number(text) * 100).toPrecision(6))}%` : text
   return key === 'requests' ? 'timed (-z)' : 'none'
 }
+
+/** Stored as a fraction, typed as a percentage (--suppress-at-error-rate 25%). */
+const FRACTIONS = new Set(['saturation.maxErrorRate'])
