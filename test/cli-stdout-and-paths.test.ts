@@ -95,3 +95,15 @@ test('report --html and merge --out where no file can be written (/proc): one li
     assert.deepEqual(stderrLines(r), [`hedgebench: ${flag}: cannot write: no such file or directory (ENOENT)`])
   }
 })
+
+test('a full disk under --csv-requests (/dev/full) costs the log, not the run: printed, saved, one warning, exit 1', { skip: process.platform !== 'linux' }, async () => {
+  const s = await server()
+  const dir = await tempDir()
+  const r = await runCli([s.url, '-n', '400', '-c', '4', '--warmup', '0', '-o', 'json', '--out-dir', 'out', '--csv-requests', '/dev/full'], { cwd: dir })
+  assert.equal(r.code, 1, r.stderr)
+  assert.equal(JSON.parse(r.stdout).phases.hedged.requests, 400)
+  assert.match(r.stderr, /^saved .*\.json and .*\.csv$/m)
+  assert.match(r.stderr, /^hedgebench: request log "\/dev\/full" not written: ENOSPC; the result above is complete$/m)
+  assert.doesNotMatch(r.stderr, /per-request rows in|\n\s+at /)
+  assert.equal((await readdir(join(dir, 'out'))).filter((f) => f.endsWith('.json')).length, 1)
+})

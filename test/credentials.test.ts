@@ -6,9 +6,10 @@
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { withUrlCredentials } from '../src/run/url-credentials.js'
@@ -89,7 +90,7 @@ test('no secret header value or URL password appears in any output', async () =>
   const saved = await readFile(savedJson, 'utf8')
   assert.match(saved, /"Authorization": "\*\*\*"/)
   assert.match(saved, /"X-Custom": "\*\*\*"/)
-  assert.match(saved, /alice:\*\*\*@/)
+  assert.match(saved, /http:\/\/\*\*\*@127/)
 
   // Re-rendering a saved run and comparing two runs leak nothing either
   // (these only read the saved file: run at once).
@@ -163,4 +164,30 @@ test('URL credentials as a header: decoded, refused when malformed or on grpc://
   assert.throws(() => withUrlCredentials(['http://u:p%zz@h:1/'], []), (e: Error) => e instanceof UsageError && /malformed %-escape/.test(e.message) && !e.message.includes('p%zz'))
   assert.throws(() => withUrlCredentials(['grpc://u:p@h:1'], []), (e: Error) => e instanceof UsageError && /gRPC target takes no user:password@/.test(e.message))
   assert.throws(() => withUrlCredentials(['http://u:p@h:1/', 'http://h:2/'], []), /different credentials/)
+})
+
+test('query tokens, a token as the user name, a URL with spaces around and the common token headers appear in no output; files are 0600', async () => {
+  const needles = ['qu3ry-t0ken', 'us3r-t0ken', 'x-auth-v4lue', 'metad4ta-t0ken']
+  const out = join(dir, 'tokens')
+  await mkdir(out)
+  const url = ` ${server.url.replace('http://', 'http://us3r-t0ken@')}?id=1&access_token=qu3ry-t0ken `
+  const run = await runCli([url, '-H', 'X-Auth-Token: x-auth-v4lue', '-H', 'x-token: metad4ta-t0ken', '-n', '4', '-c', '1', '--warmup', '0', '--mode', 'plain', '--frames', '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html')], { cwd: dir })
+  assert.equal(run.code, 0, run.stderr)
+  // --frames carry the result's JSON gzipped: read it as merge --from-logs would.
+  const frames = run.stdout.split('\n').filter((l) => l.startsWith('HBFRAME1 ')).map((l) => l.split(' ')[6]!).join('')
+  assert.ok(frames.length > 0, 'frames printed')
+  const texts: Array<[string, string]> = [['stdout', run.stdout], ['stderr', run.stderr], ['--frames', gunzipSync(Buffer.from(frames, 'base64')).toString('utf8')]]
+  for (const name of await readdir(out, { recursive: true })) {
+    const path = join(out, name)
+    if (!/\.(json|csv|html)$/.test(path)) continue
+    texts.push([path, await readFile(path, 'utf8')])
+    assert.equal((await stat(path)).mode & 0o777, 0o600, `${path} is for its owner only`)
+  }
+  assert.equal(texts.length, 3 + 4)
+  for (const [what, text] of texts) for (const needle of needles) assert.ok(!text.includes(needle), `${what} contains "${needle}"`)
+  assert.match(run.stdout, /access_token=\*\*\*/)
+  // The invalid-URL error too.
+  const bad = await runCli(['http://us3r-t0ken@127.0.0.1:99999/?token=qu3ry-t0ken', '--no-save'], { cwd: dir })
+  assert.equal(bad.code, 2)
+  for (const needle of needles) assert.ok(!bad.stderr.includes(needle), bad.stderr)
 })

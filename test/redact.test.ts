@@ -32,16 +32,48 @@ test('a repeated secret header stays redacted; a repeated plain header keeps bot
   assert.doesNotMatch(JSON.stringify(out), /s3cret/)
 })
 
-test('URL passwords are redacted, the rest of the URL kept as typed', () => {
-  assert.equal(redactUrl('http://user:s3cret@example.com:8080/x?y=1'), 'http://user:***@example.com:8080/x?y=1')
-  assert.equal(redactUrl('https://u:p%40ss@h/'), 'https://u:***@h/')
+test('a URL\'s userinfo is redacted whole (a token as the user name too), the rest kept as typed', () => {
+  assert.equal(redactUrl('http://user:s3cret@example.com:8080/x?y=1'), 'http://***@example.com:8080/x?y=1')
+  assert.equal(redactUrl('https://u:p%40ss@h/'), 'https://***@h/')
   // An unencoded "@" in the password: the authority ends at the last "@".
-  assert.equal(redactUrl('http://u:pa@ss@h/path@x'), 'http://u:***@h/path@x')
-  assert.equal(redactUrl('http://u:@h/'), 'http://u:***@h/')
+  assert.equal(redactUrl('http://u:pa@ss@h/path@x'), 'http://***@h/path@x')
+  assert.equal(redactUrl('http://u:@h/'), 'http://***@h/')
+  assert.equal(redactUrl('https://ghp_s3cret@github.example/x'), 'https://***@github.example/x')
+  assert.equal(redactUrl('grpc://tok3n@h:50051'), 'grpc://***@h:50051')
 })
 
-test('URLs without a password are unchanged', () => {
-  for (const url of ['http://127.0.0.1:8080/users/42', 'http://user@h/', 'http://h/a:b@c', 'not a url']) {
+test('URLs are matched as the URL parser reads them: spaces around, backslashes, tabs inside', () => {
+  for (const raw of [' http://u:s3cret@h/', 'http://u:s3cret@h/ ', '\thttp:\\\\u:s3cret@h/', 'HTTP:/u:s3cret@h/', 'ht\ttp://u:s3cret@h/', 'http://h/?to\nken=s3cret']) {
+    const out = redactUrl(raw)
+    assert.ok(!out.includes('s3cret'), `${JSON.stringify(raw)} -> ${JSON.stringify(out)}`)
+    // What the parser reads from the redacted text carries no credential either.
+    const parsed = URL.canParse(out) ? new URL(out) : null
+    if (parsed) assert.ok(parsed.password === '' && ['', '***'].includes(parsed.username), out)
+  }
+})
+
+test('query and fragment parameters named like credentials are redacted; the others kept', () => {
+  assert.equal(redactUrl('http://h/x?id=7&token=s3cret&page=2'), 'http://h/x?id=7&token=***&page=2')
+  assert.equal(
+    redactUrl('http://h/?access_token=a&API_KEY=b&x_token=c&apiKey=d&X-Amz-Signature=e&sig=f&code=g&password=h&passwd=i&client_secret=j&auth=k&q=keep'),
+    'http://h/?access_token=***&API_KEY=***&x_token=***&apiKey=***&X-Amz-Signature=***&sig=***&code=***&password=***&passwd=***&client_secret=***&auth=***&q=keep',
+  )
+  assert.equal(redactUrl('http://h/cb#access_token=s3cret&state=1'), 'http://h/cb#access_token=***&state=1')
+  assert.equal(redactUrl('http://h/?%74oken=s3cret'), 'http://h/?%74oken=***')
+  // Not a URL (an error message's echo of bad input): still redacted.
+  assert.equal(redactUrl('h:99999/x?token=s3cret'), 'h:99999/x?token=***')
+})
+
+test('URLs without credentials are unchanged', () => {
+  for (const url of ['http://127.0.0.1:8080/users/42', 'http://h/a:b@c', 'not a url', 'http://h/?q=1&page=2#top', 'http://h/?email=a@b.c']) {
     assert.equal(redactUrl(url), url)
   }
+})
+
+test('the common token headers and gRPC metadata are redacted by default', () => {
+  const names = ['X-Auth-Token', 'x-access-token', 'X-Amz-Security-Token', 'Private-Token', 'x-token', 'X-CSRF-Token', 'x-client-secret', 'x-goog-api-key', 'apikey', 'x-token-bin']
+  const out = redactHeaders([...names.map((n): [string, string] => [n, 's3cret']), ['x-request-id', 'r1'], ['Idempotency-Key', 'k1']])
+  for (const n of names) assert.equal(out[n], '***', n)
+  assert.equal(out['x-request-id'], 'r1')
+  assert.equal(out['Idempotency-Key'], 'k1')
 })

@@ -1,8 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { UsageError } from '../src/core/errors.js'
 import { REQUEST_LOG_COLUMNS, createRequestLog } from '../src/results/request-log.js'
 import type { RequestRecord } from '../src/run/run-options.js'
@@ -57,7 +57,7 @@ test('thousands of rows under backpressure come back complete and in order', asy
     latency_ms: '6.000',
     status: '200',
     error: '',
-    replica: 'http://user:***@127.0.0.1:8082/x',
+    replica: 'http://***@127.0.0.1:8082/x',
     attempts: '2',
     winner: 'hedge-1',
     hedge_fired_ms: '14.800',
@@ -98,4 +98,34 @@ test('an unwritable path is a one-line UsageError at creation', async (t) => {
     assert.match(err.message, /^cannot write request log ".*plain-file\/sub\/r\.csv": ENOTDIR$/)
     return true
   })
+})
+
+test('two logs on one path never splice: the file holds one whole log, the last closed, mode 0600', async (t) => {
+  const path = join(await tempDir(t), 'requests.csv')
+  const first = await createRequestLog(path)
+  const second = await createRequestLog(path)
+  // Interleaved as two runs at once would write them; the second log's rows are fewer.
+  for (let seq = 0; seq < 400; seq++) {
+    first.write(record(seq))
+    if (seq < 40) second.write(record(1000 + seq))
+  }
+  await first.close()
+  assert.equal(parseCsvObjects(await readFile(path, 'utf8')).length, 400)
+  await second.close()
+  const text = await readFile(path, 'utf8')
+  assert.equal(text.split('\n').filter((l) => l.startsWith('phase,')).length, 1)
+  assert.deepEqual(parseCsvObjects(text).map((r) => Number(r.seq)), Array.from({ length: 40 }, (_, i) => 1000 + i))
+  assert.equal((await stat(path)).mode & 0o777, 0o600)
+  assert.deepEqual(await readdir(dirname(path)), ['requests.csv'], 'no temporary file left')
+})
+
+test('a log that cannot be written (a full disk: /dev/full) rejects on close with one line; discard leaves nothing', { skip: process.platform !== 'linux' }, async (t) => {
+  const log = await createRequestLog('/dev/full')
+  for (let seq = 0; seq < 2000; seq++) if (!log.write(record(seq))) await log.waitForDrain()
+  await assert.rejects(log.close(), /^Error: request log "\/dev\/full" not written: ENOSPC$/)
+  const dir = await tempDir(t)
+  const discarded = await createRequestLog(join(dir, 'r.csv'))
+  discarded.write(record(1))
+  await discarded.discard()
+  assert.deepEqual(await readdir(dir), [])
 })

@@ -4,7 +4,7 @@
  * progress bar, SIGINT/SIGTERM, stdout, saved files, exit codes.
  */
 import type { Argv, CommandModule } from 'yargs'
-import { access, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { TargetUnreachableError, UsageError } from '../core/errors.js'
 import { DEFAULT_EJECTION } from '../hedging/replica-health.js'
@@ -186,7 +186,6 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
       if (dir) created.push(dir)
     }
     if (argv.csvRequests) {
-      if (!(await exists(argv.csvRequests))) created.push(argv.csvRequests)
       const { createRequestLog } = await import('../results/request-log.js')
       log = await createRequestLog(argv.csvRequests)
     }
@@ -204,24 +203,28 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     try {
       result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: progress.update, ...(log ? { requestSink: log } : {}) })
     } catch (err) {
-      // Nothing was measured (the target refused before the run): take back what we created.
       if (err instanceof UsageError || err instanceof TargetUnreachableError) {
-        await log?.close().catch(() => undefined)
-        log = null // closed: the finally below must not close it again (and throw over this error)
+        // Nothing was measured (the target refused before the run): take back what we created.
+        await log?.discard()
         await takeBack(created)
+      } else {
+        await closeLog(log)
       }
       throw err
     } finally {
       progress.stop()
-      await log?.close()
     }
     if (interruptedBeforeStart(result, options)) {
       // An empty shard file would pollute `merge results/*`: save nothing, as if never started.
+      await log?.discard()
       await takeBack(created)
       process.stderr.write('hedgebench: interrupted before the agreed start: nothing measured\n')
       return 130
     }
-    await writeOutputs(argv, result, log)
+    // A log that could not be written (a full disk) costs the log, never the measurement: the result is still printed and saved.
+    const logFailure = await closeLog(log)
+    await writeOutputs(argv, result, logFailure === null ? log : null)
+    if (logFailure !== null) process.stderr.write(`hedgebench: ${logFailure}; the result above is complete\n`)
     if (interrupt.twice()) return 130
     const checks = conditions.length === 0 ? [] : (await import('../report/run-fail-if.js')).checkRunFailIf(conditions, result)
     for (const check of checks) if (check.unchecked) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked: ${check.unchecked}\n`)
@@ -230,7 +233,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     // Every gate that failed is named, not only the first kind: a CI log must show each reason.
     const overErrors = errorLimitBreaches(failLimit, result)
     for (const line of overErrors) process.stderr.write(`hedgebench: ${line}\n`)
-    return failed.length > 0 || overErrors.length > 0 ? 1 : 0
+    return failed.length > 0 || overErrors.length > 0 || logFailure !== null ? 1 : 0
   } finally {
     interrupt.dispose()
   }
@@ -272,7 +275,15 @@ async function takeBack(created: string[]): Promise<void> {
   for (const path of [...created].reverse()) await rm(path, { recursive: true, force: true }).catch(() => undefined)
 }
 
-const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false)
+/** Closes the per-request log; returns why its rows could not be written, or null. */
+async function closeLog(log: RequestLog | null): Promise<string | null> {
+  try {
+    await log?.close()
+    return null
+  } catch (err) {
+    return (err as Error).message
+  }
+}
 
 async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
   if (!stdoutTaken(argv.html)) process.stdout.write(await renderOutput(result, argv.o, stdoutColor()))

@@ -8,9 +8,10 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { link, open, readFile, rename, unlink } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { UsageError } from '../core/errors.js'
 import { makeDirs } from '../core/make-dirs.js'
+import { TEMP_PREFIX, tempPathBeside } from '../core/temp-file.js'
 import { renderCsvSummary } from './csv.js'
 import { parseResult, renderJson } from '../results/result-json.js'
 import type { RunResult } from '../results/run-result.js'
@@ -19,9 +20,6 @@ export interface SavedFiles {
   json: string
   csv: string
 }
-
-/** Prefix of temp files, so a leftover one is recognisable (and hidden). */
-const TEMP_PREFIX = '.hedgebench-tmp-'
 
 /** `2026-11-30T10-00-00Z-<label>`: sortable, and legal on every filesystem (no colons). */
 export function resultFileStem(result: RunResult): string {
@@ -48,7 +46,7 @@ export function sanitizeLabel(label: string): string {
  * replacing an existing file). The temp file is removed on every path.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, opts: { overwrite: boolean }): Promise<void> {
-  const temp = join(dirname(path), `${TEMP_PREFIX}${basename(path)}-${process.pid}-${randomBytes(4).toString('hex')}`)
+  const temp = tempPathBeside(path)
   try {
     await writeAndSync(temp, data)
     if (opts.overwrite) await rename(temp, path)
@@ -71,7 +69,7 @@ export async function writeOutputFile(path: string, data: string, flag: string):
 }
 
 async function writeAndSync(path: string, data: string | Uint8Array): Promise<void> {
-  const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644)
+  const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
   try {
     await handle.writeFile(data)
     await handle.sync()

@@ -4,32 +4,54 @@
  * Memory stays bounded: csv-stringify's object-mode buffer holds a few
  * rows, and when the file cannot keep up `write` returns false so the
  * engine waits for 'drain' instead of queueing the whole run.
+ *
+ * The rows go to a temporary file beside the path, renamed onto it when the
+ * log is closed: two runs given the same path each leave a whole file (the
+ * last one to finish wins), never one file with both runs' rows spliced, and
+ * a run that fails to write (a full disk) leaves what was there before. A
+ * path that is not a regular file (/dev/stdout, a named pipe) is written in
+ * place: there is nothing to rename onto.
  */
 import { createWriteStream } from 'node:fs'
 import type { WriteStream } from 'node:fs'
+import { open, rename, stat, unlink } from 'node:fs/promises'
 import { pipeline } from 'node:stream/promises'
 import { stringify } from 'csv-stringify'
 import type { Stringifier } from 'csv-stringify'
 import { UsageError } from '../core/errors.js'
 import { redactUrl } from '../core/redact.js'
+import { tempPathBeside } from '../core/temp-file.js'
 import type { RequestRecord, RequestSink } from '../results/request-record.js'
 
 export const REQUEST_LOG_COLUMNS = ['phase', 'seq', 'start_ms', 'latency_ms', 'status', 'error', 'replica', 'attempts', 'winner', 'hedge_fired_ms'] as const
 
 export interface RequestLog extends RequestSink {
-  /** Ends the stream and resolves once every row is on disk (also after an interruption). */
+  /** Ends the stream and resolves once every row is on disk under its name (also after an interruption); rejects when the rows could not be written. */
   close(): Promise<void>
+  /** Ends the stream and removes what was written: the run measured nothing. */
+  discard(): Promise<void>
 }
 
-/** Opens (truncates) `path` and returns a sink writing one CSV row per record. */
+/** Opens a log for `path` (replaced when the log is closed) and returns a sink writing one CSV row per record. */
 export async function createRequestLog(path: string): Promise<RequestLog> {
-  const file = await openForWrite(path)
-  return new CsvRequestLog(file)
+  const temp = (await isSpecialFile(path)) ? null : tempPathBeside(path)
+  const file = await openForWrite(path, temp)
+  return new CsvRequestLog(file, path, temp)
 }
 
-function openForWrite(path: string): Promise<WriteStream> {
+/** Exists and is not a regular file (a device, a FIFO): written in place. */
+async function isSpecialFile(path: string): Promise<boolean> {
+  try {
+    return !(await stat(path)).isFile()
+  } catch {
+    return false
+  }
+}
+
+function openForWrite(path: string, temp: string | null): Promise<WriteStream> {
   return new Promise((resolve, reject) => {
-    const file = createWriteStream(path, { flags: 'w' })
+    // Results are not for other users of a shared runner: 0600, as the saved files.
+    const file = temp === null ? createWriteStream(path, { flags: 'w' }) : createWriteStream(temp, { flags: 'wx', mode: 0o600 })
     file.once('open', () => {
       file.off('error', reject)
       resolve(file)
@@ -44,8 +66,12 @@ class CsvRequestLog implements RequestLog {
   readonly #done: Promise<void>
   #error: Error | null = null
   #closed = false
+  readonly #path: string
+  readonly #temp: string | null
 
-  constructor(file: WriteStream) {
+  constructor(file: WriteStream, path: string, temp: string | null) {
+    this.#path = path
+    this.#temp = temp
     this.#csv = stringify({ header: true, columns: [...REQUEST_LOG_COLUMNS] })
     // Caught here so a disk error never becomes an unhandled rejection; close() reports it.
     this.#done = pipeline(this.#csv, file).catch((err: Error) => {
@@ -73,13 +99,48 @@ class CsvRequestLog implements RequestLog {
     })
   }
 
-  async close(): Promise<void> {
+  #closing: Promise<void> | null = null
+
+  close(): Promise<void> {
+    this.#closing ??= this.#closeOnce()
+    return this.#closing
+  }
+
+  async #closeOnce(): Promise<void> {
+    await this.#end()
+    if (this.#error === null && this.#temp !== null) await this.#commit(this.#temp).catch((err: Error) => (this.#error = err))
+    if (this.#error === null) return
+    await this.#removeTemp()
+    const code = (this.#error as NodeJS.ErrnoException).code
+    throw new Error(`request log "${this.#path}" not written: ${code ?? this.#error.message}`)
+  }
+
+  async discard(): Promise<void> {
+    this.#closing ??= this.#end().then(() => this.#removeTemp())
+    await this.#closing.catch(() => undefined)
+  }
+
+  async #end(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true
       this.#csv.end()
     }
     await this.#done
-    if (this.#error !== null) throw new Error(`request log: ${this.#error.message}`)
+  }
+
+  /** On disk, then under its name. */
+  async #commit(temp: string): Promise<void> {
+    const handle = await open(temp, 'r+')
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await rename(temp, this.#path)
+  }
+
+  async #removeTemp(): Promise<void> {
+    if (this.#temp !== null) await unlink(this.#temp).catch(() => undefined)
   }
 }
 

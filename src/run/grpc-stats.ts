@@ -5,6 +5,8 @@
  * field is the stats JSON, in the outline the HTTP replicas serve.
  */
 
+import { redactUrl } from '../core/redact.js'
+
 export const STATS_SERVICE = 'hedgebench.sim.v1.Replica'
 const identity = (b: Buffer) => b
 
@@ -20,7 +22,7 @@ export async function grpcControlCall(url: string, method: 'Stats' | 'Reset', ti
   const client = new Client(grpcAddress(url), credentials.createInsecure())
   return new Promise<Buffer>((resolve, reject) => {
     client.makeUnaryRequest(`/${STATS_SERVICE}/${method}`, identity, identity, Buffer.alloc(0), { deadline: Date.now() + timeoutMs }, (err, reply) => {
-      if (err) reject(new Error(`${method} call to ${url} failed: ${err.message}`))
+      if (err) reject(new Error(`${method} call to ${redactUrl(url)} failed: ${err.message}`))
       else resolve(reply ?? Buffer.alloc(0))
     })
   }).finally(() => client.close())

@@ -6,6 +6,7 @@
 import { request } from 'undici'
 import type { PhaseResult, ServerCrossCheck } from '../results/run-result.js'
 import { isGrpcUrl } from '../core/target-url.js'
+import { redactUrl } from '../core/redact.js'
 import { fetchGrpcStatsJson } from './grpc-stats.js'
 
 interface Totals {
@@ -39,7 +40,7 @@ export interface ServerSnapshot {
 export async function fetchStatsJson<T>(statsUrl: string, timeoutMs = 5_000): Promise<T> {
   const res = await request(statsUrl, { method: 'GET', reset: true, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) })
   const text = await res.body.text()
-  if (res.statusCode !== 200) throw new Error(`stats endpoint ${statsUrl} answered ${res.statusCode}`)
+  if (res.statusCode !== 200) throw new Error(`stats endpoint ${redactUrl(statsUrl)} answered ${res.statusCode}`)
   return JSON.parse(text) as T
 }
 
