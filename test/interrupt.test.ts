@@ -62,7 +62,7 @@ function start(url: string, dir: string, extra: string[]): CliChild {
 }
 
 describe('interruption', { concurrency: 3 }, () => {
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     test(`${sig} mid-run: stops sending, finishes in-flight requests, reports and saves a partial run, exit 0`, async () => {
       const s = await server({ delayMs: 100 })
       const dir = await tempDir()

@@ -7,10 +7,11 @@
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { killAllChildren, runCli, startCli, stderrLines } from './helpers/cli.js'
+import { until } from './helpers/until.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { parseFailIf } from '../src/report/fail-if.js'
-import { checkRunFailIf } from '../src/report/run-fail-if.js'
+import { checkErrorLimit, checkRunFailIf } from '../src/report/run-fail-if.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { makeHedgedRun } from './helpers/result-fixture.js'
 
@@ -98,4 +99,30 @@ test('a change is the hedged phase against plain, with its sign: a p99.9 cut by 
   const swapped: RunResult = { ...run, phases: { ...run.phases, plain: { ...run.phases.hedged!, name: 'plain' }, hedged: { ...run.phases.plain!, name: 'hedged', hedging: run.phases.hedged!.hedging } } }
   assert.equal(check('p99.9>+10%', swapped), true)
   assert.equal(check('p99.9<-50%', swapped), false)
+})
+
+test('SIGTERM in the warm-up: every gate is named as not checked and the run exits 1 (gates fail closed)', async () => {
+  const s = await server(50)
+  const cli = startCli([s.url, '-n', '20', '-c', '2', '--warmup', '400', '--no-save', '--fail-if', 'hedged.p99>1us', '--fail-if', 'p99>+10%', '--fail-on-errors', '0'], { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 20_000 })
+  await until('warm-up requests to arrive', () => s.received >= 2)
+  cli.child.kill('SIGTERM')
+  const run = await cli.done
+  assert.equal(run.code, 1, run.stderr)
+  const notChecked = stderrLines(run).filter((l) => / not checked: .*failing closed$/.test(l))
+  assert.deepEqual(notChecked, [
+    'hedgebench: --fail-if "hedged.p99>1us" not checked: no hedged phase was measured (the run was interrupted); failing closed',
+    'hedgebench: --fail-if "p99>+10%" not checked: no plain or hedged phase was measured (the run was interrupted); failing closed',
+    'hedgebench: --fail-on-errors 0% not checked: no plain phase was measured (the run was interrupted); failing closed',
+    'hedgebench: --fail-on-errors 0% not checked: no hedged phase was measured (the run was interrupted); failing closed',
+  ])
+})
+
+test('a condition naming no phase is checked on the hedged phase of a both run, never on plain when hedged is missing', () => {
+  const result = makeHedgedRun()
+  delete result.phases.hedged
+  const [check] = checkRunFailIf([parseFailIf('p99>1us')], result)
+  assert.equal(check!.holds, false)
+  assert.equal(check!.unmeasured, 'no hedged phase was measured (the run was interrupted)')
+  const limit = checkErrorLimit(0, result)
+  assert.deepEqual(limit.unmeasured, ['--fail-on-errors 0% not checked: no hedged phase was measured (the run was interrupted)'])
 })

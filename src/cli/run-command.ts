@@ -226,14 +226,8 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     await writeOutputs(argv, result, logFailure === null ? log : null)
     if (logFailure !== null) process.stderr.write(`hedgebench: ${logFailure}; the result above is complete\n`)
     if (interrupt.twice()) return 130
-    const checks = conditions.length === 0 ? [] : (await import('../report/run-fail-if.js')).checkRunFailIf(conditions, result)
-    for (const check of checks) if (check.unchecked) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked: ${check.unchecked}\n`)
-    const failed = checks.filter((c) => c.holds)
-    for (const check of failed) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds: ${check.observed}\n`)
-    // Every gate that failed is named, not only the first kind: a CI log must show each reason.
-    const overErrors = errorLimitBreaches(failLimit, result)
-    for (const line of overErrors) process.stderr.write(`hedgebench: ${line}\n`)
-    return failed.length > 0 || overErrors.length > 0 || logFailure !== null ? 1 : 0
+    const gates = await checkGates(conditions, failLimit, result)
+    return gates || logFailure !== null ? 1 : 0
   } finally {
     interrupt.dispose()
   }
@@ -310,18 +304,34 @@ function interruptedBeforeStart(result: RunResult, options: RunOptions): boolean
   return options.startAt !== undefined && result.partial && (result.start?.lateMs ?? 0) < 0 && Object.keys(result.phases).length === 0
 }
 
-/** --fail-on-errors: each phase over the limit, said as --fail-if says what held (a CI gate that fails names why). */
-function errorLimitBreaches(limit: number | null, result: RunResult): string[] {
-  if (limit === null) return []
-  return (['plain', 'hedged'] as const).flatMap((name) => {
-    const phase = result.phases[name]
-    const pct = phase && phase.requests > 0 ? (phase.errors / phase.requests) * 100 : 0
-    return pct > limit ? [`--fail-on-errors ${limit}%: ${name} error rate ${Math.round(pct * 100) / 100}% (${phase!.errors} of ${phase!.requests}) is over it`] : []
-  })
+/**
+ * --fail-if and --fail-on-errors on the result; true when one failed. Every
+ * gate that failed or could not be checked is named, not only the first
+ * kind: a CI log must show each reason. A gate whose phase was never
+ * measured (an interrupted run) fails closed.
+ */
+async function checkGates(conditions: FailCondition[], failLimit: number | null, result: RunResult): Promise<boolean> {
+  if (conditions.length === 0 && failLimit === null) return false
+  const { checkErrorLimit, checkRunFailIf } = await import('../report/run-fail-if.js')
+  const say = (line: string): void => void process.stderr.write(`hedgebench: ${line}\n`)
+  const checks = checkRunFailIf(conditions, result)
+  for (const check of checks) {
+    const why = check.unmeasured ?? check.unchecked
+    if (why) say(`--fail-if ${JSON.stringify(check.condition.text)} not checked: ${why}${check.unmeasured ? '; failing closed' : ''}`)
+  }
+  const failed = checks.filter((c) => c.holds)
+  for (const check of failed) say(`--fail-if ${JSON.stringify(check.condition.text)} holds: ${check.observed}`)
+  const errors = failLimit === null ? { breaches: [], unmeasured: [] } : checkErrorLimit(failLimit, result)
+  for (const line of errors.unmeasured) say(`${line}; failing closed`)
+  for (const line of errors.breaches) say(line)
+  return failed.length > 0 || checks.some((c) => c.unmeasured) || errors.breaches.length > 0 || errors.unmeasured.length > 0
 }
 
+/** A closed terminal or a dropped SSH session (SIGHUP) stops a run as SIGTERM does: what was measured is saved. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
 /**
- * First SIGINT/SIGTERM: stop sending, let in-flight requests finish (the
+ * First SIGINT/SIGTERM/SIGHUP: stop sending, let in-flight requests finish (the
  * engine aborts them after a short grace), then report and save what was
  * measured. A second SIGINT exits at once.
  */
@@ -340,15 +350,13 @@ function onInterrupt(startAt: number | undefined): { signal: AbortSignal; stopNo
     if (startAt === undefined || Date.now() >= startAt) process.stderr.write(`hedgebench: ${sig}: stopping, finishing in-flight requests (again to quit now)\n`)
     first.abort()
   }
-  process.on('SIGINT', handler)
-  process.on('SIGTERM', handler)
+  for (const sig of STOP_SIGNALS) process.on(sig, handler)
   return {
     signal: first.signal,
     stopNow: second.signal,
     twice: () => second.signal.aborted,
     dispose: () => {
-      process.off('SIGINT', handler)
-      process.off('SIGTERM', handler)
+      for (const sig of STOP_SIGNALS) process.off(sig, handler)
     },
   }
 }

@@ -10,7 +10,7 @@
  * own file reads it.
  */
 import { UsageError } from '../core/errors.js'
-import type { Mode, PhaseResult, RunResult } from '../results/run-result.js'
+import type { Mode, PhaseName, RunResult } from '../results/run-result.js'
 import { compareWithin, phaseMetric } from './compare.js'
 import { holdsAt, showValue, uncheckedWhy, type FailCondition } from './fail-if.js'
 
@@ -21,6 +21,12 @@ export interface RunFailCheck {
   observed: string
   /** Why the condition could not be checked (a change against plain from too few requests), or absent. */
   unchecked?: string
+  /**
+   * The phase the condition needs was never measured (the run was
+   * interrupted before it): the gate fails closed, as a stopped CI job must
+   * never read as a passed one.
+   */
+  unmeasured?: string
 }
 
 /** Before the run: a condition the run's phases cannot answer is bad input, not a pass. */
@@ -45,14 +51,16 @@ export function checkRunFailIf(conditions: FailCondition[], result: RunResult): 
 }
 
 function absolute(condition: FailCondition, result: RunResult): RunFailCheck {
-  const phase = phaseOf(condition, result)
-  if (!phase) return { condition, holds: false, observed: `no ${condition.phase ?? 'measured'} phase (interrupted run)` }
+  const name = condition.phase ?? answerPhase(result.config.mode)
+  const phase = result.phases[name]
+  if (!phase) return unmeasured(condition, [name])
   const value = phaseMetric(result, phase, condition.metric)
   return { condition, holds: holdsAt(condition, value, null), observed: `${phase.name} ${condition.metric} = ${showValue(condition.metric, value)}` }
 }
 
 function relative(condition: FailCondition, result: RunResult): RunFailCheck {
-  if (!result.phases.plain || !result.phases.hedged) return { condition, holds: false, observed: 'no plain and hedged phase to compare (interrupted run)' }
+  const missing = (['plain', 'hedged'] as const).filter((name) => !result.phases[name])
+  if (missing.length > 0) return unmeasured(condition, missing)
   const row = compareWithin(result).metrics.find((m) => m.metric === condition.metric)
   const change = row?.changes[1] ?? null
   const pct = change?.pct
@@ -61,8 +69,39 @@ function relative(condition: FailCondition, result: RunResult): RunFailCheck {
   return { condition, holds: holdsAt(condition, null, change), observed, ...(why ? { unchecked: why } : {}) }
 }
 
-function phaseOf(condition: FailCondition, result: RunResult): PhaseResult | undefined {
-  if (condition.phase) return result.phases[condition.phase]
-  return result.phases.hedged ?? result.phases.plain
+function unmeasured(condition: FailCondition, phases: readonly PhaseName[]): RunFailCheck {
+  const why = `no ${phases.join(' or ')} phase was measured (the run was interrupted)`
+  return { condition, holds: false, observed: why, unmeasured: why }
 }
 
+/** The phase a condition naming none is checked on: the hedged one, the answer a run gives, or plain when only plain ran. */
+function answerPhase(mode: Mode): Exclude<PhaseName, 'warmup'> {
+  return mode === 'plain' ? 'plain' : 'hedged'
+}
+
+/** The measured phases a run of this mode has. */
+function runPhases(mode: Mode): Array<Exclude<PhaseName, 'warmup'>> {
+  return mode === 'both' ? ['plain', 'hedged'] : [mode]
+}
+
+export interface ErrorLimitCheck {
+  /** Each phase over the limit, said as --fail-if says what held (a CI gate that fails names why). */
+  breaches: string[]
+  /** Each phase of the run's mode that was never measured: the gate fails closed. */
+  unmeasured: string[]
+}
+
+/** --fail-on-errors LIMIT (a percentage) on every phase the run's mode has. */
+export function checkErrorLimit(limit: number, result: RunResult): ErrorLimitCheck {
+  const check: ErrorLimitCheck = { breaches: [], unmeasured: [] }
+  for (const name of runPhases(result.config.mode)) {
+    const phase = result.phases[name]
+    if (!phase) {
+      check.unmeasured.push(`--fail-on-errors ${limit}% not checked: no ${name} phase was measured (the run was interrupted)`)
+      continue
+    }
+    const pct = phase.requests > 0 ? (phase.errors / phase.requests) * 100 : 0
+    if (pct > limit) check.breaches.push(`--fail-on-errors ${limit}%: ${name} error rate ${Math.round(pct * 100) / 100}% (${phase.errors} of ${phase.requests}) is over it`)
+  }
+  return check
+}
