@@ -108,6 +108,13 @@ const CASES: Case[] = [
   { name: '--eject-for 0, one URL', args: (u) => [u, '--eject-for', '0'], value: '--eject-for 0', valid: /above 0/ },
   // -o json means stdout is JSON: frames after it would break every parser.
   { name: '-o json with --frames', args: (u) => [u, '-o', 'json', '--frames'], value: '-o json', valid: /with -o text/ },
+  // A timer longer than 2^31-1 ms fires at once (and Node warns once per timer): refused before the run.
+  { name: '--deadline 597h', args: (u) => [u, '--deadline', '597h'], value: '--deadline 597h', valid: /at most 596h/ },
+  { name: '-t 720h', args: (u) => [u, '-t', '720h'], value: '-t 720h', valid: /at most 596h/ },
+  { name: '--hedge-delay 720h', args: (u) => [u, '--hedge-delay', '720h'], value: '--hedge-delay 720h', valid: /at most 596h/ },
+  { name: '-z 720h', args: (u) => [u, '-z', '720h'], value: '-z 720h', valid: /at most 596h/ },
+  { name: '--eject-for 600h', args: (u) => [u, '--eject-for', '600h'], value: '--eject-for 600h', valid: /at most 596h/ },
+  { name: 'two -H Host', args: (u) => [u, '-H', 'Host: a.example', '-H', 'host: b.example'], value: '"a.example", "b.example"', valid: /give it once/ },
   { name: '-o csv with --frames', args: (u) => [u, '-o', 'csv', '--frames'], value: '-o csv', valid: /with -o text/ },
 ]
 

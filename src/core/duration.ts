@@ -27,7 +27,20 @@ export function parseDuration(text: string | number, flag: string, bareUnit: 'ms
   }
   const value = duration.ms
   if (!Number.isFinite(value)) throw new UsageError(`invalid duration for ${flag}: "${raw}" (too large)`)
-  return value
+  return checkTimerMs(value, flag, raw)
+}
+
+/** The longest delay Node's timers take (2^31 - 1 ms, 596 h 31 min); a longer one fires after 1 ms, with a TimeoutOverflowWarning. */
+export const MAX_TIMER_MS = 2 ** 31 - 1
+
+/**
+ * Every duration may end up in a timer (a timeout, a deadline, a hedge
+ * delay, a phase's length), so none may be longer than a timer can wait:
+ * refused in one line rather than firing at once.
+ */
+export function checkTimerMs(ms: number, flag: string, shown: string = `${ms} ms`): number {
+  if (ms > MAX_TIMER_MS) throw new UsageError(`${flag} ${shown} is too long: at most 596h (${MAX_TIMER_MS} ms, the longest a Node timer waits)`)
+  return ms
 }
 
 /** Formats milliseconds for reports: "850 µs", "14.8 ms", "1.02 s". */

@@ -7,6 +7,7 @@ import { X509Certificate } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
 import { withUrlCredentials } from './url-credentials.js'
 import { UsageError } from '../core/errors.js'
+import { checkTimerMs } from '../core/duration.js'
 import { isToken } from '../core/header-parse.js'
 import { redactUrl } from '../core/redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../hedging/delay-spec.js'
@@ -83,7 +84,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const urls = checkUrls(o.urls)
   const grpc = resolveGrpc(urls, o.grpc)
   const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
-  const durationMs = o.durationMs === undefined ? null : positiveNumber(o.durationMs, '-z', 'duration')
+  const durationMs = o.durationMs === undefined ? null : positiveMs(o.durationMs, '-z', 'duration')
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
   // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
   const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
@@ -97,17 +98,17 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     origins: urls.map(transportOrigin),
     grpc,
     method,
-    headers: withUrlCredentials(urls, o.headers ?? []),
+    headers: withUrlCredentials(urls, oneHost(o.headers ?? [])),
     body: grpc ? grpc.body : (o.body ?? null),
     concurrency: positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency'),
     requests,
     durationMs,
     rate: o.rate === undefined ? null : positiveNumber(o.rate, '-q', 'rate'),
-    timeoutMs: positiveNumber(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
+    timeoutMs: positiveMs(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
     mode,
     schedule,
     warmup,
-    slowMs: positiveNumber(o.slowMs ?? DEFAULTS.slowMs, '--slow', 'threshold'),
+    slowMs: positiveMs(o.slowMs ?? DEFAULTS.slowMs, '--slow', 'threshold'),
     http2: o.http2 ?? false,
     keepAlive: o.keepAlive ?? true,
     fanout: atMost(positiveInt(o.fanout ?? DEFAULTS.fanout, '--fanout', 'fan-out'), MAX_FANOUT, '--fanout', 'calls per request'),
@@ -194,7 +195,7 @@ function resolveEject(eject: RunOptions['eject'], replicas: number): EjectionPol
   const e = { ...DEFAULT_EJECTION, ...(eject === false ? {} : eject) }
   const policy = {
     consecutiveFailures: positiveInt(e.consecutiveFailures, '--eject-after', 'failure count'),
-    baseEjectionMs: positiveNumber(e.baseEjectionMs, '--eject-for', 'ejection time'),
+    baseEjectionMs: positiveMs(e.baseEjectionMs, '--eject-for', 'ejection time'),
     maxEjectionMs: Math.max(e.baseEjectionMs, e.maxEjectionMs),
   }
   return eject === false || replicas < 2 ? null : policy
@@ -267,6 +268,10 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: Reso
     unsafeHedge: h.unsafeHedge ?? false,
   }
   if (resolved.deadlineMs !== null && !(resolved.deadlineMs > 0)) throw new UsageError(`invalid --deadline ${resolved.deadlineMs} ms (above 0: every request would miss it)`)
+  // A library caller's values, as parseDuration checks the flags': each may end up in a timer.
+  if (resolved.deadlineMs !== null) checkTimerMs(resolved.deadlineMs, '--deadline')
+  if (typeof resolved.delay === 'object' && 'fixedMs' in resolved.delay) checkTimerMs(resolved.delay.fixedMs, '--hedge-delay')
+  checkTimerMs(resolved.delayMaxMs, '--delay-max')
   // The CLI's own check of -H, for the header every hedge carries: a bad name is a 400 on every hedge.
   if (resolved.header !== null) checkHedgeHeader(resolved.header)
   if (resolved.delayMinMs > resolved.delayMaxMs) {
@@ -318,9 +323,21 @@ function nonNegativeInt(value: number, flag: string): number {
   return value
 }
 
+/** A request carries one Host (RFC 9112 §3.2: a server answers 400 to two); a second -H Host silently replaced the first. */
+function oneHost(headers: Array<[string, string]>): Array<[string, string]> {
+  const hosts = headers.filter(([name]) => name.trim().toLowerCase() === 'host').map(([, value]) => JSON.stringify(value))
+  if (hosts.length > 1) throw new UsageError(`-H Host given ${hosts.length} times (${hosts.join(', ')}): a request carries one Host, give it once`)
+  return headers
+}
+
 function positiveNumber(value: number, flag: string, what: string): number {
   if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) throw new UsageError(`invalid ${flag} ${value} (${what} must be above 0)`)
   return value
+}
+
+/** A time above 0 that a timer may wait on: no longer than a timer can wait. */
+function positiveMs(value: number, flag: string, what: string): number {
+  return checkTimerMs(positiveNumber(value, flag, what), flag)
 }
 
 function oneOf<T extends string>(value: string, choices: readonly T[], flag: string): T {
