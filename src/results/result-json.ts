@@ -6,7 +6,7 @@
  */
 import { UsageError } from '../core/errors.js'
 import { statusFromKey, statusKey } from '../core/status.js'
-import { PHASE_NAMES, RESULT_SCHEMA } from './run-result.js'
+import { PERCENTILE_KEYS, PHASE_NAMES, RESULT_SCHEMA } from './run-result.js'
 import type { Figures, PhaseResult, RunResult } from './run-result.js'
 import { READABLE_SCHEMAS, upgradeResult } from './result-upgrade.js'
 
@@ -51,7 +51,23 @@ export function parseResult(text: string, source: string): RunResult {
   if (problem !== null) throw new UsageError(`${source}: ${problem}`)
   upgradeResult(value as Json)
   // Back to the numbers the engine and every renderer count by (a file saved before names has them already).
-  return withStatusKeys(value as RunResult, String)
+  return withStatusKeys(withoutControls(value) as RunResult, String)
+}
+
+/**
+ * C0 and C1 controls, DEL, and the bidirectional overrides: a saved file
+ * (hand-edited, or from a target that put escapes in a warning) must not
+ * clear or rewrite the terminal it is printed on. A result has no
+ * multi-line string, so nothing legitimate is lost.
+ */
+const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
+/** Every string of a parsed file, keys included, with its control characters shown as U+FFFD. */
+function withoutControls(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(CONTROL_RE, '\ufffd')
+  if (Array.isArray(value)) return value.map(withoutControls)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(CONTROL_RE, '\ufffd'), withoutControls(v)]))
 }
 
 type Json = Record<string, unknown>
@@ -70,9 +86,25 @@ function resultProblem(value: unknown): string | null {
   }
   if (typeof value.partial !== 'boolean') return 'invalid result: "partial" must be true or false'
   if (!isObject(value.config)) return 'invalid result: "config" is missing'
-  if (!Array.isArray(value.warnings)) return 'invalid result: "warnings" must be an array'
+  const config = configProblem(value.config)
+  if (config !== null) return `invalid result: config${config}`
+  if (!isStrings(value.warnings)) return 'invalid result: "warnings" must be an array of strings'
   if (!isObject(value.phases)) return 'invalid result: "phases" is missing'
   return phasesProblem(value.phases)
+}
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
+const MODES: readonly unknown[] = ['plain', 'hedged', 'both']
+
+/** The config fields every renderer reads without a fallback (a hand-edited file must fail here, by name, not in a renderer). */
+function configProblem(config: Json): string | null {
+  if (!isStrings(config.urls) || config.urls.length === 0) return '.urls must be a non-empty array of URLs'
+  if (typeof config.method !== 'string') return '.method must be a string'
+  if (!MODES.includes(config.mode)) return '.mode must be "plain", "hedged" or "both"'
+  if (!isNumber(config.concurrency)) return '.concurrency must be a number'
+  if (config.headers !== undefined && !isObject(config.headers)) return '.headers must be an object'
+  if (!isObject(config.hedge)) return '.hedge must be an object'
+  return null
 }
 
 function phasesProblem(phases: Json): string | null {
@@ -84,20 +116,68 @@ function phasesProblem(phases: Json): string | null {
   return null
 }
 
-const PHASE_NUMBERS = ['requests', 'attempts', 'ok', 'errors', 'bytes', 'durationMs', 'rps', 'startOffsetMs'] as const
-const LATENCY_KEYS = ['min', 'mean', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'p99.99', 'max'] as const
+const FIGURE_NUMBERS = ['requests', 'attempts', 'ok', 'errors', 'bytes'] as const
+const PHASE_NUMBERS = ['durationMs', 'rps', 'startOffsetMs'] as const
+const LATENCY_KEYS = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max'] as const
+const TIMELINE_NUMBERS = ['t', 'requests', 'errors', 'p50Ms', 'p99Ms', 'hedges'] as const
+const HEDGING_NUMBERS = ['delayMs', 'maxAttempts', 'hedgesSent', 'unsent', 'extraLoadPct', 'triggerRate', 'hedgeWins', 'originalWins', 'cancelled', 'lateDiscarded', 'budgetDenied', 'deadlineSuppressed', 'nonFatalTriggered'] as const
 
 /** Checks the fields every renderer reads; the suffix names the bad path (".latencyMs.p99 must be a number"). */
 function phaseProblem(phase: unknown): string | null {
   if (!isObject(phase)) return ' must be an object'
+  const figures = figuresProblem(phase)
+  if (figures !== null) return figures
   for (const key of PHASE_NUMBERS) if (!isNumber(phase[key])) return `.${key} must be a number`
-  if (!isObject(phase.statusCodes)) return '.statusCodes must be an object'
-  if (!isObject(phase.errorKinds)) return '.errorKinds must be an object'
-  if (typeof phase.histogram !== 'string') return '.histogram must be a string'
-  if (!isObject(phase.slow) || !isNumber(phase.slow.count) || !isNumber(phase.slow.thresholdMs)) return '.slow must be {thresholdMs, count}'
-  if (!isObject(phase.latencyMs)) return '.latencyMs must be an object'
-  for (const key of LATENCY_KEYS) if (!isNumber(phase.latencyMs[key])) return `.latencyMs.${key} must be a number`
   if (!Array.isArray(phase.replicas)) return '.replicas must be an array'
-  if (phase.hedging !== undefined && !isObject(phase.hedging)) return '.hedging must be an object'
+  for (const [i, replica] of phase.replicas.entries()) {
+    const problem = isObject(replica) ? (typeof replica.url !== 'string' ? '.url must be a string' : figuresProblem(replica)) : ' must be an object'
+    if (problem !== null) return `.replicas[${i}]${problem}`
+  }
+  if (!Array.isArray(phase.timeline) || !phase.timeline.every((p) => isObject(p) && TIMELINE_NUMBERS.every((k) => isNumber(p[k])))) {
+    return `.timeline must be an array of {${TIMELINE_NUMBERS.join(', ')}}`
+  }
+  const generator = generatorProblem(phase.generator)
+  if (generator !== null) return `.generator${generator}`
+  if (phase.hedging !== undefined) {
+    const problem = hedgingProblem(phase.hedging)
+    if (problem !== null) return `.hedging${problem}`
+  }
+  return null
+}
+
+/** A phase's or a replica's figures (Figures in run-result.ts). */
+function figuresProblem(f: Json): string | null {
+  for (const key of FIGURE_NUMBERS) if (!isNumber(f[key])) return `.${key} must be a number`
+  if (!isObject(f.statusCodes)) return '.statusCodes must be an object'
+  if (!isObject(f.errorKinds)) return '.errorKinds must be an object'
+  if (typeof f.histogram !== 'string') return '.histogram must be a string'
+  if (!isObject(f.slow) || !isNumber(f.slow.count) || !isNumber(f.slow.thresholdMs)) return '.slow must be {thresholdMs, count}'
+  if (!isObject(f.latencyMs)) return '.latencyMs must be an object'
+  for (const key of LATENCY_KEYS) if (!isNumber(f.latencyMs[key])) return `.latencyMs.${key} must be a number`
+  return null
+}
+
+function generatorProblem(g: unknown): string | null {
+  if (!isObject(g)) return ' must be an object'
+  if (!isNumber(g.cpuPct) || !isNumber(g.cores)) return '.cpuPct and .cores must be numbers'
+  if (typeof g.saturated !== 'boolean') return '.saturated must be true or false'
+  if (!isStrings(g.warnings)) return '.warnings must be an array of strings'
+  const loop = g.eventLoopDelayMs
+  if (!isObject(loop) || !['p50', 'p99', 'max'].every((k) => isNumber(loop[k]))) return '.eventLoopDelayMs must be {p50, p99, max}'
+  if (g.gc !== undefined && !isObject(g.gc)) return '.gc must be an object'
+  return null
+}
+
+function hedgingProblem(h: unknown): string | null {
+  if (!isObject(h)) return ' must be an object'
+  for (const key of HEDGING_NUMBERS) if (!isNumber(h[key])) return `.${key} must be a number`
+  if (typeof h.delaySource !== 'string') return '.delaySource must be a string'
+  for (const key of ['delayUsedMs', 'timerLatenessMs'] as const) {
+    const v = h[key]
+    if (!isObject(v) || !['p50', 'max'].every((k) => isNumber(v[k]))) return `.${key} must be an object of numbers`
+  }
+  if (!Array.isArray(h.perAttempt) || !h.perAttempt.every((a) => isObject(a) && isNumber(a.attempt) && isNumber(a.count) && isObject(a.latencyMs))) {
+    return '.perAttempt must be an array of {attempt, count, latencyMs}'
+  }
   return null
 }
