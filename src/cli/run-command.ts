@@ -173,6 +173,10 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
   const plan = planOf(resolved)
   const failLimit = parseFailOnErrors(argv.failOnErrors)
   const conditions = await failConditions(argv.failIf, resolved.mode)
+  // Said before the run as well as in the report: the fix (ulimit -n) is the shell's, and must come before the next try.
+  const { fdLimitWarning } = await import('../run/fd-limit.js')
+  const fds = fdLimitWarning(resolved)
+  if (fds !== null) process.stderr.write(`hedgebench: warning: ${fds}\n`)
   const created: string[] = []
   let log: RequestLog | null = null
   try {

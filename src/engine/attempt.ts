@@ -19,6 +19,7 @@ import { AbortOnce } from './abort-once.js'
 import { takeConnectionMark, type AttemptTimes } from './attempt-timing.js'
 import { INTERRUPTED_CODE } from '../core/interruption.js'
 import { isOkStatus } from '../core/status.js'
+import { localFailureCode } from '../core/local-failure.js'
 import { HedgeCancelledError, withoutStackTraces } from '../hedging/errors.js'
 import { errorKind } from '../stats/figures.js'
 
@@ -226,8 +227,11 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   #report(error: Error | null, won: boolean, latencyMs: number): void {
     const failure = failureOf(error, this.status)
     const policy = this.req.policy
-    policy.health?.record(this.origin, failure)
-    policy.saturation?.outcome(isStrainSign(error, this.status))
+    // A socket this machine could not open (EMFILE) says nothing about the replica or its strain.
+    if (localFailureCode(error) === null) {
+      policy.health?.record(this.origin, failure)
+      policy.saturation?.outcome(isStrainSign(error, this.status))
+    }
     policy.saturation?.settled(this.origin)
     const observer = policy.observer
     if (!observer) return

@@ -107,5 +107,29 @@ export function utilisationText(s: ServerCrossCheck): string | null {
 /** What the cancels cost the connections: an HTTP/2 cancel resets a stream, an HTTP/1.1 cancel closes the connection (the next attempt opens another). */
 export function cancelCostText(p: PhaseResult): string | null {
   if (p.connectionsClosedByCancel === undefined || p.streamsResetByCancel === undefined) return null // saved before it was measured
-  return `${p.streamsResetByCancel} streams reset, ${p.connectionsClosedByCancel} connections closed (${p.connectionsOpened} opened in the phase)`
+  return `${p.streamsResetByCancel} streams reset, ${p.connectionsClosedByCancel} connections closed (${p.connectionsOpened} opened in the phase)${timeWaitText(p)}`
+}
+
+/** Linux keeps a socket this side closed in TIME_WAIT for 60 s, holding its local port. */
+const TIME_WAIT_S = 60
+
+/**
+ * "; ~12,000 sockets in TIME_WAIT at this rate ...": every connection an
+ * HTTP/1.1 cancel closes holds a local port for 60 s, so the closes per
+ * second × 60 is what a longer run would hold. Said from a quarter of the
+ * machine's port range, where another client's share or a longer run
+ * would exhaust it; empty below that, or when the range is unknown.
+ */
+export function timeWaitText(p: PhaseResult): string {
+  const ports = p.generator.ephemeralPorts
+  const closed = p.connectionsClosedByCancel ?? 0
+  if (!ports || closed === 0 || p.durationMs <= 0) return ''
+  const perSecond = closed / (p.durationMs / 1000)
+  const held = Math.round(perSecond * TIME_WAIT_S)
+  if (held < ports / 4) return ''
+  const rate = `${Math.round(perSecond)} closes/s × ${TIME_WAIT_S} s`
+  const outcome = held >= ports
+    ? `a run past ~${Math.round(ports / perSecond)} s at this rate runs out of local ports (EADDRNOTAVAIL)`
+    : `${Math.round((held / ports) * 100)}% of them: a longer run beside other clients, or more cancels, would run out (EADDRNOTAVAIL)`
+  return `; ~${held} sockets in TIME_WAIT at this rate (${rate}) against ${ports} local ports: ${outcome}; --http2 cancels by resetting a stream, --cancel ignore lets the loser finish on its connection`
 }

@@ -4,7 +4,7 @@
  * noise verdict of each row before its figures (as the text report judges
  * them), then the warnings. Charts and details follow in html.ts.
  */
-import { interruptedText, partialText } from './interrupted-text.js'
+import { generatorFailuresText, interruptedText, partialText } from './interrupted-text.js'
 import { compareWithin, type Comparison, type MetricRow } from './compare.js'
 import { metricCells } from './compare-format.js'
 import { escapeHtml } from './escape.js'
@@ -56,17 +56,24 @@ function hedgeVerdicts(runs: RunResult[], c: Comparison | null): string {
   return items.join('\n')
 }
 
-/** An interrupted run says so first, with the requests it aborted and how long the hung ones had been in flight (as the text report does). */
+/**
+ * An interrupted run says so first, with the requests it aborted and how long the hung ones had been in flight (as the text
+ * report does); so does a run whose requests failed on the generator's machine (EMFILE).
+ */
 function interruptions(runs: RunResult[]): string {
   return runs.flatMap((result) => {
     const who = runs.length > 1 ? `${result.label}: ` : ''
+    const local = Object.values(result.phases).flatMap((p) => {
+      const line = generatorFailuresText(p)
+      return line ? [`<p class="verdict bad">${escapeHtml(`${who}${p.name}: ${line}`)}</p>`] : []
+    })
     const partial = partialText(result)
-    if (!partial) return []
+    if (!partial) return local
     const phases = Object.values(result.phases).flatMap((p) => {
       const line = interruptedText(p)
       return line ? [`<li>${escapeHtml(`${p.name}: ${line}`)}</li>`] : []
     })
-    return [`<p class="verdict bad">${escapeHtml(who + partial)}</p>${phases.length > 0 ? `<ul class="verdict-details">${phases.join('')}</ul>` : ''}`]
+    return [`<p class="verdict bad">${escapeHtml(who + partial)}</p>${phases.length > 0 ? `<ul class="verdict-details">${phases.join('')}</ul>` : ''}`, ...local]
   }).join('\n')
 }
 

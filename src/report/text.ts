@@ -16,7 +16,7 @@ import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
 import { round3 } from '../core/round.js'
 import { askedRate } from './asked-rate.js'
-import { inFlightText, interruptedText, partialText } from './interrupted-text.js'
+import { generatorFailuresText, inFlightText, interruptedText, partialText } from './interrupted-text.js'
 import type {
   Figures,
   GeneratorHealth,
@@ -171,6 +171,7 @@ function summary(p: PhaseResult): string[] {
     ['Errors:', `${p.errors} (${pct(p.errors, p.requests)})`],
     ...(p.streamsResentAfterGoaway ? [['Resent:', resentText(p.streamsResentAfterGoaway)]] : []),
     ...(p.interrupted ? [['Interrupted:', interruptedText(p)!]] : []),
+    ...(p.generatorFailures ? [['Generator failures:', generatorFailuresText(p)!]] : []),
     ['Slow:', `${p.slow.count} requests over ${formatThreshold(p.slow.thresholdMs)} (${pct(p.slow.count, p.requests)})`],
     ['Total data:', formatBytes(p.bytes)],
     ['Size/request:', formatBytes(p.requests > 0 ? Math.round(p.bytes / p.requests) : 0)],

@@ -84,6 +84,13 @@ export interface Figures {
    */
   interruptedSlow?: number
   interruptedMaxMs?: number
+  /**
+   * Requests (or attempts) that failed on the generator's machine before
+   * reaching the target, by code: EMFILE (the open-file limit, `ulimit -n`),
+   * ENFILE, EADDRNOTAVAIL (no local port). Outside `requests`, `errors` and
+   * every latency figure, never ejection evidence. Absent when none.
+   */
+  generatorFailures?: Record<string, number>
 }
 
 export interface ReplicaFigures extends Figures {
@@ -209,6 +216,8 @@ export interface GeneratorHealth {
   cpuJudged?: boolean
   /** Logical cores of the machine (os.availableParallelism()). */
   machineCores?: number
+  /** Local ports the machine connects from (Linux's ip_local_port_range), for the TIME_WAIT estimate; absent elsewhere and in older results. */
+  ephemeralPorts?: number
   /** Garbage-collection pauses over the phase (absent in runs saved before it was measured). */
   gc?: GcPauses
 }

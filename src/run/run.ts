@@ -39,6 +39,7 @@ import { WindowRunner } from './window-runner.js'
 import { sameAddressWarnings } from './same-address.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
+import { fdLimitWarning } from './fd-limit.js'
 import { settleHeap, type HeapSettle } from './settle-heap.js'
 import type { GrpcClientResult } from '../results/run-result.js'
 
@@ -476,6 +477,8 @@ function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
   if (cfg.mode !== 'plain' && cfg.hedge.maxAttempts === 1 && !cfg.hedge.parallel) {
     warnings.push('--max-attempts 1 counts the original only: the hedged phase sends no hedge (use 2 or more to hedge)')
   }
+  const fds = fdLimitWarning(cfg)
+  if (fds !== null) warnings.push(fds)
   if (cfg.rate === null) {
     warnings.push('closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)')
   }

@@ -8,6 +8,7 @@ import { isOkStatus } from '../core/status.js'
 import { MAX_MESSAGES, OTHER_MESSAGES, type Figures } from '../results/run-result.js'
 import { buildBy, FIGURES_FIELDS, type EveryField } from './phase-algebra.js'
 import { isInterruption } from '../core/interruption.js'
+import { localFailureCode } from '../core/local-failure.js'
 import { round3 } from '../core/round.js'
 
 export class FiguresAccumulator {
@@ -24,6 +25,8 @@ export class FiguresAccumulator {
   readonly statusCodes = new Map<number, number>()
   readonly errorKinds = new Map<string, number>()
   readonly errorMessages = new Map<string, number>()
+  /** Requests that failed on this machine (EMFILE, ...) before reaching the target: outside every other figure. */
+  readonly localFailures = new Map<string, number>()
   readonly histogram: Histogram = createHistogram()
 
   constructor(readonly slowMs: number) {}
@@ -36,6 +39,8 @@ export class FiguresAccumulator {
       if (latencyMs > this.interruptedMaxMs) this.interruptedMaxMs = latencyMs
       return
     }
+    const local = error ? localFailureCode(error) : null
+    if (local !== null) return increment(this.localFailures, local)
     this.requests++
     this.bytes += bytes
     recordMs(this.histogram, latencyMs)
@@ -72,6 +77,7 @@ export class FiguresAccumulator {
       latencyMs: summarize(this.histogram),
       slow: { thresholdMs: this.slowMs, count: this.slowCount },
       histogram: encodeHistogram(this.histogram),
+      generatorFailures: this.localFailures.size > 0 ? toRecord(this.localFailures) : undefined,
       interrupted: interrupted ? this.interrupted : undefined,
       interruptedSlow: interrupted ? this.interruptedSlow : undefined,
       interruptedMaxMs: interrupted ? round3(this.interruptedMaxMs) : undefined,

@@ -3,6 +3,7 @@
  * garbage-collection pauses. A saturated generator measures its own
  * queueing, not the target's latency, and the report has to say so.
  */
+import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks'
 import { GcMonitor } from './gc-monitor.js'
@@ -93,7 +94,23 @@ export function assessGenerator(r: GeneratorReading): GeneratorHealth {
   }
   const health: GeneratorHealth = { eventLoopDelayMs: r.loop, cpuPct: r.cpuPct, cores: r.threads, saturated: saturatedBy.length > 0, warnings, saturatedBy, cpuJudged: r.cpuJudged, machineCores }
   if (r.gc) health.gc = r.gc
+  const ports = ephemeralPorts()
+  if (ports !== null) health.ephemeralPorts = ports
   return health
+}
+
+let localPorts: number | null | undefined
+
+/** How many local ports connections are made from (Linux's ip_local_port_range), read once; null where it cannot be read. */
+export function ephemeralPorts(read: () => string = () => readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')): number | null {
+  if (localPorts !== undefined) return localPorts
+  try {
+    const [low, high] = read().trim().split(/\s+/).map(Number)
+    localPorts = Number.isInteger(low) && Number.isInteger(high) && high! >= low! ? high! - low! + 1 : null
+  } catch {
+    localPorts = null
+  }
+  return localPorts
 }
 
 /** Several loops as one: the worst of each figure (one slow thread delays its answers), the samples added up. */

@@ -112,6 +112,7 @@ export const FIGURES_FIELDS: MergeTable<Figures> = {
   interrupted: { kind: 'sum', merge: (values) => sum(values.map((v) => v ?? 0)) || undefined },
   interruptedSlow: { kind: 'sum', merge: (_, parts) => mapDefined(interruptedParts(parts), (c) => sum(c.map((p) => p.interruptedSlow!))) },
   interruptedMaxMs: { kind: 'max', merge: (_, parts) => mapDefined(interruptedParts(parts), (c) => Math.max(...c.map((p) => p.interruptedMaxMs ?? 0))) },
+  generatorFailures: { kind: 'union', merge: (values) => (values.some((v) => v !== undefined) ? mergeCounts(values.map((v) => v ?? {})) : undefined) },
 }
 
 export function mergeFigures(parts: Figures[]): Figures {
@@ -250,6 +251,8 @@ const GENERATOR_FIELDS: MergeTable<GeneratorHealth> = {
   saturatedBy: { kind: 'union', merge: (values) => mapDefined(values.some((v) => v !== undefined) ? values.flatMap((v) => v ?? []) : undefined, (all) => [...new Set(all)]) },
   cpuJudged: { kind: 'same', merge: (values) => (values.every((v) => v !== undefined) ? values.every((v) => v) : undefined) },
   machineCores: { kind: 'same', merge: (values) => (new Set(values).size === 1 ? values[0] : undefined) },
+  // Each machine has its own ports: the closes of several generators are not held against one range.
+  ephemeralPorts: { kind: 'same', merge: (values) => (values.length === 1 ? values[0] : undefined) },
   gc: { kind: 'sum', merge: (values) => (values.some((v) => v !== undefined) ? mergeGcPauses(values) : undefined) },
 }
 

@@ -17,6 +17,7 @@ import type { EjectionListener } from '../hedging/replica-health.js'
 import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
 import { isInterruption } from '../core/interruption.js'
+import { localFailureCode } from '../core/local-failure.js'
 import { round3 } from '../core/round.js'
 
 export interface PhaseStatsOptions {
@@ -250,8 +251,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   }
 
   recordRequest(s: RequestSample): void {
-    // Aborted by hedgebench after an interruption: counted apart (figures.add), nothing else.
-    if (s.error && isInterruption(s.error)) return this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
+    // Aborted by hedgebench after an interruption, or failed on this machine (EMFILE): counted apart (figures.add), nothing else.
+    if (s.error && (isInterruption(s.error) || localFailureCode(s.error) !== null)) return this.figures.add(s.latencyMs, s.status, s.error, s.bytes)
     const failed = s.status === null || !isOkStatus(s.status)
     // The hedge timer starts at the send, so the delay basis is the service time in open loop;
     // only answers count: a timeout or a refused connect says nothing about how long an answer takes.
