@@ -8,6 +8,12 @@
 import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { RunResult } from '../src/results/run-result.js'
+import { until } from './helpers/until.js'
 import { BIN } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { skipWithout } from './helpers/required-tool.js'
@@ -128,5 +134,27 @@ describe('progress on a terminal', { skip: skipWithout(hasScript, 'script', 'uti
     const last = bars[bars.length - 1]!
     assert.match(last, /ETA/)
     assert.match(last, /\d+(\.\d)? ?s ?\/ ?1\.2 ?s|of 1\.2 ?s/, `elapsed of -z: ${JSON.stringify(last)}`)
+  })
+
+  test('the terminal closes mid-run (SIGHUP, then EIO on every write): the partial run is still saved', async (t) => {
+    const s = await startServer({ delayMs: 50 })
+    servers.push(s)
+    const dir = await mkdtemp(join(tmpdir(), 'hedgebench-hup-'))
+    t.after(() => rm(dir, { recursive: true, force: true }))
+    const inner = `exec ${quote(process.execPath)} ${quote(BIN)} ${[s.url, '--mode', 'plain', '--warmup', '0', '-n', '100000', '-c', '2', '--out-dir', dir].map(quote).join(' ')}`
+    const term = spawn('script', ['-qfec', inner, '/dev/null'], { env: { ...process.env, TERM: 'xterm', NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] })
+    children.push(term)
+    term.stdout.resume()
+    await until('requests to arrive', () => s.received >= 4, 20_000)
+    // The terminal goes away without a word: the kernel hangs up its session (the launcher), which forwards SIGHUP.
+    term.kill('SIGKILL')
+    await until('the partial run to be saved', () => readdirSync(dir).some((f) => f.endsWith('.json')), 20_000)
+    const saved = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8')) as RunResult
+    assert.equal(saved.partial, true)
+    assert.equal(saved.stoppedIn, 'plain')
+    assert.ok(saved.phases.plain!.requests > 0)
+    const atSave = s.received
+    await new Promise((r) => setTimeout(r, 300))
+    assert.ok(s.received <= atSave + 2, 'stopped sending')
   })
 })

@@ -32,12 +32,16 @@ export async function renderOutput(result: RunResult, format: OutputFormat, colo
  * ends our output, not the command: EPIPE is an 'error' event on stdout,
  * which would otherwise be an uncaught exception that kills the process
  * before the run is saved. Later writes are dropped quietly, as hey does.
+ * A terminal that was closed (SIGHUP, then EIO on every write) is the same
+ * for stdout and stderr: the run is still saved.
  */
 export function tolerateClosedStdout(): void {
-  if (process.stdout.listenerCount('error') > 0) return // once per process, however often main() runs
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err
-  })
+  for (const stream of [process.stdout, process.stderr]) {
+    if (stream.listenerCount('error') > 0) continue // once per process, however often main() runs
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err
+    })
+  }
 }
 
 /** `--html -`: the page goes to stdout, in place of the -o output (one document on stdout, as curl's `-o -`). */
