@@ -46,6 +46,10 @@ const NAMES: Record<string, string> = {
   'saturation.maxErrorRate': 'no hedges above this error rate (--suppress-at-error-rate)',
   'saturation.maxInflight': 'no hedge to a replica with this many in flight (--hedge-max-inflight)',
   'saturation.obeyOverload': 'obey overload answers (--suppress)',
+  'grpc.call': 'gRPC call (--call)',
+  'grpc.schema': 'gRPC schema (--proto, --protoset)',
+  'grpc.hedgeBy': 'hedged by (--hedge-by)',
+  'grpc.serviceConfig': 'grpc-js service config (--service-config)',
 }
 
 export function readableConfig(key: string): string {

@@ -6,8 +6,24 @@
  * shown per generator, never averaged).
  */
 import { formatMs } from '../core/duration.js'
-import type { ClockOffset, GeneratorRow, MergeSummary, PhaseName, RunResult } from '../results/run-result.js'
+import type { ClockOffset, EventLoopDelay, GeneratorHealth, GeneratorRow, MergeSummary, PhaseName, RunResult } from '../results/run-result.js'
 import { formatTable } from './table.js'
+
+/** A generator's own figures over a phase (event loop, CPU, threads, GC), one or two lines, unindented and without its warnings. */
+export function generatorLines(g: GeneratorHealth): string[] {
+  const cpu = `CPU ${g.cpuPct.toFixed(1)}% of one core${g.cpuJudged === false ? ' (phase too short to judge)' : ''}`
+  const threads = `${g.cores} generator thread${g.cores === 1 ? '' : 's'}${g.machineCores ? ` on ${g.machineCores} cores` : ''}`
+  const saturated = g.saturated ? ` · SATURATED${g.saturatedBy?.length ? ` (${g.saturatedBy.map((c) => (c === 'cpu' ? 'CPU' : c === 'gc' ? 'GC' : 'event-loop delay')).join(' and ')})` : ''}` : ''
+  return [
+    `event-loop delay ${loopText(g.eventLoopDelayMs)} · ${cpu} · ${threads}${saturated}`,
+    ...(g.gc ? [`GC pauses ${g.gc.count} (${g.gc.young} young) · total ${formatMs(g.gc.totalMs)} · longest ${formatMs(g.gc.maxMs)}`] : []),
+  ]
+}
+
+/** No samples: the phase was shorter than the 10 ms sampling interval, and 0 µs would read as a measurement. */
+function loopText(loop: EventLoopDelay): string {
+  return loop.samples === 0 ? '- (phase shorter than one 10 ms sample)' : `p50 ${formatMs(loop.p50)} / p99 ${formatMs(loop.p99)} / max ${formatMs(loop.max)}`
+}
 
 export function shardBlock(result: RunResult): string[] {
   if (result.generators && result.merge) return mergedBlock(result)

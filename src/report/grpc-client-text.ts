@@ -6,6 +6,7 @@
  */
 import { MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { formatMs } from '../core/duration.js'
+import { generatorLines } from './generators-text.js'
 import { GRPC_OVER_DELAY_SLACK_MS, type GrpcClientResult, type RunResult } from '../results/run-result.js'
 
 export function grpcClientText(result: RunResult): string[] {
@@ -36,6 +37,8 @@ export function grpcClientFacts(g: GrpcClientResult): Array<[string, string]> {
     ['Per replica (attempts)', g.perReplica.map((r) => `${r.address} ${r.attempts}`).join(', ')],
     ['Errors', `${g.errors} (${Object.entries(g.statusCodes).map(([k, v]) => `${k} ${v}`).join(', ')})`],
     ['Slow', `${g.slow.count} calls over ${formatMs(g.slow.thresholdMs)}`],
+    ...(g.deadlineMs === undefined ? [] : [['Deadline per call', `${formatMs(g.deadlineMs)} (grpc-timeout)`] as [string, string]]),
+    ...(g.generator ? [['Generator', generatorLines(g.generator).join(' · ')] as [string, string]] : []),
   ]
   if (g.server) facts.push(['Server cross-check', `server received ${g.server.received} vs client attempts ${g.attempts}: ${g.server.match ? 'MATCH' : 'MISMATCH'}; cancelled ${g.server.cancelled}`])
   return facts

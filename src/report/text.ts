@@ -25,7 +25,6 @@ import type {
   PhaseResult,
   ReplicaFigures,
   EjectionEvent,
-  EventLoopDelay,
   RunResult,
   ServerCrossCheck,
 } from '../results/run-result.js'
@@ -33,7 +32,7 @@ import { histogramBars, histogramBuckets } from './histogram-bars.js'
 import { unsentBreakdown } from './unsent-text.js'
 import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, coveredPhases, coveredText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import { formatTable } from './table.js'
-import { shardBlock } from './generators-text.js'
+import { generatorLines, shardBlock } from './generators-text.js'
 import { rateShareOf, shareOf } from '../run/shard.js'
 
 export interface TextOptions {
@@ -347,21 +346,7 @@ function serverCheck(covered: PhaseResult[], phase: PhaseResult, s: ServerCrossC
 }
 
 function generator(g: GeneratorHealth, paint: Paint): string[] {
-  const loop = g.eventLoopDelayMs
-  const cpu = `CPU ${g.cpuPct.toFixed(1)}% of one core${g.cpuJudged === false ? ' (phase too short to judge)' : ''}`
-  const threads = `${g.cores} generator thread${g.cores === 1 ? '' : 's'}${g.machineCores ? ` on ${g.machineCores} cores` : ''}`
-  const saturated = g.saturated ? ` · SATURATED${g.saturatedBy?.length ? ` (${g.saturatedBy.map((c) => (c === 'cpu' ? 'CPU' : c === 'gc' ? 'GC' : 'event-loop delay')).join(' and ')})` : ''}` : ''
-  return [
-    'Generator:',
-    `  event-loop delay ${loopText(loop)} · ${cpu} · ${threads}${saturated}`,
-    ...(g.gc ? [`  GC pauses ${g.gc.count} (${g.gc.young} young) · total ${formatMs(g.gc.totalMs)} · longest ${formatMs(g.gc.maxMs)}`] : []),
-    ...g.warnings.map((w) => paint('yellow', `  WARNING: ${w}`)),
-  ]
-}
-
-/** No samples: the phase was shorter than the 10 ms sampling interval, and 0 µs would read as a measurement. */
-function loopText(loop: EventLoopDelay): string {
-  return loop.samples === 0 ? '- (phase shorter than one 10 ms sample)' : `p50 ${formatMs(loop.p50)} / p99 ${formatMs(loop.p99)} / max ${formatMs(loop.max)}`
+  return ['Generator:', ...generatorLines(g).map((line) => `  ${line}`), ...g.warnings.map((w) => paint('yellow', `  WARNING: ${w}`))]
 }
 
 // ---- plain vs hedged ---------------------------------------------------------

@@ -379,6 +379,8 @@ export interface RunConfig {
   saturation?: SaturationConfig | null
   /** Seed of the client's random choices: --seed replays them. */
   seed?: number
+  /** gRPC targets: what was called and who hedged it, so that two such runs can be told apart. Absent for HTTP and in results saved before it was recorded. */
+  grpc?: GrpcConfig
   hedge: {
     delay: string
     adaptive: boolean
@@ -405,6 +407,17 @@ export interface RunConfig {
      */
     allowedBy?: string | null
   }
+}
+
+export interface GrpcConfig {
+  /** `package.Service/Method`. */
+  call: string
+  /** Where the schema came from: the --proto or --protoset file as given, or "server reflection". */
+  schema: string
+  /** --hedge-by: hedgebench alone, or a grpc-js client too. */
+  hedgeBy: 'hedgebench' | 'grpc-js'
+  /** --service-config as compact JSON (grpc-js), or null. */
+  serviceConfig: string | null
 }
 
 export interface RunResult {
@@ -465,9 +478,15 @@ export interface GrpcClientResult {
   /** Calls by gRPC code name (OK, UNAVAILABLE, DEADLINE_EXCEEDED, ...). */
   statusCodes: Record<string, number>
   latencyMs: LatencySummary
+  /** The calls' latency as an HDR histogram (base64), for compare's intervals. Absent in results saved before it was kept. */
+  histogram?: string
   slow: { thresholdMs: number; count: number }
   durationMs: number
   rps: number
+  /** The deadline each call was given, ms (--deadline, else -t). Absent in results saved before it was recorded. */
+  deadlineMs?: number
+  /** The generator over this phase: event loop, CPU, GC (as a hedgebench phase's). Absent in results saved before it was measured. */
+  generator?: GeneratorHealth
   /** Attempts the client started: channelz calls_started summed over its subchannels. */
   attempts: number
   /** Per replica address, from channelz. */
@@ -478,6 +497,8 @@ export interface GrpcClientResult {
   winsByAttempt: Record<string, number>
   /** Calls that took longer than the hedging delay plus GRPC_OVER_DELAY_SLACK_MS (a timer firing a little late is not a missing hedge): each should have hedged. */
   callsOverDelay: number
+  /** Of those, calls whose response headers arrived before the delay: grpc-js had committed to that attempt. Absent in results saved before it was observed. */
+  committedByHeaders?: number
   server?: ServerCrossCheck
   /** What a user would not expect, shown when it happened. */
   caveats: string[]

@@ -28,6 +28,16 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
     eject: cfg.eject,
     saturation: cfg.saturation,
     seed: cfg.seed,
+    ...(cfg.grpc
+      ? {
+          grpc: {
+            call: cfg.grpc.call,
+            schema: cfg.grpc.schemaFile || 'server reflection',
+            hedgeBy: cfg.grpc.serviceConfig ? 'grpc-js' : 'hedgebench',
+            serviceConfig: cfg.grpc.serviceConfig ? JSON.stringify(cfg.grpc.serviceConfig) : null,
+          },
+        }
+      : {}),
     hedge: {
       delay,
       adaptive: h.adaptive,

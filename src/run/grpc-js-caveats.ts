@@ -27,8 +27,12 @@ export function serviceConfigCaveats(r: GrpcClientResult): string[] {
     )
   }
   if (asked.maxAttempts > 1 && r.callsOverDelay > r.hedgesSent) {
+    // The cause is named only when it was seen: calls whose headers came before the delay (results saved before it was observed say nothing of it).
+    const committed = r.committedByHeaders ?? 0
     caveats.push(
-      `${r.callsOverDelay} calls took longer than hedgingDelay but only ${r.hedgesSent} hedges were sent: grpc-js commits to the first attempt that sends response headers (as hedgebench's own engine and Envoy do: an answer that has begun is not hedged), so a server that sends headers before it stalls is never hedged`,
+      committed > 0
+        ? `${r.callsOverDelay} calls took longer than hedgingDelay but only ${r.hedgesSent} hedges were sent: ${committed} of them had their response headers before hedgingDelay, and grpc-js commits to the first attempt that sends response headers (as hedgebench's own engine and Envoy do: an answer that has begun is not hedged), so a server that sends headers before it stalls is never hedged`
+        : `${r.callsOverDelay} calls took longer than hedgingDelay but only ${r.hedgesSent} hedges were sent`,
     )
   }
   return caveats

@@ -15,7 +15,9 @@ import type { TlsSettings } from '../engine/tls-options.js'
 import { UsageError } from '../core/errors.js'
 import { grpcCodeName, GRPC_OK } from '../protocol/grpc-status.js'
 import { PREVIOUS_ATTEMPTS_HEADER } from '../protocol/grpc.js'
-import { createHistogram, recordMs, summarize } from '../stats/histogram.js'
+import { randomUUID } from 'node:crypto'
+import { createHistogram, encodeHistogram, recordMs, summarize } from '../stats/histogram.js'
+import { GeneratorMonitor } from '../stats/generator-monitor.js'
 import { GRPC_OVER_DELAY_SLACK_MS, type GrpcClientAsked, type GrpcClientResult } from '../results/run-result.js'
 import type { ServerCounter } from './server-check.js'
 import { serviceConfigCaveats } from './grpc-js-caveats.js'
@@ -38,6 +40,10 @@ export interface GrpcClientPhaseOptions {
   requests: number | null
   durationMs: number | null
   timeoutMs: number
+  /** --deadline: each call's deadline, ms (sent as grpc-timeout); null: -t is. */
+  deadlineMs: number | null
+  /** --idempotency-key: one key per call, on every attempt grpc-js makes of it. */
+  idempotencyKey: boolean
   slowMs: number
   server: ServerCounter | null
   /** Stops new calls; calls in flight are cancelled after `graceMs`. */
@@ -139,7 +145,7 @@ async function channelTarget(urls: string[]): Promise<string> {
   return family === 6 ? `ipv6:${addresses.map((a) => `[${a.ip}]:${a.port}`).join(',')}` : `ipv4:${addresses.map((a) => `${a.ip}:${a.port}`).join(',')}`
 }
 
-type Measured = Pick<GrpcClientResult, 'requests' | 'ok' | 'errors' | 'statusCodes' | 'latencyMs' | 'slow' | 'durationMs' | 'rps' | 'winsByAttempt' | 'callsOverDelay'>
+type Measured = Pick<GrpcClientResult, 'requests' | 'ok' | 'errors' | 'statusCodes' | 'latencyMs' | 'histogram' | 'slow' | 'durationMs' | 'rps' | 'winsByAttempt' | 'callsOverDelay' | 'committedByHeaders' | 'generator' | 'deadlineMs'>
 
 async function closedLoop(client: Client, o: GrpcClientPhaseOptions, asked: GrpcClientAsked): Promise<Measured> {
   const inFlight = new Set<ClientUnaryCall>()
@@ -167,7 +173,9 @@ async function measure(client: Client, o: GrpcClientPhaseOptions, asked: GrpcCli
   let ok = 0
   let slow = 0
   let overDelay = 0
+  let committedByHeaders = 0
   let next = 0
+  const monitor = new GeneratorMonitor(1)
   const start = performance.now()
   const endAt = start + Math.min(o.durationMs ?? MAX_PHASE_MS, MAX_PHASE_MS)
   const more = () => !o.signal?.aborted && performance.now() < endAt && (o.requests === null || next < o.requests)
@@ -184,12 +192,20 @@ async function measure(client: Client, o: GrpcClientPhaseOptions, asked: GrpcCli
         winsByAttempt[call.answeredBy] = (winsByAttempt[call.answeredBy] ?? 0) + 1
       }
       if (call.ms > o.slowMs) slow++
-      if (asked.hedgingDelayMs > 0 && call.ms > asked.hedgingDelayMs + GRPC_OVER_DELAY_SLACK_MS) overDelay++
+      if (asked.hedgingDelayMs > 0 && call.ms > asked.hedgingDelayMs + GRPC_OVER_DELAY_SLACK_MS) {
+        overDelay++
+        // Its headers came before the delay: grpc-js had committed to that attempt, and a hedge was never due.
+        if (call.headersMs !== null && call.headersMs < asked.hedgingDelayMs) committedByHeaders++
+      }
     }
   }
   await Promise.all(Array.from({ length: o.concurrency }, worker))
   const durationMs = performance.now() - start
   return {
+    generator: monitor.finish(asked.maxAttempts > 1 ? asked.hedgingDelayMs : null),
+    histogram: encodeHistogram(histogram),
+    committedByHeaders,
+    deadlineMs: callDeadlineMs(o),
     requests,
     ok,
     errors: requests - ok,
@@ -208,26 +224,38 @@ interface CallOutcome {
   code: number
   /** grpc-previous-rpc-attempts of the answer ('0' = the original). */
   answeredBy: string
+  /** When the response headers of the attempt grpc-js committed to arrived, ms after the call began (null: none came). */
+  headersMs: number | null
+}
+
+/** Each call's deadline: --deadline, as hedgebench's own calls carry it in grpc-timeout, else -t. */
+function callDeadlineMs(o: GrpcClientPhaseOptions): number {
+  return o.deadlineMs ?? o.timeoutMs
 }
 
 function oneCall(client: Client, o: GrpcClientPhaseOptions, inFlight: Set<ClientUnaryCall>): Promise<CallOutcome> {
   const metadata = new Metadata()
   // The authority is the channel's (channelNames), not metadata.
   for (const [k, v] of o.metadata) if (k.toLowerCase() !== 'host') metadata.add(k, v)
+  if (o.idempotencyKey && metadata.get('idempotency-key').length === 0) metadata.set('idempotency-key', randomUUID())
   const started = performance.now()
   let answeredBy = '0'
+  let headersMs: number | null = null
   const noteAttempt = (m: Metadata) => {
     const value = m.get(PREVIOUS_ATTEMPTS_HEADER)[0]
     if (value !== undefined) answeredBy = String(value)
   }
   return new Promise((resolve) => {
     const message = o.nextMessage ? Buffer.from(o.nextMessage()) : o.message
-    const call = client.makeUnaryRequest(o.path, identity, identity, message, metadata, { deadline: Date.now() + o.timeoutMs }, (err: ServiceError | null) => {
+    const call = client.makeUnaryRequest(o.path, identity, identity, message, metadata, { deadline: Date.now() + callDeadlineMs(o) }, (err: ServiceError | null) => {
       inFlight.delete(call)
-      resolve({ ms: performance.now() - started, code: err ? err.code : GRPC_OK, answeredBy })
+      resolve({ ms: performance.now() - started, code: err ? err.code : GRPC_OK, answeredBy, headersMs })
     })
     inFlight.add(call)
-    call.on('metadata', noteAttempt)
+    call.on('metadata', (m: Metadata) => {
+      headersMs ??= performance.now() - started
+      noteAttempt(m)
+    })
     call.on('status', (s: StatusObject) => noteAttempt(s.metadata))
   })
 }

@@ -51,7 +51,7 @@ export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'>
 }
 
 /** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
-export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation'> & {
+export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc'> & {
   origins: string[]
   eject: EjectionPolicy | null
   saturation: SaturationPolicy | null

@@ -225,6 +225,9 @@ class RunSession {
       requests: cfg.requests,
       durationMs: cfg.durationMs,
       timeoutMs: cfg.timeoutMs,
+      // The same request as the other phases: its deadline and its idempotency key.
+      deadlineMs: cfg.hedge.deadlineMs,
+      idempotencyKey: cfg.hedge.idempotencyKey,
       slowMs: cfg.slowMs,
       server: this.#server,
       ...(this.options.signal ? { signal: this.options.signal } : {}),
@@ -429,6 +432,7 @@ class RunSession {
     const statsFailure = this.#server?.failure
     if (statsFailure) warnings.unshift(`--server-stats ${redactUrl(this.#server!.statsUrl)} could not be read: ${statsFailure}; no server cross-check`)
     for (const phase of Object.values(this.#phases)) for (const w of phase.generator.warnings) warnings.push(`${phase.name}: ${w}`)
+    for (const w of this.#grpcClient?.generator?.warnings ?? []) warnings.push(`grpc-js: ${w}`)
     return {
       schema: RESULT_SCHEMA,
       version: VERSION,

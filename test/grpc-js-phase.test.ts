@@ -1,0 +1,82 @@
+/**
+ * The --hedge-by grpc-js phase sends the same request as the other phases:
+ * its calls carry --deadline (grpc-timeout, as the server sees it) and
+ * --idempotency-key (one key per call, on each of grpc-js's attempts); it
+ * reports the generator's own figures; the run's config says who hedged,
+ * with which service config, proto and call; a caveat names a cause only
+ * when the run saw it. Against real grpc-js servers on 127.0.0.1.
+ */
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { run } from '../src/run/run.js'
+import { renderText } from '../src/report/text.js'
+import { serviceConfigCaveats } from '../src/run/grpc-js-caveats.js'
+import type { ServiceConfig } from '../src/run/grpc-target.js'
+import type { GrpcClientResult, RunResult } from '../src/results/run-result.js'
+import { SHOP_PROTO, startGrpcServer, type GrpcTestServer, type SeenCall } from './helpers/grpc-server.js'
+
+const servers: GrpcTestServer[] = []
+let result: RunResult
+// Every call answers after 30 ms without sending headers first: grpc-js hedges each one at 5 ms.
+const config: ServiceConfig = { methodConfig: [{ name: [{ service: 'shop.Inventory' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.005s', nonFatalStatusCodes: ['UNAVAILABLE'] } }] }
+const N = 8
+
+before(async () => {
+  for (let i = 0; i < 2; i++) servers.push(await startGrpcServer(() => ({ delayMs: 30 })))
+  result = await run({
+    urls: servers.map((s) => s.url),
+    grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Reserve', hedgeBy: 'grpc-js', serviceConfig: config },
+    concurrency: 2,
+    requests: N,
+    warmup: 0,
+    mode: 'hedged',
+    timeoutMs: 20_000,
+    hedge: { delay: 5, budgetPct: null as unknown as number, deadlineMs: 2000, idempotencyKey: true },
+  })
+})
+after(() => servers.forEach((s) => s.close()))
+
+const byGrpcJs = (c: SeenCall) => String(c.metadata.get('user-agent')[0] ?? '').startsWith('grpc-node-js')
+const grpcJsCalls = () => servers.flatMap((s) => s.calls).filter(byGrpcJs)
+
+test('grpc-js calls carry the run\'s --deadline (grpc-timeout), not -t', () => {
+  const calls = grpcJsCalls()
+  assert.ok(calls.length >= N, `${calls.length} grpc-js calls`)
+  for (const c of calls) assert.ok(c.deadlineLeftMs !== null && c.deadlineLeftMs > 0 && c.deadlineLeftMs <= 2000, `deadline left ${c.deadlineLeftMs} ms`)
+  assert.equal(result.grpcClient!.deadlineMs, 2000)
+  assert.match(renderText(result), /Deadline per call: +2\.0+ s \(grpc-timeout\)/)
+})
+
+test('grpc-js calls carry --idempotency-key: one per call, the same on its hedge', () => {
+  const calls = grpcJsCalls()
+  const key = (c: SeenCall) => String(c.metadata.get('idempotency-key')[0] ?? '')
+  const originals = calls.filter((c) => c.previousAttempts === 0)
+  const hedges = calls.filter((c) => c.previousAttempts > 0)
+  assert.equal(originals.length, N)
+  assert.equal(new Set(originals.map(key)).size, N)
+  assert.ok(originals.every((c) => key(c) !== ''))
+  assert.ok(hedges.length > 0, 'grpc-js hedged')
+  for (const h of hedges) assert.ok(originals.some((o) => key(o) === key(h)), `hedge key ${key(h)}`)
+})
+
+test('the grpc-js phase has the generator\'s own figures, in the result and the report', () => {
+  const g = result.grpcClient!.generator!
+  assert.ok(g, 'generator figures')
+  assert.equal(g.cores, 1)
+  assert.ok(typeof g.eventLoopDelayMs.samples === 'number' && g.cpuPct >= 0)
+  assert.match(renderText(result), /=== hedged by grpc-js[\s\S]*Generator: +event-loop delay /)
+})
+
+test('the config records the call, the proto, who hedged and the service config', () => {
+  assert.deepEqual(result.config.grpc, { call: 'shop.Inventory/Reserve', schema: SHOP_PROTO, hedgeBy: 'grpc-js', serviceConfig: JSON.stringify(config) })
+  assert.equal(result.config.hedge.allowedBy, '--idempotency-key')
+})
+
+test('a caveat names a cause only when the run saw it', () => {
+  // These servers never send headers before their answer: no call was committed by its headers.
+  assert.equal(result.grpcClient!.committedByHeaders, 0)
+  assert.ok(!result.grpcClient!.caveats.some((c) => /headers before/.test(c)), result.grpcClient!.caveats.join(' | '))
+  const base = { ...result.grpcClient!, asked: { ...result.grpcClient!.asked, retryThrottling: null }, callsOverDelay: 5, hedgesSent: 1 } satisfies GrpcClientResult
+  assert.deepEqual(serviceConfigCaveats({ ...base, committedByHeaders: 0 }).filter((c) => /calls took longer/.test(c)), ['5 calls took longer than hedgingDelay but only 1 hedges were sent'])
+  assert.match(serviceConfigCaveats({ ...base, committedByHeaders: 4 }).join(' | '), /4 of them had their response headers before hedgingDelay.*headers before it stalls/)
+})
