@@ -87,6 +87,17 @@ describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl no
     assert.equal(mtls.seen.length, before, 'no call sent')
   })
 
+  test('grpcs:// without the client certificate the server requires: refused before the run, naming --cert', { timeout: 60_000 }, async () => {
+    const before = mtls.seen.length
+    const { ca } = client(pki!)
+    await assert.rejects(run({ ...PLAIN, timeoutMs: 5000, urls: [mtls.url], grpc: { call: CALL, proto: schema.proto, importPaths: [schema.importPath] }, tls: { ca: ca!, servername: NAME } }), (err: Error) => {
+      assert.ok(err instanceof TargetUnreachableError, String(err))
+      assert.match(err.message, /^TLS handshake with grpcs:\/\/127\.0\.0\.1:\d+ failed \(ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: tlsv13 alert certificate required\): the server requires a client certificate \(--cert FILE --key FILE\)$/)
+      return true
+    })
+    assert.equal(mtls.seen.length, before, 'no call sent')
+  })
+
   test('https:// mTLS on hedgebench\'s own HTTP/1.1 connection, in worker threads too; without the certificate every request is refused', async () => {
     const before = httpsClients.length
     const { ca } = client(pki!)

@@ -21,14 +21,14 @@
  * the rest in the client, where an attempt counted as sent is not.
  */
 import { connect, isIP, type Socket } from 'node:net'
-import { connect as connectTls } from 'node:tls'
+import { connect as connectTls, type TLSSocket } from 'node:tls'
 import { TargetUnreachableError } from '../core/errors.js'
 import { tlsConnectOptions, type TlsSettings } from './tls-options.js'
 
 export interface PreflightOptions {
   /** -k, --cacert, --cert/--key, --cname: the TLS the run's connections will use. */
   tls?: TlsSettings
-  /** Cleartext origins must speak HTTP/2 with prior knowledge (h2c). */
+  /** The run speaks HTTP/2: cleartext origins must speak it with prior knowledge (h2c); a TLS one that chooses it by ALPN must send its SETTINGS. */
   h2c?: boolean
   /** How each origin is named in messages (the target URL's own scheme, e.g. grpc://), by index. */
   names?: readonly string[]
@@ -61,7 +61,7 @@ function probe(origin: string, name: string, timeoutMs: number, options: Preflig
   const host = url.hostname.replace(/^\[|\]$/g, '')
   return new Promise((resolve, reject) => {
     const socket: Socket = tls
-      ? connectTls({ host, port, ...tlsConnectOptions(options.tls ?? {}, host) })
+      ? connectTls({ host, port, ...tlsConnectOptions(options.tls ?? {}, host), ...(options.h2c ? { ALPNProtocols: ['h2', 'http/1.1'] } : {}) })
       : connect({ host, port })
     let connected = false
     let speaking = false
@@ -75,21 +75,24 @@ function probe(origin: string, name: string, timeoutMs: number, options: Preflig
     socket.once('error', (err: NodeJS.ErrnoException) => {
       const code = err.code ?? err.message
       // The TCP connection was made: what failed is the TLS handshake (a certificate error has no 'connect' before it either, so look at the code).
-      if (speaking) fail(notH2(name, `connection failed: ${code}`))
-      else if (tls && (connected || isTlsError(code))) fail(`TLS handshake with ${name} failed (${code}: ${err.message})${isCertError(code) ? ': pass -k/--insecure to accept this certificate' : ''}`)
+      if (speaking && !(tls && isTlsError(code))) fail(notH2(name, `connection failed: ${code}`))
+      else if (tls && (connected || isTlsError(code))) fail(`TLS handshake with ${name} failed (${code}: ${tlsReason(err.message)})${tlsHint(code)}`)
       else fail(`cannot connect to ${name} (${code}): is the target running?`)
     })
     socket.once('connect', () => (connected = true))
     socket.once(tls ? 'secureConnect' : 'connect', () => {
       const peer = peerAddress(socket)
-      if (tls || !options.h2c) {
+      // Over TLS, an h2 server's SETTINGS also say it accepted the handshake: a TLS 1.3 server refuses a
+      // client certificate (or its absence) only after the client has finished its side of it.
+      const h2 = tls ? (socket as TLSSocket).alpnProtocol === 'h2' : options.h2c === true
+      if (!h2) {
         socket.destroy()
         return resolve({ address: peer, maxConcurrentStreams: null })
       }
       speaking = true
       expectSettings(socket, (maxConcurrentStreams) => {
         socket.destroy()
-        resolve({ address: peer, maxConcurrentStreams })
+        resolve({ address: peer, maxConcurrentStreams: tls ? null : maxConcurrentStreams })
       }, (why) => fail(notH2(name, why)))
     })
   })
@@ -128,4 +131,15 @@ function maxStreamsOf(payload: Buffer): number | null {
 const notH2 = (name: string, why: string): string => `${name} does not speak HTTP/2 (${why}): is it an HTTP/1.1-only server?`
 
 const isTlsError = (code: string): boolean => /CERT|SSL|TLS|ERR_SSL|SELF_SIGNED|HOSTNAME|ALTNAME/i.test(code)
+/** OpenSSL's reason out of its error string ("...:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required:../deps/..."), in one line. */
+function tlsReason(message: string): string {
+  return /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1] ?? message.split('\n')[0]!
+}
+
+/** What to do about a failed handshake, when the code says. */
+function tlsHint(code: string): string {
+  if (/CERTIFICATE_REQUIRED/.test(code)) return ': the server requires a client certificate (--cert FILE --key FILE)'
+  return isCertError(code) ? ': pass -k/--insecure to accept this certificate' : ''
+}
+
 const isCertError = (code: string): boolean => /CERT|SELF_SIGNED|ALTNAME|HOSTNAME|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)
