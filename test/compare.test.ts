@@ -111,7 +111,7 @@ test('compare within a run: plain is the baseline, hedging fixes the tail at an 
 
 test('warnings for interrupted runs, saturated generators and unusable histograms', () => {
   const partial = plainRun('p', 500, 1, 5, { partial: true, stoppedIn: 'plain' })
-  const saturated = makeRunResult({ phases: { plain: makePhase('plain', latencies(500, 2, 5), { generator: { eventLoopDelayMs: { p50: 1, p99: 90, max: 200 }, cpuPct: 99, cores: 1, saturated: true, warnings: [] }, histogram: 'not base64!' }) } })
+  const saturated = makeRunResult({ phases: { plain: makePhase('plain', latencies(500, 2, 5), { generator: { eventLoopDelayMs: { p50: 1, p99: 90, max: 200 }, cpuPct: 99, cores: 1, saturated: true, warnings: [], cpuJudged: true }, histogram: 'not base64!' }) } })
   const c = compareRuns([{ name: 'p.json', result: partial }, { name: 's.json', result: saturated }])
   assert.equal(c.warnings.length, 3, c.warnings.join('\n'))
   assert.match(c.warnings[0]!, /p\.json: the run was interrupted/)

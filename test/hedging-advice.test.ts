@@ -118,7 +118,7 @@ test('hedges fired by failed attempts (a dead replica) are blamed on the replica
 test('a saturation gate that held back more hedges than were sent is explained', () => {
   const result = makeHedgedRun()
   const hedged = result.phases.hedged!
-  Object.assign(hedged.hedging!, { hedgesSent: 0, hedgeWins: 0, triggerRate: 0, budgetDenied: 0, nonFatalTriggered: 0, suppressed: { overload: 21, errorRate: 0, targetBusy: 0 } })
+  Object.assign(hedged.hedging!, { hedgesSent: 0, hedgeWins: 0, triggerRate: 0, budgetDenied: 0, nonFatalTriggered: 0, suppressed: { overload: 21, errorRate: 0, targetBusy: 0, pushback: 0 } })
   assert.ok(
     hedgingAdvice(hedged, result.config).includes('the saturation gate held back 21 hedges (overload 21, error rate 0, target busy 0), and none was sent: hedging stood down while the replicas showed saturation, so this phase shows little of what hedging buys (--no-suppress hedges regardless)'),
     hedgingAdvice(hedged, result.config).join('\n'),

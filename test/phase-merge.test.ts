@@ -17,8 +17,8 @@ import type { GeneratorHealth, PhaseResult } from '../src/results/run-result.js'
 
 const A = 'http://127.0.0.1:1'
 const B = 'http://127.0.0.1:2'
-const health: GeneratorHealth = { eventLoopDelayMs: { p50: 0, p99: 0, max: 0 }, cpuPct: 1, cores: 1, saturated: false, warnings: [] }
-const setup: HedgingSetup = { delayMs: 12, delaySource: 'fixed 12 ms', adaptive: false, maxAttempts: 3, budgetPct: 10, parallel: false, cancelMode: 'abort' }
+const health: GeneratorHealth = { eventLoopDelayMs: { p50: 0, p99: 0, max: 0 }, cpuPct: 1, cores: 1, saturated: false, warnings: [], cpuJudged: true }
+const setup: HedgingSetup = { delayMs: 12, delaySource: 'fixed 12 ms', adaptive: false, maxAttempts: 3, budgetPct: 10, parallel: false, tied: false, cancelMode: 'abort' }
 
 /** Every observer event and request sample of request `i`, deterministic from a seeded stream. */
 function feed(stats: PhaseStats, i: number, random: () => number, fanout: number): void {

@@ -64,3 +64,24 @@ test("a result saved as @1 is upgraded once when read: a merged phase's rate bec
   const single = parseResult(JSON.stringify({ ...makeHedgedRun(), schema: 'hedgebench/result@1' }), 'one.json')
   assert.deepStrictEqual(single, makeHedgedRun())
 })
+
+test('a result saved as @1 before ejection, the saturation gate and tied requests existed reads them as off, so renderers need not guess', () => {
+  const old = JSON.parse(renderJson(makeHedgedRun())) as { schema: string; config: Record<string, unknown> & { hedge: Record<string, unknown> }; phases: Record<string, { hedging: Record<string, unknown>; generator: Record<string, unknown> }> }
+  old.schema = 'hedgebench/result@1'
+  delete old.config.eject
+  delete old.config.saturation
+  delete old.config.hedge.tied
+  delete old.phases.hedged.hedging.tied
+  delete old.phases.hedged.hedging.suppressed
+  delete old.phases.plain.generator.cpuJudged
+  const back = parseResult(JSON.stringify(old), 'old.json')
+  assert.equal(back.config.eject, null)
+  assert.equal(back.config.saturation, null)
+  assert.equal(back.config.hedge.tied, false)
+  assert.equal(back.phases.hedged!.hedging!.tied, false)
+  assert.deepEqual(back.phases.hedged!.hedging!.suppressed, { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 })
+  assert.equal(back.phases.plain!.generator.cpuJudged, true, 'judged, as every CPU share then was')
+  // Saved before pushback was a reason: the other reasons kept, pushback 0.
+  old.phases.hedged.hedging.suppressed = { overload: 3, errorRate: 1, targetBusy: 2 }
+  assert.deepEqual(parseResult(JSON.stringify(old), 'old.json').phases.hedged!.hedging!.suppressed, { overload: 3, errorRate: 1, targetBusy: 2, pushback: 0 })
+})

@@ -153,10 +153,10 @@ function hedgingCells(h: HedgingStats, phase: PhaseResult): Cell[] {
     h.budgetDenied,
     h.deadlineSuppressed,
     h.delayMs.toFixed(3),
-    h.suppressed?.overload ?? '',
-    h.suppressed?.errorRate ?? '',
-    h.suppressed?.targetBusy ?? '',
-    h.suppressed?.pushback ?? '',
+    h.suppressed.overload,
+    h.suppressed.errorRate,
+    h.suppressed.targetBusy,
+    h.suppressed.pushback,
     h.loserRuntimeMs ? h.loserRuntimeMs.p99.toFixed(3) : '',
   ]
 }

@@ -15,15 +15,29 @@ export const READABLE_SCHEMAS = ['hedgebench/result@1', RESULT_SCHEMA] as const
 /**
  * @1 -> @2: a merged phase's `rps` was the sum of its shards' rates, beside
  * the union window's rate (`window.rpsUnion`); it is now the union window's,
- * as every phase's rate is its requests over its duration.
+ * as every phase's rate is its requests over its duration. And what a
+ * result saved before a feature existed could only have had as "off" or 0
+ * is said so, so that no renderer guesses it.
  */
 function fromV1(result: Json): void {
+  if (isObject(result.config)) {
+    result.config.eject ??= null
+    result.config.saturation ??= null
+    if (isObject(result.config.hedge)) result.config.hedge.tied ??= false
+  }
   if (!isObject(result.phases)) return
   for (const phase of Object.values(result.phases)) {
-    if (!isObject(phase) || !isObject(phase.window)) continue
-    const { rpsUnion, ...window } = phase.window
-    if (typeof rpsUnion === 'number') phase.rps = rpsUnion
-    phase.window = window
+    if (!isObject(phase)) continue
+    if (isObject(phase.window)) {
+      const { rpsUnion, ...window } = phase.window
+      if (typeof rpsUnion === 'number') phase.rps = rpsUnion
+      phase.window = window
+    }
+    if (isObject(phase.generator)) phase.generator.cpuJudged ??= true
+    if (isObject(phase.hedging)) {
+      phase.hedging.tied ??= false
+      phase.hedging.suppressed = { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0, ...(isObject(phase.hedging.suppressed) ? phase.hedging.suppressed : {}) }
+    }
   }
 }
 

@@ -9,7 +9,10 @@
  * when it is read (results/result-upgrade.ts), so every renderer reads the
  * current shape. @2: a merged phase's `rps` is over its duration (the union
  * of the shards' windows) as every phase's is; @1 had the sum of the shards'
- * rates there and the union rate in `window.rpsUnion`.
+ * rates there and the union rate in `window.rpsUnion`, and left out what
+ * results saved before it existed could not have had (no ejection, no
+ * saturation gate, no tied requests: upgraded to off; a suppression reason
+ * not yet counted: 0; the CPU share: judged, as it then always was).
  */
 export const RESULT_SCHEMA = 'hedgebench/result@2'
 
@@ -122,8 +125,8 @@ export interface SuppressedHedges {
   errorRate: number
   /** The hedge's replica already had --hedge-max-inflight of our attempts in flight. */
   targetBusy: number
-  /** The hedge's replica had asked for no more attempts for a while (gRPC grpc-retry-pushback-ms). Absent in results saved before it was counted. */
-  pushback?: number
+  /** The hedge's replica had asked for no more attempts for a while (gRPC grpc-retry-pushback-ms). */
+  pushback: number
 }
 
 /** What hedging did in a phase. Counters are exact; they add up. */
@@ -140,8 +143,8 @@ export interface HedgingStats {
   /** Extra load the budget allows, %; null = no budget (--hedge-budget off). */
   budgetPct: number | null
   parallel: boolean
-  /** Tied requests (--tied); absent in older results. */
-  tied?: boolean
+  /** Tied requests (--tied). */
+  tied: boolean
   cancelMode: CancelMode
   /** Hedges whose headers reached the wire (like `attempts`). */
   hedgesSent: number
@@ -172,8 +175,8 @@ export interface HedgingStats {
   deadlineSuppressed: number
   /** Hedges fired at once because an attempt failed with a non-fatal status or a connection error. */
   nonFatalTriggered: number
-  /** Hedges not sent because the replicas showed saturation, by reason (hedging/saturation-gate.ts). Absent in older results. */
-  suppressed?: SuppressedHedges
+  /** Hedges not sent because the replicas showed saturation, by reason (hedging/saturation-gate.ts). */
+  suppressed: SuppressedHedges
   /**
    * How long losing attempts that reached the wire kept running after the
    * request was decided: until the abort took effect (--cancel abort), or
@@ -213,7 +216,7 @@ export interface GeneratorHealth {
   /** What made `saturated` true: the CPU share, the event-loop delay, or both. */
   saturatedBy?: Array<'cpu' | 'event-loop' | 'gc'>
   /** False when the phase was too short for its CPU share to mean anything (start-up, JIT and GC threads dominate); no CPU verdict then. */
-  cpuJudged?: boolean
+  cpuJudged: boolean
   /** Logical cores of the machine (os.availableParallelism()). */
   machineCores?: number
   /** Local ports the machine connects from (Linux's ip_local_port_range), for the TIME_WAIT estimate; absent elsewhere and in older results. */
@@ -373,10 +376,10 @@ export interface RunConfig {
   fanout: number
   workers: number
   profile: string | null
-  /** Outlier ejection; null when off (--no-eject, or one replica). Absent in results saved before it existed. */
-  eject?: EjectionConfig | null
-  /** Hedge suppression during saturation; null when off (--no-suppress). Absent in older results. */
-  saturation?: SaturationConfig | null
+  /** Outlier ejection; null when off (--no-eject, or one replica). */
+  eject: EjectionConfig | null
+  /** Hedge suppression during saturation; null when off (--no-suppress). */
+  saturation: SaturationConfig | null
   /** Seed of the client's random choices: --seed replays them. */
   seed?: number
   /** gRPC targets: what was called and who hedged it, so that two such runs can be told apart. Absent for HTTP and in results saved before it was recorded. */
@@ -393,8 +396,8 @@ export interface RunConfig {
     deadlineMs: number | null
     minHedgeWindowMs: number | null
     parallel: boolean
-    /** Tied requests (--tied): two copies at once, the first server to start one drops the other. Absent in older results. */
-    tied?: boolean
+    /** Tied requests (--tied): two copies at once, the first server to start one drops the other. */
+    tied: boolean
     cancel: CancelMode
     header: string | null
     idempotencyKey: boolean

@@ -167,7 +167,7 @@ interface HedgingContext {
 const callsOf = (p: PhaseResult): number => (p.calls ? p.calls.requests : p.requests)
 const perGenerator = (c: HedgingContext): boolean => new Set(c.delays).size > 1
 
-const SUPPRESSED_FIELDS: MergeTable<SuppressedHedges> = { overload: SUM, errorRate: SUM, targetBusy: SUM, pushback: SUM_OF_ALL }
+const SUPPRESSED_FIELDS: MergeTable<SuppressedHedges> = { overload: SUM, errorRate: SUM, targetBusy: SUM, pushback: SUM }
 
 type PerAttempt = HedgingStats['perAttempt'][number]
 const PER_ATTEMPT_FIELDS: MergeTable<PerAttempt> = {
@@ -217,7 +217,7 @@ export const HEDGING_FIELDS: MergeTable<HedgingStats, HedgingContext> = {
   slowBudgetDenied: { kind: 'sum', merge: (values) => sum(values.map((v) => v ?? 0)) },
   deadlineSuppressed: SUM,
   nonFatalTriggered: SUM,
-  suppressed: { kind: 'table', merge: (values) => mergeBy(SUPPRESSED_FIELDS, values.map((v) => v ?? { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 }), undefined) },
+  suppressed: { kind: 'table', merge: (values) => mergeBy(SUPPRESSED_FIELDS, values, undefined) },
   loserRuntimeMs: { kind: 'histogram', merge: (values) => histogramSummary(mergeEncoded(values.filter((v): v is LoserRuntime => v !== undefined).map((v) => v.histogram))) },
   attemptsPerRequest: { kind: 'union', merge: (values) => mergeCounts(values.map((v) => v ?? {})) },
   timerLatenessMs: {
@@ -249,7 +249,8 @@ const GENERATOR_FIELDS: MergeTable<GeneratorHealth> = {
   saturated: { kind: 'max', merge: (values) => values.some((v) => v) },
   warnings: { kind: 'union', merge: (values) => [...new Set(values.flat())] },
   saturatedBy: { kind: 'union', merge: (values) => mapDefined(values.some((v) => v !== undefined) ? values.flatMap((v) => v ?? []) : undefined, (all) => [...new Set(all)]) },
-  cpuJudged: { kind: 'same', merge: (values) => (values.every((v) => v !== undefined) ? values.every((v) => v) : undefined) },
+  // Judged only if every generator's phase was long enough to judge.
+  cpuJudged: { kind: 'same', merge: (values) => values.every((v) => v) },
   machineCores: { kind: 'same', merge: (values) => (new Set(values).size === 1 ? values[0] : undefined) },
   // Each machine has its own ports: the closes of several generators are not held against one range.
   ephemeralPorts: { kind: 'same', merge: (values) => (values.length === 1 ? values[0] : undefined) },

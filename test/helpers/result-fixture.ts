@@ -60,7 +60,7 @@ export function roundRobinReplicas(urls: string[], latenciesMs: number[]): Repli
 }
 
 export function makeGenerator(overrides: Partial<GeneratorHealth> = {}): GeneratorHealth {
-  return { eventLoopDelayMs: { p50: 0.02, p99: 0.9, max: 3.1 }, cpuPct: 23.5, cores: 1, saturated: false, warnings: [], ...overrides }
+  return { eventLoopDelayMs: { p50: 0.02, p99: 0.9, max: 3.1 }, cpuPct: 23.5, cores: 1, saturated: false, warnings: [], cpuJudged: true, ...overrides }
 }
 
 /** Per-second points; percentiles by sorting (summarizing a histogram per second would make fixtures slow). */
@@ -99,6 +99,7 @@ export function makeHedgingStats(overrides: Partial<HedgingStats> = {}): Hedging
     maxAttempts: 2,
     budgetPct: 10,
     parallel: false,
+    tied: false,
     cancelMode: 'abort',
     hedgesSent: 140,
     unsent: 12,
@@ -112,6 +113,7 @@ export function makeHedgingStats(overrides: Partial<HedgingStats> = {}): Hedging
     budgetDenied: 0,
     deadlineSuppressed: 0,
     nonFatalTriggered: 2,
+    suppressed: { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 },
     timerLatenessMs: { p50: 0.05, p99: 1.2, max: 4.5 },
     perAttempt: [
       { attempt: 0, count: 4000, ...latencyOf(stallingLatencies(4000, 7)) },
@@ -141,6 +143,8 @@ export function makeConfig(overrides: Partial<RunConfig> = {}): RunConfig {
     fanout: 1,
     workers: 1,
     profile: null,
+    eject: null,
+    saturation: null,
     hedge: {
       delay: 'auto',
       adaptive: false,
@@ -153,6 +157,7 @@ export function makeConfig(overrides: Partial<RunConfig> = {}): RunConfig {
       deadlineMs: null,
       minHedgeWindowMs: null,
       parallel: false,
+      tied: false,
       cancel: 'abort',
       header: 'x-hedge-attempt',
       idempotencyKey: false,
