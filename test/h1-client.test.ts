@@ -581,6 +581,24 @@ test('client: body bytes a 204 sends in a later read close its connection; the n
   assert.equal(disconnects, 6)
 })
 
+test('client: body bytes after a HEAD answer, sent in a later read, fail the exchange they would have answered by that name, and its connection goes', async () => {
+  const strayFor = new Set<Socket>()
+  const srv = await rawServer((s, head) => {
+    // A HEAD answer's Content-Length is the GET's: it does not say the body will not come. This server sends it anyway, late.
+    if (strayFor.delete(s)) s.write('hello')
+    if (head.startsWith('HEAD')) strayFor.add(s)
+    setTimeout(() => s.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n' + (head.startsWith('HEAD') ? '' : 'world')), 5)
+  })
+  const c = client(srv.origin)
+  const head = await settled(new Promise<Answer>((resolve) => c.dispatch({ origin: 'http://x', path: '/', method: 'HEAD' }, handler(resolve))), 'HEAD')
+  assert.deepEqual(head, { status: 200, body: '', error: null })
+  const next = await settled(send(c), 'GET after the HEAD')
+  assert.deepEqual([next.error?.name, next.error?.message, next.body], ['HTTPParserError', 'data after a response without a body', ''])
+  assert.deepEqual(await settled(send(c), 'GET on a new connection'), { status: 200, body: 'world', error: null })
+  assert.equal(srv.accepted, 2, 'the connection the stray bytes came on was closed')
+  await c.close()
+})
+
 test('run: a parser error is counted by its reason in errorKinds, the text report and the per-request log', async () => {
   // One request at a time (-c 1): the n-th request the server reads gets the n-th answer.
   const srv = await rawServer((s, _h, n) =>
