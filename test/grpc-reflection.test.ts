@@ -65,6 +65,13 @@ describe('server reflection', () => {
     assert.deepEqual(Buffer.from(fromServer.requestType.encode(fromServer.requestType.fromObject(message)).finish()), Buffer.from(fromFile.requestType.encode(fromFile.requestType.fromObject(message)).finish()))
   })
 
+  test('the method\'s idempotency_level comes with the schema: Get is hedged without a flag, Reserve is refused', async () => {
+    const result = await run({ ...PLAIN, mode: 'hedged', hedge: { delay: 50 }, urls: [both.url], grpc: { call: CALL, data: DATA } })
+    assert.equal(result.phases.hedged!.ok, 4)
+    assert.match(String(result.config.hedge.allowedBy), /idempotency_level = NO_SIDE_EFFECTS/)
+    await assert.rejects(run({ ...PLAIN, mode: 'hedged', hedge: { delay: 50 }, urls: [both.url], grpc: { call: 'shop.v1.Inventory/Reserve', data: DATA } }), (err: Error) => err instanceof UsageError && /^refusing to hedge shop\.v1\.Inventory\/Reserve/.test(err.message))
+  })
+
   test('a server with only v1alpha reflection', async () => {
     const result = await run({ ...PLAIN, urls: [alphaOnly.url], grpc: { call: CALL, data: DATA, reflect: true } })
     assert.deepEqual([result.phases.plain!.ok, result.phases.plain!.errors], [4, 0])

@@ -38,7 +38,10 @@ message GetRequest {
   google.protobuf.Timestamp at = 6;
 }
 message Item { string sku = 1; }
-service Inventory { rpc Get(GetRequest) returns (Item); }
+service Inventory {
+  rpc Get(GetRequest) returns (Item) { option idempotency_level = NO_SIDE_EFFECTS; }
+  rpc Reserve(GetRequest) returns (Item);
+}
 `
 
 /** The schema on disk: `proto` is the file to pass as --proto, `importPath` as -i. */
