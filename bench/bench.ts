@@ -11,7 +11,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
@@ -24,12 +24,14 @@ const HEDGEBENCH_BIN = join(HERE, '../../bin/hedgebench.js')
 const CLIENT_JS = join(HERE, 'bench-client.js')
 const FLOOR_JS = join(HERE, 'floor-client.js')
 const TIMER_FLOOR_JS = join(HERE, 'timer-floor.js')
+const GRPC_JS_CLIENT_JS = join(HERE, 'grpc-js-client.js')
+const SIM_PROTO = join(HERE, '../../proto/hedgebench-sim.proto')
 /** autocannon's command line (a devDependency): the Node peer in the latency and CPU comparison. */
 const AUTOCANNON_BIN = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
 
 const USAGE = `usage:
   npm run bench -- [--rounds 5] [--seconds 4] [-c 40] [--cpu-prof DIR] [--workers 2] [--skip-throughput] [--skip-heap]
-                   [--skip-workers] [--skip-memory] [--skip-startup] [--skip-latency] [--skip-timers] [--node-flags '...']
+                   [--skip-workers] [--skip-memory] [--skip-startup] [--skip-latency] [--skip-timers] [--skip-http2] [--node-flags '...']
   npm run bench -- --soak [--soak-requests 1000000] [--soak-minutes 10]
   npm run bench -- --accuracy     (needs hey and wrk: apt-get install -y hey wrk)`
 
@@ -44,6 +46,7 @@ const BENCH_OPTIONS = {
   'skip-startup': { type: 'boolean', default: false },
   'skip-latency': { type: 'boolean', default: false },
   'skip-timers': { type: 'boolean', default: false },
+  'skip-http2': { type: 'boolean', default: false },
   workers: { type: 'string', default: '2' },
   'skip-workers': { type: 'boolean', default: false },
   soak: { type: 'boolean', default: false },
@@ -676,6 +679,158 @@ function compareLatency(tools: string[], clients: Record<string, (n: number, pin
   }
 }
 
+// ---------------------------------------------------------------- HTTP/2 and gRPC
+
+/** A free port on 127.0.0.1 (for servers that take no port 0: nghttpd). */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net')
+  const s = createServer()
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
+  const port = (s.address() as { port: number }).port
+  await new Promise<void>((resolve) => s.close(() => resolve()))
+  return port
+}
+
+/** Waits (bounded) until something accepts connections on `port`. */
+async function accepting(port: number, what: string): Promise<void> {
+  const { connect } = await import('node:net')
+  const deadline = Date.now() + 10_000
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.destroy()
+        resolve(true)
+      })
+      s.on('error', () => resolve(false))
+    })
+    if (ok) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${what} did not accept connections on ${port} within 10 s`)
+}
+
+/** hedgebench's plain phase (-c c, n requests) of `target` through the CLI, as a user runs it: CPU, p99 and GCs. */
+function hedgebenchRun(target: string[], c: number, n: number, pin: string[]): CliMeasure & { gcs: number } {
+  const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '-c', String(c), '-n', String(n), '--no-save', '-o', 'json', ...target], pin)
+  const p = (JSON.parse(r.stdout) as { phases: { plain: { requests: number; latencyMs: { p95: number; p99: number }; generator: { gc?: { count: number } } } } }).phases.plain
+  return { p95: p.latencyMs.p95, p99: p.latencyMs.p99, requests: p.requests, cpuMs: r.cpuMs, gcs: p.generator.gc?.count ?? 0 }
+}
+
+/**
+ * Issue 28: the client's CPU per request over h2c against h2load (nghttp2's
+ * load generator, C) on nghttpd, and over HTTP/1.1 on the echo server for
+ * scale; then gRPC unary against a plain grpc-js client loop on the bundled
+ * gRPC replica (no service time). Server on core 0, clients on core 1, -c 40
+ * on one connection, marginal CPU of a 2,000 and a 20,000 request run,
+ * rounds alternating. Skipped, saying so, without nghttpd and h2load
+ * (apt-get install -y nghttp2-client nghttp2-server) for the h2c rows.
+ */
+async function http2(): Promise<void> {
+  const pinnable = which('taskset') && cpus().length >= 2
+  const [serverPin, clientPin] = pinnable ? [['taskset', '-c', '0'], ['taskset', '-c', '1']] : [[], []]
+  const c = 40
+  const [short, long] = [2_000, 20_000]
+  const where = pinnable ? 'server on core 0, clients on core 1 (taskset)' : 'not pinned (needs taskset and 2 cores)'
+  say()
+  if (!which('nghttpd') || !which('h2load')) say('http2: nghttpd or h2load not installed (apt-get install -y nghttp2-client nghttp2-server): h2c rows skipped')
+  else await h2cRows(c, short, long, serverPin, clientPin, where)
+  await grpcRows(c, short, long, serverPin, clientPin, where)
+}
+
+async function h2cRows(c: number, short: number, long: number, serverPin: string[], clientPin: string[], where: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hedgebench-h2-'))
+  writeFileSync(join(dir, 'index.html'), 'ok\n')
+  const port = await freePort()
+  const [cmd, ...rest] = [...serverPin, 'nghttpd', '--no-tls', '-d', dir, String(port)]
+  const nghttpd = spawn(cmd!, rest, { stdio: 'ignore' })
+  const echo = await startServer([], serverPin)
+  try {
+    await accepting(port, 'nghttpd')
+    const url = `http://127.0.0.1:${port}/index.html`
+    const clients: Record<string, (n: number, pin: string[]) => CliMeasure & { gcs?: number }> = {
+      'hedgebench --http2': (n, pin) => hedgebenchRun(['--http2', url], c, n, pin),
+      h2load: (n, pin) => {
+        const r = timedRun(['h2load', '-c', '1', '-m', String(c), '-n', String(n), url], pin)
+        const done = Number(/requests: \d+ total, \d+ started, (\d+) done/.exec(r.stdout)?.[1] ?? NaN)
+        return { p95: NaN, p99: NaN, requests: done, cpuMs: r.cpuMs }
+      },
+      'hedgebench HTTP/1.1 (echo server)': (n, pin) => hedgebenchRun([echo.url], c, n, pin),
+    }
+    say(`http2: h2c, -c ${c} on one connection against nghttpd (h2load -c 1 -m ${c}); ${short} and ${fmt(long)} requests per client; ${where}`)
+    const cpu = cpuRounds(clients, short, long, clientPin)
+    const [hb, h2load, h1] = [median(cpu['hedgebench --http2']!.cpu), median(cpu.h2load!.cpu), median(cpu['hedgebench HTTP/1.1 (echo server)']!.cpu)]
+    const gcs = median(cpu['hedgebench --http2']!.gcsPer10k)
+    say(`h2c CPU per request: hedgebench ${fmt(hb, 1)} µs, h2load ${fmt(h2load, 1)} µs (${fmt(hb / h2load, 1)}x; goal at most 3x: ${hb <= 3 * h2load ? 'met' : 'NOT met'}), hedgebench over HTTP/1.1 ${fmt(h1, 1)} µs (goal: h2c no more: ${hb <= h1 ? 'met' : 'NOT met'}); GCs per 10,000 requests ${fmt(gcs, 1)} (goal at most 2: ${gcs <= 2 ? 'met' : 'NOT met'})`)
+  } finally {
+    nghttpd.kill('SIGKILL')
+    echo.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function grpcRows(c: number, short: number, long: number, serverPin: string[], clientPin: string[], where: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-'))
+  const profile = join(dir, 'instant.json')
+  writeFileSync(profile, JSON.stringify({ name: 'instant', description: 'answers at once', replicas: 1, model: { base: { type: 'fixed', ms: 0 } } }))
+  const [cmd, ...rest] = [...serverPin, process.execPath, HEDGEBENCH_BIN, 'serve', '--grpc', '--profile', profile, '--replicas', '1']
+  const server = spawn(cmd!, rest, { stdio: ['ignore', 'pipe', 'ignore'] })
+  try {
+    const target = await withTimeout(
+      new Promise<string>((resolve) => {
+        let out = ''
+        server.stdout!.on('data', (d: Buffer) => {
+          out += d.toString()
+          const m = /grpc:\/\/127\.0\.0\.1:\d+/.exec(out)
+          if (m) resolve(m[0])
+        })
+      }),
+      15_000,
+      'the gRPC replica',
+    )
+    const address = target.replace('grpc://', '')
+    const clients: Record<string, (n: number, pin: string[]) => CliMeasure & { gcs?: number }> = {
+      'hedgebench grpc://': (n, pin) => hedgebenchRun(['--call', 'hedgebench.sim.v1.Replica/Work', '--proto', SIM_PROTO, target], c, n, pin),
+      'grpc-js client loop': (n, pin) => {
+        const r = timedRun([process.execPath, GRPC_JS_CLIENT_JS, address, String(c), String(n)], pin)
+        return { p95: NaN, p99: NaN, requests: (JSON.parse(r.stdout) as { requests: number }).requests, cpuMs: r.cpuMs }
+      },
+    }
+    say()
+    say(`http2: gRPC unary, -c ${c} on one connection against the bundled gRPC replica (no service time); ${short} and ${fmt(long)} calls per client; ${where}`)
+    const cpu = cpuRounds(clients, short, long, clientPin)
+    const [hb, js] = [median(cpu['hedgebench grpc://']!.cpu), median(cpu['grpc-js client loop']!.cpu)]
+    say(`gRPC CPU per call: hedgebench ${fmt(hb, 1)} µs, grpc-js ${fmt(js, 1)} µs (goal: hedgebench less: ${hb < js ? 'met' : 'NOT met'})`)
+  } finally {
+    server.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** LATENCY_ROUNDS rounds of each client, order alternating: marginal CPU per request (µs), p99 of the long run and GCs per 10,000; prints the table. */
+function cpuRounds(clients: Record<string, (n: number, pin: string[]) => CliMeasure & { gcs?: number }>, short: number, long: number, pin: string[]): Record<string, { cpu: number[]; gcsPer10k: number[] }> {
+  const names = Object.keys(clients)
+  const rows: string[][] = []
+  const by: Record<string, { cpu: number[]; gcsPer10k: number[] }> = {}
+  for (let round = 0; round < LATENCY_ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const a = clients[name]!(short, pin)
+      const b = clients[name]!(long, pin)
+      const cpuUs = ((b.cpuMs - a.cpuMs) * 1000) / (b.requests - a.requests)
+      const m = (by[name] ??= { cpu: [], gcsPer10k: [] })
+      m.cpu.push(cpuUs)
+      if (b.gcs !== undefined) m.gcsPer10k.push((b.gcs * 10_000) / b.requests)
+      rows.push([`${round + 1}`, name, Number.isNaN(b.p99) ? '-' : b.p99.toFixed(2), b.gcs === undefined ? '-' : String(b.gcs), fmt(b.requests), fmt(cpuUs, 1)])
+    }
+  }
+  say(table(['round', 'client', 'p99 ms', 'GCs (long run)', 'requests (long run)', 'client CPU µs/request (marginal)'], rows))
+  say(`(load average ${(cpuLoad()).toFixed(2)}; CPU: user + system of the client process and its children, the long run minus the short one, per request)`)
+  return by
+}
+
+function cpuLoad(): number {
+  return loadavg()[0] ?? NaN
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -693,6 +848,7 @@ async function main(): Promise<void> {
   }
   if (!args['skip-startup']) startup()
   if (!args['skip-latency'] || !args['skip-timers']) await latency()
+  if (!args['skip-http2']) await http2()
 }
 
 await main()

@@ -54,3 +54,14 @@ test('a cancelled loser is RST_STREAM CANCEL at the server, every reset the clie
   assert.equal(hedged.attempts, a.state.received + b.state.received, 'attempts = streams received')
   assert.equal(hedged.connectionsOpened, 2, 'the cancels closed no connection')
 })
+
+test('an attempt stopped by its deadline (-t) resets its stream with CANCEL too, but is not counted as a cancel', async (t) => {
+  const a = await server(false)
+  t.after(() => a.close())
+  const result = await run({ urls: [a.url], http2: true, concurrency: 2, requests: 4, warmup: 0, mode: 'plain', timeoutMs: 100 })
+  const plain = result.phases.plain!
+  assert.equal(plain.errors, 4)
+  assert.equal(plain.streamsResetByCancel, 0, 'no cancel in a plain phase')
+  for (let i = 0; i < 200 && a.state.rstCodes.length < 4; i++) await new Promise((r) => setTimeout(r, 10))
+  assert.deepEqual(a.state.rstCodes, [8, 8, 8, 8])
+})

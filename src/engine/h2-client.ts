@@ -52,6 +52,7 @@ import {
 } from './h2-frames.js'
 import { encodeBlock, HpackDecoder, HpackError } from './hpack.js'
 import { openSocket } from './open-socket.js'
+import { HedgeCancelledError } from '../hedging/errors.js'
 
 export interface H2ClientOptions {
   /** Opens the socket (undici's connector). */
@@ -211,7 +212,7 @@ export class H2Client extends EventEmitter {
     if (queue.length > 0 && !s.open) this.pump()
   }
 
-  /** The abort an attempt holds (a cancel, a deadline): RST_STREAM CANCEL if its stream is still open on the wire. */
+  /** The abort an attempt holds (a cancel, a deadline): RST_STREAM CANCEL if its stream is still open on the wire; 'stream-reset' for a cancel. */
   abortStream(st: Stream, err: Error): void {
     if (st.done) return
     const s = st.session
@@ -221,7 +222,8 @@ export class H2Client extends EventEmitter {
       if (at >= 0) this.#queue.splice(at, 1)
     } else {
       s.cancel(st)
-      this.emit('stream-reset')
+      // What a cancel cost (the loser of a race); a deadline's or a caller's abort resets its stream too, but is no cancel.
+      if (err instanceof HedgeCancelledError) this.emit('stream-reset')
     }
     this.#fail(st, err)
   }

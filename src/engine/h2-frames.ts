@@ -153,6 +153,7 @@ export function goawayFrame(lastStreamId: number, code: number): Buffer {
 
 /** The payload of a DATA or HEADERS frame without its padding (and, for HEADERS, its priority fields). */
 export function unpadded(payload: Buffer, flags: number, priority: boolean): Buffer {
+  if ((flags & (Flag.PADDED | Flag.PRIORITY)) === 0) return payload
   let start = 0
   let end = payload.length
   if (flags & Flag.PADDED) {
