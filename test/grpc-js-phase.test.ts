@@ -13,7 +13,15 @@ import { renderText } from '../src/report/text.js'
 import { serviceConfigCaveats } from '../src/run/grpc-js-caveats.js'
 import type { ServiceConfig } from '../src/run/grpc-target.js'
 import type { GrpcClientResult, RunResult } from '../src/results/run-result.js'
+import { renderCsvSummary } from '../src/report/csv.js'
+import { compareRuns } from '../src/report/compare.js'
+import { renderJson } from '../src/results/result-json.js'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { SHOP_PROTO, startGrpcServer, type GrpcTestServer, type SeenCall } from './helpers/grpc-server.js'
+import { parseCsv } from './helpers/csv.js'
+import { runCli } from './helpers/cli.js'
 
 const servers: GrpcTestServer[] = []
 let result: RunResult
@@ -79,4 +87,36 @@ test('a caveat names a cause only when the run saw it', () => {
   const base = { ...result.grpcClient!, asked: { ...result.grpcClient!.asked, retryThrottling: null }, callsOverDelay: 5, hedgesSent: 1 } satisfies GrpcClientResult
   assert.deepEqual(serviceConfigCaveats({ ...base, committedByHeaders: 0 }).filter((c) => /calls took longer/.test(c)), ['5 calls took longer than hedgingDelay but only 1 hedges were sent'])
   assert.match(serviceConfigCaveats({ ...base, committedByHeaders: 4 }).join(' | '), /4 of them had their response headers before hedgingDelay.*headers before it stalls/)
+})
+
+test('the grpc-js calls are a row of the CSV summary, with their replicas', () => {
+  const [header, ...rows] = parseCsv(renderCsvSummary(result))
+  const col = (row: string[], name: string) => row[header!.indexOf(name)]
+  const phase = rows.find((r) => col(r, 'scope') === 'phase' && col(r, 'phase') === 'grpc-js')!
+  const g = result.grpcClient!
+  assert.ok(phase, 'a grpc-js phase row')
+  assert.equal(col(phase, 'requests'), String(N))
+  assert.equal(col(phase, 'attempts'), String(g.attempts))
+  assert.equal(col(phase, 'hedges_sent'), String(g.hedgesSent))
+  assert.equal(col(phase, 'p99_ms'), g.latencyMs.p99.toFixed(3))
+  assert.equal(col(phase, 'status_codes'), `0 OK:${N}`)
+  assert.equal(col(phase, 'gc_count'), String(g.generator!.gc!.count))
+  const replicas = rows.filter((r) => col(r, 'scope') === 'replica' && col(r, 'phase') === 'grpc-js')
+  assert.deepEqual(replicas.map((r) => Number(col(r, 'attempts'))), g.perReplica.map((r) => r.attempts))
+})
+
+test('compare --phase grpc-js compares the grpc-js calls of saved runs, and tells runs with other service configs apart', async () => {
+  const other: RunResult = { ...result, config: { ...result.config, grpc: { ...result.config.grpc!, serviceConfig: '{"methodConfig":[]}' } } }
+  const c = compareRuns([{ name: 'a', result }, { name: 'b', result: other }], { phase: 'grpc-js' })
+  assert.deepEqual(c.runs.map((r) => r.phase), ['grpc-js', 'grpc-js'])
+  assert.ok(c.metrics.some((m) => m.metric === 'extra_load'), 'grpc-js hedged: extra load is compared')
+  assert.ok(c.configDifferences.some((d) => d.key === 'grpc.serviceConfig'), JSON.stringify(c.configDifferences))
+  const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpcjs-compare-'))
+  writeFileSync(join(dir, 'a.json'), renderJson(result))
+  writeFileSync(join(dir, 'b.json'), renderJson(other))
+  const cli = await runCli(['compare', join(dir, 'a.json'), join(dir, 'b.json'), '--phase', 'grpc-js'])
+  assert.equal(cli.code, 0, cli.stderr)
+  assert.match(cli.stdout, /grpc-js/)
+  const plainRun: RunResult = { ...result, grpcClient: undefined }
+  assert.throws(() => compareRuns([{ name: 'a', result }, { name: 'p', result: plainRun }], { phase: 'grpc-js' }), /p has no grpc-js calls \(--hedge-by grpc-js\) phase to compare/)
 })

@@ -12,7 +12,7 @@ import type { FailCheck } from '../report/fail-if.js'
 import { OUTPUT_FORMATS, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 
-const PHASES = ['plain', 'hedged'] as const
+const PHASES = ['plain', 'hedged', 'grpc-js'] as const
 
 interface CompareArgs {
   files: string[]
@@ -29,7 +29,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
     builder: (yargs) =>
       yargs
         .positional('files', { type: 'string', array: true, demandOption: true, describe: 'JSON files written by runs; the first is the baseline' })
-        .option('phase', { requiresArg: true, choices: PHASES, describe: 'plain or hedged: the phase compared in every run [default: hedged if present]' })
+        .option('phase', { requiresArg: true, choices: PHASES, describe: 'plain, hedged or grpc-js (the calls of --hedge-by grpc-js): the phase compared in every run [default: hedged if present]' })
         .option('output', { alias: 'o', requiresArg: true, choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]` })
         .option('fail-if', {
           type: 'string',

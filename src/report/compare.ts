@@ -24,7 +24,7 @@ import {
   type NoiseMethod,
   type Verdict,
 } from '../stats/noise.js'
-import { PERCENTILE_KEYS, type LatencySummary, type PhaseName, type PhaseResult, type RunResult } from '../results/run-result.js'
+import { PERCENTILE_KEYS, type GrpcClientResult, type LatencySummary, type PhaseName, type PhaseResult, type RunResult } from '../results/run-result.js'
 
 export type { Interval, NoiseMethod, Verdict } from '../stats/noise.js'
 
@@ -37,11 +37,14 @@ export const METRIC_KEYS: readonly MetricKey[] = [
 
 export type MetricUnit = 'ms' | 'requests' | '%' | 'req/s'
 
+/** What can be compared: a hedgebench phase, or the calls of --hedge-by grpc-js. */
+export type ComparedPhaseName = PhaseName | 'grpc-js'
+
 export interface ComparedRun {
   /** File name (or phase name when comparing within one run). */
   name: string
   label: string
-  phase: PhaseName
+  phase: ComparedPhaseName
   requests: number
   durationMs: number
   partial: boolean
@@ -91,7 +94,7 @@ export interface Comparison {
 
 export interface CompareOptions {
   /** Phase to compare in every run; default: hedged when a run has it, else plain. */
-  phase?: PhaseName
+  phase?: ComparedPhaseName
 }
 
 /** Compares each run against the first. Throws UsageError when a run lacks the phase. */
@@ -121,23 +124,38 @@ export function phaseMetric(result: RunResult, phase: PhaseResult, key: MetricKe
   return finiteOrNull(specOf(key).value(sideOf(phase.name, result, phase)))
 }
 
+/** What compare reads of a phase (a PhaseResult is one; so is grpcClientPhase's view of the grpc-js calls). */
+type ComparedPhase = Pick<PhaseResult, 'requests' | 'errors' | 'latencyMs' | 'slow' | 'rps' | 'durationMs' | 'calls'> & {
+  name: ComparedPhaseName
+  histogram?: string
+  hedging?: Pick<NonNullable<PhaseResult['hedging']>, 'hedgesSent' | 'delayMs'>
+  generator?: Pick<PhaseResult['generator'], 'saturated' | 'eventLoopDelayMs'>
+}
+
 interface Side {
   run: ComparedRun
-  phase: PhaseResult
+  phase: ComparedPhase
   histogram: Histogram | null
 }
 
-function pickPhase(name: string, result: RunResult, wanted: PhaseName | undefined): PhaseResult {
-  const phase = wanted ? result.phases[wanted] : (result.phases.hedged ?? result.phases.plain)
-  if (!phase) throw new UsageError(`${name} has no ${wanted ?? 'plain or hedged'} phase to compare`)
+function pickPhase(name: string, result: RunResult, wanted: ComparedPhaseName | undefined): ComparedPhase {
+  const phase = wanted === 'grpc-js' ? grpcClientPhase(result.grpcClient) : wanted ? result.phases[wanted] : (result.phases.hedged ?? result.phases.plain)
+  if (!phase) throw new UsageError(`${name} has no ${wanted === 'grpc-js' ? 'grpc-js calls (--hedge-by grpc-js)' : (wanted ?? 'plain or hedged')} phase to compare`)
   return phase
 }
 
-function sideOf(name: string, result: Pick<RunResult, 'label' | 'partial'>, phase: PhaseResult): Side {
+/** The calls grpc-js made (--hedge-by grpc-js), read as a phase: its hedges are the copies the client added. */
+function grpcClientPhase(g: GrpcClientResult | undefined): ComparedPhase | undefined {
+  if (!g) return undefined
+  const { requests, errors, latencyMs, slow, rps, durationMs, histogram, generator, hedgesSent } = g
+  return { name: 'grpc-js', requests, errors, latencyMs, slow, rps, durationMs, ...(histogram ? { histogram } : {}), ...(generator ? { generator } : {}), hedging: { hedgesSent, delayMs: g.asked.hedgingDelayMs } }
+}
+
+function sideOf(name: string, result: Pick<RunResult, 'label' | 'partial'>, phase: ComparedPhase): Side {
   return {
     run: { name, label: result.label, phase: phase.name, requests: phase.requests, durationMs: phase.durationMs, partial: result.partial },
     phase,
-    histogram: tryDecodeHistogram(phase.histogram), // a run without one still compares, without percentile intervals
+    histogram: phase.histogram === undefined ? null : tryDecodeHistogram(phase.histogram), // a run without one still compares, without percentile intervals
   }
 }
 

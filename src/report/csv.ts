@@ -9,9 +9,9 @@
  */
 import { stringify } from 'csv-stringify/sync'
 import { redactUrl } from '../core/redact.js'
-import { extraLoadPct } from '../results/extra-load.js'
+import { extraLoadPct, extraLoadPctOf } from '../results/extra-load.js'
 import { PERCENTILE_KEYS, PHASE_NAMES } from '../results/run-result.js'
-import type { Figures, GcPauses, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
+import type { Figures, GcPauses, GrpcClientResult, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
 import { labelledStatuses } from './status-label.js'
 import { askedRate } from './asked-rate.js'
 
@@ -91,7 +91,38 @@ export function renderCsvSummary(result: RunResult): string {
     rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result))])
     for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null)])
   }
+  if (result.grpcClient) for (const row of grpcClientRows(result.grpcClient)) rows.push([...run, ...row])
   return stringify(rows)
+}
+
+/**
+ * The calls of --hedge-by grpc-js as a phase named "grpc-js" and its
+ * replicas (attempts from channelz): the figures the client gives, the
+ * columns it has no figure for left empty.
+ */
+function grpcClientRows(g: GrpcClientResult): Cell[][] {
+  const row = (cells: Record<string, Cell>): Cell[] => CSV_SUMMARY_COLUMNS.slice(RUN_COLUMNS.length).map((column) => cells[column] ?? '')
+  const gc = g.generator?.gc
+  const phase = row({
+    scope: 'phase',
+    phase: 'grpc-js',
+    requests: g.requests,
+    attempts: g.attempts,
+    ok: g.ok,
+    errors: g.errors,
+    error_rate_pct: g.requests > 0 ? round((100 * g.errors) / g.requests, 4) : 0,
+    rps: round(g.rps, 3),
+    duration_ms: round(g.durationMs, 3),
+    ...Object.fromEntries(LATENCY_KEYS.map((k) => [`${k}_ms`, g.latencyMs[k].toFixed(3)])),
+    slow_threshold_ms: round(g.slow.thresholdMs, 3),
+    slow_count: g.slow.count,
+    status_codes: counts(labelledStatuses(g.statusCodes)),
+    hedges_sent: g.hedgesSent,
+    extra_load_pct: round(extraLoadPctOf(g.hedgesSent, g.requests), 3),
+    ...(g.asked.maxAttempts > 1 ? { delay_ms: g.asked.hedgingDelayMs.toFixed(3) } : {}),
+    ...(gc ? Object.fromEntries(GC_COLUMNS.map((c, i) => [c, gcCells(gc)[i]!])) : {}),
+  })
+  return [phase, ...g.perReplica.map((r) => row({ scope: 'replica', phase: 'grpc-js', replica: r.address, attempts: r.attempts }))]
 }
 
 /** Label, start, the target URLs (redacted, space-separated) and "true" for an interrupted run. */

@@ -12,9 +12,12 @@ import { LOOP_DELAY_SHARE } from '../stats/generator-monitor.js'
 import type { PhaseResult } from '../results/run-result.js'
 
 /** The phase compared against and the later (usually hedged) one; null when the generator's delay cannot have mattered. */
-export function generatorImpact(before: PhaseResult, after: PhaseResult): string | null {
+/** What the check reads of a phase (a grpc-js phase has a generator only in results saved since it was measured). */
+export type ImpactPhase = Pick<PhaseResult, 'latencyMs'> & { hedging?: { delayMs: number }; generator?: Pick<PhaseResult['generator'], 'eventLoopDelayMs'> }
+
+export function generatorImpact(before: ImpactPhase, after: ImpactPhase): string | null {
   const hedging = after.hedging ?? before.hedging
-  const loops = [before, after].map((p) => p.generator.eventLoopDelayMs).filter((l) => l.samples !== 0)
+  const loops = [before, after].flatMap((p) => (p.generator ? [p.generator.eventLoopDelayMs] : [])).filter((l) => l.samples !== 0)
   if (!hedging || hedging.delayMs <= 0 || loops.length === 0) return null
   const late = Math.max(...loops.map((l) => l.p99))
   const difference = Math.abs(after.latencyMs.p99 - before.latencyMs.p99)

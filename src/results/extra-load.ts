@@ -19,6 +19,6 @@ export function extraLoadPctOf(hedgesSent: number, calls: number): number {
 }
 
 /** Extra load of a phase, %; a phase without hedging adds no copies (0). */
-export function extraLoadPct(phase: PhaseResult): number {
+export function extraLoadPct(phase: Pick<PhaseResult, 'requests' | 'calls'> & { hedging?: { hedgesSent: number } }): number {
   return extraLoadPctOf(phase.hedging?.hedgesSent ?? 0, phase.calls?.requests ?? phase.requests)
 }
