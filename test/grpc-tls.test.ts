@@ -96,6 +96,9 @@ describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl no
       return true
     })
     assert.equal(mtls.seen.length, before, 'no call sent')
+    // Reading the schema by reflection is the first connection such a run makes: the same line.
+    await assert.rejects(run({ ...PLAIN, urls: [mtls.url], grpc: { call: CALL }, tls: { ca: ca!, servername: NAME } }), (err: Error) =>
+      err instanceof TargetUnreachableError && /^TLS handshake with grpcs:\/\/127\.0\.0\.1:\d+ failed \(ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: tlsv13 alert certificate required\): the server requires a client certificate/.test(err.message))
   })
 
   test('https:// mTLS on hedgebench\'s own HTTP/1.1 connection, in worker threads too; without the certificate every request is refused', async () => {

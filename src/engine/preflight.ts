@@ -23,7 +23,7 @@
 import { connect, isIP, type Socket } from 'node:net'
 import { connect as connectTls, type TLSSocket } from 'node:tls'
 import { TargetUnreachableError } from '../core/errors.js'
-import { tlsConnectOptions, type TlsSettings } from './tls-options.js'
+import { isTlsError, tlsConnectOptions, tlsFailure, type TlsSettings } from './tls-options.js'
 
 export interface PreflightOptions {
   /** -k, --cacert, --cert/--key, --cname: the TLS the run's connections will use. */
@@ -76,7 +76,7 @@ function probe(origin: string, name: string, timeoutMs: number, options: Preflig
       const code = err.code ?? err.message
       // The TCP connection was made: what failed is the TLS handshake (a certificate error has no 'connect' before it either, so look at the code).
       if (speaking && !(tls && isTlsError(code))) fail(notH2(name, `connection failed: ${code}`))
-      else if (tls && (connected || isTlsError(code))) fail(`TLS handshake with ${name} failed (${code}: ${tlsReason(err.message)})${tlsHint(code)}`)
+      else if (tls && (connected || isTlsError(code))) fail(tlsFailure(name, err))
       else fail(`cannot connect to ${name} (${code}): is the target running?`)
     })
     socket.once('connect', () => (connected = true))
@@ -130,16 +130,3 @@ function maxStreamsOf(payload: Buffer): number | null {
 
 const notH2 = (name: string, why: string): string => `${name} does not speak HTTP/2 (${why}): is it an HTTP/1.1-only server?`
 
-const isTlsError = (code: string): boolean => /CERT|SSL|TLS|ERR_SSL|SELF_SIGNED|HOSTNAME|ALTNAME/i.test(code)
-/** OpenSSL's reason out of its error string ("...:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required:../deps/..."), in one line. */
-function tlsReason(message: string): string {
-  return /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1] ?? message.split('\n')[0]!
-}
-
-/** What to do about a failed handshake, when the code says. */
-function tlsHint(code: string): string {
-  if (/CERTIFICATE_REQUIRED/.test(code)) return ': the server requires a client certificate (--cert FILE --key FILE)'
-  return isCertError(code) ? ': pass -k/--insecure to accept this certificate' : ''
-}
-
-const isCertError = (code: string): boolean => /CERT|SELF_SIGNED|ALTNAME|HOSTNAME|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)

@@ -44,3 +44,25 @@ export function tlsConnector(s: TlsSettings, timeoutMs: number, allowH2: boolean
   // undici takes the server's name from a request's Host header (or :authority) when there is one; the run's name wins.
   return (opts, callback) => connect({ ...opts, servername }, callback)
 }
+
+/** A failed TLS handshake with `name`, in one line, with what to do about it when the code says. */
+export function tlsFailure(name: string, err: NodeJS.ErrnoException): string {
+  const code = err.code ?? err.message
+  return `TLS handshake with ${name} failed (${code}: ${tlsReason(err.message)})${tlsHint(code)}`
+}
+
+/** An error code of a TLS connection's own (a handshake, a certificate), not of the TCP connection under it. */
+export const isTlsError = (code: string): boolean => /CERT|SSL|TLS|ERR_SSL|SELF_SIGNED|HOSTNAME|ALTNAME/i.test(code)
+
+/** OpenSSL's reason out of its error string ("...:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required:../deps/..."), in one line. */
+function tlsReason(message: string): string {
+  return /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1] ?? message.split('\n')[0]!
+}
+
+/** What to do about a failed handshake, when the code says. */
+function tlsHint(code: string): string {
+  if (/CERTIFICATE_REQUIRED/.test(code)) return ': the server requires a client certificate (--cert FILE --key FILE)'
+  return isCertError(code) ? ': pass -k/--insecure to accept this certificate' : ''
+}
+
+const isCertError = (code: string): boolean => /CERT|SELF_SIGNED|ALTNAME|HOSTNAME|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)

@@ -19,7 +19,7 @@ import { frameMessage, unframeMessages } from '../protocol/grpc-frame.js'
 import { splitCall } from '../protocol/grpc-method.js'
 import { descriptorTypes, protobuf } from '../protocol/protobuf-lazy.js'
 import { grpcCodeName } from '../protocol/grpc-status.js'
-import { tlsConnectOptions, type TlsSettings } from '../engine/tls-options.js'
+import { isTlsError, tlsConnectOptions, tlsFailure, type TlsSettings } from '../engine/tls-options.js'
 import type { RunOptions } from './run-options.js'
 import { resolveTls } from './resolve-options.js'
 
@@ -60,9 +60,10 @@ export interface ReflectOptions {
 /** The FileDescriptorSet of `service` and its imports, from the server at `url` (grpc:// or grpcs://). */
 export async function reflectSchema(url: string, service: string, o: ReflectOptions): Promise<Uint8Array> {
   const name = shownOrigin(url)
-  const session = await open(url, name, o)
+  const link: Link = { name, broken: null }
+  const session = await open(url, link, o)
   try {
-    const ask = async (version: string, request: ReflectionRequest) => call(session, version, request, name, o)
+    const ask = async (version: string, request: ReflectionRequest) => call(session, version, request, link, o)
     let version: string = VERSIONS[0]
     let first = await ask(version, { fileContainingSymbol: service })
     if (first === 'unimplemented') {
@@ -112,7 +113,21 @@ function reflectionTypes(): { request: Protobuf.Type; response: Protobuf.Type } 
   return types
 }
 
-function open(url: string, name: string, o: ReflectOptions): Promise<ClientHttp2Session> {
+/** The target as messages name it, and what broke its connection once it was made (a TLS 1.3 server refuses a client certificate only then). */
+interface Link {
+  name: string
+  broken: NodeJS.ErrnoException | null
+}
+
+/** A connection that failed: its TLS handshake (one line, what to do), or the target not there. */
+function unreachable(link: Link, err: NodeJS.ErrnoException): TargetUnreachableError {
+  const code = err.code ?? err.message
+  if (isTlsError(code)) return new TargetUnreachableError(tlsFailure(link.name, err))
+  return new TargetUnreachableError(`cannot connect to ${link.name} to read its schema by reflection (${code}): is the target running?`)
+}
+
+function open(url: string, link: Link, o: ReflectOptions): Promise<ClientHttp2Session> {
+  const name = link.name
   const origin = transportOrigin(url)
   const host = new URL(origin).hostname.replace(/^\[|\]$/g, '')
   return new Promise((resolve, reject) => {
@@ -124,18 +139,19 @@ function open(url: string, name: string, o: ReflectOptions): Promise<ClientHttp2
     session.once('connect', () => {
       clearTimeout(timer)
       session.removeAllListeners('error')
-      session.on('error', () => undefined) // a stream's call reports what went wrong
+      session.on('error', (err: NodeJS.ErrnoException) => (link.broken ??= err)) // the call on it reports it
       resolve(session)
     })
     session.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer)
-      reject(new TargetUnreachableError(`cannot read the schema of ${name} by reflection (${err.code ?? err.message}: ${err.message})`))
+      reject(unreachable(link, err))
     })
   })
 }
 
 /** One request on its own stream: the response, or 'unimplemented' (this version of the service is not there). */
-function call(session: ClientHttp2Session, version: string, request: ReflectionRequest, name: string, o: ReflectOptions): Promise<ReflectionResponse | 'unimplemented'> {
+function call(session: ClientHttp2Session, version: string, request: ReflectionRequest, link: Link, o: ReflectOptions): Promise<ReflectionResponse | 'unimplemented'> {
+  const name = link.name
   const { request: requestType, response: responseType } = reflectionTypes()
   const authority = o.metadata.find(([k]) => k.toLowerCase() === 'host')?.[1]
   const headers: Record<string, string | string[]> = {
@@ -161,7 +177,11 @@ function call(session: ClientHttp2Session, version: string, request: ReflectionR
     })
     stream.on('trailers', (h: IncomingHttpHeaders) => (status = h['grpc-status'] as string | undefined ?? status))
     stream.on('data', (c: Buffer) => chunks.push(c))
-    stream.on('error', (err: Error) => fail(err.message))
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      const broken = link.broken ?? (isTlsError(err.code ?? '') ? err : null)
+      if (broken) reject(unreachable(link, broken))
+      else fail(err.message)
+    })
     stream.on('end', () => {
       const code = Number(status ?? 2)
       if (code === GRPC_UNIMPLEMENTED) return resolve('unimplemented')
