@@ -7,7 +7,7 @@
 export { run } from './run/run.js'
 export type { RunOptions, HedgeRunOptions, GrpcRunOptions, RequestRecord, RequestSink, Progress } from './run/run-options.js'
 export type { ServiceConfig } from './run/grpc-target.js'
-export { runDemo, type DemoOptions, type DemoResult } from './sim/demo.js'
+export { runDemo, type DemoOptions, type DemoResult } from './cli/demo.js'
 
 // The result shape every renderer reads
 export * from './results/run-result.js'
@@ -44,7 +44,8 @@ export { renderCompareCsv } from './report/compare-csv.js'
 export { renderCompareJson } from './report/compare-json.js'
 
 // Sharded runs: the split, the agreed start, the exact merge, framed results for logs
-export { parseShard, shareOf, type Shard } from './run/shard.js'
+export { parseShard } from './run/shard.js'
+export { shareOf, type Shard } from './results/shard-share.js'
 export { parseStartAt } from './run/start-at.js'
 export { mergeResults, type MergeInput, type MergeOptions } from './stats/result-merge.js'
 export { encodeFrames, FrameCollector } from './results/result-frames.js'

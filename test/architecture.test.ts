@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url))
 
 /** Inner to outer, as in ARCHITECTURE.md. */
-const LAYERS = ['core', 'results', 'hedging', 'stats', 'protocol', 'engine', 'run', 'sim', 'report', 'cli'] as const
+const LAYERS = ['core', 'wire', 'results', 'hedging', 'stats', 'protocol', 'engine', 'run', 'sim', 'report', 'cli'] as const
 
 function sourceFiles(): string[] {
   const out: string[] = []
@@ -57,6 +57,26 @@ test('imports point inward: no layer uses a layer outside it', () => {
     }
   }
   assert.deepEqual(upward, [])
+})
+
+/**
+ * Siblings that must not use each other although the layer order would let
+ * them: the simulated target is the client's sibling, not its user (they
+ * share only wire/, the contract both sides speak), and the reports read
+ * results, never the run that made them.
+ */
+const NEVER: Record<string, readonly string[]> = {
+  sim: ['run', 'engine', 'hedging', 'stats'],
+  report: ['run', 'engine'],
+}
+
+test('siblings stay apart: sim never imports run, engine, hedging or stats; report never imports run or engine', () => {
+  const crossing: string[] = []
+  for (const file of sourceFiles()) {
+    const banned = NEVER[layerOf(file)] ?? []
+    for (const target of importsOf(file)) if (banned.includes(layerOf(target))) crossing.push(`${file} -> ${target}`)
+  }
+  assert.deepEqual(crossing, [])
 })
 
 test('no import cycle between modules', () => {

@@ -29,7 +29,7 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
       const requests = argv.n === undefined ? undefined : integer(argv.n, '-n')
       if (requests !== undefined && requests <= 0) throw new UsageError(`invalid -n "${argv.n}" (a whole number above 0)`)
       // Loaded when the demo runs, not for --help (issue 14: start-up time).
-      const [{ runDemo }, { renderDemo }, { startProgress }] = await Promise.all([import('../sim/demo.js'), import('../report/demo-text.js'), import('./progress.js')])
+      const [{ runDemo }, { renderDemo }, { startProgress }] = await Promise.all([import('./demo.js'), import('../report/demo-text.js'), import('./progress.js')])
       const progress = startProgress()
       try {
         const demo = await runDemo({

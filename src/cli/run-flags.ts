@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises'
 import { parseDuration } from '../core/duration.js'
 import { UsageError } from '../core/errors.js'
-import { parseHedgeDelayFlag } from '../hedging/delay-spec.js'
+import { parseHedgeDelayFlag } from '../core/delay-spec.js'
 import { parseHeader } from '../core/header-parse.js'
 import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
 import type { CancelMode, Mode, Schedule } from '../results/run-result.js'

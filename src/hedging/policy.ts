@@ -11,12 +11,12 @@ import { checkPolicy, replicaOrigin } from './policy-check.js'
 import type { ReplicaHealth } from './replica-health.js'
 import type { SaturationGate } from './saturation-gate.js'
 import type { CancelMode } from '../results/run-result.js'
+import { DEFAULT_HEDGE_HEADER } from '../wire/stats.js'
 
 /** gRPC: "Values greater than 5 are treated as 5." */
 export const MAX_ATTEMPTS_CAP = 5
-export const DEFAULT_HEDGE_HEADER = 'x-hedge-attempt'
-/** Tied requests (--tied): both copies carry one id here; a server that starts one drops the other (409). */
-export const TIE_HEADER = 'x-hedgebench-tie'
+/** The hedge's number and a tied request's id travel in these (the target's side of them: wire/stats.ts). */
+export { DEFAULT_HEDGE_HEADER, TIE_HEADER } from '../wire/stats.js'
 /** What a tie-aware server answers for the copy it dropped. */
 export const TIED_DROPPED_STATUS = 409
 export const DEFAULT_NON_FATAL = [502, 503, 504]

@@ -3,7 +3,7 @@
  * it (a shard reports against its own share, not the run's), or the shares
  * of the shards a partial merge holds. Null in a closed loop.
  */
-import { rateShareOf } from '../run/shard.js'
+import { rateShareOf } from '../results/shard-share.js'
 import type { RunResult } from '../results/run-result.js'
 import { round3 } from '../core/round.js'
 

@@ -9,7 +9,7 @@
  * puts HTTP/1.1 and h2c side by side.
  */
 import { formatMs } from '../core/duration.js'
-import type { DemoProtocol, DemoResult } from '../sim/demo.js'
+import type { DemoProtocol, DemoResult } from '../results/demo-result.js'
 import type { PhaseResult, RunResult } from '../results/run-result.js'
 import { formatTable } from './table.js'
 import { hedgeVerdict } from './verdict.js'

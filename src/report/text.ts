@@ -33,7 +33,7 @@ import { unsentBreakdown } from './unsent-text.js'
 import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, coveredPhases, coveredText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import { formatTable } from './table.js'
 import { generatorLines, shardBlock } from './generators-text.js'
-import { rateShareOf, shareOf } from '../run/shard.js'
+import { rateShareOf, shareOf } from '../results/shard-share.js'
 
 export interface TextOptions {
   /** ANSI colours for headings, warnings and the verdict (only on a TTY). */

@@ -9,7 +9,8 @@ import { UsageError } from '../core/errors.js'
 import { comparableConfig } from '../results/run-compat.js'
 import type { RunConfig, StartRecord } from '../results/run-result.js'
 import type { ResolvedRun } from './resolve-options.js'
-import { checkedShare, rateShareOf, type Shard } from './shard.js'
+import { rateShareOf, type Shard } from '../results/shard-share.js'
+import { checkedShare } from './shard.js'
 
 /**
  * Default run id: the agreed start time (or this process's own start) and

@@ -3,7 +3,7 @@
  * vegeta's `NewAttacker(Timeout(d), Workers(n))`: the CLI parses flags into
  * this, a program builds it directly. Durations are milliseconds.
  */
-import type { HedgeDelay } from '../hedging/delay-spec.js'
+import type { HedgeDelay } from '../core/delay-spec.js'
 import type { EjectionPolicy } from '../hedging/replica-health.js'
 import type { SaturationPolicy } from '../hedging/saturation-gate.js'
 import type { CancelMode, Mode, PhaseName, Schedule } from '../results/run-result.js'

@@ -3,45 +3,16 @@
  * received, beside the client's count of attempts put on the wire. This is
  * how hedgebench shows it does not have the lost-update bug.
  */
-import { request } from 'undici'
 import type { PhaseResult, ServerCrossCheck } from '../results/run-result.js'
 import { isGrpcUrl } from '../core/target-url.js'
-import { redactUrl } from '../core/redact.js'
-import { fetchGrpcStatsJson } from './grpc-stats.js'
-
-interface Totals {
-  received: number
-  completed: number
-  cancelled: number
-  hedgeHeader: number
-  /** Optional counters a target may report (the simulated replicas do). */
-  started?: number
-  tiedDropped?: number
-}
-
-/** What a stats endpoint answers; only `totals` is required. */
-interface StatsJson {
-  totals: Totals
-  replicas?: Array<{ url: string; busyMs?: number }>
-}
+import { fetchGrpcStatsJson } from '../wire/grpc-stats.js'
+import { fetchStatsJson, type StatsJson, type StatsTotals } from '../wire/stats.js'
 
 /** One read of the target's counters, and when it was taken. */
 export interface ServerSnapshot {
-  totals: Totals
+  totals: StatsTotals
   busyMs: Map<string, number>
   at: number
-}
-
-/**
- * GETs a stats endpoint's JSON (bounded wait; a fresh connection so no
- * socket lingers). Any target whose stats carry `totals` in this shape can
- * be cross-checked (--server-stats); the simulated replicas are one.
- */
-export async function fetchStatsJson<T>(statsUrl: string, timeoutMs = 5_000): Promise<T> {
-  const res = await request(statsUrl, { method: 'GET', reset: true, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs) })
-  const text = await res.body.text()
-  if (res.statusCode !== 200) throw new Error(`stats endpoint ${redactUrl(statsUrl)} answered ${res.statusCode}`)
-  return JSON.parse(text) as T
 }
 
 const COUNTERS = ['received', 'completed', 'cancelled', 'hedgeHeader'] as const
@@ -105,7 +76,7 @@ export class ServerCounter {
       now = await this.snapshot()
     }
     if (!now) return undefined
-    const delta = (key: keyof Totals): number => (now.totals[key] ?? 0) - (before.totals[key] ?? 0)
+    const delta = (key: keyof StatsTotals): number => (now.totals[key] ?? 0) - (before.totals[key] ?? 0)
     const received = delta('received')
     const check: ServerCrossCheck = {
       received,

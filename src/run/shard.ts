@@ -1,15 +1,11 @@
 /**
- * --shard I/N: one of N generators of one run. The load is split exactly:
- * shard I gets floor(total / N), plus one where I < total mod N, so the N
- * shares add up to what one process would have been asked for.
+ * --shard I/N: one of N generators of one run, read from the command line;
+ * the split itself is results/shard-share.ts.
  */
 import { UsageError } from '../core/errors.js'
+import { shareOf, type Shard } from '../results/shard-share.js'
 
-export interface Shard {
-  /** 0-based. */
-  index: number
-  count: number
-}
+export type { Shard } from '../results/shard-share.js'
 
 /** Upper bound on N: far more pods than anyone schedules for one target, small enough to catch a typo. */
 const MAX_SHARDS = 10_000
@@ -29,20 +25,6 @@ export function parseShard(text: string, env: NodeJS.ProcessEnv = process.env): 
   const index = Number(raw)
   if (index >= count) throw new UsageError(`invalid --shard ${index}/${count} (the index is 0-based: 0 to ${count - 1})`)
   return { index, count }
-}
-
-/** Shard `s`'s exact share of a whole-number total. */
-export function shareOf(total: number, s: Shard): number {
-  return Math.floor(total / s.count) + (s.index < total % s.count ? 1 : 0)
-}
-
-/**
- * Shard `s`'s share of a rate: the whole requests/s split like a count, and
- * a fractional part (-q 2.5) split evenly, so the shares add up to the rate.
- */
-export function rateShareOf(rate: number, s: Shard): number {
-  const whole = Math.floor(rate)
-  return shareOf(whole, s) + (rate - whole) / s.count
 }
 
 /** The share, refused when a shard would get nothing to do. */

@@ -5,7 +5,7 @@
  */
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { STATS_SERVICE } from '../run/grpc-stats.js'
+import { STATS_SERVICE } from '../wire/grpc-stats.js'
 
 /** The bundled service's schema: dist/src/sim/ -> ../../../proto. */
 export const SIM_PROTO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../proto/hedgebench-sim.proto')

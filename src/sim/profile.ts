@@ -40,8 +40,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { basename, dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from '../core/errors.js'
-import { readHedgeDelay, type HedgeDelay } from '../hedging/delay-spec.js'
-import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
+import { readHedgeDelay, type HedgeDelay } from '../core/delay-spec.js'
 import type { Mode } from '../results/run-result.js'
 import type { BaseSpec, ErrorSpec, ModelSpec, QueueSpec, Range, ReplicaOverride, StallSpec } from './latency-model.js'
 
@@ -262,21 +261,6 @@ function parseHedgeDelay(v: Validator, raw: unknown): HedgeDelay {
   if (readHedgeDelay(raw) !== null) return raw as HedgeDelay
   if (typeof raw === 'number') return v.num(raw, 'run.hedgeDelay', 0) // below 0: fails naming the bound
   return v.fail('run.hedgeDelay', `must be "auto", a percentile like "p95", or a number of milliseconds`)
-}
-
-/** The profile's run defaults as library options (the caller's own options win). */
-export function profileRunOptions(profile: Profile): Partial<RunOptions> {
-  const r = profile.run ?? {}
-  const out: Partial<RunOptions> = { profile: profile.name }
-  if (profile.seed !== undefined) out.seed = profile.seed
-  const plain = ['concurrency', 'requests', 'durationMs', 'rate', 'warmup', 'fanout', 'slowMs', 'timeoutMs', 'mode'] as const
-  for (const k of plain) if (r[k] !== undefined) (out as Record<string, unknown>)[k] = r[k]
-  const hedge: HedgeRunOptions = {}
-  if (r.hedgeDelay !== undefined) hedge.delay = r.hedgeDelay
-  if (r.maxAttempts !== undefined) hedge.maxAttempts = r.maxAttempts
-  if (r.budgetPct !== undefined) hedge.budgetPct = r.budgetPct
-  if (Object.keys(hedge).length > 0) out.hedge = hedge
-  return out
 }
 
 /** Small checker whose every failure is one line: "<file>: <field> <problem>". */

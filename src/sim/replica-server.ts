@@ -36,16 +36,15 @@ import type { Http2Server, Http2ServerRequest, Http2Session } from 'node:http2'
 import { createServer as createNetServer } from 'node:net'
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
-import { TIE_HEADER } from '../hedging/policy.js'
+import { CONTROL_PREFIX, TIE_HEADER, type StatsTotals } from '../wire/stats.js'
 import { TieRegistry } from './tie-registry.js'
 
-export { DEFAULT_HEDGE_HEADER } from '../hedging/policy.js'
-export const CONTROL_PREFIX = '/__hedgebench/'
-export { TIE_HEADER } from '../hedging/policy.js'
+export { CONTROL_PREFIX, DEFAULT_HEDGE_HEADER, TIE_HEADER } from '../wire/stats.js'
 const MAX_BODY_BYTES = 1 << 20
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
-export interface ReplicaCounts {
+/** The counters of the stats contract (wire/stats.ts), all of them kept, and more. */
+export interface ReplicaCounts extends StatsTotals {
   received: number
   completed: number
   cancelled: number

@@ -1,5 +1,5 @@
 /**
- * The demo: the seed article's experiment, reproduced against the built-in
+ * The demo (the CLI's: it runs the client against the simulated target): the seed article's experiment, reproduced against the built-in
  * simulated replicas. 3 replicas answering in 5-15 ms, 1 request in 100
  * stalling 1 s; 4000 plain calls then 4000 hedged calls at the warm-up p95,
  * at 4 and at 40 in flight, with the servers' own counts beside the client's.
@@ -7,10 +7,14 @@
  * against the same replicas, to show what a cancel costs on each.
  */
 import { run } from '../run/run.js'
-import { loadProfile, profileRunOptions, type Profile } from './profile.js'
-import { spawnTarget, type Target } from './target.js'
+import { loadProfile, type Profile } from '../sim/profile.js'
+import { spawnTarget, type Target } from '../sim/target.js'
 import type { Progress } from '../run/run-options.js'
 import type { RunResult } from '../results/run-result.js'
+import type { DemoProtocol, DemoResult } from '../results/demo-result.js'
+import { profileRunOptions } from './profile-options.js'
+
+export type { DemoProtocol, DemoResult } from '../results/demo-result.js'
 
 export interface DemoOptions {
   profile?: string
@@ -21,14 +25,6 @@ export interface DemoOptions {
   /** Run each concurrency over HTTP/1.1 and then over h2c (HTTP/2 with prior knowledge). */
   http2?: boolean
   onProgress?: (concurrency: number, p: Progress) => void
-}
-
-/** What a demo run spoke: set when the demo compares protocols. */
-export type DemoProtocol = 'HTTP/1.1' | 'h2c'
-
-export interface DemoResult {
-  profile: string
-  runs: Array<{ concurrency: number; result: RunResult; protocol?: DemoProtocol }>
 }
 
 export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
