@@ -136,10 +136,13 @@ test('rolling delay: the percentile of the recent window, refreshed every 32 sam
 
 test('rolling delay by age: samples older than the window are left out', () => {
   let now = 0
-  const d = new RollingPercentileDelay({ percentile: 50, initialMs: 20, minMs: 0, maxMs: 1000, windowMs: 100, now: () => now })
+  const d = new RollingPercentileDelay({ percentile: 95, initialMs: 20, minMs: 0, maxMs: 1000, windowMs: 100, now: () => now })
   for (let i = 0; i < 32; i++) d.observe(500)
   assert.equal(d.current(), 500)
-  now = 150
+  now = 100
   for (let i = 0; i < 32; i++) d.observe(5)
-  assert.equal(d.current(), 5, 'the 500 ms samples are 150 ms old')
+  assert.equal(d.current(), 500, 'at 100 ms the first samples are still in the window: p95 of 64 is one of them')
+  now = 150
+  for (let i = 0; i < 32; i++) d.observe(6)
+  assert.equal(d.current(), 6, 'the 500 ms samples are 150 ms old: left out')
 })

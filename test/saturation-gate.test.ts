@@ -81,3 +81,62 @@ test('a gRPC pushback holds hedges to its replica only, for the time it asks (10
   advance(3_600_000)
   assert.equal(gate.refuse('http://b', true), 'pushback')
 })
+
+test('error rate: judged over the last 100 outcomes once 20 are seen, above the limit only; it stops speculation, not failover', () => {
+  const gate = new SaturationGate({ ...DEFAULT_SATURATION, maxErrorRate: 0.25 }, () => 0)
+  for (let i = 0; i < 19; i++) gate.outcome(true)
+  assert.equal(gate.refuse('http://a', true), null, '19 outcomes: not judged yet')
+  gate.outcome(true)
+  assert.equal(gate.refuse('http://a', true), 'errorRate', '20 of 20 failed')
+  assert.equal(gate.refuse('http://a', false), null, 'a hedge a non-fatal answer asks for still goes')
+  // 20 failures then 60 successes: 20 / 80 = 25 %, not above the limit.
+  for (let i = 0; i < 60; i++) gate.outcome(false)
+  assert.equal(gate.refuse('http://a', true), null, 'exactly 25 % is not above 25 %')
+  gate.outcome(true)
+  assert.equal(gate.refuse('http://a', true), 'errorRate', '21 / 81')
+  // 100 successes push every failure out of the window of 100.
+  for (let i = 0; i < 100; i++) gate.outcome(false)
+  assert.equal(gate.refuse('http://a', true), null)
+  for (let i = 0; i < 25; i++) gate.outcome(true)
+  assert.equal(gate.refuse('http://a', true), null, '25 of the last 100')
+  gate.outcome(true)
+  assert.equal(gate.refuse('http://a', true), 'errorRate', '26 of the last 100')
+  const off = new SaturationGate({ ...DEFAULT_SATURATION, maxErrorRate: null }, () => 0)
+  for (let i = 0; i < 50; i++) off.outcome(true)
+  assert.equal(off.refuse('http://a', true), null, '--suppress-at-error-rate off')
+})
+
+test('in flight: a replica with --hedge-max-inflight attempts under way gets no speculative hedge; others do', () => {
+  const gate = new SaturationGate({ ...DEFAULT_SATURATION, maxInflight: 2 }, () => 0)
+  gate.launched('http://a')
+  assert.equal(gate.refuse('http://a', true), null)
+  gate.launched('http://a')
+  assert.equal(gate.refuse('http://a', true), 'targetBusy')
+  assert.equal(gate.refuse('http://b', true), null)
+  assert.equal(gate.refuse('http://a', false), null, 'failover is not held back')
+  gate.settled('http://a')
+  assert.equal(gate.refuse('http://a', true), null)
+  const unlimited = new SaturationGate(DEFAULT_SATURATION, () => 0)
+  for (let i = 0; i < 100; i++) unlimited.launched('http://a')
+  assert.equal(unlimited.refuse('http://a', true), null)
+})
+
+test('pushback: that replica only, for the time it asks (at most 10 s); a negative one for good', () => {
+  let now = 0
+  const gate = new SaturationGate(DEFAULT_SATURATION, () => now)
+  gate.signal('http://a', { pushbackMs: 500 })
+  assert.equal(gate.refuse('http://a', false), 'pushback')
+  assert.equal(gate.refuse('http://b', true), null)
+  now = 499
+  assert.equal(gate.refuse('http://a', true), 'pushback')
+  now = 500
+  assert.equal(gate.refuse('http://a', true), null)
+  gate.signal('http://a', { pushbackMs: 60_000 })
+  now = 10_499
+  assert.equal(gate.refuse('http://a', true), 'pushback')
+  now = 10_500
+  assert.equal(gate.refuse('http://a', true), null, 'capped at 10 s')
+  gate.signal('http://b', { pushbackMs: -1 })
+  now = 1e9
+  assert.equal(gate.refuse('http://b', true), 'pushback')
+})
