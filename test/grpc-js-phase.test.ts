@@ -22,6 +22,8 @@ import { join } from 'node:path'
 import { SHOP_PROTO, startGrpcServer, type GrpcTestServer, type SeenCall } from './helpers/grpc-server.js'
 import { parseCsv } from './helpers/csv.js'
 import { runCli } from './helpers/cli.js'
+import { spawnTarget } from '../src/sim/target.js'
+import { SIM_PROTO, SIM_SERVICE, SIM_WORK_CALL } from '../src/sim/grpc-replica.js'
 
 const servers: GrpcTestServer[] = []
 let result: RunResult
@@ -119,4 +121,19 @@ test('compare --phase grpc-js compares the grpc-js calls of saved runs, and tell
   assert.match(cli.stdout, /grpc-js/)
   const plainRun: RunResult = { ...result, grpcClient: undefined }
   assert.throws(() => compareRuns([{ name: 'a', result }, { name: 'p', result: plainRun }], { phase: 'grpc-js' }), /p has no grpc-js calls \(--hedge-by grpc-js\) phase to compare/)
+})
+
+test('the simulated gRPC replicas say what work began: the extra work of each phase is counted from it', async (t) => {
+  const target = await spawnTarget({ profile: { name: 'grpc-quick', description: 'fast', replicas: 2, seed: 3, file: null, model: { base: { type: 'uniform', min: 20, max: 30 }, stalls: [] } }, grpc: true })
+  t.after(() => target.close())
+  const sim: ServiceConfig = { methodConfig: [{ name: [{ service: SIM_SERVICE }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.005s' } }] }
+  const r = await run({ urls: target.urls, grpc: { proto: SIM_PROTO, call: SIM_WORK_CALL, hedgeBy: 'grpc-js', serviceConfig: sim }, concurrency: 2, requests: 10, warmup: 0, mode: 'hedged', hedge: { delay: 5, budgetPct: null as unknown as number }, serverStatsUrl: target.statsUrl })
+  for (const s of [r.phases.hedged!.server!, r.grpcClient!.server!]) {
+    assert.ok(s.started !== undefined, 'the replicas report started')
+    // Nothing is rejected here: every call that reached a handler began its work.
+    assert.equal(s.started, s.received)
+  }
+  const text = renderText(r)
+  assert.match(text, new RegExp(`${r.phases.hedged!.server!.started} copies began executing for 10 requests: \\+\\d+\\.\\d% extra work`))
+  assert.match(text, new RegExp(`Server work: +${r.grpcClient!.server!.started} calls began executing for 10 calls: \\+\\d+\\.\\d% extra work`))
 })

@@ -41,6 +41,10 @@ export function grpcClientFacts(g: GrpcClientResult): Array<[string, string]> {
     ...(g.generator ? [['Generator', generatorLines(g.generator).join(' · ')] as [string, string]] : []),
   ]
   if (g.server) facts.push(['Server cross-check', `server received ${g.server.received} vs client attempts ${g.attempts}: ${g.server.match ? 'MATCH' : 'MISMATCH'}; cancelled ${g.server.cancelled}`])
+  // The work the copies cost, as the servers count it where they report it (a copy reset before its handler ran cost nothing).
+  if (g.server?.started !== undefined && g.requests > 0) {
+    facts.push(['Server work', `${g.server.started} calls began executing for ${g.requests} calls: +${((100 * Math.max(0, g.server.started - g.requests)) / g.requests).toFixed(1)}% extra work (vs +${extra}% extra attempts sent)`])
+  }
   return facts
 }
 

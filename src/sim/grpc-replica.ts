@@ -6,6 +6,8 @@
  * checked against what the server received, exactly:
  *
  *   received   when the call's handler runs (headers and message in)
+ *   started    when its simulated work begins (out of the queue): the
+ *              work a run's copies really cost, as the HTTP replica's
  *   completed  when the answer is handed to grpc-js (any status)
  *   cancelled  when the client went away before the answer: grpc-js emits
  *              'cancelled' also after a normal end, so only a call not yet
@@ -32,6 +34,8 @@ const PREVIOUS_ATTEMPTS = 'grpc-previous-rpc-attempts'
 
 export interface GrpcReplicaCounts {
   received: number
+  /** Calls whose work began (the rest were rejected, or cancelled while queued). */
+  started: number
   completed: number
   cancelled: number
   /** Answered UNAVAILABLE at once because every worker was busy and the queue full. */
@@ -208,6 +212,7 @@ export class GrpcReplica {
 
   private start(job: Job): void {
     job.state = 'running'
+    if (job.epoch === this.shared.epoch) this.counts.started++
     const draw = this.model.draw()
     const now = performance.now()
     const finish = this.model.finishAt(now, draw.workMs)
@@ -274,13 +279,13 @@ function bindError(err: Error): Error {
 }
 
 function zeroGrpcCounts(): GrpcReplicaCounts {
-  return { received: 0, completed: 0, cancelled: 0, rejected: 0, byStatus: {}, hedgeHeader: 0, previousAttempts: {} }
+  return { received: 0, started: 0, completed: 0, cancelled: 0, rejected: 0, byStatus: {}, hedgeHeader: 0, previousAttempts: {} }
 }
 
 function sumGrpcCounts(list: GrpcReplicaCounts[]): GrpcReplicaCounts {
   const t = zeroGrpcCounts()
   for (const r of list) {
-    for (const k of ['received', 'completed', 'cancelled', 'rejected', 'hedgeHeader'] as const) t[k] += r[k]
+    for (const k of ['received', 'started', 'completed', 'cancelled', 'rejected', 'hedgeHeader'] as const) t[k] += r[k]
     for (const [s, n] of Object.entries(r.byStatus)) t.byStatus[s] = (t.byStatus[s] ?? 0) + n
     for (const [v, n] of Object.entries(r.previousAttempts)) t.previousAttempts[v] = (t.previousAttempts[v] ?? 0) + n
   }
