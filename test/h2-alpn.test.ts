@@ -7,32 +7,16 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer as createHttpsServer } from 'node:https'
 import { createSecureServer } from 'node:http2'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { buildConnector, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../src/engine/connection-pool.js'
 import { skipWithout } from './helpers/required-tool.js'
+import { NO_OPENSSL, selfSigned } from './helpers/tls-cert.js'
 
 const IN_FLIGHT = 6
 const SERVICE_MS = 100
-
-function selfSigned(): { key: Buffer; cert: Buffer } | null {
-  const dir = mkdtempSync(join(tmpdir(), 'hedgebench-tls-'))
-  try {
-    const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=127.0.0.1', '-days', '1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore', timeout: 10_000 })
-    if (r.status !== 0) return null
-    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }
-  } catch {
-    return null
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
 
 interface Seen {
   connections: number
@@ -85,7 +69,7 @@ function track(seen: Seen): (req: { httpVersion: string; socket: object }, res: 
 }
 
 const tls = selfSigned()
-const skip = skipWithout(tls !== null, 'openssl', 'openssl is not installed (apt-get install -y openssl)')
+const skip = skipWithout(tls !== null, 'openssl', NO_OPENSSL)
 
 test('--http2 on https://: ALPN h2 shares one session between the attempts in flight', { skip }, async (t) => {
   const seen: Seen = { connections: 0, maxInFlight: 0, versions: new Set() }

@@ -32,13 +32,14 @@ async function http11(): Promise<{ url: string; close(): void }> {
   return { url, close: () => srv.closeAllConnections() ?? srv.close() }
 }
 
-test('preflight: --http2 against an HTTP/1.1-only server stops before the run with one line naming it', async (t) => {
+test('preflight: --http2 against an HTTP/1.1-only server stops before the run with one line naming it (bad input: exit 2)', async (t) => {
   const s = await http11()
   t.after(() => s.close())
-  await assert.rejects(
-    run({ urls: [`${s.url}/`], http2: true, requests: 10, warmup: 0 }),
-    (err: Error) => err.name === 'TargetUnreachableError' && err.message.includes(`${s.url} does not speak HTTP/2`) && !err.message.includes('\n'),
-  )
+  await assert.rejects(run({ urls: [`${s.url}/`], http2: true, requests: 10, warmup: 0 }), (err: Error & { exitCode?: number }) => {
+    assert.equal(err.message, `${s.url} does not speak HTTP/2 (it answered HTTP/1.1 400 Bad Request): is it an HTTP/1.1-only server? (run it without --http2)`)
+    assert.equal(err.exitCode, 2)
+    return true
+  })
 })
 
 test('preflight: a target that accepts and never answers the h2 preface fails within the timeout, saying so', async (t) => {
@@ -67,8 +68,8 @@ test('preflight: a grpc:// target is named with its own scheme (refused, and HTT
       ),
     )
   const h1 = await hb(`grpc://127.0.0.1:${port}`)
-  assert.equal(h1.status, 1)
-  assert.equal(h1.stderr.trim(), `hedgebench: grpc://127.0.0.1:${port} does not speak HTTP/2 (it answered HTTP/1.1 400 Bad Request): is it an HTTP/1.1-only server?`)
+  assert.equal(h1.status, 2)
+  assert.equal(h1.stderr.trim(), `hedgebench: grpc://127.0.0.1:${port} does not speak HTTP/2 (it answered HTTP/1.1 400 Bad Request): not a gRPC server`)
   const refused = await hb('grpc://127.0.0.1:1')
   assert.equal(refused.status, 1)
   assert.match(refused.stderr, /^hedgebench: cannot connect to grpc:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)/)

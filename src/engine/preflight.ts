@@ -1,35 +1,51 @@
 /**
- * Before a run: can we connect to every replica at all? A target that
- * refuses connections should fail in a second with a message naming the URL,
- * not after a whole phase of ECONNREFUSED. A TCP connect (not an HTTP
- * request) keeps the server's request counts untouched. For https the TLS
- * handshake is part of connecting: a certificate the run would refuse on
- * every request (self-signed, wrong host, expired) fails here the same way,
- * naming the TLS error and -k.
+ * Before a run: can we connect to every replica at all, and does it speak
+ * the protocol the run will? A target that refuses connections should fail
+ * in a second with a message naming the URL, not after a whole phase of
+ * ECONNREFUSED. For https the TLS handshake is part of connecting: a
+ * certificate the run would refuse on every request (self-signed, wrong
+ * host, expired) fails here the same way, naming the TLS error and -k.
  *
- * HTTP/2 with prior knowledge (h2c: --http2 or grpc:// over cleartext) is
- * checked as curl --http2-prior-knowledge would fail: send the client
- * connection preface and expect the server's SETTINGS frame first. A server
- * that only speaks HTTP/1.1 answers 400, closes or says nothing; undici's
- * h2 client does not survive such a peer well, and every request would fail
- * anyway, so the run stops here with one line naming the target.
+ * What each origin speaks, and why it is looked at here:
+ * - h2c (--http2 or grpc:// over cleartext) is checked as curl
+ *   --http2-prior-knowledge would fail: send the client connection preface
+ *   and expect the server's SETTINGS frame first. A server that only speaks
+ *   HTTP/1.1 answers 400, closes or says nothing; every request would fail
+ *   anyway, so the run stops here with one line naming the target. One that
+ *   closes at once may be a TLS port given a cleartext scheme: a TLS
+ *   handshake then tells, and the line names the scheme to use.
+ * - TLS with --http2 (or grpcs://): ALPN must choose h2, offered as undici's
+ *   connector offers it; a server that chose HTTP/1.1 would carry the whole
+ *   run over HTTP/1.1 while the report said HTTP/2. Its SETTINGS must then
+ *   come too: a TLS 1.3 server refuses a client certificate (or its absence)
+ *   only after the client has finished its side of the handshake.
+ * - HTTP/1.1 over cleartext: an h2c-only server (nghttpd, nginx's h2c port,
+ *   node:http2's createServer) answers every HTTP/1.1 request with its
+ *   SETTINGS and a GOAWAY, and a run would end with 100 % socket errors. The
+ *   probe sends a request with an invalid Content-Length, which an HTTP/1.1
+ *   server must refuse with 400 before any handler sees it (RFC 9112 6.3),
+ *   so no server counts it as a request; an h2 server's frames are told from
+ *   any "HTTP/1.x" answer by their first bytes.
+ * Nothing here starts a request a server would count: the cross-check
+ * (run/server-check.ts) stays exact.
  *
  * Each probe also says which address it reached, so that two URLs naming
  * one server (127.0.0.1 and localhost) can be told apart from replicas, and
- * for h2c the streams the server allows at once (its SETTINGS), so that the
+ * for h2 the streams the server allows at once (its SETTINGS), so that the
  * run never puts more on one session than the server takes: Node would hold
  * the rest in the client, where an attempt counted as sent is not.
  */
 import { connect, isIP, type Socket } from 'node:net'
 import { connect as connectTls, type TLSSocket } from 'node:tls'
-import { TargetUnreachableError } from '../core/errors.js'
+import { TargetUnreachableError, UsageError } from '../core/errors.js'
+import type { WireProtocol } from '../results/run-result.js'
 import { isTlsError, tlsConnectOptions, tlsFailure, type TlsSettings } from './tls-options.js'
 
 export interface PreflightOptions {
   /** -k, --cacert, --cert/--key, --cname: the TLS the run's connections will use. */
   tls?: TlsSettings
-  /** The run speaks HTTP/2: cleartext origins must speak it with prior knowledge (h2c); a TLS one that chooses it by ALPN must send its SETTINGS. */
-  h2c?: boolean
+  /** The run speaks HTTP/2: with prior knowledge (h2c) on cleartext origins, by ALPN over TLS. */
+  http2?: boolean
   /** How each origin is named in messages (the target URL's own scheme, e.g. grpc://), by index. */
   names?: readonly string[]
 }
@@ -38,8 +54,10 @@ export interface PreflightOptions {
 export interface Reached {
   /** The address its connection reached ("127.0.0.1:8080", "[::1]:8080"). */
   address: string
-  /** h2c: the server's SETTINGS_MAX_CONCURRENT_STREAMS, or null (not h2c, or no limit sent). */
+  /** h2: the server's SETTINGS_MAX_CONCURRENT_STREAMS, or null (not h2, or no limit sent). */
   maxConcurrentStreams: number | null
+  /** What the run's connections to it speak. */
+  protocol: WireProtocol
 }
 
 /** Resolves with what each origin's probe found, by index. */
@@ -51,51 +69,82 @@ export function checkReachable(origins: readonly string[], timeoutMs: number, op
 const H2_PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])])
 const FRAME_HEADER_BYTES = 9
 const SETTINGS_FRAME = 4
+const GOAWAY_FRAME = 7
 /** RFC 9113 6.5.2. */
 const SETTINGS_MAX_CONCURRENT_STREAMS = 0x3
+/** RFC 9113 4.2: SETTINGS_MAX_FRAME_SIZE's initial value; a frame header announcing more is not one. */
+const MAX_FIRST_FRAME = 16_384
+/** ALPN as undici's connector offers it (core/connect.js): the server chooses as it will for the run. */
+const ALPN_H2 = ['http/1.1', 'h2']
+const ALPN_H1 = ['http/1.1']
 
-function probe(origin: string, name: string, timeoutMs: number, options: PreflightOptions): Promise<Reached> {
+interface Target {
+  url: URL
+  host: string
+  port: number
+  name: string
+  timeoutMs: number
+  options: PreflightOptions
+}
+
+async function probe(origin: string, name: string, timeoutMs: number, options: PreflightOptions): Promise<Reached> {
   const url = new URL(origin)
   const tls = url.protocol === 'https:'
-  const port = Number(url.port || (tls ? 443 : 80))
-  const host = url.hostname.replace(/^\[|\]$/g, '')
+  const target: Target = { url, host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || (tls ? 443 : 80)), name, timeoutMs, options }
+  const socket = await open(target, tls)
+  try {
+    const address = peerAddress(socket)
+    if (tls) return { address, ...(await overTls(socket as TLSSocket, target)) }
+    if (options.http2) return { address, maxConcurrentStreams: await h2Settings(socket, target), protocol: 'h2c' }
+    await expectHttp1(socket, target)
+    return { address, maxConcurrentStreams: null, protocol: 'http/1.1' }
+  } finally {
+    socket.destroy()
+  }
+}
+
+/** TLS: HTTP/1.1 unless the run speaks h2, which ALPN must then have chosen (the stream limit is read for h2c only). */
+async function overTls(socket: TLSSocket, target: Target): Promise<Omit<Reached, 'address'>> {
+  if (!target.options.http2) return { maxConcurrentStreams: null, protocol: 'http/1.1' }
+  const chosen = socket.alpnProtocol
+  if (chosen !== 'h2') throw new UsageError(`${target.name} does not speak HTTP/2 over TLS (ALPN chose ${chosen || 'no protocol'}, not h2)${withoutH2(target.name)}`)
+  await h2Settings(socket, target)
+  return { maxConcurrentStreams: null, protocol: 'h2' }
+}
+
+/** Connects (TLS: with the run's ALPN offer), or fails with one line saying why. */
+function open(target: Target, tls: boolean): Promise<Socket> {
+  const { host, port, name, timeoutMs, options } = target
   return new Promise((resolve, reject) => {
     const socket: Socket = tls
-      ? connectTls({ host, port, ...tlsConnectOptions(options.tls ?? {}, host), ...(options.h2c ? { ALPNProtocols: ['h2', 'http/1.1'] } : {}) })
+      ? connectTls({ host, port, ...tlsConnectOptions(options.tls ?? {}, host), ALPNProtocols: options.http2 ? ALPN_H2 : ALPN_H1 })
       : connect({ host, port })
     let connected = false
-    let speaking = false
-    const fail = (reason: string): void => {
+    const fail = (err: Error): void => {
       socket.destroy()
-      reject(new TargetUnreachableError(reason))
+      reject(err)
     }
-    socket.setTimeout(timeoutMs, () =>
-      fail(speaking ? notH2(name, `no HTTP/2 SETTINGS within ${timeoutMs} ms`) : `cannot connect to ${name} (no answer within ${timeoutMs} ms): is the target running?`),
-    )
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      const code = err.code ?? err.message
-      // The TCP connection was made: what failed is the TLS handshake (a certificate error has no 'connect' before it either, so look at the code).
-      if (speaking && !(tls && isTlsError(code))) fail(notH2(name, `connection failed: ${code}`))
-      else if (tls && (connected || isTlsError(code))) fail(tlsFailure(name, err))
-      else fail(`cannot connect to ${name} (${code}): is the target running?`)
-    })
+    socket.setTimeout(timeoutMs, () => fail(new TargetUnreachableError(`cannot connect to ${name} (no answer within ${timeoutMs} ms): is the target running?`)))
+    socket.once('error', (err: NodeJS.ErrnoException) => fail(connectError(target, tls, connected, err)))
     socket.once('connect', () => (connected = true))
     socket.once(tls ? 'secureConnect' : 'connect', () => {
-      const peer = peerAddress(socket)
-      // Over TLS, an h2 server's SETTINGS also say it accepted the handshake: a TLS 1.3 server refuses a
-      // client certificate (or its absence) only after the client has finished its side of it.
-      const h2 = tls ? (socket as TLSSocket).alpnProtocol === 'h2' : options.h2c === true
-      if (!h2) {
-        socket.destroy()
-        return resolve({ address: peer, maxConcurrentStreams: null })
-      }
-      speaking = true
-      expectSettings(socket, (maxConcurrentStreams) => {
-        socket.destroy()
-        resolve({ address: peer, maxConcurrentStreams: tls ? null : maxConcurrentStreams })
-      }, (why) => fail(notH2(name, why)))
+      socket.setTimeout(0)
+      socket.removeAllListeners('error')
+      // From here a failure is what the probe heard (exchange), never an uncaught 'error'.
+      socket.on('error', () => {})
+      resolve(socket)
     })
   })
+}
+
+function connectError(target: Target, tls: boolean, connected: boolean, err: NodeJS.ErrnoException): Error {
+  const { name } = target
+  const code = err.code ?? err.message
+  // The TCP connection was made (a certificate error has no 'connect' before it either, so look at the code): what failed is the TLS handshake.
+  if (!tls || !(connected || isTlsError(code))) return new TargetUnreachableError(`cannot connect to ${name} (${code}): is the target running?`)
+  if (isNotTls(code)) return new UsageError(`${name} does not answer in TLS (${code}): is it a cleartext port? use ${cleartextName(name)}`)
+  if (/NO_APPLICATION_PROTOCOL/.test(code)) return new UsageError(`${name} speaks HTTP/2 only (TLS ALPN offered http/1.1 and the server refused it): add --http2`)
+  return new TargetUnreachableError(tlsFailure(name, err))
 }
 
 function peerAddress(socket: Socket): string {
@@ -103,22 +152,70 @@ function peerAddress(socket: Socket): string {
   return `${isIP(address) === 6 ? `[${address}]` : address}:${socket.remotePort ?? '?'}`
 }
 
-/** Sends the h2 preface; `ok` (with the server's stream limit) if the first frame back is SETTINGS on stream 0, else `bad` with what came instead. */
-function expectSettings(socket: Socket, ok: (maxConcurrentStreams: number | null) => void, bad: (why: string) => void): void {
-  let got = Buffer.alloc(0)
-  socket.on('data', (chunk: Buffer) => {
-    got = Buffer.concat([got, chunk])
-    if (got.length < FRAME_HEADER_BYTES) return
-    const isSettings = got[3] === SETTINGS_FRAME && (got.readUInt32BE(5) & 0x7fffffff) === 0
-    // The whole SETTINGS payload, to read the stream limit from it.
-    if (isSettings && got.length < FRAME_HEADER_BYTES + got.readUIntBE(0, 3)) return
-    socket.removeAllListeners('data')
-    if (isSettings) return ok(maxStreamsOf(got.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + got.readUIntBE(0, 3))))
-    const text = got.subarray(0, 64).toString('latin1')
-    bad(text.startsWith('HTTP/1.') ? `it answered ${text.split('\r')[0]}` : 'its first frame was not SETTINGS')
+/** What came back on a probe connection before the reader had enough, or the connection ended. */
+interface Heard {
+  bytes: Buffer
+  /** Nothing more came within the timeout (else: enough came, or the connection ended). */
+  timedOut: boolean
+  /** Why the connection failed, when it did. */
+  error?: NodeJS.ErrnoException
+}
+
+/** Writes `hello`, then collects what the server sends until `enough(bytes)`, the end, or the timeout. */
+function exchange(socket: Socket, hello: Buffer, timeoutMs: number, enough: (bytes: Buffer) => boolean): Promise<Heard> {
+  return new Promise((resolve) => {
+    let bytes = Buffer.alloc(0)
+    const onData = (chunk: Buffer): void => {
+      bytes = Buffer.concat([bytes, chunk])
+      if (enough(bytes)) done(false)
+    }
+    const onClose = (): void => done(false)
+    const onError = (err: NodeJS.ErrnoException): void => done(false, err)
+    const done = (timedOut: boolean, error?: NodeJS.ErrnoException): void => {
+      clearTimeout(timer)
+      socket.off('data', onData).off('end', onClose).off('error', onError)
+      resolve({ bytes, timedOut, ...(error ? { error } : {}) })
+    }
+    const timer = setTimeout(() => done(true), timeoutMs)
+    socket.on('data', onData).once('end', onClose).once('error', onError)
+    socket.write(hello)
   })
-  socket.once('end', () => bad('it closed the connection'))
-  socket.write(H2_PREFACE)
+}
+
+interface FrameHeader {
+  length: number
+  type: number
+  stream: number
+}
+
+const frameHeader = (b: Buffer): FrameHeader | null =>
+  b.length < FRAME_HEADER_BYTES ? null : { length: b.readUIntBE(0, 3), type: b[3]!, stream: b.readUInt32BE(5) & 0x7fffffff }
+
+/** The whole first frame when it is SETTINGS (its payload holds the stream limit); else its header says enough. */
+const settingsRead = (b: Buffer): boolean => {
+  const f = frameHeader(b)
+  return f !== null && (f.type !== SETTINGS_FRAME || b.length >= FRAME_HEADER_BYTES + f.length)
+}
+
+/** Sends the h2 preface: the server's stream limit if the first frame back is SETTINGS on stream 0, else one line saying what came instead. */
+async function h2Settings(socket: Socket, target: Target): Promise<number | null> {
+  const { name, timeoutMs } = target
+  const heard = await exchange(socket, H2_PREFACE, timeoutMs, settingsRead)
+  const f = frameHeader(heard.bytes)
+  if (f && f.type === SETTINGS_FRAME && f.stream === 0 && heard.bytes.length >= FRAME_HEADER_BYTES + f.length) {
+    return maxStreamsOf(heard.bytes.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + f.length))
+  }
+  // A TLS 1.3 server's refusal of the client's certificate arrives here, after the handshake seemed done.
+  if (heard.error && target.url.protocol === 'https:' && isTlsError(heard.error.code ?? '')) throw new TargetUnreachableError(tlsFailure(name, heard.error))
+  if (heard.timedOut && heard.bytes.length === 0) throw new TargetUnreachableError(notH2(name, `no HTTP/2 SETTINGS within ${timeoutMs} ms`))
+  const text = heard.bytes.subarray(0, 64).toString('latin1')
+  if (text.startsWith('HTTP/1.')) throw new UsageError(notH2(name, `it answered ${text.split('\r')[0]}`))
+  if (heard.bytes.length > 0) throw new UsageError(notH2(name, 'its first frame was not SETTINGS'))
+  // Closed without a word: what a TLS server does with cleartext it cannot read.
+  if (target.url.protocol === 'http:' && (await speaksTls(target))) {
+    throw new UsageError(`${name} speaks TLS, not HTTP/2 in cleartext (it closed the connection on the h2 preface, and a TLS handshake succeeded): use ${tlsName(name)}`)
+  }
+  throw new UsageError(notH2(name, 'it closed the connection'))
 }
 
 /** SETTINGS_MAX_CONCURRENT_STREAMS from a SETTINGS payload (6-byte id/value pairs), or null when the server sets none. */
@@ -128,5 +225,45 @@ function maxStreamsOf(payload: Buffer): number | null {
   return limit
 }
 
-const notH2 = (name: string, why: string): string => `${name} does not speak HTTP/2 (${why}): is it an HTTP/1.1-only server?`
+/** A TLS handshake with the origin succeeds (any certificate): it is a TLS port. */
+function speaksTls(target: Target): Promise<boolean> {
+  return new Promise((resolve) => {
+    const { host, port } = target
+    const socket = connectTls({ host, port, rejectUnauthorized: false, ALPNProtocols: ALPN_H2, ...(isIP(host) ? {} : { servername: host }) })
+    const done = (yes: boolean): void => {
+      socket.destroy()
+      resolve(yes)
+    }
+    socket.setTimeout(target.timeoutMs, () => done(false))
+    socket.once('error', () => done(false))
+    socket.once('secureConnect', () => done(true))
+  })
+}
 
+/** A request every HTTP/1.1 server must refuse with 400 before any handler sees it (RFC 9112 6.3: an invalid Content-Length). */
+const http1Probe = (host: string): Buffer => Buffer.from(`OPTIONS * HTTP/1.1\r\nHost: ${host}\r\nContent-Length: invalid\r\n\r\n`, 'latin1')
+
+/** Enough to tell "HTTP/1.x" (7 bytes) from an h2 frame header (9). */
+const answerRead = (b: Buffer): boolean => b.length >= FRAME_HEADER_BYTES
+
+/** Cleartext HTTP/1.1: refused when the answer is an h2 server's SETTINGS or GOAWAY; anything else (400, a close, silence) lets the run go on. */
+async function expectHttp1(socket: Socket, target: Target): Promise<void> {
+  const heard = await exchange(socket, http1Probe(target.url.host), target.timeoutMs, answerRead)
+  const f = frameHeader(heard.bytes)
+  if (f && (f.type === SETTINGS_FRAME || f.type === GOAWAY_FRAME) && f.stream === 0 && f.length <= MAX_FIRST_FRAME) {
+    const frame = f.type === SETTINGS_FRAME ? 'SETTINGS' : 'GOAWAY'
+    throw new UsageError(`${target.name} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 ${frame} frame): add --http2`)
+  }
+}
+
+const notH2 = (name: string, why: string): string => `${name} does not speak HTTP/2 (${why})${withoutH2(name)}`
+
+/** What to do about an origin that does not speak h2: a gRPC target is no gRPC server; an HTTP one is run without --http2. */
+const withoutH2 = (name: string): string => (/^grpcs?:/.test(name) ? ': not a gRPC server' : ': is it an HTTP/1.1-only server? (run it without --http2)')
+
+/** The same origin named with the TLS scheme (grpc -> grpcs, http -> https), and back. */
+const tlsName = (name: string): string => name.replace(/^(grpc|http):/, '$1s:')
+const cleartextName = (name: string): string => name.replace(/^(grpc|http)s:/, '$1:')
+
+/** OpenSSL's codes for a peer that did not answer a ClientHello with TLS records. */
+const isNotTls = (code: string): boolean => /WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|RECORD_LAYER_FAILURE/.test(code)

@@ -14,6 +14,7 @@ import { PERCENTILE_KEYS, PHASE_NAMES } from '../results/run-result.js'
 import type { Figures, GcPauses, GrpcClientResult, HedgingStats, LatencySummary, PhaseResult, ReplicaFigures, RunResult } from '../results/run-result.js'
 import { labelledStatuses } from './status-label.js'
 import { askedRate } from './asked-rate.js'
+import { protocolIds, replicaProtocol } from '../results/wire-protocol.js'
 
 const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max']
 
@@ -78,6 +79,9 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   'late_sends',
   'service_p50_ms',
   'service_p99_ms',
+  // What the connections spoke (http/1.1, h2, h2c; "unknown" in runs saved before it was recorded): the replica's on
+  // its rows, the run's distinct ones on phase rows.
+  'protocol',
 ]
 
 type Cell = string | number
@@ -88,8 +92,8 @@ export function renderCsvSummary(result: RunResult): string {
   for (const name of PHASE_NAMES) {
     const phase = result.phases[name]
     if (!phase) continue
-    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result))])
-    for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null)])
+    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result)), protocolIds(result)])
+    for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null), replicaProtocol(result, replica.url)])
   }
   if (result.grpcClient) for (const row of grpcClientRows(result.grpcClient)) rows.push([...run, ...row])
   return stringify(rows)

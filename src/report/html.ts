@@ -11,6 +11,7 @@ import { configEntries, readableConfigValue } from '../results/config-entries.js
 import { formatMs } from '../core/duration.js'
 import type { HedgingStats, PhaseName, PhaseResult, RunResult, StageSummary } from '../results/run-result.js'
 import { extraLoadPct } from '../results/extra-load.js'
+import { protocolsText, replicaProtocolLabel } from '../results/wire-protocol.js'
 import { hedgingAdvice } from './hedging-advice.js'
 import { escapeHtml } from './escape.js'
 import { PALETTE } from './svg-chart.js'
@@ -50,7 +51,7 @@ export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {
     summarySection(all),
     hedgingSection(measured, named),
     detailsSection(measured),
-    replicasSection(all),
+    replicasSection(all, named),
     serverSection(all),
     generatorSection(all),
     ...named.map(mergeSection),
@@ -121,9 +122,10 @@ function runsSection(runs: NamedRun[]): string {
     result.startedAt,
     result.finishedAt,
     result.partial ? `interrupted in ${result.stoppedIn ?? '?'}` : 'complete',
+    protocolsText(result),
     result.version,
   ])
-  return section(runs.length === 1 ? 'Run' : 'Runs', table(['run', 'label', 'started', 'finished', 'status', 'hedgebench'], rows))
+  return section(runs.length === 1 ? 'Run' : 'Runs', table(['run', 'label', 'started', 'finished', 'status', 'protocol', 'hedgebench'], rows))
 }
 
 /** Between saved runs only (a run's own phases share one configuration). */
@@ -226,11 +228,13 @@ function detailsSection(sources: ChartSource[]): string {
   return section('Details', table(['attempts', 'completed', 'conn setup (opened)', 'req write', 'resp wait', 'resp read'], rows, 'Where the time of completed attempts went: p50 / p99 / max'))
 }
 
-function replicasSection(sources: ChartSource[]): string {
-  const rows = sources.flatMap(({ name, phase }) =>
-    phase.replicas.map((r) => [
+function replicasSection(sources: ChartSource[], runs: NamedRun[]): string {
+  const rows = sources.flatMap(({ name, phase, runPhases }) => {
+    const result = runs.find((r) => r.result.phases === runPhases)?.result
+    return phase.replicas.map((r) => [
       name,
       r.url,
+      result ? replicaProtocolLabel(result, r.url) : '-',
       String(r.requests),
       String(r.attempts),
       String(r.wins),
@@ -239,14 +243,14 @@ function replicasSection(sources: ChartSource[]): string {
       r.ejections === undefined ? '-' : String(r.ejections),
       formatMs(r.latencyMs.p50),
       formatMs(r.latencyMs.p99),
-    ]),
-  )
+    ])
+  })
   if (rows.length === 0) return ''
   const events = sources.flatMap(({ name, phase }) =>
     (phase.ejections ?? []).map((e) => [name, e.url, formatMs(e.atMs), formatMs(e.forMs), e.readmittedAtMs === null ? 'still out' : formatMs(e.readmittedAtMs), e.cause]),
   )
   const ejectionTable = events.length > 0 ? `\n${table(['phase', 'url', 'ejected at', 'for', 'readmitted at', 'cause'], events, 'Outlier ejections (times from the phase start)')}` : ''
-  return section('Replicas', table(['phase', 'url', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'ejected', 'p50', 'p99'], rows) + ejectionTable)
+  return section('Replicas', table(['phase', 'url', 'protocol', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'ejected', 'p50', 'p99'], rows) + ejectionTable)
 }
 
 /** The target's own account (--server-stats, the built-in replicas): counts, work done, confirmed cancels, utilisation. */

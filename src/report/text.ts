@@ -16,6 +16,7 @@ import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
 import { round3 } from '../core/round.js'
 import { askedRate } from './asked-rate.js'
+import { protocolsText } from '../results/wire-protocol.js'
 import { generatorFailuresText, inFlightText, interruptedText, partialText } from './interrupted-text.js'
 import type {
   Figures,
@@ -64,13 +65,6 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
 
 // ---- run-level blocks ------------------------------------------------------
 
-/** --http2: prior knowledge (h2c) on http:// targets, ALPN on https:// ones. */
-function httpVersion(urls: readonly string[]): string {
-  const cleartext = urls.some((u) => u.startsWith('http:'))
-  const tls = urls.some((u) => u.startsWith('https:'))
-  return `HTTP/2 (${[cleartext ? 'h2c' : '', tls ? 'h2 via ALPN' : ''].filter(Boolean).join(', ')})`
-}
-
 function header(result: RunResult): string[] {
   const c = result.config
   const urls = c.urls.length === 1 ? redactUrl(c.urls[0]!) : `${c.urls.length} replicas`
@@ -84,7 +78,7 @@ function header(result: RunResult): string[] {
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
   return [
     `hedgebench ${result.version} · ${JSON.stringify(result.label)} · ${result.startedAt} -> ${result.finishedAt}`,
-    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${mixed}${rate}${fanout} · mode ${c.mode} (${c.schedule})${c.http2 ? ` · ${httpVersion(c.urls)}` : ''}${shard}`,
+    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${mixed}${rate}${fanout} · mode ${c.mode} (${c.schedule}) · ${protocolsText(result)}${shard}`,
   ]
 }
 

@@ -6,7 +6,7 @@
  */
 import { UsageError } from '../core/errors.js'
 import { statusFromKey, statusKey } from '../core/status.js'
-import { PERCENTILE_KEYS, PHASE_NAMES, RESULT_SCHEMA } from './run-result.js'
+import { PERCENTILE_KEYS, PHASE_NAMES, RESULT_SCHEMA, WIRE_PROTOCOLS } from './run-result.js'
 import type { Figures, PhaseResult, RunResult } from './run-result.js'
 import { READABLE_SCHEMAS, upgradeResult } from './result-upgrade.js'
 
@@ -90,7 +90,15 @@ function resultProblem(value: unknown): string | null {
   if (config !== null) return `invalid result: config${config}`
   if (!isStrings(value.warnings)) return 'invalid result: "warnings" must be an array of strings'
   if (!isObject(value.phases)) return 'invalid result: "phases" is missing'
-  return phasesProblem(value.phases)
+  return protocolsProblem(value.protocols) ?? phasesProblem(value.phases)
+}
+
+/** Absent in results saved before it was recorded; else one {url, protocol} per replica. */
+function protocolsProblem(protocols: unknown): string | null {
+  if (protocols === undefined) return null
+  if (!Array.isArray(protocols)) return 'invalid result: "protocols" must be an array'
+  const bad = protocols.findIndex((p) => !isObject(p) || typeof p.url !== 'string' || !(WIRE_PROTOCOLS as readonly unknown[]).includes(p.protocol))
+  return bad < 0 ? null : `invalid result: protocols[${bad}] must be {url, protocol} with protocol one of ${WIRE_PROTOCOLS.join(', ')}`
 }
 
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')

@@ -451,6 +451,26 @@ export interface RunResult {
   merge?: MergeSummary
   /** --hedge-by grpc-js: the hedged calls as a real grpc-js client made them. */
   grpcClient?: GrpcClientResult
+  /**
+   * What each replica's connections spoke, in config.urls order, as the
+   * pre-run check found it (engine/preflight.ts). Absent in results saved
+   * before it was recorded: results/wire-protocol.ts reads it.
+   */
+  protocols?: ReplicaProtocol[]
+}
+
+/**
+ * The protocol on a replica's connections: HTTP/1.1, HTTP/2 chosen by TLS
+ * ALPN ("h2"), or HTTP/2 with prior knowledge over cleartext ("h2c"); a gRPC
+ * target's calls travel on one of the two h2 kinds.
+ */
+export type WireProtocol = 'http/1.1' | 'h2' | 'h2c'
+export const WIRE_PROTOCOLS: readonly WireProtocol[] = ['http/1.1', 'h2', 'h2c']
+
+export interface ReplicaProtocol {
+  /** As in config.urls (credentials redacted). */
+  url: string
+  protocol: WireProtocol
 }
 
 /**

@@ -52,8 +52,8 @@ export async function run(given: RunOptions): Promise<RunResult> {
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)
-  const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { tls: cfg.tls, h2c: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
-  return new RunSession(withStreamLimits(cfg, reached), options, buildConfigRecord(whole), reached.map((r) => r.address)).execute()
+  const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
+  return new RunSession(withStreamLimits(cfg, reached), options, buildConfigRecord(whole), reached).execute()
 }
 
 /** h2c: the streams each server said it takes at once, for the connections (connection-pool.ts); unchanged when none said. */
@@ -120,8 +120,8 @@ class RunSession {
     readonly cfg: ResolvedRun,
     readonly options: RunOptions,
     readonly config: RunConfig,
-    /** The address each URL's connection reached (preflight), by index. */
-    readonly peers: readonly string[],
+    /** What the pre-run check found of each URL (the address reached, the protocol spoken), by index. */
+    readonly reached: readonly Reached[],
   ) {
     this.#clock = options.wallClock ?? systemClock
     this.#startedAt = new Date(this.#clock())
@@ -425,7 +425,7 @@ class RunSession {
   #result(): RunResult {
     const cfg = this.cfg
     const identity = this.#identity() // first: a late start adds a warning
-    const warnings = [...this.#warnings, ...runWarnings(cfg, this.peers), ...ignoredOptions(this.options, cfg)]
+    const warnings = [...this.#warnings, ...runWarnings(cfg, this.reached.map((r) => r.address)), ...ignoredOptions(this.options, cfg)]
     if (this.options.durationMs !== undefined && this.options.requests !== undefined) {
       warnings.push(`-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`)
     }
@@ -446,6 +446,7 @@ class RunSession {
       warnings,
       ...identity,
       ...(this.#grpcClient ? { grpcClient: this.#grpcClient } : {}),
+      protocols: cfg.urls.map((url, i) => ({ url: redactUrl(url), protocol: this.reached[i]!.protocol })),
     }
   }
 

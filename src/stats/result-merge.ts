@@ -28,6 +28,7 @@ import {
 } from '../results/run-result.js'
 import { histogramPrecision } from './histogram.js'
 import { mergePhaseParts } from './phase-algebra.js'
+import { mergeProtocols } from '../results/wire-protocol.js'
 
 export interface MergeInput {
   result: RunResult
@@ -54,6 +55,7 @@ export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): Run
     if (parts.length > 0) phases[name] = mergePhase(name, parts, rows)
   }
   const merge = summary(rows, shardCount, missing)
+  const protocols = mergeProtocols(results)
   const first = results[0]!
   const seeds = new Set(results.map((r) => r.config.seed))
   const { seed: _seed, ...configWithoutSeed } = first.config
@@ -71,6 +73,7 @@ export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): Run
     ...(first.runId === undefined ? {} : { runId: first.runId }),
     generators: rows,
     merge,
+    ...(protocols ? { protocols } : {}),
   }
 }
 
