@@ -118,7 +118,7 @@ function hasRawHeader(raw: Buffer[], name: string): boolean {
 }
 
 /** undici hands h2 trailers over as Node's header object; HTTP/1.1 ones as a raw array. */
-function trailerLookup(trailers: unknown): HeaderLookup {
+export function trailerLookup(trailers: unknown): HeaderLookup {
   if (Array.isArray(trailers)) return rawLookup(trailers.map((t) => (Buffer.isBuffer(t) ? t : Buffer.from(String(t), 'latin1'))))
   const record = trailers as Record<string, string | string[] | undefined>
   return (name) => {

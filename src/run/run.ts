@@ -20,6 +20,7 @@ import { PhaseStats, type HedgingSetup } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-snapshot.js'
 import { checkReachable, type Reached } from '../engine/preflight.js'
 import { tlsConnector, type TlsSettings } from '../engine/tls-options.js'
+import { checkGrpcTargets } from './grpc-probe.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
 import { withReflectedSchema } from './grpc-reflection.js'
@@ -52,8 +53,22 @@ export async function run(given: RunOptions): Promise<RunResult> {
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)
-  const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names: cfg.urls.map(shownOrigin) })
-  return new RunSession(withStreamLimits(cfg, reached), options, buildConfigRecord(whole), reached).execute()
+  const names = cfg.urls.map(shownOrigin)
+  const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names })
+  const checked = withStreamLimits(cfg, reached)
+  if (checked.grpc) await checkGrpcService(checked, checked.grpc.call, names)
+  return new RunSession(checked, options, buildConfigRecord(whole), reached).execute()
+}
+
+/** gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method (grpc-probe.ts). */
+async function checkGrpcService(cfg: ResolvedRun, call: string, names: readonly string[]): Promise<void> {
+  const agent = createAgent(cfg)
+  const opts = buildDispatchOptions(cfg)
+  try {
+    await checkGrpcTargets(agent, cfg.origins.map((origin, i) => ({ name: names[i]!, opts: opts.get(origin)! })), call)
+  } finally {
+    await agent.destroy()
+  }
 }
 
 /** h2c: the streams each server said it takes at once, for the connections (connection-pool.ts); unchanged when none said. */

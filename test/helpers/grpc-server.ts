@@ -4,13 +4,17 @@
  * differ only in what their descriptor says about calling them twice
  * (Get: NO_SIDE_EFFECTS, Put: IDEMPOTENT, Reserve: nothing). Each call is
  * recorded as the server's handler saw it, and answered as the test's
- * behaviour says (a delay, an error with metadata, headers sent first).
+ * behaviour says (a delay, an error with metadata, headers sent first). A
+ * request that is no Req (the pre-run check's undecodable call) is refused
+ * INTERNAL before any handler runs, as a generated server's deserializer
+ * refuses it.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Metadata, Server, ServerCredentials } from '@grpc/grpc-js'
 import type { sendUnaryData, ServerUnaryCall, ServiceDefinition } from '@grpc/grpc-js'
+import protobuf from 'protobufjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-test-'))
 export const SHOP_PROTO = join(dir, 'shop.proto')
@@ -54,6 +58,9 @@ export interface GrpcTestServer {
 }
 
 const identity = (b: Buffer): Buffer => b
+const Req = protobuf.loadSync(SHOP_PROTO).lookupType('shop.Req')
+/** The bytes as they arrived, once they decode as a Req (grpc-js answers INTERNAL when this throws). */
+const checked = (b: Buffer): Buffer => (Req.decode(b), b)
 
 /** A server answering every call as `answer` says (it sees each call and its number on this server). */
 export async function startGrpcServer(answer: (call: SeenCall, n: number) => Answer = () => ({})): Promise<GrpcTestServer> {
@@ -62,7 +69,7 @@ export async function startGrpcServer(answer: (call: SeenCall, n: number) => Ans
   const definition: Record<string, ServiceDefinition[string]> = {}
   const handlers: Record<string, (c: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => void> = {}
   for (const name of SHOP_METHODS) {
-    definition[name] = { path: `/shop.Inventory/${name}`, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity }
+    definition[name] = { path: `/shop.Inventory/${name}`, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: checked, responseSerialize: identity, responseDeserialize: identity }
     handlers[name] = (c, cb) => {
       const deadline = c.getDeadline()
       const at = deadline instanceof Date ? deadline.getTime() : Number(deadline)
