@@ -1,6 +1,7 @@
 /**
- * hedgebench as a library: what a program would call. The CLI in src/cli is
- * a thin layer over exactly these.
+ * hedgebench as a library: what a program would call, and nothing else (the
+ * engine's parts, protocols and helpers stay inside; test/public-api.test.ts
+ * lists this surface exactly). The CLI in src/cli is a thin layer over these.
  */
 
 // Running a measurement
@@ -10,22 +11,16 @@ export type { ServiceConfig } from './run/grpc-target.js'
 export { runDemo, type DemoOptions, type DemoResult } from './cli/demo.js'
 
 // The result shape every renderer reads
-export * from './results/run-result.js'
+export type * from './results/run-result.js'
+export { RESULT_SCHEMA } from './results/run-result.js'
 
 // The hedging policy, usable in production code: an undici interceptor
 export { createHedgeInterceptor, hedged } from './engine/hedge-interceptor.js'
-export { httpProtocol } from './protocol/http.js'
-export { grpcProtocol } from './protocol/grpc.js'
-export { loadGrpcMethod, type GrpcMethod, type GrpcSchemaSource } from './protocol/grpc-method.js'
-export { encodeRequestBody, encodeRequestMessage, type GrpcMessageSource } from './protocol/grpc-message.js'
-export { grpcCodeName, GRPC_CODE_NAMES } from './protocol/grpc-status.js'
-export type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol/protocol.js'
-export { normalizePolicy, isIdempotentMethod, MAX_ATTEMPTS_CAP, DEFAULT_HEDGE_HEADER, type HedgePolicy, type ResolvedPolicy } from './hedging/policy.js'
+export { grpcCodeName } from './protocol/grpc-status.js'
+export { isIdempotentMethod, MAX_ATTEMPTS_CAP, DEFAULT_HEDGE_HEADER, type HedgePolicy } from './hedging/policy.js'
 export type { HedgeObserver, AttemptOutcome, HedgeOutcome } from './hedging/observer.js'
 export { HedgeCancelledError, DeadlineExceededError } from './hedging/errors.js'
-export { TokenBucket } from './hedging/token-bucket.js'
 export { fixedDelay, RollingPercentileDelay, type DelaySource } from './hedging/delay-source.js'
-export { pickHedgeTarget, RoundRobin } from './hedging/replica-picker.js'
 
 // Renderers: pure functions over RunResult
 export { renderText } from './report/text.js'
@@ -35,8 +30,7 @@ export { renderHtml } from './report/html.js'
 export { renderDemo } from './report/demo-text.js'
 
 // Saved runs and comparison
-export { saveResult, loadResult, writeFileAtomic } from './report/results-store.js'
-export { createRequestLog, type RequestLog } from './results/request-log.js'
+export { saveResult, loadResult } from './report/results-store.js'
 export { compareRuns, compareWithin, type Comparison } from './report/compare.js'
 export { parseFailIf, checkFailIf } from './report/fail-if.js'
 export { renderCompareText } from './report/compare-text.js'
@@ -48,17 +42,15 @@ export { parseShard } from './run/shard.js'
 export { shareOf, type Shard } from './results/shard-share.js'
 export { parseStartAt } from './run/start-at.js'
 export { mergeResults, type MergeInput, type MergeOptions } from './stats/result-merge.js'
-export { encodeFrames, FrameCollector } from './results/result-frames.js'
+export { encodeFrames } from './results/result-frames.js'
 
 // The built-in simulated target
 export { startTarget, spawnTarget, fetchServerStats, resetServerStats, type Target, type TargetOptions } from './sim/target.js'
 export { loadProfile, listProfiles, parseProfile, type Profile } from './sim/profile.js'
 export { fetchGrpcServerStats, resetGrpcServerStats } from './sim/grpc-stats-client.js'
-export { SIM_PROTO, SIM_WORK_CALL } from './sim/grpc-sim-service.js'
 export type { GrpcServerStats } from './sim/grpc-replica.js'
 
 // Parsing helpers and errors
 export { parseDuration, formatMs } from './core/duration.js'
-export { parseHeader } from './core/header-parse.js'
 export { redactHeaders, redactUrl } from './core/redact.js'
 export { UsageError, TargetUnreachableError } from './core/errors.js'
