@@ -2,11 +2,15 @@
  * A saved result edited by hand (issue 32): whatever field is removed,
  * nulled or given the wrong type, reading it either works or fails with one
  * line naming the file and the field (exit 2 on the CLI), for report,
- * compare and merge; never a JavaScript error from a renderer.
+ * compare and merge; never a JavaScript error from a renderer. Control
+ * characters in a saved file, or in what a target said, never reach the
+ * terminal.
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
@@ -17,6 +21,7 @@ import { compareWithin } from '../src/report/compare.js'
 import { renderCompareText } from '../src/report/compare-text.js'
 import { renderHtml } from '../src/report/html.js'
 import { parseResult, renderJson } from '../src/results/result-json.js'
+import { run } from '../src/run/run.js'
 import { runCli, stderrLines } from './helpers/cli.js'
 import { makeHedgedRun } from './helpers/result-fixture.js'
 
@@ -112,4 +117,26 @@ test('control characters a saved file carries (a warning that clears the screen)
     assert.doesNotMatch(out.stdout + out.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)
   }
   assert.match(outputs[0]!.stdout, /\ufffd\[2J\ufffd\[Hscreen cleared/, 'the warning is still shown, its controls visible as U+FFFD')
+})
+
+test('what a target says (a stats endpoint\'s replica names) reaches the report without its control characters', async (t) => {
+  // A stats endpoint in the shape --server-stats reads, naming its replica with an escape that clears the screen.
+  let busyMs = 0
+  const target = createServer((req, res) => {
+    if (req.url === '/stats') {
+      busyMs += 5
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify({ totals: { received: 1e9, completed: 1e9, cancelled: 1e9, hedgeHeader: 0 }, replicas: [{ url: 'http://evil\u001b[2J\u001b]0;pwned\u0007/', busyMs }] }))
+      return
+    }
+    res.end('ok')
+  })
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise<void>((resolve) => target.close(() => resolve())))
+  const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`
+  const result = await run({ urls: [`${url}/x`], serverStatsUrl: `${url}/stats`, requests: 4, concurrency: 1, warmup: 0, mode: 'plain' })
+  assert.match(JSON.stringify(result.phases.plain!.server?.utilisation), /evil\ufffd\[2J/)
+  const text = await renderOutput(result, 'text')
+  assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+  assert.match(text, /evil\ufffd\[2J/)
 })

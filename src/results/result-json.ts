@@ -5,6 +5,7 @@
  * trips over it with a stack trace.
  */
 import { UsageError } from '../core/errors.js'
+import { printableDeep } from '../core/printable.js'
 import { statusFromKey, statusKey } from '../core/status.js'
 import { PERCENTILE_KEYS, PHASE_NAMES, RESULT_SCHEMA, WIRE_PROTOCOLS } from './run-result.js'
 import type { Figures, PhaseResult, RunResult } from './run-result.js'
@@ -51,23 +52,7 @@ export function parseResult(text: string, source: string): RunResult {
   if (problem !== null) throw new UsageError(`${source}: ${problem}`)
   upgradeResult(value as Json)
   // Back to the numbers the engine and every renderer count by (a file saved before names has them already).
-  return withStatusKeys(withoutControls(value) as RunResult, String)
-}
-
-/**
- * C0 and C1 controls, DEL, and the bidirectional overrides: a saved file
- * (hand-edited, or from a target that put escapes in a warning) must not
- * clear or rewrite the terminal it is printed on. A result has no
- * multi-line string, so nothing legitimate is lost.
- */
-const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
-
-/** Every string of a parsed file, keys included, with its control characters shown as U+FFFD. */
-function withoutControls(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(CONTROL_RE, '\ufffd')
-  if (Array.isArray(value)) return value.map(withoutControls)
-  if (typeof value !== 'object' || value === null) return value
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(CONTROL_RE, '\ufffd'), withoutControls(v)]))
+  return withStatusKeys(printableDeep(value) as RunResult, String)
 }
 
 type Json = Record<string, unknown>

@@ -9,6 +9,7 @@ import { buildConnector, type Dispatcher } from 'undici'
 import { ConnectionPool } from '../engine/connection-pool.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
+import { printableDeep } from '../core/printable.js'
 import { shownOrigin } from '../core/target-url.js'
 import { InterruptedError } from '../core/interruption.js'
 import type { DelaySource } from '../hedging/delay-source.js'
@@ -448,7 +449,8 @@ class RunSession {
     if (statsFailure) warnings.unshift(`--server-stats ${redactUrl(this.#server!.statsUrl)} could not be read: ${statsFailure}; no server cross-check`)
     for (const phase of Object.values(this.#phases)) for (const w of phase.generator.warnings) warnings.push(`${phase.name}: ${w}`)
     for (const w of this.#grpcClient?.generator?.warnings ?? []) warnings.push(`grpc-js: ${w}`)
-    return {
+    // What a target said (a grpc-message, a stats endpoint's replica names) is printed: it must not drive the terminal.
+    return printableDeep({
       schema: RESULT_SCHEMA,
       version: VERSION,
       label: cfg.label,
@@ -462,7 +464,7 @@ class RunSession {
       ...identity,
       ...(this.#grpcClient ? { grpcClient: this.#grpcClient } : {}),
       protocols: cfg.urls.map((url, i) => ({ url: redactUrl(url), protocol: this.reached[i]!.protocol })),
-    }
+    }) as RunResult
   }
 
   /** Run id, shard, host, start and clock offset: what a merge of shards checks and reports. */
