@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
+import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { withUrlCredentials } from '../src/run/url-credentials.js'
@@ -171,7 +172,7 @@ test('query tokens, a token as the user name, a URL with spaces around and the c
   const out = join(dir, 'tokens')
   await mkdir(out)
   const url = ` ${server.url.replace('http://', 'http://us3r-t0ken@')}?id=1&access_token=qu3ry-t0ken `
-  const run = await runCli([url, '-H', 'X-Auth-Token: x-auth-v4lue', '-H', 'x-token: metad4ta-t0ken', '-n', '4', '-c', '1', '--warmup', '0', '--mode', 'plain', '--frames', '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html')], { cwd: dir })
+  const run = await runCli([url, '-H', 'X-Auth-Token: x-auth-v4lue', '-H', 'x-token: metad4ta-t0ken', '-n', '4', '-c', '1', '--warmup', '0', '--mode', 'plain', '--frames', '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html')], { cwd: dir, nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 })
   assert.equal(run.code, 0, run.stderr)
   // --frames carry the result's JSON gzipped: read it as merge --from-logs would.
   const frames = run.stdout.split('\n').filter((l) => l.startsWith('HBFRAME1 ')).map((l) => l.split(' ')[6]!).join('')
@@ -187,7 +188,7 @@ test('query tokens, a token as the user name, a URL with spaces around and the c
   for (const [what, text] of texts) for (const needle of needles) assert.ok(!text.includes(needle), `${what} contains "${needle}"`)
   assert.match(run.stdout, /access_token=\*\*\*/)
   // The invalid-URL error too.
-  const bad = await runCli(['http://us3r-t0ken@127.0.0.1:99999/?token=qu3ry-t0ken', '--no-save'], { cwd: dir })
+  const bad = await runCli(['http://us3r-t0ken@127.0.0.1:99999/?token=qu3ry-t0ken', '--no-save'], { cwd: dir, nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 })
   assert.equal(bad.code, 2)
   for (const needle of needles) assert.ok(!bad.stderr.includes(needle), bad.stderr)
 })

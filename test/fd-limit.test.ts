@@ -51,7 +51,7 @@ test('a run over its ulimit -n: the EMFILE failures are the generator\'s, apart 
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
   clearTimeout(timer)
   assert.equal(code, 0, stderr)

@@ -145,10 +145,10 @@ describe('progress on a terminal', { skip: skipWithout(hasScript, 'script', 'uti
     const term = spawn('script', ['-qfec', inner, '/dev/null'], { env: { ...process.env, TERM: 'xterm', NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] })
     children.push(term)
     term.stdout.resume()
-    await until('requests to arrive', () => s.received >= 4, 20_000)
+    await until('requests to arrive', () => s.received >= 4, 40_000)
     // The terminal goes away without a word: the kernel hangs up its session (the launcher), which forwards SIGHUP.
     term.kill('SIGKILL')
-    await until('the partial run to be saved', () => readdirSync(dir).some((f) => f.endsWith('.json')), 20_000)
+    await until('the partial run to be saved', () => readdirSync(dir).some((f) => f.endsWith('.json')), 40_000)
     const saved = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.json'))!), 'utf8')) as RunResult
     assert.equal(saved.partial, true)
     assert.equal(saved.stoppedIn, 'plain')

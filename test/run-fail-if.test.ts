@@ -103,7 +103,7 @@ test('a change is the hedged phase against plain, with its sign: a p99.9 cut by 
 
 test('SIGTERM in the warm-up: every gate is named as not checked and the run exits 1 (gates fail closed)', async () => {
   const s = await server(50)
-  const cli = startCli([s.url, '-n', '20', '-c', '2', '--warmup', '400', '--no-save', '--fail-if', 'hedged.p99>1us', '--fail-if', 'p99>+10%', '--fail-on-errors', '0'], { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 20_000 })
+  const cli = startCli([s.url, '-n', '20', '-c', '2', '--warmup', '400', '--no-save', '--fail-if', 'hedged.p99>1us', '--fail-if', 'p99>+10%', '--fail-on-errors', '0'], { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 })
   await until('warm-up requests to arrive', () => s.received >= 2)
   cli.child.kill('SIGTERM')
   const run = await cli.done
