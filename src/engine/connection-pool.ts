@@ -40,6 +40,7 @@ import { buildConnector, Client, type Dispatcher } from 'undici'
 import { markConnectionOpened } from './attempt-timing.js'
 import { H1Client } from './h1-client.js'
 import { H2Client } from './h2-client.js'
+import { tlsTrust, type TlsSettings } from './tls-options.js'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
 import { wantsHeaders, type Abort, type LegacyHandler } from './forwarding-handler.js'
@@ -55,8 +56,10 @@ export interface ConnectionPoolOptions {
    * (see request-timeout.ts); absent = only undici's own coarse timeouts.
    */
   attemptTimeoutMs?: number
-  /** Opens the sockets; default undici's own connector (with connectTimeoutMs and allowH2). Tests slow it down. */
+  /** Opens the sockets; default undici's own connector (with connectTimeoutMs, allowH2 and `tls`). Tests slow it down. */
   connector?: buildConnector.connector
+  /** -k, --cacert, --cert/--key, --cname: how the default connector makes TLS connections. */
+  tls?: TlsSettings
   /**
    * Per origin, the streams its server takes at once on one h2 session
    * (SETTINGS_MAX_CONCURRENT_STREAMS, read by the preflight): a session
@@ -164,7 +167,7 @@ export class ConnectionPool extends EventEmitter {
       allowH2: h2,
     }
     // One connector (and TLS session cache) for every connection.
-    this.#connect = options.connector ?? buildConnector({ timeout: options.connectTimeoutMs, allowH2: h2 })
+    this.#connect = options.connector ?? tlsConnector(options.tls ?? {}, options.connectTimeoutMs, h2)
     this.#allowH2 = h2
     this.#streamLimits = options.streamLimits
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
@@ -294,6 +297,15 @@ export class ConnectionPool extends EventEmitter {
     }
     return all
   }
+}
+
+/** undici's connector with the run's TLS settings (its defaults when there are none). */
+function tlsConnector(s: TlsSettings, timeoutMs: number, allowH2: boolean): buildConnector.connector {
+  const connect = buildConnector({ timeout: timeoutMs, allowH2, ...tlsTrust(s) } as buildConnector.BuildOptions)
+  const servername = s.servername
+  if (servername === undefined) return connect
+  // undici takes the server's name from a request's Host header (or :authority) when there is one; the run's name wins.
+  return (opts, callback) => connect({ ...opts, servername }, callback)
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * TLS for https:// and grpcs:// targets, the same for every connection a
- * run opens (the pre-run probe, the pool's connections, a reflection call):
+ * run opens (the pre-run probe, the pool's connector, a reflection call):
  * -k, the CAs to trust (--cacert), a client certificate for servers that
  * require one (--cert/--key, mTLS), and the name the server's certificate
  * is checked against and sent as SNI when it is not the URL's host
@@ -8,7 +8,6 @@
  */
 import { isIP } from 'node:net'
 import type { ConnectionOptions } from 'node:tls'
-import { buildConnector } from 'undici'
 
 export interface TlsSettings {
   /** -k: accept any certificate. */
@@ -26,23 +25,17 @@ export interface TlsSettings {
 export function tlsConnectOptions(s: TlsSettings, host: string): ConnectionOptions {
   // SNI is never an IP address (RFC 6066); an IP host is still checked against the certificate's IP SANs.
   const servername = s.servername ?? (isIP(host) ? undefined : host)
+  return { ...tlsTrust(s), ...(servername !== undefined ? { servername } : {}) }
+}
+
+/** What a connection trusts and shows, whatever the host: -k, the CAs, the client certificate. */
+export function tlsTrust(s: TlsSettings): ConnectionOptions {
   return {
     rejectUnauthorized: !s.insecure,
     ...(s.ca !== undefined ? { ca: s.ca } : {}),
     ...(s.cert !== undefined ? { cert: s.cert } : {}),
     ...(s.key !== undefined ? { key: s.key } : {}),
-    ...(servername !== undefined ? { servername } : {}),
   }
-}
-
-/** The connections' connector with these settings, or undefined when every one is the default (undici's own connector then). */
-export function tlsConnector(s: TlsSettings, timeoutMs: number, allowH2: boolean): buildConnector.connector | undefined {
-  if (!s.insecure && s.ca === undefined && s.cert === undefined && s.servername === undefined) return undefined
-  const { servername, ...rest } = tlsConnectOptions(s, '')
-  const connect = buildConnector({ timeout: timeoutMs, allowH2, ...rest } as buildConnector.BuildOptions)
-  if (servername === undefined) return connect
-  // undici takes the server's name from a request's Host header (or :authority) when there is one; the run's name wins.
-  return (opts, callback) => connect({ ...opts, servername }, callback)
 }
 
 /** A failed TLS handshake with `name`, in one line, with what to do about it when the code says. */

@@ -5,7 +5,7 @@
  * prints; interruption (options.signal) ends the run early with
  * `partial: true` and whatever was measured.
  */
-import { buildConnector, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
 import { ConnectionPool } from '../engine/connection-pool.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
@@ -20,7 +20,6 @@ import { LoadWindow, type Lane } from '../engine/load-generator.js'
 import { PhaseStats, type HedgingSetup } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-snapshot.js'
 import { checkReachable, type Reached } from '../engine/preflight.js'
-import { tlsConnector, type TlsSettings } from '../engine/tls-options.js'
 import { checkGrpcTargets } from './grpc-probe.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedRun } from './resolve-options.js'
@@ -538,14 +537,8 @@ export function createAgent(cfg: ResolvedRun): ConnectionPool {
     allowH2: http2,
     attemptTimeoutMs: cfg.timeoutMs,
     ...(cfg.streamLimits ? { streamLimits: cfg.streamLimits } : {}),
-    // -k, --cacert, --cert/--key, --cname: the pool's default connector with those settings.
-    ...connectorOf(cfg.tls, connectTimeoutMs, http2),
+    tls: cfg.tls,
   })
-}
-
-function connectorOf(tls: TlsSettings, timeoutMs: number, http2: boolean): { connector?: buildConnector.connector } {
-  const connector = tlsConnector(tls, timeoutMs, http2)
-  return connector ? { connector } : {}
 }
 
 /** Dispatch options per target origin, framed by the run's protocol; built once. */
