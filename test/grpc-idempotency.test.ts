@@ -12,6 +12,8 @@ import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 import { run } from '../src/run/run.js'
 import { renderText } from '../src/report/text.js'
+import { renderHtml } from '../src/report/html.js'
+import { renderJson } from '../src/results/result-json.js'
 import { UsageError } from '../src/core/errors.js'
 import { loadGrpcMethod } from '../src/protocol/grpc-method.js'
 import { SHOP_PROTO, startGrpcServer, type GrpcTestServer } from './helpers/grpc-server.js'
@@ -62,6 +64,8 @@ for (const [method, level] of [['Get', 'NO_SIDE_EFFECTS'], ['Put', 'IDEMPOTENT']
     assert.ok(h.hedgesSent > 0, `hedges ${h.hedgesSent}`)
     assert.equal(result.config.hedge.allowedBy, `idempotency_level = ${level} in the proto`)
     assert.match(renderText(result), new RegExp(`Allowed by: +idempotency_level = ${level} in the proto`))
+    assert.match(renderHtml(result), new RegExp(`hedging allowed by</th><td[^>]*>idempotency_level = ${level} in the proto`))
+    assert.equal(JSON.parse(renderJson(result)).config.hedge.allowedBy, `idempotency_level = ${level} in the proto`)
     assert.ok(!result.warnings.some((w) => /unsafe-hedge/.test(w)))
   })
 }
