@@ -123,17 +123,24 @@ test('compare --phase grpc-js compares the grpc-js calls of saved runs, and tell
   assert.throws(() => compareRuns([{ name: 'a', result }, { name: 'p', result: plainRun }], { phase: 'grpc-js' }), /p has no grpc-js calls \(--hedge-by grpc-js\) phase to compare/)
 })
 
-test('the simulated gRPC replicas say what work began: the extra work of each phase is counted from it', async (t) => {
+test('the simulated gRPC replicas say what work began: the extra work of each phase is counted from it; grpc-js warms up first, outside every count', async (t) => {
   const target = await spawnTarget({ profile: { name: 'grpc-quick', description: 'fast', replicas: 2, seed: 3, file: null, model: { base: { type: 'uniform', min: 20, max: 30 }, stalls: [] } }, grpc: true })
   t.after(() => target.close())
   const sim: ServiceConfig = { methodConfig: [{ name: [{ service: SIM_SERVICE }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.005s' } }] }
-  const r = await run({ urls: target.urls, grpc: { proto: SIM_PROTO, call: SIM_WORK_CALL, hedgeBy: 'grpc-js', serviceConfig: sim }, concurrency: 2, requests: 10, warmup: 0, mode: 'hedged', hedge: { delay: 5, budgetPct: null as unknown as number }, serverStatsUrl: target.statsUrl })
+  const r = await run({ urls: target.urls, grpc: { proto: SIM_PROTO, call: SIM_WORK_CALL, hedgeBy: 'grpc-js', serviceConfig: sim }, concurrency: 2, requests: 10, warmup: 4, mode: 'hedged', hedge: { delay: 5, budgetPct: null as unknown as number }, serverStatsUrl: target.statsUrl })
   for (const s of [r.phases.hedged!.server!, r.grpcClient!.server!]) {
     assert.ok(s.started !== undefined, 'the replicas report started')
     // Nothing is rejected here: every call that reached a handler began its work.
     assert.equal(s.started, s.received)
   }
+  const g = r.grpcClient!
+  assert.equal(g.warmup, 4)
+  assert.equal(g.requests, 10)
+  // The warm-up's calls are in neither count: the client's attempts (channelz, since the warm-up) are the servers' calls.
+  assert.equal(g.server!.received, g.attempts)
+  assert.equal(g.attempts, g.perReplica.reduce((n, p) => n + p.attempts, 0))
   const text = renderText(r)
+  assert.match(text, /Did: +10 calls, \d+ attempts .*, after 4 warm-up calls \(excluded\)/)
   assert.match(text, new RegExp(`${r.phases.hedged!.server!.started} copies began executing for 10 requests: \\+\\d+\\.\\d% extra work`))
   assert.match(text, new RegExp(`Server work: +${r.grpcClient!.server!.started} calls began executing for 10 calls: \\+\\d+\\.\\d% extra work`))
 })

@@ -31,7 +31,7 @@ export function grpcClientFacts(g: GrpcClientResult): Array<[string, string]> {
       `maxAttempts ${a.maxAttempts}${a.maxAttempts > MAX_ATTEMPTS_CAP ? ` (gRPC treats it as ${MAX_ATTEMPTS_CAP})` : ''}, hedgingDelay ${formatMs(a.hedgingDelayMs)}, nonFatalStatusCodes [${a.nonFatalStatusCodes.join(', ')}], ` +
         `retryThrottling ${a.retryThrottling ? `maxTokens ${a.retryThrottling.maxTokens} tokenRatio ${a.retryThrottling.tokenRatio}` : 'none'}, ${a.loadBalancing}`,
     ],
-    ['Did', `${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)`],
+    ['Did', `${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)${g.warmup ? `, after ${g.warmup} warm-up calls (excluded)` : ''}`],
     [`Calls over the delay + ${GRPC_OVER_DELAY_SLACK_MS} ms`, overDelay(g)],
     ['Answered by', winners(g)],
     ['Per replica (attempts)', g.perReplica.map((r) => `${r.address} ${r.attempts}`).join(', ')],

@@ -516,6 +516,8 @@ export interface GrpcClientResult {
   perReplica: Array<{ address: string; attempts: number }>
   /** attempts - calls: the copies the client added. */
   hedgesSent: number
+  /** Calls made first through the same client and left out of every figure here (the run's --warmup); absent when none. */
+  warmup?: number
   /** Calls answered by attempt N (grpc-previous-rpc-attempts in the response metadata; 0 = the original). */
   winsByAttempt: Record<string, number>
   /** Calls that took longer than the hedging delay plus GRPC_OVER_DELAY_SLACK_MS (a timer firing a little late is not a missing hedge): each should have hedged. */

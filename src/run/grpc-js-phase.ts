@@ -44,6 +44,8 @@ export interface GrpcClientPhaseOptions {
   deadlineMs: number | null
   /** --idempotency-key: one key per call, on every attempt grpc-js makes of it. */
   idempotencyKey: boolean
+  /** Calls made before the measured ones, and left out of every figure (the run's --warmup). */
+  warmup: number
   slowMs: number
   server: ServerCounter | null
   /** Stops new calls; calls in flight are cancelled after `graceMs`. */
@@ -74,10 +76,13 @@ export async function runGrpcClientPhase(o: GrpcClientPhaseOptions): Promise<Grp
   } catch (err) {
     throw new UsageError(`--service-config rejected by grpc-js: ${(err as Error).message}`)
   }
-  const before = await o.server?.snapshot()
   try {
+    // As the engine's phases are: connections open and the JIT warm before anything counts.
+    if (o.warmup > 0) await closedLoop(client, { ...o, requests: o.warmup }, asked)
+    const warm = await subchannelAttempts(client)
+    const before = await o.server?.snapshot()
     const measured = await closedLoop(client, o, asked)
-    const perReplica = await subchannelAttempts(client)
+    const perReplica = since(warm, await subchannelAttempts(client))
     const attempts = perReplica.reduce((n, r) => n + r.attempts, 0)
     const server = before && o.server ? await o.server.check(before, attempts) : undefined
     const result: GrpcClientResult = {
@@ -87,6 +92,7 @@ export async function runGrpcClientPhase(o: GrpcClientPhaseOptions): Promise<Grp
       attempts,
       perReplica,
       hedgesSent: Math.max(0, attempts - measured.requests),
+      ...(o.warmup > 0 ? { warmup: o.warmup } : {}),
       caveats: [],
       ...(server ? { server } : {}),
     }
@@ -260,8 +266,15 @@ function oneCall(client: Client, o: GrpcClientPhaseOptions, inFlight: Set<Client
   })
 }
 
+/** Attempts per replica since `earlier` (channelz counts from the channel's start). */
+function since(earlier: ReplicaAttempts, now: ReplicaAttempts): ReplicaAttempts {
+  return now.map((r) => ({ address: r.address, attempts: r.attempts - (earlier.find((e) => e.address === r.address)?.attempts ?? 0) }))
+}
+
+type ReplicaAttempts = Array<{ address: string; attempts: number }>
+
 /** Attempts per replica from channelz: the channel's subchannels' calls_started. */
-async function subchannelAttempts(client: Client): Promise<Array<{ address: string; attempts: number }>> {
+async function subchannelAttempts(client: Client): Promise<ReplicaAttempts> {
   const handlers = getChannelzHandlers() as unknown as Record<string, (call: { request: Record<string, string> }, cb: (err: unknown, value: any) => void) => void>
   const ask = (name: string, request: Record<string, string>) =>
     new Promise<any>((resolve, reject) => handlers[name]!({ request }, (err, value) => (err ? reject(new Error(String((err as Error).message ?? err))) : resolve(value))))

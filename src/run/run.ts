@@ -243,6 +243,7 @@ class RunSession {
       // The same request as the other phases: its deadline and its idempotency key.
       deadlineMs: cfg.hedge.deadlineMs,
       idempotencyKey: cfg.hedge.idempotencyKey,
+      warmup: cfg.warmup,
       slowMs: cfg.slowMs,
       server: this.#server,
       ...(this.options.signal ? { signal: this.options.signal } : {}),
