@@ -44,6 +44,10 @@ test('every flag in the README tables is listed by --help', async () => {
   const listed = new Set(help.stdout.match(/(?<![\w-])--?[A-Za-z][\w-]*/g))
   const missing = flags.filter((f) => !listed.has(f))
   assert.deepEqual(missing, [], `in the README but not in --help: ${missing.join(', ')}`)
+  // For a gRPC target -m is metadata and the non-fatal default is UNAVAILABLE, as the README's gRPC section says.
+  const oneLine = help.stdout.replace(/\s+/g, ' ')
+  assert.match(oneLine, /-m, --method HTTP method \[default: GET\]; for a grpc:\/\/ target, metadata as JSON/)
+  assert.match(oneLine, /--non-fatal-status statuses that trigger the next hedge at once; gRPC code names for a grpc:\/\/ target \[default: 502,503,504; gRPC: UNAVAILABLE\]/)
 })
 
 test('--help fits 80 columns for every command, and the commands read in one style', async () => {

@@ -92,3 +92,11 @@ test('a gRPC server with the method runs; the check ran no handler, and the call
   assert.deepEqual(result.protocols, [{ url: grpcUrl, protocol: 'h2c' }])
   assert.match(renderText(result).split('\n')[1]!, /· gRPC over HTTP\/2 \(h2c\)$/)
 })
+
+test('the invalid-URL message names the gRPC schemes too', async () => {
+  await assert.rejects(run({ urls: ['grpc://[::1'], requests: 1, warmup: 0 }), (err: Error & { exitCode?: number }) => {
+    assert.equal(err.message, 'invalid URL "grpc://[::1" (expected http://host[:port]/path, https://..., grpc://host:port or grpcs://host:port)')
+    assert.equal(err.exitCode, 2)
+    return true
+  })
+})

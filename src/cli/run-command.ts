@@ -18,6 +18,8 @@ import { profileRunOptions } from './profile-options.js'
 import type { Target } from '../sim/target.js'
 import { SIM_PROTO, SIM_WORK_CALL } from '../sim/grpc-sim-service.js'
 import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
+import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
+import { grpcCodeName } from '../core/status.js'
 import { tlsFlags } from './tls-flags.js'
 import type { Mode, RunResult } from '../results/run-result.js'
 import type { FailCondition } from '../report/fail-if.js'
@@ -68,7 +70,7 @@ function runFlags(y: Argv): Argv {
     .option('fanout', { type: 'string', describe: `calls per logical request, which completes when all have answered ${dflt(DEFAULTS.fanout)}`, group: 'Load:' })
     .option('workers', { type: 'string', describe: `worker threads ${dflt(DEFAULTS.workers)}`, group: 'Load:' })
     .option('seed', { type: 'string', describe: 'seed for the client\'s random choices', group: 'Load:' })
-    .option('m', { alias: 'method', type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}`, group: 'Request:' })
+    .option('m', { alias: 'method', type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}; for a grpc:// target, metadata as JSON ('{"key":"value"}')`, group: 'Request:' })
     .option('H', { alias: 'header', type: 'string', describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)', group: 'Request:' })
     .option('d', { alias: 'body', type: 'string', describe: 'request body', group: 'Request:' })
     .option('D', { alias: 'body-file', type: 'string', describe: 'request body from a file', group: 'Request:' })
@@ -84,7 +86,7 @@ function runFlags(y: Argv): Argv {
     .option('delay-max', { type: 'string', describe: `upper clamp of the adaptive delay ${dflt(ms(DEFAULTS.delayMaxMs))}`, group: 'Hedging:' })
     .option('max-attempts', { type: 'string', describe: `attempts per request including the original; above ${MAX_ATTEMPTS_CAP} counts as ${MAX_ATTEMPTS_CAP} ${dflt(DEFAULTS.maxAttempts)}`, group: 'Hedging:' })
     .option('hedge-budget', { type: 'string', describe: `max extra load from hedges, % of requests, or "off" ${dflt(DEFAULTS.budgetPct)}. A token bucket: each request earns budget/100 of a hedge, each hedge spends one, and it starts with a burst of ${DEFAULT_BUDGET_BURST} hedges, so runs under ~${100 * DEFAULT_BUDGET_BURST} requests can pass the budget`, group: 'Hedging:' })
-    .option('non-fatal-status', { type: 'string', describe: `statuses that trigger the next hedge at once ${dflt(DEFAULTS.nonFatalStatus.join(','))}`, group: 'Hedging:' })
+    .option('non-fatal-status', { type: 'string', describe: `statuses that trigger the next hedge at once; gRPC code names for a grpc:// target ${dflt(`${DEFAULTS.nonFatalStatus.join(',')}; gRPC: ${DEFAULT_GRPC_NON_FATAL.map(grpcCodeName).join(',')}`)}`, group: 'Hedging:' })
     .option('deadline', { type: 'string', describe: 'absolute per-request deadline every attempt inherits', group: 'Hedging:' })
     .option('min-hedge-window', { type: 'string', describe: 'no hedge when less than this is left before the deadline [default: measured p50]', group: 'Hedging:' })
     .option('parallel', { type: 'boolean', describe: 'send every attempt at once (delay 0)', group: 'Hedging:' })

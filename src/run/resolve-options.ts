@@ -220,7 +220,7 @@ function checkUrls(urls: string[]): string[] {
     try {
       url = new URL(raw)
     } catch {
-      throw new UsageError(`invalid URL "${redactUrl(raw)}" (expected http://host[:port]/path or https://...)`)
+      throw new UsageError(`invalid URL "${redactUrl(raw)}" (expected http://host[:port]/path, https://..., grpc://host:port or grpcs://host:port)`)
     }
     if (!['http:', 'https:', 'grpc:', 'grpcs:'].includes(url.protocol)) {
       throw new UsageError(`unsupported scheme "${url.protocol.replace(':', '')}" in "${redactUrl(raw)}" (only http, https, grpc and grpcs)`)
