@@ -23,7 +23,8 @@
  * to STREAMS_PER_SESSION streams; a further session only when those are all
  * busy). A cancelled attempt is then a stream reset (RST_STREAM) and the
  * session lives on. With `allowH2`, an http:// origin speaks h2c with prior
- * knowledge (known to be h2 before it connects); an https:// connection is
+ * knowledge (known to be h2 before it connects) on hedgebench's own
+ * H2Client (h2-client.ts); an https:// connection (undici's Client) is
  * h2 only if ALPN says so, and is shared from then on: until then, and for
  * a server that only speaks HTTP/1.1, each attempt gets a connection of its
  * own as above (never HTTP/1.1 pipelining).
@@ -33,7 +34,8 @@
  * 'connect' per new connection, 'cancel-close' per connection closed
  * because the attempt on it was cancelled (HTTP/1.1: undici destroys the
  * socket), 'stream-reset' per cancelled attempt on a shared h2 session
- * (its stream is reset, the connection stays).
+ * (its stream is reset, the connection stays), and 'stream-resent' per h2c
+ * stream a GOAWAY or REFUSED_STREAM left unprocessed and H2Client sent again.
  */
 import { EventEmitter } from 'node:events'
 import { buildConnector, Client, type Dispatcher } from 'undici'
