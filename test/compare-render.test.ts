@@ -115,3 +115,23 @@ test('a merged run against a one-process run of the same total: identical config
   const half = compareRuns([{ name: 'c4.json', result: makeRunResult({ config: makeConfig({ concurrency: 4 }) }) }, { name: 'merged.json', result: merged }])
   assert.deepEqual(half.configDifferences.find((d) => d.key === 'concurrency')?.values, ['4', '8'])
 })
+
+test('issue 30 item 7: runs are named by --label (or A, B, C with a key) and the text fits the width given', () => {
+  const runs = ['before', 'after', 'merged'].map((label, i) => ({ name: `results/2026-12-02T09-${i}0-00Z-${label}-hedged.json`, result: makeHedgedRun({ label }) }))
+  const labelled = compareRuns(runs)
+  assert.deepEqual(labelled.runs.map((r) => r.tag), ['before', 'after', 'merged'])
+  // Unlimited: one table, the labels as headers (file names made it 338 columns for three runs).
+  const wide = renderCompareText(labelled, { color: false })
+  assert.match(wide, /^  metric\s+before\s+after\s+merged\s+change after\s+95% interval after\s+verdict after\s+change merged\s+/m)
+  // 80 columns: one table per later run against the first, every line within 80.
+  const narrow = renderCompareText(labelled, { color: false, width: 80 })
+  assert.ok(narrow.includes('\nafter against before:\n  metric') && narrow.includes('\nmerged against before:\n  metric'), narrow)
+  assert.deepEqual(narrow.split('\n').filter((l) => l.length > 80), [])
+  assert.match(narrow, /^  p99\.99 .* not enough requests \*$/m)
+  assert.match(narrow, /^  \* p99\.99: n = 4000 for p99\.99; needs 36887$/m)
+  // Labels that do not tell the runs apart (every run "run" by default) or are too long: A, B, C, each with its file in the runs list.
+  const same = compareRuns(runs.map((r) => ({ ...r, result: makeHedgedRun({ label: 'run' }) })))
+  assert.deepEqual(same.runs.map((r) => r.tag), ['A', 'B', 'C'])
+  assert.match(renderCompareText(same, { color: false }), /^  A  results\/2026-12-02T09-00-00Z-before-hedged\.json "run"  hedged phase/m)
+  assert.deepEqual(compareRuns(runs.map((r, i) => ({ ...r, result: makeHedgedRun({ label: `a label longer than sixteen ${i}` }) }))).runs.map((r) => r.tag), ['A', 'B', 'C'])
+})

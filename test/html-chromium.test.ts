@@ -40,10 +40,10 @@ test('the HTML report renders in Chromium, fetches nothing, and has every chart 
   for (const size of facts.svgSizes) assert.ok(size.width > 300 && size.height > 150, `chart laid out: ${JSON.stringify(size)}`)
   const ids = new Map(facts.series.map((s) => [s.id, s.length]))
   const expected = [
-    'before.json/plain:percentiles', 'after.json/plain:percentiles', 'after.json/hedged:percentiles',
-    'before.json/plain:histogram', 'after.json/hedged:histogram',
-    'before.json/plain:p50', 'after.json/warmup:p99', 'after.json/hedged:rps',
-    'after.json/hedged:hedges', 'after.json/hedged:delay',
+    'before/plain:percentiles', 'hedged-fixture/plain:percentiles', 'hedged-fixture/hedged:percentiles',
+    'before/plain:histogram', 'hedged-fixture/hedged:histogram',
+    'before/plain:p99', 'hedged-fixture/warmup:p99', 'hedged-fixture/hedged:rps',
+    'hedged-fixture/hedged:hedges', 'hedged-fixture/hedged:delay',
   ]
   for (const id of expected) assert.ok((ids.get(id) ?? 0) > 0, `series ${id} drawn (length ${ids.get(id)})`)
 

@@ -113,14 +113,27 @@ test('everything from the result is HTML-escaped', () => {
   assert.doesNotMatch(html, /data-series="[^"]*<[^"]*"/)
 })
 
-test('several runs: series are named run/phase, from the comparison when it covers them', () => {
+test('several runs: series are named run/phase by the comparison\'s tags (--label, else A, B), a colour per run and a line style per phase', () => {
   const a = makeRunResult({ label: 'base' })
   const b = hedgedRunWithTimeline()
   const comparison = compareRuns([{ name: 'a.json', result: a }, { name: 'b.json', result: b }])
-  const series = new Set(attr(renderHtml([a, b], { comparison }), 'data-series'))
-  for (const id of ['a.json/plain:percentiles', 'b.json/plain:percentiles', 'b.json/hedged:percentiles', 'b.json/hedged:hedges', 'a.json/plain:p99']) assert.ok(series.has(id), id)
+  const html = renderHtml([a, b], { comparison })
+  const series = new Set(attr(html, 'data-series'))
+  for (const id of ['base/plain:percentiles', 'hedged-fixture/plain:percentiles', 'hedged-fixture/hedged:percentiles', 'hedged-fixture/hedged:hedges', 'base/plain:p99']) assert.ok(series.has(id), id)
+  // Over time: the tail of each phase of each run (p50 and p99 of every phase made 12 lines for two runs).
+  assert.ok(!series.has('base/plain:p50'), [...series].join(' '))
+  const stroke = (id: string): string => new RegExp(`<path data-series="${id.replace('/', '\\/')}" d="[^"]*" fill="none" stroke="([^"]+)" stroke-width="1\\.8"( stroke-dasharray="[^"]+")?`).exec(html)?.slice(1).join('') ?? 'missing'
+  assert.equal(stroke('hedged-fixture/plain:p99'), '#d62728')
+  assert.equal(stroke('hedged-fixture/hedged:p99'), '#d62728 stroke-dasharray="6 4"')
+  assert.equal(stroke('base/plain:p99'), '#1f77b4')
+  // The runs' own warnings say whose they are; the sentence names only what moved.
+  b.warnings = ['something to know']
+  const warned = renderHtml([a, b], { comparison })
+  assert.ok(warned.includes('<li>hedged-fixture: something to know</li>'))
+  assert.doesNotMatch(warned, /better nothing|worse nothing/)
+  assert.match(warned, /<p class="verdict">hedged-fixture against base: (worse|better) [^<]*; the rest within noise or not judged\.<\/p>/)
   const labelled = new Set(attr(renderHtml([a, a]), 'data-series'))
-  assert.ok(labelled.has('base/plain:p50') && labelled.has('base #2/plain:p50'), [...labelled].join(' '))
+  assert.ok(labelled.has('base/plain:p99') && labelled.has('base #2/plain:p99'), [...labelled].join(' '))
 })
 
 test('a run without hedging has no hedging chart; an empty phase still renders', () => {

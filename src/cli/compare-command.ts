@@ -9,7 +9,7 @@ import type { CommandModule } from 'yargs'
 import type { Comparison } from '../report/compare.js'
 import { UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
-import { OUTPUT_FORMATS, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
+import { OUTPUT_FORMATS, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 
 const PHASES = ['plain', 'hedged', 'grpc-js'] as const
@@ -89,9 +89,9 @@ async function render(c: Comparison, format: OutputFormat, results: RunResult[])
   // Each run with both phases gets the verdict its own report prints.
   const verdicts = results.flatMap((result, i) => {
     const { plain, hedged } = result.phases
-    return plain && hedged ? [{ run: c.kind === 'runs' ? c.runs[i]!.name : result.label, verdict: hedgeVerdict(plain, hedged, result) }] : []
+    return plain && hedged ? [{ run: c.kind === 'runs' ? c.runs[i]!.tag : result.label, verdict: hedgeVerdict(plain, hedged, result) }] : []
   })
-  return (await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor(), verdicts })
+  return (await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor(), verdicts, width: stdoutColumns() })
 }
 
 async function writeHtml(out: string, results: RunResult[], comparison: Comparison, within: boolean): Promise<void> {

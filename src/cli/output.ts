@@ -17,6 +17,17 @@ export function stdoutColor(env: NodeJS.ProcessEnv = process.env, tty: boolean =
   return tty && !env.NO_COLOR
 }
 
+/**
+ * Columns for stdout's text: the terminal's; without one, COLUMNS when set,
+ * else no limit, as git and ls do: a file or a pipe gets every figure in
+ * one table, for grep and diff.
+ */
+export function stdoutColumns(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean; columns?: number } = process.stdout): number {
+  if (stdout.isTTY && stdout.columns && stdout.columns > 0) return stdout.columns
+  const columns = Number(env.COLUMNS)
+  return Number.isInteger(columns) && columns > 0 ? columns : Infinity
+}
+
 export async function renderOutput(result: RunResult, format: OutputFormat, color = false): Promise<string> {
   const out =
     format === 'json'

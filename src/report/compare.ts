@@ -43,6 +43,8 @@ export type ComparedPhaseName = PhaseName | 'grpc-js'
 export interface ComparedRun {
   /** File name (or phase name when comparing within one run). */
   name: string
+  /** Short name for columns and legends: the run's --label when the labels tell the runs apart and are short, else A, B, C (see runTags). */
+  tag: string
   label: string
   phase: ComparedPhaseName
   requests: number
@@ -153,7 +155,7 @@ function grpcClientPhase(g: GrpcClientResult | undefined): ComparedPhase | undef
 
 function sideOf(name: string, result: Pick<RunResult, 'label' | 'partial'>, phase: ComparedPhase): Side {
   return {
-    run: { name, label: result.label, phase: phase.name, requests: phase.requests, durationMs: phase.durationMs, partial: result.partial },
+    run: { name, tag: name, label: result.label, phase: phase.name, requests: phase.requests, durationMs: phase.durationMs, partial: result.partial },
     phase,
     histogram: phase.histogram === undefined ? null : tryDecodeHistogram(phase.histogram), // a run without one still compares, without percentile intervals
   }
@@ -169,7 +171,27 @@ function build(kind: Comparison['kind'], sides: Side[], results: RunResult[]): C
     const phases = sides.map((s) => s.run.phase)
     if (new Set(phases).size > 1) configDifferences.unshift({ key: 'phase', values: phases })
   }
-  return { kind, runs: sides.map((s) => s.run), configDifferences, metrics, warnings: warningsOf(sides, kind) }
+  const tags = kind === 'runs' ? runTags(sides.map((s) => s.run.label)) : sides.map((s) => s.run.name)
+  const runs = sides.map((s, i) => ({ ...s.run, tag: tags[i]! }))
+  return { kind, runs, configDifferences, metrics, warnings: warningsOf(sides, kind) }
+}
+
+/** A label longer than this makes a column too wide: the runs are lettered instead. */
+const TAG_MAX = 16
+
+/**
+ * The runs' --labels when they tell the runs apart and fit a column; else
+ * A, B, C … (the runs section lists each tag with its file). File names
+ * as column headers made a 2-run table 150 columns wide.
+ */
+export function runTags(labels: string[]): string[] {
+  const usable = labels.every((l) => l.trim() !== '' && l.length <= TAG_MAX) && new Set(labels).size === labels.length
+  return usable ? labels : labels.map((_, i) => letters(i))
+}
+
+/** 0 -> A, 25 -> Z, 26 -> AA. */
+function letters(i: number): string {
+  return (i >= 26 ? letters(Math.floor(i / 26) - 1) : '') + String.fromCharCode(65 + (i % 26))
 }
 
 // ---- metrics -------------------------------------------------------------

@@ -40,7 +40,7 @@ const LEGEND = 'better / worse: the 95 % interval of the change excludes 0 and t
  * run when several are compared.
  */
 function hedgeVerdicts(runs: RunResult[], c: Comparison | null): string {
-  const names = c?.kind === 'runs' ? c.runs.map((r) => r.name) : []
+  const names = c?.kind === 'runs' ? c.runs.map((r) => r.tag) : []
   const items = runs.flatMap((result, i) => {
     const { plain, hedged } = result.phases
     if (!plain || !hedged) return []
@@ -77,13 +77,18 @@ function interruptions(runs: RunResult[]): string {
   }).join('\n')
 }
 
-/** Several saved runs: for each later run, which metrics moved beyond noise against the first, read from compare's own verdicts. */
+/**
+ * Several saved runs: for each later run, what moved beyond noise against
+ * the first, read from compare's own verdicts, naming only what did
+ * ("after against before: worse p50, p99; better slow; the rest within
+ * noise or not judged", or "nothing moved beyond noise").
+ */
 function runSentences(c: Comparison): string[] {
-  const base = c.runs[0]!.name
+  const base = c.runs[0]!.tag
   return c.runs.slice(1).map((r, i) => {
     const moved = (verdict: string): string[] => c.metrics.filter((m) => m.changes[i + 1]?.verdict === verdict).map((m) => m.metric)
-    const list = (names: string[]): string => (names.length > 0 ? names.join(', ') : 'nothing')
-    return `${r.name} against ${base}: better ${list(moved('better'))}; worse ${list(moved('worse'))}; everything else within noise or not judged.`
+    const found = [['worse', moved('worse')], ['better', moved('better')]].filter(([, names]) => names!.length > 0).map(([word, names]) => `${word} ${(names as string[]).join(', ')}`)
+    return `${r.tag} against ${base}: ${found.length > 0 ? `${found.join('; ')}; the rest within noise or not judged.` : 'nothing moved beyond noise.'}`
   })
 }
 
@@ -95,10 +100,10 @@ function runSentences(c: Comparison): string[] {
 function answerTable(c: Comparison): string {
   const later = c.runs.slice(1)
   const k = c.runs.length
-  const tag = (i: number): string => (c.kind === 'runs' ? `#${i + 1}` : c.runs[i]!.name)
+  const tag = (i: number): string => c.runs[i]!.tag
   const suffix = (i: number): string => (k > 2 ? ` ${tag(i)}` : '')
   const header = ['metric', ...later.map((_, i) => `verdict${suffix(i + 1)}`), ...c.runs.map((_, i) => tag(i)), ...later.flatMap((_, i) => [`change${suffix(i + 1)}`, `95% interval${suffix(i + 1)}`])]
-  const names = c.kind === 'runs' ? `<ol class="runs">${c.runs.map((r, i) => `<li>${escapeHtml(`${r.name}${i === 0 ? ' (baseline)' : ''}`)}</li>`).join('')}</ol>\n` : ''
+  const names = c.kind === 'runs' ? `<ul class="runs">${c.runs.map((r, i) => `<li>${escapeHtml(`${r.tag}: ${r.name}${r.tag !== r.label ? ` "${r.label}"` : ''}${i === 0 ? ' (baseline)' : ''}`)}</li>`).join('')}</ul>\n` : ''
   const rows = c.metrics.map((m) => verdictFirst(m, k))
   const cls = (text: string): string => (text === 'better' ? ' class="better"' : text === 'worse' ? ' class="worse"' : '')
   const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
@@ -122,7 +127,10 @@ function verdictFirst(m: MetricRow, k: number): string[] {
 }
 
 function warningsList(runs: RunResult[], comparison: Comparison | null): string {
-  const warnings = [...new Set([...runs.flatMap((r) => r.warnings), ...(comparison?.warnings ?? [])])]
+  // Several runs: each run's own warnings say whose they are (compare's already name their run).
+  const tags = comparison?.kind === 'runs' ? comparison.runs.map((r) => r.tag) : runs.map((r) => r.label)
+  const own = runs.flatMap((r, i) => r.warnings.map((w) => (runs.length > 1 ? `${tags[i] ?? r.label}: ${w}` : w)))
+  const warnings = [...new Set([...own, ...(comparison?.warnings ?? [])])]
   if (warnings.length === 0) return ''
   return `<h2>Warnings</h2>\n<ul class="warnings">${warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>`
 }

@@ -17,8 +17,10 @@ export interface ChartSource {
   phase: PhaseResult
   /** Every phase of the phase's run (a server count may cover several: ServerCrossCheck.phases). */
   runPhases?: RunResult['phases']
-  /** The same in every chart, so a phase is recognised at a glance. */
+  /** The same in every chart, so a phase is recognised at a glance; with several runs, one colour per run. */
   color: string
+  /** With several runs, the phase's line style (SVG stroke-dasharray; '' solid), so run and phase read apart. */
+  dash?: string
 }
 
 /** Percentile ticks of HdrHistogram's plotter: x = log10(1 / (1 - p)). */
@@ -45,8 +47,8 @@ const MARKED_PERCENTILES = [50, 90, 95, 99, 99.9, 99.99]
 export function percentileChart(sources: ChartSource[]): string {
   const curves = sources.map((src) => ({ src, h: tryDecodeHistogram(src.phase.histogram) }))
   const series = curves.flatMap(({ src, h }): Series[] => [
-    { id: `${src.name}:percentiles`, label: src.name, color: src.color, points: percentilePoints(h) },
-    { id: `${src.name}:marked`, label: src.name, color: src.color, noLine: true, points: markedPoints(h), markers: { format: (x, y) => `p${percentileAt(x)}: ${formatMs(y)}` } },
+    { id: `${src.name}:percentiles`, label: src.name, color: src.color, dash: src.dash, points: percentilePoints(h) },
+    { id: `${src.name}:marked`, label: src.name, color: src.color, dash: src.dash, noLine: true, points: markedPoints(h), markers: { format: (x, y) => `p${percentileAt(x)}: ${formatMs(y)}` } },
   ])
   const reach = Math.max(4, ...series.map((s) => s.points[s.points.length - 1]?.[0] ?? 0))
   const ticks = reach > 4 ? [...PERCENTILE_TICKS, { value: MAX_X, label: '99.999%' }] : PERCENTILE_TICKS
@@ -99,7 +101,7 @@ export function histogramChart(sources: ChartSource[]): string {
   const lo = Math.log10(Math.max(0.001, Math.min(...present.map((h) => percentileMs(h, 0)), Infinity)))
   const hi = Math.log10(Math.max(0.001, ...present.map((h) => percentileMs(h, 100))))
   const edges = binEdges(Number.isFinite(lo) ? lo : 0, hi)
-  const series = sources.map((src, i): Series => ({ id: `${src.name}:histogram`, label: src.name, color: src.color, step: true, points: binShares(histograms[i] ?? null, edges) }))
+  const series = sources.map((src, i): Series => ({ id: `${src.name}:histogram`, label: src.name, color: src.color, dash: src.dash, step: true, points: binShares(histograms[i] ?? null, edges) }))
   return renderChart({ chart: 'histogram', title: 'Response-time histogram', xLabel: 'latency (log scale)', xTicks: logMsTicks(edges[0]!, edges[edges.length - 1]!), panels: [{ yLabel: 'share of requests (%)', series }] })
 }
 
@@ -211,14 +213,14 @@ const rate = (n: number): string => `${Math.round(n)}/s`
 export function timelineChart(sources: ChartSource[]): string {
   const latency = sources.flatMap((src): Series[] => {
     const { points } = overTime(src.phase)
-    return [
-      withMarks({ id: `${src.name}:p50`, color: src.color, points: points.map((p) => [p.t, ended(p) ? p.p50Ms : null]) }, marks(src, formatMs)),
-      withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: points.map((p) => [p.t, ended(p) ? p.p99Ms : null]) }, marks(src, formatMs)),
-    ]
+    const p99 = withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: points.map((p) => [p.t, ended(p) ? p.p99Ms : null]) }, marks(src, formatMs))
+    // Several runs: the tail alone, in the phase's line style (p50 and p99 of every phase of every run were 12-18 lines).
+    if (src.dash !== undefined) return [{ ...p99, dashed: false, dash: src.dash }]
+    return [withMarks({ id: `${src.name}:p50`, color: src.color, points: points.map((p) => [p.t, ended(p) ? p.p50Ms : null]) }, marks(src, formatMs)), p99]
   })
   const rps = sources.map((src): Series => {
     const { points, perSecond } = overTime(src.phase)
-    return withMarks({ id: `${src.name}:rps`, color: src.color, points: points.map((p) => [p.t, p.requests * perSecond]) }, marks(src, rate))
+    return withMarks({ id: `${src.name}:rps`, color: src.color, dash: src.dash, points: points.map((p) => [p.t, p.requests * perSecond]) }, marks(src, rate))
   })
   return renderChart({
     chart: 'timeline',
@@ -243,9 +245,9 @@ export function hedgesChart(sources: ChartSource[]): string {
   const hedged = sources.filter((src) => src.phase.hedging)
   const hedges = hedged.map((src): Series => {
     const { points, perSecond } = overTime(src.phase)
-    return withMarks({ id: `${src.name}:hedges`, color: src.color, points: points.map((p) => [p.t, p.hedges * perSecond]) }, marks(src, rate))
+    return withMarks({ id: `${src.name}:hedges`, color: src.color, dash: src.dash, points: points.map((p) => [p.t, p.hedges * perSecond]) }, marks(src, rate))
   })
-  const delay = hedged.map((src): Series => withMarks({ id: `${src.name}:delay`, color: src.color, points: overTime(src.phase).points.map((p) => [p.t, p.delayMs]) }, marks(src, formatMs)))
+  const delay = hedged.map((src): Series => withMarks({ id: `${src.name}:delay`, color: src.color, dash: src.dash, points: overTime(src.phase).points.map((p) => [p.t, p.delayMs]) }, marks(src, formatMs)))
   return renderChart({
     chart: 'hedges',
     title: 'Hedging over time',

@@ -71,7 +71,7 @@ function nameRuns(runs: RunResult[], comparison: Comparison | undefined): NamedR
   const fromComparison = comparison?.kind === 'runs' && comparison.runs.length === runs.length
   const seen = new Map<string, number>()
   return runs.map((result, i) => {
-    const base = (fromComparison ? comparison.runs[i]?.name : result.label) || `run ${i + 1}`
+    const base = (fromComparison ? comparison.runs[i]?.tag : result.label) || `run ${i + 1}`
     const count = (seen.get(base) ?? 0) + 1
     seen.set(base, count)
     return { name: count > 1 ? `${base} #${count}` : base, result }
@@ -80,18 +80,26 @@ function nameRuns(runs: RunResult[], comparison: Comparison | undefined): NamedR
 
 /**
  * One chart source per phase; series ids are the phase name, or "run/phase"
- * for several runs. Colours follow the full phase list, so a phase keeps its
- * colour in every chart.
+ * for several runs. One run: a colour per phase, following the full phase
+ * list so a phase keeps its colour in every chart. Several runs: a colour
+ * per run and a line style per phase (colours were reused past 8 phases, and
+ * two runs' plain and hedged could not be told apart).
  */
 function sourcesOf(runs: NamedRun[], phases: PhaseName[]): ChartSource[] {
-  const all = runs.flatMap(({ name, result }) =>
+  const all = runs.flatMap(({ name, result }, r) =>
     TIMELINE_PHASES.flatMap((p) => {
       const phase = result.phases[p]
-      return phase ? [{ name: runs.length > 1 ? `${name}/${p}` : p, phase, key: p, runPhases: result.phases }] : []
+      return phase ? [{ name: runs.length > 1 ? `${name}/${p}` : p, phase, key: p, run: r, runPhases: result.phases }] : []
     }),
   )
-  return all.flatMap(({ key, ...src }, i) => (phases.includes(key) ? [{ ...src, color: PALETTE[i % PALETTE.length]! }] : []))
+  return all.flatMap(({ key, run, ...src }, i) => {
+    if (!phases.includes(key)) return []
+    return runs.length > 1 ? [{ ...src, color: PALETTE[run % PALETTE.length]!, dash: PHASE_DASH[key] }] : [{ ...src, color: PALETTE[i % PALETTE.length]! }]
+  })
 }
+
+/** Several runs: plain solid, hedged dashed, warm-up dotted. */
+const PHASE_DASH: Record<PhaseName, string> = { warmup: '2 3', plain: '', hedged: '6 4' }
 
 function figure(svg: string): string {
   return `<figure>${svg}</figure>`

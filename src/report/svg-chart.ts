@@ -17,6 +17,8 @@ export interface Series {
   points: Point[]
   color: string
   dashed?: boolean
+  /** An explicit line style (stroke-dasharray, '' solid); wins over `dashed`. */
+  dash?: string
   /** Draw as steps (histograms) instead of straight segments. */
   step?: boolean
   /**
@@ -120,7 +122,7 @@ function renderPanel(panel: Panel, top: number, height: number, plotWidth: numbe
 }
 
 function seriesPath(s: Series, x: (v: number) => number, y: (v: number) => number): string {
-  const dash = s.dashed ? ' stroke-dasharray="6 4"' : ''
+  const dash = dashAttr(s)
   const path = `<path data-series="${escapeHtml(s.id)}" d="${pathData(s.points, x, y, s.step ?? false)}" fill="none" stroke="${s.color}" stroke-width="1.8"${dash}><title>${escapeHtml(s.label ?? s.id)}</title></path>`
   if (!s.markers) return path
   return (s.noLine ? '' : path) + markers(s, s.markers.format, x, y)
@@ -198,11 +200,16 @@ function legendRows(series: Series[], width: number): number {
   return items.length === 0 ? 0 : items[items.length - 1]!.row + 1
 }
 
+function dashAttr(s: Series): string {
+  const dash = s.dash ?? (s.dashed ? '6 4' : '')
+  return dash ? ` stroke-dasharray="${dash}"` : ''
+}
+
 function legend(series: Series[], top: number, width: number): string {
   return legendLayout(series, width)
     .map(({ s, x: lx, row }) => {
       const ly = top + row * LEGEND_ROW
-      const dash = s.dashed ? ' stroke-dasharray="6 4"' : ''
+      const dash = dashAttr(s)
       return `<line x1="${lx}" x2="${lx + 22}" y1="${ly}" y2="${ly}" stroke="${s.color}" stroke-width="2"${dash}/><text class="legend" x="${lx + 28}" y="${ly + 4}">${escapeHtml(s.label ?? s.id)}</text>`
     })
     .join('\n')
