@@ -56,10 +56,69 @@ export function fromJsonText(method: GrpcMethod, text: string, flag: string): Ui
     const message = protojson().fromJson(method.requestType, json)
     return method.requestType.encode(message).finish()
   } catch (err) {
-    // protojson names the type path (".pkg.Inner: unknown field: \"usr\""); keep it, it locates nested typos.
-    throw new UsageError(`${flag} does not fit ${typeName}: ${(err as Error).message}`)
+    throw new UsageError(`${flag} does not fit ${typeName}: ${fieldProblem(method.requestType, json, err as Error)}`)
   }
 }
+
+type MessageType = GrpcMethod['requestType']
+type Field = MessageType['fieldsArray'][number]
+
+/**
+ * protojson names the type of a field it refuses (".shop.Dims.x: invalid
+ * integer"), which the same type at two places in a message leaves
+ * ambiguous, and says "invalid encoding" for bad base64 without naming the
+ * field at all: the path in the user's JSON (dims.x, items[1].sku) instead,
+ * found by fitting one field at a time.
+ */
+function fieldProblem(type: MessageType, json: unknown, err: Error): string {
+  const why = err.message === 'invalid encoding' ? 'not valid base64' : err.message.replace(/^\.?[\w.]+: /, '')
+  const path = failingPath(type, json)
+  if (path === null) return err.message
+  return path === '' ? why : `${path}: ${why}`
+}
+
+/**
+ * The JSON path of the first field protojson refuses in `json` (as a
+ * `type`); '' when it is a field the type does not have (the message names
+ * it), null when no single field is refused.
+ */
+function failingPath(type: MessageType, json: unknown, depth = 0): string | null {
+  if (typeof json !== 'object' || json === null || Array.isArray(json) || depth > 32) return null
+  for (const [key, value] of Object.entries(json)) {
+    if (fits(type, { [key]: value })) continue
+    const field = type.fieldsArray.find((f) => f.name === key || jsonName(f) === key || jsonName(f) === lowerCamel(key))
+    if (!field) return ''
+    const inner = field.resolvedType && 'fieldsArray' in field.resolvedType ? (field.resolvedType as MessageType) : null
+    return key + (inner ? innerPath(field, inner, value, depth) : '')
+  }
+  return null
+}
+
+/** Within a message field (one, repeated, or a map's values): ".x", "[1].x", ".k.x", or "" when the field as a whole is refused. */
+function innerPath(field: Field, inner: MessageType, value: unknown, depth: number): string {
+  const elements: Array<[string, unknown]> = field.map && value && typeof value === 'object'
+    ? Object.entries(value).map(([k, v]) => [`.${k}`, v])
+    : field.repeated && Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v]) : [['', value]]
+  for (const [at, element] of elements) {
+    if (fits(inner, element)) continue
+    const deeper = failingPath(inner, element, depth + 1)
+    return at + (deeper ? `.${deeper}` : '')
+  }
+  return ''
+}
+
+function fits(type: MessageType, json: unknown): boolean {
+  try {
+    protojson().fromJson(type, json)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The lowerCamelCase name the JSON mapping gives a field (json_name when the proto sets one); the schema may hold either name. */
+const jsonName = (f: Field): string => (f.options?.['json_name'] as string | undefined) ?? lowerCamel(f.name)
+const lowerCamel = (name: string): string => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 
 /** -B bytes are checked to decode as the request type, so a wrong file fails before the run. */
 function readBinary(method: GrpcMethod, file: string): Uint8Array {
