@@ -6,25 +6,15 @@
  * 100ms in a fifth of the time), and the same replicas behind one shared
  * slow dependency.
  */
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { run } from '../src/run/run.js'
 import type { RequestRecord } from '../src/run/run-options.js'
-import { fetchServerStats, spawnTarget, type Target } from '../src/sim/target.js'
+import { fetchServerStats } from '../src/sim/target.js'
 import { watchFreezes } from './helpers/freeze-watch.js'
-import { INDEPENDENT_STALLS, SHARED_PAUSES, profileDir, type ProfileFiles } from './helpers/profiles.js'
+import { INDEPENDENT_STALLS, SHARED_PAUSES, profileTargets } from './helpers/profiles.js'
 
-let profiles: ProfileFiles
-before(() => {
-  profiles = profileDir()
-})
-after(() => profiles.remove())
-
-async function target(t: { after: (fn: () => Promise<void>) => void }, name: string, profile: object): Promise<Target> {
-  const tg = await spawnTarget({ profile: profiles.write(name, profile) })
-  t.after(() => tg.close())
-  return tg
-}
+const target = profileTargets()
 
 test('independent stalls: plain has ~2 % slow, hedged ~none, for low single-digit extra load; the servers agree with every count', async (t) => {
   // 2 % stalls over 2000 requests, not the profile's 1 % over 4000: the same

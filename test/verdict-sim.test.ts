@@ -6,25 +6,14 @@
  * says the tail did not improve and is red. Both runs interleave the lanes,
  * so both meet the same machine and the same pauses.
  */
-import { after, before, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { run } from '../src/run/run.js'
 import { hedgeVerdict } from '../src/report/verdict.js'
 import { loadProfile } from '../src/sim/profile.js'
-import { spawnTarget, type Target } from '../src/sim/target.js'
-import { profileDir, type ProfileFiles } from './helpers/profiles.js'
+import { profileTargets } from './helpers/profiles.js'
 
-let profiles: ProfileFiles
-before(() => {
-  profiles = profileDir()
-})
-after(() => profiles.remove())
-
-async function target(t: { after: (fn: () => Promise<void>) => void }, name: string, profile: object): Promise<Target> {
-  const tg = await spawnTarget({ profile: profiles.write(name, profile) })
-  t.after(() => tg.close())
-  return tg
-}
+const target = profileTargets()
 
 test('pi (independent stalls): the verdict names the slow requests removed, for the extra requests, and is green', async (t) => {
   const pi = loadProfile('pi')

@@ -7,6 +7,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { after, before } from 'node:test'
+import { spawnTarget, type Target } from '../../src/sim/target.js'
 
 export interface ProfileFiles {
   dir: string
@@ -49,4 +51,22 @@ export const SHARED_PAUSES = {
     base: { type: 'uniform', min: 2, max: 6 },
     stalls: [{ type: 'pause', everyMs: 1000, durationMs: { min: 200, max: 240 }, scope: 'shared' }],
   },
+}
+
+/**
+ * For a test file: a temp profile folder for the file's life, and a
+ * built-in target (a child process) per test on a profile written to it,
+ * closed when the test ends.
+ */
+export function profileTargets(): (t: { after: (fn: () => Promise<void>) => void }, name: string, profile: object) => Promise<Target> {
+  let profiles: ProfileFiles | null = null
+  before(() => {
+    profiles = profileDir()
+  })
+  after(() => profiles?.remove())
+  return async (t, name, profile) => {
+    const tg = await spawnTarget({ profile: profiles!.write(name, profile) })
+    t.after(() => tg.close())
+    return tg
+  }
 }
