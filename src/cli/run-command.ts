@@ -28,6 +28,7 @@ import { OUTPUT_FORMATS, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport
 import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
 import { planOf } from './progress-line.js'
 import { valuesRequired } from './argv.js'
+import type { WaitSpinner } from './spinner.js'
 
 interface CliFlags extends RunFlags, ShardFlags {
   o: OutputFormat
@@ -204,11 +205,12 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
   // The handlers stay until what was measured is written: a Ctrl-C while it is (a second one, or a first
   // one after the run ended) must not fall to Node's default and kill the process with nothing saved.
   try {
-    const [{ run }, { startProgress }] = await Promise.all([import('../run/run.js'), import('./progress.js')])
+    const [{ run }, { startProgress }, { startWaitSpinner }] = await Promise.all([import('../run/run.js'), import('./progress.js'), import('./spinner.js')])
     const progress = startProgress(plan)
+    const spinner = await startWaitSpinner()
     let result: RunResult
     try {
-      result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: progress.update, ...(log ? { requestSink: log } : {}) })
+      result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: progress.update, onWait: spinner.show, ...(log ? { requestSink: log } : {}) })
     } catch (err) {
       if (err instanceof UsageError || err instanceof TargetUnreachableError) {
         // Nothing was measured (the target refused before the run): take back what we created.
@@ -219,6 +221,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
       }
       throw err
     } finally {
+      spinner.show(null)
       progress.stop()
     }
     if (interruptedBeforeStart(result, options)) {
@@ -230,7 +233,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     }
     // A log that could not be written (a full disk) costs the log, never the measurement: the result is still printed and saved.
     const logFailure = await closeLog(log)
-    await writeOutputs(argv, result, logFailure === null ? log : null)
+    await writeOutputs(argv, result, logFailure === null ? log : null, spinner)
     if (logFailure !== null) process.stderr.write(`hedgebench: ${logFailure}; the result above is complete\n`)
     if (interrupt.twice()) return 130
     const gates = await checkGates(conditions, failLimit, result)
@@ -286,7 +289,7 @@ async function closeLog(log: RequestLog | null): Promise<string | null> {
   }
 }
 
-async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null): Promise<void> {
+async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog | null, spinner: WaitSpinner): Promise<void> {
   if (!stdoutTaken(argv.html)) process.stdout.write(await renderOutput(result, argv.o, stdoutColor()))
   if (argv.frames) {
     // Loaded only when asked for (zlib), like the HTML renderer: start-up stays small.
@@ -294,8 +297,9 @@ async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog |
     process.stdout.write(encodeFrames(result).map((line) => `${line}\n`).join(''))
   }
   if (argv.save) {
+    spinner.show('save')
     const { saveResult } = await import('../report/results-store.js')
-    const saved = await saveResult(result, argv.outDir)
+    const saved = await saveResult(result, argv.outDir).finally(() => spinner.show(null))
     process.stderr.write(`saved ${saved.json} and ${saved.csv}\n`)
   }
   if (argv.html) await writeHtmlReport(argv.html, [result])

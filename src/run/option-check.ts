@@ -26,7 +26,7 @@ const RUN_OPTIONS: Kinds<RunOptions> = {
   rate: 'number', timeoutMs: 'number', mode: 'string', schedule: 'string', warmup: 'number', slowMs: 'number', http2: 'boolean',
   insecure: 'boolean', tls: 'object', grpc: 'object', keepAlive: 'boolean', fanout: 'number', workers: 'number', label: 'string', profile: 'any',
   hedge: 'object', eject: 'any', saturation: 'any', seed: 'number', redact: 'any', serverStatsUrl: 'string', signal: 'object',
-  stopNow: 'object', onProgress: 'function', requestSink: 'object', shard: 'object', startAt: 'number', maxStartLatenessMs: 'number',
+  stopNow: 'object', onProgress: 'function', onWait: 'function', requestSink: 'object', shard: 'object', startAt: 'number', maxStartLatenessMs: 'number',
   runId: 'string', wallClock: 'function',
 }
 

@@ -107,6 +107,8 @@ export interface RunOptions {
   /** Aborting also aborts in-flight requests at once (a second Ctrl-C). */
   stopNow?: AbortSignal
   onProgress?: (progress: Progress) => void
+  /** A wait that measures nothing begins ('check': the pre-run check; 'start': waiting for startAt), or ends before the first phase (null). */
+  onWait?: (wait: 'check' | 'start' | null) => void
   requestSink?: RequestSink
   /** Run shard `index` of `count`: requests and rate are split exactly (see shard.ts); the config records the whole run. */
   shard?: Shard

@@ -49,6 +49,7 @@ const INTERRUPT_GRACE_MS = 2000
 
 export async function run(given: RunOptions): Promise<RunResult> {
   checkRunOptions(given)
+  given.onWait?.('check')
   const options = await withReflectedSchema(given)
   const whole = resolveOptions(options, options.seed ?? randomSeed())
   const cfg = shardPart(whole, options.shard)
@@ -166,8 +167,10 @@ class RunSession {
         if (this.#pool) this.#pool.settle()
         else settleHeap('full')
         this.#settledBeforeStart = true
+        this.options.onWait?.('start')
         if (!(await waitUntil(start, this.#clock, signal))) this.#interrupt()
       }
+      this.options.onWait?.(null)
       await this.#phasesInOrder()
       await this.#grpcClientPhase()
     } finally {
