@@ -600,10 +600,14 @@ test('client: body bytes after a HEAD answer, sent in a later read, fail the exc
 })
 
 test('run: a parser error is counted by its reason in errorKinds, the text report and the per-request log', async () => {
-  // One request at a time (-c 1): the n-th request the server reads gets the n-th answer.
-  const srv = await rawServer((s, _h, n) =>
-    s.write(n % 3 === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\nx' : n % 3 === 2 ? 'HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok' : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'),
-  )
+  // One request at a time (-c 1): the n-th GET the server reads gets the n-th answer. The pre-run check's
+  // probe (an OPTIONS with an invalid Content-Length) is refused with a 400, as an HTTP/1.1 server must.
+  let gets = 0
+  const srv = await rawServer((s, h) => {
+    if (!h.startsWith('GET ')) return void s.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+    const n = ++gets
+    s.write(n % 3 === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\nx' : n % 3 === 2 ? 'HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok' : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+  })
   const rows: RequestRecord[] = []
   const result = await run({ urls: [`${srv.origin}/`], requests: 9, concurrency: 1, warmup: 0, mode: 'plain', seed: 1, requestSink: { write: (r) => (rows.push(r), true), waitForDrain: async () => {} } })
   const phase = result.phases.plain!
