@@ -16,6 +16,7 @@ import { demoCommand } from './demo-command.js'
 import { assertSwitchValues, joinNegativeValues } from './argv.js'
 import { assertNoRepeats } from './run-flags.js'
 import { mergeCommand } from './merge-command.js'
+import { sweepCommand } from './sweep-command.js'
 import { tolerateClosedStdout } from './output.js'
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
@@ -31,6 +32,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .command(serveCommand((c) => (code = c)))
     .command(demoCommand((c) => (code = c)))
     .command(mergeCommand((c) => (code = c)))
+    .command(sweepCommand((c) => (code = c)))
     .strict()
     // A switch given a value is refused, not read as off (argv.ts).
     // A flag given twice is refused in every command, not only in a run (report -o json -o csv printed text).

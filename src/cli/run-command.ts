@@ -346,7 +346,7 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
  * engine aborts them after a short grace), then report and save what was
  * measured. A second SIGINT exits at once.
  */
-function onInterrupt(startAt: number | undefined): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
+export function onInterrupt(startAt: number | undefined): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
   const first = new AbortController()
   const second = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {

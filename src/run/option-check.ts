@@ -27,7 +27,7 @@ const RUN_OPTIONS: Kinds<RunOptions> = {
   insecure: 'boolean', tls: 'object', grpc: 'object', keepAlive: 'boolean', fanout: 'number', workers: 'number', label: 'string', profile: 'any',
   hedge: 'object', eject: 'any', saturation: 'any', seed: 'number', redact: 'any', serverStatsUrl: 'string', signal: 'object',
   stopNow: 'object', onProgress: 'function', onWait: 'function', requestSink: 'object', shard: 'object', startAt: 'number', maxStartLatenessMs: 'number',
-  runId: 'string', wallClock: 'function',
+  runId: 'string', wallClock: 'function', onWarmup: 'function',
 }
 
 const HEDGE_OPTIONS: Kinds<HedgeRunOptions> = {

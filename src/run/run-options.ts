@@ -120,4 +120,10 @@ export interface RunOptions {
   runId?: string
   /** The wall clock (default Date.now): injectable so a test can skew one generator's clock. */
   wallClock?: WallClock
+  /**
+   * Called once after the warm-up with the percentile of its steady half that
+   * a pNN delay would be (null: nothing answered), so that a sweep derives
+   * all its delays from one warm-up as a run derives its own.
+   */
+  onWarmup?: (delayAt: (percentile: number) => number | null) => void
 }

@@ -196,6 +196,7 @@ class RunSession {
       // A fast target's first 1,000 requests can be over before the JIT is: see resolve-options.ts (warmupMinMs).
       await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], { requests: cfg.warmup, durationMs: cfg.durationMs, minDurationMs: cfg.warmupMinMs })
       if (this.#hedgesNext()) delay = this.#deriveDelay('warmup')
+      this.#reportWarmup()
     }
     if (this.#interrupted) return
     if (cfg.schedule === 'interleaved') {
@@ -207,6 +208,12 @@ class RunSession {
       if (this.#hedgesNext()) delay ??= this.#deriveDelay('plain')
     }
     if (this.#hedgesNext()) await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], this.#measured())
+  }
+
+  /** options.onWarmup: the warm-up's steady percentiles, from the basis #deriveDelay reads. */
+  #reportWarmup(): void {
+    const basis = this.#stats.get('warmup')?.delayBasis()
+    this.options.onWarmup?.((percentile) => (basis && basis.totalCount > 0 ? percentileMs(basis, percentile) : null))
   }
 
   /**
