@@ -112,3 +112,15 @@ test('a bad list or --max-extra is one line and exit 2', () => {
     assert.match(r.stderr, /^hedgebench: .*--(hedge-delay|max-extra)/)
   }
 })
+
+test('-o json: the sweep with its frontier, one setting per delay', () => {
+  const [r] = runMainCases([{ args: ['sweep', ...pi.urls, '--hedge-delay', '40ms,80ms', '-n', '40', '--warmup', '20', '--seed', '4', '-o', 'json'], cwd: process.cwd() }])
+  assert.equal(r!.code, 0, r!.stderr)
+  const out = JSON.parse(r!.stdout) as { kind: string; partial: boolean; settings: Array<{ label: string; delayMs: number }>; frontier: { rows: Array<{ label: string }>; maxExtraPct: number; recommendation: { sentence: string } } }
+  assert.equal(out.kind, 'sweep')
+  assert.equal(out.partial, false)
+  assert.deepEqual(out.settings.map((s) => [s.label, s.delayMs]), [['40ms', 40], ['80ms', 80]])
+  assert.deepEqual(out.frontier.rows.map((row) => row.label), ['40ms', '80ms'])
+  assert.equal(out.frontier.maxExtraPct, 5)
+  assert.ok(out.frontier.recommendation.sentence.length > 0)
+})
