@@ -41,7 +41,8 @@ test('a run exits 1 when a condition holds, naming it and the value seen; 0 when
   const s = await server(30)
   const held = await runCli([s.url, ...small, '--fail-if', 'hedged.p99>10ms', '--fail-if', 'plain.p50>5s'])
   assert.equal(held.code, 1, held.stderr)
-  assert.match(held.stderr, /--fail-if "hedged\.p99>10ms" holds: hedged p99 = (3\d|[4-9]\d)(\.\d+)? ms/)
+  // At least the server's 30 ms; how far above is the machine's, not the product's.
+  assert.match(held.stderr, /--fail-if "hedged\.p99>10ms" holds: hedged p99 = ((3\d|[4-9]\d|[1-9]\d{2,})(\.\d+)? ms|[\d.]+ s)/)
   assert.doesNotMatch(held.stderr, /plain\.p50/)
   assert.match(held.stdout, /hedged/, 'the report is still printed')
   const passed = await runCli([s.url, ...small, '--fail-if', 'p99>5s', '--fail-if', 'plain.error_rate>1%'])

@@ -41,13 +41,14 @@ test('the default warm-up of a run of 1,000 requests or more lasts at least 2 s;
   t.after(() => server.close())
   const long = await run({ urls: [server.url], concurrency: 8, requests: 1000, mode: 'plain', seed: 1 })
   const w = long.phases.warmup!
+  // Both bounds hold whatever the machine's speed: at least 2 s and at least the 1,000 (past 1,000 when they took
+  // less than 2 s, as on an idle machine; exactly 1,000 when a loaded one needed longer).
   assert.ok(w.durationMs >= DEFAULTS.warmupMinMs, `default warm-up took ${w.durationMs} ms`)
-  assert.ok(w.requests > DEFAULTS.warmupCap, `default warm-up sent ${w.requests} requests: it went on past ${DEFAULTS.warmupCap} until 2 s`)
+  assert.ok(w.requests >= DEFAULTS.warmupCap, `default warm-up sent ${w.requests} requests: at least ${DEFAULTS.warmupCap}`)
   assert.equal(w.errors, 0)
-  // The same run with --warmup 1000 given: exactly 1,000, however fast.
+  // The same run with --warmup 1000 given: exactly 1,000, however fast (no 2 s minimum would stop at 1,000).
   const given = await run({ urls: [server.url], concurrency: 8, requests: 1000, warmup: 1000, mode: 'plain', seed: 1 })
   assert.equal(given.phases.warmup!.requests, 1000)
-  assert.ok(given.phases.warmup!.durationMs < DEFAULTS.warmupMinMs, `a given warm-up took ${given.phases.warmup!.durationMs} ms`)
   // hey's default -n 200: a warm-up of n, no minimum.
   const short = await run({ urls: [server.url], concurrency: 8, requests: 200, mode: 'plain', seed: 1 })
   assert.equal(short.phases.warmup!.requests, 200)
