@@ -8,7 +8,7 @@
  * placeholder registry, the start written at apply time, a pod's run from
  * the example's run.json) are checked without kubectl too.
  */
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -84,23 +84,29 @@ test('the schema check has teeth: a misspelt completionMode is rejected', async 
   assert.throws(() => broken.validate(), /completionMode/)
 })
 
-test('the ConfigMap\'s run.json is flags the CLI accepts: pod 1 of the example runs its share against a local target', async (t) => {
-  if (!(await kubectlAvailable())) return t.skip('kubectl not found')
-  const { configMap } = await render('overlays/example')
+/**
+ * Pod 1 of the example as the Job starts it (`--config run.json --start-at $(START_AT)`, JOB_COMPLETION_INDEX=1),
+ * with the cluster's URLs and size swapped for a short run against a local target; every other flag as shipped.
+ */
+async function runPod1(t: TestContext, shipped: Record<string, unknown>, startAt: string): Promise<void> {
   const server = await startServer({ delayMs: 1 })
   const dir = await mkdtemp(join(tmpdir(), 'hedgebench-k8s-'))
   t.after(async () => {
     await server.close()
     await rm(dir, { recursive: true, force: true })
   })
-  // The cluster's URLs, start time and size swapped for a local, short run; every other flag as shipped.
-  const config = { ...(JSON.parse(configMap.data!['run.json']!) as Record<string, unknown>), urls: [server.url, server.url.replace('127.0.0.1', 'localhost')], z: '300ms', q: '80', warmup: '10' }
   const file = join(dir, 'run.json')
-  await writeFile(file, JSON.stringify(config))
-  const r = await runCli(['--config', file, '--start-at', '+0s'], { env: { JOB_COMPLETION_INDEX: '1' }, timeoutMs: 30_000 })
+  await writeFile(file, JSON.stringify({ ...shipped, urls: [server.url, server.url.replace('127.0.0.1', 'localhost')], z: '300ms', q: '80', warmup: '10' }))
+  const r = await runCli(['--config', file, '--start-at', startAt], { env: { JOB_COMPLETION_INDEX: '1' }, timeoutMs: 40_000 })
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stdout, /Shard: shard 1\/8 · run checkout-2026-12-01-run1/)
   assert.match(r.stdout, /HBFRAME1 checkout-2026-12-01-run1 1\/8 1\/\d+ /)
+}
+
+test('the ConfigMap\'s run.json is flags the CLI accepts: pod 1 of the example runs its share against a local target', async (t) => {
+  if (!(await kubectlAvailable())) return t.skip('kubectl not found')
+  const { configMap } = await render('overlays/example')
+  await runPod1(t, JSON.parse(configMap.data!['run.json']!) as Record<string, unknown>, '+0s')
 })
 
 // Without kubectl: the files as kustomize reads them.
@@ -143,19 +149,8 @@ test('the start is written at apply time: every pod reads START_AT from one gene
 })
 
 test('pod 1 of the example, as the Job starts it (its run.json, --start-at from START_AT), runs its share against a local target', async (t) => {
-  const server = await startServer({ delayMs: 1 })
-  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-k8s-'))
-  t.after(async () => {
-    await server.close()
-    await rm(dir, { recursive: true, force: true })
-  })
   const shipped = JSON.parse(await readFile(join(DEPLOY, 'overlays/example/run.json'), 'utf8')) as Record<string, unknown>
-  // The cluster's URLs and size swapped for a local, short run; every other flag as shipped.
-  const file = join(dir, 'run.json')
-  await writeFile(file, JSON.stringify({ ...shipped, urls: [server.url, server.url.replace('127.0.0.1', 'localhost')], z: '300ms', q: '80', warmup: '10' }))
+  // START_AT as the documented one-liner writes it: an absolute UTC time to the second.
   const startAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000).toISOString().replace(/\.\d+Z$/, 'Z')
-  const r = await runCli(['--config', file, '--start-at', startAt], { env: { JOB_COMPLETION_INDEX: '1' }, timeoutMs: 40_000 })
-  assert.equal(r.code, 0, r.stderr)
-  assert.match(r.stdout, /Shard: shard 1\/8 · run checkout-2026-12-01-run1/)
-  assert.match(r.stdout, /HBFRAME1 checkout-2026-12-01-run1 1\/8 1\/\d+ /)
+  await runPod1(t, shipped, startAt)
 })
