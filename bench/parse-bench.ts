@@ -1,6 +1,6 @@
 /**
  * Time per answer of hedgebench's HTTP/1.1 response parser
- * (src/engine/h1-response-parser.ts), for the README's parser figures: a
+ * (src/engine/h1-response-parser.ts), for the parser figures of docs/benchmarks.md: a
  * Node server's typical answer (status line, five headers, a 3-byte body)
  * parsed again and again in one process, with and without the header views
  * a handler may ask for.

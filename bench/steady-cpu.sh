@@ -1,6 +1,6 @@
 #!/bin/sh
 # CPU per request of hedgebench (and the Node floor client) over a fixed
-# window of a long run, for the README's "user CPU per request" figures:
+# window of a long run, for the "user CPU per request" figures of docs/benchmarks.md:
 # the server pinned to core 0, each client to core 1, user and system time
 # of the client process read from /proc between seconds 6 and 18 of a
 # 60,000-request plain run at -c 40 against the 20 ms echo server. The rate

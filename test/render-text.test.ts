@@ -189,7 +189,7 @@ test('--tied against a target that never dropped a twin asks whether it implemen
   Object.assign(run.phases.hedged!.hedging!, { tied: true, parallel: true, tiedDropped: 0, delaySource: 'tied: both copies sent at once; the first server to start one drops the other' })
   const text = renderText(run)
   assert.match(text, /Delay:\s+\S+ \S+ \(tied: both copies sent at once/)
-  assert.match(text, /Tied:\s+0 copies dropped by their server \(409: the twin had started elsewhere\); none at all: does the target implement tied requests\?/)
+  assert.match(text, /Tied:\s+0 copies dropped by their server \(409: the twin had started elsewhere\); none at all: does the target implement tied requests\? \(docs\/policy\.md, tied requests\)/)
   Object.assign(run.phases.hedged!.hedging!, { tiedDropped: 37 })
   assert.match(renderText(run), /Tied:\s+37 copies dropped by their server \(409: the twin had started elsewhere\)\n/)
   // Not tied: no such line.

@@ -1,7 +1,7 @@
 /**
  * Node starts a timer from its loop's clock, whole milliseconds read at the
  * start of the loop's turn, so a timer fires up to a millisecond before its
- * delay (a quarter to two thirds of firings: README, hedge timers). What
+ * delay (a quarter to two thirds of firings: docs/benchmarks.md, hedge timers). What
  * must not happen early (a hedge, an open-loop send) waits out the rest,
  * a few times at most, so that a caller's own clock cannot keep it waiting.
  */

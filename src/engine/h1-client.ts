@@ -9,7 +9,7 @@
  * generator's own time per answer 2-3x a raw socket's. Answers that arrive
  * together wait for each other in the event loop, so that time lands in the
  * tail: p99 +3 to +6 ms over wrk with undici, within 1 ms of wrk with this
- * client (README "Benchmarks and accuracy", `npm run bench`). HTTP/2 and gRPC stay on
+ * client (docs/benchmarks.md, `npm run bench`). HTTP/2 and gRPC stay on
  * undici; this speaks only what a load generator sends and reads.
  *
  * It speaks undici's legacy handler protocol to its callers (onConnect

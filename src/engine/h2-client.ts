@@ -13,7 +13,7 @@
  * does only what a load generator sends and reads, as h1-client.ts does
  * for HTTP/1.1: 21-26 µs per request on the same set-up (133-144 µs with
  * undici's there, h2load 4-5 µs), one collection per 20,000 requests
- * (README, HTTP/2; `npm run bench`).
+ * (docs/http2.md; `npm run bench`).
  *
  * What it speaks (RFC 9113): the preface and SETTINGS (push off, a large
  * stream window) with a connection WINDOW_UPDATE, so that reading never

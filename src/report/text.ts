@@ -210,7 +210,7 @@ function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Pain
     ['Policy:', `max ${h.maxAttempts} attempts, budget ${h.budgetPct === null ? 'off' : `${h.budgetPct}%`}, cancel ${h.cancelMode}`],
     ...optionalRow('Allowed by:', result.config.hedge.allowedBy ?? null),
     ['Hedges sent:', `${h.hedgesSent} (${signedPct(extraLoadPct(p))} extra load); ${h.unsent} more stopped before the wire${unsentBreakdown(h)}`],
-    ...(h.tiedDropped === undefined ? [] : [['Tied:', `${h.tiedDropped} copies dropped by their server (409: the twin had started elsewhere)${h.tiedDropped === 0 ? '; none at all: does the target implement tied requests? (README, tied requests)' : ''}`]]),
+    ...(h.tiedDropped === undefined ? [] : [['Tied:', `${h.tiedDropped} copies dropped by their server (409: the twin had started elsewhere)${h.tiedDropped === 0 ? '; none at all: does the target implement tied requests? (docs/policy.md, tied requests)' : ''}`]]),
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
     ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
     ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],

@@ -9,7 +9,7 @@
  * the parsed options: ~15 MB at -c 40): 30-55 ms with the thread that
  * reads the clock stopped, and a mark-compact of the promoted heap follows
  * a second later (measured with --trace-gc, `npm run bench`'s latency
- * section: p99 +17 ms over wrk before, README "Benchmarks and accuracy").
+ * section: p99 +17 ms over wrk before, docs/benchmarks.md).
  * Benchmark harnesses (mitata, benchmark.js) collect between runs for the
  * same reason.
  *

@@ -1,7 +1,7 @@
 /**
  * Is a difference between two runs real, or noise?
  *
- * How compare decides (plain words, copied into the README):
+ * How compare decides (plain words, copied into docs/compare-and-ci.md):
  *
  * Percentiles. A percentile measured from n requests is itself uncertain:
  * with another n requests from the same server, the p99 would land a little
