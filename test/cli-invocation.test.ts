@@ -97,13 +97,16 @@ describe('hey-style invocations', { concurrency: 4 }, () => {
 
   test('-z with -n: -z wins, as in hey, and the report says so', async () => {
     const s = await server()
-    const result = json(await runCli([s.url, '-z', '200ms', '-n', '3', '-c', '1', ...QUIET, '-o', 'json']))
-    assert.equal(result.config.requests, null)
-    assert.equal(result.config.durationMs, 200)
-    // A 200 ms closed loop against a server answering at once sends far more than 3.
-    assert.ok(result.phases.plain!.requests > 3, `requests ${result.phases.plain!.requests}`)
+    // -c 3 with -n 1: were -n in force, -c would be clamped to 1 and one request sent; under -z each of the
+    // three workers (started together) sends at least its first request. -n 1,000,000 cannot end a 200 ms phase either way.
+    const short = json(await runCli([s.url, '-z', '500ms', '-n', '1', '-c', '3', ...QUIET, '-o', 'json']))
+    assert.equal(short.config.requests, null)
+    assert.equal(short.config.durationMs, 500)
+    assert.ok(short.phases.plain!.requests >= 3, `requests ${short.phases.plain!.requests}`)
+    const result = json(await runCli([s.url, '-z', '200ms', '-n', '1000000', '-c', '1', ...QUIET, '-o', 'json']))
+    assert.ok(result.phases.plain!.requests < 1_000_000, `requests ${result.phases.plain!.requests}`)
     assert.ok(
-      result.warnings.some((w) => /-z 200(\.0)? ?ms and -n 3 given: -z wins/.test(w)),
+      result.warnings.some((w) => /-z 200(\.0)? ?ms and -n 1000000 given: -z wins/.test(w)),
       result.warnings.join('\n'),
     )
   })
