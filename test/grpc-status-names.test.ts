@@ -1,7 +1,8 @@
 /**
  * gRPC status codes by name wherever a user reads them: the JSON's phase
  * statusCodes ("UNAVAILABLE", as grpcClient.statusCodes) and the CSV
- * ("14 UNAVAILABLE", number and name); results saved before, keyed by
+ * ("14 UNAVAILABLE", number and name), the per-request log's status column
+ * (UNAVAILABLE); results saved before, keyed by
  * number, still read; HTTP statuses stay numbers. A run against real
  * grpc-js servers on 127.0.0.1.
  */
@@ -14,15 +15,28 @@ import { renderText } from '../src/report/text.js'
 import { statusFromKey, statusKey } from '../src/core/status.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { SHOP_PROTO, startGrpcServer, type GrpcTestServer } from './helpers/grpc-server.js'
-import { parseCsv } from './helpers/csv.js'
+import { parseCsv, parseCsvObjects } from './helpers/csv.js'
+import { createRequestLog } from '../src/results/request-log.js'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 const servers: GrpcTestServer[] = []
 let result: RunResult
+let dir: string
+let requestRows: Array<Record<string, string>>
 before(async () => {
   servers.push(await startGrpcServer(() => ({ error: { code: 14, details: 'down' } })), await startGrpcServer())
-  result = await run({ urls: servers.map((s) => s.url), grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' }, concurrency: 1, requests: 6, warmup: 0, mode: 'plain' })
+  dir = await mkdtemp(join(tmpdir(), 'hedgebench-grpc-names-'))
+  const log = await createRequestLog(join(dir, 'requests.csv'))
+  result = await run({ urls: servers.map((s) => s.url), grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' }, concurrency: 1, requests: 6, warmup: 0, mode: 'plain', requestSink: log })
+  await log.close()
+  requestRows = parseCsvObjects(await readFile(join(dir, 'requests.csv'), 'utf8'))
 })
-after(() => servers.forEach((s) => s.close()))
+after(async () => {
+  servers.forEach((s) => s.close())
+  await rm(dir, { recursive: true, force: true })
+})
 
 test('JSON keys gRPC codes by name in the phase, its replicas and beside grpcClient; the engine still counts by number', () => {
   assert.deepEqual(result.phases.plain!.statusCodes, { '0': 3, '14': 3 })
@@ -46,6 +60,14 @@ test('CSV shows the number and the name', () => {
   const [header, ...rows] = parseCsv(renderCsvSummary(result))
   const phase = rows.find((r) => r[header!.indexOf('scope')] === 'phase')!
   assert.equal(phase[header!.indexOf('status_codes')], '0 OK:3 14 UNAVAILABLE:3')
+})
+
+test('--csv-requests names the gRPC status of each request, as the text report does', () => {
+  assert.equal(requestRows.length, 6)
+  // The replica column is the connection's origin (http://127.0.0.1:PORT): matched by port.
+  const byReplica = new Map(servers.map((s) => [new URL(s.url).port, [] as string[]]))
+  for (const row of requestRows) byReplica.get(new URL(row.replica!).port)!.push(row.status!)
+  assert.deepEqual([...byReplica.values()], [['UNAVAILABLE', 'UNAVAILABLE', 'UNAVAILABLE'], ['OK', 'OK', 'OK']])
 })
 
 test('keys: gRPC codes by name, HTTP statuses by number, both read back', () => {

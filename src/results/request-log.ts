@@ -20,6 +20,7 @@ import { stringify } from 'csv-stringify'
 import type { Stringifier } from 'csv-stringify'
 import { UsageError } from '../core/errors.js'
 import { redactUrl } from '../core/redact.js'
+import { statusKey } from '../core/status.js'
 import { tempPathBeside } from '../core/temp-file.js'
 import type { RequestRecord, RequestSink } from '../results/request-record.js'
 
@@ -152,7 +153,8 @@ function toRow(r: RequestRecord): Record<(typeof REQUEST_LOG_COLUMNS)[number], s
     seq: r.seq,
     start_ms: ms3(r.startMs),
     latency_ms: ms3(r.latencyMs),
-    status: r.status ?? '',
+    // A gRPC code by its name (UNAVAILABLE), as the text report and the JSON name it; an HTTP status as its number.
+    status: r.status === null ? '' : statusKey(r.status),
     error: r.error ?? '',
     replica: redactUrl(r.replica),
     attempts: r.attempts,
