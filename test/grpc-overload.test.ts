@@ -4,7 +4,9 @@
  * an immediate error) and in real trailers. RESOURCE_EXHAUSTED holds every
  * hedge (suppressed.overload); grpc-retry-pushback-ms holds hedges to the
  * replica that sent it (suppressed.pushback), a negative one for the rest of
- * the phase (gRPC A6). Against real grpc-js servers on 127.0.0.1.
+ * the phase (gRPC A6). A replica failing with UNAVAILABLE or
+ * DEADLINE_EXCEEDED counts towards the gate's error rate as an HTTP 503 does
+ * (suppressed.errorRate). Against real grpc-js servers on 127.0.0.1.
  */
 import assert from 'node:assert/strict'
 import { after, test } from 'node:test'
@@ -14,9 +16,15 @@ import { renderCsvSummary } from '../src/report/csv.js'
 import { parseCsv } from './helpers/csv.js'
 import { grpcOverloadSignal } from '../src/protocol/grpc-status.js'
 import { startGrpcServer, SHOP_PROTO, type Answer, type GrpcTestServer } from './helpers/grpc-server.js'
+import { startServer, type CountingServer } from './helpers/servers.js'
+import type { RunOptions } from '../src/run/run-options.js'
 
 const servers: GrpcTestServer[] = []
-after(() => servers.forEach((s) => s.close()))
+const httpServers: CountingServer[] = []
+after(async () => {
+  servers.forEach((s) => s.close())
+  await Promise.all(httpServers.map((s) => s.close()))
+})
 
 const N = 30
 const RESOURCE_EXHAUSTED = 8
@@ -79,6 +87,40 @@ for (const pushback of ['10000', '-1']) {
     const [header, ...rows] = parseCsv(renderCsvSummary(result))
     const row = rows.find((r) => r[header!.indexOf('scope')] === 'phase' && r[header!.indexOf('phase')] === 'hedged')!
     assert.equal(row[header!.indexOf('suppressed_pushback')], String(h.suppressed!.pushback))
+  })
+}
+
+const DEADLINE_EXCEEDED = 4
+
+/** The first replica fails every call at once with `code`; the other answers in 20 ms, so each of its calls wants a speculative hedge (to the failing one) at 5 ms. */
+async function failingGrpc(code: number): Promise<RunOptions> {
+  const flaky = await startGrpcServer(() => ({ error: { code, details: 'failing' } }))
+  const other = await startGrpcServer(() => ({ delayMs: 20 }))
+  servers.push(flaky, other)
+  return { urls: [flaky.url, other.url], grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' } }
+}
+
+async function failingHttp(status: number): Promise<RunOptions> {
+  const flaky = await startServer({ status })
+  const other = await startServer({ delayMs: 20 })
+  httpServers.push(flaky, other)
+  return { urls: [flaky.url, other.url] }
+}
+
+for (const [name, target] of [
+  ['HTTP 503', () => failingHttp(503)],
+  ['gRPC UNAVAILABLE', () => failingGrpc(UNAVAILABLE)],
+  ['gRPC DEADLINE_EXCEEDED', () => failingGrpc(DEADLINE_EXCEEDED)],
+] as const) {
+  test(`a replica failing with ${name} trips the gate's error rate: speculative hedges are held back, counted as errorRate`, async () => {
+    // The failures are delivered (no non-fatal status: no failover hedge), so about half of the
+    // outcomes fail, above the 25 % limit from the 20th outcome on. No budget holds hedges back, and
+    // no ejection takes the failing replica out of the rotation.
+    const result = await run({ ...(await target()), concurrency: 2, requests: 60, warmup: 0, mode: 'hedged', seed: 3, eject: false, hedge: { delay: 5, budgetPct: null as unknown as number, nonFatalStatus: [] } })
+    const h = result.phases.hedged!.hedging!
+    assert.ok(h.suppressed!.errorRate > 0, JSON.stringify(h.suppressed))
+    assert.equal(h.suppressed!.overload, 0, 'a bare failure is no overload signal')
+    assert.match(renderText(result), /Saturation suppressed: +overload 0, error rate [1-9]\d*/)
   })
 }
 

@@ -230,7 +230,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     // A socket this machine could not open (EMFILE) says nothing about the replica or its strain.
     if (localFailureCode(error) === null) {
       policy.health?.record(this.origin, failure)
-      policy.saturation?.outcome(isStrainSign(error, this.status))
+      policy.saturation?.outcome(isStrainSign(error, this.status, this.req.protocol))
     }
     policy.saturation?.settled(this.origin)
     const observer = policy.observer
@@ -257,13 +257,15 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
 }
 
 /**
- * What the saturation gate counts as a sign of strain: a 5xx or a timeout.
- * A refused or reset connection is a dead replica, not a busy one; ejection
- * deals with it, and hedging it elsewhere costs the dead replica nothing.
+ * What the saturation gate counts as a sign of strain: a timeout, or a
+ * status the protocol calls one (an HTTP 5xx, gRPC UNAVAILABLE or
+ * DEADLINE_EXCEEDED, …). A refused or reset connection is a dead replica,
+ * not a busy one; ejection deals with it, and hedging it elsewhere costs the
+ * dead replica nothing.
  */
-function isStrainSign(error: Error | null, status: number | null): boolean {
+function isStrainSign(error: Error | null, status: number | null, protocol: Protocol): boolean {
   if (error) return STRAIN_ERRORS.has((error as { code?: string }).code ?? '')
-  return status !== null && status >= 500
+  return status !== null && protocol.strained(status)
 }
 
 const STRAIN_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'HEDGE_DEADLINE_EXCEEDED'])

@@ -13,7 +13,9 @@
  *                10 s); a negative or unreadable one stops hedges to it for
  *                the rest of the phase
  *   error-rate   more than `maxErrorRate` of the last ERROR_WINDOW attempts
- *                showed strain (a 5xx or a timeout; a refused connection is
+ *                showed strain (a timeout, or what the protocol calls strain:
+ *                an HTTP 5xx, gRPC UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL,
+ *                UNKNOWN, UNIMPLEMENTED, DATA_LOSS; a refused connection is
  *                a dead replica, which ejection handles, not saturation)
  *   target-busy  the replica the hedge would go to already has
  *                `maxInflight` attempts of ours in flight (seed 004's

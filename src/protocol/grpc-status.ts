@@ -82,6 +82,20 @@ export function grpcOverloadSignal(header: HeaderLookup): OverloadSignal | null 
   return pushbackMs === undefined ? null : { pushbackMs }
 }
 
+/**
+ * The codes that show a server failing or under strain, for the saturation
+ * gate's error rate as an HTTP 5xx is: those a gRPC-to-HTTP mapping (Envoy's,
+ * grpc-gateway's) turns into a 5xx. UNKNOWN and INTERNAL (500),
+ * UNIMPLEMENTED (501), UNAVAILABLE (503), DEADLINE_EXCEEDED (504),
+ * DATA_LOSS (500). RESOURCE_EXHAUSTED is overload (429), heard as such;
+ * the others are the caller's own mistakes (400-409).
+ */
+const GRPC_STRAIN_CODES: ReadonlySet<number> = new Set([2, 4, 12, 13, 14, 15])
+
+export function isGrpcStrainCode(code: number): boolean {
+  return GRPC_STRAIN_CODES.has(code)
+}
+
 /** The gRPC code an HTTP status maps to (the gRPC spec's http-grpc-status-mapping). */
 export function grpcCodeForHttpStatus(status: number): number {
   switch (status) {

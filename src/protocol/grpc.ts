@@ -19,7 +19,7 @@
 import type { Dispatcher } from 'undici'
 import { transportOrigin } from '../core/target-url.js'
 import { MAX_MESSAGE_CHARS } from '../results/run-result.js'
-import { classifyGrpcAnswer, decodeGrpcMessage, grpcCodeName, grpcOverloadSignal, grpcTimeoutHeader, GRPC_OK, GRPC_UNKNOWN } from './grpc-status.js'
+import { classifyGrpcAnswer, decodeGrpcMessage, grpcCodeName, grpcOverloadSignal, grpcTimeoutHeader, GRPC_OK, GRPC_UNKNOWN, isGrpcStrainCode } from './grpc-status.js'
 import type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol.js'
 import { rawHeaderLookup as rawLookup, withHeaders, type HeaderLookup } from './request-headers.js'
 import { httpOverloadSignal } from './http.js'
@@ -88,6 +88,11 @@ class GrpcProtocol implements Protocol {
 
   endSignal(trailers: unknown): OverloadSignal | null {
     return trailers == null ? null : grpcOverloadSignal(trailerLookup(trailers))
+  }
+
+  /** The codes an HTTP mapping makes a 5xx (grpc-status.ts); a proxy's own 502-504 is recorded as UNAVAILABLE already. */
+  strained(status: number): boolean {
+    return isGrpcStrainCode(status)
   }
 
   failureText(rawHeaders: Buffer[] | null, trailers: unknown): string | null {

@@ -66,6 +66,11 @@ class HttpProtocol implements Protocol {
     return null
   }
 
+  /** A 5xx: the server failed (a 4xx is the request's fault, a 429 overload, heard by answerSignal). */
+  strained(status: number): boolean {
+    return status >= 500
+  }
+
   /** An HTTP answer's status says it all: its body is the application's, not counted. */
   failureText(): null {
     return null

@@ -32,6 +32,9 @@
  *        Retry-After, RESOURCE_EXHAUSTED, grpc-retry-pushback-ms) read from
  *        the headers when they arrive and from the trailers at the
  *        attempt's end, for the saturation gate, which reads no header itself.
+ *      - `strained`: whether a recorded status shows the replica failing or
+ *        under strain (HTTP 5xx; gRPC UNAVAILABLE, DEADLINE_EXCEEDED, …),
+ *        for the saturation gate's error rate.
  *      - `failureText`: the words a failed answer came with (grpc-message),
  *        bounded, for the error breakdown.
  *      - `statusLabel`: how a status is shown in reports (`200`, `UNAVAILABLE`).
@@ -92,6 +95,8 @@ export interface Protocol {
   answerSignal(status: number, rawHeaders: Buffer[]): OverloadSignal | null
   /** An overload signal in an attempt's trailers, at its end (gRPC status and pushback), or null. */
   endSignal(trailers: unknown): OverloadSignal | null
+  /** A recorded status (answerStatus / endStatus) shows the replica failing or under strain: the saturation gate's error rate counts it. */
+  strained(status: number): boolean
   /** What a failed answer's server said with its status, from the headers (a trailers-only answer) or the trailers, as reports show it (`UNAVAILABLE: no backend`); null when it said nothing. */
   failureText(rawHeaders: Buffer[] | null, trailers: unknown): string | null
   /** Report label for a status. */
