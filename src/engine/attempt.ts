@@ -146,6 +146,20 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     return !this.#paused
   }
 
+  /**
+   * The server did not process it (an HTTP/2 GOAWAY or REFUSED_STREAM): no
+   * longer on the wire, so no longer counted as sent. It waits for a
+   * connection again, as a new attempt does: onConnect counts it once more,
+   * or, if the race was decided meanwhile, as never sent. A loser already
+   * cancelled (a GOAWAY that came after its reset) was never sent either.
+   */
+  onRequestRefused(): void {
+    if (!this.sent) return
+    this.sent = false
+    this.req.policy.observer?.attemptRefused?.(this.index, this.origin, this.cancelled)
+    if (this.finished && this.cancelled) this.#countUnsent()
+  }
+
   /** The request was handed to the socket (undici calls it right after the write). */
   onRequestSent(): void {
     this.requestSentAt = this.req.policy.now()

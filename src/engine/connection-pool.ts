@@ -420,4 +420,8 @@ class Lease extends Deadline implements LegacyHandler {
   onRequestSent(): void {
     this.inner.onRequestSent?.()
   }
+
+  onRequestRefused(): void {
+    this.inner.onRequestRefused?.()
+  }
 }

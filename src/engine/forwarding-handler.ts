@@ -20,6 +20,13 @@ export interface LegacyHandler {
   onResponseStarted?(): void
   onBodySent?(chunk: unknown): void
   onRequestSent?(): void
+  /**
+   * hedgebench's HTTP/2 connection (h2-client.ts): the server did not process
+   * the request written after onConnect (RFC 9113 8.7: above a GOAWAY's
+   * last-stream-id, or REFUSED_STREAM). It is handed a connection again (a
+   * second onConnect) or fails; undici never calls it.
+   */
+  onRequestRefused?(): void
 }
 
 /** Whether `handler` wants the raw header views of an answer with this status: yes unless it says otherwise. */
@@ -68,5 +75,9 @@ export class ForwardingHandler implements LegacyHandler {
 
   onRequestSent(): void {
     this.inner.onRequestSent?.()
+  }
+
+  onRequestRefused(): void {
+    this.inner.onRequestRefused?.()
   }
 }

@@ -28,9 +28,11 @@
  * What it gets right that the undici path did not (issue 28):
  * - A GOAWAY is not a failure: streams above its last-stream-id, and
  *   streams refused with REFUSED_STREAM, were not processed by the server
- *   (RFC 9113 8.7). They are sent again on a new connection, without a
- *   second onConnect (the attempt was counted once and is processed once),
- *   and reported as 'stream-resent'. Streams at or below the id finish on
+ *   (RFC 9113 8.7). Their handlers hear onRequestRefused (the attempt is
+ *   no longer counted as sent), and they are sent again on a new
+ *   connection, heard in onConnect once more and reported as
+ *   'stream-resent' when rewritten: an attempt cancelled meanwhile is never
+ *   counted as sent, as the server never saw it. Streams at or below the id finish on
  *   the old connection, which closes when they have.
  * - A cancel (the attempt's abort) is RST_STREAM with CANCEL (0x8), and is
  *   reported as 'stream-reset' only when a RST_STREAM was written for a
@@ -116,8 +118,6 @@ function wireRequest(opts: Dispatcher.DispatchOptions, authority: string): WireR
 class Stream {
   id = 0
   session: Session | null = null
-  /** Its handler was told it is on the wire (onConnect): counted, never a second time. */
-  sent = false
   /** Its handler heard its end (onComplete or onError). */
   done = false
   /** The final (non-1xx) response headers arrived. */
@@ -223,14 +223,19 @@ export class H2Client extends EventEmitter {
       const at = this.#queue.indexOf(st)
       if (at >= 0) this.#queue.splice(at, 1)
     } else {
-      s.cancel(st)
+      const lost = err instanceof HedgeCancelledError
+      s.cancel(st, lost)
       // What a cancel cost (the loser of a race); a deadline's or a caller's abort resets its stream too, but is no cancel.
-      if (err instanceof HedgeCancelledError) this.emit('stream-reset')
+      if (lost) this.emit('stream-reset')
     }
     this.#fail(st, err)
   }
 
-  /** The server did not process `st` (above a GOAWAY's last-stream-id, or REFUSED_STREAM): send it again, first in line. */
+  /**
+   * The server did not process these (above a GOAWAY's last-stream-id, or
+   * REFUSED_STREAM): their handlers take them back as not sent, and they go
+   * again, first in line, each heard in onConnect once more when rewritten.
+   */
   resend(streams: Stream[]): void {
     const again: Stream[] = []
     for (const st of streams) {
@@ -238,12 +243,12 @@ export class H2Client extends EventEmitter {
       st.id = 0
       st.bodyAt = 0
       st.unacked = 0
+      st.handler.onRequestRefused?.()
+      if (st.done) continue // stopped while taken back
       if (++st.resends > MAX_RESENDS) this.#fail(st, streamError(`refused ${st.resends} times by the server (REFUSED_STREAM or GOAWAY)`, 'HTTP2_REFUSED_STREAM'))
       else again.push(st)
     }
-    if (again.length === 0) return
     this.#queue.unshift(...again)
-    for (let i = 0; i < again.length; i++) this.emit('stream-resent')
   }
 
   /** A stream ended (answered, reset or failed): its handler is told once. */
@@ -327,6 +332,10 @@ class Session implements FrameSink {
   #unacked = 0
   /** Streams whose body waits for a window. */
   readonly #blocked = new Set<Stream>()
+  /** Race losers reset before an answer, by stream id, while a GOAWAY could still refuse them (#keepLost). */
+  readonly #lost = new Map<number, Stream>()
+  /** The highest stream id the server has answered on: the last id of any GOAWAY it sends is at least this. */
+  #highestAnswered = 0
   /** A GOAWAY came (or we are ending it): no new streams. */
   #goingAway = false
   #goawayReceived = false
@@ -397,14 +406,10 @@ class Session implements FrameSink {
     this.#outBytes = 0
   }
 
-  /** Writes `st`'s HEADERS (and body); its handler hears onConnect first, unless this is a resend. */
+  /** Writes `st`'s HEADERS (and body); its handler hears onConnect first (a resend too: a refused stream was taken back). */
   start(st: Stream): void {
-    const first = !st.sent
-    if (first) {
-      st.sent = true
-      st.handler.onConnect(st.abort)
-      if (st.done) return // stopped in onConnect: never written
-    }
+    st.handler.onConnect(st.abort)
+    if (st.done) return // stopped in onConnect: never written
     const id = this.#nextId
     this.#nextId += 2
     st.id = id
@@ -413,7 +418,8 @@ class Session implements FrameSink {
     this.streams.set(id, st)
     this.#writeHeaders(st)
     if (st.wire.body !== null) this.#sendBody(st)
-    if (first) st.handler.onRequestSent?.()
+    st.handler.onRequestSent?.()
+    if (st.resends > 0) this.client.emit('stream-resent')
   }
 
   #writeHeaders(st: Stream): void {
@@ -456,10 +462,25 @@ class Session implements FrameSink {
   }
 
   /** Our cancel: RST_STREAM CANCEL; whatever the server still sends on it is read and dropped. */
-  cancel(st: Stream): void {
+  /** `lost`: it lost a race, and a later GOAWAY may yet say the server never processed it (#goaway). */
+  cancel(st: Stream, lost = false): void {
     this.#forget(st)
     this.#send(rstStreamFrame(st.id, H2Code.CANCEL))
+    if (lost && !st.answered) this.#keepLost(st)
     this.#endIfDrained()
+  }
+
+  /**
+   * A race's loser reset before any answer. A GOAWAY that comes after the
+   * reset may put it above the last stream the server processed: the
+   * server never saw it, and its attempt is taken back then. One at or
+   * below a stream the server has answered can never be (the last id is at
+   * least that), so it is forgotten: the set stays as small as the streams
+   * in flight.
+   */
+  #keepLost(st: Stream): void {
+    for (const id of this.#lost.keys()) if (id <= this.#highestAnswered) this.#lost.delete(id)
+    this.#lost.set(st.id, st)
   }
 
   #forget(st: Stream): void {
@@ -571,6 +592,7 @@ class Session implements FrameSink {
     }
     if (status < 200) return this.#streamError(st, 'response headers without a valid :status')
     st.answered = true
+    if (st.id > this.#highestAnswered) this.#highestAnswered = st.id
     st.handler.onHeaders(status, raw, noop, '')
     if (endStream) this.#streamEnded(st, null)
   }
@@ -635,6 +657,8 @@ class Session implements FrameSink {
     for (const st of this.streams.values()) if (st.id > lastId) refused.push(st)
     for (const st of refused) this.#forget(st)
     if (refused.length > 0) this.client.resend(refused)
+    for (const [sid, st] of this.#lost) if (sid > lastId) st.handler.onRequestRefused?.()
+    this.#lost.clear()
     this.#endIfDrained()
   }
 

@@ -39,6 +39,14 @@ export interface HedgeObserver {
   attemptSettled(index: number, origin: string): void
   /** Headers of an attempt were written to a connection. */
   attemptSent(index: number, origin: string): void
+  /**
+   * An attempt counted as sent was not processed by its server (HTTP/2: above
+   * a GOAWAY's last-stream-id, or REFUSED_STREAM): it is no longer counted.
+   * attemptSent follows when it is sent again, attemptUnsent if it is not.
+   * `cancelled`: it had already lost the race (counted by attemptCancelled),
+   * and that cancel is taken back too.
+   */
+  attemptRefused?(index: number, origin: string, cancelled: boolean): void
   /** An attempt was cancelled before it reached the wire: no server saw it. */
   attemptUnsent(index: number, origin: string): void
   /** An attempt on the wire was aborted because the request was decided. */
@@ -76,7 +84,7 @@ export interface HedgeOutcome {
 
 /** Every HedgeObserver callback, for guardObserver. */
 const OBSERVER_EVENTS = [
-  'attemptLaunched', 'attemptSettled', 'attemptSent', 'attemptUnsent', 'attemptCancelled', 'attemptDone', 'lateDiscarded',
+  'attemptLaunched', 'attemptSettled', 'attemptSent', 'attemptRefused', 'attemptUnsent', 'attemptCancelled', 'attemptDone', 'lateDiscarded',
   'budgetDenied', 'saturationSuppressed', 'deadlineSuppressed', 'nonFatalTriggered', 'loserFinished', 'timerLateness',
 ] as const satisfies ReadonlyArray<keyof HedgeObserver>
 

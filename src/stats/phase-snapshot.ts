@@ -74,6 +74,11 @@ export class SnapshotPhaseStats extends PhaseStats {
     if (this.#counters) Atomics.add(this.#counters, COUNTER_ATTEMPTS, 1)
   }
 
+  override attemptRefused(index: number, origin: string, cancelled: boolean): void {
+    super.attemptRefused(index, origin, cancelled)
+    if (this.#counters) Atomics.sub(this.#counters, COUNTER_ATTEMPTS, 1)
+  }
+
   override recordRequest(s: RequestSample): void {
     super.recordRequest(s)
     if (this.#counters) Atomics.add(this.#counters, COUNTER_COMPLETED, 1)

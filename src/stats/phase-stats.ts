@@ -177,6 +177,22 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     }
   }
 
+  attemptRefused(index: number, origin: string, cancelled: boolean): void {
+    const replica = this.#replica(origin)
+    this.figures.attempts--
+    replica.attempts--
+    if (cancelled) {
+      this.#cancelled--
+      replica.cancelled--
+    }
+    if (index > 0) {
+      this.#hedgesSent--
+      const now = performance.now()
+      this.timeline.unhedge(now)
+      if (this.#fine && this.#young(now)) this.#fine.unhedge(now)
+    }
+  }
+
   attemptUnsent(index: number): void {
     this.#unsent++
     if (index === 0) this.#unsentOriginals++

@@ -56,6 +56,12 @@ export class SecondRecorder<P> {
     this.#sums.hedges++
   }
 
+  /** A hedge the server refused (it is counted again when resent): taken back from the current point, if it is still there. */
+  unhedge(now: number): void {
+    this.#roll(now)
+    if (this.#sums.hedges > 0) this.#sums.hedges--
+  }
+
   /** Closes the last (partial) second. */
   finish(now: number): P[] {
     this.#roll(now)
