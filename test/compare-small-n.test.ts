@@ -70,7 +70,7 @@ function histogramOf(n: number, seed: number) {
   return h
 }
 
-/** A local server's latency: lognormal around 10 ms, 2 % stalled by 100-120 ms (the seeds' shape, scaled down). */
+/** A local server's latency: lognormal around 10 ms, 2 % stalled by 100-120 ms (the articles' shape, scaled down). */
 const MODEL = { base: { type: 'lognormal' as const, median: 10, sigma: 0.4 }, stalls: [{ type: 'independent' as const, probability: 0.02, ms: { min: 100, max: 120 } }] }
 
 const BASE_RUN = makeRunResult()

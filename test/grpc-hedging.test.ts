@@ -1,5 +1,5 @@
 /**
- * The seed experiment, scaled down, over gRPC: hedgebench's own engine
+ * The Raspberry Pi experiment, scaled down, over gRPC: hedgebench's own engine
  * (h2c, the protocol seam's gRPC framing) against simulated grpc-js replicas
  * in a child process on 127.0.0.1. 3 replicas, 5-15 ms (2-6 ms in the seed
  * experiment's test), 1 call in 100 stalls 200 ms, 4 in flight.
@@ -25,7 +25,7 @@ after(() => Promise.all(targets.map((t) => t.close())))
 function profile(extra: Partial<Profile['model']> = {}): Profile {
   return {
     name: 'grpc-seed',
-    description: 'the seed experiment scaled down',
+    description: 'the Raspberry Pi experiment scaled down',
     replicas: 3,
     seed: 1301,
     file: null,
@@ -35,7 +35,7 @@ function profile(extra: Partial<Profile['model']> = {}): Profile {
 
 const grpc = { call: SIM_WORK_CALL, proto: SIM_PROTO, data: '{"payload": "seed"}' }
 
-test('seed experiment over gRPC: the plain tail, the hedged tail without it, little extra load, and every count matching the server', async (t) => {
+test('the Raspberry Pi experiment over gRPC: the plain tail, the hedged tail without it, little extra load, and every count matching the server', async (t) => {
   // 2-6 ms answers instead of the seed's 5-15 ms, scaled down as the stalls
   // are: still far below the 40 ms delay and the 200 ms stall, in under half
   // the time (a call's base latency is most of a phase's duration at 4 in flight).

@@ -29,7 +29,7 @@ after(async () => {
 
 const SEED_PROFILE: Profile = {
   name: 'grpc-seed',
-  description: 'the seed experiment scaled down',
+  description: 'the Raspberry Pi experiment scaled down',
   replicas: 3,
   seed: 4242,
   file: null,

@@ -379,7 +379,7 @@ test('--fanout 5: each request makes 5 calls; per-call and per-request figures s
   assert.ok(plain.latencyMs.p50 >= plain.calls.latencyMs.p50)
   // Calls: slow ~ Binomial(1500, 0.05): mean 75, sd 8.4. Requests: slow if
   // any of 5 calls is, p = 1 - 0.95^5 = 0.226: Binomial(300, 0.226), mean
-  // 67.8, sd 7.2. Both within 4 sd: the seeds' fan-out arithmetic. (A
+  // 67.8, sd 7.2. Both within 4 sd: the articles' fan-out arithmetic. (A
   // 200 ms stall against 1 ms answers and a 100 ms threshold: only a frozen
   // client could blur it, and then only upwards; the upper bounds get the
   // slack of 4 sd.)

@@ -1,5 +1,5 @@
 /**
- * Seed 004's telemetry and seed 001's tied requests, against the simulated
+ * The 'Controlled Duplication' article's telemetry and the 'ask many servers' article's tied requests, against the simulated
  * replicas in their own process: loser runtime (abort vs ignore), attempts
  * per logical request, cancellation success, per-replica utilisation, and
  * the work a tie saves (copies that started executing, counted by the

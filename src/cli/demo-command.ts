@@ -1,4 +1,4 @@
-/** `hedgebench demo` (npm run demo): the seed article's experiment in one command. */
+/** `hedgebench demo` (npm run demo): the Raspberry Pi article's experiment in one command. */
 import type { CommandModule } from 'yargs'
 import { UsageError } from '../core/errors.js'
 import { assertNoRepeats, integer } from './run-flags.js'

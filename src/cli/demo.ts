@@ -1,5 +1,5 @@
 /**
- * The demo (the CLI's: it runs the client against the simulated target): the seed article's experiment, reproduced against the built-in
+ * The demo (the CLI's: it runs the client against the simulated target): the Raspberry Pi article's experiment, reproduced against the built-in
  * simulated replicas. 3 replicas answering in 5-15 ms, 1 request in 100
  * stalling 1 s; 4000 plain calls then 4000 hedged calls at the warm-up p95,
  * at 4 and at 40 in flight, with the servers' own counts beside the client's.

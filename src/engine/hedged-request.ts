@@ -5,10 +5,12 @@
  * other attempt cancelled. Modelled on undici's RetryHandler, but attempts
  * overlap instead of following each other.
  *
- * Counting happens here, in one place, synchronously at the moment each
- * event happens (see HedgeObserver): an attempt is "sent" in
- * onRequestStart, which undici calls right before it writes the request
+ * Counting happens in its attempts (attempt.ts), synchronously at the
+ * moment each event happens (see HedgeObserver): an attempt is "sent" in
+ * onConnect, which the connection calls right before it writes the request
  * headers; aborting there means the headers are never written ("unsent").
+ * An HTTP/2 stream the server refused (GOAWAY, REFUSED_STREAM) is taken
+ * back (onRequestRefused) and heard in onConnect again when resent.
  */
 import { util, type Dispatcher } from 'undici'
 import type { HedgeOutcome } from '../hedging/observer.js'
@@ -257,7 +259,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
 
   #decide(): void {
     this.decided = true
-    // Read the clock only when there are losers to time (seed 004's loser runtime).
+    // Read the clock only when there are losers to time (the loser runtime the 'Controlled Duplication' article asks for).
     if (this.attempts.length > 1) this.decidedAt = this.policy.now()
     if (this.#timer) clearTimeout(this.#timer)
     this.#timer = null

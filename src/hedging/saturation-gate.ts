@@ -1,5 +1,5 @@
 /**
- * Stop speculating during saturation (seed 004: "when the system is already
+ * Stop speculating during saturation (the 'Controlled Duplication' article: "when the system is already
  * rejecting work to preserve stability, speculative duplicates should be
  * among the first optional operations to stop"). Besides the token budget,
  * a hedge is suppressed while any of these holds:
@@ -18,7 +18,7 @@
  *                UNKNOWN, UNIMPLEMENTED, DATA_LOSS; a refused connection is
  *                a dead replica, which ejection handles, not saturation)
  *   target-busy  the replica the hedge would go to already has
- *                `maxInflight` attempts of ours in flight (seed 004's
+ *                `maxInflight` attempts of ours in flight (the 'Controlled Duplication' article's
  *                per-host limit: "target_has_capacity"); off by default,
  *                since only the user knows a replica's capacity
  *

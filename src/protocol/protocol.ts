@@ -4,7 +4,7 @@
  * attempt.ts, connection-pool.ts) and the run (run.ts, lane.ts) only talk
  * to a `Protocol`; nothing outside this folder branches on which one it is.
  *
- * How a new protocol plugs in (gRPC is the one planned):
+ * How a protocol plugs in (http.ts and grpc.ts are the two there are):
  *   1. Write `src/protocol/NAME.ts` exporting a `Protocol` value (or a
  *      function returning one from its settings). Implement:
  *      - `transport`: which connections it needs (HTTP/1.1, h2 over TLS

@@ -1,5 +1,5 @@
 /**
- * The demo's table, in the shape of the seed article's:
+ * The demo's table, in the shape of the Raspberry Pi article's:
  *
  *   4 in flight     p99      p99.9     >1s   extra   server / client
  *   no hedge      25.5 ms  1015.6 ms   38     -      4000 / 4000  match

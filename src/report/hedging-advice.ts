@@ -1,5 +1,5 @@
 /**
- * What went wrong with hedging itself, and what to try (the seeds' feedback
+ * What went wrong with hedging itself, and what to try (the hedging articles' feedback
  * lesson): a trigger rate far above what the delay's percentile implies, a
  * budget that refused hedges (and how many slow requests went unhedged for
  * it), and small runs whose extra load passes the budget because of the

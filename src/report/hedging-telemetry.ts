@@ -1,5 +1,5 @@
 /**
- * Seed 004's telemetry as words, for the text and HTML reports alike:
+ * The 'Controlled Duplication' article's telemetry as words, for the text and HTML reports alike:
  * hedges held back during saturation, how long losers ran on, and the
  * attempts a logical request took. Each returns null when the result has
  * nothing to say (older saved runs lack the fields).
@@ -40,7 +40,7 @@ export function attemptsPerRequestText(h: HedgingStats): string | null {
 }
 
 /**
- * Seed 004: "a high trigger rate with a low win rate often signals a
+ * The 'Controlled Duplication' article: "a high trigger rate with a low win rate often signals a
  * threshold that is too aggressive or replicas whose delays are strongly
  * correlated". High: more than 10 % of requests fired a hedge (a p95 delay
  * fires ~5 %); low: fewer than a quarter of the hedges sent won.

@@ -180,7 +180,7 @@ export interface HedgingStats {
   /**
    * How long losing attempts that reached the wire kept running after the
    * request was decided: until the abort took effect (--cancel abort), or
-   * until their answer arrived (--cancel ignore). Seed 004's "loser runtime".
+   * until their answer arrived (--cancel ignore). The 'Controlled Duplication' article's "loser runtime".
    */
   loserRuntimeMs?: { count: number; p50: number; p99: number; max: number; histogram: string }
   /** Logical requests by the attempts they launched: {"1": 3900, "2": 100}. */

@@ -23,7 +23,7 @@ export interface HedgeRunOptions {
   /** Default: the measured p50 (of the warm-up, else of the plain phase). */
   minHedgeWindowMs?: number
   parallel?: boolean
-  /** Tied requests (seed 001): both copies at once with a tie id; the server that starts one drops the other. */
+  /** Tied requests (the 'ask many servers' article): both copies at once with a tie id; the server that starts one drops the other. */
   tied?: boolean
   cancel?: CancelMode
   /** Header naming the hedge number on hedges; null drops it. Default x-hedge-attempt. */

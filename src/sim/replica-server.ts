@@ -401,7 +401,7 @@ export class Replica {
   }
 
   /**
-   * Tied requests (seed 001): the copy whose twin already started is
+   * Tied requests (the 'ask many servers' article): the copy whose twin already started is
    * dropped before it starts, and answered 409 with `x-hedgebench-tie:
    * dropped` so the client waits for the twin. Its worker is not taken.
    */

@@ -1,5 +1,5 @@
 /**
- * Tied requests across the simulated replicas of one process (seed 001:
+ * Tied requests across the simulated replicas of one process (the 'ask many servers' article:
  * "both copies are sent at once, each tagged with the other server's
  * address, and the first server to start the work tells the other to drop
  * its copy"). The replicas share this registry instead of sending each

@@ -21,7 +21,7 @@ import type {
 
 export const FIXTURE_URLS = ['http://127.0.0.1:8081/users/42', 'http://127.0.0.1:8082/users/42', 'http://127.0.0.1:8083/users/42']
 
-/** Latencies with a base of 5-15 ms and 1 in `stallEvery` stalled for 1 s (the seeds' scenario). */
+/** Latencies with a base of 5-15 ms and 1 in `stallEvery` stalled for 1 s (the hedging articles' scenario). */
 export function stallingLatencies(count: number, seed = 1, stallEvery = 100): number[] {
   const next = seededRandom(seed)
   return Array.from({ length: count }, (_, i) => ((i + 1) % stallEvery === 0 ? 1000 + next() * 20 : 5 + next() * 10))
