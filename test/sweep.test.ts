@@ -114,7 +114,7 @@ test('a bad list or --max-extra is one line and exit 2', () => {
 })
 
 test('-o json: the sweep with its frontier, one setting per delay', () => {
-  const [r] = runMainCases([{ args: ['sweep', ...pi.urls, '--hedge-delay', '40ms,80ms', '-n', '40', '--warmup', '20', '--seed', '4', '-o', 'json'], cwd: process.cwd() }])
+  const [r] = runMainCases([{ args: ['sweep', ...pi.urls, '--hedge-delay', '40ms,80ms', '-n', '40', '--warmup', '20', '--seed', '4', '-o', 'json', '--no-save'], cwd: process.cwd() }])
   assert.equal(r!.code, 0, r!.stderr)
   const out = JSON.parse(r!.stdout) as { kind: string; partial: boolean; settings: Array<{ label: string; delayMs: number }>; frontier: { rows: Array<{ label: string }>; maxExtraPct: number; recommendation: { sentence: string } } }
   assert.equal(out.kind, 'sweep')

@@ -107,7 +107,7 @@ function figure(svg: string): string {
 
 // ---- tables ----------------------------------------------------------------
 
-function table(header: string[], rows: string[][], caption?: string): string {
+export function table(header: string[], rows: string[][], caption?: string): string {
   const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
   const body = rows.map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td${FIGURE.test(c) ? '' : ' class="text"'}>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('\n')
   return `<div class="scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
@@ -345,7 +345,7 @@ svg .title { font-size: 14px; font-weight: 600; } svg .tick, svg .legend { fill:
 svg .grid { stroke: #e5e5e5; } svg .frame { fill: none; stroke: #bbb; }
 `
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

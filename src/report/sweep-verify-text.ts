@@ -1,0 +1,59 @@
+/**
+ * `sweep --verify` in words: how far grpc-js, running the emitted service
+ * config, was from hedgebench at the same setting on the same replicas
+ * (extra load, tail), and the differences grpc-js is known for, each marked
+ * when this run showed it.
+ */
+import { formatMs } from '../core/duration.js'
+import { extraLoadPct, extraLoadPctOf } from '../results/extra-load.js'
+import type { RunResult } from '../results/run-result.js'
+import { grpcClientTail } from './grpc-client-text.js'
+import { formatTable } from './table.js'
+
+export interface VerifyFigures {
+  label: string
+  hedgebench: { extraLoadPct: number; p50: number; p99: number; slow: number; requests: number }
+  grpcJs: { extraLoadPct: number; p50: number; p99: number; slow: number; requests: number }
+  /** grpc-js's behaviours that differ from hedgebench's policy; `seen` when this run showed it. */
+  differences: Array<{ text: string; seen: boolean }>
+  caveats: string[]
+}
+
+/** null when the run has no grpc-js phase (it was interrupted before it). */
+export function verifyFigures(label: string, run: RunResult): VerifyFigures | null {
+  const hedged = run.phases.hedged
+  const g = run.grpcClient
+  if (!hedged || !g) return null
+  const caveats = g.caveats
+  const seen = (re: RegExp) => caveats.some((c) => re.test(c))
+  return {
+    label,
+    hedgebench: { extraLoadPct: extraLoadPct(hedged), p50: hedged.latencyMs.p50, p99: hedged.latencyMs.p99, slow: hedged.slow.count, requests: hedged.requests },
+    grpcJs: { extraLoadPct: extraLoadPctOf(g.hedgesSent, g.requests), p50: g.latencyMs.p50, p99: g.latencyMs.p99, slow: g.slow.count, requests: g.requests },
+    differences: [
+      { text: 'no previous-host exclusion: a hedge can go to the replica its original is waiting on', seen: seen(/previous-host exclusion/) && g.hedgesSent > 0 },
+      { text: 'retryThrottling is not applied to hedges: they are not capped by the budget', seen: seen(/retryThrottling .* was not applied/) },
+      { text: 'header commit: an attempt whose response headers arrived is never hedged, even if it then stalls', seen: (g.committedByHeaders ?? 0) > 0 },
+    ],
+    caveats,
+  }
+}
+
+export function renderVerifyText(label: string, run: RunResult): string {
+  const f = verifyFigures(label, run)
+  if (!f) return `--verify ${label}: interrupted before grpc-js ran; nothing to compare.\n`
+  const { hedgebench: h, grpcJs: g } = f
+  const points = (g.extraLoadPct - h.extraLoadPct).toFixed(1)
+  const lines = [
+    `Verified ${label} through grpc-js with the emitted service config, on the same replicas:`,
+    `  extra load: grpc-js ${g.extraLoadPct.toFixed(1)} % against hedgebench's ${h.extraLoadPct.toFixed(1)} % (${Number(points) >= 0 ? '+' : ''}${points} points);` +
+      ` p99: grpc-js ${formatMs(g.p99)} against ${formatMs(h.p99)}; over --slow: ${g.slow} of ${g.requests} against ${h.slow} of ${h.requests}.`,
+    '',
+    ...formatTable(grpcClientTail(run), ['left', 'right']).map((l) => `  ${l}`),
+    '',
+    'What grpc-js does differently (* seen in this run):',
+    ...f.differences.map((d) => `  ${d.seen ? '*' : '-'} ${d.text}`),
+  ]
+  if (f.caveats.length > 0) lines.push('', 'grpc-js caveats:', ...f.caveats.map((c) => `  - ${c}`))
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,33 @@
+/**
+ * `hedgebench sweep … --verify`: the chosen gRPC setting once more, on the
+ * same replicas, as hedgebench hedges it and then through grpc-js with the
+ * service config the sweep wrote (the `--hedge-by grpc-js` phase), so the
+ * report can say how far the real client is from hedgebench at that setting.
+ */
+import { UsageError } from '../core/errors.js'
+import { isGrpcUrl } from '../core/target-url.js'
+import type { RunResult } from '../results/run-result.js'
+import type { SweepSetting } from '../results/sweep-result.js'
+import type { ServiceConfig } from './grpc-target.js'
+import { run } from './run.js'
+import type { SweepOptions } from './sweep.js'
+
+/** --verify runs a real gRPC client: for HTTP targets there is none to run, said before the sweep starts. */
+export function checkVerifiable(urls: readonly string[]): void {
+  if (urls.length === 0 || !urls.every((u) => isGrpcUrl(u))) {
+    throw new UsageError('--verify runs the chosen setting through grpc-js: it applies to grpc:// targets only')
+  }
+}
+
+/** A hedged phase at the setting's delay, then the same calls through grpc-js with `serviceConfig`. */
+export function verifySetting(base: SweepOptions, setting: SweepSetting, serviceConfig: ServiceConfig): Promise<RunResult> {
+  checkVerifiable(base.urls)
+  const { delays: _delays, onSetting: _onSetting, ...rest } = base
+  const hedge = setting.result.config.hedge
+  return run({
+    ...rest,
+    mode: 'hedged',
+    hedge: { ...base.hedge, delay: setting.delayMs, maxAttempts: hedge.maxAttempts, budgetPct: hedge.budgetPct as number },
+    grpc: { ...base.grpc, hedgeBy: 'grpc-js', serviceConfig },
+  })
+}
