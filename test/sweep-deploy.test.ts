@@ -18,7 +18,7 @@ import { SIM_PROTO, SIM_WORK_CALL } from '../src/sim/grpc-replica.js'
 import { sweep } from '../src/run/sweep.js'
 import { verifySetting } from '../src/run/sweep-verify.js'
 import { sweepFrontier } from '../src/report/sweep-frontier.js'
-import { deployFiles, grpcServiceConfig, protoDuration, settingToEmit, type DeployFile } from '../src/report/deploy-config.js'
+import { deployFiles, deploySetting, grpcServiceConfig, protoDuration, settingToEmit, type DeployFile } from '../src/report/deploy-config.js'
 import { renderSweepCsv, SWEEP_CSV_COLUMNS } from '../src/report/sweep-csv.js'
 import { renderSweepHtml } from '../src/report/sweep-html.js'
 import { renderVerifyText, verifyFigures } from '../src/report/sweep-verify-text.js'
@@ -73,7 +73,7 @@ test('the setting to emit: --emit-for wins, else the recommended one, else none'
 })
 
 test('gRPC: the service config names the called method, the delay as a Duration, the run\'s codes and budget; grpc-js accepts it and refuses it broken', () => {
-  const setting = grpcSweep.settings[1]!
+  const setting = deploySetting(grpcSweep.settings[1]!)
   const files = deployFiles(setting)
   assert.deepEqual(files.map((f) => f.name).sort(), ['envoy-route.yaml', 'grpc-service-config.json', 'grpc-service-config.notes.txt'])
   const config = JSON.parse(file(files, 'grpc-service-config.json')) as any
@@ -144,7 +144,7 @@ function envoyRoute(files: DeployFile[]): { text: string; vh: any; policy: any }
 }
 
 test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on the per-try timeout, retries from the attempts, previous hosts', () => {
-  const grpcSetting = grpcSweep.settings[1]!
+  const grpcSetting = deploySetting(grpcSweep.settings[1]!)
   const { vh, policy, text } = envoyRoute(deployFiles(grpcSetting))
   assert.deepEqual(vh.hedge_policy, { hedge_on_per_try_timeout: true })
   assert.equal(vh.routes[0].match.path, `/${SIM_WORK_CALL}`)
@@ -156,7 +156,7 @@ test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on
   assert.match(text, /^# .*cluster of your replicas/m)
   assert.match(text, /^#\s+budget_percent: \{ value: 20 \}/m)
 
-  const http = envoyRoute(deployFiles(httpSweep.settings[0]!))
+  const http = envoyRoute(deployFiles(deploySetting(httpSweep.settings[0]!)))
   assert.equal(http.vh.routes[0].match.prefix, '/')
   assert.deepEqual(http.policy.retriable_status_codes, [503])
   assert.match(http.policy.retry_on, /retriable-status-codes/)
@@ -166,7 +166,7 @@ test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on
 })
 
 test('HTTP: the interceptor\'s options, imported from the emitted module, pass its own check and make an interceptor', async () => {
-  const setting = httpSweep.settings[1]!
+  const setting = deploySetting(httpSweep.settings[1]!)
   const files = deployFiles(setting)
   assert.deepEqual(files.map((f) => f.name).sort(), ['envoy-route.yaml', 'hedge-interceptor.mjs'])
   const path = join(dir, 'hedge-interceptor.mjs')
@@ -180,7 +180,7 @@ test('HTTP: the interceptor\'s options, imported from the emitted module, pass i
 })
 
 test('--verify: the chosen gRPC setting through grpc-js with the emitted config, on the same replicas, beside hedgebench\'s', async () => {
-  const setting = grpcSweep.settings[0]!
+  const setting = deploySetting(grpcSweep.settings[0]!)
   const config = JSON.parse(file(deployFiles(setting), 'grpc-service-config.json'))
   const run = await verifySetting({ ...grpcOptions(), delays: [] }, setting, config)
   assert.equal(run.config.grpc?.hedgeBy, 'grpc-js')

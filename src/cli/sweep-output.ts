@@ -7,6 +7,7 @@
 import { UsageError } from '../core/errors.js'
 import type { RunResult } from '../results/run-result.js'
 import type { SweepResult } from '../results/sweep-result.js'
+import type { DeploySetting } from '../report/deploy-config.js'
 import type { SweepFrontier } from '../report/sweep-frontier.js'
 import type { SweepOptions } from '../run/sweep.js'
 
@@ -62,7 +63,7 @@ async function render(format: string, sweep: SweepResult, frontier: SweepFrontie
 }
 
 /** The chosen setting through grpc-js with the service config just written; null (with a line why) when there is nothing to verify. */
-async function verify(options: SweepOptions, setting: SweepResult['settings'][number] | null, deploy: Array<{ name: string; text: string }>): Promise<RunResult | null> {
+async function verify(options: SweepOptions, setting: DeploySetting | null, deploy: Array<{ name: string; text: string }>): Promise<RunResult | null> {
   const config = deploy.find((f) => f.name.endsWith('.json'))
   if (!setting || !config || options.signal?.aborted) {
     process.stderr.write(`--verify: nothing verified (${options.signal?.aborted ? 'the sweep was interrupted' : 'no setting is recommended; --emit-for SETTING names one'})\n`)

@@ -12,6 +12,17 @@ import { grpcCodeName } from '../protocol/grpc-status.js'
 import type { RunConfig } from '../results/run-result.js'
 import type { SweepResult, SweepSetting } from '../results/sweep-result.js'
 
+/** What the configs are written from: one setting of a sweep, with the run's config (the URLs, the call, the statuses). */
+export interface DeploySetting {
+  label: string
+  delayMs: number
+  /** The warm-up percentile the delay came from; null for a fixed delay. */
+  percentile: number | null
+  maxAttempts: number
+  budgetPct: number | null
+  config: RunConfig
+}
+
 export interface DeployFile {
   /** A file name, without a folder. */
   name: string
@@ -19,16 +30,22 @@ export interface DeployFile {
 }
 
 /** The setting whose configs are written: `--emit-for LABEL`, else the recommended one; null when there is none. */
-export function settingToEmit(sweep: SweepResult, recommended: string | null, emitFor?: string): SweepSetting | null {
+export function settingToEmit(sweep: SweepResult, recommended: string | null, emitFor?: string): DeploySetting | null {
   const label = emitFor ?? recommended
-  if (label === null) return null
-  return sweep.settings.find((s) => s.label === label) ?? null
+  const setting = label === null ? undefined : sweep.settings.find((s) => s.label === label)
+  return setting ? deploySetting(setting) : null
+}
+
+/** A sweep's setting as the configs read it (the one place that knows the sweep's shape). */
+export function deploySetting(setting: SweepSetting): DeploySetting {
+  const config = setting.result.config
+  return { label: setting.label, delayMs: setting.delayMs, percentile: setting.percentile, maxAttempts: config.hedge.maxAttempts, budgetPct: config.hedge.budgetPct, config }
 }
 
 /** The files for one setting: gRPC runs get the service config, HTTP runs the interceptor; both get the Envoy route. */
-export function deployFiles(setting: SweepSetting): DeployFile[] {
-  const cfg = setting.result.config
-  const header = `hedgebench sweep, setting ${setting.label}: hedge delay ${round3(setting.delayMs)} ms, ${cfg.hedge.maxAttempts} attempts at most, budget ${cfg.hedge.budgetPct === null ? 'none' : `${cfg.hedge.budgetPct} %`}`
+export function deployFiles(setting: DeploySetting): DeployFile[] {
+  const cfg = setting.config
+  const header = `hedgebench sweep, setting ${setting.label}: hedge delay ${round3(setting.delayMs)} ms, ${setting.maxAttempts} attempts at most, budget ${setting.budgetPct === null ? 'none' : `${setting.budgetPct} %`}`
   const files = cfg.grpc
     ? [
         { name: 'grpc-service-config.json', text: `${JSON.stringify(grpcServiceConfig(setting), null, 2)}\n` },
@@ -57,9 +74,9 @@ function methodName(call: string): { service: string; method: string } {
   return { service: call.slice(0, slash), method: call.slice(slash + 1) }
 }
 
-export function grpcServiceConfig(setting: SweepSetting): Record<string, unknown> {
-  const cfg = setting.result.config
-  const budget = cfg.hedge.budgetPct
+export function grpcServiceConfig(setting: DeploySetting): Record<string, unknown> {
+  const cfg = setting.config
+  const budget = setting.budgetPct
   return {
     // Hedges to the replica the original is on buy nothing: grpc-js's default, pick_first, sends every call to one.
     loadBalancingConfig: [{ round_robin: {} }],
@@ -67,7 +84,7 @@ export function grpcServiceConfig(setting: SweepSetting): Record<string, unknown
       {
         name: [methodName(cfg.grpc!.call)],
         hedgingPolicy: {
-          maxAttempts: cfg.hedge.maxAttempts,
+          maxAttempts: setting.maxAttempts,
           hedgingDelay: protoDuration(setting.delayMs),
           nonFatalStatusCodes: nonFatal(cfg).map(grpcCodeName),
         },
@@ -77,8 +94,8 @@ export function grpcServiceConfig(setting: SweepSetting): Record<string, unknown
   }
 }
 
-function grpcNotes(header: string, setting: SweepSetting): string {
-  const cfg = setting.result.config
+function grpcNotes(header: string, setting: DeploySetting): string {
+  const cfg = setting.config
   const lines = [
     header,
     '',
@@ -110,7 +127,7 @@ function grpcNotes(header: string, setting: SweepSetting): string {
   return lines.join('\n')
 }
 
-function percentileNote(setting: SweepSetting): string {
+function percentileNote(setting: DeploySetting): string {
   return setting.percentile === null
     ? 'is the delay as given to the sweep.'
     : `was the p${setting.percentile} of the sweep's warm-up, written as a fixed delay: if your service's latency drifts, so does the fraction of calls hedged.`
@@ -136,11 +153,11 @@ function envoyRetryOn(cfg: RunConfig): { retryOn: string[]; statusCodes: number[
 /** A double-quoted YAML scalar (JSON's escaping is YAML's). */
 const q = (s: string): string => JSON.stringify(s)
 
-function envoyRoute(header: string, setting: SweepSetting): string {
-  const cfg = setting.result.config
+function envoyRoute(header: string, setting: DeploySetting): string {
+  const cfg = setting.config
   const { retryOn, statusCodes, unmapped } = envoyRetryOn(cfg)
   const match = cfg.grpc ? `path: ${q(`/${cfg.grpc.call}`)}` : `prefix: ${q(routePrefix(cfg.urls[0]!))}`
-  const budget = cfg.hedge.budgetPct
+  const budget = setting.budgetPct
   const lines = [
     `# ${header}`,
     '#',
@@ -150,7 +167,7 @@ function envoyRoute(header: string, setting: SweepSetting): string {
     '# your clients call it by, and the route timeout of the whole request (Envoy\'s default is 15s;',
     '# hedges run inside it).',
     '# Envoy hedges when per_try_timeout passes (hedge_on_per_try_timeout) without cancelling the',
-    `# attempt still running, up to num_retries extra attempts (the run's ${cfg.hedge.maxAttempts} attempts,`,
+    `# attempt still running, up to num_retries extra attempts (the run's ${setting.maxAttempts} attempts,`,
     '# the original included); previous_hosts sends each to a replica not yet tried.',
     ...(unmapped.length > 0 ? [`# Not in retry_on (Envoy has no retry-on name for them): ${unmapped.join(', ')}.`] : []),
     ...(budget !== null && budget > 0
@@ -178,7 +195,7 @@ function envoyRoute(header: string, setting: SweepSetting): string {
     '      retry_policy:',
     `        retry_on: ${q(retryOn.join(','))}`,
     ...(statusCodes.length > 0 ? [`        retriable_status_codes: [${statusCodes.join(', ')}]`] : []),
-    `        num_retries: ${Math.max(0, cfg.hedge.maxAttempts - 1)}`,
+    `        num_retries: ${Math.max(0, setting.maxAttempts - 1)}`,
     `        per_try_timeout: ${q(protoDuration(setting.delayMs))}`,
     '        retry_host_predicate:',
     '        - name: envoy.retry_host_predicates.previous_hosts',
@@ -200,12 +217,12 @@ function routePrefix(url: string): string {
 }
 
 /** The options of createHedgeInterceptor, as a module a Node service imports. */
-export function interceptorOptions(setting: SweepSetting): Record<string, unknown> {
-  const cfg = setting.result.config
+export function interceptorOptions(setting: DeploySetting): Record<string, unknown> {
+  const cfg = setting.config
   return {
     delay: round3(setting.delayMs),
-    maxAttempts: cfg.hedge.maxAttempts,
-    budgetPct: cfg.hedge.budgetPct,
+    maxAttempts: setting.maxAttempts,
+    budgetPct: setting.budgetPct,
     nonFatalStatus: nonFatal(cfg),
     replicas: [...new Set(cfg.urls.map(originOf))],
   }
@@ -219,7 +236,7 @@ function originOf(url: string): string {
   }
 }
 
-function interceptorModule(header: string, setting: SweepSetting): string {
+function interceptorModule(header: string, setting: DeploySetting): string {
   const options = JSON.stringify(interceptorOptions(setting), null, 2)
   const lines = [
     `// ${header}`,

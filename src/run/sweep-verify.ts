@@ -7,7 +7,6 @@
 import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import type { RunResult } from '../results/run-result.js'
-import type { SweepSetting } from '../results/sweep-result.js'
 import type { ServiceConfig } from './grpc-target.js'
 import { run } from './run.js'
 import type { SweepOptions } from './sweep.js'
@@ -20,14 +19,14 @@ export function checkVerifiable(urls: readonly string[]): void {
 }
 
 /** A hedged phase at the setting's delay, then the same calls through grpc-js with `serviceConfig`. */
-export function verifySetting(base: SweepOptions, setting: SweepSetting, serviceConfig: ServiceConfig): Promise<RunResult> {
+/** `setting`: the one the service config was written for (its delay, attempts and budget). */
+export function verifySetting(base: SweepOptions, setting: { delayMs: number; maxAttempts: number; budgetPct: number | null }, serviceConfig: ServiceConfig): Promise<RunResult> {
   checkVerifiable(base.urls)
   const { delays: _delays, onSetting: _onSetting, ...rest } = base
-  const hedge = setting.result.config.hedge
   return run({
     ...rest,
     mode: 'hedged',
-    hedge: { ...base.hedge, delay: setting.delayMs, maxAttempts: hedge.maxAttempts, budgetPct: hedge.budgetPct as number },
+    hedge: { ...base.hedge, delay: setting.delayMs, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct as number },
     grpc: { ...base.grpc, hedgeBy: 'grpc-js', serviceConfig },
   })
 }
