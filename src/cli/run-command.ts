@@ -78,6 +78,7 @@ function runFlags(y: Argv): Argv {
     .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header', group: 'Request:' })
     .option('A', { alias: 'accept', type: 'string', describe: 'Accept header', group: 'Request:' })
     .option('http2', { type: 'boolean', describe: 'HTTP/2: h2c (prior knowledge) on http://, ALPN on https://', group: 'Request:' })
+    .option('connections', { type: 'string', describe: 'HTTP/2 and gRPC: connections per replica, the streams spread over them (ghz\'s --connections; at most -c; not for HTTP/1.1, where -c is the connection count) [default: one, and another only when its streams are all in use]', group: 'Request:' })
     .option('k', { alias: 'insecure', type: 'boolean', describe: 'accept any TLS certificate (self-signed, wrong host, expired), as curl -k', group: 'Request:' })
     .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
     .option('hedge-delay', { type: 'string', describe: `auto (= warm-up p95), pNN (a warm-up percentile) or a duration ${dflt(DEFAULTS.hedgeDelay)}`, group: 'Hedging:' })

@@ -38,6 +38,7 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
   schedule?: string
   fanout?: string
   workers?: string
+  connections?: string
   seed?: string
   redact?: string | string[]
   serverStats?: string
@@ -93,6 +94,7 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   setIf(o, 'schedule', f.schedule, (v) => v as Schedule)
   setIf(o, 'fanout', f.fanout, (v) => integer(v, '--fanout'))
   setIf(o, 'workers', f.workers, (v) => integer(v, '--workers'))
+  setIf(o, 'connections', f.connections, (v) => integer(v, '--connections'))
   setIf(o, 'seed', f.seed, (v) => integer(v, '--seed'))
   setIf(o, 'label', f.label, (v) => v)
   setIf(o, 'serverStatsUrl', f.serverStats, (v) => v)

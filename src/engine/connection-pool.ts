@@ -29,6 +29,15 @@
  * a server that only speaks HTTP/1.1, each attempt gets a connection of its
  * own as above (never HTTP/1.1 pipelining).
  *
+ * With `connections` (--connections, ghz's), an origin's attempts are
+ * spread over exactly that many h2 sessions instead: its first attempts open
+ * them, and each later one goes to the session with the fewest streams in
+ * flight (ties take turns), where it waits, not yet sent, while that session
+ * is at its server's limit. An https:// origin is shared from its first
+ * attempt then, as h2c is: the run's pre-run check has refused any whose ALPN
+ * did not choose h2, so its first attempts need not each open a connection
+ * while the handshake is under way.
+ *
  * The interface is the part of undici's Agent the engine uses: `dispatch`,
  * `close`, `destroy` and events that say what the connections cost:
  * 'connect' per new connection, 'cancel-close' per connection closed
@@ -70,6 +79,8 @@ export interface ConnectionPoolOptions {
    * server saw it. Absent: STREAMS_PER_SESSION.
    */
   streamLimits?: Readonly<Record<string, number>>
+  /** h2: the sessions each origin's attempts are spread over (see above); absent: one, and another only when its streams are all in use. */
+  connections?: number
 }
 
 /**
@@ -120,14 +131,42 @@ class Origin {
   readonly all: PooledClient[] = []
   /** Streams one h2 session of this origin carries at once: the server's limit, at most STREAMS_PER_SESSION. */
   readonly streams: number
-  constructor(readonly url: string, serverLimit: number | undefined) {
+  /** Where the next look for the least busy session starts (--connections): ties take turns. */
+  #turn = 0
+  constructor(
+    readonly url: string,
+    serverLimit: number | undefined,
+    /** --connections: the sessions its attempts are spread over; null: one, and another when it is full. */
+    readonly connections: number | null,
+  ) {
     this.streams = Math.max(1, Math.min(STREAMS_PER_SESSION, serverLimit ?? STREAMS_PER_SESSION))
   }
 
   /** A Client this attempt may use now, or null (open another). */
   take(): PooledClient | null {
+    if (this.connections !== null) return this.#spread(this.connections)
     for (const c of this.shared) if (c.inFlight < this.streams && !c.failing && !c.destroyed && !c.closed) return c
     return this.free.pop() ?? null
+  }
+
+  /**
+   * --connections: null while fewer than `n` sessions are open (the caller
+   * opens one), else the one with the fewest attempts in flight, looked for
+   * from a start that moves on each time, so that equally busy sessions take
+   * turns. A full one still takes it: the attempt waits there, unsent.
+   */
+  #spread(n: number): PooledClient | null {
+    const all = this.shared
+    let open = 0
+    let best: PooledClient | null = null
+    for (let k = 0; k < all.length; k++) {
+      const c = all[(this.#turn + k) % all.length]!
+      if (c.destroyed || c.closed) continue
+      open++
+      if (!c.failing && (best === null || c.inFlight < best.inFlight)) best = c
+    }
+    this.#turn = all.length === 0 ? 0 : (this.#turn + 1) % all.length
+    return open < n ? null : best
   }
 
   /** The attempt on `client` made its last callback. */
@@ -152,6 +191,7 @@ export class ConnectionPool extends EventEmitter {
   readonly #connect: buildConnector.connector
   readonly #allowH2: boolean
   readonly #streamLimits: Readonly<Record<string, number>> | undefined
+  readonly #connections: number | null
   readonly #deadlines: DeadlineQueue | null
   /** Connections a cancel is closing that have not closed yet. */
   #closing = 0
@@ -172,6 +212,7 @@ export class ConnectionPool extends EventEmitter {
     this.#connect = options.connector ?? tlsConnector(options.tls ?? {}, options.connectTimeoutMs, h2)
     this.#allowH2 = h2
     this.#streamLimits = options.streamLimits
+    this.#connections = h2 && options.connections !== undefined ? options.connections : null
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
   }
 
@@ -190,7 +231,7 @@ export class ConnectionPool extends EventEmitter {
         ;(handler as unknown as LegacyHandler).onError(new Error('the connection pool is closed'))
         return false
       }
-      origin = new Origin(String(key), this.#streamLimits?.[String(key)])
+      origin = new Origin(String(key), this.#streamLimits?.[String(key)], this.#connections)
       this.#origins.set(key, origin)
     }
     const client = origin.take() ?? this.#newClient(origin)
@@ -208,7 +249,8 @@ export class ConnectionPool extends EventEmitter {
     client.h2 = false
     client.cancelledLast = false
     client.failing = false
-    if (h2c) origin.share(client) // prior knowledge: share it before it has even connected
+    // Prior knowledge (h2c), or --connections over TLS (the pre-run check saw ALPN choose h2): share it before it has even connected.
+    if (h2c || origin.connections !== null) origin.share(client)
     client.on('connect', this.#onConnect)
     client.on('request-resent', this.#onStreamResent) // HTTP/1.1 (h1-client.ts): a kept-alive connection closed under it unread
     client.on('disconnect', () => this.#onDisconnect(client))

@@ -103,13 +103,12 @@ async function probe(origin: string, name: string, timeoutMs: number, options: P
   }
 }
 
-/** TLS: HTTP/1.1 unless the run speaks h2, which ALPN must then have chosen (the stream limit is read for h2c only). */
+/** TLS: HTTP/1.1 unless the run speaks h2, which ALPN must then have chosen; then its SETTINGS say the streams it takes at once, as h2c's do. */
 async function overTls(socket: TLSSocket, target: Target): Promise<Omit<Reached, 'address'>> {
   if (!target.options.http2) return { maxConcurrentStreams: null, protocol: 'http/1.1' }
   const chosen = socket.alpnProtocol
   if (chosen !== 'h2') throw new UsageError(`${target.name} does not speak HTTP/2 over TLS (ALPN chose ${chosen || 'no protocol'}, not h2)${withoutH2(target.name)}`)
-  await h2Settings(socket, target)
-  return { maxConcurrentStreams: null, protocol: 'h2' }
+  return { maxConcurrentStreams: await h2Settings(socket, target), protocol: 'h2' }
 }
 
 /** Connects (TLS: with the run's ALPN offer), or fails with one line saying why. */

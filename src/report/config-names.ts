@@ -21,6 +21,7 @@ const NAMES: Record<string, string> = {
   keepAlive: 'keep-alive (off: --disable-keepalive)',
   fanout: 'fan-out (--fanout)',
   workers: 'worker threads (--workers)',
+  connections: 'HTTP/2 connections per replica (--connections)',
   profile: 'built-in profile (--profile)',
   seed: 'seed (--seed)',
   'hedge.delay': 'hedge delay (--hedge-delay)',

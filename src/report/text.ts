@@ -76,9 +76,10 @@ function header(result: RunResult): string[] {
   const rate = c.rate !== null ? ` · -q ${part ? `${round3(rateShareOf(c.rate, part))}/s of ${c.rate}` : c.rate}/s (open loop)` : ''
   const shard = part ? ` · shard ${part.index}/${part.count}` : ''
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
+  const connections = c.connections !== undefined ? ` · ${c.connections} connection${c.connections === 1 ? '' : 's'} per replica` : ''
   return [
     `hedgebench ${result.version} · ${JSON.stringify(result.label)} · ${result.startedAt} -> ${result.finishedAt}`,
-    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${mixed}${rate}${fanout} · mode ${c.mode} (${c.schedule}) · ${protocolsText(result)}${shard}`,
+    `${c.method} ${urls} · ${inFlight(c, result.generators?.length ?? 1)} · ${size}${mixed}${rate}${fanout}${connections} · mode ${c.mode} (${c.schedule}) · ${protocolsText(result)}${shard}`,
   ]
 }
 

@@ -377,6 +377,8 @@ export interface RunConfig {
   keepAlive: boolean
   fanout: number
   workers: number
+  /** --connections: HTTP/2 sessions per replica, the streams spread over them. Absent when not given (one, and another only when its streams are all in use), and in results saved before it existed. */
+  connections?: number
   profile: string | null
   /** Outlier ejection; null when off (--no-eject, or one replica). */
   eject: EjectionConfig | null

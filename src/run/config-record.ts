@@ -24,6 +24,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
     keepAlive: cfg.keepAlive,
     fanout: cfg.fanout,
     workers: cfg.workers,
+    ...(cfg.connections !== null ? { connections: cfg.connections } : {}),
     profile: cfg.profile,
     eject: cfg.eject,
     saturation: cfg.saturation,

@@ -36,10 +36,10 @@ export function readFdLimit(read: () => string = () => readFileSync('/proc/self/
  * Sockets a run may hold at once: on HTTP/1.1 each replica's pool can grow
  * to -c connections as requests rotate over the replicas, and hedges add up
  * to -c × (attempts − 1) more; HTTP/2 and gRPC multiplex on one connection
- * per replica.
+ * per replica (--connections: that many), with room for one more.
  */
 export function socketsNeeded(cfg: ResolvedRun): number {
-  if (protocolFor(cfg).transport.http2) return cfg.urls.length * 2
+  if (protocolFor(cfg).transport.http2) return cfg.urls.length * ((cfg.connections ?? 1) + 1)
   const hedges = cfg.mode === 'plain' ? 0 : cfg.concurrency * Math.max(0, cfg.hedge.maxAttempts - 1)
   return cfg.concurrency * cfg.urls.length + hedges
 }

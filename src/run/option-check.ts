@@ -24,7 +24,7 @@ type Kinds<T> = { [K in keyof Required<T>]: KindOf<NonNullable<T[K]>> }
 const RUN_OPTIONS: Kinds<RunOptions> = {
   urls: 'any', method: 'string', headers: 'any', body: 'any', concurrency: 'number', requests: 'number', durationMs: 'number',
   rate: 'number', timeoutMs: 'number', mode: 'string', schedule: 'string', warmup: 'number', slowMs: 'number', http2: 'boolean',
-  insecure: 'boolean', tls: 'object', grpc: 'object', keepAlive: 'boolean', fanout: 'number', workers: 'number', label: 'string', profile: 'any',
+  insecure: 'boolean', tls: 'object', grpc: 'object', keepAlive: 'boolean', fanout: 'number', workers: 'number', connections: 'number', label: 'string', profile: 'any',
   hedge: 'object', eject: 'any', saturation: 'any', seed: 'number', redact: 'any', serverStatsUrl: 'string', signal: 'object',
   stopNow: 'object', onProgress: 'function', onWait: 'function', requestSink: 'object', shard: 'object', startAt: 'number', maxStartLatenessMs: 'number',
   runId: 'string', wallClock: 'function', onWarmup: 'function',

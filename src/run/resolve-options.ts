@@ -51,7 +51,9 @@ export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'>
 }
 
 /** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
-export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc'> & {
+export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc' | 'connections'> & {
+  /** --connections: HTTP/2 sessions per replica (each worker thread its share); null: one, and another only when its streams are all in use. */
+  connections: number | null
   origins: string[]
   eject: EjectionPolicy | null
   saturation: SaturationPolicy | null
@@ -76,7 +78,7 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
    */
   shardOffsetMs?: number
   firstReplica?: number
-  /** h2c: per origin, the streams its server takes at once on one session (the preflight reads its SETTINGS). */
+  /** h2 (h2c and over TLS): per origin, the streams its server takes at once on one session (the preflight reads its SETTINGS). */
   streamLimits?: Record<string, number>
 }
 
@@ -92,6 +94,8 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
+  const concurrency = positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency')
+  const workers = positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count')
   return {
     warmupMinMs: defaultWarmupMinMs(o.warmup, requests),
     urls,
@@ -100,7 +104,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     method,
     headers: withUrlCredentials(urls, oneHost(o.headers ?? [])),
     body: grpc ? grpc.body : (o.body ?? null),
-    concurrency: positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency'),
+    concurrency,
     requests,
     durationMs,
     rate: o.rate === undefined ? null : positiveNumber(o.rate, '-q', 'rate'),
@@ -112,7 +116,8 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     http2: o.http2 ?? false,
     keepAlive: o.keepAlive ?? true,
     fanout: atMost(positiveInt(o.fanout ?? DEFAULTS.fanout, '--fanout', 'fan-out'), MAX_FANOUT, '--fanout', 'calls per request'),
-    workers: positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count'),
+    workers,
+    connections: resolveConnections(o.connections, grpc !== null || (o.http2 ?? false), concurrency, workers),
     label: o.label ?? 'run',
     profile: o.profile ?? null,
     eject: resolveEject(o.eject, urls.length),
@@ -122,6 +127,24 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     redact: o.redact ?? [],
     tls: resolveTls(o, urls),
   }
+}
+
+/**
+ * --connections, as ghz's: HTTP/2 sessions per replica. Only where attempts
+ * share a connection: over HTTP/1.1 each request in flight has its own
+ * already (-c is the connection count, as in hey, oha and wrk), and a cap
+ * would only make hedges wait behind originals. At most -c, as ghz says (a
+ * further one would carry nothing), and at least one per worker thread,
+ * which has connections of its own.
+ */
+function resolveConnections(n: number | undefined, multiplexed: boolean, concurrency: number, workers: number): number | null {
+  if (n === undefined) return null
+  const count = positiveInt(n, '--connections', 'connections per replica')
+  if (!multiplexed) throw new UsageError('--connections is for HTTP/2 and gRPC, where requests share a connection (add --http2, or use grpc://); over HTTP/1.1 each request in flight has a connection of its own: -c sets how many')
+  if (count > concurrency) throw new UsageError(`invalid --connections ${count} (at most -c ${concurrency}: one more would carry no request)`)
+  const threads = Math.min(workers, concurrency)
+  if (count < threads) throw new UsageError(`--connections ${count} with --workers ${threads}: each worker thread has connections of its own (give --connections ${threads} or more)`)
+  return count
 }
 
 /** A method is an RFC 9110 token: anything else undici refuses on every request (UND_ERR_INVALID_ARG). */

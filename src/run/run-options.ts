@@ -89,6 +89,8 @@ export interface RunOptions {
   keepAlive?: boolean
   fanout?: number
   workers?: number
+  /** HTTP/2 and gRPC: connections per replica, the attempts spread over them (ghz's --connections); absent: one, and another only when its streams are all in use. */
+  connections?: number
   label?: string
   profile?: string | null
   hedge?: HedgeRunOptions

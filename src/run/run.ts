@@ -72,7 +72,7 @@ async function checkGrpcService(cfg: ResolvedRun, call: string, names: readonly 
   }
 }
 
-/** h2c: the streams each server said it takes at once, for the connections (connection-pool.ts); unchanged when none said. */
+/** h2: the streams each server said it takes at once, for the connections (connection-pool.ts); unchanged when none said. */
 function withStreamLimits(cfg: ResolvedRun, reached: readonly Reached[]): ResolvedRun {
   const limits = Object.fromEntries(cfg.origins.flatMap((origin, i) => {
     const limit = reached[i]?.maxConcurrentStreams ?? null
@@ -548,6 +548,7 @@ export function createAgent(cfg: ResolvedRun): ConnectionPool {
     allowH2: http2,
     attemptTimeoutMs: cfg.timeoutMs,
     ...(cfg.streamLimits ? { streamLimits: cfg.streamLimits } : {}),
+    ...(cfg.connections !== null ? { connections: cfg.connections } : {}),
     tls: cfg.tls,
   })
 }

@@ -4,8 +4,8 @@
  * warms the connections the measured phases use, as with one thread), and
  * run every window with their share of it:
  *
- * - concurrency and requests are split as evenly as possible (the shares add
- *   up to -c and -n exactly);
+ * - concurrency, requests and --connections are split as evenly as possible
+ *   (the shares add up to -c, -n and each replica's connections exactly);
  * - open loop (-q): each worker sends at RATE/N on its own schedule, offset
  *   by i/RATE, so the interleaved schedules are the global one (worker i
  *   sends the global sequence numbers i, i+N, i+2N, ...);
@@ -138,7 +138,9 @@ export class WorkerPool {
   }
 
   #spawn(index: number): Promise<void> {
-    const workerData: WorkerInit = { cfg: this.cfg, index, workers: this.size, counters: this.counters.buffer as SharedArrayBuffer, runStartedAtEpoch: this.runStartedAtEpoch }
+    // --connections per replica are split as -c is: each thread opens its share, and they add up to it.
+    const connections = this.cfg.connections === null ? null : share(this.cfg.connections, this.size, index)
+    const workerData: WorkerInit = { cfg: { ...this.cfg, connections }, index, workers: this.size, counters: this.counters.buffer as SharedArrayBuffer, runStartedAtEpoch: this.runStartedAtEpoch }
     const worker = new Worker(new URL('./worker-thread.js', import.meta.url), { workerData })
     const member: Member = { worker, index, pending: null, exited: new Promise((r) => worker.once('exit', () => r())), gone: false }
     this.#members.push(member)

@@ -42,6 +42,8 @@ export interface SeenCall {
   deadlineLeftMs: number | null
   /** grpc-previous-rpc-attempts (0 on an original). */
   previousAttempts: number
+  /** The client's address and port: which connection carried the call. */
+  peer: string
 }
 
 export interface Answer {
@@ -79,6 +81,7 @@ export async function startGrpcServer(answer: (call: SeenCall, n: number) => Ans
         metadata: c.metadata,
         deadlineLeftMs: Number.isFinite(at) ? at - Date.now() : null,
         previousAttempts: Number(c.metadata.get('grpc-previous-rpc-attempts')[0] ?? 0),
+        peer: c.getPeer(),
       }
       calls.push(seen)
       const a = answer(seen, calls.length - 1)
