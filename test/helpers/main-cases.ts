@@ -1,19 +1,25 @@
 /**
- * Many command lines through main() in one child Node (main-driver.ts), for
- * tests of main()'s validation: each case gets the exit code main() returned
+ * Command lines through main() in one child Node (main-driver.ts), for tests
+ * of what main() does with them: each case gets the exit code main() returned
  * and what it printed, as runCli's would be, with one start-up for all.
+ * Tests about the process itself (signals, the launcher, a closed pipe, the
+ * exit status as the shell sees it) spawn the CLI with runCli instead.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { YOUNG_GENERATION_FLAGS } from '../../src/cli/launcher.js'
+import { after } from 'node:test'
 import type { CliRun } from './cli.js'
+import type { DriverCase, DriverResult } from './main-driver.js'
 
 const DRIVER = fileURLToPath(new URL('./main-driver.js', import.meta.url))
 
-export function runMainCases(cases: Array<{ args: string[]; cwd: string }>, timeoutMs = 60_000): CliRun[] {
+/** A batch, run synchronously: for cases that need nothing from this process while they run (no server of its own). */
+export function runMainCases(cases: DriverCase[], timeoutMs = 60_000): CliRun[] {
   const dir = mkdtempSync(join(tmpdir(), 'hedgebench-main-'))
   const out = join(dir, 'results.json')
   const started = performance.now()
@@ -26,9 +32,95 @@ export function runMainCases(cases: Array<{ args: string[]; cwd: string }>, time
     })
     if (r.status !== 0) throw new Error(`main() driver exited ${r.status ?? r.signal}: ${r.stderr}`)
     const wallMs = performance.now() - started
-    const results = JSON.parse(readFileSync(out, 'utf8')) as Array<{ code: number; stdout: string; stderr: string }>
+    const results = JSON.parse(readFileSync(out, 'utf8')) as DriverResult[]
     return results.map((x) => ({ ...x, signal: null, timedOut: false, wallMs }))
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
 }
+
+export interface MainOptions {
+  cwd?: string
+  /** Set for this case only, over the driver's environment (NO_COLOR=1, as runCli's). */
+  env?: Record<string, string | undefined>
+  timeoutMs?: number
+}
+
+interface Pending {
+  id: number
+  resolve(run: CliRun): void
+  started: number
+  timer: NodeJS.Timeout
+}
+
+let driver: { child: ChildProcess; pending: Map<number, Pending>; stray: string } | null = null
+let nextId = 0
+
+function startDriver(): NonNullable<typeof driver> {
+  const child = spawn(process.execPath, [...YOUNG_GENERATION_FLAGS, DRIVER], {
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  })
+  const d = { child, pending: new Map<number, Pending>(), stray: '' }
+  // Output outside any case's capture (a timer firing after its case returned): kept for the message if the driver dies.
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (d.stray += s))
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (d.stray += s))
+  child.on('message', (m: { id: number; result: DriverResult }) => {
+    const p = d.pending.get(m.id)
+    if (!p) return
+    settle(d, p, { ...m.result, signal: null, timedOut: false, wallMs: performance.now() - p.started })
+  })
+  child.on('exit', (code, signal) => {
+    if (driver === d) driver = null
+    for (const p of d.pending.values()) settle(d, p, { code: null, signal, stdout: '', stderr: `main() driver exited ${code ?? signal} during the case: ${d.stray}`, timedOut: false, wallMs: performance.now() - p.started })
+  })
+  // Idle, the driver keeps neither process alive: it exits when the channel closes with this one.
+  child.unref()
+  child.channel?.unref()
+  ;(child.stdout as Socket).unref()
+  ;(child.stderr as Socket).unref()
+  return d
+}
+
+function settle(d: NonNullable<typeof driver>, p: Pending, run: CliRun): void {
+  clearTimeout(p.timer)
+  d.pending.delete(p.id)
+  if (d.pending.size === 0) d.child.channel?.unref()
+  p.resolve(run)
+}
+
+/**
+ * One command line through main() in this file's driver (started on first use, one for the file),
+ * resolved as runCli's would be. Cases run one at a time in the driver, in the order given. A case
+ * that outlives its timeout is reported as timed out and its driver killed; the next case starts another.
+ */
+export function runMain(args: string[], opts: MainOptions = {}): Promise<CliRun> {
+  const d = driver ?? (driver = startDriver())
+  const id = nextId++
+  const c: DriverCase = { args, cwd: opts.cwd ?? process.cwd(), ...(opts.env ? { env: opts.env } : {}) }
+  return new Promise<CliRun>((resolve) => {
+    const started = performance.now()
+    const timer = setTimeout(() => {
+      settle(d, p, { code: null, signal: 'SIGKILL', stdout: '', stderr: `main() driver: the case took over ${opts.timeoutMs ?? 15_000} ms: ${d.stray}`, timedOut: true, wallMs: performance.now() - started })
+      if (driver === d) driver = null
+      d.child.kill('SIGKILL')
+    }, opts.timeoutMs ?? 15_000)
+    const p: Pending = { id, resolve, started, timer }
+    d.pending.set(id, p)
+    d.child.channel?.ref()
+    d.child.send({ id, case: c })
+  })
+}
+
+/** Closes this file's driver and waits for it to exit (registered below for every file that imports this one). */
+export async function closeMain(): Promise<void> {
+  const d = driver
+  if (d === null) return
+  driver = null
+  const exited = new Promise<void>((resolve) => d.child.once('exit', () => resolve()))
+  if (d.child.connected) d.child.disconnect()
+  else d.child.kill('SIGKILL')
+  await exited
+}
+
+after(closeMain)
