@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -79,7 +80,7 @@ test('--version and -V print the package version', async () => {
 test('long forms run the same as the short flags', async () => {
   const s = await startServer({ record: ['x-a', 'content-type', 'accept'] })
   servers.push(s)
-  const run = await runCli([s.url, '--requests', '7', '--concurrency', '2', '--timeout', '2s', '--method', 'GET', '--header', 'X-A: 1',
+  const run = await runMain([s.url, '--requests', '7', '--concurrency', '2', '--timeout', '2s', '--method', 'GET', '--header', 'X-A: 1',
     '--content-type', 'text/plain', '--accept', 'text/csv', '--warmup', '0', '--mode', 'plain', '--output', 'json', '--no-save'])
   assert.equal(run.code, 0, run.stderr)
   const result = JSON.parse(run.stdout) as { phases: { plain: { requests: number } }; config: { concurrency: number; timeoutMs: number } }
@@ -89,7 +90,7 @@ test('long forms run the same as the short flags', async () => {
   assert.equal(s.received, 7)
   assert.deepEqual(s.seen[0], { 'x-a': '1', 'content-type': 'text/plain', accept: 'text/csv' })
   // A short and a long form of one flag is the same flag given twice.
-  const twice = await runCli([s.url, '-n', '3', '--requests', '4', '--no-save'])
+  const twice = await runMain([s.url, '-n', '3', '--requests', '4', '--no-save'])
   assert.equal(twice.code, 2)
   assert.match(twice.stderr, /given more than once/)
 })
@@ -98,7 +99,7 @@ test('--duration and --rate are -z and -q', async () => {
   const s = await startServer()
   servers.push(s)
   // 40 req/s for 500 ms is 20 requests, give or take the pacer's first and last tick.
-  const run = await runCli([s.url, '--duration', '500ms', '--rate', '40', '--warmup', '0', '--mode', 'plain', '-o', 'json', '--no-save'])
+  const run = await runMain([s.url, '--duration', '500ms', '--rate', '40', '--warmup', '0', '--mode', 'plain', '-o', 'json', '--no-save'])
   assert.equal(run.code, 0, run.stderr)
   const result = JSON.parse(run.stdout) as { phases: { plain: { requests: number } }; config: { durationMs: number; rate: number } }
   assert.equal(result.config.durationMs, 500)
@@ -112,14 +113,14 @@ test('a run says on stderr where it was saved; --no-save writes nothing and says
   const base = mkdtempSync(join(tmpdir(), 'hedgebench-saved-'))
   try {
     const dir = join(base, 'runs')
-    const saved = await runCli([s.url, '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--out-dir', dir, '--label', 'x'])
+    const saved = await runMain([s.url, '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--out-dir', dir, '--label', 'x'])
     assert.equal(saved.code, 0, saved.stderr)
     const m = /^saved (\S+\.json) and (\S+\.csv)$/m.exec(saved.stderr)
     assert.ok(m, saved.stderr)
     assert.ok(m[1]!.startsWith(dir) && existsSync(m[1]!) && existsSync(m[2]!), `${m[1]} and ${m[2]} exist in ${dir}`)
     assert.doesNotMatch(saved.stdout, /saved /, 'the message is on stderr only')
     const other = join(base, 'none')
-    const unsaved = await runCli([s.url, '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--out-dir', other, '--no-save'])
+    const unsaved = await runMain([s.url, '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--out-dir', other, '--no-save'])
     assert.equal(unsaved.code, 0, unsaved.stderr)
     assert.doesNotMatch(unsaved.stderr, /saved /)
     assert.equal(existsSync(other), false, '--no-save creates no directory')

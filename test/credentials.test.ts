@@ -10,8 +10,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
+import type { CliRun } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { withUrlCredentials } from '../src/run/url-credentials.js'
 import { UsageError } from '../src/core/errors.js'
@@ -45,7 +45,6 @@ before(async () => {
 })
 
 after(async () => {
-  killAllChildren()
   await server.close()
   await rm(dir, { recursive: true, force: true })
 })
@@ -66,7 +65,7 @@ test('no secret header value or URL password appears in any output', async () =>
   for (const format of ['text', 'json', 'csv']) {
     const out = join(dir, format)
     await mkdir(out)
-    const run = await runCli([url, ...HEADER_ARGS, '-n', '6', '-c', '2', '--warmup', '2', '--hedge-delay', '5ms', '-o', format, '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html'), '--label', `cred-${format}`], { cwd: dir })
+    const run = await runMain([url, ...HEADER_ARGS, '-n', '6', '-c', '2', '--warmup', '2', '--hedge-delay', '5ms', '-o', format, '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html'), '--label', `cred-${format}`], { cwd: dir })
     assertRunClean(`run -o ${format}`, run)
     assert.ok(run.stdout.length > 0)
     outputs.push(out)
@@ -103,7 +102,7 @@ test('no secret header value or URL password appears in any output', async () =>
     ]),
     ['compare --html', ['compare', savedJson, '--html', html]],
   ]
-  const rendered = await Promise.all(rerenders.map(([, args]) => runCli(args, { cwd: dir })))
+  const rendered = await Promise.all(rerenders.map(([, args]) => runMain(args, { cwd: dir })))
   rerenders.forEach(([what], i) => assertRunClean(what, rendered[i]!))
   assertClean('compare HTML', await readFile(html, 'utf8'))
 
@@ -114,14 +113,14 @@ test('no secret header value or URL password appears in any output', async () =>
 
 test('error messages about a URL never show its password', async () => {
   for (const bad of [`http://alice:${PASSWORD}@`, `ftp://alice:${PASSWORD}@127.0.0.1/`, `http://alice:${PASSWORD}@127.0.0.1:1/`]) {
-    const run = await runCli([bad, '-n', '1', '--no-save'], { cwd: dir })
+    const run = await runMain([bad, '-n', '1', '--no-save'], { cwd: dir })
     assert.ok(run.code === 1 || run.code === 2, `${bad}: ${run.code} ${run.stderr}`)
     assertClean(`stderr for ${bad}`, run.stderr)
   }
 })
 
 test('error messages about a header never show a secret value', async () => {
-  const run = await runCli([server.url, '-H', `Authorization Bearer s3cr3t-token`, '--no-save'], { cwd: dir })
+  const run = await runMain([server.url, '-H', `Authorization Bearer s3cr3t-token`, '--no-save'], { cwd: dir })
   assert.equal(run.code, 2)
   assertClean('stderr for a malformed Authorization header', run.stderr)
 })
@@ -131,20 +130,20 @@ test('a URL\'s user:password@ is sent as Basic authorization, as hey and curl se
   try {
     // Percent-encoded in the URL ("p@ss:w0rd" would not parse), decoded before it is sent.
     const url = basic.url.replace('http://', `http://alice:${PASSWORD}%40x@`)
-    const run = await runCli([url, '-n', '3', '-c', '1', '--warmup', '0', '--mode', 'plain', '-o', 'json', '--no-save'], { cwd: dir })
+    const run = await runMain([url, '-n', '3', '-c', '1', '--warmup', '0', '--mode', 'plain', '-o', 'json', '--no-save'], { cwd: dir })
     assertRunClean('URL credentials', run)
     assert.ok(!run.stdout.includes(Buffer.from(`alice:${PASSWORD}@x`).toString('base64')), 'the encoded credentials are not shown either')
     assert.deepEqual(new Set(basic.seen.map((s) => s.authorization)), new Set([`Basic ${Buffer.from(`alice:${PASSWORD}@x`).toString('base64')}`]))
     assert.equal(basic.seen.length, 3)
     // An Authorization given with -H wins, as in hey and curl.
     basic.seen.length = 0
-    const explicit = await runCli([url, '-H', `Authorization: ${SECRETS.authorization}`, '-n', '2', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save'], { cwd: dir })
+    const explicit = await runMain([url, '-H', `Authorization: ${SECRETS.authorization}`, '-n', '2', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save'], { cwd: dir })
     assert.equal(explicit.code, 0, explicit.stderr)
     assert.deepEqual(basic.seen.map((s) => s.authorization), [SECRETS.authorization, SECRETS.authorization])
     // Replicas must agree: every copy of a request carries the same headers.
     const other = await startServer()
     try {
-      const mixed = await runCli([url, other.url, '-n', '2', '--no-save'], { cwd: dir })
+      const mixed = await runMain([url, other.url, '-n', '2', '--no-save'], { cwd: dir })
       assert.equal(mixed.code, 2)
       assert.match(mixed.stderr, /^hedgebench: the URLs carry different credentials/)
       assertClean('stderr for mixed credentials', mixed.stderr)
@@ -172,7 +171,7 @@ test('query tokens, a token as the user name, a URL with spaces around and the c
   const out = join(dir, 'tokens')
   await mkdir(out)
   const url = ` ${server.url.replace('http://', 'http://us3r-t0ken@')}?id=1&access_token=qu3ry-t0ken `
-  const run = await runCli([url, '-H', 'X-Auth-Token: x-auth-v4lue', '-H', 'x-token: metad4ta-t0ken', '-n', '4', '-c', '1', '--warmup', '0', '--mode', 'plain', '--frames', '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html')], { cwd: dir, nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 })
+  const run = await runMain([url, '-H', 'X-Auth-Token: x-auth-v4lue', '-H', 'x-token: metad4ta-t0ken', '-n', '4', '-c', '1', '--warmup', '0', '--mode', 'plain', '--frames', '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html')], { cwd: dir, timeoutMs: 60_000 })
   assert.equal(run.code, 0, run.stderr)
   // --frames carry the result's JSON gzipped: read it as merge --from-logs would.
   const frames = run.stdout.split('\n').filter((l) => l.startsWith('HBFRAME1 ')).map((l) => l.split(' ')[6]!).join('')
@@ -188,7 +187,7 @@ test('query tokens, a token as the user name, a URL with spaces around and the c
   for (const [what, text] of texts) for (const needle of needles) assert.ok(!text.includes(needle), `${what} contains "${needle}"`)
   assert.match(run.stdout, /access_token=\*\*\*/)
   // The invalid-URL error too.
-  const bad = await runCli(['http://us3r-t0ken@127.0.0.1:99999/?token=qu3ry-t0ken', '--no-save'], { cwd: dir, nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 })
+  const bad = await runMain(['http://us3r-t0ken@127.0.0.1:99999/?token=qu3ry-t0ken', '--no-save'], { cwd: dir, timeoutMs: 60_000 })
   assert.equal(bad.code, 2)
   for (const needle of needles) assert.ok(!bad.stderr.includes(needle), bad.stderr)
 })

@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { SIM_PROTO, SIM_WORK_CALL } from '../src/sim/grpc-replica.js'
-import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-bad-'))
 after(() => {
-  killAllChildren()
   rmSync(dir, { recursive: true, force: true })
 })
 const badJson = join(dir, 'bad.json')
@@ -55,13 +54,12 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
   { name: '--grpc with an http target', args: ['-n', '10', '--grpc', 'http://127.0.0.1:9/', '--no-save'], message: /--grpc is for --profile's built-in replicas; give a gRPC target as grpc:\/\/host:port \(got "http:\/\/127\.0\.0\.1:9\/"\)/ },
 ]
 
-// Each case is a CLI process of its own: run a few at once. One process, not
-// the launcher's two (the flags it would add given up front): the check is
-// main()'s validation; the launcher is tested on its own (see bad-input.test.ts).
-describe('bad gRPC input', { concurrency: 4 }, () => {
+// Every case through main() in one Node process (runMain): the check is main()'s validation;
+// the launcher and the exit status as the shell sees it are tested on their own (bad-input.test.ts).
+describe('bad gRPC input', () => {
   for (const c of CASES) {
     test(c.name, async () => {
-      const run = await runCli(c.args, { timeoutMs: 15_000, nodeArgs: YOUNG_GENERATION_FLAGS })
+      const run = await runMain(c.args)
       const lines = stderrLines(run)
       assert.equal(run.code, 2, `exit code (stderr: ${run.stderr})`)
       assert.equal(lines.length, 1, `one line: ${JSON.stringify(lines)}`)
