@@ -1,15 +1,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { requestsNeeded } from '../src/stats/noise.js'
-import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { renderJson } from '../src/results/result-json.js'
+import type { CliRun } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { makeConfig, makeHedgedRun, makePhase, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
-
-const BIN = fileURLToPath(new URL('../../bin/hedgebench.js', import.meta.url))
 
 function fixtureDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'hedgebench-compare-'))
@@ -23,12 +21,12 @@ function fixtureDir(t: { after(fn: () => void): void }): string {
   return dir
 }
 
-function hedgebench(dir: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, NO_COLOR: '1' } })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+/** `hedgebench ARGS` in `dir`, through main() in this file's one driver process (compare's output and exit code are tested, not the process). */
+function hedgebench(dir: string, ...args: string[]): Promise<CliRun> {
+  return runMain(args, { cwd: dir, timeoutMs: 30_000 })
 }
 
-test('--fail-if exits 1 exactly when a condition holds', (t) => {
+test('--fail-if exits 1 exactly when a condition holds', async (t) => {
   const dir = fixtureDir(t)
   const cases: Array<[string[], number]> = [
     [['--fail-if', 'p50>+10%'], 1],
@@ -45,7 +43,7 @@ test('--fail-if exits 1 exactly when a condition holds', (t) => {
     [[], 0],
   ]
   for (const [flags, expected] of cases) {
-    const r = hedgebench(dir, 'compare', 'before.json', 'after.json', ...flags)
+    const r = await hedgebench(dir, 'compare', 'before.json', 'after.json', ...flags)
     assert.equal(r.code, expected, `${flags.join(' ')}: ${r.stderr}`)
     assert.match(r.stdout, /p50/)
     if (expected === 1) assert.match(r.stderr, /--fail-if ".*" holds for after\.json/)
@@ -54,31 +52,31 @@ test('--fail-if exits 1 exactly when a condition holds', (t) => {
   }
 })
 
-test('a bad --fail-if is a usage error (exit 2) with one line', (t) => {
+test('a bad --fail-if is a usage error (exit 2) with one line', async (t) => {
   const dir = fixtureDir(t)
-  const r = hedgebench(dir, 'compare', 'before.json', 'after.json', '--fail-if', 'p99>10parsecs')
+  const r = await hedgebench(dir, 'compare', 'before.json', 'after.json', '--fail-if', 'p99>10parsecs')
   assert.equal(r.code, 2)
   assert.equal(r.stdout, '')
   assert.match(r.stderr, /^hedgebench: invalid --fail-if "p99>10parsecs": .*\n$/)
 })
 
-test('differing configs are listed; -o json and -o csv; a missing file is exit 2', (t) => {
+test('differing configs are listed; -o json and -o csv; a missing file is exit 2', async (t) => {
   const dir = fixtureDir(t)
-  const text = hedgebench(dir, 'compare', 'before.json', 'after.json')
+  const text = await hedgebench(dir, 'compare', 'before.json', 'after.json')
   assert.equal(text.code, 0)
   assert.match(text.stdout, /Configuration differs[^\n]*\n.*\n\s+concurrency\s+4\s+8/)
-  const json = JSON.parse(hedgebench(dir, 'compare', 'before.json', 'after.json', '-o', 'json').stdout)
+  const json = JSON.parse((await hedgebench(dir, 'compare', 'before.json', 'after.json', '-o', 'json')).stdout)
   assert.deepEqual(json.configDifferences, [{ key: 'concurrency', values: ['4', '8'] }])
-  const csv = hedgebench(dir, 'compare', 'before.json', 'after.json', '-o', 'csv').stdout
+  const csv = (await hedgebench(dir, 'compare', 'before.json', 'after.json', '-o', 'csv')).stdout
   assert.match(csv, /^metric,unit,run,phase,value,/)
-  const missing = hedgebench(dir, 'compare', 'before.json', 'nope.json')
+  const missing = await hedgebench(dir, 'compare', 'before.json', 'nope.json')
   assert.equal(missing.code, 2)
   assert.match(missing.stderr, /nope\.json/)
 })
 
-test('one file compares its own plain and hedged phases, and --html writes the report', (t) => {
+test('one file compares its own plain and hedged phases, and --html writes the report', async (t) => {
   const dir = fixtureDir(t)
-  const r = hedgebench(dir, 'compare', 'run.json', '--html', 'out.html', '--fail-if', 'p99.9>+0%')
+  const r = await hedgebench(dir, 'compare', 'run.json', '--html', 'out.html', '--fail-if', 'p99.9>+0%')
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stdout, /Comparing the plain and hedged phases/)
   assert.match(r.stdout, /p99\.9 .* better/)

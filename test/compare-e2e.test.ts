@@ -29,7 +29,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnFixedDelayServer, type FixedDelayServer } from './helpers/fixed-delay-server.js'
-import { killAllChildren, runCli, type CliRun } from './helpers/cli.js'
+import type { CliRun } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import type { RunResult } from '../src/results/run-result.js'
 
@@ -37,14 +38,13 @@ let dir = ''
 const servers: FixedDelayServer[] = []
 
 after(async () => {
-  killAllChildren()
   await Promise.all(servers.map((s) => s.close()))
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
 /** Runs the bin with a temp --out-dir and copies the saved JSON to `dir/<name>.json`. */
 async function measure(name: string, args: string[]): Promise<string> {
-  const r = await runCli([...args, '--label', name, '--out-dir', join(dir, 'results'), '-o', 'json'], { timeoutMs: 60_000 })
+  const r = await runMain([...args, '--label', name, '--out-dir', join(dir, 'results'), '-o', 'json'], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, `run ${name}: ${r.stderr}`)
   const saved = /^saved (\S+\.json) and /m.exec(r.stderr)
   assert.ok(saved, `run ${name} says where it saved: ${r.stderr}`)
@@ -54,7 +54,7 @@ async function measure(name: string, args: string[]): Promise<string> {
 }
 
 function compare(...args: string[]): Promise<CliRun> {
-  return runCli(['compare', ...args], { cwd: dir, timeoutMs: 30_000 })
+  return runMain(['compare', ...args], { cwd: dir, timeoutMs: 30_000 })
 }
 
 before(async () => {

@@ -18,13 +18,12 @@ import type { RunResult } from '../src/results/run-result.js'
 import { PERCENTILE_KEYS } from '../src/results/run-result.js'
 import { makePhase, makeRunResult } from './helpers/result-fixture.js'
 import { spawnFixedDelayServer, type FixedDelayServer } from './helpers/fixed-delay-server.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { parseCsvObjects } from './helpers/csv.js'
 
 let dir = ''
 let server: FixedDelayServer | null = null
 after(async () => {
-  killAllChildren()
   await server?.close()
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
@@ -138,7 +137,7 @@ test('compare of three identical real runs of 50 requests: the tail says "not en
   const files: string[] = []
   // One at a time: the runs must not compete for the two cores.
   for (const name of ['r1', 'r2', 'r3']) {
-    const r = await runCli([server.url, '-n', '50', '-c', '2', '--warmup', '10', '--mode', 'plain', '--label', name, '--out-dir', join(dir, 'results'), '-o', 'json'], { timeoutMs: 60_000 })
+    const r = await runMain([server.url, '-n', '50', '-c', '2', '--warmup', '10', '--mode', 'plain', '--label', name, '--out-dir', join(dir, 'results'), '-o', 'json'], { timeoutMs: 60_000 })
     assert.equal(r.code, 0, r.stderr)
     const saved = /^saved (\S+\.json) and /m.exec(r.stderr)
     assert.ok(saved, r.stderr)
@@ -147,9 +146,9 @@ test('compare of three identical real runs of 50 requests: the tail says "not en
   }
   // The three compares only read the saved files: run at once.
   const [text, csvRun, json] = await Promise.all([
-    runCli(['compare', ...files, '--fail-if', 'p99.9>-100%', '--fail-if', 'p99>-100%'], { cwd: dir, timeoutMs: 30_000 }),
-    runCli(['compare', ...files, '-o', 'csv'], { cwd: dir, timeoutMs: 30_000 }),
-    runCli(['compare', ...files, '-o', 'json'], { cwd: dir, timeoutMs: 30_000 }),
+    runMain(['compare', ...files, '--fail-if', 'p99.9>-100%', '--fail-if', 'p99>-100%'], { cwd: dir, timeoutMs: 30_000 }),
+    runMain(['compare', ...files, '-o', 'csv'], { cwd: dir, timeoutMs: 30_000 }),
+    runMain(['compare', ...files, '-o', 'json'], { cwd: dir, timeoutMs: 30_000 }),
   ])
   // Every p99.9 of these runs is above 2 ms, so each gate would hold if it were judged.
   assert.equal(text.code, 0, `${text.stdout}\n${text.stderr}`)

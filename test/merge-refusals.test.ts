@@ -15,7 +15,8 @@ import { run } from '../src/run/run.js'
 import type { RunOptions } from '../src/run/run-options.js'
 import { renderJson } from '../src/results/result-json.js'
 import type { RunResult } from '../src/results/run-result.js'
-import { runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 
 let dir: string
@@ -45,7 +46,7 @@ after(async () => {
 })
 
 async function refused(args: string[], pattern: RegExp): Promise<void> {
-  const r = await runCli(['merge', ...args])
+  const r = await runMain(['merge', ...args])
   assert.equal(r.code, 2, `exit 2; stderr: ${r.stderr}`)
   assert.equal(stderrLines(r).length, 1, `one line: ${r.stderr}`)
   assert.match(r.stderr, pattern)
@@ -78,14 +79,14 @@ test('histograms of another precision are refused, not mixed', async () => {
 })
 
 test('--allow-partial merges what is there and says what is missing', async () => {
-  const r = await runCli(['merge', shard[0]!, shard[2]!, '--allow-partial', '-o', 'json'])
+  const r = await runMain(['merge', shard[0]!, shard[2]!, '--allow-partial', '-o', 'json'])
   assert.equal(r.code, 0, r.stderr)
   const merged = JSON.parse(r.stdout) as RunResult
   assert.deepEqual(merged.merge!.missing, [1])
   assert.equal(merged.phases.plain!.requests, shards[0]!.phases.plain!.requests + shards[2]!.phases.plain!.requests)
   assert.equal(merged.phases.plain!.requests, 40, 'shards 0 and 2 of -n 60 / 3')
   assert.ok(merged.warnings.some((w) => /^partial merge: shard 1 of 3 missing; the figures cover 2 of 3 shards$/.test(w)), merged.warnings.join('\n'))
-  const text = await runCli(['merge', shard[0]!, shard[2]!, '--allow-partial'])
+  const text = await runMain(['merge', shard[0]!, shard[2]!, '--allow-partial'])
   assert.match(text.stdout, /WARNING: partial merge: shard 1 of 3 missing/)
   assert.match(text.stdout, /MISSING shard\(s\) 1/)
 })

@@ -1,32 +1,16 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { saveResult } from '../src/report/results-store.js'
 import { assertCsvSummaryOf, parseCsvObjects } from './helpers/csv.js'
 import { makeHedgedRun } from './helpers/result-fixture.js'
+import type { CliRun } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
-const BIN = fileURLToPath(new URL('../../bin/hedgebench.js', import.meta.url))
-
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-async function hedgebench(...args: string[]): Promise<Run> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } })
-    return { code: 0, stdout, stderr }
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+/** `hedgebench ARGS` through main() in this file's one driver process (the command, not the process, is tested here). */
+const hedgebench = (...args: string[]): Promise<CliRun> => runMain(args)
 
 async function savedRun(t: { after: (fn: () => Promise<void>) => void }): Promise<{ dir: string; json: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'hedgebench-report-'))

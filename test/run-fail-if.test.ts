@@ -7,7 +7,8 @@
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { killAllChildren, runCli, startCli, stderrLines } from './helpers/cli.js'
+import { killAllChildren, startCli, stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { until } from './helpers/until.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { parseFailIf } from '../src/report/fail-if.js'
@@ -39,19 +40,19 @@ test('a phase may be named before the metric; metrics keep their own dots', () =
 test('a run exits 1 when a condition holds, naming it and the value seen; 0 when none does', async () => {
   // Every answer takes >= 30 ms, so p99 of either phase is above 10 ms and far below 5 s.
   const s = await server(30)
-  const held = await runCli([s.url, ...small, '--fail-if', 'hedged.p99>10ms', '--fail-if', 'plain.p50>5s'])
+  const held = await runMain([s.url, ...small, '--fail-if', 'hedged.p99>10ms', '--fail-if', 'plain.p50>5s'])
   assert.equal(held.code, 1, held.stderr)
   // At least the server's 30 ms; how far above is the machine's, not the product's.
   assert.match(held.stderr, /--fail-if "hedged\.p99>10ms" holds: hedged p99 = ((3\d|[4-9]\d|[1-9]\d{2,})(\.\d+)? ms|[\d.]+ s)/)
   assert.doesNotMatch(held.stderr, /plain\.p50/)
   assert.match(held.stdout, /hedged/, 'the report is still printed')
-  const passed = await runCli([s.url, ...small, '--fail-if', 'p99>5s', '--fail-if', 'plain.error_rate>1%'])
+  const passed = await runMain([s.url, ...small, '--fail-if', 'p99>5s', '--fail-if', 'plain.error_rate>1%'])
   assert.equal(passed.code, 0, passed.stderr)
 })
 
 test('a change against plain that 20 requests cannot judge is named as not checked, and does not hold', async () => {
   const s = await server(2)
-  const run = await runCli([s.url, ...small, '--fail-if', 'p99.9>-100%'])
+  const run = await runMain([s.url, ...small, '--fail-if', 'p99.9>-100%'])
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /^hedgebench: --fail-if "p99\.9>-100%" not checked: not enough requests \(n = 20 for p99\.9; needs \d+\)$/m)
 })
@@ -59,7 +60,7 @@ test('a change against plain that 20 requests cannot judge is named as not check
 test('extra_load and a URL after --fail-if (not swallowed as a second condition)', async () => {
   const s = await server(20)
   // A 1 ms delay against a 20 ms server fires a hedge for every request: extra load ~100 %.
-  const run = await runCli([...small, '--hedge-delay', '1ms', '--hedge-budget', 'off', '--fail-if', 'extra_load>8%', s.url])
+  const run = await runMain([...small, '--hedge-delay', '1ms', '--hedge-budget', 'off', '--fail-if', 'extra_load>8%', s.url])
   assert.equal(run.code, 1, run.stderr)
   assert.match(run.stderr, /"extra_load>8%" holds: hedged extra_load = (9\d|100)(\.\d+)?%/)
 })
@@ -73,7 +74,7 @@ test('conditions the run cannot answer are refused before it starts (exit 2)', a
     [['--fail-if', 'p99>'], /invalid --fail-if/],
   ] as const) {
     // One Node process, not the launcher's two: main()'s validation (see bad-input.test.ts).
-    const run = await runCli([s.url, ...small, ...args], { nodeArgs: YOUNG_GENERATION_FLAGS })
+    const run = await runMain([s.url, ...small, ...args])
     assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`)
     assert.match(run.stderr, why)
     assert.equal(run.stderr.trim().split('\n').length, 1, 'one line')
@@ -82,7 +83,7 @@ test('conditions the run cannot answer are refused before it starts (exit 2)', a
 })
 
 test('compare refuses a phase-named condition and says to use --phase', async () => {
-  const run = await runCli(['compare', 'a.json', 'b.json', '--fail-if', 'hedged.p99>1ms'])
+  const run = await runMain(['compare', 'a.json', 'b.json', '--fail-if', 'hedged.p99>1ms'])
   assert.equal(run.code, 2)
   assert.match(run.stderr, /--phase/)
 })
