@@ -43,7 +43,7 @@ const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
  * The shell prints its pid and then `exec`s node, so that pid is hedgebench's
  * own; `onPid` may signal it. Bounded by `timeoutMs` (then SIGKILL).
  */
-function runInPty(args: string[], cols: number, timeoutMs: number, onPid?: (pid: number) => void): Promise<PtyRun> {
+function runInPty(args: string[], cols: number, timeoutMs: number, onPid?: (pid: number) => void, onScreen?: (screen: string, keys: (s: string) => void) => void): Promise<PtyRun> {
   const inner = `stty cols ${cols} rows ${cols === 0 ? 0 : 24}; echo "PID $$"; exec ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`
   // `; echo EXIT $?` cannot follow an exec: script itself returns the child's status with -e.
   const started = performance.now()
@@ -61,6 +61,8 @@ function runInPty(args: string[], cols: number, timeoutMs: number, onPid?: (pid:
       pidSeen = true
       onPid?.(Number(pid[1]))
     }
+    // What the user types: the terminal's line discipline turns ^C into SIGINT for the foreground process.
+    onScreen?.(screen, (keys) => child.stdin.write(keys))
   })
   let timedOut = false
   const timer = setTimeout(() => {
@@ -117,6 +119,24 @@ describe('progress on a terminal', { skip: skipWithout(hasScript, 'script', 'uti
     assert.ok(performance.now() - sentAt < 5000, `took ${Math.round(performance.now() - sentAt)} ms after SIGINT`)
     assert.match(run.screen, /SIGINT: stopping/)
     assert.match(run.screen, /plain/)
+  })
+
+  test('Ctrl-C typed at the terminal during the demo: the table shows what was measured, PARTIAL, exit 0', async () => {
+    let typed = false
+    const run = await runInPty(['demo', '-n', '200000', '-c', '4,40'], 80, 60_000, undefined, (screen, keys) => {
+      // Typed once the demo's first measured phase is under way (its bar names it).
+      if (typed || !/c=4 plain/.test(screen)) return
+      typed = true
+      keys('\x03')
+    })
+    assert.equal(run.timedOut, false, `Ctrl-C was not honoured; last output: ${JSON.stringify(run.screen.slice(-300))}`)
+    assert.ok(typed, `the plain phase never showed; screen: ${JSON.stringify(run.screen.slice(-500))}`)
+    assert.equal(run.code, 0, run.screen.slice(-2000))
+    assert.match(run.screen, /4 in flight/)
+    assert.match(run.screen, /no hedge .* \d+ \/ \d+  match/)
+    assert.match(run.screen, /PARTIAL: interrupted during plain/)
+    assert.doesNotMatch(run.screen, /40 in flight/, 'no run starts after Ctrl-C')
+    assert.match(run.screen, /Each row: 200000 requests, or what an interrupted run measured\./)
   })
 
   test('an 80-column terminal: one bar line redrawn in place, never wider than the terminal', async () => {

@@ -29,8 +29,15 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
       const requests = argv.n === undefined ? undefined : integer(argv.n, '-n')
       if (requests !== undefined && requests <= 0) throw new UsageError(`invalid -n "${argv.n}" (a whole number above 0)`)
       // Loaded when the demo runs, not for --help (issue 14: start-up time).
-      const [{ runDemo }, { renderDemo }, { startProgress }] = await Promise.all([import('./demo.js'), import('../report/demo-text.js'), import('./progress.js')])
+      const [{ runDemo }, { renderDemo }, { startProgress }, { onInterrupt }] = await Promise.all([
+        import('./demo.js'),
+        import('../report/demo-text.js'),
+        import('./progress.js'),
+        import('./run-command.js'),
+      ])
       const progress = startProgress()
+      // Ctrl-C ends the run in progress as an interrupted run ends, and the table shows what was measured.
+      const interrupt = onInterrupt(undefined)
       try {
         const demo = await runDemo({
           profile: argv.profile,
@@ -38,13 +45,16 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
           http2: argv.http2,
           ...(requests ? { requests } : {}),
           onProgress: (c, p) => progress.update({ ...p, phase: `c=${c} ${p.phase}` as typeof p.phase }),
+          signal: interrupt.signal,
+          stopNow: interrupt.stopNow,
         })
         progress.stop()
         process.stdout.write(renderDemo(demo))
+        setExitCode(interrupt.twice() ? 130 : 0)
       } finally {
         progress.stop()
+        interrupt.dispose()
       }
-      setExitCode(0)
     },
   }
 }

@@ -25,6 +25,10 @@ export interface DemoOptions {
   /** Run each concurrency over HTTP/1.1 and then over h2c (HTTP/2 with prior knowledge). */
   http2?: boolean
   onProgress?: (concurrency: number, p: Progress) => void
+  /** Stops the demo (Ctrl-C): the run in progress ends as an interrupted run does, and no further run starts. */
+  signal?: AbortSignal
+  /** Aborts in-flight requests at once (a second Ctrl-C). */
+  stopNow?: AbortSignal
 }
 
 export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
@@ -34,6 +38,7 @@ export async function runDemo(opts: DemoOptions = {}): Promise<DemoResult> {
   try {
     for (const concurrency of opts.concurrencies ?? [4, 40]) {
       for (const protocol of opts.http2 ? (['HTTP/1.1', 'h2c'] as const) : [null]) {
+        if (opts.signal?.aborted) break
         const result = await demoRun(opts, profile, target, concurrency, protocol)
         runs.push(protocol ? { concurrency, result, protocol } : { concurrency, result })
       }
@@ -60,5 +65,7 @@ function demoRun(opts: DemoOptions, profile: Profile, target: Target, concurrenc
     seed: opts.seed ?? 1,
     http2: protocol === 'h2c',
     ...(opts.onProgress ? { onProgress: (p: Progress) => opts.onProgress!(concurrency, p) } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.stopNow ? { stopNow: opts.stopNow } : {}),
   })
 }

@@ -65,5 +65,6 @@ function protocolTable(demo: DemoResult): string {
 
 function footnote(demo: DemoResult): string {
   const n = demo.runs[0]?.result.config.requests ?? 0
-  return `Each row: ${n} requests. "server / client" = requests the replicas received vs attempts the client put on the wire (they must match: no lost updates).\nRun "hedgebench --profile ${demo.profile} -c ${demo.runs[demo.runs.length - 1]?.concurrency ?? 40}" for the full report, or see profiles/ for other scenarios.\n`
+  const cut = demo.runs.some((r) => r.result.partial) ? ', or what an interrupted run measured' : ''
+  return `Each row: ${n} requests${cut}. "server / client" = requests the replicas received vs attempts the client put on the wire (they must match: no lost updates).\nRun "hedgebench --profile ${demo.profile} -c ${demo.runs[demo.runs.length - 1]?.concurrency ?? 40}" for the full report, or see profiles/ for other scenarios.\n`
 }
