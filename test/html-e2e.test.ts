@@ -68,12 +68,21 @@ function externalReferences(html: string): string[] {
   return patterns.flatMap((p) => [...html.matchAll(p)].map((m) => m[0]))
 }
 
+/**
+ * The page twice: with scripts off (the static SVG charts, whose facts are
+ * returned), then as it runs, where its one script redraws every chart
+ * (a canvas per panel). Requests and problems of both loads are returned.
+ */
 async function render(file: string): Promise<RenderedPage> {
   browser ??= await launchChromium()
   const png = file.replace(/\.html$/, '.png')
-  const page = await renderPage(browser, file, png)
+  const still = await renderPage(browser, file, png.replace(/\.png$/, '-static.png'), { scripts: false })
+  assert.deepEqual(still.facts.liveCharts, [], 'scripts off: the static charts only')
+  const live = await renderPage(browser, file, png)
+  assert.equal(live.facts.liveCharts.length, CHARTS.length, 'every chart redrawn by the page\'s script')
+  for (const canvases of live.facts.liveCharts) assert.ok(canvases > 0, `a live chart has ${canvases} canvases`)
   assert.ok(statSync(png).size > 20_000, 'a screenshot with content')
-  return page
+  return { facts: still.facts, requested: [...still.requested, ...live.requested], problems: [...still.problems, ...live.problems] }
 }
 
 const CHARTS = ['percentiles', 'histogram', 'timeline', 'hedges']
@@ -104,7 +113,7 @@ test('the real run\'s report renders in Chromium: nothing fetched, no errors, ev
   const lengths = new Map(facts.series.map((s) => [s.id, s.length]))
   for (const id of SERIES) assert.ok((lengths.get(id) ?? 0) > 0, `series ${id} drawn (length ${lengths.get(id)})`)
   for (const s of facts.series) assert.ok(s.length > 0, `every series is visible: ${s.id} has length ${s.length}`)
-  assert.deepEqual(requested, [pathToFileURL(file).href], 'nothing but the page itself was requested')
+  assert.deepEqual(requested, [pathToFileURL(file).href, pathToFileURL(file).href], 'nothing but the page itself was requested, in either load')
   assert.deepEqual(problems, [], 'no console errors or CSP violations')
   passed++
 })
@@ -124,7 +133,7 @@ test('a short run (phases of a few hundred ms): over-time charts from 100 ms poi
   const { facts, requested, problems } = await render(file)
   assert.deepEqual(facts.charts, CHARTS)
   for (const s of facts.series) assert.ok(s.length > 0, `series ${s.id} is visible (length ${s.length})`)
-  assert.deepEqual(requested, [pathToFileURL(file).href])
+  assert.deepEqual(requested, [pathToFileURL(file).href, pathToFileURL(file).href])
   assert.deepEqual(problems, [])
   passed++
 })

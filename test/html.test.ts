@@ -1,4 +1,5 @@
 import { test } from 'node:test'
+import { createHash } from 'node:crypto'
 import assert from 'node:assert/strict'
 import { compareRuns, compareWithin } from '../src/report/compare.js'
 import { HTML_CSP, renderHtml } from '../src/report/html.js'
@@ -28,14 +29,28 @@ test('one run: every chart with one series per phase and metric', () => {
   for (const m of html.matchAll(/<path data-series="([^"]*)" d="([^"]*)"/g)) assert.match(m[2]!, /^M[\d.]+,[\d.]+ [LH]/, `${m[1]} is drawn`)
 })
 
-test('self-contained: CSP, no script, no external reference', () => {
+/** The page's script elements: attributes and the exact text between the tags. */
+function scripts(html: string): Array<{ attrs: string; text: string }> {
+  return [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/gi)].map((m) => ({ attrs: m[1]!, text: m[2]! }))
+}
+
+test('self-contained: CSP allowing one inline script by its hash, the charts\' data as JSON, no external reference', () => {
   const html = renderHtml([hedgedRunWithTimeline()], { comparison: compareWithin(hedgedRunWithTimeline()) })
-  assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${HTML_CSP}">`))
   assert.equal(HTML_CSP, "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-  assert.doesNotMatch(html, /<script|<link|<img|<iframe|@import|url\(/i)
+  const [data, code, ...more] = scripts(html)
+  assert.deepEqual(more, [], 'two script elements: the data and the code')
+  assert.equal(data!.attrs, ' type="application/json" id="hedgebench-charts"')
+  assert.equal(code!.attrs, '', 'the code is inline, no src')
+  const hash = createHash('sha256').update(code!.text, 'utf8').digest('base64')
+  assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${HTML_CSP}; script-src 'sha256-${hash}'">`), 'the CSP allows exactly the script on the page')
+  // The four charts' data, in the order of their figures.
+  const specs = JSON.parse(data!.text) as Array<{ title: string }>
+  assert.deepEqual(specs.map((s) => s.title), ['Latency by percentile', 'Response-time histogram', 'Latency and throughput over time', 'Hedging over time'])
+  assert.deepEqual(attr(html, 'data-live'), ['0', '1', '2', '3'])
+  assert.doesNotMatch(html, /<link|<img|<iframe|@import|url\(/i)
   for (const ref of [...attr(html, 'src'), ...attr(html, 'href')]) assert.fail(`external reference ${ref}`)
-  // The only URLs are the SVG namespace and the fixture's target URLs printed as text.
-  for (const url of html.match(/https?:\/\/[^\s"<]+/g) ?? []) assert.ok(url === 'http://www.w3.org/2000/svg' || url.startsWith('http://127.0.0.1:'), url)
+  // The only URLs are the SVG namespace, uPlot's own banner and the fixture's target URLs printed as text.
+  for (const url of html.match(/https?:\/\/[^\s"<]+/g) ?? []) assert.ok(url === 'http://www.w3.org/2000/svg' || url === 'https://github.com/leeoniya/uPlot' || url.startsWith('http://127.0.0.1:'), url)
 })
 
 test('tables: summary, hedging, configuration, comparison', () => {
@@ -105,12 +120,21 @@ test('percentiles: log latency axis, the hedge delay drawn, values on hover at t
 })
 
 test('everything from the result is HTML-escaped', () => {
-  const evil = '<script>alert("x")</script>'
+  const evil = '<script>alert("x")</script><!--\u2028'
   const run = makeRunResult({ label: evil, warnings: [`warn ${evil}`], config: makeConfig({ headers: { 'X-Evil': evil }, urls: [`http://127.0.0.1:1/?q=${evil}`] }) })
   const html = renderHtml([run, makeRunResult({ label: `${evil}'` })], { title: evil })
-  assert.doesNotMatch(html, /<script/i)
+  // Only the page's own two script elements open and close; the label is in the JSON block, escaped.
+  assert.equal(html.match(/<script/gi)?.length, 2)
+  assert.equal(html.match(/<\/script/gi)?.length, 2)
+  assert.ok(!html.includes('<!--'), 'no comment opener anywhere')
+  const block = scripts(html)[0]!.text
+  assert.ok(!block.includes('<') && !block.includes('\u2028'), 'the JSON block holds no "<" and no raw U+2028')
   assert.match(html, /&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt;/)
   assert.doesNotMatch(html, /data-series="[^"]*<[^"]*"/)
+  // The JSON still reads back as the label itself.
+  const specs = JSON.parse(scripts(html)[0]!.text) as Array<{ panels: Array<{ series: Array<{ label: string }> }> }>
+  const labels = specs.flatMap((s) => s.panels.flatMap((p) => p.series.map((x) => x.label)))
+  assert.ok(labels.includes(`${evil}/plain`), labels.join(' | '))
 })
 
 test('several runs: series are named run/phase by the comparison\'s tags (--label, else A, B), a colour per run and a line style per phase', () => {
@@ -244,4 +268,35 @@ test('issue 30 item 10: the configuration table shows the warm-up that ran and t
   assert.equal(row('tied requests (--tied)'), 'false')
   assert.equal(row('hedge budget, % of requests (--hedge-budget)'), '10')
   assert.doesNotMatch(html, /saturation\.maxErrorRate|hedge\.tied|>warm-up requests</)
+})
+
+test('over time, a last bucket holding only stragglers draws no percentile: the p50 line does not jump to 1 s at the end of the phase', async () => {
+  const { timelineSpec, holdsEnough } = await import('../src/report/html-charts.js')
+  const run = makeRunResult({ config: makeConfig({ concurrency: 40 }), phases: { plain: makePhase('plain', [5, 6, 7], { durationMs: 6000 }) } })
+  const plain = run.phases.plain!
+  // Five steady seconds of 1000 requests (p50 10 ms, p99 1 s: one in a hundred stalls), then the 20 requests still in
+  // flight when sending stopped: all of them stalled, so that second's p50 and p99 are ~1 s.
+  plain.timeline = [0, 1, 2, 3, 4].map((t) => ({ t, requests: 1000, errors: 0, p50Ms: 10, p99Ms: 1000, hedges: 0, delayMs: null }))
+  plain.timeline.push({ t: 5, requests: 20, errors: 0, p50Ms: 1010, p99Ms: 1020, hedges: 0, delayMs: null })
+  delete plain.timelineFine
+  const html = renderHtml([run])
+  const timeline = (JSON.parse(scripts(html)[0]!.text) as Array<{ title: string; panels: Array<{ series: Array<{ label: string; y: Array<number | null> }> }> }>).find((s) => s.title.startsWith('Latency and throughput'))!
+  const y = (label: string): Array<number | null> => timeline.panels.flatMap((p) => p.series).find((s) => s.label === label)!.y
+  assert.deepEqual(y('plain:p50'), [10, 10, 10, 10, 10, null])
+  assert.deepEqual(y('plain:p99'), [1000, 1000, 1000, 1000, 1000, null])
+  assert.deepEqual(y('plain:rps'), [1000, 1000, 1000, 1000, 1000, 20], 'the throughput still shows the last second')
+  // The static chart draws the same: no p50 dot at 5 s.
+  assert.doesNotMatch(html, /plain:p50 at 5 s/)
+  assert.match(html, /plain:p50 at 4 s: 10/)
+
+  // The rule: stragglers (at most the 40 in flight) cannot decide a percentile while fewer than the requests above it.
+  assert.equal(holdsEnough(81, 50, 40, 1000), true, '81 requests: the p50 is one of the 41 that are not stragglers')
+  assert.equal(holdsEnough(80, 50, 40, 1000), false)
+  assert.equal(holdsEnough(4001, 99, 40, 10_000), true)
+  assert.equal(holdsEnough(501, 99, 40, 1000), true, 'half the typical count or more is steady traffic')
+  assert.equal(holdsEnough(0, 50, 0, 0), false, 'no request ended: nothing to draw')
+  // A second with no stragglers to fear (one request, nothing else in flight) is drawn.
+  assert.equal(holdsEnough(1, 50, 0, 1000), true)
+  const spec = timelineSpec([{ name: 'plain', phase: plain, color: '#000' }])
+  assert.equal(spec.panels[0]!.series.find((s) => s.id === 'plain:p50')!.points[5]![1], 1010, 'without the run\'s in-flight count nothing is hidden')
 })

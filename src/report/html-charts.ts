@@ -2,14 +2,17 @@
  * The HTML report's four charts, built from phases of one or more runs:
  * percentile distribution, response-time histogram, latency over time and
  * hedging over time. Each phase is a "source" with a display name that
- * prefixes its series ids ("hedged:p99", "after.json/plain:p50").
+ * prefixes its series ids ("hedged:p99", "after.json/plain:p50"). Each chart
+ * is a ChartSpec (its data), drawn twice by html.ts: as static SVG
+ * (svg-chart.ts) and as the interactive chart that replaces it when the
+ * page's one script runs (live-charts.ts).
  */
 import { percentileMs, tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import { formatMs } from '../core/duration.js'
 import type { PhaseResult, RunResult, TimelinePoint } from '../results/run-result.js'
 import { FINE_BUCKET_MS, MAX_POINTS } from '../stats/timeline.js'
 import { round3 } from '../core/round.js'
-import { niceTicks, renderChart, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
+import { niceTicks, renderChart, type ChartSpec, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
 
 export interface ChartSource {
   /** Series id prefix: the phase name, or "run/phase" when several runs are drawn. */
@@ -21,6 +24,8 @@ export interface ChartSource {
   color: string
   /** With several runs, the phase's line style (SVG stroke-dasharray; '' solid), so run and phase read apart. */
   dash?: string
+  /** The most requests the run had in flight at once (-c): how many stragglers a bucket over time can hold. */
+  inFlight?: number
 }
 
 /** Percentile ticks of HdrHistogram's plotter: x = log10(1 / (1 - p)). */
@@ -45,6 +50,10 @@ const MARKED_PERCENTILES = [50, 90, 95, 99, 99.9, 99.99]
  * is drawn as a dashed line: where a curve crosses it, hedges start firing.
  */
 export function percentileChart(sources: ChartSource[]): string {
+  return renderChart(percentileSpec(sources))
+}
+
+export function percentileSpec(sources: ChartSource[]): ChartSpec {
   const curves = sources.map((src) => ({ src, h: tryDecodeHistogram(src.phase.histogram) }))
   const series = curves.flatMap(({ src, h }): Series[] => [
     { id: `${src.name}:percentiles`, label: src.name, color: src.color, dash: src.dash, points: percentilePoints(h) },
@@ -54,20 +63,21 @@ export function percentileChart(sources: ChartSource[]): string {
   const ticks = reach > 4 ? [...PERCENTILE_TICKS, { value: MAX_X, label: '99.999%' }] : PERCENTILE_TICKS
   const delays = sources.flatMap((src): Series[] =>
     src.phase.hedging && src.phase.hedging.delayMs > 0
-      ? [{ id: `${src.name}:hedge-delay`, label: `${src.name} hedge delay ${formatMs(src.phase.hedging.delayMs)}`, color: src.color, dashed: true, points: [[0, src.phase.hedging.delayMs], [reach, src.phase.hedging.delayMs]] }]
+      ? [{ id: `${src.name}:hedge-delay`, label: `${src.name} hedge delay ${formatMs(src.phase.hedging.delayMs)}`, color: src.color, dashed: true, flat: true, points: [[0, src.phase.hedging.delayMs], [reach, src.phase.hedging.delayMs]] }]
       : [],
   )
   const drawn = [...series, ...delays]
   const ys = drawn.flatMap((s) => s.points.map((p) => p[1]).filter((v): v is number => v !== null && v > 0))
   const lo = Math.log10(Math.max(0.001, Math.min(...ys, Infinity)))
   const hi = Math.log10(Math.max(0.001, ...ys))
-  return renderChart({
+  return {
     chart: 'percentiles',
     title: 'Latency by percentile',
     xLabel: 'percentile (log scale of 1/(1-p))',
+    x: 'percentile',
     xTicks: ticks,
-    panels: [{ yLabel: 'latency (log scale)', series: drawn.filter((s) => !s.id.endsWith(':marked') || s.points.length > 0), yLog: true, yTicks: logMsTicks(Number.isFinite(lo) ? lo : 0, hi) }],
-  })
+    panels: [{ yLabel: 'latency (log scale)', unit: 'ms', series: drawn.filter((s) => !s.id.endsWith(':marked') || s.points.length > 0), yLog: true, yTicks: logMsTicks(Number.isFinite(lo) ? lo : 0, hi) }],
+  }
 }
 
 function markedPoints(h: Histogram | null): Point[] {
@@ -96,13 +106,17 @@ const QUANTILE_SAMPLES = 2000
 
 /** (2) Share of requests per response-time bin; bins are log-spaced so a 1 s stall and a 5 ms body both show. */
 export function histogramChart(sources: ChartSource[]): string {
+  return renderChart(histogramSpec(sources))
+}
+
+export function histogramSpec(sources: ChartSource[]): ChartSpec {
   const histograms = sources.map((s) => tryDecodeHistogram(s.phase.histogram))
   const present = histograms.filter((h): h is Histogram => h !== null && h.totalCount > 0)
   const lo = Math.log10(Math.max(0.001, Math.min(...present.map((h) => percentileMs(h, 0)), Infinity)))
   const hi = Math.log10(Math.max(0.001, ...present.map((h) => percentileMs(h, 100))))
   const edges = binEdges(Number.isFinite(lo) ? lo : 0, hi)
   const series = sources.map((src, i): Series => ({ id: `${src.name}:histogram`, label: src.name, color: src.color, dash: src.dash, step: true, points: binShares(histograms[i] ?? null, edges) }))
-  return renderChart({ chart: 'histogram', title: 'Response-time histogram', xLabel: 'latency (log scale)', xTicks: logMsTicks(edges[0]!, edges[edges.length - 1]!), panels: [{ yLabel: 'share of requests (%)', series }] })
+  return { chart: 'histogram', title: 'Response-time histogram', xLabel: 'latency (log scale)', x: 'log-ms', xTicks: logMsTicks(edges[0]!, edges[edges.length - 1]!), panels: [{ yLabel: 'share of requests (%)', unit: 'pct', series }] }
 }
 
 /** Bin edges in log10(ms). */
@@ -193,8 +207,30 @@ function withGaps(points: readonly TimelinePoint[], bucketMs: number, durationMs
   return Array.from({ length: buckets }, (_, i) => at.get(i) ?? { t: round3(i * step), requests: 0, errors: 0, p50Ms: 0, p99Ms: 0, hedges: 0, delayMs: null })
 }
 
-/** A bucket in which no request ended: no latency to draw. */
-const ended = (p: TimelinePoint): boolean => p.requests > 0
+/**
+ * Whether a bucket over time holds enough requests for its p-th percentile
+ * to describe the traffic. A request is counted in the bucket in which it
+ * ended, so when a phase stops sending, its last buckets hold the
+ * stragglers: up to `inFlight` requests that started earlier, the slowest
+ * over-represented (a request stalled 1 s is in flight a hundred times
+ * longer than a 10 ms one), and the p50 of those few is ~1 s. Those
+ * stragglers cannot move the percentile while they are fewer than the
+ * n(1 - p) requests above it. A bucket holding at least half the phase's
+ * typical (median) count is steady traffic, where the requests carried in
+ * from the bucket before are balanced by those carried out to the next; the
+ * half lets ordinary variation and a last partial bucket through. A bucket
+ * in which no request ended has nothing to draw.
+ */
+export function holdsEnough(requests: number, pct: number, inFlight: number, typical: number): boolean {
+  if (requests === 0) return false
+  return requests >= typical / 2 || requests * (1 - pct / 100) > inFlight
+}
+
+/** The median requests of the buckets in which any request ended. */
+function medianRequests(points: readonly TimelinePoint[]): number {
+  const counts = points.map((p) => p.requests).filter((n) => n > 0).sort((a, b) => a - b)
+  return counts.length === 0 ? 0 : counts[Math.floor(counts.length / 2)]!
+}
 
 /** Sources with enough points for the over-time charts; the others get a sentence (see html.ts). */
 export function chartableOverTime(sources: ChartSource[]): { charted: ChartSource[]; tooShort: ChartSource[] } {
@@ -211,25 +247,32 @@ const rate = (n: number): string => `${Math.round(n)}/s`
 
 /** (3) p50 / p99 and requests/s of every source over time, x = seconds since its phase began. */
 export function timelineChart(sources: ChartSource[]): string {
+  return renderChart(timelineSpec(sources))
+}
+
+export function timelineSpec(sources: ChartSource[]): ChartSpec {
   const latency = sources.flatMap((src): Series[] => {
     const { points } = overTime(src.phase)
-    const p99 = withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: points.map((p) => [p.t, ended(p) ? p.p99Ms : null]) }, marks(src, formatMs))
+    const typical = medianRequests(points)
+    const at = (pct: number, value: (p: TimelinePoint) => number) => (p: TimelinePoint): Point => [p.t, holdsEnough(p.requests, pct, src.inFlight ?? 0, typical) ? value(p) : null]
+    const p99 = withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: points.map(at(99, (p) => p.p99Ms)) }, marks(src, formatMs))
     // Several runs: the tail alone, in the phase's line style (p50 and p99 of every phase of every run were 12-18 lines).
     if (src.dash !== undefined) return [{ ...p99, dashed: false, dash: src.dash }]
-    return [withMarks({ id: `${src.name}:p50`, color: src.color, points: points.map((p) => [p.t, ended(p) ? p.p50Ms : null]) }, marks(src, formatMs)), p99]
+    return [withMarks({ id: `${src.name}:p50`, color: src.color, points: points.map(at(50, (p) => p.p50Ms)) }, marks(src, formatMs)), p99]
   })
   const rps = sources.map((src): Series => {
     const { points, perSecond } = overTime(src.phase)
     return withMarks({ id: `${src.name}:rps`, color: src.color, dash: src.dash, points: points.map((p) => [p.t, p.requests * perSecond]) }, marks(src, rate))
   })
-  return renderChart({
+  return {
     chart: 'timeline',
     title: 'Latency and throughput over time',
     xLabel: 'seconds since the phase started',
+    x: 'seconds',
     xTicks: secondTicks(sources),
-    panels: [{ yLabel: 'latency (ms)', series: latency }, { yLabel: 'requests/s', series: rps }],
+    panels: [{ yLabel: 'latency (ms)', unit: 'ms', series: latency }, { yLabel: 'requests/s', unit: 'rate', series: rps }],
     xMarks: sources.flatMap(ejectionMarks),
-  })
+  }
 }
 
 /** When outlier detection took a replica out of rotation and let it back (issue 18), on the phase's own time axis. */
@@ -242,19 +285,24 @@ function ejectionMarks(src: ChartSource): XMark[] {
 
 /** (4) Hedges sent per second and the hedge delay in use, for hedged sources. */
 export function hedgesChart(sources: ChartSource[]): string {
+  return renderChart(hedgesSpec(sources))
+}
+
+export function hedgesSpec(sources: ChartSource[]): ChartSpec {
   const hedged = sources.filter((src) => src.phase.hedging)
   const hedges = hedged.map((src): Series => {
     const { points, perSecond } = overTime(src.phase)
     return withMarks({ id: `${src.name}:hedges`, color: src.color, dash: src.dash, points: points.map((p) => [p.t, p.hedges * perSecond]) }, marks(src, rate))
   })
   const delay = hedged.map((src): Series => withMarks({ id: `${src.name}:delay`, color: src.color, dash: src.dash, points: overTime(src.phase).points.map((p) => [p.t, p.delayMs]) }, marks(src, formatMs)))
-  return renderChart({
+  return {
     chart: 'hedges',
     title: 'Hedging over time',
     xLabel: 'seconds since the phase started',
+    x: 'seconds',
     xTicks: secondTicks(hedged),
-    panels: [{ yLabel: 'hedges sent/s', series: hedges }, { yLabel: 'hedge delay (ms)', series: delay }],
-  })
+    panels: [{ yLabel: 'hedges sent/s', unit: 'rate', series: hedges }, { yLabel: 'hedge delay (ms)', unit: 'ms', series: delay }],
+  }
 }
 
 function secondTicks(sources: ChartSource[]): Tick[] {

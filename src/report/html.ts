@@ -1,8 +1,10 @@
 /**
- * One self-contained HTML report for one or more runs: inline CSS and inline
- * SVG only, and a Content-Security-Policy that forbids fetching anything, so
- * the file can be mailed, archived or opened offline and never phones home.
- * Every value from a result (labels, URLs, headers, warnings) is escaped.
+ * One self-contained HTML report for one or more runs: inline CSS, inline
+ * SVG charts, and one inline script (live-charts.ts) that redraws them as
+ * charts to explore; a Content-Security-Policy forbids fetching anything and
+ * running any other script, so the file can be mailed, archived or opened
+ * offline and never phones home. Every value from a result (labels, URLs,
+ * headers, warnings) is escaped.
  */
 import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, coveredPhases, coveredText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
 import type { Comparison } from './compare.js'
@@ -14,8 +16,9 @@ import { extraLoadPct } from '../results/extra-load.js'
 import { protocolsText, replicaProtocolLabel } from '../results/wire-protocol.js'
 import { hedgingAdvice } from './hedging-advice.js'
 import { escapeHtml } from './escape.js'
-import { PALETTE } from './svg-chart.js'
-import { chartableOverTime, hedgesChart, histogramChart, percentileChart, timelineChart, type ChartSource } from './html-charts.js'
+import { PALETTE, renderChart, type ChartSpec } from './svg-chart.js'
+import { chartableOverTime, hedgesSpec, histogramSpec, percentileSpec, timelineSpec, type ChartSource } from './html-charts.js'
+import { LIVE_CSS, LIVE_DATA_ID, LIVE_SCRIPT, liveChartData, scriptSource } from './live-charts.js'
 import { answerComparison, answerSection } from './html-answer.js'
 import { readableConfig } from './config-names.js'
 import { generatorTable, mergeFacts } from './generators-text.js'
@@ -28,6 +31,7 @@ export interface HtmlOptions {
   comparison?: Comparison
 }
 
+/** The policy of a page without charts; a page with charts adds `script-src` with its one script's hash. */
 export const HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 const MEASURED: PhaseName[] = ['plain', 'hedged']
@@ -41,11 +45,16 @@ export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {
   const measured = sourcesOf(named, MEASURED)
   const all = sourcesOf(named, TIMELINE_PHASES)
   const comparison = answerComparison(runs, opts.comparison)
+  const charts: ChartSpec[] = []
+  const figure = (spec: ChartSpec): string => {
+    charts.push(spec)
+    return `<figure data-live="${charts.length - 1}">${renderChart(spec)}</figure>`
+  }
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     answerSection(runs, comparison),
-    measured.length > 0 ? section('Latency', figure(percentileChart(measured)) + figure(histogramChart(measured))) : '<p>No measured phase to chart.</p>',
-    overTimeSection(all, measured),
+    measured.length > 0 ? section('Latency', figure(percentileSpec(measured)) + figure(histogramSpec(measured))) : '<p>No measured phase to chart.</p>',
+    overTimeSection(all, measured, figure),
     comparison ? configDifferences(comparison) : '',
     runsSection(named),
     summarySection(all),
@@ -58,7 +67,7 @@ export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {
     ...named.map(grpcClientSection),
     configSection(named),
   ]
-  return page(title, body.filter((part) => part !== '').join('\n'))
+  return page(title, body.filter((part) => part !== '').join('\n'), charts)
 }
 
 interface NamedRun {
@@ -89,7 +98,7 @@ function sourcesOf(runs: NamedRun[], phases: PhaseName[]): ChartSource[] {
   const all = runs.flatMap(({ name, result }, r) =>
     TIMELINE_PHASES.flatMap((p) => {
       const phase = result.phases[p]
-      return phase ? [{ name: runs.length > 1 ? `${name}/${p}` : p, phase, key: p, run: r, runPhases: result.phases }] : []
+      return phase ? [{ name: runs.length > 1 ? `${name}/${p}` : p, phase, key: p, run: r, runPhases: result.phases, inFlight: result.config.concurrency }] : []
     }),
   )
   return all.flatMap(({ key, run, ...src }, i) => {
@@ -100,10 +109,6 @@ function sourcesOf(runs: NamedRun[], phases: PhaseName[]): ChartSource[] {
 
 /** Several runs: plain solid, hedged dashed, warm-up dotted. */
 const PHASE_DASH: Record<PhaseName, string> = { warmup: '2 3', plain: '', hedged: '6 4' }
-
-function figure(svg: string): string {
-  return `<figure>${svg}</figure>`
-}
 
 // ---- tables ----------------------------------------------------------------
 
@@ -148,11 +153,11 @@ function configDifferences(c: Comparison): string {
  * Over-time charts for phases with enough seconds to draw a line; a phase
  * shorter than that gets a sentence instead of a chart of one point.
  */
-function overTimeSection(all: ChartSource[], measured: ChartSource[]): string {
+function overTimeSection(all: ChartSource[], measured: ChartSource[], figure: (spec: ChartSpec) => string): string {
   const { charted, tooShort } = chartableOverTime(all)
   const hedged = chartableOverTime(measured).charted.filter((s) => s.phase.hedging)
   const notes = tooShort.map((s) => `<p class="note">${escapeHtml(`${s.name}: ${(s.phase.durationMs / 1000).toFixed(2)} s is too short for a chart over time; its figures are in the tables.`)}</p>`)
-  const charts = [charted.length > 0 ? figure(timelineChart(charted)) : '', hedged.length > 0 ? figure(hedgesChart(hedged)) : '']
+  const charts = [charted.length > 0 ? figure(timelineSpec(charted)) : '', hedged.length > 0 ? figure(hedgesSpec(hedged)) : '']
   const content = [...notes, ...charts].filter(Boolean).join('\n')
   return content ? section('Over time', content) : ''
 }
@@ -345,19 +350,25 @@ svg .title { font-size: 14px; font-weight: 600; } svg .tick, svg .legend { fill:
 svg .grid { stroke: #e5e5e5; } svg .frame { fill: none; stroke: #bbb; }
 `
 
-export function page(title: string, body: string): string {
+/**
+ * The page; with charts, their data as a JSON block and the one script that
+ * draws them, allowed by the hash of its exact text.
+ */
+export function page(title: string, body: string, charts: ChartSpec[] = []): string {
+  const csp = charts.length > 0 ? `${HTML_CSP}; script-src ${scriptSource(LIVE_SCRIPT)}` : HTML_CSP
+  const scripts = charts.length > 0 ? `\n<script type="application/json" id="${LIVE_DATA_ID}">${liveChartData(charts)}</script>\n<script>${LIVE_SCRIPT}</script>` : ''
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${HTML_CSP}">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="hedgebench">
 <title>${escapeHtml(title)}</title>
-<style>${CSS}</style>
+<style>${CSS}${charts.length > 0 ? LIVE_CSS : ''}</style>
 </head>
 <body>
-${body}
+${body}${scripts}
 </body>
 </html>
 `

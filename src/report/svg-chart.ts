@@ -29,6 +29,8 @@ export interface Series {
   markers?: { format: (x: number, y: number) => string }
   /** Only the markers, no line through them. */
   noLine?: boolean
+  /** One value at every x (a hedge delay across the percentile chart): the live chart reads it at any x. */
+  flat?: boolean
 }
 
 export interface Tick {
@@ -36,8 +38,13 @@ export interface Tick {
   label: string
 }
 
-interface Panel {
+/** How the live chart (live-charts.ts) writes a panel's values. */
+export type Unit = 'ms' | 'rate' | 'pct' | 'number'
+
+export interface Panel {
   yLabel: string
+  /** How the live chart writes its values; plain numbers when absent. */
+  unit?: Unit
   series: Series[]
   /** Default: nice ticks from 0 to the largest y. */
   yTicks?: Tick[]
@@ -48,11 +55,16 @@ interface Panel {
   yLog?: boolean
 }
 
-interface ChartSpec {
+/** What x is: seconds, log10(1/(1-p)) of a percentile, or log10 of milliseconds. */
+export type XKind = 'seconds' | 'percentile' | 'log-ms' | 'number'
+
+export interface ChartSpec {
   /** The data-chart attribute. */
   chart: string
   title: string
   xLabel: string
+  /** A plain number axis when absent. */
+  x?: XKind
   /** Ticks also fix the x range: from the first to the last tick, unless the data reach further. */
   xTicks?: Tick[]
   panels: Panel[]

@@ -175,6 +175,8 @@ async function killGroup(child: ChildProcess): Promise<void> {
 export interface PageFacts {
   title: string
   charts: string[]
+  /** The interactive charts drawn by the page's script: canvases in each `.live-chart` (none with scripts off). */
+  liveCharts: number[]
   series: Array<{ id: string; length: number; box: number }>
   svgSizes: Array<{ width: number; height: number }>
   /** Figure cells (not class "text") whose text wraps onto a second line (a Range over the text gives one rect per line). */
@@ -186,6 +188,7 @@ export interface PageFacts {
 const PAGE_FACTS = `JSON.stringify({
   title: document.title,
   charts: [...document.querySelectorAll('svg[data-chart]')].map((s) => s.getAttribute('data-chart')),
+  liveCharts: [...document.querySelectorAll('.live-chart')].map((c) => c.querySelectorAll('canvas').length),
   series: [...document.querySelectorAll('[data-series]')].map((p) => ({ id: p.getAttribute('data-series'), length: p.getTotalLength(), box: (() => { const r = p.getBoundingClientRect(); return r.width + r.height })() })),
   svgSizes: [...document.querySelectorAll('svg[data-chart]')].map((s) => { const r = s.getBoundingClientRect(); return { width: r.width, height: r.height } }),
   wrappedCells: [...document.querySelectorAll('td:not(.text)')].filter((td) => { const r = document.createRange(); r.selectNodeContents(td); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1 }).map((td) => td.textContent),
@@ -200,24 +203,51 @@ export interface RenderedPage {
   problems: string[]
 }
 
-/** Loads a local HTML file in a new tab at `width` px (1280), reads its facts, writes a full-page screenshot to `png`. */
-export async function renderPage(browser: Browser, file: string, png: string, width = 1280): Promise<RenderedPage> {
+export interface PageOptions {
+  /** Viewport width in px (1280). */
+  width?: number
+  /** false: scripts off, as a reader who disabled them sees the page (the static SVG charts). Default on. */
+  scripts?: boolean
+  /** Run in the page once it has loaded, before its facts are read; its JSON result is returned as `extra`. */
+  evaluate?: (page: PageSession) => Promise<unknown>
+}
+
+/** A loaded tab: send commands to it, evaluate an expression in it (one that returns, or resolves to, a JSON string). */
+export interface PageSession {
+  send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>
+  evaluate<T>(expression: string): Promise<T>
+}
+
+/** Loads a local HTML file in a new tab, reads its facts, writes a full-page screenshot to `png`. */
+export async function renderPage(browser: Browser, file: string, png: string, options: number | PageOptions = {}): Promise<RenderedPage & { extra?: unknown }> {
+  const { width = 1280, scripts = true, evaluate } = typeof options === 'number' ? { width: options } : options
   const { targetId } = (await browser.send('Target.createTarget', { url: 'about:blank' })) as { targetId: string }
   const { sessionId } = (await browser.send('Target.attachToTarget', { targetId, flatten: true })) as { sessionId: string }
   for (const domain of ['Network', 'Page', 'Runtime', 'Log']) await browser.send(`${domain}.enable`, {}, sessionId)
   await browser.send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId)
+  if (!scripts) await browser.send('Emulation.setScriptExecutionDisabled', { value: true }, sessionId)
   await browser.send('Page.navigate', { url: pathToFileURL(file).href }, sessionId)
   await browser.waitFor((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId, 20_000)
-  const value = (await browser.send('Runtime.evaluate', { expression: PAGE_FACTS, returnByValue: true }, sessionId)) as { result: { value: string } }
+  const page: PageSession = {
+    send: (method, params = {}) => browser.send(method, params, sessionId),
+    async evaluate<T>(expression: string): Promise<T> {
+      const r = (await browser.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)) as { result: { value: string }; exceptionDetails?: unknown }
+      if (r.exceptionDetails) throw new Error(`page evaluation failed: ${JSON.stringify(r.exceptionDetails).slice(0, 500)}`)
+      return JSON.parse(r.result.value) as T
+    },
+  }
+  const facts = await page.evaluate<PageFacts>(PAGE_FACTS)
+  const extra = evaluate ? await evaluate(page) : undefined
   const shot = (await browser.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, sessionId)) as { data: string }
   writeFileSync(png, Buffer.from(shot.data, 'base64'))
   const mine = browser.events.filter((e) => e.sessionId === sessionId)
   await browser.send('Target.closeTarget', { targetId })
   return {
-    facts: JSON.parse(value.result.value) as PageFacts,
+    facts,
     requested: mine.filter((e) => e.method === 'Network.requestWillBeSent').map((e) => (e.params.request as { url: string }).url),
     problems: mine
       .filter((e) => e.method === 'Log.entryAdded' || (e.method === 'Runtime.consoleAPICalled' && e.params.type === 'error'))
       .map((e) => JSON.stringify(e.params).slice(0, 300)),
+    ...(evaluate ? { extra } : {}),
   }
 }
