@@ -184,10 +184,11 @@ function bootstrap(): string {
       var last = p === spec.panels.length - 1;
       var el = document.createElement('div');
       box.appendChild(el);
-      var series = [{ label: spec.x === 'percentile' ? 'percentile' : spec.x === 'log-ms' ? 'latency' : spec.x === 'seconds' ? 'time' : 'x', value: function (u, v) { return X[spec.x](v); } }];
+      var series = [{ label: spec.x === 'percentile' ? 'percentile' : spec.x === 'log-ms' ? 'bin from' : spec.x === 'seconds' ? 'time' : 'x', value: function (u, v) { return X[spec.x](v); } }];
       panel.series.forEach(function (s) {
         series.push({ label: s.label, stroke: s.color, width: 1.6, dash: s.dash, spanGaps: false,
           paths: s.step ? uPlot.paths.stepped({ align: 1 }) : undefined,
+          points: s.step ? { show: false } : {},
           value: function (u, v) { return Y[panel.unit](v); } });
       });
       var opts = {
