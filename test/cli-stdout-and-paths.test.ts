@@ -8,7 +8,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { closeSync, existsSync, openSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
@@ -29,12 +29,12 @@ interface Closed {
   stderr: string
 }
 
-/** Runs the CLI with a stdout whose reader has already gone (as `| true` does): every write gets EPIPE. */
-function withClosedStdout(args: string[], cwd: string): Promise<Closed> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
-  child.stdout.destroy()
+/** Runs the CLI with a stdout whose reader has already gone (as `| true` does): every write gets EPIPE. With `stdout`, that file instead. */
+function withClosedStdout(args: string[], cwd: string, stdout?: number): Promise<Closed> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', stdout ?? 'pipe', 'pipe'] })
+  child.stdout?.destroy()
   let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s))
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s))
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
@@ -95,6 +95,22 @@ test('report --html and merge --out where no file can be written (/proc): one li
     assert.equal(r.code, 2, r.stderr)
     assert.deepEqual(stderrLines(r), [`hedgebench: ${flag}: cannot write: no such file or directory (ENOENT)`])
   }
+})
+
+test('stdout on a full disk (> /dev/full): one line, exit 1, no stack; a run is still saved', { skip: process.platform !== 'linux' }, async (t) => {
+  const full = openSync('/dev/full', 'w')
+  t.after(() => closeSync(full))
+  const dir = await tempDir()
+  const saved = await saveResult(makeRunResult(), join(dir, 'r'))
+  const report = await withClosedStdout(['report', saved.json], dir, full)
+  assert.equal(report.code, 1, report.stderr)
+  assert.equal(report.stderr, 'hedgebench: cannot write the output to stdout (ENOSPC: no space left on device)\n')
+  const s = await server()
+  const r = await withClosedStdout([s.url, '-n', '50', '--warmup', '0', '--mode', 'plain', '-o', 'csv', '--out-dir', 'out'], dir, full)
+  assert.equal(r.code, 1, r.stderr)
+  assert.match(r.stderr, /^hedgebench: cannot write the output to stdout \(ENOSPC: no space left on device\)$/m)
+  assert.match(r.stderr, /^saved .*\.json and .*\.csv$/m)
+  assert.doesNotMatch(r.stderr, /\n\s+at /)
 })
 
 test('a full disk under --csv-requests (/dev/full) costs the log, not the run: printed, saved, one warning, exit 1', { skip: process.platform !== 'linux' }, async () => {

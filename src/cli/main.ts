@@ -17,7 +17,7 @@ import { assertSwitchValues, joinNegativeValues } from './argv.js'
 import { assertNoRepeats } from './run-flags.js'
 import { mergeCommand } from './merge-command.js'
 import { sweepCommand } from './sweep-command.js'
-import { tolerateClosedStdout } from './output.js'
+import { stdoutFailed, tolerateClosedStdout } from './output.js'
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
   let code = 0
@@ -61,7 +61,10 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     process.stderr.write(`hedgebench: ${oneLine(err)}\n`)
     return err instanceof CliUsage ? 2 : exitCodeOf(err)
   }
-  return code
+  // The output the command was run for was lost (a full disk): not a success, even if the run was saved.
+  // Its write error is reported after the writes before it have been tried: wait for them.
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()))
+  return code === 0 && stdoutFailed() ? 1 : code
 }
 
 /**

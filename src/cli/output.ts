@@ -44,15 +44,26 @@ export async function renderOutput(result: RunResult, format: OutputFormat, colo
  * which would otherwise be an uncaught exception that kills the process
  * before the run is saved. Later writes are dropped quietly, as hey does.
  * A terminal that was closed (SIGHUP, then EIO on every write) is the same
- * for stdout and stderr: the run is still saved.
+ * for stdout and stderr: the run is still saved. Any other failure to write
+ * stdout (a full disk: `> /dev/full`) is said in one line and fails the
+ * command (stdoutFailed), and the run is still saved.
  */
 export function tolerateClosedStdout(): void {
   for (const stream of [process.stdout, process.stderr]) {
     if (stream.listenerCount('error') > 0) continue // once per process, however often main() runs
     stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EPIPE' && err.code !== 'EIO') throw err
+      if (err.code === 'EPIPE' || err.code === 'EIO' || stream !== process.stdout || stdoutFailure !== null) return
+      stdoutFailure = err.code ?? err.message
+      process.stderr.write(`hedgebench: cannot write the output to stdout (${err.code ? `${err.code}: ` : ''}${err.message.replace(/^\w+: /, '').replace(/, write$/, '')})\n`)
     })
   }
+}
+
+let stdoutFailure: string | null = null
+
+/** Whether writing stdout failed for a reason other than a reader that left (EPIPE) or a closed terminal (EIO). */
+export function stdoutFailed(): boolean {
+  return stdoutFailure !== null
 }
 
 /** `--html -`: the page goes to stdout, in place of the -o output (one document on stdout, as curl's `-o -`). */
