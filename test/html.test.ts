@@ -235,7 +235,9 @@ test('merged, gRPC-client and h2c results: the generators table, the grpc-js blo
 })
 
 test('over time, a stall is seconds with no request ended: 0/s and a break in the latency lines, not a line drawn across it', async () => {
-  const { chartableOverTime, timelineChart } = await import('../src/report/html-charts.js')
+  const { chartableOverTime, timelineSpec } = await import('../src/report/html-charts.js')
+  const { renderChart } = await import('../src/report/svg-chart.js')
+  const timelineChart = (sources: Parameters<typeof timelineSpec>[0]): string => renderChart(timelineSpec(sources))
   const run = makeRunResult({ phases: { plain: makePhase('plain', [5, 6, 7], { durationMs: 4000 }) } })
   const plain = run.phases.plain!
   // Requests ended in seconds 0 and 3 only: 1 and 2 were the stall.

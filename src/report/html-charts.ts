@@ -12,7 +12,7 @@ import { formatMs } from '../core/duration.js'
 import type { PhaseResult, RunResult, TimelinePoint } from '../results/run-result.js'
 import { FINE_BUCKET_MS, MAX_POINTS } from '../stats/timeline.js'
 import { round3 } from '../core/round.js'
-import { niceTicks, renderChart, type ChartSpec, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
+import { niceTicks, type ChartSpec, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
 
 export interface ChartSource {
   /** Series id prefix: the phase name, or "run/phase" when several runs are drawn. */
@@ -49,10 +49,6 @@ const MARKED_PERCENTILES = [50, 90, 95, 99, 99.9, 99.99]
  * flattened against the bottom by the plain phase's stalls. The hedge delay
  * is drawn as a dashed line: where a curve crosses it, hedges start firing.
  */
-export function percentileChart(sources: ChartSource[]): string {
-  return renderChart(percentileSpec(sources))
-}
-
 export function percentileSpec(sources: ChartSource[]): ChartSpec {
   const curves = sources.map((src) => ({ src, h: tryDecodeHistogram(src.phase.histogram) }))
   const series = curves.flatMap(({ src, h }): Series[] => [
@@ -105,10 +101,6 @@ const HISTOGRAM_BINS = 48
 const QUANTILE_SAMPLES = 2000
 
 /** (2) Share of requests per response-time bin; bins are log-spaced so a 1 s stall and a 5 ms body both show. */
-export function histogramChart(sources: ChartSource[]): string {
-  return renderChart(histogramSpec(sources))
-}
-
 export function histogramSpec(sources: ChartSource[]): ChartSpec {
   const histograms = sources.map((s) => tryDecodeHistogram(s.phase.histogram))
   const present = histograms.filter((h): h is Histogram => h !== null && h.totalCount > 0)
@@ -246,10 +238,6 @@ const withMarks = (series: Series, m: Series['markers']): Series => (m ? { ...se
 const rate = (n: number): string => `${Math.round(n)}/s`
 
 /** (3) p50 / p99 and requests/s of every source over time, x = seconds since its phase began. */
-export function timelineChart(sources: ChartSource[]): string {
-  return renderChart(timelineSpec(sources))
-}
-
 export function timelineSpec(sources: ChartSource[]): ChartSpec {
   const latency = sources.flatMap((src): Series[] => {
     const { points } = overTime(src.phase)
@@ -284,10 +272,6 @@ function ejectionMarks(src: ChartSource): XMark[] {
 }
 
 /** (4) Hedges sent per second and the hedge delay in use, for hedged sources. */
-export function hedgesChart(sources: ChartSource[]): string {
-  return renderChart(hedgesSpec(sources))
-}
-
 export function hedgesSpec(sources: ChartSource[]): ChartSpec {
   const hedged = sources.filter((src) => src.phase.hedging)
   const hedges = hedged.map((src): Series => {
