@@ -22,7 +22,6 @@ const DRIVER = fileURLToPath(new URL('./main-driver.js', import.meta.url))
 export function runMainCases(cases: DriverCase[], timeoutMs = 60_000): CliRun[] {
   const dir = mkdtempSync(join(tmpdir(), 'hedgebench-main-'))
   const out = join(dir, 'results.json')
-  const started = performance.now()
   try {
     const r = spawnSync(process.execPath, [...YOUNG_GENERATION_FLAGS, DRIVER], {
       input: JSON.stringify(cases),
@@ -31,9 +30,8 @@ export function runMainCases(cases: DriverCase[], timeoutMs = 60_000): CliRun[] 
       encoding: 'utf8',
     })
     if (r.status !== 0) throw new Error(`main() driver exited ${r.status ?? r.signal}: ${r.stderr}`)
-    const wallMs = performance.now() - started
     const results = JSON.parse(readFileSync(out, 'utf8')) as DriverResult[]
-    return results.map((x) => ({ ...x, signal: null, timedOut: false, wallMs }))
+    return results.map((x) => ({ ...x, signal: null, timedOut: false }))
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
@@ -46,33 +44,29 @@ export interface MainOptions {
   timeoutMs?: number
 }
 
-interface Pending {
-  id: number
-  resolve(run: CliRun): void
-  started: number
-  timer: NodeJS.Timeout
+interface Driver {
+  child: ChildProcess
+  /** Output outside any case's capture (a timer firing after its case returned): shown if the driver dies. */
+  stray: string
+  /** Settles the case in the driver now, if any. */
+  current: ((run: CliRun) => void) | null
 }
 
-let driver: { child: ChildProcess; pending: Map<number, Pending>; stray: string } | null = null
-let nextId = 0
+let driver: Driver | null = null
+const queue: Array<{ c: DriverCase; timeoutMs: number; resolve(run: CliRun): void }> = []
 
-function startDriver(): NonNullable<typeof driver> {
+function startDriver(): Driver {
   const child = spawn(process.execPath, [...YOUNG_GENERATION_FLAGS, DRIVER], {
     env: { ...process.env, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
-  const d = { child, pending: new Map<number, Pending>(), stray: '' }
-  // Output outside any case's capture (a timer firing after its case returned): kept for the message if the driver dies.
+  const d: Driver = { child, stray: '', current: null }
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (d.stray += s))
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (d.stray += s))
-  child.on('message', (m: { id: number; result: DriverResult }) => {
-    const p = d.pending.get(m.id)
-    if (!p) return
-    settle(d, p, { ...m.result, signal: null, timedOut: false, wallMs: performance.now() - p.started })
-  })
+  child.on('message', (result: DriverResult) => d.current?.({ ...result, signal: null, timedOut: false }))
   child.on('exit', (code, signal) => {
     if (driver === d) driver = null
-    for (const p of d.pending.values()) settle(d, p, { code: null, signal, stdout: '', stderr: `main() driver exited ${code ?? signal} during the case: ${d.stray}`, timedOut: false, wallMs: performance.now() - p.started })
+    d.current?.({ code: null, signal, stdout: '', stderr: `main() driver exited ${code ?? signal} during the case: ${d.stray}`, timedOut: false, wallMs: 0 })
   })
   // Idle, the driver keeps neither process alive: it exits when the channel closes with this one.
   child.unref()
@@ -82,33 +76,40 @@ function startDriver(): NonNullable<typeof driver> {
   return d
 }
 
-function settle(d: NonNullable<typeof driver>, p: Pending, run: CliRun): void {
-  clearTimeout(p.timer)
-  d.pending.delete(p.id)
-  if (d.pending.size === 0) d.child.channel?.unref()
-  p.resolve(run)
+/** Sends the next case once the driver is free: one at a time, so that a case's timeout counts its own time only. */
+function pump(): void {
+  if (queue.length === 0 || driver?.current) return
+  const job = queue.shift()!
+  const d = driver ?? (driver = startDriver())
+  const started = performance.now()
+  const finish = (run: CliRun): void => {
+    clearTimeout(timer)
+    d.current = null
+    d.child.channel?.unref()
+    job.resolve(run)
+    pump()
+  }
+  const timer = setTimeout(() => {
+    // This driver goes; the next case starts another.
+    if (driver === d) driver = null
+    d.child.kill('SIGKILL')
+    finish({ code: null, signal: 'SIGKILL', stdout: '', stderr: `main() driver: the case took over ${job.timeoutMs} ms: ${d.stray}`, timedOut: true, wallMs: performance.now() - started })
+  }, job.timeoutMs)
+  d.current = finish
+  d.child.channel?.ref()
+  d.child.send(job.c)
 }
 
 /**
  * One command line through main() in this file's driver (started on first use, one for the file),
- * resolved as runCli's would be. Cases run one at a time in the driver, in the order given. A case
- * that outlives its timeout is reported as timed out and its driver killed; the next case starts another.
+ * resolved as runCli's would be. Cases run one at a time, in the order given. A case that outlives
+ * its timeout is reported as timed out and its driver killed; the next case starts another.
  */
 export function runMain(args: string[], opts: MainOptions = {}): Promise<CliRun> {
-  const d = driver ?? (driver = startDriver())
-  const id = nextId++
   const c: DriverCase = { args, cwd: opts.cwd ?? process.cwd(), ...(opts.env ? { env: opts.env } : {}) }
   return new Promise<CliRun>((resolve) => {
-    const started = performance.now()
-    const timer = setTimeout(() => {
-      settle(d, p, { code: null, signal: 'SIGKILL', stdout: '', stderr: `main() driver: the case took over ${opts.timeoutMs ?? 15_000} ms: ${d.stray}`, timedOut: true, wallMs: performance.now() - started })
-      if (driver === d) driver = null
-      d.child.kill('SIGKILL')
-    }, opts.timeoutMs ?? 15_000)
-    const p: Pending = { id, resolve, started, timer }
-    d.pending.set(id, p)
-    d.child.channel?.ref()
-    d.child.send({ id, case: c })
+    queue.push({ c, timeoutMs: opts.timeoutMs ?? 15_000, resolve })
+    pump()
   })
 }
 

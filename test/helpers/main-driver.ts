@@ -24,6 +24,8 @@ export interface DriverResult {
   code: number
   stdout: string
   stderr: string
+  /** From main()'s call to its return: the case's own time, without its wait behind the cases before it. */
+  wallMs: number
 }
 
 type Write = typeof process.stdout.write
@@ -67,17 +69,17 @@ async function withEnv<T>(env: DriverCase['env'], fn: () => Promise<T>): Promise
 
 async function runCase(c: DriverCase): Promise<DriverResult> {
   process.chdir(c.cwd)
+  const started = performance.now()
   const r = await withEnv(c.env, () => capture(() => main(c.args).catch((err: unknown) => ((process.stderr.write(`driver: main() threw: ${String(err)}\n`), -1)))))
-  return { code: r.value, stdout: r.stdout, stderr: r.stderr }
+  return { code: r.value, stdout: r.stdout, stderr: r.stderr, wallMs: performance.now() - started }
 }
 
 if (process.send !== undefined) {
   // One case at a time, in the order sent: the capture of stdout and stderr is process-wide.
   let queue = Promise.resolve()
-  process.on('message', (m: { id: number; case: DriverCase }) => {
+  process.on('message', (c: DriverCase) => {
     queue = queue.then(async () => {
-      const result = await runCase(m.case)
-      process.send!({ id: m.id, result })
+      process.send!(await runCase(c))
     })
   })
   process.on('disconnect', () => process.exit(0))
