@@ -17,7 +17,7 @@ import { renderJson } from '../src/results/result-json.js'
 import { UsageError } from '../src/core/errors.js'
 import { loadGrpcMethod } from '../src/protocol/grpc-method.js'
 import { SHOP_PROTO, startGrpcServer, type GrpcTestServer } from './helpers/grpc-server.js'
-import { runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 const servers: GrpcTestServer[] = []
 let urls: string[] = []
@@ -51,7 +51,7 @@ test('a method without idempotency_level is refused for hedging before anything 
 })
 
 test('the CLI refuses it in one line, exit 2', async () => {
-  const r = await runCli([urls[0]!, urls[1]!, '--proto', SHOP_PROTO, '--call', 'shop.Inventory/Reserve', '-n', '5', '--warmup', '0', '--no-save'])
+  const r = await runMain([urls[0]!, urls[1]!, '--proto', SHOP_PROTO, '--call', 'shop.Inventory/Reserve', '-n', '5', '--warmup', '0', '--no-save'])
   assert.equal(r.code, 2)
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
   assert.match(r.stderr, /refusing to hedge shop\.Inventory\/Reserve: .*option idempotency_level = NO_SIDE_EFFECTS/)

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SHOP_PROTO, startGrpcServer, type GrpcTestServer, type SeenCall } from './helpers/grpc-server.js'
 import { parseCsv } from './helpers/csv.js'
-import { runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { spawnTarget } from '../src/sim/target.js'
 import { SIM_PROTO, SIM_SERVICE, SIM_WORK_CALL } from '../src/sim/grpc-replica.js'
 
@@ -116,7 +116,7 @@ test('compare --phase grpc-js compares the grpc-js calls of saved runs, and tell
   const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpcjs-compare-'))
   writeFileSync(join(dir, 'a.json'), renderJson(result))
   writeFileSync(join(dir, 'b.json'), renderJson(other))
-  const cli = await runCli(['compare', join(dir, 'a.json'), join(dir, 'b.json'), '--phase', 'grpc-js'])
+  const cli = await runMain(['compare', join(dir, 'a.json'), join(dir, 'b.json'), '--phase', 'grpc-js'])
   assert.equal(cli.code, 0, cli.stderr)
   assert.match(cli.stdout, /grpc-js/)
   const plainRun: RunResult = { ...result, grpcClient: undefined }

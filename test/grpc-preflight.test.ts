@@ -17,7 +17,8 @@ import { Server, ServerCredentials, type ServiceDefinition } from '@grpc/grpc-js
 import { loadSync } from '@grpc/proto-loader'
 import { run } from '../src/run/run.js'
 import { renderText } from '../src/report/text.js'
-import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-preflight-'))
 const PROTO_TEXT = 'syntax = "proto3";\npackage shop;\nservice Inventory { rpc Get (GetRequest) returns (Item); rpc Reserve (GetRequest) returns (Item); }\nmessage GetRequest { string sku = 1; }\nmessage Item { string sku = 1; }\n'
@@ -53,7 +54,6 @@ before(async () => {
 })
 
 after(() => {
-  killAllChildren()
   grpcServer.forceShutdown()
   plain.close()
   rmSync(dir, { recursive: true, force: true })
@@ -78,7 +78,7 @@ test('a method the server does not have is refused before the run (UNIMPLEMENTED
 })
 
 test('the CLI says so in one line and exits 2', async () => {
-  const cli = await runCli([grpcUrl, '--proto', PROTO, '--call', 'shop.Inventory/Reserve', '--mode', 'plain', '-n', '2', '--warmup', '0', '--no-save'], { timeoutMs: 20_000 })
+  const cli = await runMain([grpcUrl, '--proto', PROTO, '--call', 'shop.Inventory/Reserve', '--mode', 'plain', '-n', '2', '--warmup', '0', '--no-save'], { timeoutMs: 20_000 })
   assert.equal(cli.code, 2, cli.stderr)
   assert.deepEqual(stderrLines(cli), [`hedgebench: ${grpcUrl} has no method shop.Inventory/Reserve: check --call and the proto's package`])
 })

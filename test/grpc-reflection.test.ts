@@ -11,7 +11,7 @@ import { UsageError } from '../src/core/errors.js'
 import { withReflectedSchema } from '../src/run/grpc-reflection.js'
 import { loadGrpcMethod } from '../src/protocol/grpc-method.js'
 import { CALL, makeTestPki, startTestServer, writeTestSchema, type TestPki, type TestSchema, type TestServer } from './helpers/grpc-test-server.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { skipWithout } from './helpers/required-tool.js'
 
 let schema: TestSchema
@@ -34,7 +34,6 @@ before(async () => {
 })
 
 after(async () => {
-  killAllChildren()
   await Promise.all([both, alphaOnly, none, fileOnly, tls].map((s) => s?.close()))
   schema?.remove()
   pki?.remove()
@@ -104,7 +103,7 @@ describe('server reflection', () => {
 
   test('from the CLI: no --proto, -d as JSON, exit 0', async () => {
     const before = both.seen.length
-    const r = await runCli([both.url, '--call', CALL, '-d', DATA, '-n', '3', '-c', '1', '--mode', 'plain', '--warmup', '0', '--no-save', '-o', 'json'])
+    const r = await runMain([both.url, '--call', CALL, '-d', DATA, '-n', '3', '-c', '1', '--mode', 'plain', '--warmup', '0', '--no-save', '-o', 'json'])
     assert.equal(r.code, 0, r.stderr)
     assert.equal(JSON.parse(r.stdout).phases.plain.ok, 3)
     assert.deepEqual(both.seen.slice(before).map((c) => c.request['sku']), ['a-1', 'a-1', 'a-1'])

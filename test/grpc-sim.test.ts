@@ -14,7 +14,8 @@ import { simSchema, SIM_SERVICE } from '../src/sim/grpc-replica.js'
 import { fetchGrpcServerStats, grpcAddress, resetGrpcServerStats } from '../src/sim/grpc-stats-client.js'
 import type { Profile } from '../src/sim/profile.js'
 import { eventually } from './helpers/sim.js'
-import { runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 const STALL_MS = 200
 /** Replica 0 answers in 20 ms; replica 1 always stalls 200 ms more; replica 2 always fails with the HTTP replica's 503. */
@@ -137,7 +138,7 @@ test('serve --grpc on a port already in use: one line, exit 2 (grpc-js\'s own er
   const target = await startTarget({ profile: PROFILE, grpc: true, replicas: 1 })
   targets.push(target)
   const port = new URL(target.urls[0]!).port
-  const run = await runCli(['serve', '--grpc', '--profile', 'pi', '--replicas', '1', '--port', port], { timeoutMs: 15_000 })
+  const run = await runMain(['serve', '--grpc', '--profile', 'pi', '--replicas', '1', '--port', port], { timeoutMs: 15_000 })
   assert.equal(run.code, 2)
   assert.deepEqual(stderrLines(run), [`hedgebench: cannot listen on 127.0.0.1 from port ${port}: a port is already in use`])
 })

@@ -19,7 +19,8 @@ import { run } from '../src/run/run.js'
 import { TargetUnreachableError, UsageError } from '../src/core/errors.js'
 import type { RunOptions } from '../src/run/run-options.js'
 import { CALL, makeTestPki, startTestServer, writeTestSchema, type TestPki, type TestSchema, type TestServer } from './helpers/grpc-test-server.js'
-import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { skipWithout } from './helpers/required-tool.js'
 
 const NAME = 'replica.test'
@@ -44,7 +45,6 @@ before(async () => {
 })
 
 after(async () => {
-  killAllChildren()
   await mtls?.close()
   if (https) await new Promise<void>((resolve) => https.close(() => resolve()))
   schema?.remove()
@@ -61,7 +61,7 @@ describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl no
   test('grpcs:// mTLS from the CLI: --cacert, --cert/--key and --cname; the server saw the client certificate on every call', async () => {
     const before = mtls.seen.length
     const f = pki!.files
-    const r = await runCli([mtls.url, '--call', CALL, '--proto', schema.proto, '-i', schema.importPath, '-d', '{"sku": "a"}', '--cacert', f.ca, '--cert', f.clientCert, '--key', f.clientKey, '--cname', NAME, '-n', '6', '-c', '2', '--mode', 'plain', '--warmup', '0', '--no-save', '-o', 'json'])
+    const r = await runMain([mtls.url, '--call', CALL, '--proto', schema.proto, '-i', schema.importPath, '-d', '{"sku": "a"}', '--cacert', f.ca, '--cert', f.clientCert, '--key', f.clientKey, '--cname', NAME, '-n', '6', '-c', '2', '--mode', 'plain', '--warmup', '0', '--no-save', '-o', 'json'])
     assert.equal(r.code, 0, r.stderr)
     const plain = JSON.parse(r.stdout).phases.plain
     assert.deepEqual([plain.ok, plain.errors], [6, 0])
@@ -123,7 +123,7 @@ describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl no
     await refused({ tls: { ca: 'not a certificate' } }, /^--cacert is not a PEM certificate/)
     await refused({ urls: ['grpc://127.0.0.1:1'], tls: { ca: pki!.ca } }, /^--cacert: only for TLS targets/)
     // A missing file: the CLI's one line, exit 2.
-    const r = await runCli([mtls.url, '--call', CALL, '--proto', schema.proto, '-i', schema.importPath, '--cacert', join(pki!.dir, 'missing.pem'), '--no-save'])
+    const r = await runMain([mtls.url, '--call', CALL, '--proto', schema.proto, '-i', schema.importPath, '--cacert', join(pki!.dir, 'missing.pem'), '--no-save'])
     assert.equal(r.code, 2, r.stderr)
     assert.deepEqual(stderrLines(r), [`hedgebench: cannot read --cacert ${join(pki!.dir, 'missing.pem')}: ENOENT`])
   })
