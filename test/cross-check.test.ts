@@ -15,7 +15,7 @@ import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { spawnFixedDelayServer, type FixedDelayServer } from './helpers/fixed-delay-server.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { profileDir, type ProfileFiles } from './helpers/profiles.js'
 
 let profiles: ProfileFiles | undefined
@@ -28,7 +28,6 @@ before(async () => {
 })
 
 after(async () => {
-  killAllChildren()
   await delay?.close()
   for (const s of fakes) {
     s.closeAllConnections()
@@ -50,7 +49,7 @@ test('built-in target: plain and hedged phases report the server\'s counts, equa
     seed: 811,
     model: { base: { type: 'uniform', min: 2, max: 6 }, stalls: [{ type: 'independent', probability: 0.05, ms: 100 }] },
   })
-  const r = await runCli(['--profile', profile, '-n', '600', '-c', '20', '--warmup', '100', '--hedge-delay', '1ms', '--hedge-budget', 'off', '--seed', '9', '-o', 'json', '--no-save'], { timeoutMs: 55_000 })
+  const r = await runMain(['--profile', profile, '-n', '600', '-c', '20', '--warmup', '100', '--hedge-delay', '1ms', '--hedge-budget', 'off', '--seed', '9', '-o', 'json', '--no-save'], { timeoutMs: 55_000 })
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as { phases: Record<string, Phase> }
   for (const name of ['warmup', 'plain', 'hedged']) {
@@ -97,7 +96,7 @@ test('a target that also gets traffic from elsewhere is flagged: match false, an
   // Another client's 1000 requests land between any two reads of the stats.
   const busy = await fakeStats((call) => call * 1000)
   const args = [delay!.url, '--server-stats', busy, '--mode', 'plain', '-n', '100', '-c', '4', '--warmup', '10', '--no-save']
-  const json = await runCli([...args, '-o', 'json'], { timeoutMs: 30_000 })
+  const json = await runMain([...args, '-o', 'json'], { timeoutMs: 30_000 })
   assert.equal(json.code, 0, json.stderr)
   const plain = (JSON.parse(json.stdout) as { phases: Record<string, Phase> }).phases.plain!
   assert.ok(plain.server, 'server counts present')
@@ -105,7 +104,7 @@ test('a target that also gets traffic from elsewhere is flagged: match false, an
   assert.equal(plain.server.clientAttempts, 100)
   assert.ok(plain.server.received >= 1000, `the server's count includes the other traffic: ${plain.server.received}`)
 
-  const text = await runCli(args, { timeoutMs: 30_000 })
+  const text = await runMain(args, { timeoutMs: 30_000 })
   assert.equal(text.code, 0, text.stderr)
   assert.match(text.stdout, /=== plain phase ===[\s\S]*Server cross-check:\n\s+server received \d+ vs client attempts 100: MISMATCH/)
 })
@@ -114,7 +113,7 @@ test('a stats endpoint that never counts (requests lost on the way) is flagged t
   // A fixed count: the server "received" none of the client's requests. The
   // run waits (bounded, ~2 s) for the count to catch up, then flags it.
   const stuck = await fakeStats(() => 4242)
-  const r = await runCli([delay!.url, '--server-stats', stuck, '--mode', 'plain', '-n', '50', '-c', '4', '--warmup', '0', '--no-save'], { timeoutMs: 30_000 })
+  const r = await runMain([delay!.url, '--server-stats', stuck, '--mode', 'plain', '-n', '50', '-c', '4', '--warmup', '0', '--no-save'], { timeoutMs: 30_000 })
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stdout, /server received 0 vs client attempts 50: MISMATCH/)
   assert.doesNotMatch(r.stdout, /: MATCH/)
@@ -130,7 +129,7 @@ test('a slow stats endpoint is read before the window\'s clock starts: an open-l
   // millisecond, hence the 1 ms for the clocks' resolution).
   const answeredAt: number[] = []
   const slow = await fakeStats((call) => call * 1_000_000, 300, answeredAt)
-  const r = await runCli([delay!.url, '--server-stats', slow, '--mode', 'plain', '-q', '200', '-z', '1s', '-c', '10', '--warmup', '0', '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
+  const r = await runMain([delay!.url, '--server-stats', slow, '--mode', 'plain', '-q', '200', '-z', '1s', '-c', '10', '--warmup', '0', '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as { startedAt: string; phases: Record<string, Phase & { startOffsetMs: number }> }
   const plain = result.phases.plain!

@@ -8,11 +8,10 @@ import { renderCsvSummary } from '../src/report/csv.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { makeHedgedRun, makePhase, makeRunResult } from './helpers/result-fixture.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 let server: CountingServer | null = null
 after(async () => {
-  killAllChildren()
   await server?.close()
 })
 
@@ -44,7 +43,7 @@ test('every share is a percentage named _pct: errors, trigger rate, extra load',
 
 test('-o csv of a real run names the run and its target', async () => {
   server = await startServer({ delayMs: 1 })
-  const r = await runCli([server.url, '-n', '20', '-c', '2', '--warmup', '5', '--mode', 'plain', '--label', 'csv-id', '--no-save', '-o', 'csv'], { timeoutMs: 60_000 })
+  const r = await runMain([server.url, '-n', '20', '-c', '2', '--warmup', '5', '--mode', 'plain', '--label', 'csv-id', '--no-save', '-o', 'csv'], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   const rows = parseCsvObjects(r.stdout)
   const plain = rows.find((x) => x.scope === 'phase' && x.phase === 'plain')

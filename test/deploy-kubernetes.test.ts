@@ -19,7 +19,7 @@ import { promisify } from 'node:util'
 import { parse, parseAllDocuments } from 'yaml'
 import { Job } from 'kubernetes-models/batch/v1/Job'
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap'
-import { runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { startServer } from './helpers/servers.js'
 
 const exec = promisify(execFile)
@@ -97,7 +97,7 @@ async function runPod1(t: TestContext, shipped: Record<string, unknown>, startAt
   })
   const file = join(dir, 'run.json')
   await writeFile(file, JSON.stringify({ ...shipped, urls: [server.url, server.url.replace('127.0.0.1', 'localhost')], z: '300ms', q: '80', warmup: '10' }))
-  const r = await runCli(['--config', file, '--start-at', startAt], { env: { JOB_COMPLETION_INDEX: '1' }, timeoutMs: 40_000 })
+  const r = await runMain(['--config', file, '--start-at', startAt], { env: { JOB_COMPLETION_INDEX: '1' }, timeoutMs: 40_000 })
   assert.equal(r.code, 0, r.stderr)
   assert.match(r.stdout, /Shard: shard 1\/8 · run checkout-2026-12-01-run1/)
   assert.match(r.stdout, /HBFRAME1 checkout-2026-12-01-run1 1\/8 1\/\d+ /)
@@ -139,7 +139,7 @@ test('the start is written at apply time: every pod reads START_AT from one gene
   for (const f of ['base/start.env', 'overlays/example/start.env']) {
     const value = /^START_AT=(.*)$/m.exec(await readFile(join(DEPLOY, f), 'utf8'))![1]!
     // A forgotten start.env must not run at once in the past: it is bad input, one line, exit 2.
-    const r = await runCli(['http://127.0.0.1:9/', '--start-at', value, '--no-save'], { timeoutMs: 40_000 })
+    const r = await runMain(['http://127.0.0.1:9/', '--start-at', value, '--no-save'], { timeoutMs: 40_000 })
     assert.equal(r.code, 2, `${f}: ${r.stderr}`)
     assert.match(r.stderr, /^hedgebench: invalid --start-at "set-me-at-apply-time"[^\n]*\n$/)
   }

@@ -15,7 +15,7 @@
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
 import { renderHtml } from '../src/report/html.js'
@@ -28,7 +28,6 @@ const HANDLING_MS = 20
 
 const servers: CountingServer[] = []
 after(async () => {
-  killAllChildren()
   await Promise.all(servers.map((s) => s.close()))
 })
 
@@ -48,7 +47,7 @@ async function twoStepServer(): Promise<CountingServer> {
 }
 
 async function run(args: string[]): Promise<{ result: RunResult; text: string }> {
-  const json = await runCli([...args, '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
+  const json = await runMain([...args, '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
   assert.equal(json.code, 0, json.stderr)
   return { result: JSON.parse(json.stdout) as RunResult, text: '' }
 }
@@ -77,7 +76,7 @@ test('--disable-keepalive: every attempt opened its connection, and the text rep
   const d = result.phases.plain!.details![0]!
   assert.equal(d.connect.count, 10)
   assert.ok(d.connect.p50 >= 0 && d.connect.p50 < SLACK_MS, `connect p50 ${d.connect.p50} ms on loopback`)
-  const text = await runCli([s.url, '-n', '4', '-c', '1', '--warmup', '1', '--mode', 'plain', '--disable-keepalive', '--no-save'])
+  const text = await runMain([s.url, '-n', '4', '-c', '1', '--warmup', '1', '--mode', 'plain', '--disable-keepalive', '--no-save'])
   const figure = String.raw`\d+(\.\d+)? (µs|ms|s)`
   const three = `${figure}, ${figure}, ${figure}`
   assert.match(text.stdout, new RegExp(String.raw`Details \(p50, p99, max of completed attempts\):\n {2}conn setup: +${three} \(4 opened a connection\)\n {2}req write: +${three}\n {2}resp wait: +${three}\n {2}resp read: +${three}\n`))

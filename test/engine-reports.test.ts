@@ -14,8 +14,11 @@ import { renderCsvSummary } from '../src/report/csv.js'
 import { renderJson } from '../src/results/result-json.js'
 import type { PhaseName, RunResult } from '../src/results/run-result.js'
 import { parseCsvObjects } from './helpers/csv.js'
-import { hedgebench } from './helpers/run-cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
+
+/** `hedgebench ARGS` through main() in this file's one driver process: the run and its reports are tested, not the process. */
+const hedgebench = (args: string[]): ReturnType<typeof runMain> => runMain(args, { timeoutMs: 60_000 })
 
 let servers: CountingServer[] = []
 let dir = ''

@@ -12,11 +12,10 @@ import { renderText } from '../src/report/text.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { makeGenerator, makeHedgingStats, makeRunResult, makePhase } from './helpers/result-fixture.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 let server: CountingServer | null = null
 after(async () => {
-  killAllChildren()
   await server?.close()
 })
 
@@ -79,7 +78,7 @@ test('the monitor judges CPU only after MIN_CPU_WALL_MS of wall time', async () 
 
 test('a real 20-request run makes no CPU verdict and names the threads and cores', async () => {
   server = await startServer({ delayMs: 1 })
-  const r = await runCli([server.url, '-n', '20', '-c', '2', '--warmup', '4', '--mode', 'plain', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  const r = await runMain([server.url, '-n', '20', '-c', '2', '--warmup', '4', '--mode', 'plain', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as RunResult
   const g = result.phases.plain!.generator

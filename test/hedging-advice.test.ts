@@ -12,6 +12,7 @@ import type { RunResult } from '../src/results/run-result.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { makeHedgedRun } from './helpers/result-fixture.js'
 import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 const servers: CountingServer[] = []
 after(async () => {
@@ -20,7 +21,7 @@ after(async () => {
 })
 
 async function runJson(args: string[]): Promise<RunResult> {
-  const r = await runCli([...args, '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  const r = await runMain([...args, '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   return JSON.parse(r.stdout) as RunResult
 }

@@ -7,8 +7,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { run } from '../src/run/run.js'
-import { hedgebench } from './helpers/run-cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
+
+/** `hedgebench ARGS` through main() in this file's one driver process: the run and its reports are tested, not the process. */
+const hedgebench = (args: string[]): ReturnType<typeof runMain> => runMain(args, { timeoutMs: 60_000 })
 
 interface Seen {
   key: string | undefined

@@ -12,7 +12,8 @@ import type { AddressInfo, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PhaseName, PhaseResult as Phase, RunResult as Result } from '../src/results/run-result.js'
-import { killAllChildren, runCli, stderrLines, type CliRun } from './helpers/cli.js'
+import { stderrLines, type CliRun } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number, target: Target) => void
 
@@ -33,7 +34,6 @@ const targets: Target[] = []
 const dirs: string[] = []
 
 after(async () => {
-  killAllChildren()
   await Promise.all(targets.map((t) => t.stop()))
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
 })
@@ -79,7 +79,7 @@ interface Measured {
 async function measure(url: string, args: string[], opts: { phase?: PhaseName; exit?: number; timeoutMs?: number } = {}): Promise<Measured> {
   const dir = await mkdtemp(join(tmpdir(), 'hedgebench-target-'))
   dirs.push(dir)
-  const run = await runCli([url, '-o', 'json', '--out-dir', join(dir, 'results'), '--label', 'misbehaving', '--seed', '7', ...args], { cwd: dir, timeoutMs: opts.timeoutMs ?? 20_000 })
+  const run = await runMain([url, '-o', 'json', '--out-dir', join(dir, 'results'), '--label', 'misbehaving', '--seed', '7', ...args], { cwd: dir, timeoutMs: opts.timeoutMs ?? 20_000 })
   const shown = `args ${JSON.stringify(args)}\nstderr: ${run.stderr}`
   assert.equal(run.timedOut, false, `the run ended on its own\n${shown}`)
   assert.equal(run.code, opts.exit ?? 0, shown)
@@ -110,7 +110,7 @@ describe('misbehaving targets', { concurrency: 3 }, () => {
     await t.stop()
     const dir = await mkdtemp(join(tmpdir(), 'hedgebench-target-'))
     dirs.push(dir)
-    const run = await runCli([t.url, ...PLAIN, '-n', '1000', '--out-dir', 'results', '--csv-requests', 'req.csv'], { cwd: dir, timeoutMs: 10_000 })
+    const run = await runMain([t.url, ...PLAIN, '-n', '1000', '--out-dir', 'results', '--csv-requests', 'req.csv'], { cwd: dir, timeoutMs: 10_000 })
     assert.equal(run.code, 1, run.stderr)
     const lines = stderrLines(run)
     assert.equal(lines.length, 1, run.stderr)

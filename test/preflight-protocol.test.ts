@@ -20,7 +20,8 @@ import type { RunResult } from '../src/results/run-result.js'
 import { mergeProtocols } from '../src/results/wire-protocol.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { parseCsvObjects } from './helpers/csv.js'
-import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { NO_OPENSSL, selfSigned } from './helpers/tls-cert.js'
 import { skipWithout } from './helpers/required-tool.js'
 
@@ -59,7 +60,6 @@ before(async () => {
 })
 
 after(async () => {
-  killAllChildren()
   for (const s of tcpSockets) s.destroy()
   goaway.server.close()
   h2c.server.close()
@@ -86,7 +86,7 @@ describe('an h2c-only server given without --http2', () => {
   })
 
   test('the CLI says so in one line and exits 2', async () => {
-    const cli = await runCli([`${h2c.url}/`, '-n', '2', '--warmup', '0', '--no-save'], { timeoutMs: 20_000 })
+    const cli = await runMain([`${h2c.url}/`, '-n', '2', '--warmup', '0', '--no-save'], { timeoutMs: 20_000 })
     assert.equal(cli.code, 2, cli.stderr)
     assert.deepEqual(stderrLines(cli), [`hedgebench: ${h2c.url} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 SETTINGS frame): add --http2`])
   })

@@ -12,11 +12,10 @@ import { renderHtml } from '../src/report/html.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { latencyOf, makePhase, makeRunResult } from './helpers/result-fixture.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 let server: CountingServer | null = null
 after(async () => {
-  killAllChildren()
   await server?.close()
 })
 
@@ -46,7 +45,7 @@ test('requests that all took the same time make one histogram row, not eleven eq
 
 test('--warmup 10: the delay from 5 requests is warned about, with how many are needed, and the warm-up line says why its p95 differs', async () => {
   server = await startServer({ delayMs: 1 })
-  const r = await runCli([server.url, '-n', '20', '-c', '2', '--warmup', '10', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  const r = await runMain([server.url, '-n', '20', '-c', '2', '--warmup', '10', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as RunResult
   // p95 needs 72 requests (0.95^72 <= 2.5 %, see noise.ts); the delay is measured on the last 5 of 10.
@@ -63,7 +62,7 @@ test('--warmup 10: the delay from 5 requests is warned about, with how many are 
 
 test('a warm-up large enough for the delay gives no warning', async () => {
   server ??= await startServer({ delayMs: 1 })
-  const r = await runCli([server.url, '-n', '20', '-c', '4', '--warmup', '150', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  const r = await runMain([server.url, '-n', '20', '-c', '4', '--warmup', '150', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as RunResult
   assert.equal(result.warnings.some((w) => w.includes('too few to place it')), false, result.warnings.join('\n'))

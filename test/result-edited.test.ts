@@ -13,7 +13,6 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { renderOutput } from '../src/cli/output.js'
 import { UsageError } from '../src/core/errors.js'
 import { seededRandom } from '../src/core/random.js'
@@ -22,7 +21,8 @@ import { renderCompareText } from '../src/report/compare-text.js'
 import { renderHtml } from '../src/report/html.js'
 import { parseResult, renderJson } from '../src/results/result-json.js'
 import { run } from '../src/run/run.js'
-import { runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { makeHedgedRun } from './helpers/result-fixture.js'
 
 type Json = Record<string, unknown> | unknown[]
@@ -90,7 +90,7 @@ test('report, compare and merge of a hand-edited file: one line naming the file 
   ]
   for (const [name, text] of cases) await writeFile(join(dir, name), text)
   const runs = await Promise.all(
-    cases.flatMap(([name]) => [['report', name], ['compare', name, name], ['merge', name, name]]).map(async (args) => ({ args, run: await runCli(args, { cwd: dir, nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 }) })),
+    cases.flatMap(([name]) => [['report', name], ['compare', name, name], ['merge', name, name]]).map(async (args) => ({ args, run: await runMain(args, { cwd: dir, timeoutMs: 60_000 }) })),
   )
   for (const { args, run } of runs) {
     const [, name] = args
@@ -111,7 +111,7 @@ test('control characters a saved file carries (a warning that clears the screen)
   run.phases.hedged!.errorKinds = { 'EVIL\u001b[31m': 1 }
   const file = join(dir, 'escapes.json')
   await writeFile(file, renderJson(run))
-  const outputs = await Promise.all([['report', file], ['report', file, '-o', 'csv'], ['compare', file]].map((args) => runCli(args, { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 })))
+  const outputs = await Promise.all([['report', file], ['report', file, '-o', 'csv'], ['compare', file]].map((args) => runMain(args, { timeoutMs: 60_000 })))
   for (const out of outputs) {
     assert.equal(out.code, 0, out.stderr)
     assert.doesNotMatch(out.stdout + out.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)

@@ -9,11 +9,10 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { RunResult } from '../src/results/run-result.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 const closers: Array<() => Promise<unknown>> = []
 after(async () => {
-  killAllChildren()
   await Promise.all(closers.map((c) => c()))
 })
 
@@ -30,7 +29,7 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ se
 }
 
 async function runWithStats(url: string, statsUrl: string, format: 'json' | 'text'): Promise<string> {
-  const r = await runCli([url, '-n', '10', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save', '-o', format, '--server-stats', statsUrl], { timeoutMs: 60_000 })
+  const r = await runMain([url, '-n', '10', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save', '-o', format, '--server-stats', statsUrl], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   return r.stdout
 }

@@ -11,8 +11,8 @@ import { rateShareOf, shareOf } from '../src/results/shard-share.js'
 import { parseStartAt, waitUntil } from '../src/run/start-at.js'
 import { run } from '../src/run/run.js'
 import type { RequestRecord } from '../src/results/request-record.js'
-import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { startServer } from './helpers/servers.js'
 
 test('shares add up to the total exactly and differ by at most one; the first total mod N shards get the extra one', () => {
@@ -94,7 +94,7 @@ test('CLI: bad --shard, --start-at or -n too small for the shards: one line, exi
     [['--run-id', 'a b'], /invalid --run-id/],
   ] as const) {
     // One Node process, not the launcher's two: this is main()'s validation (see bad-input.test.ts).
-    const r = await runCli(['http://127.0.0.1:9/', '--no-save', ...args], { nodeArgs: YOUNG_GENERATION_FLAGS })
+    const r = await runMain(['http://127.0.0.1:9/', '--no-save', ...args])
     assert.equal(r.code, 2, r.stderr)
     assert.equal(stderrLines(r).length, 1, r.stderr)
     assert.match(r.stderr, pattern)

@@ -15,7 +15,8 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult } from '../src/results/run-result.js'
-import { killAllChildren, runCli, stderrLines } from './helpers/cli.js'
+import { stderrLines } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { skipWithout } from './helpers/required-tool.js'
 
 const hasOpenssl = ((): boolean => {
@@ -47,7 +48,6 @@ before(async () => {
 })
 
 after(async () => {
-  killAllChildren()
   if (server) await new Promise<void>((resolve) => server.close(() => resolve()))
   if (dir) await rm(dir, { recursive: true, force: true })
 })
@@ -58,7 +58,7 @@ describe('HTTPS with a self-signed certificate', { skip: skipWithout(hasOpenssl,
   test('without -k: the pre-run check fails, exit 1, one line naming the URL and the TLS error', async () => {
     const before = received
     const cwd = await mkdtemp(join(dir, 'run-'))
-    const run = await runCli([url, '-n', '5', '--out-dir', 'results'], { cwd })
+    const run = await runMain([url, '-n', '5', '--out-dir', 'results'], { cwd })
     assert.equal(run.code, 1, run.stderr)
     const lines = stderrLines(run)
     assert.equal(lines.length, 1, run.stderr)
@@ -70,7 +70,7 @@ describe('HTTPS with a self-signed certificate', { skip: skipWithout(hasOpenssl,
 
   test('-k: every request succeeds', async () => {
     const before = received
-    const run = await runCli([url, '-k', '-n', '5', ...PLAIN])
+    const run = await runMain([url, '-k', '-n', '5', ...PLAIN])
     assert.equal(run.code, 0, run.stderr)
     const plain = (JSON.parse(run.stdout) as RunResult).phases.plain!
     assert.deepEqual([plain.ok, plain.errors], [5, 0])
@@ -79,7 +79,7 @@ describe('HTTPS with a self-signed certificate', { skip: skipWithout(hasOpenssl,
 
   test('--insecure with worker threads: every request succeeds', async () => {
     const before = received
-    const run = await runCli([url, '--insecure', '--workers', '2', '-n', '6', ...PLAIN])
+    const run = await runMain([url, '--insecure', '--workers', '2', '-n', '6', ...PLAIN])
     assert.equal(run.code, 0, run.stderr)
     const plain = (JSON.parse(run.stdout) as RunResult).phases.plain!
     assert.deepEqual([plain.ok, plain.errors], [6, 0])

@@ -14,11 +14,10 @@ import { renderText } from '../src/report/text.js'
 import { extraLoadPct } from '../src/results/extra-load.js'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
 import { makeHedgedRun, makeHedgingStats, makePhase } from './helpers/result-fixture.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 
 const servers: Server[] = []
 after(async () => {
-  killAllChildren()
   for (const s of servers) s.closeAllConnections()
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))))
 })
@@ -31,7 +30,7 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<stri
 }
 
 async function verdictOfRun(url: string): Promise<{ lines: string[]; result: RunResult }> {
-  const r = await runCli([url, '-n', '40', '-c', '2', '--warmup', '10', '--mode', 'both', '--hedge-delay', '5ms', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  const r = await runMain([url, '-n', '40', '-c', '2', '--warmup', '10', '--mode', 'both', '--hedge-delay', '5ms', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as RunResult
   const text = renderText(result)

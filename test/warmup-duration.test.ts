@@ -6,21 +6,19 @@
  * And the default warm-up's least duration (resolve-options.ts), against a
  * real counting server in this process.
  */
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { RunResult } from '../src/results/run-result.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { spawnFixedDelayServer } from './helpers/fixed-delay-server.js'
 import { startServer } from './helpers/servers.js'
 import { run } from '../src/run/run.js'
 import { DEFAULTS } from '../src/run/resolve-options.js'
 
-after(() => killAllChildren())
-
 test('-z 300ms -c 5 against a 200 ms server: the warm-up stops at 300 ms too', async (t) => {
   const server = await spawnFixedDelayServer(200)
   t.after(() => server.close())
-  const run = await runCli([server.url, '-z', '300ms', '-c', '5', '--mode', 'plain', '--no-save', '-o', 'json'], { timeoutMs: 20_000 })
+  const run = await runMain([server.url, '-z', '300ms', '-c', '5', '--mode', 'plain', '--no-save', '-o', 'json'], { timeoutMs: 20_000 })
   assert.equal(run.timedOut, false, 'the run ended on its own (an unbounded warm-up takes 40 s)')
   assert.equal(run.code, 0, run.stderr)
   const warmup = (JSON.parse(run.stdout) as RunResult).phases.warmup!

@@ -5,19 +5,17 @@
  * its counters add up, open loop keeps the global rate, an interruption is
  * forwarded to every worker, and the CLI prints a normal report.
  */
-import { after, test } from 'node:test'
+import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { run } from '../src/run/run.js'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { assertHedgedCountsMatch, runHedgedWithCancels } from './helpers/hedged-cancels.js'
 import { settle, startServer } from './helpers/servers.js'
-
-after(() => killAllChildren())
 
 function attempts(result: RunResult): number {
   return Object.values(result.phases).reduce((s, p) => s + (p?.attempts ?? 0), 0)
@@ -124,7 +122,7 @@ test('CLI: --workers 2 prints a normal report, saves it, and writes one CSV row 
     await server.close()
     await rm(dir, { recursive: true, force: true })
   })
-  const cli = await runCli([server.url, '--workers', '2', '-n', '400', '-c', '8', '--warmup', '50', '--seed', '9', '--out-dir', 'results', '--csv-requests', 'req.csv'], {
+  const cli = await runMain([server.url, '--workers', '2', '-n', '400', '-c', '8', '--warmup', '50', '--seed', '9', '--out-dir', 'results', '--csv-requests', 'req.csv'], {
     cwd: dir,
     timeoutMs: 30_000,
   })
