@@ -6,7 +6,7 @@
  * client's attempts, no session carries more than its server's
  * SETTINGS_MAX_CONCURRENT_STREAMS, the connections the report says were
  * opened are N per replica, and hedges still go to another replica. The pre-run
- * check's own connection carries no stream.
+ * check's own connection carries no stream (gRPC: one call no handler runs).
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
