@@ -1,7 +1,7 @@
 /** The progress bar's line and its ETA for the whole run (pure functions; the terminal side is progress-tty.test.ts). */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { etaSeconds, planOf, progressLine, type ProgressView } from '../src/cli/progress-line.js'
+import { etaSeconds, planOf, progressLine, sweepPlanOf, type ProgressView } from '../src/cli/progress-line.js'
 
 const base = { warmup: 100, mode: 'both', schedule: 'sequential', requests: 400, durationMs: null } as const
 
@@ -22,6 +22,14 @@ test('ETA covers the rest of this window and every later one', () => {
   assert.equal(etaSeconds({ phase: 'plain', done: 10, total: null, elapsedMs: 2000, rate: null, later: timed.slice(1), durationMs: 5000 }), 8)
   // No rate yet and counted windows ahead: unknown, not a made-up figure.
   assert.equal(etaSeconds({ ...v, rate: null }), null)
+})
+
+test('a sweep: the warm-up, then one window of every lane; the ETA in the warm-up is the whole sweep\'s', () => {
+  const plan = sweepPlanOf(base, 4)
+  assert.deepEqual(plan.map((w) => [w.phase, w.requests]), [['warmup', 100], ['4 settings', 2000]])
+  // 50 of 100 warm-up requests done at 100 req/s: 0.5 s, then the plain lane's 400 and four settings' 400 each: 20 s.
+  assert.equal(etaSeconds({ phase: 'warmup', done: 50, total: 100, elapsedMs: 500, rate: 100, later: plan.slice(1), durationMs: null }), 20.5)
+  assert.deepEqual(sweepPlanOf({ ...base, warmup: 0 }, 1).map((w) => w.phase), ['1 setting'])
 })
 
 test('the line names phase, progress, rate and ETA, and never reaches the last column', () => {

@@ -1,19 +1,29 @@
 /**
- * hedgebench sweep on the simulated replicas: one warm-up, then a plain and a
- * hedged phase per delay; the frontier's cost falls as the delay rises, the
- * recommendation keeps to --max-extra, shared slowness gets no
- * recommendation, an interrupted sweep keeps its finished settings, and a
- * bad list is one line and exit 2.
+ * hedgebench sweep on the simulated replicas: one warm-up, then one window in
+ * which the plain lane and a lane per setting take turns; every lane gets its
+ * share exactly and the lanes' attempts are what the servers received; the
+ * frontier's cost falls as the delay rises, the recommendation keeps to
+ * --max-extra, shared slowness gets no recommendation, an interrupted sweep
+ * (Ctrl-C to the CLI) keeps what every lane measured, and bad lists are one
+ * line and exit 2.
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnTarget, type Target } from '../src/sim/target.js'
-import { parseDelayList, settingOptions, sweep } from '../src/run/sweep.js'
+import { MAX_SWEEP_SETTINGS, parseAttemptsList, parseBudgetList, parseDelayList, planSettings, sweep } from '../src/run/sweep.js'
+import { shuffledBlocks } from '../src/run/lane.js'
+import { seededRandom } from '../src/core/random.js'
 import { sweepFrontier } from '../src/report/sweep-frontier.js'
 import { renderSweepText } from '../src/report/sweep-text.js'
 import { UsageError } from '../src/core/errors.js'
+import { SIM_PROTO, SIM_WORK_CALL } from '../src/sim/grpc-sim-service.js'
+import type { SweepResult } from '../src/results/sweep-result.js'
 import { runMainCases } from './helpers/main-cases.js'
+import { startCli } from './helpers/cli.js'
+import { cliSession } from './helpers/cli-session.js'
+import { until } from './helpers/until.js'
 
+const session = cliSession('hedgebench-sweep-')
 let pi: Target
 let shared: Target
 before(async () => {
@@ -23,7 +33,12 @@ after(async () => {
   await Promise.all([pi?.close(), shared?.close()])
 })
 
-test('a --hedge-delay list: percentiles and durations, each read as the flag reads one', () => {
+/** Every attempt of every lane, the plain one included. */
+function laneAttempts(result: SweepResult): number {
+  return result.run.phases.plain!.attempts + result.settings.reduce((sum, s) => sum + s.hedged.attempts, 0)
+}
+
+test('the lists: delays, attempts and budgets, each item read as its flag reads one', () => {
   assert.deepEqual(parseDelayList('p75, p99.9,20ms,1s'), [
     { label: 'p75', percentile: 75 },
     { label: 'p99.9', percentile: 99.9 },
@@ -31,96 +46,185 @@ test('a --hedge-delay list: percentiles and durations, each read as the flag rea
     { label: '1s', fixedMs: 1000 },
   ])
   for (const bad of ['', 'p75,,p90', 'p100', 'fast', 'p90,p90', 'auto']) assert.throws(() => parseDelayList(bad), UsageError, bad)
+  assert.deepEqual(parseAttemptsList('2, 3'), [2, 3])
+  for (const bad of ['1', '6', '2,2', 'two', '2.5', '']) assert.throws(() => parseAttemptsList(bad), UsageError, bad)
+  assert.deepEqual(parseBudgetList('5%,10,off'), [5, 10, null])
+  for (const bad of ['101%', '5,5%', 'off,off', 'some', '%']) assert.throws(() => parseBudgetList(bad), UsageError, bad)
 })
 
-test('the first setting warms up; the later ones do not, and take their percentile from that warm-up', () => {
-  const base = { urls: ['http://127.0.0.1:1'], warmup: 100, delays: [] }
-  const first = settingOptions(base, { label: 'p90', percentile: 90 }, 0, null)
-  assert.equal(first.warmup, 100)
-  assert.equal(first.hedge?.delay, 'p90')
-  assert.equal(first.schedule, 'interleaved')
-  const later = settingOptions(base, { label: 'p90', percentile: 90 }, 1, (p) => p / 10)
-  assert.equal(later.warmup, 0)
-  assert.equal(later.hedge?.delay, 9)
-  assert.equal(later.hedge?.minHedgeWindowMs, 5, 'the warm-up p50, which a run without a warm-up cannot measure')
-  assert.equal(settingOptions(base, { label: '20ms', fixedMs: 20 }, 2, (p) => p).hedge?.delay, 20)
+test('the settings are the product of the lists, in order, named by what varies; too many is refused', () => {
+  const delays = parseDelayList('p90,20ms')
+  const plan = planSettings(delays, [2, 3], [10])
+  assert.deepEqual(plan.map((s) => [s.label, s.maxAttempts, s.budgetPct]), [
+    ['p90, 2 attempts', 2, 10],
+    ['p90, 3 attempts', 3, 10],
+    ['20ms, 2 attempts', 2, 10],
+    ['20ms, 3 attempts', 3, 10],
+  ])
+  assert.deepEqual(plan[2]!.hedge, { delay: { fixedMs: 20 }, maxAttempts: 2, budgetPct: 10 })
+  assert.deepEqual(planSettings(delays, [2], [5, null]).map((s) => s.label), ['p90, budget 5%', 'p90, budget off', '20ms, budget 5%', '20ms, budget off'])
+  const many = parseDelayList(Array.from({ length: MAX_SWEEP_SETTINGS / 2 + 1 }, (_, i) => `${i + 1}ms`).join(','))
+  assert.equal(planSettings(many.slice(1), [2, 3], [null]).length, MAX_SWEEP_SETTINGS)
+  assert.throws(() => planSettings(many, [2, 3], [null]), /42 settings \(21 delays × 2 --max-attempts × 1 budgets\): a sweep takes at most 40/)
 })
 
-test('pi: extra load does not rise as the delay rises, and the recommendation keeps to --max-extra', async () => {
+test('lanes by shuffled blocks: each block holds every lane once, in a seeded order', () => {
+  const draw = (seed: number): number[] => {
+    const next = shuffledBlocks(5, seededRandom(seed))
+    return Array.from({ length: 50 }, next)
+  }
+  const picks = draw(1)
+  for (let b = 0; b < 10; b++) assert.deepEqual([...picks.slice(b * 5, b * 5 + 5)].sort(), [0, 1, 2, 3, 4], `block ${b}`)
+  assert.deepEqual(draw(1), picks, 'the same seed, the same order')
+  assert.notDeepEqual(draw(2), picks)
+  assert.notDeepEqual(picks.slice(0, 5), picks.slice(5, 10), 'not one fixed order')
+})
+
+test('pi, 4 delays in one window: one warm-up, equal shares, attempts == servers received, extra load falls as the delay rises, the recommendation keeps to --max-extra', async () => {
+  const requests = 2000
   const result = await sweep({
     urls: pi.urls,
-    delays: ['p25', 'p50', 'p75', 200],
-    // ~15 stalls of 1 s in each plain phase: enough for the verdict to tell their removal from noise.
-    requests: 1500,
+    // 8 ms is below most of pi's 5-15 ms answers (a hedge for most requests), 400 ms above all but its 1 s stalls (and still hedges them under 1 s).
+    delays: [8, 'p50', 'p90', 400],
+    // ~20 stalls of 1 s in the plain lane: the exact test tells their removal from noise (it needs 6 against none).
+    requests,
     warmup: 200,
-    concurrency: 8,
+    concurrency: 16,
     seed: 7,
     slowMs: 1000,
+    serverStatsUrl: pi.statsUrl,
     hedge: { budgetPct: null as unknown as number },
   })
   assert.equal(result.partial, false)
-  assert.deepEqual(result.settings.map((s) => s.label), ['p25', 'p50', 'p75', '200ms'])
-  const delays = result.settings.map((s) => s.delayMs)
-  assert.deepEqual([...delays].sort((a, b) => a - b), delays, `delays rise: ${delays}`)
-  // One warm-up: only the first setting's run has one.
-  assert.ok(result.settings[0]!.result.phases.warmup)
-  assert.ok(result.settings.slice(1).every((s) => s.result.phases.warmup === undefined))
+  assert.ok(result.run.phases.warmup, 'one warm-up, in the run')
+  assert.equal(result.run.phases.hedged, undefined, 'each setting has its own lane')
+  assert.deepEqual(result.settings.map((s) => s.label), ['8ms', 'p50', 'p90', '400ms'])
+  assert.deepEqual([result.run.phases.plain!, ...result.settings.map((s) => s.hedged)].map((p) => p.requests), [requests, requests, requests, requests, requests], 'each lane its share, exactly')
+  assert.equal(result.server?.received, laneAttempts(result), 'the lanes\' attempts are what the servers received')
+  assert.equal(result.server?.match, true)
+  assert.ok(result.settings[1]!.delayMs <= result.settings[2]!.delayMs, 'the warm-up\'s p50 is at most its p90')
   const frontier = sweepFrontier(result, 5)
-  const extra = frontier.rows.map((r) => r.extraLoadPct)
-  for (let i = 1; i < extra.length; i++) assert.ok(extra[i]! <= extra[i - 1]!, `extra load by rising delay ${delays}: ${extra}`)
-  const chosen = frontier.rows.find((r) => r.label === frontier.recommendation.label)
-  assert.ok(chosen, renderSweepText(result, frontier))
-  assert.ok(chosen.extraLoadPct <= 5, `${chosen.label}: ${chosen.extraLoadPct} %`)
-  assert.match(frontier.recommendation.sentence, new RegExp(`--hedge-delay ${chosen.label}\\b`))
-  assert.ok(frontier.rows.some((r) => r.onFrontier))
   const text = renderSweepText(result, frontier)
+  // Extra load falls as the delay rises (the warm-up's percentiles fall where a loaded machine puts them): never distinguishably
+  // higher than at the shorter delay before, and clearly lower at 400 ms than at 8 ms.
+  const rising = [...frontier.rows].sort((a, b) => a.delayMs - b.delayMs)
+  for (let i = 1; i < rising.length; i++) assert.ok(rising[i]!.extraLoadPct.interval![0] <= rising[i - 1]!.extraLoadPct.interval![1], `extra load by rising delay:\n${text}`)
+  const extra = frontier.rows.map((r) => r.extraLoadPct)
+  assert.ok(extra[3]!.interval![1] < extra[0]!.interval![0], text)
+  for (const row of frontier.rows) {
+    const [low, high] = row.extraLoadPct.interval!
+    assert.ok(low <= row.extraLoadPct.value && row.extraLoadPct.value <= high, `${row.label}: ${row.extraLoadPct.value} in [${low}, ${high}]`)
+    assert.ok(row.p50.interval && row.p50.interval[0] <= row.p50.value && row.p50.value <= row.p50.interval[1], `${row.label} p50 interval`)
+  }
+  const chosen = frontier.rows.find((r) => r.label === frontier.recommendation.label)
+  assert.ok(chosen, text)
+  assert.ok(chosen.extraLoadPct.value <= 5, `${chosen.label}: ${chosen.extraLoadPct.value} %`)
+  assert.match(frontier.recommendation.sentence, new RegExp(`--hedge-delay ${chosen.delayLabel} --max-attempts 2 --hedge-budget off\\b`))
+  assert.ok(frontier.rows.some((r) => r.onFrontier), text)
   assert.match(text, /p99\.9/)
+  assert.match(text, /Servers received \d+ requests; the lanes sent \d+ attempts \(they match\)/)
   assert.equal(text.split('\n').filter((l) => /^\*/.test(l)).length, frontier.rows.filter((r) => r.onFrontier).length)
 })
 
-test('shared slowness: no delay is recommended, whatever it costs', async () => {
-  const result = await sweep({ urls: shared.urls, delays: ['p90', 40], requests: 400, warmup: 100, concurrency: 4, seed: 5, slowMs: 1000 })
-  const frontier = sweepFrontier(result, 100)
-  assert.equal(frontier.recommendation.label, null, frontier.recommendation.sentence)
-  assert.match(frontier.recommendation.sentence, /^No hedging recommended: no delay improved the tail/)
-})
-
-test('a sweep stopped between settings keeps the ones finished (partial)', async () => {
-  const stop = new AbortController()
-  const result = await sweep({
-    urls: pi.urls,
-    delays: [40, 80, 120],
-    requests: 50,
-    warmup: 20,
-    concurrency: 4,
-    seed: 9,
-    signal: stop.signal,
-    onSetting: (i) => (i === 1 ? stop.abort() : undefined),
-  })
-  assert.equal(result.partial, true)
-  assert.equal(result.planned, 3)
-  assert.deepEqual(result.settings.map((s) => s.label), ['40ms'])
-  assert.match(renderSweepText(result, sweepFrontier(result)), /interrupted: 1 of 3 settings finished/)
-})
-
-test('a bad list or --max-extra is one line and exit 2', () => {
-  const cases = [['p90,,p99'], ['p90,soon'], ['p120']].map((list) => ({ args: ['sweep', 'http://127.0.0.1:9', '--hedge-delay', ...list], cwd: process.cwd() }))
-  cases.push({ args: ['sweep', 'http://127.0.0.1:9', '--max-extra', 'lots'], cwd: process.cwd() })
-  for (const [i, r] of runMainCases(cases).entries()) {
-    assert.equal(r.code, 2, `${cases[i]!.args.join(' ')}: ${r.stderr}`)
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
-    assert.match(r.stderr, /^hedgebench: .*--(hedge-delay|max-extra)/)
+test('shared slowness: no setting is recommended, whatever it costs', async () => {
+  const result = await sweep({ urls: shared.urls, delays: ['p90', 40], requests: 300, warmup: 100, concurrency: 4, seed: 5, slowMs: 1000 })
+  for (const maxExtra of [5, 100]) {
+    const frontier = sweepFrontier(result, maxExtra)
+    assert.equal(frontier.recommendation.label, null, frontier.recommendation.sentence)
+    assert.match(frontier.recommendation.sentence, /^No hedging recommended: no setting improved the tail/)
   }
 })
 
-test('-o json: the sweep with its frontier, one setting per delay', () => {
-  const [r] = runMainCases([{ args: ['sweep', ...pi.urls, '--hedge-delay', '40ms,80ms', '-n', '40', '--warmup', '20', '--seed', '4', '-o', 'json', '--no-save'], cwd: process.cwd() }])
-  assert.equal(r!.code, 0, r!.stderr)
-  const out = JSON.parse(r!.stdout) as { kind: string; partial: boolean; settings: Array<{ label: string; delayMs: number }>; frontier: { rows: Array<{ label: string }>; maxExtraPct: number; recommendation: { sentence: string } } }
-  assert.equal(out.kind, 'sweep')
-  assert.equal(out.partial, false)
-  assert.deepEqual(out.settings.map((s) => [s.label, s.delayMs]), [['40ms', 40], ['80ms', 80]])
-  assert.deepEqual(out.frontier.rows.map((row) => row.label), ['40ms', '80ms'])
-  assert.equal(out.frontier.maxExtraPct, 5)
-  assert.ok(out.frontier.recommendation.sentence.length > 0)
+test('a sweep stopped in its window keeps what every lane measured, in equal shares, and the counts still match', async () => {
+  const stop = new AbortController()
+  const result = await sweep({
+    urls: pi.urls,
+    delays: [20, 40],
+    maxAttempts: [2, 3],
+    requests: 100_000,
+    warmup: 20,
+    concurrency: 8,
+    seed: 9,
+    serverStatsUrl: pi.statsUrl,
+    signal: stop.signal,
+    onProgress: (p) => (p.phase !== 'warmup' && p.done >= 200 ? stop.abort() : undefined),
+  })
+  assert.equal(result.partial, true)
+  assert.deepEqual(result.settings.map((s) => s.label), ['20ms, 2 attempts', '20ms, 3 attempts', '40ms, 2 attempts', '40ms, 3 attempts'])
+  const lanes = [result.run.phases.plain!, ...result.settings.map((s) => s.hedged)]
+  const issued = lanes.map((p) => p.requests + (p.interrupted ?? 0))
+  assert.ok(issued.every((n) => n >= 40), `every lane measured: ${issued}`)
+  assert.ok(Math.max(...issued) - Math.min(...issued) <= 1, `shares within one request: ${issued}`)
+  assert.ok(issued.reduce((a, b) => a + b, 0) < 100_000 * 5)
+  assert.equal(result.server?.received, laneAttempts(result))
+  assert.match(renderSweepText(result, sweepFrontier(result)), /interrupted: what each lane measured until then/)
+})
+
+test('bad input is one line and exit 2: lists, --max-extra, too many settings, TLS and grpc-js flags', () => {
+  const url = 'http://127.0.0.1:9'
+  const cases: Array<[string[], RegExp]> = [
+    [['--hedge-delay', 'p90,,p99'], /--hedge-delay/],
+    [['--hedge-delay', 'p90,soon'], /--hedge-delay/],
+    [['--hedge-delay', 'p120'], /--hedge-delay/],
+    [['--max-extra', 'lots'], /--max-extra/],
+    [['--max-attempts', '1,2'], /--max-attempts item "1"/],
+    [['--budget', '5%,5'], /--hedge-budget lists 5 twice/],
+    [['--hedge-delay', '1ms,2ms,3ms,4ms,5ms,6ms,7ms', '--max-attempts', '2,3,4', '--hedge-budget', '1,2'], /42 settings .* at most 40/],
+    [['--cacert', '/nonexistent/ca.pem'], /--cacert/],
+    [['--hedge-by', 'grpc-js'], /--hedge-by and --service-config/],
+  ]
+  const runs = runMainCases(cases.map(([args]) => ({ args: ['sweep', url, '--no-save', ...args], cwd: process.cwd() })))
+  for (const [i, r] of runs.entries()) {
+    const [args, message] = cases[i]!
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+    assert.match(r.stderr, /^hedgebench: /)
+    assert.match(r.stderr, message)
+  }
+})
+
+test('-o json through the CLI: the sweep and its frontier; gRPC targets with --call, --proto and -m metadata as a run takes them', async () => {
+  const grpc = await spawnTarget({ profile: 'pi', grpc: true, seed: 4 })
+  try {
+    const common = ['--hedge-delay', '40ms,80ms', '-n', '30', '--warmup', '20', '--seed', '4', '-o', 'json', '--no-save']
+    const [http, rpc] = runMainCases([
+      { args: ['sweep', ...pi.urls, ...common], cwd: process.cwd() },
+      { args: ['sweep', ...grpc.urls, '--call', SIM_WORK_CALL, '--proto', SIM_PROTO, '-m', '{"x-team":"sweep"}', ...common], cwd: process.cwd() },
+    ])
+    for (const r of [http!, rpc!]) {
+      assert.equal(r.code, 0, r.stderr)
+      const out = JSON.parse(r.stdout) as SweepResult & { frontier: { rows: Array<{ label: string }>; maxExtraPct: number; recommendation: { sentence: string } } }
+      assert.equal(out.kind, 'sweep')
+      assert.equal(out.partial, false)
+      assert.deepEqual(out.settings.map((s) => [s.label, s.delayMs, s.hedged.requests]), [['40ms', 40, 30], ['80ms', 80, 30]])
+      assert.equal(out.run.phases.plain!.requests, 30)
+      assert.deepEqual(out.frontier.rows.map((row) => row.label), ['40ms', '80ms'])
+      assert.equal(out.frontier.maxExtraPct, 5)
+      assert.ok(out.frontier.recommendation.sentence.length > 0)
+    }
+    const rpcOut = JSON.parse(rpc!.stdout) as SweepResult
+    assert.ok(grpc.urls.every((u) => u.startsWith('grpc://')))
+    assert.deepEqual(rpcOut.run.protocols?.map((p) => p.protocol), grpc.urls.map(() => 'h2c'), 'gRPC over h2c')
+    assert.equal(rpcOut.settings[0]!.hedged.errors, 0)
+  } finally {
+    await grpc.close()
+  }
+})
+
+test('Ctrl-C to the CLI mid-sweep: as an interrupted run, it stops, reports what each lane measured (partial) and exits 0', async () => {
+  const s = await session.server({ delayMs: 20 })
+  const warmup = 10
+  const cli = startCli(['sweep', s.url, '--hedge-delay', '5ms,50ms', '-n', '100000', '-c', '4', '--warmup', String(warmup), '--seed', '2', '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
+  await until('the window to start', () => s.received >= warmup + 40, 20_000)
+  cli.child.kill('SIGINT')
+  const run = await cli.done
+  assert.equal(run.timedOut, false)
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /SIGINT: stopping/)
+  const out = JSON.parse(run.stdout) as SweepResult
+  assert.equal(out.partial, true)
+  assert.equal(out.run.stoppedIn, 'hedged')
+  assert.deepEqual(out.settings.map((x) => x.label), ['5ms', '50ms'])
+  assert.ok([out.run.phases.plain!, ...out.settings.map((x) => x.hedged)].every((p) => p.requests > 0))
+  assert.equal(s.received, warmup + laneAttempts(out), 'every attempt the server received is a lane\'s (or the warm-up\'s)')
 })

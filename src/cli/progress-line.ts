@@ -31,6 +31,17 @@ export function planOf(cfg: Pick<ResolvedRun, 'warmup' | 'mode' | 'schedule' | '
   return plan
 }
 
+/** A sweep's windows (run.ts runSettings): the warm-up, then ONE window of the plain lane and every setting's lane, named by its settings. */
+export function sweepPlanOf(cfg: Parameters<typeof planOf>[0], settings: number): PlannedWindow[] {
+  const warmup = planOf(cfg).filter((w) => w.phase === 'warmup')
+  return [...warmup, { phase: sweepWindowName(settings), requests: cfg.requests === null ? null : cfg.requests * (settings + 1), durationMs: cfg.durationMs }]
+}
+
+/** The bar's name for a sweep's window. */
+export function sweepWindowName(settings: number): string {
+  return `${settings} setting${settings === 1 ? '' : 's'}`
+}
+
 export interface ProgressView {
   phase: string
   done: number

@@ -11,8 +11,11 @@
 import type { Progress } from '../run/run-options.js'
 import { progressLine, type PlannedWindow } from './progress-line.js'
 
+/** A run's progress, its window named as the bar shows it (a sweep's window: its settings). */
+export type ShownProgress = Omit<Progress, 'phase'> & { phase: string }
+
 export interface ProgressBar {
-  update: (p: Progress) => void
+  update: (p: ShownProgress) => void
   stop: () => void
 }
 
@@ -29,7 +32,7 @@ export function startProgress(plan: PlannedWindow[] = [], stream: NodeJS.WriteSt
   let samples: Array<{ at: number; done: number }> = []
   let drawn = false
   let lastDraw = -Infinity
-  const update = (p: Progress): void => {
+  const update = (p: ShownProgress): void => {
     if (p.phase !== phase) {
       phase = p.phase
       samples = [{ at: 0, done: 0 }]

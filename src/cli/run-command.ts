@@ -57,8 +57,28 @@ const dflt = (value: string | number): string => `[default: ${value}]`
 /** A default duration as it would be typed: 20000 -> "20s", 0 -> "0". */
 const ms = (value: number): string => (value === 0 ? '0' : value % 1000 === 0 ? `${value / 1000}s` : `${value}ms`)
 
+/** What every request carries and how it is sent (HTTP and gRPC alike): a run's and a sweep's. */
+export function requestFlags(y: Argv): Argv {
+  return y
+    .option('m', { alias: 'method', type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}; for a grpc:// target, metadata as JSON ('{"key":"value"}')`, group: 'Request:' })
+    .option('H', { alias: 'header', type: 'string', describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)', group: 'Request:' })
+    .option('d', { alias: 'body', type: 'string', describe: 'request body', group: 'Request:' })
+    .option('D', { alias: 'body-file', type: 'string', describe: 'request body from a file', group: 'Request:' })
+    .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header', group: 'Request:' })
+    .option('A', { alias: 'accept', type: 'string', describe: 'Accept header', group: 'Request:' })
+    .option('http2', { type: 'boolean', describe: 'HTTP/2: h2c (prior knowledge) on http://, ALPN on https://', group: 'Request:' })
+    .option('connections', { type: 'string', describe: 'HTTP/2 and gRPC: connections per replica, the streams spread over them (ghz\'s --connections; at most -c; not for HTTP/1.1, where -c is the connection count) [default: one, and another only when its streams are all in use]', group: 'Request:' })
+    .option('k', { alias: 'insecure', type: 'boolean', describe: 'accept any TLS certificate (self-signed, wrong host, expired), as curl -k', group: 'Request:' })
+    .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
+}
+
+/** The target's stats URL, for the client/server cross-check. */
+export function serverStatsFlag(y: Argv): Argv {
+  return y.option('server-stats', { type: 'string', describe: 'stats URL of a compatible target, for the client/server cross-check', group: 'Target:' })
+}
+
 function runFlags(y: Argv): Argv {
-  return tlsFlags(grpcFlags(y))
+  const load = tlsFlags(grpcFlags(y))
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
     .option('n', { alias: 'requests', type: 'string', describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
     .option('c', { alias: 'concurrency', type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
@@ -71,16 +91,7 @@ function runFlags(y: Argv): Argv {
     .option('fanout', { type: 'string', describe: `calls per logical request, which completes when all have answered ${dflt(DEFAULTS.fanout)}`, group: 'Load:' })
     .option('workers', { type: 'string', describe: `worker threads ${dflt(DEFAULTS.workers)}`, group: 'Load:' })
     .option('seed', { type: 'string', describe: 'seed for the client\'s random choices', group: 'Load:' })
-    .option('m', { alias: 'method', type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}; for a grpc:// target, metadata as JSON ('{"key":"value"}')`, group: 'Request:' })
-    .option('H', { alias: 'header', type: 'string', describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)', group: 'Request:' })
-    .option('d', { alias: 'body', type: 'string', describe: 'request body', group: 'Request:' })
-    .option('D', { alias: 'body-file', type: 'string', describe: 'request body from a file', group: 'Request:' })
-    .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header', group: 'Request:' })
-    .option('A', { alias: 'accept', type: 'string', describe: 'Accept header', group: 'Request:' })
-    .option('http2', { type: 'boolean', describe: 'HTTP/2: h2c (prior knowledge) on http://, ALPN on https://', group: 'Request:' })
-    .option('connections', { type: 'string', describe: 'HTTP/2 and gRPC: connections per replica, the streams spread over them (ghz\'s --connections; at most -c; not for HTTP/1.1, where -c is the connection count) [default: one, and another only when its streams are all in use]', group: 'Request:' })
-    .option('k', { alias: 'insecure', type: 'boolean', describe: 'accept any TLS certificate (self-signed, wrong host, expired), as curl -k', group: 'Request:' })
-    .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
+  const flags = requestFlags(load)
     .option('hedge-delay', { type: 'string', describe: `auto (= warm-up p95), pNN (a warm-up percentile) or a duration ${dflt(DEFAULTS.hedgeDelay)}`, group: 'Hedging:' })
     .option('adaptive', { type: 'boolean', describe: 'delay tracks a rolling percentile of recent original attempts', group: 'Hedging:' })
     .option('adaptive-window', { type: 'string', describe: `rolling window: a count (1000) or a time (10s) ${dflt(DEFAULTS.adaptiveWindowRequests)}`, group: 'Hedging:' })
@@ -116,7 +127,7 @@ function runFlags(y: Argv): Argv {
     .option('fail-if', { type: 'string', requiresArg: true, describe: 'exit 1 when [PHASE.]METRIC OP VALUE holds (repeatable): "hedged.p99>50ms", "extra_load>8%", "p99>+10%" (hedged vs plain); metrics as compare\'s', group: 'Output:' })
     .option('profile', { type: 'string', describe: 'scenario from profiles/ (or a file); with no URL, starts the built-in target', group: 'Target:' })
     .option('replicas', { type: 'string', describe: 'replicas of the built-in target [default: the profile\'s]', group: 'Target:' })
-    .option('server-stats', { type: 'string', describe: 'stats URL of a compatible target, for the client/server cross-check', group: 'Target:' })
+  return serverStatsFlag(flags)
     .example('$0 -c 40 -n 4000 http://a:8080/x', 'plain vs hedged, one URL')
     .example('$0 --profile pi', 'built-in simulated replicas')
 }

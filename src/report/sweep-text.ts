@@ -1,32 +1,49 @@
-/** The sweep as text: the frontier table, then the recommendation (both decided in sweep-frontier.ts). */
+/** The sweep as text: the frontier table with each figure's 95 % interval, then the recommendation (both decided in sweep-frontier.ts). */
 import { formatMs, formatThreshold } from '../core/duration.js'
-import type { SweepFrontier } from './sweep-frontier.js'
+import type { Figure, LaneFigures, SweepFrontier } from './sweep-frontier.js'
 import type { SweepResult } from '../results/sweep-result.js'
 import { formatTable } from './table.js'
 
 export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): string {
   const lines: string[] = []
-  const finished = sweep.partial ? `, interrupted: ${sweep.settings.length} of ${sweep.planned} settings finished` : ''
-  lines.push(`Hedge delay sweep: ${sweep.settings.length} setting${sweep.settings.length === 1 ? '' : 's'}, each a plain and a hedged phase, interleaved${finished}`)
-  const threshold = frontier.rows[0]?.slow.thresholdMs
-  const header = ['', 'delay', 'from', 'p50', 'p99', 'p99.9', threshold === undefined ? 'slow' : `> ${formatThreshold(threshold)}`, 'extra load', 'errors', 'verdict']
-  const body = frontier.rows.map((r) => [
+  const n = sweep.settings.length
+  const finished = sweep.partial ? `, interrupted: what each lane measured until then` : ''
+  lines.push(`Hedging sweep: ${n} setting${n === 1 ? '' : 's'} and a plain lane, interleaved in one window${finished}`)
+  const rows = frontier.rows
+  const attempts = new Set(rows.map((r) => r.maxAttempts)).size > 1
+  const budgets = new Set(rows.map((r) => r.budgetPct)).size > 1
+  const header = ['', 'delay', 'from', ...(attempts ? ['attempts'] : []), ...(budgets ? ['budget'] : []), 'requests', 'p50', 'p99', 'p99.9', `> ${formatThreshold(frontier.slowThresholdMs)}`, 'extra load', 'errors', 'verdict']
+  const figures = (f: LaneFigures): string[] => [String(f.requests), msFigure(f.p50), msFigure(f.p99), msFigure(f['p99.9']), countFigure(f.slow), pctFigure(f.extraLoadPct), countFigure(f.errors)]
+  const plain = ['', 'none', 'plain', ...(attempts ? [''] : []), ...(budgets ? [''] : []), ...figures(frontier.plain), '']
+  const body = rows.map((r) => [
     r.onFrontier ? '*' : '',
     formatMs(r.delayMs),
     r.percentile === null ? 'fixed' : `warm-up p${r.percentile}`,
-    formatMs(r.p50),
-    formatMs(r.p99),
-    formatMs(r['p99.9']),
-    `${r.slow.hedged} (plain ${r.slow.plain})`,
-    `${r.extraLoadPct.toFixed(1)} %`,
-    `${r.errors.hedged} (plain ${r.errors.plain})`,
+    ...(attempts ? [String(r.maxAttempts)] : []),
+    ...(budgets ? [r.budgetPct === null ? 'off' : `${r.budgetPct}%`] : []),
+    ...figures(r),
     r.decision,
   ])
-  if (body.length > 0) {
-    lines.push('', ...formatTable([header, ...body], ['left', 'right', 'left']))
-    lines.push('', '(*) on the frontier: no other setting has both a better tail (p99, then requests over the threshold) and less extra load. Latency is of the hedged phase; extra load is hedges sent per request.')
-  }
+  lines.push('', ...formatTable([header, plain, ...body], ['left', 'right', 'left']))
+  lines.push(
+    '',
+    '[low, high]: 95 % interval (none: too few requests to bound it). (*) on the frontier: neither the plain lane nor another setting is clearly better on the tail (p99, p99.9, p99.99, requests over the threshold: better on one, worse on none) or on extra load (hedges sent per request) without being clearly worse on either.',
+  )
   lines.push('', frontier.recommendation.sentence)
+  const server = sweep.server
+  if (server) lines.push('', `Servers received ${server.received} requests; the lanes sent ${server.clientAttempts} attempts${server.match ? ' (they match)' : ' (MISMATCH)'}.`)
   if (sweep.warnings.length > 0) lines.push('', 'Warnings:', ...sweep.warnings.map((w) => `  - ${w}`))
   return `${lines.join('\n')}\n`
+}
+
+function msFigure(f: Figure): string {
+  return f.interval ? `${formatMs(f.value)} [${formatMs(f.interval[0])}, ${formatMs(f.interval[1])}]` : formatMs(f.value)
+}
+
+function countFigure(f: Figure): string {
+  return f.interval ? `${f.value} [${Math.floor(f.interval[0])}, ${Math.ceil(f.interval[1])}]` : String(f.value)
+}
+
+function pctFigure(f: Figure): string {
+  return f.interval ? `${f.value.toFixed(1)} % [${f.interval[0].toFixed(1)}, ${f.interval[1].toFixed(1)}]` : `${f.value.toFixed(1)} %`
 }

@@ -1,23 +1,49 @@
-/** What `sweep()` (run/sweep.ts) returns: one run per hedge delay tried; report/sweep-frontier.ts reads it. */
-import type { RunResult } from './run-result.js'
+/**
+ * What `sweep()` (run/sweep.ts) returns: one run whose measured window held
+ * the plain lane and one hedged lane per setting, interleaved; the frontier
+ * (report/sweep-frontier.ts) and every renderer read it.
+ */
+import type { PhaseResult, RunResult, ServerCrossCheck } from './run-result.js'
 
 export interface SweepSetting {
-  /** As given: p90, 20ms. */
+  /** Names the setting in tables and sentences: the delay as given (p90, 20ms), with the attempts and budget when the sweep varied them. */
   label: string
-  /** The percentile of the warm-up it came from; null for a fixed delay. */
+  /** The --hedge-delay item it came from: p90, 20ms. */
+  delayLabel: string
+  /** The percentile of the warm-up the delay came from; null for a fixed delay. */
   percentile: number | null
   delayMs: number
-  /** Its run: a plain and a hedged phase, interleaved. */
-  result: RunResult
+  /** Attempts per request, the original included. */
+  maxAttempts: number
+  /** Hedges allowed, % of requests; null: no budget. */
+  budgetPct: number | null
+  /** Its hedged lane of the sweep's window. */
+  hedged: PhaseResult
+}
+
+/** The window's connections: shared by the lanes, so counted for the window, not split among the settings. */
+export interface SweepConnections {
+  connectionsOpened: number
+  connectionsClosedByCancel: number
+  streamsResetByCancel: number
+  streamsResentAfterGoaway: number
 }
 
 export interface SweepResult {
   kind: 'sweep'
-  /** The settings finished, in the order given. */
+  /** The run: config, the warm-up and the plain lane (`phases.plain`); no `phases.hedged` (each setting has its own). */
+  run: RunResult
+  /** In the order given: every delay, then every --max-attempts, then every budget (their product). */
   settings: SweepSetting[]
-  /** How many were asked for. */
-  planned: number
-  /** Interrupted: the settings not finished are left out. */
+  connections: SweepConnections
+  /** The servers' count over the window, against all the lanes' attempts (absent without --server-stats). */
+  server?: ServerCrossCheck
+  /** Interrupted: every setting holds what its lane measured until then (the lanes ran side by side, so they still compare). */
   partial: boolean
   warnings: string[]
+}
+
+/** One setting as a run of its own: the sweep's run with the setting's lane as its hedged phase (what a verdict or a deploy config reads). */
+export function settingRun(sweep: SweepResult, setting: SweepSetting): RunResult {
+  return { ...sweep.run, phases: { ...sweep.run.phases, hedged: setting.hedged } }
 }

@@ -80,3 +80,25 @@ export function delaySource(hedge: ResolvedHedge, delayMs: number): DelaySource 
     ...('requests' in hedge.adaptiveWindow ? { windowRequests: hedge.adaptiveWindow.requests } : { windowMs: hedge.adaptiveWindow.ms }),
   })
 }
+
+/**
+ * A lane per request for a window of `lanes` lanes: each block of `lanes`
+ * requests holds every lane once, in a seeded random order, so each lane
+ * gets its share exactly (to one request when the window is cut short) and
+ * no lane runs at a time of its own.
+ */
+export function shuffledBlocks(lanes: number, random: () => number): () => number {
+  const block = Array.from({ length: lanes }, (_, i) => i)
+  let next = lanes
+  return () => {
+    if (next === lanes) {
+      // Fisher-Yates
+      for (let i = lanes - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1))
+        ;[block[i], block[j]] = [block[j]!, block[i]!]
+      }
+      next = 0
+    }
+    return block[next++]!
+  }
+}

@@ -22,13 +22,13 @@ import type { MeasuredPhase } from '../stats/phase-snapshot.js'
 import { checkReachable, type Reached } from '../engine/preflight.js'
 import { checkGrpcTargets } from './grpc-probe.js'
 import { randomSeed, seededRandom } from '../core/random.js'
-import { resolveOptions, type ResolvedRun } from './resolve-options.js'
+import { resolveOptions, type ResolvedHedge, type ResolvedRun } from './resolve-options.js'
 import { withReflectedSchema } from './grpc-reflection.js'
 import { callMessages, type CallMessages } from './grpc-target.js'
 import type { RunOptions } from './run-options.js'
 import { attachServerCheck, ServerCounter } from './server-check.js'
 import { checkRunOptions } from './option-check.js'
-import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunConfig, type RunResult } from '../results/run-result.js'
+import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunConfig, type RunResult, type ServerCrossCheck } from '../results/run-result.js'
 import { buildConfigRecord } from './config-record.js'
 import { checkRunId, defaultMaxLateness, deriveRunId, hostName, shardPart, startRecord } from './run-identity.js'
 import { waitUntil } from './start-at.js'
@@ -36,7 +36,9 @@ import { systemClock, type WallClock } from '../core/wall-clock.js'
 import { ClockOffsetEstimator, combineOffsets } from '../stats/clock-offset.js'
 import { sampleDates } from '../engine/date-sampler.js'
 import { VERSION } from '../core/version.js'
-import { WindowRunner } from './window-runner.js'
+import { noConnections, WindowRunner, type WindowConnections } from './window-runner.js'
+import { UsageError } from '../core/errors.js'
+import { shuffledBlocks } from './lane.js'
 import { sameAddressWarnings } from './same-address.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
@@ -48,6 +50,42 @@ import type { GrpcClientResult } from '../results/run-result.js'
 const INTERRUPT_GRACE_MS = 2000
 
 export async function run(given: RunOptions): Promise<RunResult> {
+  return (await session(given, null)).execute()
+}
+
+/** How one setting of a sweep hedges: its delay (read from the warm-up when a percentile), attempts and budget. */
+export interface SettingHedge {
+  delay: { percentile: number } | { fixedMs: number }
+  maxAttempts: number
+  /** null: no budget. */
+  budgetPct: number | null
+}
+
+/** What `runSettings` measured: the run (warm-up and plain lane), each setting's hedged lane in the order given, and the window's totals. */
+export interface SettingsRun {
+  run: RunResult
+  hedged: PhaseResult[]
+  /** The window's connection events: the lanes share the connections, so these are not split among them. */
+  connections: WindowConnections
+  /** The servers' count of the window, against every lane's attempts. */
+  server?: ServerCrossCheck
+}
+
+/**
+ * A sweep's measuring core (run/sweep.ts): `run()`'s warm-up, then ONE
+ * window whose lanes are the plain lane and one hedged lane per setting,
+ * each request given to a lane by a seeded shuffle of blocks (each lane once
+ * per block, so every lane gets its share and sees the same conditions).
+ * Options are a run's; mode and schedule are the sweep's own.
+ */
+export async function runSettings(given: RunOptions, settings: readonly SettingHedge[]): Promise<SettingsRun> {
+  if (settings.length === 0) throw new UsageError('a sweep needs at least one setting')
+  const s = await session({ ...given, mode: 'both', schedule: 'interleaved' }, settings)
+  const run = await s.execute()
+  return { run, ...s.settingsMeasured() }
+}
+
+async function session(given: RunOptions, settings: readonly SettingHedge[] | null): Promise<RunSession> {
   checkRunOptions(given)
   given.onWait?.('check')
   const options = await withReflectedSchema(given)
@@ -58,7 +96,8 @@ export async function run(given: RunOptions): Promise<RunResult> {
   const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names })
   const checked = withStreamLimits(cfg, reached)
   if (checked.grpc) await checkGrpcService(checked, checked.grpc.call, names)
-  return new RunSession(checked, options, buildConfigRecord(whole), reached).execute()
+  if (settings && cfg.workers > 1) throw new UsageError('a sweep runs its lanes on one thread: --workers is not supported')
+  return new RunSession(checked, options, buildConfigRecord(whole), reached, settings)
 }
 
 /** gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method (grpc-probe.ts). */
@@ -94,6 +133,8 @@ interface LaneSpec {
   steadyAfter?: number
   /** null: plain (one attempt per request). */
   hedge: { delay: DelaySource; setup: HedgingSetup; minHedgeWindowMs: number } | null
+  /** A sweep's setting lane: its index, and its hedging in place of the run's. */
+  setting?: { index: number; hedge: ResolvedHedge }
 }
 
 interface DerivedDelay {
@@ -131,6 +172,9 @@ class RunSession {
   #grpcClient: GrpcClientResult | null = null
   /** --workers N > 1: the worker threads, for the whole run. */
   #pool: WorkerPool | null = null
+  /** A sweep's settings (runSettings): their hedged lanes' results, by index, and the window's totals. */
+  readonly #settingPhases: PhaseResult[] = []
+  readonly #sweepWindow: { connections: WindowConnections; server?: ServerCrossCheck } = { connections: noConnections() }
 
   constructor(
     readonly cfg: ResolvedRun,
@@ -138,6 +182,8 @@ class RunSession {
     readonly config: RunConfig,
     /** What the pre-run check found of each URL (the address reached, the protocol spoken), by index. */
     readonly reached: readonly Reached[],
+    /** A sweep's settings: one window with a hedged lane each (null: a run). */
+    readonly settings: readonly SettingHedge[] | null = null,
   ) {
     this.#clock = options.wallClock ?? systemClock
     this.#startedAt = new Date(this.#clock())
@@ -195,10 +241,11 @@ class RunSession {
       // hold a -z run in its warm-up for minutes).
       // A fast target's first 1,000 requests can be over before the JIT is: see resolve-options.ts (warmupMinMs).
       await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], { requests: cfg.warmup, durationMs: cfg.durationMs, minDurationMs: cfg.warmupMinMs })
-      if (this.#hedgesNext()) delay = this.#deriveDelay('warmup')
+      if (this.#hedgesNext() && !this.settings) delay = this.#deriveDelay('warmup')
       this.#reportWarmup()
     }
     if (this.#interrupted) return
+    if (this.settings) return this.#settingsWindow(this.settings, cfg.warmup > 0 ? 'warmup' : null)
     if (cfg.schedule === 'interleaved') {
       const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }, this.#hedgedLane(delay ?? this.#deriveDelay(null))]
       return this.#runWindow(lanes, { requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs, minDurationMs: 0 }, () => (this.#random() < 0.5 ? 0 : 1))
@@ -208,6 +255,22 @@ class RunSession {
       if (this.#hedgesNext()) delay ??= this.#deriveDelay('plain')
     }
     if (this.#hedgesNext()) await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], this.#measured())
+  }
+
+  /** A sweep's window: the plain lane and one hedged lane per setting, each request to a lane by a seeded shuffle of blocks. */
+  #settingsWindow(settings: readonly SettingHedge[], from: PhaseName | null): Promise<void> {
+    const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }]
+    for (const [index, setting] of settings.entries()) {
+      const hedge: ResolvedHedge = { ...this.cfg.hedge, delay: setting.delay, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct }
+      lanes.push({ ...this.#hedgedLane(this.#deriveDelay(from, hedge), hedge), setting: { index, hedge } })
+    }
+    const requests = this.cfg.requests === null ? null : this.cfg.requests * lanes.length
+    return this.#runWindow(lanes, { requests, durationMs: this.cfg.durationMs, minDurationMs: 0 }, shuffledBlocks(lanes.length, this.#random))
+  }
+
+  /** What runSettings returns beside the run: each setting's lane, and the window's connections and server count. */
+  settingsMeasured(): Omit<SettingsRun, 'run'> {
+    return { hedged: [...this.#settingPhases], ...this.#sweepWindow }
   }
 
   /** options.onWarmup: the warm-up's steady percentiles, from the basis #deriveDelay reads. */
@@ -289,7 +352,8 @@ class RunSession {
     })
     this.#window = window
     const phase = (this.#current = specs[specs.length - 1]!.name)
-    this.#runner.begin(lanes)
+    const sweep = specs.some((s) => s.setting)
+    this.#runner.begin(lanes, sweep ? this.#sweepWindow.connections : undefined)
     const wallStart = this.#phaseStarts()
     const end = await this.#runner.run(window, specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null, this.#progress(phase, requests))
     const wall = { startMs: wallStart, endMs: this.#clock() }
@@ -297,10 +361,15 @@ class RunSession {
     const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
     const server = before && this.#server ? await this.#server.check(before, attempts, cancelled) : undefined
     const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
-    attachServerCheck(results, server)
-    for (const result of results) {
+    // A sweep's window is one count for all its lanes, kept beside them rather than on one.
+    if (sweep) {
+      if (server) this.#sweepWindow.server = server
+    } else attachServerCheck(results, server)
+    for (const [i, result] of results.entries()) {
       result.wall = wall
-      this.#phases[result.name] = result
+      const setting = specs[i]!.setting
+      if (setting) this.#settingPhases[setting.index] = result
+      else this.#phases[result.name] = result
     }
     this.#window = null
   }
@@ -352,10 +421,12 @@ class RunSession {
 
   #lane(spec: LaneSpec): Lane {
     const stats = new PhaseStats(phaseStatsOptions(this.cfg, spec.name, this.#t0, spec.steadyAfter))
-    this.#stats.set(spec.name, stats)
+    // A setting's lane is no phase a delay is derived from.
+    if (!spec.setting) this.#stats.set(spec.name, stats)
     if (spec.hedge) stats.hedging = spec.hedge.setup
     const dispatch = sampleDates(this.#agent.dispatch.bind(this.#agent), this.#clockOffset)
-    return buildLane(this.cfg, stats, spec.hedge, dispatch, this.#random)
+    const cfg = spec.setting ? { ...this.cfg, hedge: spec.setting.hedge } : this.cfg
+    return buildLane(cfg, stats, spec.hedge, dispatch, this.#random)
   }
 
   /** A window starts now: its wall-clock time, which is the run's real start when it is the first. */
@@ -365,14 +436,13 @@ class RunSession {
     return now
   }
 
-  #hedgedLane(derived: DerivedDelay): LaneSpec {
-    const hedge = this.cfg.hedge
+  #hedgedLane(derived: DerivedDelay, hedge: ResolvedHedge = this.cfg.hedge): LaneSpec {
     const percentile = delayPercentile(hedge)
     const delayMs = hedge.parallel ? 0 : derived.ms
     const delay = delaySource(hedge, delayMs)
     // Each attempt stops at -t: a hedge due later never fires on its timer; the timeout itself sends the next attempt.
     if (!hedge.adaptive && delayMs >= this.cfg.timeoutMs) {
-      this.#warnings.push(`the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): no hedge fires on its timer: an attempt times out first, and the next one is then sent at once (a failed attempt is hedged as a non-fatal answer is), so a request can take up to ${this.cfg.hedge.maxAttempts} × -t (lower --hedge-delay or raise -t)`)
+      this.#warnings.push(`the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): no hedge fires on its timer: an attempt times out first, and the next one is then sent at once (a failed attempt is hedged as a non-fatal answer is), so a request can take up to ${hedge.maxAttempts} × -t (lower --hedge-delay or raise -t)`)
     }
     const text = hedge.tied
       ? 'tied: both copies sent at once; the first server to start one drops the other'
@@ -402,8 +472,7 @@ class RunSession {
   }
 
   /** The hedge delay from a measured phase (or fixed); `from` null = nothing measured. */
-  #deriveDelay(from: PhaseName | null): DerivedDelay {
-    const hedge = this.cfg.hedge
+  #deriveDelay(from: PhaseName | null, hedge: ResolvedHedge = this.cfg.hedge): DerivedDelay {
     const stats = from ? this.#stats.get(from) : undefined
     const histogram = stats?.delayBasis()
     const p50 = histogram ? percentileMs(histogram, 50) : 0

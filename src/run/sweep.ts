@@ -1,44 +1,80 @@
 /**
- * `sweep(options)`: which hedge delay to deploy. One warm-up, then per
- * setting of the --hedge-delay list one plain and one hedged phase,
- * interleaved as `run()` interleaves them (--schedule interleaved), in one
- * process on the same replicas. Each setting is a `run()`: the first does the
- * warm-up and reports its percentiles (RunOptions.onWarmup), so every pNN
- * setting is a fixed delay read from that one warm-up. Never prints;
- * interruption keeps the settings already finished (`partial: true`).
+ * `sweep(options)`: which hedging setting to deploy. One warm-up, then ONE
+ * measured window in which the plain lane and one hedged lane per setting
+ * take turns at random (run.ts runSettings), so every setting sees the same
+ * replicas under the same conditions, on the same connections, in one
+ * process. The settings are the product of the delays, the --max-attempts
+ * and the budgets given. Never prints; interruption keeps what every lane
+ * measured until then (`partial: true`).
  */
 import { UsageError } from '../core/errors.js'
 import { parseHedgeDelayFlag, resolveHedgeDelay } from '../core/delay-spec.js'
+import { DEFAULT_BUDGET_PCT, DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import type { SweepResult, SweepSetting } from '../results/sweep-result.js'
 import type { RunOptions } from './run-options.js'
-import { run } from './run.js'
+import { runSettings, type SettingHedge } from './run.js'
 
 /** One item of the list: a percentile of the warm-up, or a fixed delay. */
 export type SweepDelay = { label: string; percentile: number } | { label: string; fixedMs: number }
 
+/** More lanes than this would share one window too thinly (each lane gets -n requests; the window holds them all). */
+export const MAX_SWEEP_SETTINGS = 40
+
 export interface SweepOptions extends Omit<RunOptions, 'mode' | 'schedule' | 'onWarmup'> {
   /** The delays to try, as --hedge-delay takes each ('p90', or ms). */
   delays: Array<`p${number}` | number>
-  /** Setting `index` (from 0) of `planned` is about to start: for progress, and a caller's stop between settings. */
-  onSetting?: (index: number, planned: number) => void
+  /** Attempts per request to try (each 2 to MAX_ATTEMPTS_CAP); default: the run's --max-attempts. */
+  maxAttempts?: number[]
+  /** Budgets to try, % of requests (null: none); default: the run's --hedge-budget. */
+  budgets?: Array<number | null>
 }
 
 /** The delays of a --hedge-delay list ("p75,p90,20ms"), each read as the flag reads one; a bad item is a UsageError naming it. */
 export function parseDelayList(text: string): SweepDelay[] {
-  const items = text.split(',').map((s) => s.trim())
-  if (items.length === 0 || items.some((s) => s === '')) throw new UsageError(`invalid --hedge-delay "${text}" (a comma list such as p75,p90,p99,20ms)`)
-  const delays = items.map((item) => {
+  const delays = listItems(text, '--hedge-delay', 'p75,p90,p99,20ms').map((item) => {
     if (item === 'auto') throw new UsageError(`invalid --hedge-delay item "auto" in a sweep (name the percentile: p95)`)
-    const spec = parseHedgeDelayFlag(item)
-    return toSweepDelay(spec, item)
+    return toSweepDelay(parseHedgeDelayFlag(item), item)
   })
-  const labels = new Set<string>()
-  for (const d of delays) {
-    const key = 'percentile' in d ? `p${d.percentile}` : `${d.fixedMs}ms`
-    if (labels.has(key)) throw new UsageError(`--hedge-delay lists ${d.label} twice`)
-    labels.add(key)
-  }
+  noRepeats(delays.map((d) => ('percentile' in d ? `p${d.percentile}` : `${d.fixedMs}ms`)), delays.map((d) => d.label), '--hedge-delay')
   return delays
+}
+
+/** A --max-attempts list ("2,3"): whole numbers from 2 (one hedge) to the cap. */
+export function parseAttemptsList(text: string): number[] {
+  const values = listItems(text, '--max-attempts', '2,3').map((item) => {
+    const n = Number(item)
+    if (!/^\d+$/.test(item) || n < 2 || n > MAX_ATTEMPTS_CAP) throw new UsageError(`invalid --max-attempts item "${item}" in a sweep (a whole number from 2 to ${MAX_ATTEMPTS_CAP}: the original and its hedges)`)
+    return n
+  })
+  noRepeats(values.map(String), values.map(String), '--max-attempts')
+  return values
+}
+
+/** A budget list ("5%,10%,off"): percentages of requests from 0 to 100, or off (no budget). */
+export function parseBudgetList(text: string): Array<number | null> {
+  const items = listItems(text, '--hedge-budget', '5%,10%,25%')
+  const values = items.map((item) => {
+    if (item === 'off') return null
+    const n = Number(item.replace(/%$/, ''))
+    if (item.replace(/%$/, '') === '' || !(n >= 0 && n <= 100)) throw new UsageError(`invalid --hedge-budget item "${item}" in a sweep (a percentage from 0 to 100, or off)`)
+    return n
+  })
+  noRepeats(values.map(String), items, '--hedge-budget')
+  return values
+}
+
+function listItems(text: string, flag: string, example: string): string[] {
+  const items = text.split(',').map((s) => s.trim())
+  if (items.some((s) => s === '')) throw new UsageError(`invalid ${flag} "${text}" (a comma list such as ${example})`)
+  return items
+}
+
+function noRepeats(keys: string[], labels: string[], flag: string): void {
+  const seen = new Set<string>()
+  for (const [i, key] of keys.entries()) {
+    if (seen.has(key)) throw new UsageError(`${flag} lists ${labels[i]} twice`)
+    seen.add(key)
+  }
 }
 
 function toSweepDelay(spec: `p${number}` | number | 'auto', label: string): SweepDelay {
@@ -47,47 +83,54 @@ function toSweepDelay(spec: `p${number}` | number | 'auto', label: string): Swee
   return 'percentile' in resolved ? { label, percentile: resolved.percentile } : { label, fixedMs: resolved.fixedMs }
 }
 
-/**
- * The run options of setting `index`: the first warms up (and reports the
- * warm-up's percentiles), the later ones start measuring at once with the
- * delay that warm-up gave.
- */
-export function settingOptions(base: SweepOptions, delay: SweepDelay, index: number, warmupMs: ((p: number) => number | null) | null): RunOptions {
-  const { delays: _delays, onSetting: _onSetting, ...rest } = base
-  const first = index === 0
-  const fixed = 'fixedMs' in delay ? delay.fixedMs : first ? null : (warmupMs?.(delay.percentile) ?? null)
-  // A run without a warm-up would leave no hedge later than the p50 it never measured (min-hedge-window): the warm-up's, as the first setting's.
-  const p50 = first ? null : (warmupMs?.(50) ?? null)
-  const hedge = { ...base.hedge, delay: fixed ?? (`p${(delay as { percentile: number }).percentile}` as const) }
-  if (p50 !== null && hedge.minHedgeWindowMs === undefined) hedge.minHedgeWindowMs = p50
-  return { ...rest, mode: 'both', schedule: 'interleaved', ...(first ? {} : { warmup: 0 }), hedge }
+/** A setting before it is measured. */
+type PlannedSetting = Omit<SweepSetting, 'delayMs' | 'hedged'> & { hedge: SettingHedge }
+
+/** Every delay, then every attempt count, then every budget: their product, bounded by MAX_SWEEP_SETTINGS (a UsageError beyond). */
+export function planSettings(delays: readonly SweepDelay[], attempts: readonly number[], budgets: ReadonlyArray<number | null>): PlannedSetting[] {
+  const count = delays.length * attempts.length * budgets.length
+  if (count === 0) throw new UsageError('a sweep needs at least one --hedge-delay, --max-attempts and --hedge-budget')
+  if (count > MAX_SWEEP_SETTINGS) {
+    throw new UsageError(`${count} settings (${delays.length} delays × ${attempts.length} --max-attempts × ${budgets.length} budgets): a sweep takes at most ${MAX_SWEEP_SETTINGS}; shorten a list`)
+  }
+  return delays.flatMap((delay) =>
+    attempts.flatMap((maxAttempts) =>
+      budgets.map((budgetPct) => {
+        const parts = [delay.label, ...(attempts.length > 1 ? [`${maxAttempts} attempts`] : []), ...(budgets.length > 1 ? [`budget ${budgetText(budgetPct)}`] : [])]
+        const percentile = 'percentile' in delay ? delay.percentile : null
+        const hedgeDelay = 'percentile' in delay ? { percentile: delay.percentile } : { fixedMs: delay.fixedMs }
+        return { label: parts.join(', '), delayLabel: delay.label, percentile, maxAttempts, budgetPct, hedge: { delay: hedgeDelay, maxAttempts, budgetPct } }
+      }),
+    ),
+  )
+}
+
+function budgetText(pct: number | null): string {
+  return pct === null ? 'off' : `${pct}%`
 }
 
 export async function sweep(options: SweepOptions): Promise<SweepResult> {
-  const delays = options.delays.map((d) => toSweepDelay(d, typeof d === 'number' ? `${d}ms` : d))
-  if (delays.length === 0) throw new UsageError('a sweep needs at least one --hedge-delay')
-  const settings: SweepSetting[] = []
-  const warnings: string[] = []
-  const warmup: { at: ((p: number) => number | null) | null } = { at: null }
-  let partial = false
-  for (const [i, delay] of delays.entries()) {
-    options.onSetting?.(i, delays.length)
-    if (options.signal?.aborted) {
-      partial = true
-      break
-    }
-    const opts = settingOptions(options, delay, i, warmup.at)
-    const result = await run(i === 0 ? { ...opts, onWarmup: (at) => (warmup.at = at) } : opts)
-    if (i > 0 && 'percentile' in delay && warmup.at?.(delay.percentile) == null) {
-      warnings.push(`${delay.label}: the warm-up answered nothing to read it from; it ran with the fallback delay`)
-    }
-    if (result.partial) {
-      // A setting stopped part-way is left out: its phases are not comparable with the finished ones.
-      partial = true
-      break
-    }
-    settings.push({ label: delay.label, percentile: 'percentile' in delay ? delay.percentile : null, delayMs: result.phases.hedged?.hedging?.delayMs ?? 0, result })
-    for (const w of result.warnings) if (!warnings.includes(w)) warnings.push(w)
+  const { delays: given, maxAttempts, budgets, ...runOptions } = options
+  const delays = given.map((d) => toSweepDelay(d, typeof d === 'number' ? `${d}ms` : d))
+  const planned = planSettings(
+    delays,
+    maxAttempts ?? [options.hedge?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS],
+    budgets ?? [options.hedge?.budgetPct === undefined ? DEFAULT_BUDGET_PCT : options.hedge.budgetPct],
+  )
+  const measured = await runSettings(runOptions, planned.map((s) => s.hedge))
+  const settings = measured.hedged.map((hedged, i): SweepSetting => {
+    const { hedge: _hedge, ...setting } = planned[i]!
+    return { ...setting, delayMs: hedged.hedging?.delayMs ?? 0, hedged }
+  })
+  const run = measured.run
+  return {
+    kind: 'sweep',
+    run,
+    settings,
+    connections: measured.connections,
+    ...(measured.server ? { server: measured.server } : {}),
+    partial: run.partial,
+    // Each lane derives its delay alone: a warning they share is said once.
+    warnings: [...new Set(run.warnings)],
   }
-  return { kind: 'sweep', settings, planned: delays.length, partial, warnings }
 }

@@ -27,8 +27,21 @@ export interface ConnectEvents {
   settled?(): boolean
 }
 
+/** The connection events of a window: one lane's (the hedged lane of a run), or the window's own (a sweep's many lanes share the connections). */
+export interface WindowConnections {
+  connectionsOpened: number
+  connectionsClosedByCancel: number
+  streamsResetByCancel: number
+  streamsResentAfterGoaway: number
+}
+
+export function noConnections(): WindowConnections {
+  return { connectionsOpened: 0, connectionsClosedByCancel: 0, streamsResetByCancel: 0, streamsResentAfterGoaway: 0 }
+}
+
 export class WindowRunner {
   #lanes: readonly Lane[] = []
+  #counted: WindowConnections | null = null
   #monitor: GeneratorMonitor | null = null
   readonly #drainTimeoutMs: number
   readonly #agent: ConnectEvents
@@ -40,33 +53,28 @@ export class WindowRunner {
   constructor(agent: ConnectEvents, timeoutMs: number) {
     this.#drainTimeoutMs = Math.min(timeoutMs, 10_000) + 100
     this.#agent = agent
-    // With two lanes (interleaved), connections count for the last one (the hedged lane: the only one that cancels).
     agent.on('connect', () => {
-      const stats = this.#lastLane()
-      if (stats) stats.connectionsOpened++
+      if (this.#counted) this.#counted.connectionsOpened++
     })
     agent.on('cancel-close', () => {
-      const stats = this.#lastLane()
-      if (stats) stats.connectionsClosedByCancel++
+      if (this.#counted) this.#counted.connectionsClosedByCancel++
     })
     agent.on('stream-reset', () => {
-      const stats = this.#lastLane()
-      if (stats) stats.streamsResetByCancel++
+      if (this.#counted) this.#counted.streamsResetByCancel++
     })
     agent.on('stream-resent', () => {
-      const stats = this.#lastLane()
-      if (stats) stats.streamsResentAfterGoaway++
+      if (this.#counted) this.#counted.streamsResentAfterGoaway++
     })
   }
 
-  #lastLane(): Lane['stats'] | null {
-    const lanes = this.#lanes
-    return lanes.length > 0 ? lanes[lanes.length - 1]!.stats : null
-  }
-
-  /** The window's lanes are about to run: from now, connections count for them and the generator is watched. */
-  begin(lanes: readonly Lane[]): void {
+  /**
+   * The window's lanes are about to run: from now, connections count for
+   * `counted` and the generator is watched. By default the last lane counts
+   * them (with two lanes, interleaved, the hedged lane: the only one that cancels).
+   */
+  begin(lanes: readonly Lane[], counted: WindowConnections | null = lanes[lanes.length - 1]?.stats ?? null): void {
     this.#lanes = lanes
+    this.#counted = counted
     this.#monitor = new GeneratorMonitor(1)
   }
 
@@ -86,6 +94,7 @@ export class WindowRunner {
     await waitUntil(() => lanes.every((l) => l.stats.drained()) && this.#agent.settled?.() !== false, this.#drainTimeoutMs)
     const health = this.#monitor!.finish(hedgeDelayMs)
     this.#lanes = []
+    this.#counted = null
     this.#monitor = null
     return { endedAt, durationMs: endedAt - window.startedAt, health }
   }
