@@ -73,7 +73,7 @@ test('the setting to emit: --emit-for wins, else the recommended one, else none'
 })
 
 test('gRPC: the service config names the called method, the delay as a Duration, the run\'s codes and budget; grpc-js accepts it and refuses it broken', () => {
-  const setting = deploySetting(grpcSweep.settings[1]!)
+  const setting = deploySetting(grpcSweep, grpcSweep.settings[1]!)
   const files = deployFiles(setting)
   assert.deepEqual(files.map((f) => f.name).sort(), ['envoy-route.yaml', 'grpc-service-config.json', 'grpc-service-config.notes.txt'])
   const config = JSON.parse(file(files, 'grpc-service-config.json')) as any
@@ -144,7 +144,7 @@ function envoyRoute(files: DeployFile[]): { text: string; vh: any; policy: any }
 }
 
 test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on the per-try timeout, retries from the attempts, previous hosts', () => {
-  const grpcSetting = deploySetting(grpcSweep.settings[1]!)
+  const grpcSetting = deploySetting(grpcSweep, grpcSweep.settings[1]!)
   const { vh, policy, text } = envoyRoute(deployFiles(grpcSetting))
   assert.deepEqual(vh.hedge_policy, { hedge_on_per_try_timeout: true })
   assert.equal(vh.routes[0].match.path, `/${SIM_WORK_CALL}`)
@@ -156,7 +156,7 @@ test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on
   assert.match(text, /^# .*cluster of your replicas/m)
   assert.match(text, /^#\s+budget_percent: \{ value: 20 \}/m)
 
-  const http = envoyRoute(deployFiles(deploySetting(httpSweep.settings[0]!)))
+  const http = envoyRoute(deployFiles(deploySetting(httpSweep, httpSweep.settings[0]!)))
   assert.equal(http.vh.routes[0].match.prefix, '/')
   assert.deepEqual(http.policy.retriable_status_codes, [503])
   assert.match(http.policy.retry_on, /retriable-status-codes/)
@@ -166,7 +166,7 @@ test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on
 })
 
 test('HTTP: the interceptor\'s options, imported from the emitted module, pass its own check and make an interceptor', async () => {
-  const setting = deploySetting(httpSweep.settings[1]!)
+  const setting = deploySetting(httpSweep, httpSweep.settings[1]!)
   const files = deployFiles(setting)
   assert.deepEqual(files.map((f) => f.name).sort(), ['envoy-route.yaml', 'hedge-interceptor.mjs'])
   const path = join(dir, 'hedge-interceptor.mjs')
@@ -180,7 +180,7 @@ test('HTTP: the interceptor\'s options, imported from the emitted module, pass i
 })
 
 test('--verify: the chosen gRPC setting through grpc-js with the emitted config, on the same replicas, beside hedgebench\'s', async () => {
-  const setting = deploySetting(grpcSweep.settings[0]!)
+  const setting = deploySetting(grpcSweep, grpcSweep.settings[0]!)
   const config = JSON.parse(file(deployFiles(setting), 'grpc-service-config.json'))
   const run = await verifySetting({ ...grpcOptions(), delays: [] }, setting, config)
   assert.equal(run.config.grpc?.hedgeBy, 'grpc-js')
@@ -207,8 +207,9 @@ test('CSV: one row per setting, the frontier\'s columns; HTML: the frontier char
   assert.deepEqual(rows.slice(1).map((r) => r[0]), ['30ms', 'p90'])
   const col = (name: string) => SWEEP_CSV_COLUMNS.indexOf(name as never)
   for (const [i, r] of rows.slice(1).entries()) {
-    assert.equal(Number(r[col('extra_load_pct')]), frontier.rows[i]!.extraLoadPct)
-    assert.equal(Number(r[col('p99_ms')]), frontier.rows[i]!.p99)
+    assert.equal(Number(r[col('extra_load_pct')]), frontier.rows[i]!.extraLoadPct.value)
+    assert.equal(Number(r[col('extra_load_pct_high')]), frontier.rows[i]!.extraLoadPct.interval![1])
+    assert.equal(Number(r[col('p99_ms')]), frontier.rows[i]!.p99.value)
     assert.equal(r[col('on_frontier')], String(frontier.rows[i]!.onFrontier))
   }
   const html = renderSweepHtml(httpSweep, frontier)

@@ -33,13 +33,12 @@ export interface DeployFile {
 export function settingToEmit(sweep: SweepResult, recommended: string | null, emitFor?: string): DeploySetting | null {
   const label = emitFor ?? recommended
   const setting = label === null ? undefined : sweep.settings.find((s) => s.label === label)
-  return setting ? deploySetting(setting) : null
+  return setting ? deploySetting(sweep, setting) : null
 }
 
-/** A sweep's setting as the configs read it (the one place that knows the sweep's shape). */
-export function deploySetting(setting: SweepSetting): DeploySetting {
-  const config = setting.result.config
-  return { label: setting.label, delayMs: setting.delayMs, percentile: setting.percentile, maxAttempts: config.hedge.maxAttempts, budgetPct: config.hedge.budgetPct, config }
+/** A sweep's setting as the configs read it (the one place that knows the sweep's shape): its hedging, the sweep's run config. */
+export function deploySetting(sweep: SweepResult, setting: SweepSetting): DeploySetting {
+  return { label: setting.label, delayMs: setting.delayMs, percentile: setting.percentile, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct, config: sweep.run.config }
 }
 
 /** The files for one setting: gRPC runs get the service config, HTTP runs the interceptor; both get the Envoy route. */

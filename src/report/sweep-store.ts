@@ -26,8 +26,7 @@ export function renderSweepJson(sweep: SweepResult, frontier: SweepFrontier, ext
 }
 
 export async function saveSweep(outDir: string, sweep: SweepResult, frontier: SweepFrontier, deploy: DeployFile[], extra: Record<string, unknown> = {}): Promise<SavedSweep> {
-  const first = sweep.settings[0]?.result
-  const stem = `${first ? resultFileStem(first) : `${new Date().toISOString().slice(0, 19).replaceAll(':', '-')}Z`}-sweep`
+  const stem = `${resultFileStem(sweep.run)}-sweep`
   await makeDirs(outDir)
   for (let n = 1; n < 10_000; n++) {
     const base = join(outDir, n === 1 ? stem : `${stem}-${n}`)

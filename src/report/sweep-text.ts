@@ -36,14 +36,15 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
   return `${lines.join('\n')}\n`
 }
 
-function msFigure(f: Figure): string {
+/** A figure with its interval, as the sweep's text and HTML tables show it. */
+export function msFigure(f: Figure): string {
   return f.interval ? `${formatMs(f.value)} [${formatMs(f.interval[0])}, ${formatMs(f.interval[1])}]` : formatMs(f.value)
 }
 
-function countFigure(f: Figure): string {
+export function countFigure(f: Figure): string {
   return f.interval ? `${f.value} [${Math.floor(f.interval[0])}, ${Math.ceil(f.interval[1])}]` : String(f.value)
 }
 
-function pctFigure(f: Figure): string {
+export function pctFigure(f: Figure): string {
   return f.interval ? `${f.value.toFixed(1)} % [${f.interval[0].toFixed(1)}, ${f.interval[1].toFixed(1)}]` : `${f.value.toFixed(1)} %`
 }

@@ -22,7 +22,7 @@ export function checkVerifiable(urls: readonly string[]): void {
 /** `setting`: the one the service config was written for (its delay, attempts and budget). */
 export function verifySetting(base: SweepOptions, setting: { delayMs: number; maxAttempts: number; budgetPct: number | null }, serviceConfig: ServiceConfig): Promise<RunResult> {
   checkVerifiable(base.urls)
-  const { delays: _delays, onSetting: _onSetting, ...rest } = base
+  const { delays: _delays, maxAttempts: _attempts, budgets: _budgets, ...rest } = base
   return run({
     ...rest,
     mode: 'hedged',
