@@ -91,7 +91,7 @@ test('a graceful GOAWAY mid-run: 0 errors, 0 ejections, the refused streams rese
   // A new connection per GOAWAY (the run opens one per replica to begin with).
   assert.equal(plain.connectionsOpened, 2 + a.goaways + b.goaways)
   const n = plain.streamsResentAfterGoaway!
-  assert.match(renderText(result), new RegExp(`Resent:\\s+${n} requests the server did not process \\(an HTTP/2 GOAWAY`))
+  assert.match(renderText(result), new RegExp(`Resent:\\s+${n} streams refused by a GOAWAY`))
   const csv = renderCsvSummary(result).split('\n')
   const header = csv[0]!.split(',')
   const row = csv.map((l) => l.split(',')).find((cells) => cells[header.indexOf('scope')] === 'phase')!

@@ -97,7 +97,7 @@ interface Connection {
   dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean
   close(): Promise<unknown>
   destroy(err?: Error | null): Promise<unknown>
-  on(event: 'connect' | 'disconnect' | 'request-resent', listener: (...args: unknown[]) => void): unknown
+  on(event: 'connect' | 'disconnect', listener: (...args: unknown[]) => void): unknown
 }
 
 /** What a connection carries for the pool: attempts in flight, its protocol, and whether its last attempt was cancelled. */
@@ -252,7 +252,6 @@ export class ConnectionPool extends EventEmitter {
     // Prior knowledge (h2c), or --connections over TLS (the pre-run check saw ALPN choose h2): share it before it has even connected.
     if (h2c || origin.connections !== null) origin.share(client)
     client.on('connect', this.#onConnect)
-    client.on('request-resent', this.#onStreamResent) // HTTP/1.1 (h1-client.ts): a kept-alive connection closed under it unread
     client.on('disconnect', () => this.#onDisconnect(client))
     origin.all.push(client)
     return client

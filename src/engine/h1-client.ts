@@ -25,13 +25,7 @@
  * in the same turn of the event loop; a connection idle for longer than
  * the server's Keep-Alive hint (less a second) or keepAliveTimeout is
  * replaced before it is used, so a request is not written to a socket the
- * server is closing. A server may still close a kept-alive connection as
- * the request is written to it (its own idle timeout, a reload): a request
- * that may be repeated (an idempotent method, or marked idempotent) and
- * heard not one byte back is then sent once more on a new connection, as
- * Go's transport does. The server closed without reading it, so its
- * attempt is taken back (onRequestRefused) and counted again when it is
- * rewritten ('request-resent').
+ * server is closing.
  */
 import { EventEmitter } from 'node:events'
 import type { Socket } from 'node:net'
@@ -56,12 +50,7 @@ const KEEP_ALIVE_THRESHOLD_MS = 1000
 interface Queued {
   opts: Dispatcher.DispatchOptions
   handler: LegacyHandler
-  /** Sent once already on a kept-alive connection the server closed under it. */
-  resent?: boolean
 }
-
-/** RFC 9110 9.2.2's idempotent methods: a request the server may see twice. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'])
 
 export class H1Client extends EventEmitter implements ResponseSink {
   destroyed = false
@@ -79,12 +68,6 @@ export class H1Client extends EventEmitter implements ResponseSink {
   /** The exchange on the wire, and what it asked of the connection. */
   #handler: LegacyHandler | null = null
   #closeAfter = false
-  /** The exchange on the wire, as queued: sent again if the server closes a kept-alive connection under it unread. */
-  #current: Queued | null = null
-  /** Exchanges completed on the current socket: a request written after the first rides a kept-alive connection. */
-  #answered = 0
-  /** A byte of the current exchange's answer arrived. */
-  #heard = false
   /** Inside a parser callback: a request dispatched now waits until the read is parsed. */
   #parsing = false
   #idleSince = 0
@@ -144,8 +127,7 @@ export class H1Client extends EventEmitter implements ResponseSink {
       if (!this.#connecting) this.#open()
       return
     }
-    const queued = this.#queue.shift()!
-    const { opts, handler } = queued
+    const { opts, handler } = this.#queue.shift()!
     let wire: WireRequest
     try {
       wire = requestBytes(opts, this.#host)
@@ -154,25 +136,18 @@ export class H1Client extends EventEmitter implements ResponseSink {
       return this.#next()
     }
     this.#handler = handler
-    this.#current = queued
-    this.#heard = false
     this.#closeAfter = wire.close
     handler.onConnect((err?: Error) => this.#abort(handler, err))
     if (this.#handler !== handler) return // stopped in onConnect: never written
     this.#parser.expect(wire.head)
     socket.write(wire.bytes)
     handler.onRequestSent?.()
-    if (queued.resent) this.emit('request-resent')
   }
 
   /** An attempt stops its own exchange (a cancel, a deadline): as undici does, the connection goes with it. */
   #abort(handler: LegacyHandler, err?: Error): void {
-    if (this.#handler === handler) return this.#stop(handler, err ?? new errors.RequestAbortedError())
-    // Waiting to be sent again (#resendUnread): it leaves the queue; otherwise it is already over.
-    const at = this.#queue.findIndex((q) => q.handler === handler)
-    if (at < 0) return
-    this.#queue.splice(at, 1)
-    handler.onError(err ?? new errors.RequestAbortedError())
+    if (this.#handler !== handler) return // already over
+    this.#stop(handler, err ?? new errors.RequestAbortedError())
   }
 
   #stop(handler: LegacyHandler, err: Error): void {
@@ -210,7 +185,6 @@ export class H1Client extends EventEmitter implements ResponseSink {
 
   #attach(socket: Socket): void {
     this.#socket = socket
-    this.#answered = 0
     this.#parser.reset()
     this.#sockets++
     this.#idleSince = performance.now()
@@ -226,7 +200,6 @@ export class H1Client extends EventEmitter implements ResponseSink {
   /** Parses what `socket` read (or, with null, what a pause left over), then writes a request dispatched meanwhile. */
   #feed(socket: Socket, chunk: Buffer | null): void {
     if (socket !== this.#socket) return
-    if (chunk !== null) this.#heard = true
     this.#parsing = true
     try {
       const more = chunk === null ? this.#parser.resume() : this.#parser.execute(chunk)
@@ -253,29 +226,11 @@ export class H1Client extends EventEmitter implements ResponseSink {
       this.#socket = null
       const h = this.#handler
       // A body that runs until the connection closes ends here; anything else was cut off.
-      if (h !== null && !this.#parser.finish() && !this.#resendUnread(h)) this.#stop(h, error ?? new errors.SocketError('other side closed'))
+      if (h !== null && !this.#parser.finish()) this.#stop(h, error ?? new errors.SocketError('other side closed'))
     }
     this.emit('disconnect', this.#url, [this], error ?? new errors.SocketError('closed'))
     if (!this.destroyed) this.#next()
     this.#closeIfDone()
-  }
-
-  /**
-   * The server closed a kept-alive connection under a request it sent no
-   * byte back for: it closed without reading it. One that may be repeated
-   * goes again, first in line, on a new connection, once.
-   */
-  #resendUnread(h: LegacyHandler): boolean {
-    const q = this.#current
-    if (q === null || q.handler !== h || q.resent || this.#heard || this.#answered === 0) return false
-    if (!(q.opts.idempotent ?? IDEMPOTENT.has((q.opts.method ?? 'GET').toUpperCase()))) return false
-    this.#handler = null
-    this.#current = null
-    this.#parser.abandon()
-    q.resent = true
-    h.onRequestRefused?.()
-    this.#queue.unshift(q)
-    return true
   }
 
   #drop(socket: Socket): void {
@@ -306,7 +261,6 @@ export class H1Client extends EventEmitter implements ResponseSink {
     this.#handler = null
     const parser = this.#parser
     const socket = this.#socket
-    this.#answered++
     if (socket !== null && (this.#closeAfter || !parser.keepAlive)) this.#drop(socket)
     else {
       this.#idleSince = performance.now()

@@ -151,8 +151,7 @@ const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / wh
 
 
 /** HTTP/2 streams the server left unprocessed and that went again: counted once, not errors. */
-const resentText = (n: number): string =>
-  `${n} request${n === 1 ? '' : 's'} the server did not process (an HTTP/2 GOAWAY or REFUSED_STREAM, or a kept-alive HTTP/1.1 connection closed under ${n === 1 ? 'it' : 'them'} unread), sent again`
+const resentText = (n: number): string => `${n} stream${n === 1 ? '' : 's'} refused by a GOAWAY (or REFUSED_STREAM) before the server processed ${n === 1 ? 'it' : 'them'}, resent`
 
 function summary(p: PhaseResult): string[] {
   const rows = [

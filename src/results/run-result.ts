@@ -289,12 +289,10 @@ export interface PhaseResult extends Figures {
   /** Cancelled attempts whose HTTP/2 stream was reset (RST_STREAM) while the connection lived on. */
   streamsResetByCancel?: number
   /**
-   * Requests the server did not process and that were sent again: HTTP/2
-   * streams above a GOAWAY's last-stream-id or refused with REFUSED_STREAM,
-   * and HTTP/1.1 requests that may be repeated on a kept-alive connection
-   * the server closed without sending a byte back. Neither errors nor extra
-   * attempts (each was counted once, and processed once). Absent in results
-   * saved before it was measured.
+   * HTTP/2 streams the server did not process (above a GOAWAY's
+   * last-stream-id, or refused with REFUSED_STREAM) and that were sent again
+   * on a new stream: neither errors nor extra attempts (each was counted once,
+   * and processed once). Absent in results saved before it was measured.
    */
   streamsResentAfterGoaway?: number
   replicas: ReplicaFigures[]
