@@ -1,7 +1,8 @@
 /**
- * `hedgebench --html FILE` on REAL runs: the bin starts the built-in target
- * (a child `hedgebench serve`) from a temp profile with stalls, runs warm-up,
- * plain and hedged phases, and writes the report. The file must be
+ * `hedgebench --html FILE` on REAL runs: the command (main(), in the file's
+ * driver process) starts the built-in target (a child `hedgebench serve`)
+ * from a temp profile with stalls, runs warm-up, plain and hedged phases,
+ * and writes the report. The file must be
  * self-contained, and headless Chromium must draw every chart with every
  * series visible. The browser part is skipped (with a message) when Chromium
  * is absent; this test never installs anything.
@@ -18,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { chromiumAvailable, CHROMIUM_PATH, launchChromium, renderPage, type Browser, type RenderedPage } from './helpers/chromium.js'
-import { killAllChildren, runCli } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
 import { INDEPENDENT_STALLS, profileDir, type ProfileFiles } from './helpers/profiles.js'
 import { skipWithout } from './helpers/required-tool.js'
 
@@ -38,17 +39,16 @@ before(() => {
 })
 
 after(async () => {
-  killAllChildren()
   await browser?.close()
   profiles?.remove()
   // Kept when a test failed, for a look at the report and screenshot (the path is in the diagnostics).
   if (passed === planned) rmSync(out, { recursive: true, force: true })
 })
 
-/** A real run through the bin; returns the HTML file and the run's JSON. */
+/** A real run through main() (the file's driver process, runMain); returns the HTML file and the run's JSON. */
 async function realRun(name: string, load: string[]): Promise<{ file: string; html: string; result: { phases: Record<string, { timeline: unknown[]; hedging?: { hedgesSent: number } }> } }> {
   const file = join(out, `${name}.html`)
-  const r = await runCli(['--profile', profile, ...load, '--slow', '100', '--hedge-delay', '1ms', '--seed', '3', '--no-save', '-o', 'json', '--html', file], { timeoutMs: 60_000 })
+  const r = await runMain(['--profile', profile, ...load, '--slow', '100', '--hedge-delay', '1ms', '--seed', '3', '--no-save', '-o', 'json', '--html', file], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   return { file, html: readFileSync(file, 'utf8'), result: JSON.parse(r.stdout) }
 }
