@@ -13,7 +13,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
-import { killAllChildren, runCli, startCli, type CliRun } from './helpers/cli.js'
+import { killAllChildren, startCli, type CliRun } from './helpers/cli.js'
+import { runMain } from './helpers/main-cases.js'
+import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { runMergeWithStdin } from './helpers/merge-cli.js'
 import { settle, startServer, type CountingServer } from './helpers/servers.js'
@@ -35,7 +37,8 @@ before(async () => {
   const shards = [...Array(N).keys()].map((i) =>
     startCli(
       [...servers.map((s) => s.url), '-n', String(REQUESTS), '-c', '4', '--mode', 'both', '--warmup', '0', '--hedge-delay', '4ms', '--shard', `${i}/${N}`, '--start-at', startAt, '--out-dir', join(dir, `out-${i}`), '--csv-requests', join(dir, `requests-${i}.csv`), '--frames'],
-      { timeoutMs: 40_000 },
+      // One Node each, not the launcher's two: the shards are what is tested, not the launcher (launcher.test.ts).
+      { timeoutMs: 40_000, nodeArgs: YOUNG_GENERATION_FLAGS },
     ),
   )
   runs = await Promise.all(shards.map((s) => s.done))
@@ -54,15 +57,14 @@ after(async () => {
 })
 
 async function merge(args: string[]): Promise<RunResult> {
-  const r = await runCli(['merge', ...args, '-o', 'json'], { timeoutMs: 20_000 })
+  const r = await runMain(['merge', ...args, '-o', 'json'], { timeoutMs: 20_000 })
   assert.equal(r.code, 0, r.stderr)
   return JSON.parse(r.stdout) as RunResult
 }
 
 /**
- * `merge` of the shards' files in their order, run once for the file (each
- * merge is a Node process of its own): the tests below check it, and
- * compare the other orders and routes with it.
+ * `merge` of the shards' files in their order, run once for the file: the
+ * tests below check it, and compare the other orders and routes with it.
  */
 let oneStepMerge: Promise<RunResult> | undefined
 function mergeAll(): Promise<RunResult> {
@@ -119,7 +121,7 @@ test('merging in any order, or in two steps, gives the same result', async () =>
   const oneStep = await mergeAll()
   assert.deepEqual(await merge([files[2]!, files[0]!, files[1]!]), oneStep)
   const partial = join(dir, 'merged-01.json')
-  const first = await runCli(['merge', files[0]!, files[1]!, '--allow-partial', '--out', partial], { timeoutMs: 20_000 })
+  const first = await runMain(['merge', files[0]!, files[1]!, '--allow-partial', '--out', partial], { timeoutMs: 20_000 })
   assert.equal(first.code, 0, first.stderr)
   assert.deepEqual(await merge([files[2]!, partial]), oneStep)
 })
