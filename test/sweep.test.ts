@@ -68,6 +68,10 @@ test('the settings are the product of the lists, in order, named by what varies;
   assert.throws(() => planSettings(many, [2, 3], [null]), /42 settings \(21 delays × 2 --max-attempts × 1 budgets\): a sweep takes at most 40/)
 })
 
+test('a sweep refuses --workers before it sends anything: the lanes share one thread', async () => {
+  await assert.rejects(sweep({ urls: ['http://127.0.0.1:9'], delays: [20], workers: 2 }), (err: Error) => err instanceof UsageError && /--workers is not supported/.test(err.message))
+})
+
 test('lanes by shuffled blocks: each block holds every lane once, in a seeded order', () => {
   const draw = (seed: number): number[] => {
     const next = shuffledBlocks(5, seededRandom(seed))

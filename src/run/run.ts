@@ -80,6 +80,8 @@ export interface SettingsRun {
  */
 export async function runSettings(given: RunOptions, settings: readonly SettingHedge[]): Promise<SettingsRun> {
   if (settings.length === 0) throw new UsageError('a sweep needs at least one setting')
+  // Before anything is sent: the lanes share one thread's window (worker-pool.ts runs one lane per phase name).
+  if ((given.workers ?? 1) > 1) throw new UsageError('a sweep runs its lanes on one thread: --workers is not supported')
   const s = await session({ ...given, mode: 'both', schedule: 'interleaved' }, settings)
   const run = await s.execute()
   return { run, ...s.settingsMeasured() }
@@ -96,7 +98,6 @@ async function session(given: RunOptions, settings: readonly SettingHedge[] | nu
   const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names })
   const checked = withStreamLimits(cfg, reached)
   if (checked.grpc) await checkGrpcService(checked, checked.grpc.call, names)
-  if (settings && cfg.workers > 1) throw new UsageError('a sweep runs its lanes on one thread: --workers is not supported')
   return new RunSession(checked, options, buildConfigRecord(whole), reached, settings)
 }
 
