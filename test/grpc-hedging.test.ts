@@ -116,7 +116,8 @@ test('the Raspberry Pi experiment over gRPC: the plain tail, the hedged tail wit
 test('UNAVAILABLE (trailers-only) is non-fatal by default: hedged at once to another replica; plain calls fail with it', async () => {
   const target = await spawnTarget({ profile: { ...profile({ stalls: [], overrides: [{ index: 2, errors: { rate: 1, status: 503 } }] }) }, grpc: true })
   targets.push(target)
-  const result = await run({ urls: target.urls, grpc, concurrency: 4, requests: 90, warmup: 0, seed: 3, hedge: { delay: 1000, budgetPct: null as unknown as number }, serverStatsUrl: target.statsUrl })
+  // No ejection: the failing replica stays in the rotation (UNAVAILABLE would take it out, as a 503 would).
+  const result = await run({ urls: target.urls, grpc, concurrency: 4, requests: 90, warmup: 0, seed: 3, eject: false, hedge: { delay: 1000, budgetPct: null as unknown as number }, serverStatsUrl: target.statsUrl })
   const plain = result.phases.plain!
   const hedged = result.phases.hedged!
   // Requests rotate over the replicas: a third go to the failing one.

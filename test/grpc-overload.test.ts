@@ -38,8 +38,9 @@ async function replicas(shed: Answer): Promise<GrpcTestServer[]> {
 }
 
 async function hedgedRun(list: GrpcTestServer[]) {
-  // No budget and no error-rate gate: only the overload signals hold hedges back.
+  // No budget, no error-rate gate and no ejection: only the overload signals hold hedges back.
   return run({
+    eject: false,
     urls: list.map((s) => s.url),
     grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' },
     concurrency: 2,
@@ -123,6 +124,19 @@ for (const [name, target] of [
     assert.match(renderText(result), /Saturation suppressed: +overload 0, error rate [1-9]\d*/)
   })
 }
+
+test('a gRPC replica failing with UNAVAILABLE is ejected, as an HTTP one failing with 503 is, named by its code', async () => {
+  for (const [name, target] of [
+    ['HTTP/1.1 503', () => failingHttp(503)],
+    ['gRPC UNAVAILABLE', () => failingGrpc(UNAVAILABLE)],
+  ] as const) {
+    // The failures are delivered (no non-fatal status): five in a row at the failing replica eject it.
+    const result = await run({ ...(await target()), concurrency: 2, requests: 40, warmup: 0, mode: 'plain', seed: 3, hedge: { nonFatalStatus: [] } })
+    const ejections = result.phases.plain!.ejections ?? []
+    assert.ok(ejections.length > 0, `${name}: not ejected`)
+    assert.equal(ejections[0]!.cause, `5 failures in a row (last: ${name})`)
+  }
+})
 
 test('what a gRPC status and pushback ask of the gate (gRPC A6)', () => {
   const lookup = (h: Record<string, string>) => (name: string) => h[name]

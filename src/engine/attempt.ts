@@ -239,7 +239,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   }
 
   #report(error: Error | null, won: boolean, latencyMs: number): void {
-    const failure = failureOf(error, this.status)
+    const failure = failureOf(error, this.status, this.req.protocol)
     const policy = this.req.policy
     // A socket this machine could not open (EMFILE) says nothing about the replica or its strain.
     if (localFailureCode(error) === null) {
@@ -284,13 +284,18 @@ function isStrainSign(error: Error | null, status: number | null, protocol: Prot
 
 const STRAIN_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'HEDGE_DEADLINE_EXCEEDED'])
 
-/** What outlier ejection counts as this replica failing: a transport error or a 5xx (Envoy's consecutive_5xx). */
-function failureOf(error: Error | null, status: number | null): string | null {
+/**
+ * What outlier ejection counts as this replica failing: a transport error,
+ * or a status the protocol calls strain (Envoy's consecutive_5xx: an HTTP
+ * 5xx; for gRPC the codes its HTTP mapping makes a 5xx, UNAVAILABLE among
+ * them), named "HTTP/1.1 503", "gRPC UNAVAILABLE".
+ */
+function failureOf(error: Error | null, status: number | null, protocol: Protocol): string | null {
   if (error) {
     // Named as the phase's error table names it, so an ejection's cause is one of the errors listed.
     const code = errorKind(error)
     // Our own abort after Ctrl-C says nothing about the replica.
     return code === INTERRUPTED_CODE ? null : code
   }
-  return status !== null && status >= 500 ? `HTTP ${status}` : null
+  return status !== null && protocol.strained(status) ? `${protocol.name} ${protocol.statusLabel(status)}` : null
 }
