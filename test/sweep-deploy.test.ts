@@ -76,7 +76,7 @@ test('gRPC: the service config names the called method, the delay as a Duration,
   const setting = deploySetting(grpcSweep, grpcSweep.settings[1]!)
   const files = deployFiles(setting)
   assert.deepEqual(files.map((f) => f.name).sort(), ['envoy-route.yaml', 'grpc-service-config.json', 'grpc-service-config.notes.txt'])
-  const config = JSON.parse(file(files, 'grpc-service-config.json')) as any
+  const config = JSON.parse(file(files, 'grpc-service-config.json')) as { methodConfig: Array<{ name: unknown; hedgingPolicy: Record<string, unknown> }>; retryThrottling?: unknown; loadBalancingConfig: unknown }
   assert.equal(JSON.stringify(config), JSON.stringify(grpcServiceConfig(setting)))
   const [service, method] = SIM_WORK_CALL.split('/')
   assert.deepEqual(config.methodConfig[0].name, [{ service, method }])
@@ -124,7 +124,8 @@ function checkEnvoy(value: unknown, type: FieldType, path: string): void {
   if (type === 'any') return void ((typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)['@type'] === 'string') || fail('an Any with @type'))
   if (type.startsWith('list:')) {
     if (!Array.isArray(value)) return fail('a list')
-    return value.forEach((v, i) => checkEnvoy(v, type.slice(5) as FieldType, `${path}[${i}]`))
+    for (const [i, v] of value.entries()) checkEnvoy(v, type.slice(5) as FieldType, `${path}[${i}]`)
+    return
   }
   const message = type.slice(4)
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(`a ${message}`)
@@ -135,12 +136,24 @@ function checkEnvoy(value: unknown, type: FieldType, path: string): void {
   }
 }
 
-function envoyRoute(files: DeployFile[]): { text: string; vh: any; policy: any } {
+interface EnvoyRetryPolicy {
+  retry_on: string
+  num_retries: number
+  per_try_timeout: string
+  retry_host_predicate: Array<{ name: string }>
+  retriable_status_codes?: number[]
+}
+interface EnvoyVirtualHost {
+  hedge_policy: unknown
+  routes: Array<{ match: { path?: string; prefix?: string }; route: { retry_policy: EnvoyRetryPolicy } }>
+}
+
+function envoyRoute(files: DeployFile[]): { text: string; vh: EnvoyVirtualHost; policy: EnvoyRetryPolicy } {
   const text = file(files, 'envoy-route.yaml')
-  const doc = parseYaml(text)
+  const doc = parseYaml(text) as { virtual_hosts: EnvoyVirtualHost[] }
   checkEnvoy(doc, 'msg:RouteConfiguration', 'route_config')
-  const vh = doc.virtual_hosts[0]
-  return { text, vh, policy: vh.routes[0].route.retry_policy }
+  const vh = doc.virtual_hosts[0]!
+  return { text, vh, policy: vh.routes[0]!.route.retry_policy }
 }
 
 test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on the per-try timeout, retries from the attempts, previous hosts', () => {
@@ -200,7 +213,7 @@ test('--verify: the chosen gRPC setting through grpc-js with the emitted config,
   assert.throws(() => verifySetting({ urls: http.urls, delays: [] }, setting, config), /applies to grpc:\/\/ targets only/)
 })
 
-test('CSV: one row per setting, the frontier\'s columns; HTML: the frontier chart, a point per setting', () => {
+test('CSV: one row per setting, the frontier\'s columns; HTML: the frontier chart, the plain lane and each setting a point with its intervals', () => {
   const frontier = sweepFrontier(httpSweep, 5)
   const rows = parseCsv(renderSweepCsv(httpSweep, frontier))
   assert.deepEqual(rows[0], [...SWEEP_CSV_COLUMNS])
@@ -214,12 +227,23 @@ test('CSV: one row per setting, the frontier\'s columns; HTML: the frontier char
   }
   const html = renderSweepHtml(httpSweep, frontier)
   assert.match(html, /<svg data-chart="sweep-frontier"/)
-  for (const label of ['30ms', 'p90']) assert.match(html, new RegExp(`data-markers="setting:${label}"`))
+  for (const id of ['plain', 'setting:30ms', 'setting:p90']) {
+    assert.match(html, new RegExp(`data-markers="${id}"`))
+    assert.match(html, new RegExp(`data-series="${id}:intervals"`), 'its intervals, a whisker series the legend names')
+  }
+  // A lane's extra-load interval is a horizontal whisker: a second stroke, from low to high at its p99.
+  const row = frontier.rows[0]!
+  assert.ok(row.extraLoadPct.interval, 'an extra-load interval to draw')
+  const d = /data-series="setting:30ms:intervals" d="([^"]*)"/.exec(html)![1]!
+  const strokes = d.split('M').slice(1).map((m) => m.trim().split(/\s*L\s*/).map((xy) => xy.split(',').map(Number)))
+  assert.equal(strokes.length, 2, d)
+  const [from, to] = strokes[1]!
+  assert.ok(from![1] === to![1] && from![0]! < to![0]!, `horizontal: ${d}`)
   assert.ok(html.includes(frontier.recommendation.sentence.replaceAll("'", '&#39;').slice(0, 20)))
   assert.doesNotMatch(html, /<script/)
 })
 
-test('CLI: -o csv on stdout, the sweep saved with the configs for --emit-for; refusals are one line and exit 2', () => {
+test('CLI: -o csv on stdout, the sweep saved with the configs for --emit-for; gRPC --verify; refusals are one line and exit 2', () => {
   const out = join(dir, 'cli')
   const args = ['sweep', ...http.urls, '--hedge-delay', '40ms,80ms', '-n', '30', '--warmup', '20', '--seed', '4', '--out-dir', out]
   const cases = [
@@ -228,7 +252,11 @@ test('CLI: -o csv on stdout, the sweep saved with the configs for --emit-for; re
     { args: [...args, '--emit-for', 'p12'], cwd: dir },
     { args: [...args, '--emit-for', '80ms', '--no-save'], cwd: dir },
   ]
-  const [ok, ...refused] = runMainCases(cases)
+  const rpcOut = join(dir, 'cli-grpc')
+  const rpcArgs = ['sweep', ...grpc.urls, '--proto', SIM_PROTO, '--call', SIM_WORK_CALL, '--hedge-delay', '30ms', '-n', '30', '--warmup', '20', '--seed', '4', '--out-dir', rpcOut]
+  const [ok, ...rest] = runMainCases([...cases, { args: [...rpcArgs, '-o', 'json', '--verify', '--emit-for', '30ms'], cwd: dir }])
+  const refused = rest.slice(0, -1)
+  const rpc = rest.at(-1)!
   assert.equal(ok!.code, 0, ok!.stderr)
   assert.deepEqual(parseCsv(ok!.stdout).map((r) => r[0]), ['setting', '40ms', '80ms'])
   const saved = readdirSync(out).sort()
@@ -248,4 +276,14 @@ test('CLI: -o csv on stdout, the sweep saved with the configs for --emit-for; re
   assert.match(refused[2]!.stderr, /--emit-for .*drop --no-save/)
   // Nothing more was written by the refused ones: they stopped before the sweep.
   assert.equal(readdirSync(out).length, 3)
+
+  // gRPC --verify through the CLI: the JSON carries the verifying run, grpc-js's phase in it; the text went to stderr.
+  assert.equal(rpc.code, 0, rpc.stderr)
+  const verified = JSON.parse(rpc.stdout) as { verification: { label: string; result: { grpcClient: { requests: number; asked: { hedgingDelayMs: number } } } } }
+  assert.equal(verified.verification.label, '30ms')
+  assert.equal(verified.verification.result.grpcClient.requests, 30)
+  assert.equal(verified.verification.result.grpcClient.asked.hedgingDelayMs, 30)
+  assert.match(rpc.stderr, /^Verified 30ms through grpc-js/m)
+  const rpcDeploy = readdirSync(rpcOut).find((n) => n.endsWith('-sweep-deploy'))!
+  assert.deepEqual(readdirSync(join(rpcOut, rpcDeploy)).sort(), ['envoy-route.yaml', 'grpc-service-config.json', 'grpc-service-config.notes.txt'])
 })

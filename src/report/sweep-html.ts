@@ -1,14 +1,15 @@
 /**
  * The sweep as one self-contained HTML page: the frontier chart (extra load
- * across, the hedged phase's p99 up, one point per setting), the table and
- * the recommendation, all decided in sweep-frontier.ts. Built on the run
- * report's chart and page primitives, so it keeps the same CSP.
+ * across, the p99 up; the plain lane and each setting a point, with its 95 %
+ * intervals as whiskers), the table and the recommendation, all decided in
+ * sweep-frontier.ts. Built on the run report's chart and page primitives, so
+ * it keeps the same CSP.
  */
 import { formatMs } from '../core/duration.js'
 import { escapeHtml } from './escape.js'
 import { page, table } from './html.js'
-import { niceTicks, PALETTE, renderChart, type Series } from './svg-chart.js'
-import type { SweepFrontier } from './sweep-frontier.js'
+import { niceTicks, PALETTE, renderChart, type Point, type Series } from './svg-chart.js'
+import type { LaneFigures, SweepFrontier } from './sweep-frontier.js'
 import { countFigure, msFigure, pctFigure } from './sweep-text.js'
 import type { SweepResult } from '../results/sweep-result.js'
 
@@ -24,27 +25,48 @@ export function renderSweepHtml(sweep: SweepResult, frontier: SweepFrontier): st
   return page(title, body.filter((b) => b !== '').join('\n'))
 }
 
-/** Each setting a point (its own series, so the legend names it); the frontier's points joined by a line. */
+interface ChartPoint {
+  id: string
+  label: string
+  lane: LaneFigures
+}
+
+/** Each lane a point (its own series, so the legend names it) with a whisker per interval; the frontier's points joined by a dashed line. */
 function frontierChart(frontier: SweepFrontier): string {
-  const tip = (x: number, y: number) => `${x.toFixed(1)} % extra, p99 ${formatMs(y)}`
-  const points: Series[] = frontier.rows.map((r, i) => ({
-    id: `setting:${r.label}`,
-    label: `${r.label}${r.label === frontier.recommendation.label ? ' (recommended)' : ''}`,
-    points: [[r.extraLoadPct.value, r.p99.value]],
-    color: PALETTE[i % PALETTE.length]!,
-    markers: { format: tip },
-    noLine: true,
-  }))
+  const points: ChartPoint[] = [
+    { id: 'plain', label: 'plain (no hedging)', lane: frontier.plain },
+    ...frontier.rows.map((r) => ({ id: `setting:${r.label}`, label: `${r.label}${r.label === frontier.recommendation.label ? ' (recommended)' : ''}`, lane: r })),
+  ]
+  const series = points.flatMap((p, i) => lanePoint(p, PALETTE[i % PALETTE.length]!))
   const onFrontier = frontier.rows.filter((r) => r.onFrontier).sort((a, b) => a.extraLoadPct.value - b.extraLoadPct.value)
   const line: Series[] = onFrontier.length > 1 ? [{ id: 'frontier:p99', label: 'frontier', points: onFrontier.map((r) => [r.extraLoadPct.value, r.p99.value]), color: '#888', dash: '4 3' }] : []
+  const xMax = Math.max(1, ...points.map((p) => p.lane.extraLoadPct.interval?.[1] ?? p.lane.extraLoadPct.value))
   return renderChart({
     chart: 'sweep-frontier',
-    title: 'Tail against cost: hedged p99 by extra load (hedges sent per request)',
+    title: 'Tail against cost: p99 by extra load (hedges sent per request), 95 % intervals',
     xLabel: 'extra load, %',
     // From 0: no extra load is where hedging is off, the point every setting is weighed against.
-    xTicks: niceTicks(0, Math.max(...frontier.rows.map((r) => r.extraLoadPct.value), 1)),
-    panels: [{ yLabel: 'p99, ms', series: [...line, ...points] }],
+    xTicks: niceTicks(0, xMax),
+    panels: [{ yLabel: 'p99, ms', series: [...line, ...series] }],
   })
+}
+
+/**
+ * The point with its tooltip (markers only), and one line series that names
+ * the lane in the legend: its p99 interval as a vertical whisker and its
+ * extra load's as a horizontal one (a null y lifts the pen between them).
+ */
+function lanePoint(p: ChartPoint, color: string): Series[] {
+  const x = p.lane.extraLoadPct
+  const y = p.lane.p99
+  const whiskers: Point[] = [
+    ...(y.interval ? ([[x.value, y.interval[0]], [x.value, y.interval[1]]] as Point[]) : ([[x.value, y.value]] as Point[])),
+    ...(x.interval ? ([[x.value, null], [x.interval[0], y.value], [x.interval[1], y.value]] as Point[]) : []),
+  ]
+  return [
+    { id: `${p.id}:intervals`, label: p.label, points: whiskers, color },
+    { id: p.id, label: p.label, points: [[x.value, y.value]], color, noLine: true, markers: { format: () => `${pctFigure(x)} extra, p99 ${msFigure(y)}` } },
+  ]
 }
 
 function frontierTable(frontier: SweepFrontier): string {

@@ -14,7 +14,7 @@ export interface VerifyFigures {
   label: string
   hedgebench: { extraLoadPct: number; p50: number; p99: number; slow: number; requests: number }
   grpcJs: { extraLoadPct: number; p50: number; p99: number; slow: number; requests: number }
-  /** grpc-js's behaviours that differ from hedgebench's policy; `seen` when this run showed it. */
+  /** grpc-js's behaviours that differ from hedgebench's policy; `seen` when they were in play in this run (hedges sent that could meet them, or calls committed by headers). */
   differences: Array<{ text: string; seen: boolean }>
   caveats: string[]
 }
@@ -51,7 +51,7 @@ export function renderVerifyText(label: string, run: RunResult): string {
     '',
     ...formatTable(grpcClientTail(run), ['left', 'right']).map((l) => `  ${l}`),
     '',
-    'What grpc-js does differently (* seen in this run):',
+    'What grpc-js does differently (* in play in this run):',
     ...f.differences.map((d) => `  ${d.seen ? '*' : '-'} ${d.text}`),
   ]
   if (f.caveats.length > 0) lines.push('', 'grpc-js caveats:', ...f.caveats.map((c) => `  - ${c}`))
