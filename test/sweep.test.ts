@@ -164,6 +164,17 @@ test('a sweep stopped in its window keeps what every lane measured, in equal sha
   assert.match(renderSweepText(result, sweepFrontier(result)), /interrupted: what each lane measured until then/)
 })
 
+test('a sweep stopped in its warm-up has no setting to weigh, and says so', async () => {
+  const stop = new AbortController()
+  const result = await sweep({ urls: pi.urls, delays: [20], requests: 50, warmup: 100_000, concurrency: 4, seed: 3, signal: stop.signal, onProgress: (p) => (p.done >= 20 ? stop.abort() : undefined) })
+  assert.equal(result.partial, true)
+  assert.equal(result.run.stoppedIn, 'warmup')
+  assert.deepEqual(result.settings, [])
+  const frontier = sweepFrontier(result)
+  assert.equal(frontier.recommendation.label, null)
+  assert.match(renderSweepText(result, frontier), /stopped in its warm-up, before any setting ran/)
+})
+
 test('bad input is one line and exit 2: lists, --max-extra, too many settings, TLS and grpc-js flags', () => {
   const url = 'http://127.0.0.1:9'
   const cases: Array<[string[], RegExp]> = [

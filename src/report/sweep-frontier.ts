@@ -77,7 +77,7 @@ export interface SweepFrontier {
 
 export function sweepFrontier(sweep: SweepResult, maxExtraPct = DEFAULT_MAX_EXTRA_PCT): SweepFrontier {
   const plainPhase = sweep.run.phases.plain
-  if (!plainPhase) throw new Error('a sweep without a plain lane')
+  if (!plainPhase) return stoppedBeforeWindow(sweep, maxExtraPct)
   const plain = laneFigures(plainPhase, 1)
   const rows = sweep.settings.map((s) => rowOf(sweep, s))
   const lanes = new Map<LaneFigures, Measured>([[plain, measured(plainPhase)], ...sweep.settings.map((s, i): [LaneFigures, Measured] => [rows[i]!, measured(s.hedged)])])
@@ -85,6 +85,14 @@ export function sweepFrontier(sweep: SweepResult, maxExtraPct = DEFAULT_MAX_EXTR
   for (const row of rows) row.onFrontier = ![plain, ...rows].some((other) => other !== row && dominates(...sides(other, row)))
   const tailTie = (a: FrontierRow, b: FrontierRow): boolean => tailOrder(...sides(a, b)) === 0
   return { plain, rows, slowThresholdMs: plainPhase.slow.thresholdMs, maxExtraPct, recommendation: recommend(rows, plain, maxExtraPct, sweep, tailTie) }
+}
+
+/** Interrupted in the warm-up: no lane ran, nothing to weigh. */
+function stoppedBeforeWindow(sweep: SweepResult, maxExtraPct: number): SweepFrontier {
+  const none: Figure = { value: 0, interval: null }
+  const plain: LaneFigures = { requests: 0, p50: none, p99: none, 'p99.9': none, slow: none, extraLoadPct: none, errors: none }
+  const sentence = 'Nothing to recommend: the sweep was stopped in its warm-up, before any setting ran.'
+  return { plain, rows: [], slowThresholdMs: sweep.run.config.slowMs, maxExtraPct, recommendation: { label: null, indistinguishable: [], sentence } }
 }
 
 /** What two lanes are told apart by. */

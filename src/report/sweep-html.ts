@@ -19,7 +19,7 @@ export function renderSweepHtml(sweep: SweepResult, frontier: SweepFrontier): st
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="verdict">${escapeHtml(frontier.recommendation.sentence)}</p>`,
     frontier.rows.length > 0 ? `<figure>${frontierChart(frontier)}</figure>` : '<p>No setting finished: nothing to chart.</p>',
-    frontierTable(frontier),
+    frontier.rows.length > 0 ? frontierTable(frontier) : '',
     sweep.warnings.length > 0 ? `<h2>Warnings</h2><ul>${sweep.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : '',
   ]
   return page(title, body.filter((b) => b !== '').join('\n'))

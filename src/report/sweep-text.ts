@@ -24,11 +24,13 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
     ...figures(r),
     r.decision,
   ])
-  lines.push('', ...formatTable([header, plain, ...body], ['left', 'right', 'left']))
-  lines.push(
-    '',
-    '[low, high]: 95 % interval (none: too few requests to bound it). (*) on the frontier: neither the plain lane nor another setting is clearly better on the tail (p99, p99.9, p99.99, requests over the threshold: better on one, worse on none) or on extra load (hedges sent per request) without being clearly worse on either.',
-  )
+  if (rows.length > 0) {
+    lines.push('', ...formatTable([header, plain, ...body], ['left', 'right', 'left']))
+    lines.push(
+      '',
+      '[low, high]: 95 % interval (none: too few requests to bound it). (*) on the frontier: neither the plain lane nor another setting is clearly better on the tail (p99, p99.9, p99.99, requests over the threshold: better on one, worse on none) or on extra load (hedges sent per request) without being clearly worse on either.',
+    )
+  }
   lines.push('', frontier.recommendation.sentence)
   const server = sweep.server
   if (server) lines.push('', `Servers received ${server.received} requests; the lanes sent ${server.clientAttempts} attempts${server.match ? ' (they match)' : ' (MISMATCH)'}.`)
