@@ -37,14 +37,16 @@ const grpcOptions = () => ({ urls: grpc.urls, grpc: { proto: SIM_PROTO, call: SI
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-sweep-deploy-'))
 
 before(async () => {
-  // One call in five stalls 150 ms: a 30 ms delay hedges them, so grpc-js has something to hedge under --verify.
-  const model = { base: { type: 'uniform' as const, min: 3, max: 6 }, stalls: [{ type: 'independent' as const, probability: 0.2, ms: 150 }] }
+  // One call in ten stalls 100 ms: a 30 ms delay hedges them (grpc-js has something to hedge under --verify), and no stall is long enough to slow the file.
+  const model = { base: { type: 'uniform' as const, min: 3, max: 6 }, stalls: [{ type: 'independent' as const, probability: 0.1, ms: 100 }] }
   ;[http, grpc] = await Promise.all([
-    spawnTarget({ profile: 'pi', seed: 3 }),
+    spawnTarget({ profile: { name: 'http-stalls', description: 'stalls', replicas: 2, seed: 3, file: null, model }, seed: 3 }),
     spawnTarget({ profile: { name: 'grpc-stalls', description: 'stalls', replicas: 2, seed: 3, file: null, model }, grpc: true }),
   ])
-  httpSweep = await sweep({ urls: http.urls, delays: [30, 'p90'], requests: 60, warmup: 40, concurrency: 2, seed: 3, hedge: { nonFatalStatus: [503] } })
-  grpcSweep = await sweep({ ...grpcOptions(), delays: [30, 45.5] })
+  ;[httpSweep, grpcSweep] = await Promise.all([
+    sweep({ urls: http.urls, delays: [30, 'p90'], requests: 60, warmup: 40, concurrency: 2, seed: 3, hedge: { nonFatalStatus: [503] } }),
+    sweep({ ...grpcOptions(), delays: [30, 45.5] }),
+  ])
 })
 after(async () => {
   await Promise.all([http?.close(), grpc?.close()])
