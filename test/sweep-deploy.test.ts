@@ -208,7 +208,13 @@ test('--verify: the chosen gRPC setting through grpc-js with the emitted config,
   assert.equal(f.grpcJs.extraLoadPct, Math.round((run.grpcClient!.hedgesSent / 40) * 100 * 1000) / 1000)
   // Its budget (retryThrottling) was not applied to grpc-js's hedges: said as seen when it sent any.
   assert.equal(f.differences[1]!.seen, run.grpcClient!.hedgesSent > 0)
+  // How far, with compare's interval: extra load as a Poisson rate difference, in points.
+  const load = f.gap.extraLoadPoints
+  assert.ok(Math.abs(load.value - (f.grpcJs.extraLoadPct - f.hedgebench.extraLoadPct)) < 1e-9)
+  assert.ok(load.interval && load.interval[0] <= load.value && load.value <= load.interval[1], `${load.value} in ${load.interval}`)
   const text = renderVerifyText(setting.label, run)
+  assert.match(text, /extra load: .*, [+-][\d.]+ points \[[+-][\d.]+, [+-][\d.]+\]: (a difference beyond noise|within noise)/)
+  assert.match(text, /p99: grpc-js .* against .*, [+-]/)
   assert.match(text, /^Verified 30ms through grpc-js/)
   assert.match(text, /extra load: grpc-js [\d.]+ % against hedgebench's [\d.]+ %/)
   for (const d of [/previous-host exclusion/, /not applied to hedges/, /header commit/]) assert.match(text, d)
