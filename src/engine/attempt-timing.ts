@@ -3,11 +3,11 @@
  * timestamps an Attempt stamps (three performance.now() readings, no
  * allocation), and whether it opened the connection it was written on.
  *
- * A connection says 'connect' (the pool marks it here) and then,
- * synchronously in the same call, writes the request that was waiting for
- * it (its handler's onConnect). So an attempt whose onConnect runs while
- * the mark is set opened the connection; the mark is cleared at the next microtask in
- * any case, so a connection with no request written never marks a later one.
+ * Whether it opened its connection comes on its lease (connection-pool.ts):
+ * a connection says 'connect' and then, synchronously in the same call,
+ * writes the request that was waiting for it, so the pool marks that
+ * connection (connection.ts) and the lease of the next attempt written on
+ * it tells the attempt (`onConnectionOpened`, just before its onConnect).
  */
 
 /** What an attempt stamps; -1 = never reached. */
@@ -22,22 +22,4 @@ export interface AttemptTimes {
   firstByteAt: number
   /** This attempt waited for a connection that was opened for it. */
   openedConnection: boolean
-}
-
-let connectedMark = false
-const clearMark = (): void => {
-  connectedMark = false
-}
-
-/** A connection was just opened; its first request is written next, in the same call (the pool's 'connect'). */
-export function markConnectionOpened(): void {
-  connectedMark = true
-  queueMicrotask(clearMark)
-}
-
-/** True once, for the first attempt written on a connection that was just opened. */
-export function takeConnectionMark(): boolean {
-  if (!connectedMark) return false
-  connectedMark = false
-  return true
 }

@@ -16,7 +16,7 @@ import type { AttemptOutcome } from '../hedging/observer.js'
 import type { ResolvedPolicy } from '../hedging/policy.js'
 import type { Protocol } from '../protocol/protocol.js'
 import { AbortOnce } from './abort-once.js'
-import { takeConnectionMark, type AttemptTimes } from './attempt-timing.js'
+import type { AttemptTimes } from './attempt-timing.js'
 import { INTERRUPTED_CODE } from '../core/interruption.js'
 import { isOkStatus } from '../core/status.js'
 import { localFailureCode } from '../core/local-failure.js'
@@ -72,6 +72,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   requestSentAt = -1
   firstByteAt = -1
   openedConnection = false
+  /** Told by the pool before onConnect: the connection about to carry this copy was opened for it. */
+  #opening = false
   #unsentCounted = false
   #abort: Abort | null = null
   #resume: (() => void) | null = null
@@ -113,6 +115,11 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
 
   // ---- undici's handler protocol ----
 
+  /** The pool: the connection this copy is about to be written on was opened for it (onConnect follows). */
+  onConnectionOpened(): void {
+    this.#opening = true
+  }
+
   /** undici is about to write the request headers (where onRequestStart would fire). */
   onConnect(abort: Abort, context?: unknown): void {
     this.#abort = abort
@@ -125,7 +132,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     }
     this.sent = true
     this.connectedAt = this.req.policy.now()
-    this.openedConnection = takeConnectionMark()
+    this.openedConnection = this.#opening
+    this.#opening = false
     this.req.policy.observer?.attemptSent(this.index, this.origin)
     this.req.attemptStarted(context)
   }

@@ -1,56 +1,38 @@
 /**
- * The engine's connections: per origin, a free list of undici `Client`s
- * (pipelining 1, one connection each). Every attempt takes a Client that has
- * no attempt of its own in flight (or a new one), and gives it back when
- * undici makes the attempt's last callback. So a hedge always gets a
- * connection of its own (it never queues behind the original on a
- * pipelining-1 connection), and the hot path skips the Agent -> Pool ->
- * Client layers (an origin lookup, a scan of the pool's clients, two more
- * DispatcherBase.dispatch calls) for one Map lookup and a pop.
+ * The engine's connections, per origin, one pool per transport behind one
+ * `Connection` (connection.ts): HTTP/1.1 connections, one exchange each
+ * (h1-pool.ts), and shared h2 sessions (h2-pool.ts). With `allowH2`, an
+ * http:// origin speaks h2c with prior knowledge on hedgebench's own H2Client;
+ * an https:// connection (undici's Client) is h2 only if ALPN says so, and is
+ * shared from then on: until then, and for a server that only speaks
+ * HTTP/1.1, each attempt gets a connection of its own (never HTTP/1.1
+ * pipelining). The hot path skips undici's Agent -> Pool -> Client layers
+ * for one Map lookup and a pop.
  *
- * After an error the Client is given back on the next microtask: undici may
- * be failing its whole queue (a connection error), and must not find a new
- * attempt in it while it does.
+ * What the transports share is here: the origins, the lease each attempt
+ * holds on its connection (given back at its last callback, before its
+ * handler runs, so the caller's next attempt can have it), the -t deadlines,
+ * and the events that say what the connections cost: 'connect' per new
+ * connection, 'cancel-close' per connection closed because the attempt on it
+ * was cancelled (HTTP/1.1), 'stream-reset' per cancelled attempt on a shared
+ * h2 session (its stream is reset, the connection stays), and
+ * 'stream-resent' per h2c stream a GOAWAY or REFUSED_STREAM left unprocessed
+ * and H2Client sent again.
  *
- * A Client taken back at an attempt's last callback may still be finishing
- * that response (undici frees the socket on the next turn); the next attempt
- * on it waits in its queue and is written when the socket is free, as it
- * would in undici's Pool. An attempt aborted on the wire (a cancelled hedge,
- * a timeout) destroys its socket; the Client reconnects for its next attempt.
- *
- * HTTP/2 connections are shared instead, as a real h2 client shares them:
- * every attempt to an origin is a stream on an h2 session (a Client with up
- * to STREAMS_PER_SESSION streams; a further session only when those are all
- * busy). A cancelled attempt is then a stream reset (RST_STREAM) and the
- * session lives on. With `allowH2`, an http:// origin speaks h2c with prior
- * knowledge (known to be h2 before it connects) on hedgebench's own
- * H2Client (h2-client.ts); an https:// connection (undici's Client) is
- * h2 only if ALPN says so, and is shared from then on: until then, and for
- * a server that only speaks HTTP/1.1, each attempt gets a connection of its
- * own as above (never HTTP/1.1 pipelining).
- *
- * With `connections` (--connections, ghz's), an origin's attempts are
- * spread over exactly that many h2 sessions instead: its first attempts open
- * them, and each later one goes to the session with the fewest streams in
- * flight (ties take turns), where it waits, not yet sent, while that session
- * is at its server's limit. An https:// origin is shared from its first
- * attempt then, as h2c is: the run's pre-run check has refused any whose ALPN
- * did not choose h2, so its first attempts need not each open a connection
- * while the handshake is under way.
+ * After an error the connection is given back on the next microtask: undici
+ * may be failing its whole queue (a connection error), and must not find a
+ * new attempt in it while it does. A connection given back at an attempt's
+ * last callback may still be finishing that response; the next attempt on it
+ * waits in its queue, as it would in undici's Pool.
  *
  * The interface is the part of undici's Agent the engine uses: `dispatch`,
- * `close`, `destroy` and events that say what the connections cost:
- * 'connect' per new connection, 'cancel-close' per connection closed
- * because the attempt on it was cancelled (HTTP/1.1: undici destroys the
- * socket), 'stream-reset' per cancelled attempt on a shared h2 session
- * (its stream is reset, the connection stays), and 'stream-resent' per h2c
- * stream a GOAWAY or REFUSED_STREAM left unprocessed and H2Client sent again.
+ * `close`, `destroy` and the events above.
  */
 import { EventEmitter } from 'node:events'
-import { buildConnector, Client, type Dispatcher } from 'undici'
-import { markConnectionOpened } from './attempt-timing.js'
-import { H1Client } from './h1-client.js'
-import { H2Client } from './h2-client.js'
+import { buildConnector, type Client, type Dispatcher } from 'undici'
+import type { Connection, PooledConnection } from './connection.js'
+import { H1Pool, closesOnCancel, openH1 } from './h1-pool.js'
+import { H2Pool, STREAMS_PER_SESSION } from './h2-pool.js'
 import { tlsTrust, type TlsSettings } from './tls-options.js'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
@@ -83,110 +65,32 @@ export interface ConnectionPoolOptions {
   connections?: number
 }
 
-/**
- * Streams one h2 session carries at once, as undici's Client allows by
- * default (and Node's h2 server's usual peer limit); a further session opens
- * only when every session is that busy.
- */
-const STREAMS_PER_SESSION = 100
-
-/** What the pool needs of one connection: an undici Client (h2, ALPN), or an H1Client (HTTP/1.1). */
-interface Connection {
-  readonly destroyed: boolean
-  readonly closed: boolean
-  dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean
-  close(): Promise<unknown>
-  destroy(err?: Error | null): Promise<unknown>
-  on(event: 'connect' | 'disconnect', listener: (...args: unknown[]) => void): unknown
-}
-
-/** What a connection carries for the pool: attempts in flight, its protocol, and whether its last attempt was cancelled. */
-interface PooledClient extends Connection {
-  inFlight: number
-  /** Speaks h2 (prior knowledge, or ALPN chose it): attempts share it. */
-  h2: boolean
-  cancelledLast: boolean
-  /**
-   * undici is failing this Client's queue (a connection error) until the
-   * next microtask: no attempt may join it meanwhile. An h2 session is
-   * shared, so an attempt re-dispatched from an error callback would
-   * otherwise land in the very queue undici is emptying, and undici's
-   * `assert(client[kSize] === 0)` throws out of a socket event (the process
-   * dies; seen with h2c against an HTTP/1.1 server).
-   */
-  failing: boolean
-  /**
-   * hedgebench's own h2c connection (H2Client): it says itself which cancels
-   * reset a stream ('stream-reset') and which streams a GOAWAY sent again
-   * ('stream-resent'), and never fails a queue from under a callback.
-   */
-  ownStreams?: boolean
-}
-
+/** One origin's connections: HTTP/1.1 ones, and h2 sessions when the run may speak h2. */
 class Origin {
-  /** HTTP/1.1 Clients with no attempt in flight. */
-  readonly free: PooledClient[] = []
-  /** h2 sessions, shared by attempts. */
-  readonly shared: PooledClient[] = []
-  readonly all: PooledClient[] = []
-  /** Streams one h2 session of this origin carries at once: the server's limit, at most STREAMS_PER_SESSION. */
-  readonly streams: number
-  /** Where the next look for the least busy session starts (--connections): ties take turns. */
-  #turn = 0
+  readonly h1 = new H1Pool()
+  readonly all: PooledConnection[] = []
   constructor(
     readonly url: string,
-    serverLimit: number | undefined,
-    /** --connections: the sessions its attempts are spread over; null: one, and another when it is full. */
-    readonly connections: number | null,
-  ) {
-    this.streams = Math.max(1, Math.min(STREAMS_PER_SESSION, serverLimit ?? STREAMS_PER_SESSION))
+    /** null: HTTP/1.1 only (no allowH2). */
+    readonly h2: H2Pool | null,
+  ) {}
+
+  /** A connection this attempt may use now, or null (open another). */
+  take(): PooledConnection | null {
+    return this.h2?.take() ?? this.h1.take()
   }
 
-  /** A Client this attempt may use now, or null (open another). */
-  take(): PooledClient | null {
-    if (this.connections !== null) return this.#spread(this.connections)
-    for (const c of this.shared) if (c.inFlight < this.streams && !c.failing && !c.destroyed && !c.closed) return c
-    return this.free.pop() ?? null
-  }
-
-  /**
-   * --connections: null while fewer than `n` sessions are open (the caller
-   * opens one), else the one with the fewest attempts in flight, looked for
-   * from a start that moves on each time, so that equally busy sessions take
-   * turns. A full one still takes it: the attempt waits there, unsent.
-   */
-  #spread(n: number): PooledClient | null {
-    const all = this.shared
-    let open = 0
-    let best: PooledClient | null = null
-    for (let k = 0; k < all.length; k++) {
-      const c = all[(this.#turn + k) % all.length]!
-      if (c.destroyed || c.closed) continue
-      open++
-      if (!c.failing && (best === null || c.inFlight < best.inFlight)) best = c
-    }
-    this.#turn = all.length === 0 ? 0 : (this.#turn + 1) % all.length
-    return open < n ? null : best
-  }
-
-  /** The attempt on `client` made its last callback. */
-  give(client: PooledClient): void {
-    client.inFlight--
-    if (!client.h2 && !client.destroyed && !client.closed) this.free.push(client)
-  }
-
-  /** `client` speaks h2 from now on: streams on it, up to the session's limit. */
-  share(client: PooledClient): void {
-    if (client.h2) return
-    client.h2 = true
-    if (client instanceof Client) client.pipelining = this.streams
-    this.shared.push(client)
+  /** The attempt on `c` made its last callback. */
+  give(c: PooledConnection): void {
+    c.inFlight--
+    this.h1.give(c)
   }
 }
 
 export class ConnectionPool extends EventEmitter {
   readonly #origins = new Map<string, Origin>()
   readonly #clientOptions: Client.Options
+  readonly #keepAlive: { keepAliveTimeout: number; keepAliveMaxTimeout: number }
   /** Opens a socket: undici's connector (TLS with ALPN when allowH2), or the caller's. */
   readonly #connect: buildConnector.connector
   readonly #allowH2: boolean
@@ -201,13 +105,12 @@ export class ConnectionPool extends EventEmitter {
     super()
     const h2 = options.allowH2
     this.#clientOptions = {
-      // One attempt per HTTP/1.1 connection; an h2 session takes more once it is known to be one (Origin.share).
-      pipelining: 1,
       ...(h2 ? { maxConcurrentStreams: STREAMS_PER_SESSION } : {}),
       keepAliveTimeout: options.keepAliveTimeout,
       keepAliveMaxTimeout: options.keepAliveMaxTimeout,
       allowH2: h2,
     }
+    this.#keepAlive = { keepAliveTimeout: options.keepAliveTimeout, keepAliveMaxTimeout: options.keepAliveMaxTimeout }
     // One connector (and TLS session cache) for every connection.
     this.#connect = options.connector ?? tlsConnector(options.tls ?? {}, options.connectTimeoutMs, h2)
     this.#allowH2 = h2
@@ -231,74 +134,44 @@ export class ConnectionPool extends EventEmitter {
         ;(handler as unknown as LegacyHandler).onError(new Error('the connection pool is closed'))
         return false
       }
-      origin = new Origin(String(key), this.#streamLimits?.[String(key)], this.#connections)
+      origin = new Origin(String(key), this.#allowH2 ? new H2Pool(this.#streamLimits?.[String(key)], this.#connections) : null)
       this.#origins.set(key, origin)
     }
-    const client = origin.take() ?? this.#newClient(origin)
-    client.inFlight++
+    const c = origin.take() ?? this.#open(origin)
+    c.inFlight++
     // Its callers (Attempts) speak undici's legacy handler protocol.
-    const lease = new Lease(this, origin, client, handler as unknown as LegacyHandler)
+    const lease = new Lease(this, origin, c, handler as unknown as LegacyHandler)
     if (this.#deadlines) this.#deadlines.add(lease)
-    return client.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
+    return c.conn.dispatch(opts, lease as unknown as Dispatcher.DispatchHandler)
   }
 
-  #newClient(origin: Origin): PooledClient {
-    const h2c = this.#allowH2 && origin.url.startsWith('http:')
-    const client = h2c ? this.#h2Client(origin) : this.#allowH2 ? this.#undiciClient(origin) : (new H1Client(origin.url, { connect: this.#connect, keepAliveTimeout: this.#clientOptions.keepAliveTimeout!, keepAliveMaxTimeout: this.#clientOptions.keepAliveMaxTimeout! }) as unknown as PooledClient)
-    client.inFlight = 0
-    client.h2 = false
-    client.cancelledLast = false
-    client.failing = false
-    // Prior knowledge (h2c), or --connections over TLS (the pre-run check saw ALPN choose h2): share it before it has even connected.
-    if (h2c || origin.connections !== null) origin.share(client)
-    client.on('connect', this.#onConnect)
-    client.on('disconnect', () => this.#onDisconnect(client))
-    origin.all.push(client)
-    return client
+  /** A new connection to `origin`, in the transport's pool it speaks. */
+  #open(origin: Origin): PooledConnection {
+    const h2 = origin.h2
+    const c =
+      h2 === null
+        ? openH1(origin.url, { connect: this.#connect, ...this.#keepAlive })
+        : origin.url.startsWith('http:')
+          ? h2.openH2c(origin.url, this.#connect, this.#told)
+          : h2.openTls(origin.url, this.#clientOptions, this.#connect)
+    c.conn.on('connect', (...args: unknown[]) => {
+      // The connection's first request is written right after this, in the same call (every Connection alike): that attempt opened it.
+      c.opened()
+      this.emit('connect', ...args)
+    })
+    c.conn.on('disconnect', () => this.#onDisconnect(c))
+    origin.all.push(c)
+    return c
   }
 
-  /** h2c (prior knowledge): hedgebench's own HTTP/2 connection, which counts its resets and resent streams itself. */
-  #h2Client(origin: Origin): PooledClient {
-    const client = new H2Client(origin.url, { connect: this.#connect, maxStreams: origin.streams })
-    client.on('stream-reset', this.#onStreamReset)
-    client.on('stream-resent', this.#onStreamResent)
-    return Object.assign(client, { ownStreams: true }) as unknown as PooledClient
-  }
-
-  readonly #onStreamReset = (): void => {
-    this.emit('stream-reset')
-  }
-
-  readonly #onStreamResent = (): void => {
-    this.emit('stream-resent')
-  }
-
-  /** An undici Client on https:// that speaks h2 if ALPN chooses it. */
-  #undiciClient(origin: Origin): PooledClient {
-    const connect = this.#connect
-    // Each socket says which protocol ALPN chose: an h2 one is shared.
-    const client = new Client(origin.url, {
-      ...this.#clientOptions,
-      connect: (opts, callback) =>
-        connect(opts, (...args: buildConnector.CallbackArgs) => {
-          const socket = args[1] as { alpnProtocol?: string | false } | null
-          if (socket?.alpnProtocol === 'h2') origin.share(client)
-          callback(...args)
-        }),
-    }) as unknown as PooledClient
-    return client
-  }
-
-  readonly #onConnect = (...args: unknown[]): void => {
-    // The connection's first request is written right after this, in the same call (undici's Client and H1Client alike).
-    markConnectionOpened()
-    this.emit('connect', ...args)
+  readonly #told = (event: 'stream-reset' | 'stream-resent'): void => {
+    this.emit(event)
   }
 
   /** A connection closed: because the attempt on it was cancelled (undici destroys an HTTP/1.1 socket to stop it)? */
-  #onDisconnect(client: PooledClient): void {
-    if (!client.cancelledLast) return
-    client.cancelledLast = false
+  #onDisconnect(c: PooledConnection): void {
+    if (!c.cancelledLast) return
+    c.cancelledLast = false
     this.#closing--
     this.emit('cancel-close')
   }
@@ -309,12 +182,11 @@ export class ConnectionPool extends EventEmitter {
   }
 
   /** A cancelled attempt (the loser of a race) left its connection: count what it cost. */
-  attemptCancelled(client: PooledClient, sent: boolean): void {
-    if (client.ownStreams) return // it counts the streams it really reset
-    if (!client.h2) {
-      // undici destroys an HTTP/1.1 socket to stop the attempt on it: counted when it has closed.
-      if (!client.cancelledLast) this.#closing++
-      client.cancelledLast = true
+  attemptCancelled(c: PooledConnection, sent: boolean): void {
+    if (c.ownStreams) return // it counts the streams it really reset
+    if (!c.h2) {
+      // An HTTP/1.1 socket is closed to stop the attempt on it: counted when it has closed.
+      if (closesOnCancel(c)) this.#closing++
       return
     }
     if (sent) this.emit('stream-reset') // aborted before its headers: no stream to reset
@@ -336,8 +208,8 @@ export class ConnectionPool extends EventEmitter {
   #clients(): Connection[] {
     const all: Connection[] = []
     for (const o of this.#origins.values()) {
-      all.push(...o.all)
-      o.free.length = 0
+      for (const c of o.all) all.push(c.conn)
+      o.h1.clear()
     }
     return all
   }
@@ -372,7 +244,7 @@ class Lease extends Deadline implements LegacyHandler {
   constructor(
     readonly pool: ConnectionPool,
     readonly origin: Origin,
-    readonly client: PooledClient,
+    readonly client: PooledConnection,
     readonly inner: LegacyHandler,
   ) {
     super()
@@ -399,6 +271,8 @@ class Lease extends Deadline implements LegacyHandler {
 
   onConnect(abort: Abort, context?: unknown): void {
     this.#abort = abort
+    // The first attempt written on a socket just opened waited for that connection (the Details' connect time).
+    if (this.client.takeOpened()) this.inner.onConnectionOpened?.()
     // Expired while waiting for a connection: stop before the headers are
     // written, and before the attempt is told it reached the wire (it would
     // count as sent, and the server's count would be one short).

@@ -27,6 +27,12 @@ export interface LegacyHandler {
    * second onConnect) or fails; undici never calls it.
    */
   onRequestRefused?(): void
+  /**
+   * hedgebench's connection pool (connection-pool.ts), just before
+   * onConnect: the connection this request is about to be written on was
+   * opened for it. undici never calls it.
+   */
+  onConnectionOpened?(): void
 }
 
 /** Whether `handler` wants the raw header views of an answer with this status: yes unless it says otherwise. */
@@ -39,6 +45,10 @@ export class ForwardingHandler implements LegacyHandler {
 
   onConnect(abort: Abort, context?: unknown): void {
     this.inner.onConnect(abort, context)
+  }
+
+  onConnectionOpened(): void {
+    this.inner.onConnectionOpened?.()
   }
 
   onHeaders(statusCode: number, headers: Buffer[], resume: () => void, statusText?: string): boolean {

@@ -34,6 +34,7 @@ import { wantsHeaders, type LegacyHandler } from './forwarding-handler.js'
 import { ParseError, ResponseParser, type ResponseSink } from './h1-response-parser.js'
 import { requestBytes, type WireRequest } from './h1-request.js'
 import { openSocket } from './open-socket.js'
+import type { Connection } from './connection.js'
 
 export interface H1ClientOptions {
   /** Opens the socket (undici's connector: TCP, or TLS with ALPN http/1.1). */
@@ -52,7 +53,7 @@ interface Queued {
   handler: LegacyHandler
 }
 
-export class H1Client extends EventEmitter implements ResponseSink {
+export class H1Client extends EventEmitter implements ResponseSink, Connection {
   destroyed = false
   closed = false
   readonly #url: URL

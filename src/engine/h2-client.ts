@@ -49,6 +49,7 @@ import { EventEmitter } from 'node:events'
 import type { Socket } from 'node:net'
 import { errors, type buildConnector, type Dispatcher } from 'undici'
 import type { Abort, LegacyHandler } from './forwarding-handler.js'
+import type { Connection } from './connection.js'
 import { bodyBuffer, headerPairs } from './h1-request.js'
 import {
   CLIENT_PREFACE, codeName, DEFAULT_MAX_FRAME, DEFAULT_WINDOW, Flag, frame, FRAME_HEADER, FrameReader, FrameType, goawayFrame, H2Code,
@@ -139,7 +140,7 @@ class Stream {
   }
 }
 
-export class H2Client extends EventEmitter {
+export class H2Client extends EventEmitter implements Connection {
   destroyed = false
   closed = false
   readonly #url: URL
