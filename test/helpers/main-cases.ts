@@ -41,6 +41,7 @@ export interface MainOptions {
   cwd?: string
   /** Set for this case only, over the driver's environment (NO_COLOR=1, as runCli's). */
   env?: Record<string, string | undefined>
+  /** A bound for a hang, not for the machine's speed: a loaded machine took over 15 s for a 3-call gRPC run (default 60 s). */
   timeoutMs?: number
 }
 
@@ -108,7 +109,7 @@ function pump(): void {
 export function runMain(args: string[], opts: MainOptions = {}): Promise<CliRun> {
   const c: DriverCase = { args, cwd: opts.cwd ?? process.cwd(), ...(opts.env ? { env: opts.env } : {}) }
   return new Promise<CliRun>((resolve) => {
-    queue.push({ c, timeoutMs: opts.timeoutMs ?? 15_000, resolve })
+    queue.push({ c, timeoutMs: opts.timeoutMs ?? 60_000, resolve })
     pump()
   })
 }
