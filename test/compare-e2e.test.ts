@@ -98,7 +98,7 @@ test('a run compared with itself is within noise on every metric, and --fail-if 
   assert.doesNotMatch(text.stdout, /\b(better|worse)\s*$/m)
 })
 
-test('the same configuration measured twice: identical configurations, each file read, and --fail-if does not fire', async () => {
+test('the same configuration measured twice: identical configurations, each file read, and --fail-if fires only as their p50s say', async () => {
   const json = await compare('fast.json', 'fast-again.json', '-o', 'json')
   assert.equal(json.code, 0, json.stderr)
   type Row = { metric: string; values: Array<number | null>; changes: Array<{ abs: number; verdict: string } | null> }
@@ -117,9 +117,14 @@ test('the same configuration measured twice: identical configurations, each file
     assert.equal(metric(key).changes[1]!.verdict, 'within noise', key)
   }
 
+  // Two runs one after the other on a shared machine can differ by more than any fixed ratio (a loaded
+  // machine once doubled the second one's p50: 9.6 -> 20.1 ms): whether the gate fires is compare's
+  // decision on the two files' own p50s, and on a quiet machine it does not.
+  const holds = b.latencyMs.p50 > 2 * a.latencyMs.p50
   const text = await compare('fast.json', 'fast-again.json', '--fail-if', 'p50>+100%')
-  assert.equal(text.code, 0, text.stderr)
-  assert.equal(text.stderr, '')
+  assert.equal(text.code, holds ? 1 : 0, `p50 ${a.latencyMs.p50} -> ${b.latencyMs.p50} ms: ${text.stderr}`)
+  if (holds) assert.match(text.stderr, /^hedgebench: --fail-if "p50>\+100%" holds for fast-again\.json/)
+  else assert.equal(text.stderr, '')
   assert.match(text.stdout, /Configuration: identical/)
   // The table shows the verdict compare computed, row by row (a verdict may carry its reason in parentheses).
   for (const m of c.metrics) assert.match(text.stdout, new RegExp(`^  ${m.metric.replace('.', '\\.')}\\s.*\\s${m.changes[1]!.verdict}( \\(.*\\))?$`, 'm'), m.metric)
@@ -137,7 +142,8 @@ test('a 5 ms target against a 15 ms target: p50 is worse, and --fail-if "p50>+10
     metrics: Array<{ metric: string; values: number[]; changes: Array<{ abs: number; verdict: string } | null> }>
   }
   const p50 = json.metrics.find((m) => m.metric === 'p50')!
-  assert.ok(p50.values[0]! < 15 && p50.values[1]! >= 15, `p50s ${p50.values.join(' / ')} ms`)
+  // Each server's delay is a floor under its p50; how far above it is the machine's (a load of 17 put the 5 ms one at 25 ms).
+  assert.ok(p50.values[0]! >= 5 && p50.values[1]! >= 15 && p50.values[1]! > p50.values[0]!, `p50s ${p50.values.join(' / ')} ms`)
   assert.equal(p50.changes[1]!.verdict, 'worse')
 
   // The reverse: slower p50 is better, so "p50>+10%" does not hold; "p50<-10%" does.
@@ -145,9 +151,11 @@ test('a 5 ms target against a 15 ms target: p50 is worse, and --fail-if "p50>+10
   assert.equal(reverse.code, 0, reverse.stderr)
   assert.match(reverse.stdout, /^\s+p50\s.*\sbetter\s*$/m)
   assert.equal((await compare('slow.json', 'fast.json', '--fail-if', 'p50<-10%')).code, 1)
-  // An absolute threshold between the two medians: holds for slow.json only.
-  assert.equal((await compare('fast.json', 'slow.json', '--fail-if', 'p50>14ms')).code, 1)
-  assert.equal((await compare('slow.json', 'fast.json', '--fail-if', 'p50>14ms')).code, 0)
+  // An absolute threshold between the two medians: holds for slow.json only. Between the files' own medians,
+  // not between the servers' 5 and 15 ms: a loaded machine can put the 5 ms server's p50 above 14 ms.
+  const between = `p50>${((p50.values[0]! + p50.values[1]!) / 2).toFixed(2)}ms`
+  assert.equal((await compare('fast.json', 'slow.json', '--fail-if', between)).code, 1, between)
+  assert.equal((await compare('slow.json', 'fast.json', '--fail-if', between)).code, 0, between)
 })
 
 test('differing configurations are listed above the table (concurrency, URL)', async () => {
