@@ -1,34 +1,87 @@
 #!/usr/bin/env node
 /**
- * `npm test` after the build: every test file under dist/test, two files at
- * a time (Node's default on 2 cores is one), except the few listed in ALONE,
- * which run afterwards one at a time.
+ * The test tiers, after the build (package.json):
  *
- * Why those run alone: their statistical bounds allow for freezes of the
- * test process itself (test/helpers/freeze-watch.ts), but not for the
- * target's own process being starved of CPU by another test file, which
- * two files at a time on 2 cores can do for 100 ms and more (seen: two
- * grpc-js calls over --slow with no client freeze). Alone they run as they
- * always did.
+ *   npm test            node scripts/test.mjs        every file but E2E
+ *   npm run test:e2e    node scripts/test.mjs e2e    the E2E files only
+ *   npm run test:all    node scripts/test.mjs all    both (what .ci/run runs)
+ *
+ * E2E files are the long end-to-end runs (sweeps, worker threads, Chromium,
+ * the demo, shards, the stall statistics): about a quarter of the suite's
+ * CPU time, most of its waiting on stalls and browsers, and the files that
+ * must run alone. A file in no list is in `npm test`.
+ *
+ * Within a tier, two steps:
+ * 1. Everything except ALONE and LIGHT, two files at a time (Node's default
+ *    on 2 cores is one), the files that take longest started first (FIRST),
+ *    so that the step does not end on one long file with a core idle.
+ * 2. The ALONE files one after another, and beside them the LIGHT files one
+ *    after another (their output is printed once the step ends).
+ *
+ * Why ALONE: their statistical bounds allow for freezes of the test process
+ * itself (test/helpers/freeze-watch.ts), but not for the target's own
+ * process being starved of CPU by another test file with its own servers,
+ * which two such files at a time on 2 cores can do for 100 ms and more
+ * (seen: two grpc-js calls over --slow with no client freeze). A LIGHT file
+ * is a unit test: no server, no child process, about one core at most for
+ * a second or two, as the CPU hog the suite is checked beside (README,
+ * Development), so it can keep the second core busy while an ALONE file runs.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'test')
-const ALONE = new Set(['grpc-hedging.test.js', 'grpc-js-hedging.test.js', 'h2c.test.js', 'hedging-stalls.test.js'])
 
-const files = readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort()
-const paired = files.filter((f) => !ALONE.has(f)).map((f) => join(dir, f))
-const alone = files.filter((f) => ALONE.has(f)).map((f) => join(dir, f))
+const ALONE = ['hedging-stalls', 'grpc-js-hedging', 'h2c', 'grpc-hedging']
 
-function nodeTest(concurrency, list) {
-  if (list.length === 0) return 0
-  const r = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...list], { stdio: 'inherit' })
-  return r.status ?? 1
+const E2E = new Set([...ALONE, 'sweep', 'workers', 'html-e2e', 'html-chromium', 'demo', 'shards-e2e', 'hedging-telemetry', 'verdict-sim'])
+
+/** Longest first (their time on a loaded 2-core machine, 2026-12-02). */
+const FIRST = [
+  'sweep', 'hedging-telemetry', 'hedging-options', 'workers', 'html-e2e', 'html-chromium', 'result-edited', 'replica-ejection', 'verdict-sim', 'demo',
+  'shards-e2e', 'interrupt', 'hedging-saturation', 'verdict', 'warmup-duration', 'cross-check', 'misbehaving-target',
+]
+
+const LIGHT = [
+  'architecture', 'compare-noise', 'compare-render', 'compare', 'demo-text', 'docs-flags', 'engine-histogram', 'fail-if', 'fuzz-parsers',
+  'grpc-client-text', 'grpc-schema', 'hedging-policy-units', 'hpack', 'html', 'output-color', 'phase-merge', 'progress-line', 'redact',
+  'render-csv', 'render-demo-http2', 'render-json', 'render-text', 'request-log', 'result-frames', 'result-merge', 'run-options-check',
+  'saturation-gate', 'settle-heap', 'sim-model',
+]
+
+const TIERS = {
+  fast: (name) => !E2E.has(name),
+  e2e: (name) => E2E.has(name),
+  all: () => true,
+}
+const tier = process.argv[2] ?? 'fast'
+if (!(tier in TIERS)) {
+  process.stderr.write(`scripts/test.mjs: unknown tier "${tier}" (fast, e2e or all)\n`)
+  process.exit(2)
 }
 
-const first = nodeTest(2, paired)
-const second = nodeTest(1, alone)
-process.exitCode = first !== 0 ? first : second
+const files = readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort().map((f) => f.slice(0, -'.test.js'.length)).filter(TIERS[tier])
+const present = (names) => names.filter((n) => files.includes(n))
+const listed = new Set([...ALONE, ...FIRST, ...LIGHT])
+const paired = [...present(FIRST), ...files.filter((f) => !listed.has(f))]
+const path = (name) => join(dir, `${name}.test.js`)
+
+/** Runs `node --test` on the files; resolves with its exit code (and, when piped, what it printed). */
+function nodeTest(concurrency, names, stdio) {
+  if (names.length === 0) return Promise.resolve({ code: 0, output: '' })
+  const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...names.map(path)], { stdio })
+  let output = ''
+  child.stdout?.setEncoding('utf8').on('data', (s) => (output += s))
+  child.stderr?.setEncoding('utf8').on('data', (s) => (output += s))
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code: code ?? 1, output })))
+}
+
+const alone = present(ALONE)
+// Without an ALONE file in the tier, the LIGHT files run in step 1 like any other.
+const light = alone.length > 0 ? present(LIGHT) : []
+const first = await nodeTest(2, [...paired, ...(alone.length > 0 ? [] : present(LIGHT))], 'inherit')
+const [second, beside] = await Promise.all([nodeTest(1, alone, 'inherit'), nodeTest(1, light, ['ignore', 'pipe', 'pipe'])])
+process.stdout.write(beside.output)
+process.exitCode = [first, second, beside].find((r) => r.code !== 0)?.code ?? 0

@@ -7,8 +7,8 @@
  * The cases run the CLI in one Node process (started with the launcher's
  * young-generation flags, so it does not start a second one): what is checked
  * here is main()'s validation, and the launcher only passes stdio and the
- * exit code through (launcher.test.ts, and every other CLI test, run it).
- * Half the start-up cost, 57 times.
+ * exit code through (launcher.test.ts, interrupt.test.ts and
+ * cli-stdout-and-paths.test.ts run it). Half the start-up cost, 57 times.
  */
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
