@@ -60,7 +60,10 @@ export interface ClientOutcome {
 }
 
 /** What a tool's run returns; the process-wide measures (CPU, memory, heap) are added around it. */
-type ToolOutcome = Omit<ClientOutcome, 'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest' | 'heapBytesPerRequest' | 'youngGcsPer10k' | 'gcsPer10k' | 'youngPauseMs'>
+type ToolOutcome = Omit<
+  ClientOutcome,
+  'type' | 'maxRss' | 'rssSamples' | 'cpuUsPerRequest' | 'heapBytesPerRequest' | 'youngGcsPer10k' | 'gcsPer10k' | 'youngPauseMs'
+>
 
 async function runHedgebench(spec: ClientSpec): Promise<ToolOutcome> {
   const mode = spec.mode ?? 'plain'
@@ -177,7 +180,15 @@ async function runBareUndici(spec: ClientSpec): Promise<ToolOutcome> {
   )
   const elapsed = performance.now() - started
   await Promise.all(clients.map((c) => c.close()))
-  return { tool: 'undici', requests, attempts: requests, errors, durationMs: elapsed, rps: (requests * 1000) / elapsed, latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 } }
+  return {
+    tool: 'undici',
+    requests,
+    attempts: requests,
+    errors,
+    durationMs: elapsed,
+    rps: (requests * 1000) / elapsed,
+    latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 },
+  }
 }
 
 /**
@@ -206,7 +217,10 @@ class HeapWatch {
       after = s.afterGC.heapStatistics.usedHeapSize
     }
     allocated += Math.max(0, usedAtEnd - after)
-    const young = stats.filter((s) => s.gcType === 'Scavenge').map((s) => s.cost / 1000).sort((a, b) => a - b)
+    const young = stats
+      .filter((s) => s.gcType === 'Scavenge')
+      .map((s) => s.cost / 1000)
+      .sort((a, b) => a - b)
     const youngPauseMs = { median: young.length > 0 ? young[young.length >> 1]! : 0, max: young.length > 0 ? young[young.length - 1]! : 0 }
     return { allocated, count: stats.length, young: young.length, youngPauseMs }
   }
@@ -234,14 +248,34 @@ async function main(): Promise<void> {
     const gc = heap.stop()
     const per = (x: number, n: number): number => (r.requests > 0 ? (x * n) / r.requests : 0)
     outcome = {
-      type: 'done', ...r, cpuUsPerRequest: per(cpu.user + cpu.system, 1), maxRss: process.resourceUsage().maxRSS * 1024, rssSamples: samples,
-      heapBytesPerRequest: per(gc.allocated, 1), youngGcsPer10k: per(gc.young, 10_000), gcsPer10k: per(gc.count, 10_000), youngPauseMs: gc.youngPauseMs,
+      type: 'done',
+      ...r,
+      cpuUsPerRequest: per(cpu.user + cpu.system, 1),
+      maxRss: process.resourceUsage().maxRSS * 1024,
+      rssSamples: samples,
+      heapBytesPerRequest: per(gc.allocated, 1),
+      youngGcsPer10k: per(gc.young, 10_000),
+      gcsPer10k: per(gc.count, 10_000),
+      youngPauseMs: gc.youngPauseMs,
     }
   } catch (err) {
     outcome = {
-      type: 'done', tool: spec.tool, requests: 0, attempts: 0, errors: 0, durationMs: 0, rps: 0, cpuUsPerRequest: 0, maxRss: 0, rssSamples: samples,
-      heapBytesPerRequest: 0, youngGcsPer10k: 0, gcsPer10k: 0, youngPauseMs: { median: 0, max: 0 },
-      latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 }, error: String((err as Error)?.stack ?? err),
+      type: 'done',
+      tool: spec.tool,
+      requests: 0,
+      attempts: 0,
+      errors: 0,
+      durationMs: 0,
+      rps: 0,
+      cpuUsPerRequest: 0,
+      maxRss: 0,
+      rssSamples: samples,
+      heapBytesPerRequest: 0,
+      youngGcsPer10k: 0,
+      gcsPer10k: 0,
+      youngPauseMs: { median: 0, max: 0 },
+      latencyMs: { p50: 0, p95: 0, p99: 0, max: 0 },
+      error: String((err as Error)?.stack ?? err),
     }
   }
   if (sampler) clearInterval(sampler)

@@ -139,7 +139,12 @@ async function startServer(serverArgs: string[] = [], pin: string[] = []): Promi
  * Runs one client in its own process; `beforeExit` runs while the client is
  * still alive (its run finished, its sockets should be closed).
  */
-async function runClient(spec: ClientSpec, beforeExit?: (o: ClientOutcome) => Promise<void>, timeoutMs = 120_000, nodeFlags: string[] = CLIENT_NODE_FLAGS): Promise<ClientOutcome> {
+async function runClient(
+  spec: ClientSpec,
+  beforeExit?: (o: ClientOutcome) => Promise<void>,
+  timeoutMs = 120_000,
+  nodeFlags: string[] = CLIENT_NODE_FLAGS,
+): Promise<ClientOutcome> {
   const nodeArgs: string[] = [...nodeFlags]
   if (args['cpu-prof'] && spec.tool === 'hedgebench') nodeArgs.push('--cpu-prof', '--cpu-prof-dir', args['cpu-prof'])
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, CLIENT_JS, JSON.stringify(spec)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
@@ -199,7 +204,9 @@ async function throughput(server: BenchServer): Promise<void> {
   const specs = { hb: plain, ac, hh: hedged, un }
   say(`throughput: ${rounds} rounds of ${durationMs / 1000} s per tool, -c ${CONNECTIONS}, ${server.url}`)
   say(`  hedged-no-hedge = --mode hedged --hedge-delay ${NEVER_MS / 1000}s --warmup 0: the hedging machinery runs, no hedge fires`)
-  say("  bare undici = undici Clients with a handler that only counts: undici's own floor, which hedgebench's HTTP/1.1 connection (engine/h1-client.ts) replaced")
+  say(
+    "  bare undici = undici Clients with a handler that only counts: undici's own floor, which hedgebench's HTTP/1.1 connection (engine/h1-client.ts) replaced",
+  )
   const rows: string[][] = []
   const ratios: number[] = []
   const hedgeCosts: number[] = []
@@ -221,14 +228,60 @@ async function throughput(server: BenchServer): Promise<void> {
     hedgeCosts.push(hh / hb)
     const fired = got.hh!.hedging?.hedgesSent ?? 0
     const us = (o: ClientOutcome): string => fmt(o.cpuUsPerRequest, 1)
-    rows.push([`${round + 1}`, fmt(hb), fmt(a), fmt(hh), fmt(got.un!.rps), fmt(hb / a, 3), fmt(hh / hb, 3), `${fired}`, us(got.hb!), us(got.ac!), us(got.hh!), us(got.un!)])
-    say(`  round ${round + 1}: hedgebench ${fmt(hb)} req/s, autocannon ${fmt(a)} req/s, hedged-no-hedge ${fmt(hh)} req/s, bare undici ${fmt(got.un!.rps)} req/s`)
+    rows.push([
+      `${round + 1}`,
+      fmt(hb),
+      fmt(a),
+      fmt(hh),
+      fmt(got.un!.rps),
+      fmt(hb / a, 3),
+      fmt(hh / hb, 3),
+      `${fired}`,
+      us(got.hb!),
+      us(got.ac!),
+      us(got.hh!),
+      us(got.un!),
+    ])
+    say(
+      `  round ${round + 1}: hedgebench ${fmt(hb)} req/s, autocannon ${fmt(a)} req/s, hedged-no-hedge ${fmt(hh)} req/s, bare undici ${fmt(got.un!.rps)} req/s`,
+    )
   }
   const m1 = (xs: number[]): string => fmt(median(xs), 1)
-  rows.push(['median', fmt(median(rps.hb)), fmt(median(rps.ac)), fmt(median(rps.hh)), fmt(median(rps.un)), fmt(median(ratios), 3), fmt(median(hedgeCosts), 3), '', m1(cpu.hb), m1(cpu.ac), m1(cpu.hh), m1(cpu.un)])
+  rows.push([
+    'median',
+    fmt(median(rps.hb)),
+    fmt(median(rps.ac)),
+    fmt(median(rps.hh)),
+    fmt(median(rps.un)),
+    fmt(median(ratios), 3),
+    fmt(median(hedgeCosts), 3),
+    '',
+    m1(cpu.hb),
+    m1(cpu.ac),
+    m1(cpu.hh),
+    m1(cpu.un),
+  ])
   say()
-  say(table(['round', 'hedgebench req/s', 'autocannon req/s', 'hedged-no-hedge req/s', 'bare undici req/s', 'hb/ac', 'hedged/plain', 'hedges', 'hb CPU µs/req', 'ac CPU µs/req', 'hh CPU µs/req', 'undici CPU µs/req'], rows))
-  say('(CPU µs/req: client CPU time, user + system, per finished request: the generator\'s own cost, less sensitive to a noisy machine than req/s)')
+  say(
+    table(
+      [
+        'round',
+        'hedgebench req/s',
+        'autocannon req/s',
+        'hedged-no-hedge req/s',
+        'bare undici req/s',
+        'hb/ac',
+        'hedged/plain',
+        'hedges',
+        'hb CPU µs/req',
+        'ac CPU µs/req',
+        'hh CPU µs/req',
+        'undici CPU µs/req',
+      ],
+      rows,
+    ),
+  )
+  say("(CPU µs/req: client CPU time, user + system, per finished request: the generator's own cost, less sensitive to a noisy machine than req/s)")
   say()
   const ratio = median(ratios)
   const cost = median(hedgeCosts)
@@ -236,7 +289,9 @@ async function throughput(server: BenchServer): Promise<void> {
   say(`hedged-no-hedge / plain (median of ${rounds} rounds): ${fmt(cost, 3)}  (goal >= 0.95: ${cost >= 0.95 ? 'met' : 'NOT met'})`)
   // req/s is bounded by the target when it shares the machine; CPU per request is each client's own cost.
   const [hbCpu, unCpu, acCpu] = [median(cpu.hb), median(cpu.un), median(cpu.ac)]
-  say(`client CPU per request (medians): hedgebench ${fmt(hbCpu, 1)} µs, autocannon ${fmt(acCpu, 1)} µs (hedgebench/autocannon ${fmt(hbCpu / acCpu, 3)}), bare undici ${fmt(unCpu, 1)} µs`)
+  say(
+    `client CPU per request (medians): hedgebench ${fmt(hbCpu, 1)} µs, autocannon ${fmt(acCpu, 1)} µs (hedgebench/autocannon ${fmt(hbCpu / acCpu, 3)}), bare undici ${fmt(unCpu, 1)} µs`,
+  )
 }
 
 // ---------------------------------------------------------------- heap
@@ -257,7 +312,10 @@ async function heap(server: BenchServer): Promise<void> {
     ['hedged-no-hedge', { tool: 'hedgebench', url: server.url, connections: CONNECTIONS, mode: 'hedged', hedge: { delay: NEVER_MS } }],
     ['bare undici', { tool: 'undici', url: server.url, connections: CONNECTIONS }],
   ]
-  const flagSets: Array<[string, string[]]> = [['default', []], ['launcher', [...YOUNG_GENERATION_FLAGS]]]
+  const flagSets: Array<[string, string[]]> = [
+    ['default', []],
+    ['launcher', [...YOUNG_GENERATION_FLAGS]],
+  ]
   say()
   say(`heap: ${fmt(short)} and ${fmt(long)} requests per client, -c ${CONNECTIONS}; per request = (long - short) / ${fmt(long - short)}`)
   const rows: string[][] = []
@@ -268,11 +326,34 @@ async function heap(server: BenchServer): Promise<void> {
       const n = b.requests - a.requests
       const marginal = (key: 'heapBytesPerRequest' | 'youngGcsPer10k'): number => (b[key] * b.requests - a[key] * a.requests) / n
       const pause = `${fmt(b.youngPauseMs.median, 2)} / ${fmt(b.youngPauseMs.max, 2)}`
-      rows.push([name, flagName, fmt(marginal('heapBytesPerRequest')), fmt(marginal('youngGcsPer10k'), 1), pause, b.generator ? fmt(b.generator.loopP99, 2) : '-', mb(b.maxRss)])
+      rows.push([
+        name,
+        flagName,
+        fmt(marginal('heapBytesPerRequest')),
+        fmt(marginal('youngGcsPer10k'), 1),
+        pause,
+        b.generator ? fmt(b.generator.loopP99, 2) : '-',
+        mb(b.maxRss),
+      ])
     }
   }
-  say(table(['client', 'young generation', 'bytes allocated/request', 'young GCs/10k requests', 'young GC pause median / max ms (long run)', 'event-loop p99 ms (long run)', 'peak RSS (long run)'], rows))
-  say(`(launcher = ${YOUNG_GENERATION_FLAGS.join(' ')}; bytes from v8 GCProfiler: the used heap before each collection minus after the previous one; goal: young GCs <= 2 per 10k at -c ${CONNECTIONS})`)
+  say(
+    table(
+      [
+        'client',
+        'young generation',
+        'bytes allocated/request',
+        'young GCs/10k requests',
+        'young GC pause median / max ms (long run)',
+        'event-loop p99 ms (long run)',
+        'peak RSS (long run)',
+      ],
+      rows,
+    ),
+  )
+  say(
+    `(launcher = ${YOUNG_GENERATION_FLAGS.join(' ')}; bytes from v8 GCProfiler: the used heap before each collection minus after the previous one; goal: young GCs <= 2 per 10k at -c ${CONNECTIONS})`,
+  )
 }
 
 // ---------------------------------------------------------------- workers
@@ -288,7 +369,9 @@ async function workersScaling(server: BenchServer): Promise<void> {
   const durationMs = Number(args.seconds) * 1000
   const spec = (workers: number): ClientSpec => ({ tool: 'hedgebench', url: server.url, connections: CONNECTIONS, durationMs, mode: 'plain', workers })
   say()
-  say(`workers: ${rounds} rounds of ${durationMs / 1000} s, plain, -c ${CONNECTIONS}, --workers 1 vs --workers ${n} (${cpus().length} cores, target on the same machine)`)
+  say(
+    `workers: ${rounds} rounds of ${durationMs / 1000} s, plain, -c ${CONNECTIONS}, --workers 1 vs --workers ${n} (${cpus().length} cores, target on the same machine)`,
+  )
   const rows: string[][] = []
   const one: number[] = []
   const many: number[] = []
@@ -302,7 +385,16 @@ async function workersScaling(server: BenchServer): Promise<void> {
     one.push(a.rps)
     many.push(b.rps)
     ratios.push(b.rps / a.rps)
-    rows.push([`${round + 1}`, fmt(a.rps), fmt(b.rps), fmt(b.rps / a.rps, 3), `${a.generator?.cpuPct ?? '-'}`, `${b.generator?.cpuPct ?? '-'}`, fmt(a.cpuUsPerRequest, 1), fmt(b.cpuUsPerRequest, 1)])
+    rows.push([
+      `${round + 1}`,
+      fmt(a.rps),
+      fmt(b.rps),
+      fmt(b.rps / a.rps, 3),
+      `${a.generator?.cpuPct ?? '-'}`,
+      `${b.generator?.cpuPct ?? '-'}`,
+      fmt(a.cpuUsPerRequest, 1),
+      fmt(b.cpuUsPerRequest, 1),
+    ])
   }
   rows.push(['median', fmt(median(one)), fmt(median(many)), fmt(median(ratios), 3), '', '', '', ''])
   say(table(['round', '--workers 1 req/s', `--workers ${n} req/s`, `${n}/1`, 'CPU % (1)', `CPU % (${n})`, 'CPU µs/req (1)', `CPU µs/req (${n})`], rows))
@@ -318,10 +410,15 @@ async function memory(server: BenchServer): Promise<void> {
   const a = await runClient(spec(short))
   const b = await runClient(spec(long), undefined, 300_000)
   say()
-  say(table(['memory (plain, -c ' + CONNECTIONS + ')', 'requests', 'req/s', 'peak RSS'], [
-    ['short run', fmt(a.requests), fmt(a.rps), mb(a.maxRss)],
-    ['long run', fmt(b.requests), fmt(b.rps), mb(b.maxRss)],
-  ]))
+  say(
+    table(
+      ['memory (plain, -c ' + CONNECTIONS + ')', 'requests', 'req/s', 'peak RSS'],
+      [
+        ['short run', fmt(a.requests), fmt(a.rps), mb(a.maxRss)],
+        ['long run', fmt(b.requests), fmt(b.rps), mb(b.maxRss)],
+      ],
+    ),
+  )
   say(`peak RSS long / short: ${fmt(b.maxRss / a.maxRss, 2)} for ${long / short}x the requests`)
 }
 
@@ -335,45 +432,66 @@ async function soak(): Promise<void> {
     const requests = Number(args['soak-requests'])
     const maxMs = Number(args['soak-minutes']) * 60_000
     const warmup = 2000
-    say(`soak: ${fmt(requests)} hedged requests (at most ${args['soak-minutes']} min), -c ${CONNECTIONS}, server stalls 1 request in ${stallEvery} by ${stallMs} ms`)
+    say(
+      `soak: ${fmt(requests)} hedged requests (at most ${args['soak-minutes']} min), -c ${CONNECTIONS}, server stalls 1 request in ${stallEvery} by ${stallMs} ms`,
+    )
     const before = await server.stats()
     let connectionsAtEnd = -1
     let after: ServerStats | null = null
     const spec: ClientSpec = {
-      tool: 'hedgebench', url: server.url, connections: CONNECTIONS, requests, mode: 'hedged', warmup, hedge: { delay: 'p95' },
-      sampleRssMs: 1000, maxMs,
+      tool: 'hedgebench',
+      url: server.url,
+      connections: CONNECTIONS,
+      requests,
+      mode: 'hedged',
+      warmup,
+      hedge: { delay: 'p95' },
+      sampleRssMs: 1000,
+      maxMs,
     }
-    const o = await runClient(spec, async () => {
-      // The client has finished and closed its agent; it is still alive. Give
-      // the server a moment (bounded) to see the FINs, then count.
-      const deadline = performance.now() + 3000
-      do {
-        after = await server.stats()
-        connectionsAtEnd = after.connections
-        if (connectionsAtEnd === 0) break
-        await new Promise((r) => setTimeout(r, 50))
-      } while (performance.now() < deadline)
-    }, maxMs + 120_000)
+    const o = await runClient(
+      spec,
+      async () => {
+        // The client has finished and closed its agent; it is still alive. Give
+        // the server a moment (bounded) to see the FINs, then count.
+        const deadline = performance.now() + 3000
+        do {
+          after = await server.stats()
+          connectionsAtEnd = after.connections
+          if (connectionsAtEnd === 0) break
+          await new Promise((r) => setTimeout(r, 50))
+        } while (performance.now() < deadline)
+      },
+      maxMs + 120_000,
+    )
     const received = after!.received - before.received
     const samples = o.rssSamples.map(([, rss]) => rss)
-    const quarter = (q: number): number => median(samples.slice(Math.floor((samples.length * q) / 4), Math.max(Math.floor((samples.length * (q + 1)) / 4), Math.floor((samples.length * q) / 4) + 1)))
+    const quarter = (q: number): number =>
+      median(
+        samples.slice(Math.floor((samples.length * q) / 4), Math.max(Math.floor((samples.length * (q + 1)) / 4), Math.floor((samples.length * q) / 4) + 1)),
+      )
     const h = o.hedging!
     say()
-    say(table(['soak', 'value'], [
-      ['logical requests (hedged phase)', fmt(o.requests)],
-      ['req/s', fmt(o.rps)],
-      ['p50 / p99 / max ms', `${o.latencyMs.p50} / ${o.latencyMs.p99} / ${o.latencyMs.max}`],
-      ['hedges sent / unsent / cancelled', `${fmt(h.hedgesSent)} / ${fmt(h.unsent)} / ${fmt(h.cancelled)}`],
-      ['late discarded / budget denied', `${fmt(h.lateDiscarded)} / ${fmt(h.budgetDenied)}`],
-      ['hedge timer lateness p99', `${h.timerLatenessP99} ms`],
-      ['client attempts (warm-up + hedged)', fmt(o.attempts)],
-      ['server received', fmt(received)],
-      ['attempts == received', o.attempts === received ? 'yes' : `NO (${fmt(received - o.attempts)} apart)`],
-      ['server open connections at the end', `${connectionsAtEnd}`],
-      ['RSS median, quarters 1-4', [0, 1, 2, 3].map((q) => mb(quarter(q))).join(' / ')],
-      ['RSS growth, quarter 4 / quarter 2', fmt(quarter(3) / quarter(1), 3)],
-      ['peak RSS', mb(o.maxRss)],
-    ]))
+    say(
+      table(
+        ['soak', 'value'],
+        [
+          ['logical requests (hedged phase)', fmt(o.requests)],
+          ['req/s', fmt(o.rps)],
+          ['p50 / p99 / max ms', `${o.latencyMs.p50} / ${o.latencyMs.p99} / ${o.latencyMs.max}`],
+          ['hedges sent / unsent / cancelled', `${fmt(h.hedgesSent)} / ${fmt(h.unsent)} / ${fmt(h.cancelled)}`],
+          ['late discarded / budget denied', `${fmt(h.lateDiscarded)} / ${fmt(h.budgetDenied)}`],
+          ['hedge timer lateness p99', `${h.timerLatenessP99} ms`],
+          ['client attempts (warm-up + hedged)', fmt(o.attempts)],
+          ['server received', fmt(received)],
+          ['attempts == received', o.attempts === received ? 'yes' : `NO (${fmt(received - o.attempts)} apart)`],
+          ['server open connections at the end', `${connectionsAtEnd}`],
+          ['RSS median, quarters 1-4', [0, 1, 2, 3].map((q) => mb(quarter(q))).join(' / ')],
+          ['RSS growth, quarter 4 / quarter 2', fmt(quarter(3) / quarter(1), 3)],
+          ['peak RSS', mb(o.maxRss)],
+        ],
+      ),
+    )
   } finally {
     server.close()
   }
@@ -407,7 +525,10 @@ async function accuracy(): Promise<void> {
       const heyAt = (p: number): number => Number(new RegExp(`\\b${p}% in ([0-9.]+) secs`).exec(hey.stdout)?.[1] ?? NaN) * 1000
       rows.push(['hey', heyAt(50).toFixed(2), heyAt(95).toFixed(2), fmt(n)])
       const lua = join(dir, 'pct.lua')
-      writeFileSync(lua, 'done = function(summary, latency, requests)\n  io.write(string.format("P50 %d\\nP95 %d\\nN %d\\n", latency:percentile(50), latency:percentile(95), summary.requests))\nend\n')
+      writeFileSync(
+        lua,
+        'done = function(summary, latency, requests)\n  io.write(string.format("P50 %d\\nP95 %d\\nN %d\\n", latency:percentile(50), latency:percentile(95), summary.requests))\nend\n',
+      )
       const wrk = spawnSync('wrk', ['-t', '2', '-c', String(c), '-d', `${seconds}s`, '-s', lua, server.url], { encoding: 'utf8', timeout: 120_000 })
       const wrkAt = (k: string): number => Number(new RegExp(`^${k} (\\d+)`, 'm').exec(wrk.stdout)?.[1] ?? NaN)
       rows.push(['wrk', (wrkAt('P50') / 1000).toFixed(2), (wrkAt('P95') / 1000).toFixed(2), fmt(wrkAt('N'))])
@@ -420,7 +541,9 @@ async function accuracy(): Promise<void> {
       const d50 = by('hedgebench', 1) - by(tool, 1)
       const d95 = by('hedgebench', 2) - by(tool, 2)
       const ok = Math.abs(d50) <= 1 && Math.abs(d95) <= 1
-      say(`hedgebench - ${tool}: p50 ${d50 >= 0 ? '+' : ''}${d50.toFixed(2)} ms, p95 ${d95 >= 0 ? '+' : ''}${d95.toFixed(2)} ms (within 1 ms: ${ok ? 'yes' : 'NO'})`)
+      say(
+        `hedgebench - ${tool}: p50 ${d50 >= 0 ? '+' : ''}${d50.toFixed(2)} ms, p95 ${d95 >= 0 ? '+' : ''}${d95.toFixed(2)} ms (within 1 ms: ${ok ? 'yes' : 'NO'})`,
+      )
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -458,12 +581,19 @@ function timedRun(command: string[], pin: string[], timeoutMs = 120_000): { stdo
 /** The clients, each as a function of its request count (wrk: of a duration long enough for about that many). */
 function latencyClients(url: string, c: number, serviceMs: number, dir: string): Record<string, (n: number, pin: string[]) => CliMeasure> {
   const lua = join(dir, 'pct.lua')
-  writeFileSync(lua, 'done = function(summary, latency, requests)\n  io.write(string.format("P95 %d\\nP99 %d\\nN %d\\n", latency:percentile(95), latency:percentile(99), summary.requests))\nend\n')
+  writeFileSync(
+    lua,
+    'done = function(summary, latency, requests)\n  io.write(string.format("P95 %d\\nP99 %d\\nN %d\\n", latency:percentile(95), latency:percentile(99), summary.requests))\nend\n',
+  )
   return {
     hedgebench: (n, pin) => {
       // The command a user runs, through the launcher (its young generation included) and with its default warm-up (1,000 requests: the short and the long run both have it, so the marginal CPU leaves it out).
       const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '-c', String(c), '-n', String(n), '--no-save', '-o', 'json', url], pin)
-      const l = (JSON.parse(r.stdout) as { phases: { plain: { requests: number; latencyMs: { p95: number; p99: number }; generator: { eventLoopDelayMs: { p99: number } } } } }).phases.plain
+      const l = (
+        JSON.parse(r.stdout) as {
+          phases: { plain: { requests: number; latencyMs: { p95: number; p99: number }; generator: { eventLoopDelayMs: { p99: number } } } }
+        }
+      ).phases.plain
       return { p95: l.latencyMs.p95, p99: l.latencyMs.p99, requests: l.requests, cpuMs: r.cpuMs, loopP99: l.generator.eventLoopDelayMs.p99 }
     },
     'node floor': (n, pin) => {
@@ -485,7 +615,7 @@ function latencyClients(url: string, c: number, serviceMs: number, dir: string):
     },
     wrk: (n, pin) => {
       // wrk runs for a time: the one that n requests take at c in flight, each serviceMs (plus a little for the loopback).
-      const seconds = Math.max(1, Math.round((n / c) * (serviceMs + 0.5) / 1000))
+      const seconds = Math.max(1, Math.round(((n / c) * (serviceMs + 0.5)) / 1000))
       const r = timedRun(['wrk', '-t', '1', '-c', String(c), '-d', `${seconds}s`, '-s', lua, url], pin)
       const at = (k: string): number => Number(new RegExp(`^${k} (\\d+)`, 'm').exec(r.stdout)?.[1] ?? NaN)
       return { p95: at('P95') / 1000, p99: at('P99') / 1000, requests: at('N'), cpuMs: r.cpuMs }
@@ -511,7 +641,12 @@ function startup(): void {
   }
   say()
   say('start-up: CPU time (user + system) of one command, median of 5')
-  say(table(['command', 'CPU ms', 'range'], names.map((n) => [n, fmt(median(cpu[n]!)), `${fmt(Math.min(...cpu[n]!))}-${fmt(Math.max(...cpu[n]!))}`])))
+  say(
+    table(
+      ['command', 'CPU ms', 'range'],
+      names.map((n) => [n, fmt(median(cpu[n]!)), `${fmt(Math.min(...cpu[n]!))}-${fmt(Math.max(...cpu[n]!))}`]),
+    ),
+  )
 }
 
 /** A busy loop in its own process (pinned with `pin`): the "another process busy on the other core" of issue 14. */
@@ -532,16 +667,24 @@ async function latency(): Promise<void> {
   const tools = ['hedgebench', 'hey', 'wrk'].filter((t) => t === 'hedgebench' || which(t)).concat('autocannon', 'node floor')
   const missing = ['hey', 'wrk'].filter((t) => !tools.includes(t))
   say()
-  if (missing.length > 0) say(`latency: ${missing.join(' and ')} not installed (apt-get install -y hey wrk): compared without ${missing.length > 1 ? 'them' : 'it'}`)
+  if (missing.length > 0)
+    say(`latency: ${missing.join(' and ')} not installed (apt-get install -y hey wrk): compared without ${missing.length > 1 ? 'them' : 'it'}`)
   const pinnable = which('taskset') && cpus().length >= 2
-  const [serverPin, clientPin] = pinnable ? [['taskset', '-c', '0'], ['taskset', '-c', '1']] : [[], []]
+  const [serverPin, clientPin] = pinnable
+    ? [
+        ['taskset', '-c', '0'],
+        ['taskset', '-c', '1'],
+      ]
+    : [[], []]
   const c = 40
   const serviceMs = 20
   const [short, long] = [2_000, 20_000]
   const server = await startServer(['--delay-ms', String(serviceMs)], serverPin)
   const dir = mkdtempSync(join(tmpdir(), 'hedgebench-latency-'))
   try {
-    say(`latency: fixed ${serviceMs} ms service time, -c ${c}, ${short} and ${fmt(long)} requests per client, back to back; ${pinnable ? 'server on core 0, clients on core 1 (taskset)' : 'not pinned (needs taskset and 2 cores)'}`)
+    say(
+      `latency: fixed ${serviceMs} ms service time, -c ${c}, ${short} and ${fmt(long)} requests per client, back to back; ${pinnable ? 'server on core 0, clients on core 1 (taskset)' : 'not pinned (needs taskset and 2 cores)'}`,
+    )
     const clients = latencyClients(server.url, c, serviceMs, dir)
     if (!args['skip-timers']) hedgeTimers(server.url, c, clientPin)
     for (const setup of args['skip-latency'] ? [] : latencySetups(pinnable, clientPin)) {
@@ -579,12 +722,31 @@ interface LatencySetup {
  */
 function latencySetups(pinnable: boolean, clientPin: string[]): LatencySetup[] {
   const hogGoal = { p95: 2, p99: 2 }
-  const idle: LatencySetup = { title: 'idle machine; goal: hedgebench p95 within 0.5 ms of wrk, p99 within 1 ms', clientPin, hogPin: null, goal: { p95: 0.5, p99: 1 } }
-  if (!pinnable) return [idle, { title: 'with a CPU hog (a busy loop) on the machine; goal: hedgebench no worse than wrk by more than 2 ms', clientPin: [], hogPin: [], goal: hogGoal }]
+  const idle: LatencySetup = {
+    title: 'idle machine; goal: hedgebench p95 within 0.5 ms of wrk, p99 within 1 ms',
+    clientPin,
+    hogPin: null,
+    goal: { p95: 0.5, p99: 1 },
+  }
+  if (!pinnable)
+    return [
+      idle,
+      { title: 'with a CPU hog (a busy loop) on the machine; goal: hedgebench no worse than wrk by more than 2 ms', clientPin: [], hogPin: [], goal: hogGoal },
+    ]
   return [
     idle,
-    { title: 'with a CPU hog (a busy loop) on core 1, the clients not pinned; goal: hedgebench no worse than wrk by more than 2 ms', clientPin: [], hogPin: clientPin, goal: hogGoal },
-    { title: "with the CPU hog and the clients both on core 1 (the server's core 0 left to it); goal: hedgebench no worse than wrk by more than 2 ms", clientPin, hogPin: clientPin, goal: hogGoal },
+    {
+      title: 'with a CPU hog (a busy loop) on core 1, the clients not pinned; goal: hedgebench no worse than wrk by more than 2 ms',
+      clientPin: [],
+      hogPin: clientPin,
+      goal: hogGoal,
+    },
+    {
+      title: "with the CPU hog and the clients both on core 1 (the server's core 0 left to it); goal: hedgebench no worse than wrk by more than 2 ms",
+      clientPin,
+      hogPin: clientPin,
+      goal: hogGoal,
+    },
   ]
 }
 
@@ -612,13 +774,52 @@ function hedgeTimers(url: string, c: number, pin: string[]): void {
   // The same server under a second name: a hedge goes to "another replica".
   const second = url.replace('127.0.0.1', 'localhost')
   const hedged = (cancel: string) => (): TimerMeasure => {
-    const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'hedged', '-c', String(c), '-n', String(n), '--hedge-delay', `${delayMs}ms`, '--cancel', cancel, '--no-save', '-o', 'json', url, second], pin)
-    const h = (JSON.parse(r.stdout) as { phases: { hedged: { generator: { eventLoopDelayMs: { p99: number } }; hedging: { timerLatenessMs: { p50: number; p99: number }; hedgesSent: number; budgetDenied: number } } } }).phases.hedged
+    const r = timedRun(
+      [
+        process.execPath,
+        HEDGEBENCH_BIN,
+        '--mode',
+        'hedged',
+        '-c',
+        String(c),
+        '-n',
+        String(n),
+        '--hedge-delay',
+        `${delayMs}ms`,
+        '--cancel',
+        cancel,
+        '--no-save',
+        '-o',
+        'json',
+        url,
+        second,
+      ],
+      pin,
+    )
+    const h = (
+      JSON.parse(r.stdout) as {
+        phases: {
+          hedged: {
+            generator: { eventLoopDelayMs: { p99: number } }
+            hedging: { timerLatenessMs: { p50: number; p99: number }; hedgesSent: number; budgetDenied: number }
+          }
+        }
+      }
+    ).phases.hedged
     // A timer that fires sends a hedge or is refused by the budget.
-    return { p50: h.hedging.timerLatenessMs.p50, p99: h.hedging.timerLatenessMs.p99, loopP99: h.generator.eventLoopDelayMs.p99, fired: h.hedging.hedgesSent + h.hedging.budgetDenied }
+    return {
+      p50: h.hedging.timerLatenessMs.p50,
+      p99: h.hedging.timerLatenessMs.p99,
+      loopP99: h.generator.eventLoopDelayMs.p99,
+      fired: h.hedging.hedgesSent + h.hedging.budgetDenied,
+    }
   }
   const floor = (): TimerMeasure => {
-    const o = JSON.parse(timedRun([process.execPath, TIMER_FLOOR_JS, String(delayMs), String(c), String(n / 2)], pin).stdout) as { p50: number; p99: number; firings: number }
+    const o = JSON.parse(timedRun([process.execPath, TIMER_FLOOR_JS, String(delayMs), String(c), String(n / 2)], pin).stdout) as {
+      p50: number
+      p99: number
+      firings: number
+    }
     return { p50: o.p50, p99: o.p99, loopP99: NaN, fired: o.firings }
   }
   const runs: Record<string, () => TimerMeasure> = {
@@ -637,16 +838,27 @@ function hedgeTimers(url: string, c: number, pin: string[]): void {
     }
   }
   say()
-  say(`hedge timers: fixed ${delayMs} ms delay on the ${fmt(n)}-request hedged phase (every request's timer fires), -c ${c}, beside ${c} bare Node timers in flight; goal: lateness p99 under 1 ms`)
+  say(
+    `hedge timers: fixed ${delayMs} ms delay on the ${fmt(n)}-request hedged phase (every request's timer fires), -c ${c}, beside ${c} bare Node timers in flight; goal: lateness p99 under 1 ms`,
+  )
   say(table(['round', 'timers', 'lateness p50 ms', 'lateness p99 ms', 'event-loop p99 ms', 'timers fired'], rows))
-  say(`medians of p99: ${names.map((name) => `${name} ${median(p99s[name]!).toFixed(2)} ms`).join(', ')} (lateness: from the arming plus the delay to the firing, never below 0; Node's timers keep libuv's millisecond clock)`)
+  say(
+    `medians of p99: ${names.map((name) => `${name} ${median(p99s[name]!).toFixed(2)} ms`).join(', ')} (lateness: from the arming plus the delay to the firing, never below 0; Node's timers keep libuv's millisecond clock)`,
+  )
 }
 
 /** Rounds per client in the latency comparison: an odd count, so the median is one round's figure; five, so that two disturbed rounds are outvoted (the shared VMs disturbed two of three at times). */
 const LATENCY_ROUNDS = 5
 
 /** LATENCY_ROUNDS rounds of every client, order alternating; prints the table and each tool's difference from hedgebench. */
-function compareLatency(tools: string[], clients: Record<string, (n: number, pin: string[]) => CliMeasure>, short: number, long: number, pin: string[], goal: { p95: number; p99: number }): void {
+function compareLatency(
+  tools: string[],
+  clients: Record<string, (n: number, pin: string[]) => CliMeasure>,
+  short: number,
+  long: number,
+  pin: string[],
+  goal: { p95: number; p99: number },
+): void {
   const rows: string[][] = []
   const by: Record<string, { p95: number[]; p99: number[]; cpu: number[] }> = {}
   for (let round = 0; round < LATENCY_ROUNDS; round++) {
@@ -658,11 +870,21 @@ function compareLatency(tools: string[], clients: Record<string, (n: number, pin
       m.p95.push(b.p95)
       m.p99.push(b.p99)
       m.cpu.push(cpuUs)
-      rows.push([`${round + 1}`, tool, b.p95.toFixed(2), b.p99.toFixed(2), b.loopP99 === undefined ? '-' : b.loopP99.toFixed(2), fmt(b.requests), fmt(cpuUs, 1)])
+      rows.push([
+        `${round + 1}`,
+        tool,
+        b.p95.toFixed(2),
+        b.p99.toFixed(2),
+        b.loopP99 === undefined ? '-' : b.loopP99.toFixed(2),
+        fmt(b.requests),
+        fmt(cpuUs, 1),
+      ])
     }
   }
   say(table(['round', 'client', 'p95 ms', 'p99 ms', 'event-loop p99 ms', 'requests (long run)', 'client CPU µs/request (marginal)'], rows))
-  say('(autocannon: p97.5 in the p95 column, whole milliseconds; CPU: user + system of the client process and its children, the long run minus the short one, per request)')
+  say(
+    '(autocannon: p97.5 in the p95 column, whole milliseconds; CPU: user + system of the client process and its children, the long run minus the short one, per request)',
+  )
   const hb = by.hedgebench!
   const sign = (x: number): string => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`
   for (const tool of tools.filter((t) => t !== 'hedgebench')) {
@@ -675,7 +897,9 @@ function compareLatency(tools: string[], clients: Record<string, (n: number, pin
         : tool === 'autocannon'
           ? ` (goal: CPU at most autocannon's: ${median(hb.cpu) <= median(o.cpu) ? 'met' : 'NOT met'})`
           : ''
-    say(`hedgebench - ${tool} (medians): p95 ${sign(d95)} ms, p99 ${sign(d99)} ms${verdict}; CPU ${fmt(median(hb.cpu), 1)} vs ${fmt(median(o.cpu), 1)} µs/request`)
+    say(
+      `hedgebench - ${tool} (medians): p95 ${sign(d95)} ms, p99 ${sign(d99)} ms${verdict}; CPU ${fmt(median(hb.cpu), 1)} vs ${fmt(median(o.cpu), 1)} µs/request`,
+    )
   }
 }
 
@@ -711,8 +935,14 @@ async function accepting(port: number, what: string): Promise<void> {
 
 /** hedgebench's plain phase (-c c, n requests) of `target` through the CLI, as a user runs it: CPU, p99 and GCs. */
 function hedgebenchRun(target: string[], c: number, n: number, pin: string[], timeoutMs = 120_000): CliMeasure & { gcs: number } {
-  const r = timedRun([process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '-c', String(c), '-n', String(n), '--no-save', '-o', 'json', ...target], pin, timeoutMs)
-  const p = (JSON.parse(r.stdout) as { phases: { plain: { requests: number; latencyMs: { p95: number; p99: number }; generator: { gc?: { count: number } } } } }).phases.plain
+  const r = timedRun(
+    [process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '-c', String(c), '-n', String(n), '--no-save', '-o', 'json', ...target],
+    pin,
+    timeoutMs,
+  )
+  const p = (
+    JSON.parse(r.stdout) as { phases: { plain: { requests: number; latencyMs: { p95: number; p99: number }; generator: { gc?: { count: number } } } } }
+  ).phases.plain
   return { p95: p.latencyMs.p95, p99: p.latencyMs.p99, requests: p.requests, cpuMs: r.cpuMs, gcs: p.generator.gc?.count ?? 0 }
 }
 
@@ -727,7 +957,12 @@ function hedgebenchRun(target: string[], c: number, n: number, pin: string[], ti
  */
 async function http2(): Promise<void> {
   const pinnable = which('taskset') && cpus().length >= 2
-  const [serverPin, clientPin] = pinnable ? [['taskset', '-c', '0'], ['taskset', '-c', '1']] : [[], []]
+  const [serverPin, clientPin] = pinnable
+    ? [
+        ['taskset', '-c', '0'],
+        ['taskset', '-c', '1'],
+      ]
+    : [[], []]
   const c = 40
   const [short, long] = [2_000, 20_000]
   const where = pinnable ? 'server on core 0, clients on core 1 (taskset)' : 'not pinned (needs taskset and 2 cores)'
@@ -766,8 +1001,12 @@ async function h2cRows(c: number, short: number, long: number, serverPin: string
     const [hb, h2load, h1] = [median(cpu['hedgebench --http2']!.cpu), median(cpu.h2load!.cpu), median(cpu['hedgebench HTTP/1.1 (echo server)']!.cpu)]
     const gcs = median(cpu['hedgebench --http2']!.gcsPer10k)
     const p99 = median(cpu['hedgebench --http2']!.p99) - median(cpu.h2load!.p99)
-    say(`h2c p99 (medians of the long runs): hedgebench - h2load ${p99 >= 0 ? '+' : ''}${p99.toFixed(2)} ms (goal: within 2 ms: ${Math.abs(p99) <= 2 ? 'met' : 'NOT met'})`)
-    say(`h2c CPU per request: hedgebench ${fmt(hb, 1)} µs, h2load ${fmt(h2load, 1)} µs (${fmt(hb / h2load, 1)}x; goal at most 3x: ${hb <= 3 * h2load ? 'met' : 'NOT met'}), hedgebench over HTTP/1.1 ${fmt(h1, 1)} µs (goal: h2c no more: ${hb <= h1 ? 'met' : 'NOT met'}); GCs per 10,000 requests ${fmt(gcs, 1)} (goal at most 2: ${gcs <= 2 ? 'met' : 'NOT met'})`)
+    say(
+      `h2c p99 (medians of the long runs): hedgebench - h2load ${p99 >= 0 ? '+' : ''}${p99.toFixed(2)} ms (goal: within 2 ms: ${Math.abs(p99) <= 2 ? 'met' : 'NOT met'})`,
+    )
+    say(
+      `h2c CPU per request: hedgebench ${fmt(hb, 1)} µs, h2load ${fmt(h2load, 1)} µs (${fmt(hb / h2load, 1)}x; goal at most 3x: ${hb <= 3 * h2load ? 'met' : 'NOT met'}), hedgebench over HTTP/1.1 ${fmt(h1, 1)} µs (goal: h2c no more: ${hb <= h1 ? 'met' : 'NOT met'}); GCs per 10,000 requests ${fmt(gcs, 1)} (goal at most 2: ${gcs <= 2 ? 'met' : 'NOT met'})`,
+    )
   } finally {
     nghttpd.kill('SIGKILL')
     echo.close()
@@ -829,7 +1068,12 @@ function h2loadPercentiles(log: string): { p95: number; p99: number } {
 }
 
 /** LATENCY_ROUNDS rounds of each client, order alternating: marginal CPU per request (µs), p99 of the long run and GCs per 10,000; prints the table. */
-function cpuRounds(clients: Record<string, (n: number, pin: string[]) => CliMeasure & { gcs?: number }>, short: number, long: number, pin: string[]): Record<string, { cpu: number[]; gcsPer10k: number[]; p99: number[] }> {
+function cpuRounds(
+  clients: Record<string, (n: number, pin: string[]) => CliMeasure & { gcs?: number }>,
+  short: number,
+  long: number,
+  pin: string[],
+): Record<string, { cpu: number[]; gcsPer10k: number[]; p99: number[] }> {
   const names = Object.keys(clients)
   const rows: string[][] = []
   const by: Record<string, { cpu: number[]; gcsPer10k: number[]; p99: number[] }> = {}

@@ -57,5 +57,7 @@ for (const wants of [false, true]) {
     round(parser, perRound)
     ns.push((Number(process.hrtime.bigint() - start) / perRound).toFixed(0))
   }
-  process.stdout.write(`${wants ? 'with header views   ' : 'without header views'}: ${ns.join(', ')} ns per answer (${s.fields > 0 ? 'views made' : 'no views'})\n`)
+  process.stdout.write(
+    `${wants ? 'with header views   ' : 'without header views'}: ${ns.join(', ')} ns per answer (${s.fields > 0 ? 'views made' : 'no views'})\n`,
+  )
 }

@@ -34,10 +34,12 @@ function run(cmd: string[], timeoutMs: number): Promise<{ code: number | null; s
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s))
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s))
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
-  return new Promise((resolve) => child.on('close', (code) => {
-    clearTimeout(timer)
-    resolve({ code, stdout, stderr, ms: performance.now() - started })
-  }))
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr, ms: performance.now() - started })
+    }),
+  )
 }
 
 async function startEcho(): Promise<{ url: string; close(): void }> {
@@ -67,12 +69,43 @@ async function main(): Promise<void> {
     for (let round = 0; round < Number(args.rounds); round++) {
       // Lead time: on a busy 2-core machine, starting node itself takes seconds per process.
       const startAt = new Date(Date.now() + 4000 + N * 1500).toISOString()
-      const outs = await Promise.all([...Array(N).keys()].map((i) => run([BIN, echo.url, '-n', '400', '-c', '2', '--mode', 'plain', '--warmup', '0', '--shard', `${i}/${N}`, '--start-at', startAt, '--no-save', '-o', 'json'], 60_000)))
+      const outs = await Promise.all(
+        [...Array(N).keys()].map((i) =>
+          run(
+            [
+              BIN,
+              echo.url,
+              '-n',
+              '400',
+              '-c',
+              '2',
+              '--mode',
+              'plain',
+              '--warmup',
+              '0',
+              '--shard',
+              `${i}/${N}`,
+              '--start-at',
+              startAt,
+              '--no-save',
+              '-o',
+              'json',
+            ],
+            60_000,
+          ),
+        ),
+      )
       const bad = outs.find((o) => o.code !== 0)
       if (bad) throw new Error(`a shard failed: ${bad.stderr}`)
       last = outs.map((o) => JSON.parse(o.stdout) as RunResult)
       const late = last.map((r) => r.start!.lateMs)
-      console.log(`${String(round + 1).padEnd(6)} ${(Math.max(...late) - Math.min(...late)).toFixed(1).padStart(6)}  ${Math.min(...late).toFixed(1).padStart(8)}  ${Math.max(...late).toFixed(1).padStart(8)}`)
+      console.log(
+        `${String(round + 1).padEnd(6)} ${(Math.max(...late) - Math.min(...late)).toFixed(1).padStart(6)}  ${Math.min(...late)
+          .toFixed(1)
+          .padStart(8)}  ${Math.max(...late)
+          .toFixed(1)
+          .padStart(8)}`,
+      )
     }
     const inputs = last.map((result, i) => ({ result, source: `shard ${i}` }))
     const times: number[] = []
@@ -93,7 +126,9 @@ async function main(): Promise<void> {
       cli.push(r.ms)
     }
     const noop = await run([BIN, '--help'], 60_000)
-    console.log(`\nMerge of ${N} results: ${median(times).toFixed(1)} ms in-process (median of 20); hedgebench merge ${median(cli).toFixed(0)} ms wall (median of 3; hedgebench --help alone: ${noop.ms.toFixed(0)} ms)`)
+    console.log(
+      `\nMerge of ${N} results: ${median(times).toFixed(1)} ms in-process (median of 20); hedgebench merge ${median(cli).toFixed(0)} ms wall (median of 3; hedgebench --help alone: ${noop.ms.toFixed(0)} ms)`,
+    )
   } finally {
     echo.close()
     rmSync(dir, { recursive: true, force: true })

@@ -5,7 +5,13 @@
  */
 export const MUTATION_GROUPS = {
   policy: {
-    mutate: ['src/hedging/token-bucket.ts', 'src/hedging/replica-health.ts', 'src/hedging/replica-picker.ts', 'src/hedging/delay-source.ts', 'src/hedging/saturation-gate.ts'],
+    mutate: [
+      'src/hedging/token-bucket.ts',
+      'src/hedging/replica-health.ts',
+      'src/hedging/replica-picker.ts',
+      'src/hedging/delay-source.ts',
+      'src/hedging/saturation-gate.ts',
+    ],
     tests: ['hedging-policy-units', 'saturation-gate'],
   },
   stats: {

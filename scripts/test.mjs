@@ -40,15 +40,55 @@ const E2E = new Set([...ALONE, 'sweep', 'workers', 'html-e2e', 'html-chromium', 
 
 /** Longest first (their time on a loaded 2-core machine, 2026-12-02). */
 const FIRST = [
-  'sweep', 'hedging-telemetry', 'hedging-options', 'workers', 'html-e2e', 'html-chromium', 'result-edited', 'replica-ejection', 'verdict-sim', 'demo',
-  'shards-e2e', 'interrupt', 'hedging-saturation', 'verdict', 'warmup-duration', 'cross-check', 'misbehaving-target',
+  'sweep',
+  'hedging-telemetry',
+  'hedging-options',
+  'workers',
+  'html-e2e',
+  'html-chromium',
+  'result-edited',
+  'replica-ejection',
+  'verdict-sim',
+  'demo',
+  'shards-e2e',
+  'interrupt',
+  'hedging-saturation',
+  'verdict',
+  'warmup-duration',
+  'cross-check',
+  'misbehaving-target',
 ]
 
 const LIGHT = [
-  'architecture', 'compare-noise', 'compare-render', 'compare', 'demo-text', 'docs-flags', 'engine-histogram', 'fail-if', 'fuzz-parsers',
-  'grpc-client-text', 'grpc-schema', 'hedging-policy-units', 'hpack', 'html', 'output-color', 'phase-merge', 'progress-line', 'redact',
-  'render-csv', 'render-demo-http2', 'render-json', 'render-text', 'request-log', 'result-frames', 'result-merge', 'run-options-check',
-  'saturation-gate', 'settle-heap', 'sim-model',
+  'architecture',
+  'compare-noise',
+  'compare-render',
+  'compare',
+  'demo-text',
+  'docs-flags',
+  'engine-histogram',
+  'fail-if',
+  'fuzz-parsers',
+  'grpc-client-text',
+  'grpc-schema',
+  'hedging-policy-units',
+  'hpack',
+  'html',
+  'output-color',
+  'phase-merge',
+  'progress-line',
+  'redact',
+  'render-csv',
+  'render-demo-http2',
+  'render-json',
+  'render-text',
+  'request-log',
+  'result-frames',
+  'result-merge',
+  'run-options-check',
+  'saturation-gate',
+  'settle-heap',
+  'sim-model',
 ]
 
 const TIERS = {
@@ -62,7 +102,11 @@ if (!(tier in TIERS)) {
   process.exit(2)
 }
 
-const files = readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort().map((f) => f.slice(0, -'.test.js'.length)).filter(TIERS[tier])
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.test.js'))
+  .sort()
+  .map((f) => f.slice(0, -'.test.js'.length))
+  .filter(TIERS[tier])
 const present = (names) => names.filter((n) => files.includes(n))
 const listed = new Set([...ALONE, ...FIRST, ...LIGHT])
 const paired = [...present(FIRST), ...files.filter((f) => !listed.has(f))]

@@ -47,7 +47,7 @@ test('every source file but index.ts lives in a layer folder', () => {
   assert.deepEqual(unknown, [], 'a new folder must be placed in LAYERS and in ARCHITECTURE.md')
 })
 
-test('ARCHITECTURE.md names every source file, in its layer\'s row', () => {
+test("ARCHITECTURE.md names every source file, in its layer's row", () => {
   const doc = readFileSync(fileURLToPath(new URL('../../ARCHITECTURE.md', import.meta.url)), 'utf8')
   const rowOf = (layer: string): string => doc.split('\n').find((line) => line.startsWith(`| \`${layer}/\``)) ?? ''
   const unnamed = sourceFiles().filter((f) => f.includes('/') && !rowOf(layerOf(f)).includes(`\`${posix.basename(f)}\``))

@@ -44,7 +44,10 @@ test('deadline queue: an attempt added while another expires does not delay the 
   await new Promise((r) => setTimeout(r, 2 * timeoutMs + 50))
   assert.ok(first.late >= 0 && second.late >= 0 && next.late >= 0, `all expired: ${first.late}, ${second.late}, ${next.late}`)
   // Before the fix `second` waited for `next`'s timer: late by timeoutMs - 5 ms.
-  assert.ok(second.late <= Math.max(0, controlLate) + 2, `second expired ${second.late.toFixed(2)} ms late; the loop ran timers ${controlLate.toFixed(2)} ms late`)
+  assert.ok(
+    second.late <= Math.max(0, controlLate) + 2,
+    `second expired ${second.late.toFixed(2)} ms late; the loop ran timers ${controlLate.toFixed(2)} ms late`,
+  )
   assert.equal(q.pending, 0)
   assert.equal(q.timerAt, null)
 })

@@ -32,7 +32,14 @@ interface Case {
 }
 
 /** Output flags added to every run case: if validation came too late, these would leave files. */
-const OUTPUTS: Array<[string, string]> = [['--out-dir', 'out'], ['--csv-requests', 'req.csv'], ['--html', 'report.html'], ['--label', 'bad'], ['--warmup', '1'], ['-n', '2']]
+const OUTPUTS: Array<[string, string]> = [
+  ['--out-dir', 'out'],
+  ['--csv-requests', 'req.csv'],
+  ['--html', 'report.html'],
+  ['--label', 'bad'],
+  ['--warmup', '1'],
+  ['-n', '2'],
+]
 
 /** The case's own flags plus every output flag it does not set itself. */
 function withOutputs(args: string[]): string[] {
@@ -75,24 +82,56 @@ const CASES: Case[] = [
   { name: 'report of a wrong-schema JSON', args: () => ['report', 'wrong.json'], value: 'wrong.json', valid: /expected "hedgebench\/result@2"/, bare: true },
   { name: 'report of a missing file', args: () => ['report', 'missing.json'], value: 'missing.json', valid: /no such file/, bare: true },
   { name: 'compare of a non-JSON file', args: () => ['compare', 'notjson.json'], value: 'notjson.json', valid: /JSON/, bare: true },
-  { name: 'compare of a wrong-schema JSON', args: () => ['compare', 'wrong.json', 'wrong.json'], value: 'wrong.json', valid: /expected "hedgebench\/result@2"/, bare: true },
+  {
+    name: 'compare of a wrong-schema JSON',
+    args: () => ['compare', 'wrong.json', 'wrong.json'],
+    value: 'wrong.json',
+    valid: /expected "hedgebench\/result@2"/,
+    bare: true,
+  },
   { name: 'serve --port abc', args: () => ['serve', '--profile', 'pi', '--port', 'abc'], value: '--port "abc"', valid: /whole number/, bare: true },
   { name: 'serve --replicas 2x', args: () => ['serve', '--profile', 'pi', '--replicas', '2x'], value: '--replicas "2x"', valid: /whole number/, bare: true },
   { name: 'serve --seed 1.5', args: () => ['serve', '--profile', 'pi', '--seed', '1.5'], value: '--seed "1.5"', valid: /whole number/, bare: true },
-  { name: 'serve --port given twice', args: () => ['serve', '--profile', 'pi', '--port', '0', '--port', '1'], value: '"0", "1"', valid: /give it once/, bare: true },
+  {
+    name: 'serve --port given twice',
+    args: () => ['serve', '--profile', 'pi', '--port', '0', '--port', '1'],
+    value: '"0", "1"',
+    valid: /give it once/,
+    bare: true,
+  },
   { name: 'demo -n abc', args: () => ['demo', '-n', 'abc'], value: '-n "abc"', valid: /whole number/, bare: true },
   { name: 'demo -n 0', args: () => ['demo', '-n', '0'], value: '-n "0"', valid: /whole number above 0/, bare: true },
-  { name: 'invalid method -m "GE T" (hedged by default: invalid, not "not idempotent")', args: (u) => [u, '-m', 'GE T'], value: '"GE T"', valid: /one word of letters.*e\.g\. GET or POST/ },
+  {
+    name: 'invalid method -m "GE T" (hedged by default: invalid, not "not idempotent")',
+    args: (u) => [u, '-m', 'GE T'],
+    value: '"GE T"',
+    valid: /one word of letters.*e\.g\. GET or POST/,
+  },
   // The client frames requests and manages its connections: these failed every request locally, counted as target errors, exit 0.
   { name: '-m CONNECT', args: (u) => [u, '-m', 'CONNECT'], value: '-m CONNECT', valid: /tunnel through a proxy/ },
-  { name: '-H "Transfer-Encoding: chunked"', args: (u) => [u, '-H', 'Transfer-Encoding: chunked'], value: '"Transfer-Encoding"', valid: /set by hedgebench itself/ },
+  {
+    name: '-H "Transfer-Encoding: chunked"',
+    args: (u) => [u, '-H', 'Transfer-Encoding: chunked'],
+    value: '"Transfer-Encoding"',
+    valid: /set by hedgebench itself/,
+  },
   { name: '-H "Connection: upgrade"', args: (u) => [u, '-H', 'Connection: upgrade'], value: '"Connection: upgrade"', valid: /only "close" or "keep-alive"/ },
   { name: '-H "Expect: 100-continue"', args: (u) => [u, '-H', 'Expect: 100-continue'], value: '"Expect"', valid: /100-continue is not supported/ },
   { name: '-H with a control character in its value', args: (u) => [u, '-H', 'X-Title: a\x1bb'], value: '"X-Title"', valid: /control character/ },
   { name: 'negative --hedge-delay -5ms', args: (u) => [u, '--hedge-delay', '-5ms'], value: '"-5ms"', valid: /250ms, 1\.5s, 2m/ },
   { name: 'negative -t -1s', args: (u) => [u, '-t', '-1s'], value: '"-1s"', valid: /250ms, 1\.5s, 2m/ },
-  { name: 'URL without a scheme (host:port)', args: (u) => [u.replace('http://', '')], value: '127.0.0.1:', valid: /did you mean http:\/\/127\.0\.0\.1:\d+\/ \?/ },
-  { name: 'URL without a scheme (localhost:port)', args: (u) => [u.replace('http://127.0.0.1', 'localhost')], value: 'localhost:', valid: /did you mean http:\/\/localhost:\d+\/ \?/ },
+  {
+    name: 'URL without a scheme (host:port)',
+    args: (u) => [u.replace('http://', '')],
+    value: '127.0.0.1:',
+    valid: /did you mean http:\/\/127\.0\.0\.1:\d+\/ \?/,
+  },
+  {
+    name: 'URL without a scheme (localhost:port)',
+    args: (u) => [u.replace('http://127.0.0.1', 'localhost')],
+    value: 'localhost:',
+    valid: /did you mean http:\/\/localhost:\d+\/ \?/,
+  },
   { name: 'compare with no files', args: () => ['compare'], value: 'compare', valid: /BEFORE\.json/, bare: true },
   { name: 'report with no file', args: () => ['report'], value: 'report', valid: /hedgebench report results\/FILE\.json/, bare: true },
   { name: 'compare with an unknown -o', args: () => ['compare', 'wrong.json', '-o', 'xml'], value: '"xml"', valid: /text, json, csv/, bare: true },
@@ -106,8 +145,18 @@ const CASES: Case[] = [
   { name: '--config without its value', args: () => ['-n', '5', '--config'], value: '--config', valid: /needs a value/, bare: true },
   { name: '--config naming a missing file', args: () => ['--config', 'missing.json'], value: '"missing.json"', valid: /no such file/, bare: true },
   // Node's recursive mkdir spins forever under /proc: the 15 s timeout catches a hang.
-  { name: '--out-dir under /proc', args: (u) => [u, '--out-dir', '/proc/hedgebench-x'], value: '/proc/hedgebench-x', valid: /no such file or directory \(ENOENT\)/ },
-  { name: '--html under /proc', args: (u) => [u, '--html', '/proc/hedgebench-x/y.html', '--no-save'], value: '/proc/hedgebench-x/y.html', valid: /no such file or directory \(ENOENT\)/ },
+  {
+    name: '--out-dir under /proc',
+    args: (u) => [u, '--out-dir', '/proc/hedgebench-x'],
+    value: '/proc/hedgebench-x',
+    valid: /no such file or directory \(ENOENT\)/,
+  },
+  {
+    name: '--html under /proc',
+    args: (u) => [u, '--html', '/proc/hedgebench-x/y.html', '--no-save'],
+    value: '/proc/hedgebench-x/y.html',
+    valid: /no such file or directory \(ENOENT\)/,
+  },
   // Checked with one replica too, where ejection is off anyway.
   { name: '--eject-after 0, one URL', args: (u) => [u, '--eject-after', '0'], value: '--eject-after 0', valid: /whole number above 0/ },
   { name: '--eject-for 0, one URL', args: (u) => [u, '--eject-for', '0'], value: '--eject-for 0', valid: /above 0/ },
@@ -238,7 +287,10 @@ test('serve on ports of which one is taken: one line naming the busy port (not t
 
 test('a switch given a value, a flag given twice in report/compare, -o without a value: one line, exit 2', async () => {
   const cases: Array<[string[], RegExp]> = [
-    [['http://127.0.0.1:9/', '--parallel=yes', '--no-save'], /^hedgebench: --parallel is a switch and takes no value \(got "yes"\): give --parallel or --no-parallel$/],
+    [
+      ['http://127.0.0.1:9/', '--parallel=yes', '--no-save'],
+      /^hedgebench: --parallel is a switch and takes no value \(got "yes"\): give --parallel or --no-parallel$/,
+    ],
     [['report', 'x.json', '-o', 'json', '-o', 'csv'], /^hedgebench: -o given more than once \("json", "csv"\): give it once$/],
     [['report', 'x.json', '-o'], /^hedgebench: -o needs a value$/],
     [['compare', 'a.json', 'b.json', '--phase', 'plain', '--phase', 'hedged'], /^hedgebench: --phase given more than once/],

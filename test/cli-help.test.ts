@@ -49,7 +49,10 @@ test('every flag in the tables of docs/usage.md is listed in the generated docs/
   // For a gRPC target -m is metadata and the non-fatal default is UNAVAILABLE, as docs/grpc.md says.
   const oneLine = run.replace(/\s+/g, ' ')
   assert.match(oneLine, /-m, --method HTTP method \[default: GET\]; for a grpc:\/\/ target, metadata as JSON/)
-  assert.match(oneLine, /--non-fatal-status statuses that trigger the next hedge at once; gRPC code names for a grpc:\/\/ target \[default: 502,503,504; gRPC: UNAVAILABLE\]/)
+  assert.match(
+    oneLine,
+    /--non-fatal-status statuses that trigger the next hedge at once; gRPC code names for a grpc:\/\/ target \[default: 502,503,504; gRPC: UNAVAILABLE\]/,
+  )
 })
 
 test('--help fits 80 columns for every command, and the commands read in one style', async () => {
@@ -80,8 +83,30 @@ test('--version and -V print the package version', async () => {
 test('long forms run the same as the short flags', async () => {
   const s = await startServer({ record: ['x-a', 'content-type', 'accept'] })
   servers.push(s)
-  const run = await runMain([s.url, '--requests', '7', '--concurrency', '2', '--timeout', '2s', '--method', 'GET', '--header', 'X-A: 1',
-    '--content-type', 'text/plain', '--accept', 'text/csv', '--warmup', '0', '--mode', 'plain', '--output', 'json', '--no-save'])
+  const run = await runMain([
+    s.url,
+    '--requests',
+    '7',
+    '--concurrency',
+    '2',
+    '--timeout',
+    '2s',
+    '--method',
+    'GET',
+    '--header',
+    'X-A: 1',
+    '--content-type',
+    'text/plain',
+    '--accept',
+    'text/csv',
+    '--warmup',
+    '0',
+    '--mode',
+    'plain',
+    '--output',
+    'json',
+    '--no-save',
+  ])
   assert.equal(run.code, 0, run.stderr)
   const result = JSON.parse(run.stdout) as { phases: { plain: { requests: number } }; config: { concurrency: number; timeoutMs: number } }
   assert.equal(result.phases.plain.requests, 7)

@@ -115,7 +115,22 @@ describe('hey-style invocations', { concurrency: 4 }, () => {
 
   test('interleaved phases: the header says -n is per phase on average; --max-attempts 1 warns that nothing is hedged', async () => {
     const s = await server()
-    const run = await runMain([s.url, '-n', '20', '-c', '2', '--warmup', '0', '--schedule', 'interleaved', '--max-attempts', '1', '--hedge-delay', '5ms', '--no-save'])
+    const run = await runMain([
+      s.url,
+      '-n',
+      '20',
+      '-c',
+      '2',
+      '--warmup',
+      '0',
+      '--schedule',
+      'interleaved',
+      '--max-attempts',
+      '1',
+      '--hedge-delay',
+      '5ms',
+      '--no-save',
+    ])
     assert.equal(run.code, 0, run.stderr)
     assert.match(run.stdout, /· -n 20 per phase on average · mode both \(interleaved\)/)
     assert.match(run.stdout + run.stderr, /--max-attempts 1 counts the original only: the hedged phase sends no hedge \(use 2 or more to hedge\)/)
@@ -123,13 +138,27 @@ describe('hey-style invocations', { concurrency: 4 }, () => {
 
   test('options that had no effect are said: hedging flags with --mode plain, a delay beside --parallel, adaptive bounds without --adaptive, more workers than -c', async () => {
     const s = await server()
-    const warnings = async (args: string[]): Promise<string[]> => json(await runMain([s.url, '-n', '20', '-c', '2', '--warmup', '10', '--no-save', '-o', 'json', ...args])).warnings
+    const warnings = async (args: string[]): Promise<string[]> =>
+      json(await runMain([s.url, '-n', '20', '-c', '2', '--warmup', '10', '--no-save', '-o', 'json', ...args])).warnings
     assert.ok((await warnings(['--mode', 'plain', '--tied'])).includes('--mode plain sends no hedge: the hedging options given (tied) had no effect'))
-    assert.ok((await warnings(['--mode', 'hedged', '--parallel', '--hedge-delay', '5ms'])).includes('--hedge-delay has no effect with --parallel: every copy is sent at once'))
-    assert.ok((await warnings(['--mode', 'hedged', '--hedge-delay', '5ms', '--delay-max', '10ms'])).includes('--adaptive-window, --delay-min and --delay-max bound an adaptive delay: without --adaptive they had no effect'))
-    assert.ok((await warnings(['--mode', 'plain', '--workers', '4'])).includes('--workers 4 with -c 2: 2 worker threads ran (one per request in flight at most)'))
+    assert.ok(
+      (await warnings(['--mode', 'hedged', '--parallel', '--hedge-delay', '5ms'])).includes(
+        '--hedge-delay has no effect with --parallel: every copy is sent at once',
+      ),
+    )
+    assert.ok(
+      (await warnings(['--mode', 'hedged', '--hedge-delay', '5ms', '--delay-max', '10ms'])).includes(
+        '--adaptive-window, --delay-min and --delay-max bound an adaptive delay: without --adaptive they had no effect',
+      ),
+    )
+    assert.ok(
+      (await warnings(['--mode', 'plain', '--workers', '4'])).includes('--workers 4 with -c 2: 2 worker threads ran (one per request in flight at most)'),
+    )
     // Nothing to say about a plain run with no hedging option.
-    assert.deepEqual((await warnings(['--mode', 'plain'])).filter((w) => /had no effect|worker threads ran/.test(w)), [])
+    assert.deepEqual(
+      (await warnings(['--mode', 'plain'])).filter((w) => /had no effect|worker threads ran/.test(w)),
+      [],
+    )
   })
 
   test('-t with a bare number is seconds, as in hey: -t 2 lets a 50 ms answer through; -t 20ms does not', async () => {

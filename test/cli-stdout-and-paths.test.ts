@@ -113,12 +113,18 @@ test('stdout on a full disk (> /dev/full): one line, exit 1, no stack; a run is 
   assert.doesNotMatch(r.stderr, /\n\s+at /)
 })
 
-test('a full disk under --csv-requests (/dev/full) costs the log, not the run: printed, saved, one warning, exit 1', { skip: process.platform !== 'linux' }, async () => {
+test('a full disk under --csv-requests (/dev/full) costs the log, not the run: printed, saved, one warning, exit 1', {
+  skip: process.platform !== 'linux',
+}, async () => {
   const s = await server()
   const dir = await tempDir()
   // 300 rows: more than the log's stream buffers, so the write reaches the full disk. One Node process (not the launcher's
   // two: not what is tested here), and a generous bound: a busy machine must not turn a slow start into a failure.
-  const r = await runCli([s.url, '-n', '300', '-c', '4', '--warmup', '0', '--mode', 'plain', '-o', 'json', '--out-dir', 'out', '--csv-requests', '/dev/full'], { cwd: dir, nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 })
+  const r = await runCli([s.url, '-n', '300', '-c', '4', '--warmup', '0', '--mode', 'plain', '-o', 'json', '--out-dir', 'out', '--csv-requests', '/dev/full'], {
+    cwd: dir,
+    nodeArgs: YOUNG_GENERATION_FLAGS,
+    timeoutMs: 60_000,
+  })
   assert.equal(r.code, 1, r.stderr)
   assert.equal(JSON.parse(r.stdout).phases.plain.requests, 300)
   assert.match(r.stderr, /^saved .*\.json and .*\.csv$/m)

@@ -31,14 +31,25 @@ before(async () => {
   // server's clock, which is what narrows the bounds below a second.
   shards = await Promise.all(
     SKEWS.map((skew, index) =>
-      run({ urls: [server.url], durationMs: 1300, rate: 240, concurrency: 4, mode: 'plain', warmup: 0, runId: 'skew', shard: { index, count: 3 }, startAt, wallClock: () => Date.now() + skew }),
+      run({
+        urls: [server.url],
+        durationMs: 1300,
+        rate: 240,
+        concurrency: 4,
+        mode: 'plain',
+        warmup: 0,
+        runId: 'skew',
+        shard: { index, count: 3 },
+        startAt,
+        wallClock: () => Date.now() + skew,
+      }),
     ),
   )
 })
 
 after(() => server.close())
 
-test('each generator\'s clock offset bounds hold its true offset, narrowed below a second', () => {
+test("each generator's clock offset bounds hold its true offset, narrowed below a second", () => {
   for (const [i, r] of shards.entries()) {
     const c = r.clock!
     assert.ok(c.samples > 0, `shard ${i} read Date headers`)
@@ -49,7 +60,7 @@ test('each generator\'s clock offset bounds hold its true offset, narrowed below
   }
 })
 
-test('the merge flags the offset spread that the generators\' own start times hide', () => {
+test("the merge flags the offset spread that the generators' own start times hide", () => {
   const merged = mergeResults(shards.map((result, i) => ({ result, source: `shard ${i}` })))
   const m = merged.merge!
   const widths = shards.map((r) => r.clock!.maxMs - r.clock!.minMs)
@@ -58,7 +69,10 @@ test('the merge flags the offset spread that the generators\' own start times hi
   const slack = (Math.max(...widths) + widths.sort((a, b) => b - a)[1]!) / 2
   assert.ok(Math.abs(m.offsetSpreadMs! - 500) <= slack, `offset spread ${m.offsetSpreadMs} ms, expected 500 ± ${slack}`)
   assert.ok(m.offsetGapMs! > 0, 'the bounds are provably apart')
-  assert.ok(merged.warnings.some((w) => w.startsWith("the generators' clocks disagree")), merged.warnings.join('\n'))
+  assert.ok(
+    merged.warnings.some((w) => w.startsWith("the generators' clocks disagree")),
+    merged.warnings.join('\n'),
+  )
   // Each waited for --start-at by its own clock, so by their own clocks the
   // starts differ only by their lateness (how late each timer fired on this
   // machine), not by the 500 ms the target saw between them.
@@ -68,7 +82,7 @@ test('the merge flags the offset spread that the generators\' own start times hi
   assert.match(renderText(merged), /WARNING: the generators' clocks disagree/)
 })
 
-test('a Date header is read from undici\'s raw header list; bounds from one response', () => {
+test("a Date header is read from undici's raw header list; bounds from one response", () => {
   const raw = [Buffer.from('Content-Length'), Buffer.from('3'), Buffer.from('Date'), Buffer.from('Tue, 01 Dec 2026 07:00:05 GMT')]
   assert.equal(dateHeaderMs(raw), Date.parse('2026-12-01T07:00:05Z'))
   assert.equal(dateHeaderMs(raw.slice(0, 2)), null)
@@ -82,7 +96,7 @@ test('a Date header is read from undici\'s raw header list; bounds from one resp
   assert.deepEqual(e.result(), { minMs: -10, maxMs: 900, samples: 2 })
 })
 
-test('--workers 2: the worker threads read Date headers too, and their bounds combine into the result\'s', async () => {
+test("--workers 2: the worker threads read Date headers too, and their bounds combine into the result's", async () => {
   const r = await run({ urls: [server.url], durationMs: 1300, rate: 200, concurrency: 4, mode: 'plain', warmup: 0, workers: 2 })
   const c = r.clock!
   assert.ok(c.samples > 0, 'samples from the workers')
@@ -93,6 +107,12 @@ test('--workers 2: the worker threads read Date headers too, and their bounds co
 
 test('bounds of several estimators of one clock intersect; disjoint ones give the hull', () => {
   assert.deepEqual(combineOffsets([{ minMs: -10, maxMs: 50, samples: 3 }, null, { minMs: 0, maxMs: 80, samples: 2 }]), { minMs: 0, maxMs: 50, samples: 5 })
-  assert.deepEqual(combineOffsets([{ minMs: -10, maxMs: 0, samples: 1 }, { minMs: 5, maxMs: 9, samples: 1 }]), { minMs: -10, maxMs: 9, samples: 2 })
+  assert.deepEqual(
+    combineOffsets([
+      { minMs: -10, maxMs: 0, samples: 1 },
+      { minMs: 5, maxMs: 9, samples: 1 },
+    ]),
+    { minMs: -10, maxMs: 9, samples: 2 },
+  )
   assert.equal(combineOffsets([null, null]), null)
 })

@@ -14,7 +14,16 @@ function fixtureDir(t: { after(fn: () => void): void }): string {
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   // after.json: the same server three times slower, at twice the concurrency.
   const before = makeRunResult({ label: 'before' })
-  const after = makeRunResult({ label: 'after', config: makeConfig({ concurrency: 8 }), phases: { plain: makePhase('plain', stallingLatencies(400, 2).map((ms) => ms * 3)) } })
+  const after = makeRunResult({
+    label: 'after',
+    config: makeConfig({ concurrency: 8 }),
+    phases: {
+      plain: makePhase(
+        'plain',
+        stallingLatencies(400, 2).map((ms) => ms * 3),
+      ),
+    },
+  })
   writeFileSync(join(dir, 'before.json'), renderJson(before))
   writeFileSync(join(dir, 'after.json'), renderJson(after))
   writeFileSync(join(dir, 'run.json'), renderJson(makeHedgedRun()))
@@ -47,7 +56,11 @@ test('--fail-if exits 1 exactly when a condition holds', async (t) => {
     assert.equal(r.code, expected, `${flags.join(' ')}: ${r.stderr}`)
     assert.match(r.stdout, /p50/)
     if (expected === 1) assert.match(r.stderr, /--fail-if ".*" holds for after\.json/)
-    else if (flags.includes('p99.9>+100%')) assert.equal(r.stderr, `hedgebench: --fail-if "p99.9>+100%" not checked for after.json: not enough requests (n = 400 for p99.9; needs ${requestsNeeded(99.9)})\n`)
+    else if (flags.includes('p99.9>+100%'))
+      assert.equal(
+        r.stderr,
+        `hedgebench: --fail-if "p99.9>+100%" not checked for after.json: not enough requests (n = 400 for p99.9; needs ${requestsNeeded(99.9)})\n`,
+      )
     else assert.equal(r.stderr, '')
   }
 })
@@ -81,7 +94,8 @@ test('one file compares its own plain and hedged phases, and --html writes the r
   assert.match(r.stdout, /Comparing the plain and hedged phases/)
   assert.match(r.stdout, /p99\.9 .* better/)
   // The verdict the run's own report prints (issue 30 item 4), after the table.
-  const verdict = 'Verdict: Hedging removed 40 of 40 requests over 1 s (-100 %, 95 % CI -100 % to -90 %) and cut p99.9 from 1.02 s to 30.9 ms, for +3.5 % requests.'
+  const verdict =
+    'Verdict: Hedging removed 40 of 40 requests over 1 s (-100 %, 95 % CI -100 % to -90 %) and cut p99.9 from 1.02 s to 30.9 ms, for +3.5 % requests.'
   assert.ok(r.stdout.split('\n').includes(verdict), r.stdout)
   assert.ok(r.stdout.indexOf(verdict) > r.stdout.indexOf('p99.9 '))
   const html = readFileSync(join(dir, 'out.html'), 'utf8')

@@ -76,7 +76,10 @@ const UNJUDGED = new Set(['p99', 'p99.9', 'p99.99'])
 test('a run compared with itself is within noise on every metric, and --fail-if does not fire', async () => {
   const json = await compare('fast.json', 'fast.json', '-o', 'json')
   assert.equal(json.code, 0, json.stderr)
-  const c = JSON.parse(json.stdout) as { configDifferences: unknown[]; metrics: Array<{ metric: string; changes: Array<{ abs: number; verdict: string } | null> }> }
+  const c = JSON.parse(json.stdout) as {
+    configDifferences: unknown[]
+    metrics: Array<{ metric: string; changes: Array<{ abs: number; verdict: string } | null> }>
+  }
   assert.deepEqual(c.configDifferences, [])
   assert.ok(c.metrics.length >= 15, `every metric compared (${c.metrics.length})`)
   for (const m of c.metrics) {
@@ -90,11 +93,15 @@ test('a run compared with itself is within noise on every metric, and --fail-if 
   const text = await compare('fast.json', 'fast.json', '--fail-if', 'p50>+10%', '--fail-if', 'p99>+1%')
   assert.equal(text.code, 0, text.stderr)
   // p99 cannot be judged from 300 requests: its gate is named as not checked, not passed in silence.
-  assert.equal(text.stderr, `hedgebench: --fail-if "p99>+1%" not checked for fast.json #2: not enough requests (n = 300 for p99; needs ${requestsNeeded(99)})\n`)
+  assert.equal(
+    text.stderr,
+    `hedgebench: --fail-if "p99>+1%" not checked for fast.json #2: not enough requests (n = 300 for p99; needs ${requestsNeeded(99)})\n`,
+  )
   assert.match(text.stdout, /Configuration: identical/)
   const rows = text.stdout.split('\n').filter((l) => /^\s+(p[\d.]+|min|max|mean|stddev|slow|error_rate|rps)\s/.test(l))
   assert.ok(rows.length >= 15, text.stdout)
-  for (const row of rows) assert.match(row, UNJUDGED.has(row.trim().split(' ')[0]!) ? /not enough requests \(n = 300 for p[\d.]+; needs \d+\)$/ : /within noise\s*$/, row)
+  for (const row of rows)
+    assert.match(row, UNJUDGED.has(row.trim().split(' ')[0]!) ? /not enough requests \(n = 300 for p[\d.]+; needs \d+\)$/ : /within noise\s*$/, row)
   assert.doesNotMatch(text.stdout, /\b(better|worse)\s*$/m)
 })
 
@@ -111,7 +118,10 @@ test('the same configuration measured twice: identical configurations, each file
   const [a, b] = [saved('fast.json'), saved('fast-again.json')]
   const metric = (key: string): Row => c.metrics.find((m) => m.metric === key)!
   for (const key of ['p50', 'p99', 'mean'] as const) assert.deepEqual(metric(key).values, [a.latencyMs[key], b.latencyMs[key]], key)
-  assert.ok(c.metrics.some((m) => m.changes[1]!.abs !== 0), 'two real runs differ somewhere')
+  assert.ok(
+    c.metrics.some((m) => m.changes[1]!.abs !== 0),
+    'two real runs differ somewhere',
+  )
   for (const key of ['error_rate', 'slow']) {
     assert.deepEqual(metric(key).values, [0, 0], key)
     assert.equal(metric(key).changes[1]!.verdict, 'within noise', key)
@@ -127,14 +137,18 @@ test('the same configuration measured twice: identical configurations, each file
   else assert.equal(text.stderr, '')
   assert.match(text.stdout, /Configuration: identical/)
   // The table shows the verdict compare computed, row by row (a verdict may carry its reason in parentheses).
-  for (const m of c.metrics) assert.match(text.stdout, new RegExp(`^  ${m.metric.replace('.', '\\.')}\\s.*\\s${m.changes[1]!.verdict}( \\(.*\\))?$`, 'm'), m.metric)
+  for (const m of c.metrics)
+    assert.match(text.stdout, new RegExp(`^  ${m.metric.replace('.', '\\.')}\\s.*\\s${m.changes[1]!.verdict}( \\(.*\\))?$`, 'm'), m.metric)
 })
 
 test('a 5 ms target against a 15 ms target: p50 is worse, and --fail-if "p50>+10%" exits 1 exactly when it holds', async () => {
   const r = await compare('fast.json', 'slow.json', '--fail-if', 'p50>+10%')
   assert.equal(r.code, 1, r.stderr)
   // The value seen, and the change against the first run, as a run's own --fail-if names them.
-  assert.match(r.stderr, /^hedgebench: --fail-if "p50>\+10%" holds for slow\.json: p50 = \d+(\.\d+)? ms \(\+\d+(\.\d)?% against fast\.json's \d+(\.\d+)? ms\)\n$/)
+  assert.match(
+    r.stderr,
+    /^hedgebench: --fail-if "p50>\+10%" holds for slow\.json: p50 = \d+(\.\d+)? ms \(\+\d+(\.\d)?% against fast\.json's \d+(\.\d+)? ms\)\n$/,
+  )
   assert.match(r.stdout, /^\s+p50\s.*\sworse\s*$/m)
   assert.match(r.stdout, /^\s+mean\s.*\sworse\s*$/m)
 
@@ -184,7 +198,10 @@ test('-o csv parses back: one row per metric x run, values equal to -o json', as
     metrics: Array<{ metric: string; values: Array<number | null>; changes: Array<{ abs: number; verdict: string } | null> }>
   }
   assert.equal(rows.length, json.metrics.length * 2)
-  assert.deepEqual(json.runs.map((r) => r.name), ['fast.json', 'slow.json'])
+  assert.deepEqual(
+    json.runs.map((r) => r.name),
+    ['fast.json', 'slow.json'],
+  )
   for (const m of json.metrics) {
     for (const [i, run] of ['fast.json', 'slow.json'].entries()) {
       const row = rows.find((r) => r.metric === m.metric && r.run === run)
@@ -216,7 +233,13 @@ test('compare RUN.json on a plain+hedged run compares its own two phases', async
     metrics: Array<{ metric: string; values: Array<number | null> }>
   }
   assert.equal(json.kind, 'within')
-  assert.deepEqual(json.runs.map((r) => [r.name, r.phase, r.requests]), [['plain', 'plain', 200], ['hedged', 'hedged', 200]])
+  assert.deepEqual(
+    json.runs.map((r) => [r.name, r.phase, r.requests]),
+    [
+      ['plain', 'plain', 200],
+      ['hedged', 'hedged', 200],
+    ],
+  )
   assert.deepEqual(json.configDifferences, [])
   // Extra load from the saved counts: attempts per request - 1, in % (0 for the plain phase, which never hedges).
   const extra = json.metrics.find((m) => m.metric === 'extra_load')

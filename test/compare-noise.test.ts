@@ -66,18 +66,30 @@ test('verdicts: direction, interval containing 0, and the 1 % practical floor', 
   assert.equal(verdictOf(5, 10, null, true), 'within noise')
 })
 
-test('the slow count\'s exact interval: Clopper-Pearson bounds as scipy.stats.beta.ppf gives them, and the change they imply', async () => {
+test("the slow count's exact interval: Clopper-Pearson bounds as scipy.stats.beta.ppf gives them, and the change they imply", async () => {
   const { clopperPearson, countChange } = await import('../src/stats/noise.js')
   const close = (a: number, b: number): boolean => Math.abs(a - b) < 1e-9
   // scipy: beta.ppf(0.025, k, n - k + 1), beta.ppf(0.975, k + 1, n - k)
-  for (const [k, n, low, high] of [[7, 49, 0.05942150569031297, 0.27242151269559745], [0, 49, 0, 0.07251926366427738], [40, 81, 0.38083549876395417, 0.6072834503440756], [5, 5, 0.4781762498950185, 1], [1, 1000, 2.531748749129404e-5, 0.005558924279826672]] as const) {
+  for (const [k, n, low, high] of [
+    [7, 49, 0.05942150569031297, 0.27242151269559745],
+    [0, 49, 0, 0.07251926366427738],
+    [40, 81, 0.38083549876395417, 0.6072834503440756],
+    [5, 5, 0.4781762498950185, 1],
+    [1, 1000, 2.531748749129404e-5, 0.005558924279826672],
+  ] as const) {
     const [l, h] = clopperPearson(k, n)
     assert.ok(close(l, low) && close(h, high), `${k} of ${n}: [${l}, ${h}]`)
   }
   // 42 -> 7 of 4000 each: the rate ratio is pi / (1 - pi) = [0.0632, 0.3744]; in requests, 49 * (2 pi - 1) = [-43.2, -22.3].
   const c = countChange({ count: 42, n: 4000 }, { count: 7, n: 4000 })!
-  assert.deepEqual(c.ratio.map((r) => r.toFixed(4)), ['0.0632', '0.3744'])
-  assert.deepEqual(c.difference.map((d) => d.toFixed(1)), ['-43.2', '-22.3'])
+  assert.deepEqual(
+    c.ratio.map((r) => r.toFixed(4)),
+    ['0.0632', '0.3744'],
+  )
+  assert.deepEqual(
+    c.difference.map((d) => d.toFixed(1)),
+    ['-43.2', '-22.3'],
+  )
   // None in either run: no evidence either way; the first run had none: no upper bound on the ratio.
   assert.deepEqual(countChange({ count: 0, n: 100 }, { count: 0, n: 100 })!.difference, [0, 0])
   assert.equal(countChange({ count: 0, n: 100 }, { count: 3, n: 100 })!.ratio[1], Infinity)

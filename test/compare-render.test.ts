@@ -13,8 +13,20 @@ const ANSI = /\u001b\[/
 
 function twoRuns(): Comparison {
   const before = makeRunResult({ label: 'before' })
-  const after = makeRunResult({ label: 'after', config: makeConfig({ concurrency: 8 }), phases: { plain: makePhase('plain', stallingLatencies(400, 2).map((ms) => ms * 3)) } })
-  return compareRuns([{ name: 'before.json', result: before }, { name: 'after, "quoted".json', result: after }])
+  const after = makeRunResult({
+    label: 'after',
+    config: makeConfig({ concurrency: 8 }),
+    phases: {
+      plain: makePhase(
+        'plain',
+        stallingLatencies(400, 2).map((ms) => ms * 3),
+      ),
+    },
+  })
+  return compareRuns([
+    { name: 'before.json', result: before },
+    { name: 'after, "quoted".json', result: after },
+  ])
 }
 
 test('text: differing configs come before the table, then every metric with change, interval and verdict', () => {
@@ -32,7 +44,13 @@ test('text: differing configs come before the table, then every metric with chan
 test('text: a setting one run left unset reads as words, never a raw null (a -n run against a -z run)', () => {
   const counted = makeRunResult({ label: 'counted' })
   const timed = makeRunResult({ label: 'timed', config: makeConfig({ requests: null, durationMs: 10_000 }) })
-  const text = renderCompareText(compareRuns([{ name: 'counted.json', result: counted }, { name: 'timed.json', result: timed }]), { color: false })
+  const text = renderCompareText(
+    compareRuns([
+      { name: 'counted.json', result: counted },
+      { name: 'timed.json', result: timed },
+    ]),
+    { color: false },
+  )
   assert.match(text, /^\s+requests\s+4000\s+timed \(-z\)$/m, text)
   assert.match(text, /^\s+durationMs\s+none\s+10000$/m, text)
   assert.doesNotMatch(text, /\bnull\b/, text)
@@ -58,7 +76,13 @@ test('text: identical configurations say so, and each metric gets its own verdic
   const before = makeRunResult({ label: 'a', phases: { plain: makePhase('plain', stallingLatencies(2000, 1), { durationMs: 10_000 }) } })
   const shifted = stallingLatencies(2000, 2).map((ms) => (ms < 1000 ? ms + 5 : ms))
   const after = makeRunResult({ label: 'b', phases: { plain: makePhase('plain', shifted, { durationMs: 10_000 }) } })
-  const text = renderCompareText(compareRuns([{ name: 'a', result: before }, { name: 'b', result: after }]), { color: false })
+  const text = renderCompareText(
+    compareRuns([
+      { name: 'a', result: before },
+      { name: 'b', result: after },
+    ]),
+    { color: false },
+  )
   assert.match(text, /Configuration: identical/)
   const worse = new Set(['p10', 'p25', 'p50', 'p75', 'p90', 'p95'])
   const unjudged = new Set(['p99.9', 'p99.99'])
@@ -96,9 +120,19 @@ test('JSON: the full comparison', () => {
 
 test('a merged run against a one-process run of the same total: identical configuration, concurrency what was in flight in all, rates within noise', () => {
   // One process at -c 8 against two shards of -c 4 (8 in flight), each sending 2000 of the 4000 requests.
-  const one = makeRunResult({ label: 'one', config: makeConfig({ concurrency: 8 }), phases: { plain: makePhase('plain', stallingLatencies(4000, 1), { durationMs: 20_000 }) } })
+  const one = makeRunResult({
+    label: 'one',
+    config: makeConfig({ concurrency: 8 }),
+    phases: { plain: makePhase('plain', stallingLatencies(4000, 1), { durationMs: 20_000 }) },
+  })
   const shards = [0, 1].map((index) =>
-    makeRunResult({ label: `shard-${index}`, runId: 'r', shard: { index, count: 2 }, config: makeConfig({ concurrency: 4 }), phases: { plain: makePhase('plain', stallingLatencies(2000, 2 + index), { durationMs: 19_000 + 1000 * index }) } }),
+    makeRunResult({
+      label: `shard-${index}`,
+      runId: 'r',
+      shard: { index, count: 2 },
+      config: makeConfig({ concurrency: 4 }),
+      phases: { plain: makePhase('plain', stallingLatencies(2000, 2 + index), { durationMs: 19_000 + 1000 * index }) },
+    }),
   )
   // Shard 1 started 0.5 s after shard 0: the union window is 20.5 s (shard 0 alone ran at 105/s, shard 1 at 100/s: their sum, 205/s, is not what the target saw).
   shards.forEach((r, i) => (r.phases.plain!.wall = { startMs: 1_000_000 + 500 * i, endMs: 1_000_000 + 500 * i + r.phases.plain!.durationMs }))
@@ -106,32 +140,53 @@ test('a merged run against a one-process run of the same total: identical config
   const p = merged.phases.plain!
   assert.equal(p.durationMs, 20_500)
   assert.equal(p.rps, round3((p.requests * 1000) / p.durationMs), "the merged Summary's time, requests and requests/s agree")
-  const c = compareRuns([{ name: 'one.json', result: one }, { name: 'merged.json', result: merged }])
+  const c = compareRuns([
+    { name: 'one.json', result: one },
+    { name: 'merged.json', result: merged },
+  ])
   assert.deepEqual(c.configDifferences, [], 'identical configuration')
   const rps = c.metrics.find((m) => m.metric === 'rps')!
   assert.deepEqual(rps.values, [200, round3(4000 / 20.5)])
   assert.equal(rps.changes[1]!.verdict, 'within noise')
   // The same merge against one process at -c 4 had twice its load.
-  const half = compareRuns([{ name: 'c4.json', result: makeRunResult({ config: makeConfig({ concurrency: 4 }) }) }, { name: 'merged.json', result: merged }])
+  const half = compareRuns([
+    { name: 'c4.json', result: makeRunResult({ config: makeConfig({ concurrency: 4 }) }) },
+    { name: 'merged.json', result: merged },
+  ])
   assert.deepEqual(half.configDifferences.find((d) => d.key === 'concurrency')?.values, ['4', '8'])
 })
 
 test('issue 30 item 7: runs are named by --label (or A, B, C with a key) and the text fits the width given', () => {
-  const runs = ['before', 'after', 'merged'].map((label, i) => ({ name: `results/2026-12-02T09-${i}0-00Z-${label}-hedged.json`, result: makeHedgedRun({ label }) }))
+  const runs = ['before', 'after', 'merged'].map((label, i) => ({
+    name: `results/2026-12-02T09-${i}0-00Z-${label}-hedged.json`,
+    result: makeHedgedRun({ label }),
+  }))
   const labelled = compareRuns(runs)
-  assert.deepEqual(labelled.runs.map((r) => r.tag), ['before', 'after', 'merged'])
+  assert.deepEqual(
+    labelled.runs.map((r) => r.tag),
+    ['before', 'after', 'merged'],
+  )
   // Unlimited: one table, the labels as headers (file names made it 338 columns for three runs).
   const wide = renderCompareText(labelled, { color: false })
-  assert.match(wide, /^  metric\s+before\s+after\s+merged\s+change after\s+95% interval after\s+verdict after\s+change merged\s+/m)
+  assert.match(wide, /^ {2}metric\s+before\s+after\s+merged\s+change after\s+95% interval after\s+verdict after\s+change merged\s+/m)
   // 80 columns: one table per later run against the first, every line within 80.
   const narrow = renderCompareText(labelled, { color: false, width: 80 })
   assert.ok(narrow.includes('\nafter against before:\n  metric') && narrow.includes('\nmerged against before:\n  metric'), narrow)
-  assert.deepEqual(narrow.split('\n').filter((l) => l.length > 80), [])
-  assert.match(narrow, /^  p99\.99 .* not enough requests \*$/m)
-  assert.match(narrow, /^  \* p99\.99: n = 4000 for p99\.99; needs 36887$/m)
+  assert.deepEqual(
+    narrow.split('\n').filter((l) => l.length > 80),
+    [],
+  )
+  assert.match(narrow, /^ {2}p99\.99 .* not enough requests \*$/m)
+  assert.match(narrow, /^ {2}\* p99\.99: n = 4000 for p99\.99; needs 36887$/m)
   // Labels that do not tell the runs apart (every run "run" by default) or are too long: A, B, C, each with its file in the runs list.
   const same = compareRuns(runs.map((r) => ({ ...r, result: makeHedgedRun({ label: 'run' }) })))
-  assert.deepEqual(same.runs.map((r) => r.tag), ['A', 'B', 'C'])
-  assert.match(renderCompareText(same, { color: false }), /^  A  results\/2026-12-02T09-00-00Z-before-hedged\.json "run"  hedged phase/m)
-  assert.deepEqual(compareRuns(runs.map((r, i) => ({ ...r, result: makeHedgedRun({ label: `a label longer than sixteen ${i}` }) }))).runs.map((r) => r.tag), ['A', 'B', 'C'])
+  assert.deepEqual(
+    same.runs.map((r) => r.tag),
+    ['A', 'B', 'C'],
+  )
+  assert.match(renderCompareText(same, { color: false }), /^ {2}A {2}results\/2026-12-02T09-00-00Z-before-hedged\.json "run" {2}hedged phase/m)
+  assert.deepEqual(
+    compareRuns(runs.map((r, i) => ({ ...r, result: makeHedgedRun({ label: `a label longer than sixteen ${i}` }) }))).runs.map((r) => r.tag),
+    ['A', 'B', 'C'],
+  )
 })

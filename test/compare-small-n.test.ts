@@ -70,7 +70,10 @@ function histogramOf(n: number, seed: number) {
 }
 
 /** A local server's latency: lognormal around 10 ms, 2 % stalled by 100-120 ms (the articles' shape, scaled down). */
-const MODEL = { base: { type: 'lognormal' as const, median: 10, sigma: 0.4 }, stalls: [{ type: 'independent' as const, probability: 0.02, ms: { min: 100, max: 120 } }] }
+const MODEL = {
+  base: { type: 'lognormal' as const, median: 10, sigma: 0.4 },
+  stalls: [{ type: 'independent' as const, probability: 0.02, ms: { min: 100, max: 120 } }],
+}
 
 const BASE_RUN = makeRunResult()
 
@@ -98,7 +101,10 @@ test('identical seeded runs: false better/worse verdicts stay within what 95 % i
     const falseVerdicts = new Map(metrics.map((m) => [m, 0]))
     let unjudged = 0
     for (let t = 0; t < T; t++) {
-      const c = compareRuns([{ name: 'a', result: drawRun(n, 2 * t + 1) }, { name: 'b', result: drawRun(n, 2 * t + 2) }])
+      const c = compareRuns([
+        { name: 'a', result: drawRun(n, 2 * t + 1) },
+        { name: 'b', result: drawRun(n, 2 * t + 2) },
+      ])
       for (const m of metrics) {
         const verdict = row(c, m).changes[1]!.verdict
         if (verdict === 'better' || verdict === 'worse') falseVerdicts.set(m, falseVerdicts.get(m)! + 1)
@@ -112,7 +118,10 @@ test('identical seeded runs: false better/worse verdicts stay within what 95 % i
 })
 
 test('a change gate never holds on a percentile that cannot be judged, and says why; an absolute one checks the value', () => {
-  const c = compareRuns([{ name: 'a', result: drawRun(50, 1) }, { name: 'b', result: drawRun(50, 2) }])
+  const c = compareRuns([
+    { name: 'a', result: drawRun(50, 1) },
+    { name: 'b', result: drawRun(50, 2) },
+  ])
   const p999 = row(c, 'p99.9').changes[1]!
   assert.equal(p999.verdict, 'not enough requests')
   assert.equal(p999.note, `n = 50 for p99.9; needs ${requestsNeeded(99.9)}`)
@@ -137,7 +146,10 @@ test('compare of three identical real runs of 50 requests: the tail says "not en
   const files: string[] = []
   // One at a time: the runs must not compete for the two cores.
   for (const name of ['r1', 'r2', 'r3']) {
-    const r = await runMain([server.url, '-n', '50', '-c', '2', '--warmup', '10', '--mode', 'plain', '--label', name, '--out-dir', join(dir, 'results'), '-o', 'json'], { timeoutMs: 60_000 })
+    const r = await runMain(
+      [server.url, '-n', '50', '-c', '2', '--warmup', '10', '--mode', 'plain', '--label', name, '--out-dir', join(dir, 'results'), '-o', 'json'],
+      { timeoutMs: 60_000 },
+    )
     assert.equal(r.code, 0, r.stderr)
     const saved = /^saved (\S+\.json) and /m.exec(r.stderr)
     assert.ok(saved, r.stderr)
@@ -153,7 +165,15 @@ test('compare of three identical real runs of 50 requests: the tail says "not en
   // Every p99.9 of these runs is above 2 ms, so each gate would hold if it were judged.
   assert.equal(text.code, 0, `${text.stdout}\n${text.stderr}`)
   const notChecked = text.stderr.split('\n').filter((l) => l.length > 0)
-  assert.deepEqual(notChecked, ['p99.9>-100%', 'p99>-100%'].flatMap((g) => ['r2.json', 'r3.json'].map((run) => `hedgebench: --fail-if "${g}" not checked for ${run}: not enough requests (n = 50 for ${g.slice(0, g.indexOf('>'))}; needs ${requestsNeeded(Number(g.slice(1, g.indexOf('>'))))})`)))
+  assert.deepEqual(
+    notChecked,
+    ['p99.9>-100%', 'p99>-100%'].flatMap((g) =>
+      ['r2.json', 'r3.json'].map(
+        (run) =>
+          `hedgebench: --fail-if "${g}" not checked for ${run}: not enough requests (n = 50 for ${g.slice(0, g.indexOf('>'))}; needs ${requestsNeeded(Number(g.slice(1, g.indexOf('>'))))})`,
+      ),
+    ),
+  )
   for (const key of ['p99', 'p99.9', 'p99.99']) {
     const line = text.stdout.split('\n').find((l) => l.trimStart().startsWith(`${key} `))
     assert.ok(line, `${key} row in\n${text.stdout}`)

@@ -28,12 +28,18 @@ const PASSWORD = 'p4ssw0rd'
 const NEEDLES = ['s3cr3t-token', 'c00kie-v4lue', 'k3y-4pi-v4lue', 'pr0xy-cr3d', 'cust0m-s3cret', PASSWORD]
 
 const HEADER_ARGS = [
-  '-H', `Authorization: ${SECRETS.authorization}`,
-  '-H', `Cookie: ${SECRETS.cookie}`,
-  '-H', `X-Api-Key: ${SECRETS['x-api-key']}`,
-  '-H', `Proxy-Authorization: ${SECRETS['proxy-authorization']}`,
-  '-H', `X-Custom: ${SECRETS['x-custom']}`,
-  '--redact', 'X-Custom',
+  '-H',
+  `Authorization: ${SECRETS.authorization}`,
+  '-H',
+  `Cookie: ${SECRETS.cookie}`,
+  '-H',
+  `X-Api-Key: ${SECRETS['x-api-key']}`,
+  '-H',
+  `Proxy-Authorization: ${SECRETS['proxy-authorization']}`,
+  '-H',
+  `X-Custom: ${SECRETS['x-custom']}`,
+  '--redact',
+  'X-Custom',
 ]
 
 let server: CountingServer
@@ -50,7 +56,11 @@ after(async () => {
 })
 
 function assertClean(what: string, text: string): void {
-  for (const needle of NEEDLES) assert.ok(!text.includes(needle), `${what} contains the secret "${needle}":\n${text.slice(Math.max(0, text.indexOf(needle) - 200), text.indexOf(needle) + 200)}`)
+  for (const needle of NEEDLES)
+    assert.ok(
+      !text.includes(needle),
+      `${what} contains the secret "${needle}":\n${text.slice(Math.max(0, text.indexOf(needle) - 200), text.indexOf(needle) + 200)}`,
+    )
 }
 
 function assertRunClean(what: string, run: CliRun): void {
@@ -65,7 +75,31 @@ test('no secret header value or URL password appears in any output', async () =>
   for (const format of ['text', 'json', 'csv']) {
     const out = join(dir, format)
     await mkdir(out)
-    const run = await runMain([url, ...HEADER_ARGS, '-n', '6', '-c', '2', '--warmup', '2', '--hedge-delay', '5ms', '-o', format, '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html'), '--label', `cred-${format}`], { cwd: dir })
+    const run = await runMain(
+      [
+        url,
+        ...HEADER_ARGS,
+        '-n',
+        '6',
+        '-c',
+        '2',
+        '--warmup',
+        '2',
+        '--hedge-delay',
+        '5ms',
+        '-o',
+        format,
+        '--out-dir',
+        join(out, 'results'),
+        '--csv-requests',
+        join(out, 'requests.csv'),
+        '--html',
+        join(out, 'report.html'),
+        '--label',
+        `cred-${format}`,
+      ],
+      { cwd: dir },
+    )
     assertRunClean(`run -o ${format}`, run)
     assert.ok(run.stdout.length > 0)
     outputs.push(out)
@@ -96,10 +130,12 @@ test('no secret header value or URL password appears in any output', async () =>
   // (these only read the saved file: run at once).
   const html = join(dir, 'compare.html')
   const rerenders: Array<[string, string[]]> = [
-    ...['text', 'json', 'csv'].flatMap((format): Array<[string, string[]]> => [
-      [`report -o ${format}`, ['report', savedJson, '-o', format]],
-      [`compare -o ${format}`, ['compare', savedJson, savedJson, '-o', format]],
-    ]),
+    ...['text', 'json', 'csv'].flatMap(
+      (format): Array<[string, string[]]> => [
+        [`report -o ${format}`, ['report', savedJson, '-o', format]],
+        [`compare -o ${format}`, ['compare', savedJson, savedJson, '-o', format]],
+      ],
+    ),
     ['compare --html', ['compare', savedJson, '--html', html]],
   ]
   const rendered = await Promise.all(rerenders.map(([, args]) => runMain(args, { cwd: dir })))
@@ -125,7 +161,7 @@ test('error messages about a header never show a secret value', async () => {
   assertClean('stderr for a malformed Authorization header', run.stderr)
 })
 
-test('a URL\'s user:password@ is sent as Basic authorization, as hey and curl send it, and never shown', async () => {
+test("a URL's user:password@ is sent as Basic authorization, as hey and curl send it, and never shown", async () => {
   const basic = await startServer({ record: ['authorization'], body: 'ok\n' })
   try {
     // Percent-encoded in the URL ("p@ss:w0rd" would not parse), decoded before it is sent.
@@ -137,9 +173,15 @@ test('a URL\'s user:password@ is sent as Basic authorization, as hey and curl se
     assert.equal(basic.seen.length, 3)
     // An Authorization given with -H wins, as in hey and curl.
     basic.seen.length = 0
-    const explicit = await runMain([url, '-H', `Authorization: ${SECRETS.authorization}`, '-n', '2', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save'], { cwd: dir })
+    const explicit = await runMain(
+      [url, '-H', `Authorization: ${SECRETS.authorization}`, '-n', '2', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save'],
+      { cwd: dir },
+    )
     assert.equal(explicit.code, 0, explicit.stderr)
-    assert.deepEqual(basic.seen.map((s) => s.authorization), [SECRETS.authorization, SECRETS.authorization])
+    assert.deepEqual(
+      basic.seen.map((s) => s.authorization),
+      [SECRETS.authorization, SECRETS.authorization],
+    )
     // Replicas must agree: every copy of a request carries the same headers.
     const other = await startServer()
     try {
@@ -161,8 +203,14 @@ test('URL credentials as a header: decoded, refused when malformed or on grpc://
   assert.deepEqual(withUrlCredentials(['http://a%3Ab:p%25w@h:1/', 'http://a%3Ab:p%25w@h:2/'], []), [['authorization', basic('a:b:p%w')]])
   assert.deepEqual(withUrlCredentials(['http://h:1/'], [['x', 'y']]), [['x', 'y']])
   assert.deepEqual(withUrlCredentials(['http://u:p@h:1/'], [['Authorization', 'Bearer t']]), [['Authorization', 'Bearer t']])
-  assert.throws(() => withUrlCredentials(['http://u:p%zz@h:1/'], []), (e: Error) => e instanceof UsageError && /malformed %-escape/.test(e.message) && !e.message.includes('p%zz'))
-  assert.throws(() => withUrlCredentials(['grpc://u:p@h:1'], []), (e: Error) => e instanceof UsageError && /gRPC target takes no user:password@/.test(e.message))
+  assert.throws(
+    () => withUrlCredentials(['http://u:p%zz@h:1/'], []),
+    (e: Error) => e instanceof UsageError && /malformed %-escape/.test(e.message) && !e.message.includes('p%zz'),
+  )
+  assert.throws(
+    () => withUrlCredentials(['grpc://u:p@h:1'], []),
+    (e: Error) => e instanceof UsageError && /gRPC target takes no user:password@/.test(e.message),
+  )
   assert.throws(() => withUrlCredentials(['http://u:p@h:1/', 'http://h:2/'], []), /different credentials/)
 })
 
@@ -171,12 +219,44 @@ test('query tokens, a token as the user name, a URL with spaces around and the c
   const out = join(dir, 'tokens')
   await mkdir(out)
   const url = ` ${server.url.replace('http://', 'http://us3r-t0ken@')}?id=1&access_token=qu3ry-t0ken `
-  const run = await runMain([url, '-H', 'X-Auth-Token: x-auth-v4lue', '-H', 'x-token: metad4ta-t0ken', '-n', '4', '-c', '1', '--warmup', '0', '--mode', 'plain', '--frames', '--out-dir', join(out, 'results'), '--csv-requests', join(out, 'requests.csv'), '--html', join(out, 'report.html')], { cwd: dir, timeoutMs: 60_000 })
+  const run = await runMain(
+    [
+      url,
+      '-H',
+      'X-Auth-Token: x-auth-v4lue',
+      '-H',
+      'x-token: metad4ta-t0ken',
+      '-n',
+      '4',
+      '-c',
+      '1',
+      '--warmup',
+      '0',
+      '--mode',
+      'plain',
+      '--frames',
+      '--out-dir',
+      join(out, 'results'),
+      '--csv-requests',
+      join(out, 'requests.csv'),
+      '--html',
+      join(out, 'report.html'),
+    ],
+    { cwd: dir, timeoutMs: 60_000 },
+  )
   assert.equal(run.code, 0, run.stderr)
   // --frames carry the result's JSON gzipped: read it as merge --from-logs would.
-  const frames = run.stdout.split('\n').filter((l) => l.startsWith('HBFRAME1 ')).map((l) => l.split(' ')[6]!).join('')
+  const frames = run.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('HBFRAME1 '))
+    .map((l) => l.split(' ')[6]!)
+    .join('')
   assert.ok(frames.length > 0, 'frames printed')
-  const texts: Array<[string, string]> = [['stdout', run.stdout], ['stderr', run.stderr], ['--frames', gunzipSync(Buffer.from(frames, 'base64')).toString('utf8')]]
+  const texts: Array<[string, string]> = [
+    ['stdout', run.stdout],
+    ['stderr', run.stderr],
+    ['--frames', gunzipSync(Buffer.from(frames, 'base64')).toString('utf8')],
+  ]
   for (const name of await readdir(out, { recursive: true })) {
     const path = join(out, name)
     if (!/\.(json|csv|html)$/.test(path)) continue

@@ -43,13 +43,34 @@ interface Phase {
   server?: { received: number; completed: number; cancelled: number; hedgeHeader: number; clientAttempts: number; match: boolean }
 }
 
-test('built-in target: plain and hedged phases report the server\'s counts, equal to the client\'s attempts', { timeout: 60_000 }, async () => {
+test("built-in target: plain and hedged phases report the server's counts, equal to the client's attempts", { timeout: 60_000 }, async () => {
   const profile = profiles!.write('cross-check', {
     replicas: 3,
     seed: 811,
     model: { base: { type: 'uniform', min: 2, max: 6 }, stalls: [{ type: 'independent', probability: 0.05, ms: 100 }] },
   })
-  const r = await runMain(['--profile', profile, '-n', '600', '-c', '20', '--warmup', '100', '--hedge-delay', '1ms', '--hedge-budget', 'off', '--seed', '9', '-o', 'json', '--no-save'], { timeoutMs: 55_000 })
+  const r = await runMain(
+    [
+      '--profile',
+      profile,
+      '-n',
+      '600',
+      '-c',
+      '20',
+      '--warmup',
+      '100',
+      '--hedge-delay',
+      '1ms',
+      '--hedge-budget',
+      'off',
+      '--seed',
+      '9',
+      '-o',
+      'json',
+      '--no-save',
+    ],
+    { timeoutMs: 55_000 },
+  )
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as { phases: Record<string, Phase> }
   for (const name of ['warmup', 'plain', 'hedged']) {
@@ -119,7 +140,7 @@ test('a stats endpoint that never counts (requests lost on the way) is flagged t
   assert.doesNotMatch(r.stdout, /: MATCH/)
 })
 
-test('a slow stats endpoint is read before the window\'s clock starts: an open-loop schedule does not begin in the past', { timeout: 60_000 }, async () => {
+test("a slow stats endpoint is read before the window's clock starts: an open-loop schedule does not begin in the past", { timeout: 60_000 }, async () => {
   // The stats answer after 300 ms. Read after the window (and its schedule)
   // started, the first 300 ms of intended sends would all be late, and their
   // corrected latency would carry up to 300 ms that no server caused. An
@@ -129,7 +150,10 @@ test('a slow stats endpoint is read before the window\'s clock starts: an open-l
   // millisecond, hence the 1 ms for the clocks' resolution).
   const answeredAt: number[] = []
   const slow = await fakeStats((call) => call * 1_000_000, 300, answeredAt)
-  const r = await runMain([delay!.url, '--server-stats', slow, '--mode', 'plain', '-q', '200', '-z', '1s', '-c', '10', '--warmup', '0', '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
+  const r = await runMain(
+    [delay!.url, '--server-stats', slow, '--mode', 'plain', '-q', '200', '-z', '1s', '-c', '10', '--warmup', '0', '-o', 'json', '--no-save'],
+    { timeoutMs: 30_000 },
+  )
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as { startedAt: string; phases: Record<string, Phase & { startOffsetMs: number }> }
   const plain = result.phases.plain!

@@ -29,7 +29,11 @@ test('every row carries the run label, start time, target and partial flag', () 
 
 test('every share is a percentage named _pct: errors, trigger rate, extra load', () => {
   // 400 requests, 10 failed: 2.5 %; hedged: 4000 requests, 140 hedges sent, 4140 attempts: +3.5 %; trigger rate 3.8 % (fixture).
-  const plain = makePhase('plain', Array.from({ length: 400 }, () => 10), { ok: 390, errors: 10, statusCodes: { '200': 390, '503': 10 } })
+  const plain = makePhase(
+    'plain',
+    Array.from({ length: 400 }, () => 10),
+    { ok: 390, errors: 10, statusCodes: { '200': 390, '503': 10 } },
+  )
   const run = makeHedgedRun()
   run.phases.plain = plain
   run.phases.hedged = { ...run.phases.hedged!, attempts: 4140, hedging: { ...run.phases.hedged!.hedging!, hedgesSent: 140 } }
@@ -43,7 +47,9 @@ test('every share is a percentage named _pct: errors, trigger rate, extra load',
 
 test('-o csv of a real run names the run and its target', async () => {
   server = await startServer({ delayMs: 1 })
-  const r = await runMain([server.url, '-n', '20', '-c', '2', '--warmup', '5', '--mode', 'plain', '--label', 'csv-id', '--no-save', '-o', 'csv'], { timeoutMs: 60_000 })
+  const r = await runMain([server.url, '-n', '20', '-c', '2', '--warmup', '5', '--mode', 'plain', '--label', 'csv-id', '--no-save', '-o', 'csv'], {
+    timeoutMs: 60_000,
+  })
   assert.equal(r.code, 0, r.stderr)
   const rows = parseCsvObjects(r.stdout)
   const plain = rows.find((x) => x.scope === 'phase' && x.phase === 'plain')

@@ -32,7 +32,10 @@ test('a warm-up whose requests all time out derives no hedge delay: a warning an
   assert.ok(h.hedgesSent >= 10, `hedges ${h.hedgesSent}`)
   assert.match(text, /Errors:\s+24 \(100\.00%\)/)
   assert.doesNotMatch(text, /slower while hedging|too aggressive/)
-  assert.ok(result.warnings.some((w) => /none of the 4 warm-up requests was answered successfully/.test(w)), result.warnings.join('\n'))
+  assert.ok(
+    result.warnings.some((w) => /none of the 4 warm-up requests was answered successfully/.test(w)),
+    result.warnings.join('\n'),
+  )
 })
 
 test('a run with no hedged phase derives no hedge delay, so it warns about none (--mode plain; a warm-up too short for a p95)', async (t) => {
@@ -42,7 +45,13 @@ test('a run with no hedged phase derives no hedge delay, so it warns about none 
   const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/`
   // 10 warm-up requests: their second half (5) is far too few to place a p95, which a hedged run would warn about.
   const hedged = await run({ urls: [url], mode: 'both', requests: 20, concurrency: 5, warmup: 10, seed: 1 })
-  assert.ok(hedged.warnings.some((w) => /hedge delay/.test(w)), `a hedged run warns: ${JSON.stringify(hedged.warnings)}`)
+  assert.ok(
+    hedged.warnings.some((w) => /hedge delay/.test(w)),
+    `a hedged run warns: ${JSON.stringify(hedged.warnings)}`,
+  )
   const plain = await run({ urls: [url], mode: 'plain', requests: 20, concurrency: 5, warmup: 10, seed: 1 })
-  assert.deepEqual(plain.warnings.filter((w) => /hedge/.test(w)), [])
+  assert.deepEqual(
+    plain.warnings.filter((w) => /hedge/.test(w)),
+    [],
+  )
 })

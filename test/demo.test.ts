@@ -26,7 +26,7 @@ import { killAllChildren, runCli } from './helpers/cli.js'
 
 after(() => killAllChildren())
 
-test('hedgebench demo -n 1000 prints the seed\'s table for 4 and 40 in flight, with stalls plain and (almost) none hedged', { timeout: 60_000 }, async (t) => {
+test("hedgebench demo -n 1000 prints the seed's table for 4 and 40 in flight, with stalls plain and (almost) none hedged", { timeout: 60_000 }, async (t) => {
   const r = await runCli(['demo', '-n', '1000'], { timeoutMs: 55_000 })
   t.diagnostic(`demo took ${(r.wallMs / 1000).toFixed(1)} s`)
   assert.equal(r.timedOut, false, `demo finished in time; stderr: ${r.stderr}`)
@@ -37,7 +37,10 @@ test('hedgebench demo -n 1000 prints the seed\'s table for 4 and 40 in flight, w
   assert.match(out, /Each row: 1000 requests\./)
 
   const blocks = out.split(/\n(?=\d+ in flight)/).slice(1)
-  assert.deepEqual(blocks.map((b) => Number(/^(\d+) in flight/.exec(b)![1])), [4, 40])
+  assert.deepEqual(
+    blocks.map((b) => Number(/^(\d+) in flight/.exec(b)![1])),
+    [4, 40],
+  )
   for (const block of blocks) {
     const lines = block.split('\n')
     const header = lines[0]!.trim().split(/\s{2,}/)

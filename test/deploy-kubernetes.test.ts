@@ -27,7 +27,10 @@ const DEPLOY = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url
 const KUBECTL = 'kubectl'
 
 async function kubectlAvailable(): Promise<boolean> {
-  return exec(KUBECTL, ['version', '--client'], { timeout: 10_000 }).then(() => true, () => false)
+  return exec(KUBECTL, ['version', '--client'], { timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  )
 }
 
 interface Rendered {
@@ -63,7 +66,10 @@ for (const dir of ['base', 'overlays/example', '.']) {
     assert.ok(spec.activeDeadlineSeconds! > 0 && spec.ttlSecondsAfterFinished! > 0)
     const pod = spec.template.spec!
     assert.equal(pod.restartPolicy, 'Never')
-    assert.ok(pod.topologySpreadConstraints!.some((c) => c.topologyKey === 'kubernetes.io/hostname'), 'spread over nodes')
+    assert.ok(
+      pod.topologySpreadConstraints!.some((c) => c.topologyKey === 'kubernetes.io/hostname'),
+      'spread over nodes',
+    )
     const container = pod.containers[0]!
     assert.deepEqual(container.resources!.requests, container.resources!.limits, 'requests = limits')
     assert.deepEqual(container.args, ['--config', '/etc/hedgebench/run.json', '--start-at', '$(START_AT)'])
@@ -103,7 +109,7 @@ async function runPod1(t: TestContext, shipped: Record<string, unknown>, startAt
   assert.match(r.stdout, /HBFRAME1 checkout-2026-12-01-run1 1\/8 1\/\d+ /)
 }
 
-test('the ConfigMap\'s run.json is flags the CLI accepts: pod 1 of the example runs its share against a local target', async (t) => {
+test("the ConfigMap's run.json is flags the CLI accepts: pod 1 of the example runs its share against a local target", async (t) => {
   if (!(await kubectlAvailable())) return t.skip('kubectl not found')
   const { configMap } = await render('overlays/example')
   await runPod1(t, JSON.parse(configMap.data!['run.json']!) as Record<string, unknown>, '+0s')
@@ -118,22 +124,26 @@ test('kubectl kustomize deploy/kubernetes renders the example: the top-level kus
 })
 
 test('the example overlay names its image under a placeholder registry that cannot resolve', async () => {
-  const job = await yamlOf('base/job.yaml') as { spec: { template: { spec: { containers: Array<{ image: string }> } } } }
+  const job = (await yamlOf('base/job.yaml')) as { spec: { template: { spec: { containers: Array<{ image: string }> } } } }
   const image = job.spec.template.spec.containers[0]!.image
-  const overlay = await yamlOf('overlays/example/kustomization.yaml') as { images: Array<{ name: string; newName: string }> }
+  const overlay = (await yamlOf('overlays/example/kustomization.yaml')) as { images: Array<{ name: string; newName: string }> }
   assert.equal(overlay.images.length, 1)
   assert.equal(image.split(':')[0], overlay.images[0]!.name, 'images: names the base image, so kustomize replaces it')
   assert.match(overlay.images[0]!.newName, /^[\w.-]+\.invalid\/hedgebench$/, 'a .invalid registry never resolves (RFC 6761)')
 })
 
 test('the start is written at apply time: every pod reads START_AT from one generated ConfigMap, and the shipped placeholder is refused', async () => {
-  const job = await yamlOf('base/job.yaml') as { spec: { template: { spec: { containers: Array<{ args: string[]; env: Array<{ name: string; valueFrom: { configMapKeyRef: { name: string; key: string } } }> }> } } } }
+  const job = (await yamlOf('base/job.yaml')) as {
+    spec: {
+      template: { spec: { containers: Array<{ args: string[]; env: Array<{ name: string; valueFrom: { configMapKeyRef: { name: string; key: string } } }> }> } }
+    }
+  }
   const container = job.spec.template.spec.containers[0]!
   assert.deepEqual(container.args.slice(-2), ['--start-at', '$(START_AT)'])
   const env = container.env.find((e) => e.name === 'START_AT')!
   assert.deepEqual(env.valueFrom.configMapKeyRef, { name: 'hedgebench-start', key: 'START_AT' })
   for (const k of ['base/kustomization.yaml', 'overlays/example/kustomization.yaml']) {
-    const gen = (await yamlOf(k) as { configMapGenerator: Array<{ name: string; envs?: string[] }> }).configMapGenerator
+    const gen = ((await yamlOf(k)) as { configMapGenerator: Array<{ name: string; envs?: string[] }> }).configMapGenerator
     assert.deepEqual(gen.find((g) => g.name === 'hedgebench-start')!.envs, ['start.env'], k)
   }
   for (const f of ['base/start.env', 'overlays/example/start.env']) {

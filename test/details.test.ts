@@ -70,7 +70,7 @@ test('plain phase: wait and read are told apart; reused connections have no setu
   assert.ok(d.write.p50 < 5, `req write p50 ${d.write.p50} ms: a small GET is one socket write`)
 })
 
-test('--disable-keepalive: every attempt opened its connection, and the text report shows hey\'s Details', async () => {
+test("--disable-keepalive: every attempt opened its connection, and the text report shows hey's Details", async () => {
   const s = await twoStepServer()
   const { result } = await run([s.url, '-n', '10', '-c', '2', '--warmup', '2', '--mode', 'plain', '--disable-keepalive'])
   const d = result.phases.plain!.details![0]!
@@ -79,15 +79,39 @@ test('--disable-keepalive: every attempt opened its connection, and the text rep
   const text = await runMain([s.url, '-n', '4', '-c', '1', '--warmup', '1', '--mode', 'plain', '--disable-keepalive', '--no-save'])
   const figure = String.raw`\d+(\.\d+)? (µs|ms|s)`
   const three = `${figure}, ${figure}, ${figure}`
-  assert.match(text.stdout, new RegExp(String.raw`Details \(p50, p99, max of completed attempts\):\n {2}conn setup: +${three} \(4 opened a connection\)\n {2}req write: +${three}\n {2}resp wait: +${three}\n {2}resp read: +${three}\n`))
+  assert.match(
+    text.stdout,
+    new RegExp(
+      String.raw`Details \(p50, p99, max of completed attempts\):\n {2}conn setup: +${three} \(4 opened a connection\)\n {2}req write: +${three}\n {2}resp wait: +${three}\n {2}resp read: +${three}\n`,
+    ),
+  )
 })
 
 test('hedged phase: one breakdown per attempt number', async () => {
   const s = await twoStepServer()
   // A 10 ms delay against a 100 ms answer fires a hedge for every request (budget off).
-  const { result } = await run([s.url, '-n', '12', '-c', '2', '--warmup', '2', '--mode', 'hedged', '--hedge-delay', '10ms', '--hedge-budget', 'off', '--cancel', 'ignore'])
+  const { result } = await run([
+    s.url,
+    '-n',
+    '12',
+    '-c',
+    '2',
+    '--warmup',
+    '2',
+    '--mode',
+    'hedged',
+    '--hedge-delay',
+    '10ms',
+    '--hedge-budget',
+    'off',
+    '--cancel',
+    'ignore',
+  ])
   const details = result.phases.hedged!.details!
-  assert.deepEqual(details.map((d) => d.attempt), [0, 1])
+  assert.deepEqual(
+    details.map((d) => d.attempt),
+    [0, 1],
+  )
   // With --cancel ignore every copy that left completes: 12 originals, and one hedge per timer
   // that fired before its original's answer (all 12 on an idle machine; a loop stalled past 90 ms
   // on a loaded one fires a timer after its request was decided, and no hedge leaves).

@@ -43,7 +43,13 @@ export function extractSnippets(source: string, text: string): Snippet[] {
 
 test('the snippet extractor finds tagged blocks only', () => {
   const text = ['intro', '```ts', 'const a = 1', '```', '```sh', 'npm test', '```', '```js', 'let b = 2', '```'].join('\n')
-  assert.deepEqual(extractSnippets('x.md', text).map((s) => [s.line, s.code]), [[2, 'const a = 1'], [8, 'let b = 2']])
+  assert.deepEqual(
+    extractSnippets('x.md', text).map((s) => [s.line, s.code]),
+    [
+      [2, 'const a = 1'],
+      [8, 'let b = 2'],
+    ],
+  )
 })
 
 test('every TypeScript/JavaScript snippet of the README and docs/library.md type-checks and runs', async (t) => {
@@ -55,19 +61,30 @@ test('every TypeScript/JavaScript snippet of the README and docs/library.md type
   t.after(() => rm(dir, { recursive: true, force: true }))
   const files = snippets.map((_, i) => `snippet-${i}.ts`)
   await Promise.all(snippets.map((s, i) => writeFile(join(dir, files[i]!), `// ${s.source}:${s.line}\n${s.code}\nexport {}\n`)))
-  await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node'],
-      strict: true, skipLibCheck: true, outDir: 'out', rootDir: '.',
-    },
-    files,
-  }))
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2023'],
+        types: ['node'],
+        strict: true,
+        skipLibCheck: true,
+        outDir: 'out',
+        rootDir: '.',
+      },
+      files,
+    }),
+  )
   const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
   const compiled = await exec(process.execPath, [tsc, '-p', dir], { cwd: dir, timeout: 120_000 }).then(
     () => '',
     (err: { stdout?: string; message: string }) => err.stdout || err.message,
   )
-  const where = (out: string) => out.replace(/snippet-(\d+)\.ts\((\d+)/g, (_, i: string, l: string) => `${snippets[Number(i)]!.source}:${snippets[Number(i)]!.line + Number(l) - 1}`)
+  const where = (out: string) =>
+    out.replace(/snippet-(\d+)\.ts\((\d+)/g, (_, i: string, l: string) => `${snippets[Number(i)]!.source}:${snippets[Number(i)]!.line + Number(l) - 1}`)
   assert.equal(where(compiled), '', 'the snippets type-check (the positions are the markdown lines)')
   for (const [i, s] of snippets.entries()) {
     const r = await exec(process.execPath, [join(dir, 'out', files[i]!.replace(/\.ts$/, '.js'))], { cwd: dir, timeout: 60_000 }).then(

@@ -67,7 +67,13 @@ function request(pool: ConnectionPool, origin: string): Promise<Done> {
   return new Promise((resolve) => pool.dispatch({ origin, path: '/', method: 'GET' }, collect(resolve)))
 }
 
-async function server(delayMs: number): Promise<{ origin: string; sockets: Set<unknown>; connections: { accepted: number; open: number }; requests: { inFlight: number; max: number }; close(): void }> {
+async function server(delayMs: number): Promise<{
+  origin: string
+  sockets: Set<unknown>
+  connections: { accepted: number; open: number }
+  requests: { inFlight: number; max: number }
+  close(): void
+}> {
   const sockets = new Set<unknown>()
   const connections = { accepted: 0, open: 0 }
   const requests = { inFlight: 0, max: 0 }
@@ -142,7 +148,14 @@ test('-t running out while an attempt waits for its connection: it fails with a 
       connectingAt = performance.now()
       connect(opts, cb)
     }, 150)
-  const pool = new ConnectionPool({ connectTimeoutMs: 2000, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 10_000, allowH2: false, attemptTimeoutMs: 50, connector: slow })
+  const pool = new ConnectionPool({
+    connectTimeoutMs: 2000,
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 10_000,
+    allowH2: false,
+    attemptTimeoutMs: 50,
+    connector: slow,
+  })
   t.after(async () => {
     await pool.destroy()
     s.close()
@@ -246,9 +259,16 @@ test('deadline queue: one timer expires each entry at its deadline, skips remove
   q.remove(entries[3] as never)
   assert.equal(q.pending, 4)
   await new Promise((r) => setTimeout(r, 300))
-  assert.deepEqual(fired.map((f) => f.id), [1, 2, 4, 5])
+  assert.deepEqual(
+    fired.map((f) => f.id),
+    [1, 2, 4, 5],
+  )
   freezes.stop()
-  for (const f of fired) assert.ok(f.late >= 0 && (f.late < 10 || freezes.overlaps(f.at, f.at + f.late, 0)), `entry ${f.id} expired ${f.late.toFixed(2)} ms after its deadline (frozen: ${JSON.stringify(freezes.windows)})`)
+  for (const f of fired)
+    assert.ok(
+      f.late >= 0 && (f.late < 10 || freezes.overlaps(f.at, f.at + f.late, 0)),
+      `entry ${f.id} expired ${f.late.toFixed(2)} ms after its deadline (frozen: ${JSON.stringify(freezes.windows)})`,
+    )
   assert.equal(q.pending, 0)
   assert.equal(q.timerAt, null)
   // Removing the last entry clears the timer (nothing keeps the process alive).

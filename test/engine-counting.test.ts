@@ -86,7 +86,10 @@ test('several URLs: round-robin over replicas, a per-replica breakdown that matc
   const result = await run({ urls, concurrency: 6, requests: 600, warmup: 0, mode: 'plain', seed: 5 })
   const plain = result.phases.plain!
   assert.equal(plain.replicas.length, 3)
-  assert.deepEqual(plain.replicas.map((r) => r.url), urls)
+  assert.deepEqual(
+    plain.replicas.map((r) => r.url),
+    urls,
+  )
   for (const [i, r] of plain.replicas.entries()) {
     assert.equal(r.requests, 200, `replica ${i} requests`)
     assert.equal(r.attempts, servers[i]!.received, `replica ${i} attempts vs server`)
@@ -94,5 +97,8 @@ test('several URLs: round-robin over replicas, a per-replica breakdown that matc
     // Its own latency: server i waits i+1 ms.
     assert.ok(r.latencyMs.p50 >= i + 1, `replica ${i} p50 ${r.latencyMs.p50}`)
   }
-  assert.equal(plain.replicas.reduce((s, r) => s + r.attempts, 0), plain.attempts)
+  assert.equal(
+    plain.replicas.reduce((s, r) => s + r.attempts, 0),
+    plain.attempts,
+  )
 })

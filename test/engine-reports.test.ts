@@ -40,7 +40,27 @@ test('JSON, saved JSON, CSV summary and per-request CSV of one run agree; report
   const out = join(dir, 'saved')
   const requestsCsv = join(dir, 'requests.csv')
   const urls = servers.map((s) => s.url)
-  const run = await hedgebench([...urls, '-n', '600', '-c', '6', '--warmup', '60', '--slow', '20ms', '--seed', '11', '-o', 'json', '--out-dir', out, '--label', 'agree', '--csv-requests', requestsCsv])
+  const run = await hedgebench([
+    ...urls,
+    '-n',
+    '600',
+    '-c',
+    '6',
+    '--warmup',
+    '60',
+    '--slow',
+    '20ms',
+    '--seed',
+    '11',
+    '-o',
+    'json',
+    '--out-dir',
+    out,
+    '--label',
+    'agree',
+    '--csv-requests',
+    requestsCsv,
+  ])
   assert.equal(run.code, 0, run.stderr)
   const result = JSON.parse(run.stdout) as RunResult
   assert.equal(result.schema, 'hedgebench/result@2')
@@ -70,7 +90,12 @@ test('JSON, saved JSON, CSV summary and per-request CSV of one run agree; report
     assert.equal(Number(row.slow_count), phase.slow.count)
     assert.equal(Number(row.p50_ms), phase.latencyMs.p50)
     assert.equal(Number(row['p99.9_ms']), phase.latencyMs['p99.9'])
-    assert.equal(row.status_codes, Object.entries(phase.statusCodes).map(([k, v]) => `${k}:${v}`).join(' '))
+    assert.equal(
+      row.status_codes,
+      Object.entries(phase.statusCodes)
+        .map(([k, v]) => `${k}:${v}`)
+        .join(' '),
+    )
     const replicaRows = summary.filter((r) => r.scope === 'replica' && r.phase === name)
     assert.equal(replicaRows.length, 3)
     for (const [i, r] of replicaRows.entries()) {
@@ -89,11 +114,18 @@ test('JSON, saved JSON, CSV summary and per-request CSV of one run agree; report
     const phase = result.phases[name]!
     const mine = rows.filter((r) => r.phase === name)
     assert.equal(mine.length, phase.requests, `${name} rows`)
-    assert.deepEqual(mine.map((r) => Number(r.seq)).sort((a, b) => a - b), [...Array(phase.requests).keys()], `${name} seq numbers`)
+    assert.deepEqual(
+      mine.map((r) => Number(r.seq)).sort((a, b) => a - b),
+      [...Array(phase.requests).keys()],
+      `${name} seq numbers`,
+    )
     const statuses: Record<string, number> = {}
     for (const r of mine) if (r.status !== '') statuses[r.status!] = (statuses[r.status!] ?? 0) + 1
     assert.deepEqual(statuses, phase.statusCodes, `${name} statuses`)
-    assert.equal(mine.filter((r) => r.error !== '').length, Object.values(phase.errorKinds).reduce((a, b) => a + b, 0))
+    assert.equal(
+      mine.filter((r) => r.error !== '').length,
+      Object.values(phase.errorKinds).reduce((a, b) => a + b, 0),
+    )
     // Slow count: the same threshold over the same latencies (rounded to the microsecond in the CSV).
     assert.equal(mine.filter((r) => Number(r.latency_ms) > phase.slow.thresholdMs).length, phase.slow.count, `${name} slow`)
     // The median of the rows and the HDR p50 agree to the histogram's precision (3 significant digits) plus one rank.
@@ -113,7 +145,10 @@ test('JSON, saved JSON, CSV summary and per-request CSV of one run agree; report
   assert.equal(hedgedRows.filter((r) => /^hedge-\d$/.test(r.winner!)).length, h.hedgeWins)
   assert.equal(hedgedRows.filter((r) => r.hedge_fired_ms !== '').length, Math.round((h.triggerRate * result.phases.hedged!.requests) / 100))
   // Copies launched per request = copies on the wire + copies cancelled before the wire.
-  assert.equal(hedgedRows.reduce((s, r) => s + Number(r.attempts), 0), result.phases.hedged!.attempts + h.unsent)
+  assert.equal(
+    hedgedRows.reduce((s, r) => s + Number(r.attempts), 0),
+    result.phases.hedged!.attempts + h.unsent,
+  )
 
   // report FILE -o json: the saved file, byte for byte; -o csv: the saved summary.
   const report = await hedgebench(['report', join(out, files[1]!), '-o', 'json'])
@@ -123,7 +158,7 @@ test('JSON, saved JSON, CSV summary and per-request CSV of one run agree; report
   assert.equal(reportCsv.stdout, savedCsv)
 })
 
-test('the text report of a real run has hey\'s sections in order, plus the tail, the comparison and the replicas', async () => {
+test("the text report of a real run has hey's sections in order, plus the tail, the comparison and the replicas", async () => {
   const urls = servers.map((s) => s.url)
   const run = await hedgebench([...urls, '-n', '300', '-c', '6', '--warmup', '50', '--slow', '20ms', '--seed', '12', '--no-save'])
   assert.equal(run.code, 0, run.stderr)
@@ -134,8 +169,15 @@ test('the text report of a real run has hey\'s sections in order, plus the tail,
     assert.ok(start >= 0, `${phase} phase block`)
     const block = text.slice(start)
     const at = ['Summary:', 'Response time histogram:', 'Latency distribution:', 'Status code distribution:'].map((s) => block.indexOf(`\n${s}\n`))
-    assert.ok(at.every((i) => i > 0), `${phase}: ${at}`)
-    assert.deepEqual([...at].sort((a, b) => a - b), at, `${phase}: sections in hey's order`)
+    assert.ok(
+      at.every((i) => i > 0),
+      `${phase}: ${at}`,
+    )
+    assert.deepEqual(
+      [...at].sort((a, b) => a - b),
+      at,
+      `${phase}: sections in hey's order`,
+    )
     assert.match(block, /\n {2}\[200\] \d+ responses\n/)
     assert.match(block, /99\.9%/)
     assert.match(block, /99\.99%/)

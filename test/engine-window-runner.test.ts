@@ -35,7 +35,16 @@ test('window runner: each connection counts for the window that opened it, exact
 
   // Two lanes in one window: their shared connections count for the last one (hedged).
   const before = server.accepted
-  const interleaved = await run({ urls: [server.url], concurrency: 3, requests: 20, warmup: 0, mode: 'both', schedule: 'interleaved', seed: 4, hedge: { delay: 5000 } })
+  const interleaved = await run({
+    urls: [server.url],
+    concurrency: 3,
+    requests: 20,
+    warmup: 0,
+    mode: 'both',
+    schedule: 'interleaved',
+    seed: 4,
+    hedge: { delay: 5000 },
+  })
   assert.deepEqual([interleaved.phases.plain!.connectionsOpened, interleaved.phases.hedged!.connectionsOpened], [0, 3])
   await settle([server], 72 + 40)
   assert.equal(server.accepted - before, 3 + 1)
@@ -68,14 +77,21 @@ test('window runner: the end waits for every losing attempt to settle, and the d
   // was answered by the server. A window that ended at its last request
   // would have counted the last losers as neither.
   assert.equal(h.lateDiscarded, n, 'every loser settled before the phase was taken')
-  assert.deepEqual(servers.map((s) => s.completed - s.received), [0, 0], 'every original was answered before run() returned')
+  assert.deepEqual(
+    servers.map((s) => s.completed - s.received),
+    [0, 0],
+    'every original was answered before run() returned',
+  )
   // Three requests in a row per slot, each ended by its hedge at ~22 ms:
   // the duration stops there, not at the last loser (>= 400 ms after the
   // last original started).
   assert.ok(phase.durationMs < 400, `duration ${phase.durationMs} ms`)
   // Progress comes while the window sends, never during the drain (here
   // ~330 ms, long enough for a 250 ms tick if the reports went on).
-  assert.ok(progress.every((p) => p.phase === 'hedged' && p.elapsedMs <= phase.durationMs), JSON.stringify(progress))
+  assert.ok(
+    progress.every((p) => p.phase === 'hedged' && p.elapsedMs <= phase.durationMs),
+    JSON.stringify(progress),
+  )
 })
 
 test('window runner: progress is reported every 250 ms while the window sends', async (t) => {

@@ -31,7 +31,10 @@ test('a dead replica: extra load is hedges sent per request, positive when hedge
   const phase = result.phases.hedged!
   const h = phase.hedging!
   // About a third of the originals go to the dead replica and fail at connect (never on the wire).
-  assert.ok(phase.attempts < phase.requests + h.hedgesSent, `attempts ${phase.attempts}, requests ${phase.requests}, hedges ${h.hedgesSent}: some originals never reached the wire`)
+  assert.ok(
+    phase.attempts < phase.requests + h.hedgesSent,
+    `attempts ${phase.attempts}, requests ${phase.requests}, hedges ${h.hedgesSent}: some originals never reached the wire`,
+  )
   assert.ok(h.hedgesSent > 0, 'connection errors trigger hedges at once')
   const expected = Math.round((h.hedgesSent / phase.requests) * 100 * 1000) / 1000
   assert.equal(h.extraLoadPct, expected)

@@ -22,21 +22,59 @@ test('parses relative, absolute and unit forms', () => {
 })
 
 test('bad conditions throw a one-line UsageError naming the condition and the valid forms', () => {
-  for (const bad of ['', 'p99', 'p99>', '>10%', 'p98>10ms', 'p99=10ms', 'p99>10%', 'rps>10ms', 'p99>+10ms', 'p99>-5', 'p99>ten', 'error_rate>1s', 'p99>>1', 'p99>1e3', 'p99>1\n>2']) {
-    assert.throws(() => parseFailIf(bad), (err: unknown) => {
-      assert.ok(err instanceof UsageError, `${JSON.stringify(bad)} throws UsageError`)
-      assert.ok(!err.message.includes('\n'), `one line for ${JSON.stringify(bad)}`)
-      assert.ok(err.message.includes(JSON.stringify(bad.trim()).slice(1, -1).slice(0, 20)), `names ${JSON.stringify(bad)}: ${err.message}`)
-      assert.match(err.message, /p99>\+10%.*p50>25ms.*metrics: .*extra_load; operators: > < >= <=/)
-      return true
-    })
+  for (const bad of [
+    '',
+    'p99',
+    'p99>',
+    '>10%',
+    'p98>10ms',
+    'p99=10ms',
+    'p99>10%',
+    'rps>10ms',
+    'p99>+10ms',
+    'p99>-5',
+    'p99>ten',
+    'error_rate>1s',
+    'p99>>1',
+    'p99>1e3',
+    'p99>1\n>2',
+  ]) {
+    assert.throws(
+      () => parseFailIf(bad),
+      (err: unknown) => {
+        assert.ok(err instanceof UsageError, `${JSON.stringify(bad)} throws UsageError`)
+        assert.ok(!err.message.includes('\n'), `one line for ${JSON.stringify(bad)}`)
+        assert.ok(err.message.includes(JSON.stringify(bad.trim()).slice(1, -1).slice(0, 20)), `names ${JSON.stringify(bad)}: ${err.message}`)
+        assert.match(err.message, /p99>\+10%.*p50>25ms.*metrics: .*extra_load; operators: > < >= <=/)
+        return true
+      },
+    )
   }
 })
 
 test('fuzz: a few thousand seeded random strings either parse or throw UsageError', () => {
   const next = seededRandom(2024)
   const alphabet = ['p', '9', '.', '>', '<', '=', '+', '-', '%', 'm', 's', 'u', 'µ', ' ', 'e', 'r', '_', '1', '0', 'x', '\n', '"', 'é', '\u0000', '🙂']
-  const words = ['p99', 'p50', 'error_rate', 'rps', 'extra_load', 'slow', 'mean', 'max', '>', '<', '>=', '<=', '+10%', '-5%', '25ms', '1s', '1%', '9'.repeat(400)]
+  const words = [
+    'p99',
+    'p50',
+    'error_rate',
+    'rps',
+    'extra_load',
+    'slow',
+    'mean',
+    'max',
+    '>',
+    '<',
+    '>=',
+    '<=',
+    '+10%',
+    '-5%',
+    '25ms',
+    '1s',
+    '1%',
+    '9'.repeat(400),
+  ]
   let parsed = 0
   for (let i = 0; i < 4000; i++) {
     const pick = (list: string[]) => list[Math.floor(next() * list.length)]!
@@ -61,7 +99,10 @@ test('fuzz: a few thousand seeded random strings either parse or throw UsageErro
 function comparisonOf(beforeMs: number[], afterMs: number[], afterErrors = 0) {
   const before = makeRunResult({ phases: { plain: makePhase('plain', beforeMs, { durationMs: 1000 }) } })
   const after = makeRunResult({ phases: { plain: makePhase('plain', afterMs, { durationMs: 1000, errors: afterErrors }) } })
-  return compareRuns([{ name: 'before.json', result: before }, { name: 'after.json', result: after }])
+  return compareRuns([
+    { name: 'before.json', result: before },
+    { name: 'after.json', result: after },
+  ])
 }
 
 test('conditions hold exactly at their thresholds, on runs after the first', () => {

@@ -23,9 +23,20 @@ const servers: CountingServer[] = []
 after(() => Promise.all(servers.map((s) => s.close())))
 
 test('the limit is read from /proc/self/limits; unlimited is Infinity; no file, no check', () => {
-  assert.deepEqual(readFdLimit(() => LIMITS), { soft: 256, hard: 524288 })
-  assert.deepEqual(readFdLimit(() => LIMITS.replace('256                  524288', 'unlimited            unlimited')), { soft: Infinity, hard: Infinity })
-  assert.equal(readFdLimit(() => { throw new Error('ENOENT') }), null)
+  assert.deepEqual(
+    readFdLimit(() => LIMITS),
+    { soft: 256, hard: 524288 },
+  )
+  assert.deepEqual(
+    readFdLimit(() => LIMITS.replace('256                  524288', 'unlimited            unlimited')),
+    { soft: Infinity, hard: Infinity },
+  )
+  assert.equal(
+    readFdLimit(() => {
+      throw new Error('ENOENT')
+    }),
+    null,
+  )
   if (existsSync('/proc/self/limits')) assert.ok(readFdLimit()!.soft > 0)
 })
 
@@ -34,19 +45,47 @@ test('-c × replicas (+ hedges) above the soft limit is warned before the run, w
   const cfg = resolveOptions({ urls: ['http://127.0.0.1:1/', 'http://127.0.0.1:2/'], concurrency: 200, requests: 1000 }, 0)
   assert.equal(socketsNeeded(cfg), 200 * 2 + 200)
   const warning = fdLimitWarning(cfg, limit)!
-  assert.match(warning, /^the open-file limit \(ulimit -n\) is 256, below the ~664 descriptors -c 200 over 2 replicas may need: .*EMFILE.*; run `ulimit -n 1024` in the shell before hedgebench \(Node cannot raise it itself\)$/)
+  assert.match(
+    warning,
+    /^the open-file limit \(ulimit -n\) is 256, below the ~664 descriptors -c 200 over 2 replicas may need: .*EMFILE.*; run `ulimit -n 1024` in the shell before hedgebench \(Node cannot raise it itself\)$/,
+  )
   assert.equal(fdLimitWarning(resolveOptions({ urls: ['http://127.0.0.1:1/'], concurrency: 50, requests: 100 }, 0), limit), null)
-  assert.match(fdLimitWarning(cfg, { soft: 300, hard: 300 })!, /Node already raised its soft limit to the hard limit, 300: raise that before the run \(`ulimit -n 1024` where allowed, .*\) or lower -c$/)
+  assert.match(
+    fdLimitWarning(cfg, { soft: 300, hard: 300 })!,
+    /Node already raised its soft limit to the hard limit, 300: raise that before the run \(`ulimit -n 1024` where allowed, .*\) or lower -c$/,
+  )
   assert.equal(fdLimitWarning(cfg, null), null)
   // HTTP/2 multiplexes: one connection per replica, whatever -c.
   assert.equal(fdLimitWarning(resolveOptions({ urls: ['http://127.0.0.1:1/'], concurrency: 5000, requests: 10000, http2: true }, 0), limit), null)
 })
 
-test('a run over its ulimit -n: the EMFILE failures are the generator\'s, apart from the target\'s errors and the replicas\' tables', { skip: existsSync('/proc/self/limits') ? false : 'needs Linux' }, async () => {
+test("a run over its ulimit -n: the EMFILE failures are the generator's, apart from the target's errors and the replicas' tables", {
+  skip: existsSync('/proc/self/limits') ? false : 'needs Linux',
+}, async () => {
   const s = await startServer({ delayMs: 30 })
   servers.push(s)
   // A shell lowers the limit (soft and hard: Node raises its soft limit to the hard one) for the CLI alone; -c 120 cannot fit in 64.
-  const child = spawn('/bin/sh', ['-c', `ulimit -n 64 && exec "${process.execPath}" "${BIN}" "$@"`, 'sh', s.url, '-c', '120', '-n', '240', '--warmup', '0', '--mode', 'plain', '-o', 'json', '--no-save'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    '/bin/sh',
+    [
+      '-c',
+      `ulimit -n 64 && exec "${process.execPath}" "${BIN}" "$@"`,
+      'sh',
+      s.url,
+      '-c',
+      '120',
+      '-n',
+      '240',
+      '--warmup',
+      '0',
+      '--mode',
+      'plain',
+      '-o',
+      'json',
+      '--no-save',
+    ],
+    { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))

@@ -108,7 +108,15 @@ test('h2 frame fuzz: every request ends exactly once, with an answer or a coded 
       }
       assert.equal(e.ends, 1, `case ${i}: a request ended ${e.ends} times`)
     }
-    if (i === 0) assert.deepEqual(ends.map((e) => [e.status, e.body]), [[200, 'hello'], [200, 'world']], 'the valid script is read as sent')
+    if (i === 0)
+      assert.deepEqual(
+        ends.map((e) => [e.status, e.body]),
+        [
+          [200, 'hello'],
+          [200, 'world'],
+        ],
+        'the valid script is read as sent',
+      )
     await client.close()
   }
   assert.deepEqual(thrown, [])

@@ -25,9 +25,45 @@ const int = (r: Rand, lo: number, hi: number): number => lo + Math.floor(r() * (
 
 /** Characters that tend to break parsers: digits, units, signs, separators, whitespace, control, non-ASCII. */
 const ALPHABET = [
-  ...'0123456789', ...'.,:;-+%<>=!_ ', 'ms', 's', 'm', 'us', 'µs', 'h', 'e', 'E', 'x', 'p99', 'p50', 'rps', 'error_rate',
-  '\t', '\n', '\r', '\0', '\u00a0', '\u2028', '\ufeff', '"', "'", '\\', '{', '}', '[', ']', 'NaN', 'Infinity', '1e308', '-0',
-  'Authorization', 'Bearer', 'é', '漢', '\u{1F600}', '\ud800',
+  ...'0123456789',
+  ...'.,:;-+%<>=!_ ',
+  'ms',
+  's',
+  'm',
+  'us',
+  'µs',
+  'h',
+  'e',
+  'E',
+  'x',
+  'p99',
+  'p50',
+  'rps',
+  'error_rate',
+  '\t',
+  '\n',
+  '\r',
+  '\0',
+  '\u00a0',
+  '\u2028',
+  '\ufeff',
+  '"',
+  "'",
+  '\\',
+  '{',
+  '}',
+  '[',
+  ']',
+  'NaN',
+  'Infinity',
+  '1e308',
+  '-0',
+  'Authorization',
+  'Bearer',
+  'é',
+  '漢',
+  '\u{1F600}',
+  '\ud800',
 ]
 
 function randomText(r: Rand, max = 12): string {
@@ -114,13 +150,20 @@ const PROFILES = ['pi', 'gc-pause', 'overload', 'checkout', 'broken-replica', 's
 
 function randomJson(r: Rand, depth = 0): unknown {
   switch (int(r, 0, depth > 2 ? 5 : 8)) {
-    case 0: return null
-    case 1: return r() < 0.5
-    case 2: return pick(r, [0, -1, 1, 0.5, 2, 64, 65, 1e308, -1e-9, 42, 100, 0xffffffff, 2 ** 53, 7.5])
-    case 3: return pick(r, ['', ' ', 'auto', 'p95', 'p100', 'uniform', 'lognormal', 'fixed', 'independent', 'pause', 'replica', 'shared', 'plain', 'both'])
-    case 4: return randomText(r)
-    case 5: return int(r, -5, 2000)
-    case 6: return Array.from({ length: int(r, 0, 3) }, () => randomJson(r, depth + 1))
+    case 0:
+      return null
+    case 1:
+      return r() < 0.5
+    case 2:
+      return pick(r, [0, -1, 1, 0.5, 2, 64, 65, 1e308, -1e-9, 42, 100, 0xffffffff, 2 ** 53, 7.5])
+    case 3:
+      return pick(r, ['', ' ', 'auto', 'p95', 'p100', 'uniform', 'lognormal', 'fixed', 'independent', 'pause', 'replica', 'shared', 'plain', 'both'])
+    case 4:
+      return randomText(r)
+    case 5:
+      return int(r, -5, 2000)
+    case 6:
+      return Array.from({ length: int(r, 0, 3) }, () => randomJson(r, depth + 1))
     default: {
       const o: Record<string, unknown> = {}
       for (let i = int(r, 0, 3); i > 0; i--) o[pick(r, ['type', 'min', 'max', 'ms', 'index', 'rate', 'status', randomText(r, 4)])] = randomJson(r, depth + 1)
@@ -154,7 +197,11 @@ function mutateJson(r: Rand, value: unknown): unknown {
 test('parseProfile: a profile, or a one-line UsageError, for mutated and random JSON', () => {
   const r = seededRandom(4)
   let parsed = 0
-  for (const profile of PROFILES) assert.ok(parsesOrUsage('parseProfile', profile, () => parseProfile(profile, 'fuzz')), 'the shipped profiles parse')
+  for (const profile of PROFILES)
+    assert.ok(
+      parsesOrUsage('parseProfile', profile, () => parseProfile(profile, 'fuzz')),
+      'the shipped profiles parse',
+    )
   for (let i = 0; i < CASES; i++) {
     const input = r() < 0.8 ? mutateJson(r, pick(r, PROFILES)) : randomJson(r)
     const profile = parsesOrUsage('parseProfile', input, () => parseProfile(input, 'fuzz'))
@@ -168,7 +215,28 @@ test('parseProfile: a profile, or a one-line UsageError, for mutated and random 
 // ---------------------------------------------------------------- the HTTP/1.1 response parser
 
 /** Bytes that tend to break an HTTP/1.1 parser: line ends, separators, digits, hex, control bytes, obs-text. */
-const WIRE_ALPHABET = ['\r\n', '\n', '\r', ':', ' ', '\t', ';', ',', '0', '5', 'f', 'x', '\0', '\x7f', '\xe9', 'chunked', 'HTTP/1.1 ', '200', 'Content-Length', 'Transfer-Encoding']
+const WIRE_ALPHABET = [
+  '\r\n',
+  '\n',
+  '\r',
+  ':',
+  ' ',
+  '\t',
+  ';',
+  ',',
+  '0',
+  '5',
+  'f',
+  'x',
+  '\0',
+  '\x7f',
+  '\xe9',
+  'chunked',
+  'HTTP/1.1 ',
+  '200',
+  'Content-Length',
+  'Transfer-Encoding',
+]
 const ANSWERS = [
   'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello',
   'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n0\r\nX-T: 1\r\n\r\n',

@@ -79,11 +79,7 @@ test('the saturation warning names GC as the cause, with the count and the longe
   assert.equal(gcWarnings(1.5, short).length, 1)
 })
 
-test('worker threads\' GC pauses merge: counts and time add up, the longest is the longest of all', () => {
-  const merged = mergeGcPauses([
-    { count: 3, young: 2, totalMs: 4.5, maxMs: 2.25 },
-    undefined,
-    { count: 5, young: 5, totalMs: 6.125, maxMs: 3 },
-  ])
+test("worker threads' GC pauses merge: counts and time add up, the longest is the longest of all", () => {
+  const merged = mergeGcPauses([{ count: 3, young: 2, totalMs: 4.5, maxMs: 2.25 }, undefined, { count: 5, young: 5, totalMs: 6.125, maxMs: 3 }])
   assert.deepEqual(merged, { count: 8, young: 7, totalMs: 10.625, maxMs: 3 })
 })

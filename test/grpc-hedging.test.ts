@@ -92,7 +92,10 @@ test('the Raspberry Pi experiment over gRPC: the plain tail, the hedged tail wit
   // flight during a client freeze are left out of the "low percent" bound.
   assert.ok(h.hedgesSent >= 3, `hedges sent ${h.hedgesSent}`)
   const hedgesOutsideFreezes = hedgedRows.filter((r) => r.phase === 'hedged' && !duringFreeze(r)).length
-  assert.ok(hedgesOutsideFreezes / N < 0.05, `extra load ${((100 * h.hedgesSent) / N).toFixed(1)} %, ${hedgesOutsideFreezes} hedged calls outside client freezes`)
+  assert.ok(
+    hedgesOutsideFreezes / N < 0.05,
+    `extra load ${((100 * h.hedgesSent) / N).toFixed(1)} %, ${hedgesOutsideFreezes} hedged calls outside client freezes`,
+  )
 
   for (const phase of [plain, hedged]) {
     assert.ok(phase.server, 'the cross-check ran')
@@ -117,7 +120,17 @@ test('UNAVAILABLE (trailers-only) is non-fatal by default: hedged at once to ano
   const target = await spawnTarget({ profile: { ...profile({ stalls: [], overrides: [{ index: 2, errors: { rate: 1, status: 503 } }] }) }, grpc: true })
   targets.push(target)
   // No ejection: the failing replica stays in the rotation (UNAVAILABLE would take it out, as a 503 would).
-  const result = await run({ urls: target.urls, grpc, concurrency: 4, requests: 90, warmup: 0, seed: 3, eject: false, hedge: { delay: 1000, budgetPct: null as unknown as number }, serverStatsUrl: target.statsUrl })
+  const result = await run({
+    urls: target.urls,
+    grpc,
+    concurrency: 4,
+    requests: 90,
+    warmup: 0,
+    seed: 3,
+    eject: false,
+    hedge: { delay: 1000, budgetPct: null as unknown as number },
+    serverStatsUrl: target.statsUrl,
+  })
   const plain = result.phases.plain!
   const hedged = result.phases.hedged!
   // Requests rotate over the replicas: a third go to the failing one.
@@ -130,7 +143,14 @@ test('UNAVAILABLE (trailers-only) is non-fatal by default: hedged at once to ano
 
 test('framing: a hedge carries grpc-previous-rpc-attempts, a deadline travels as grpc-timeout', () => {
   const p = grpcProtocol('/pkg.S/M')
-  const base = p.requestOptions(new URL('grpc://127.0.0.1:5000'), { method: 'POST', headers: ['x-a', '1'], body: Buffer.alloc(5), timeoutMs: 1000, keepAlive: true, repeatable: false })
+  const base = p.requestOptions(new URL('grpc://127.0.0.1:5000'), {
+    method: 'POST',
+    headers: ['x-a', '1'],
+    body: Buffer.alloc(5),
+    timeoutMs: 1000,
+    keepAlive: true,
+    repeatable: false,
+  })
   assert.equal(base.origin, 'http://127.0.0.1:5000')
   assert.equal(base.path, '/pkg.S/M')
   assert.deepEqual(base.headers, ['x-a', '1', 'content-type', 'application/grpc', 'te', 'trailers'])

@@ -29,18 +29,30 @@ before(async () => {
 after(() => servers.forEach((s) => s.close()))
 
 /** Calls of `method` the servers saw since `mark` (servers' call counts from `mark()`). */
-const callsTo = (method: string, since: number[] = servers.map(() => 0)) => servers.flatMap((s, i) => s.calls.slice(since[i])).filter((c) => c.method === method)
+const callsTo = (method: string, since: number[] = servers.map(() => 0)) =>
+  servers.flatMap((s, i) => s.calls.slice(since[i])).filter((c) => c.method === method)
 const mark = () => servers.map((s) => s.calls.length)
 
 function options(method: string, extra: { idempotencyKey?: boolean; unsafeHedge?: boolean } = {}, mode: 'both' | 'plain' | 'hedged' = 'hedged') {
-  return { urls, grpc: { proto: SHOP_PROTO, call: `shop.Inventory/${method}` }, concurrency: 2, requests: 6, warmup: 0, mode, hedge: { delay: 5, budgetPct: null as unknown as number, ...extra } }
+  return {
+    urls,
+    grpc: { proto: SHOP_PROTO, call: `shop.Inventory/${method}` },
+    concurrency: 2,
+    requests: 6,
+    warmup: 0,
+    mode,
+    hedge: { delay: 5, budgetPct: null as unknown as number, ...extra },
+  }
 }
 
 test('a method without idempotency_level is refused for hedging before anything is sent, naming the option to add', async () => {
   const sentBefore = mark()
   await assert.rejects(run(options('Reserve')), (err: Error) => {
     assert.ok(err instanceof UsageError)
-    assert.match(err.message, /^refusing to hedge shop\.Inventory\/Reserve: its proto does not say it is safe to call twice \(add `option idempotency_level = NO_SIDE_EFFECTS;` for a read, or IDEMPOTENT, to rpc Reserve in .*shop\.proto; or pass --idempotency-key .*--unsafe-hedge .*--mode plain\)$/)
+    assert.match(
+      err.message,
+      /^refusing to hedge shop\.Inventory\/Reserve: its proto does not say it is safe to call twice \(add `option idempotency_level = NO_SIDE_EFFECTS;` for a read, or IDEMPOTENT, to rpc Reserve in .*shop\.proto; or pass --idempotency-key .*--unsafe-hedge .*--mode plain\)$/,
+    )
     return true
   })
   assert.equal(callsTo('Reserve', sentBefore).length, 0, 'no call reached the server')
@@ -57,7 +69,10 @@ test('the CLI refuses it in one line, exit 2', async () => {
   assert.match(r.stderr, /refusing to hedge shop\.Inventory\/Reserve: .*option idempotency_level = NO_SIDE_EFFECTS/)
 })
 
-for (const [method, level] of [['Get', 'NO_SIDE_EFFECTS'], ['Put', 'IDEMPOTENT']] as const) {
+for (const [method, level] of [
+  ['Get', 'NO_SIDE_EFFECTS'],
+  ['Put', 'IDEMPOTENT'],
+] as const) {
   test(`${level} in the proto allows hedging ${method}, and the report says so`, async () => {
     const result = await run(options(method))
     const h = result.phases.hedged!.hedging!
@@ -81,14 +96,21 @@ test('--idempotency-key allows hedging a write: every copy of a call carries the
   assert.equal(originals.length, 6)
   assert.ok(hedges.length > 0, 'hedges reached the server')
   assert.equal(new Set(originals.map(keyOf)).size, 6, 'one key per call')
-  for (const h of hedges) assert.ok(originals.some((o) => keyOf(o) === keyOf(h) && keyOf(h) !== ''), `hedge key ${keyOf(h)}`)
+  for (const h of hedges)
+    assert.ok(
+      originals.some((o) => keyOf(o) === keyOf(h) && keyOf(h) !== ''),
+      `hedge key ${keyOf(h)}`,
+    )
 })
 
 test('--unsafe-hedge allows it too, with a warning that the server may have run it twice', async () => {
   const result = await run(options('Reserve', { unsafeHedge: true }))
   assert.equal(result.config.hedge.allowedBy, '--unsafe-hedge')
   assert.ok(result.phases.hedged!.hedging!.hedgesSent > 0)
-  assert.ok(result.warnings.some((w) => /^--unsafe-hedge: gRPC shop\.Inventory\/Reserve requests were hedged without idempotency keys/.test(w)), result.warnings.join(' | '))
+  assert.ok(
+    result.warnings.some((w) => /^--unsafe-hedge: gRPC shop\.Inventory\/Reserve requests were hedged without idempotency keys/.test(w)),
+    result.warnings.join(' | '),
+  )
 })
 
 test('a --protoset descriptor carries the level as the .proto does', () => {

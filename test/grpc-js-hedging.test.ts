@@ -73,7 +73,13 @@ test('grpc-js hedges with its own hedgingPolicy: its attempts equal the server c
   assert.ok(g, 'the grpc-js phase ran')
   assert.equal(g.requests, N)
   assert.equal(g.ok, N)
-  assert.deepEqual(g.asked, { maxAttempts: 2, hedgingDelayMs: 40, nonFatalStatusCodes: ['UNAVAILABLE'], retryThrottling: { maxTokens: 10, tokenRatio: 0.1 }, loadBalancing: 'round_robin' })
+  assert.deepEqual(g.asked, {
+    maxAttempts: 2,
+    hedgingDelayMs: 40,
+    nonFatalStatusCodes: ['UNAVAILABLE'],
+    retryThrottling: { maxTokens: 10, tokenRatio: 0.1 },
+    loadBalancing: 'round_robin',
+  })
   assert.equal(g.perReplica.length, 3, 'round_robin spread the calls over the 3 replicas')
   // Exact: what channelz says the client started is what the servers received.
   assert.ok(g.server, 'the cross-check ran')
@@ -90,7 +96,10 @@ test('grpc-js hedges with its own hedgingPolicy: its attempts equal the server c
   // can add the 4 calls in flight. Unhedged, the stalls are Poisson(10) slow calls: P(<= 5) = 6.7 %, so a broken
   // hedge fails this 93 % of the time; a fixed bound, not one that grows with each freeze seen.
   assert.ok(g.slow.count <= 5, `slow ${g.slow.count}, freezes over 130 ms ${longerThan(130)}`)
-  assert.ok(g.caveats.some((c) => /retryThrottling .* not applied to these \d+ hedges/.test(c)), g.caveats.join(' | '))
+  assert.ok(
+    g.caveats.some((c) => /retryThrottling .* not applied to these \d+ hedges/.test(c)),
+    g.caveats.join(' | '),
+  )
   assert.ok(g.caveats.some((c) => /no previous-host exclusion/.test(c)))
   assert.ok(!g.caveats.some((c) => /no hedge was sent/.test(c)))
   const text = renderText(both)
@@ -126,8 +135,18 @@ test('no call over hedgingDelay: nothing to hedge, said as information, not as a
   const quick: Profile = { ...SEED_PROFILE, name: 'grpc-quick', model: { base: { type: 'uniform', min: 5, max: 15 }, stalls: [] } }
   const target = await spawnTarget({ profile: quick, grpc: true, replicas: 2 })
   targets.push(target)
-  const config: ServiceConfig = { methodConfig: [{ name: [{ service: SIM_SERVICE }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '1s', nonFatalStatusCodes: ['UNAVAILABLE'] } }] }
-  const result = await run({ urls: target.urls, grpc: { ...call, serviceConfig: config }, concurrency: 2, requests: 40, warmup: 0, mode: 'hedged', hedge: { delay: 40 } })
+  const config: ServiceConfig = {
+    methodConfig: [{ name: [{ service: SIM_SERVICE }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '1s', nonFatalStatusCodes: ['UNAVAILABLE'] } }],
+  }
+  const result = await run({
+    urls: target.urls,
+    grpc: { ...call, serviceConfig: config },
+    concurrency: 2,
+    requests: 40,
+    warmup: 0,
+    mode: 'hedged',
+    hedge: { delay: 40 },
+  })
   const g = result.grpcClient!
   assert.equal(g.callsOverDelay, 0)
   assert.equal(g.hedgesSent, 0)
@@ -142,7 +161,15 @@ const stalledAnswers = { count: 0 }
 
 async function headersFirstServer(): Promise<string> {
   const identity = (b: Buffer) => b
-  const work = { path: `/${SIM_SERVICE}/Work`, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity }
+  const work = {
+    path: `/${SIM_SERVICE}/Work`,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  }
   const server = new Server()
   servers.push(server)
   let n = 0
@@ -152,14 +179,19 @@ async function headersFirstServer(): Promise<string> {
       const stall = n++ % 2 === 0
       let cancelled = false
       c.on('cancelled', () => (cancelled = true))
-      setTimeout(() => {
-        // Only grpc-js's calls (the run's hedgebench phase hits these servers first).
-        if (stall && !cancelled && String(c.metadata.get('user-agent')[0] ?? '').startsWith('grpc-node-js')) stalledAnswers.count++
-        callback(null, Buffer.alloc(0))
-      }, stall ? STALL_MS : 2)
+      setTimeout(
+        () => {
+          // Only grpc-js's calls (the run's hedgebench phase hits these servers first).
+          if (stall && !cancelled && String(c.metadata.get('user-agent')[0] ?? '').startsWith('grpc-node-js')) stalledAnswers.count++
+          callback(null, Buffer.alloc(0))
+        },
+        stall ? STALL_MS : 2,
+      )
     },
   })
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))))
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  )
   return `grpc://127.0.0.1:${port}`
 }
 
@@ -170,7 +202,15 @@ test('a server that sends headers before it stalls is never hedged by grpc-js, a
   const freezes = watchFreezes(25)
   t.after(() => freezes.stop())
   const urls = [await headersFirstServer(), await headersFirstServer()]
-  const result = await run({ urls, grpc: { ...call, serviceConfig: hedgingConfig() }, concurrency: 2, requests: 20, warmup: 0, mode: 'hedged', hedge: { delay: 40 } })
+  const result = await run({
+    urls,
+    grpc: { ...call, serviceConfig: hedgingConfig() },
+    concurrency: 2,
+    requests: 20,
+    warmup: 0,
+    mode: 'hedged',
+    hedge: { delay: 40 },
+  })
   const g = result.grpcClient!
   const spoiled = 2 * freezes.windows.filter((w) => w.to - w.from > 25).length
   // Every 2nd call a server sees stalls 200 ms, far beyond the 40 ms delay; their headers
@@ -179,6 +219,11 @@ test('a server that sends headers before it stalls is never hedged by grpc-js, a
   assert.ok(stalledAnswers.count >= 5, `stalled answers ${stalledAnswers.count}`)
   assert.ok(g.callsOverDelay >= stalledAnswers.count, `calls over the delay: ${g.callsOverDelay}, stalled answers ${stalledAnswers.count}`)
   assert.ok(g.hedgesSent <= spoiled, `hedges ${g.hedgesSent}, calls in flight during a freeze ${spoiled}`)
-  assert.ok(g.caveats.some((c) => new RegExp(`${g.callsOverDelay} calls took longer than hedgingDelay but only ${g.hedgesSent} hedges were sent: .*headers before it stalls`).test(c)), g.caveats.join(' | '))
+  assert.ok(
+    g.caveats.some((c) =>
+      new RegExp(`${g.callsOverDelay} calls took longer than hedgingDelay but only ${g.hedgesSent} hedges were sent: .*headers before it stalls`).test(c),
+    ),
+    g.caveats.join(' | '),
+  )
   if (g.hedgesSent === 0) assert.ok(g.caveats.some((c) => /no hedge was sent although \d+ calls took longer/.test(c)))
 })

@@ -28,7 +28,9 @@ import { SIM_PROTO, SIM_SERVICE, SIM_WORK_CALL } from '../src/sim/grpc-replica.j
 const servers: GrpcTestServer[] = []
 let result: RunResult
 // Every call answers after 30 ms without sending headers first: grpc-js hedges each one at 5 ms.
-const config: ServiceConfig = { methodConfig: [{ name: [{ service: 'shop.Inventory' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.005s', nonFatalStatusCodes: ['UNAVAILABLE'] } }] }
+const config: ServiceConfig = {
+  methodConfig: [{ name: [{ service: 'shop.Inventory' }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.005s', nonFatalStatusCodes: ['UNAVAILABLE'] } }],
+}
 const N = 8
 
 before(async () => {
@@ -49,7 +51,7 @@ after(() => servers.forEach((s) => s.close()))
 const byGrpcJs = (c: SeenCall) => String(c.metadata.get('user-agent')[0] ?? '').startsWith('grpc-node-js')
 const grpcJsCalls = () => servers.flatMap((s) => s.calls).filter(byGrpcJs)
 
-test('grpc-js calls carry the run\'s --deadline (grpc-timeout), not -t', () => {
+test("grpc-js calls carry the run's --deadline (grpc-timeout), not -t", () => {
   const calls = grpcJsCalls()
   assert.ok(calls.length >= N, `${calls.length} grpc-js calls`)
   for (const c of calls) assert.ok(c.deadlineLeftMs !== null && c.deadlineLeftMs > 0 && c.deadlineLeftMs <= 2000, `deadline left ${c.deadlineLeftMs} ms`)
@@ -66,10 +68,14 @@ test('grpc-js calls carry --idempotency-key: one per call, the same on its hedge
   assert.equal(new Set(originals.map(key)).size, N)
   assert.ok(originals.every((c) => key(c) !== ''))
   assert.ok(hedges.length > 0, 'grpc-js hedged')
-  for (const h of hedges) assert.ok(originals.some((o) => key(o) === key(h)), `hedge key ${key(h)}`)
+  for (const h of hedges)
+    assert.ok(
+      originals.some((o) => key(o) === key(h)),
+      `hedge key ${key(h)}`,
+    )
 })
 
-test('the grpc-js phase has the generator\'s own figures, in the result and the report', () => {
+test("the grpc-js phase has the generator's own figures, in the result and the report", () => {
   const g = result.grpcClient!.generator!
   assert.ok(g, 'generator figures')
   assert.equal(g.cores, 1)
@@ -86,9 +92,20 @@ test('a caveat names a cause only when the run saw it', () => {
   // These servers never send headers before their answer: no call was committed by its headers.
   assert.equal(result.grpcClient!.committedByHeaders, 0)
   assert.ok(!result.grpcClient!.caveats.some((c) => /headers before/.test(c)), result.grpcClient!.caveats.join(' | '))
-  const base = { ...result.grpcClient!, asked: { ...result.grpcClient!.asked, retryThrottling: null }, callsOverDelay: 5, hedgesSent: 1 } satisfies GrpcClientResult
-  assert.deepEqual(serviceConfigCaveats({ ...base, committedByHeaders: 0 }).filter((c) => /calls took longer/.test(c)), ['5 calls took longer than hedgingDelay but only 1 hedges were sent'])
-  assert.match(serviceConfigCaveats({ ...base, committedByHeaders: 4 }).join(' | '), /4 of them had their response headers before hedgingDelay.*headers before it stalls/)
+  const base = {
+    ...result.grpcClient!,
+    asked: { ...result.grpcClient!.asked, retryThrottling: null },
+    callsOverDelay: 5,
+    hedgesSent: 1,
+  } satisfies GrpcClientResult
+  assert.deepEqual(
+    serviceConfigCaveats({ ...base, committedByHeaders: 0 }).filter((c) => /calls took longer/.test(c)),
+    ['5 calls took longer than hedgingDelay but only 1 hedges were sent'],
+  )
+  assert.match(
+    serviceConfigCaveats({ ...base, committedByHeaders: 4 }).join(' | '),
+    /4 of them had their response headers before hedgingDelay.*headers before it stalls/,
+  )
 })
 
 test('the grpc-js calls are a row of the CSV summary, with their replicas', () => {
@@ -104,15 +121,33 @@ test('the grpc-js calls are a row of the CSV summary, with their replicas', () =
   assert.equal(col(phase, 'status_codes'), `0 OK:${N}`)
   assert.equal(col(phase, 'gc_count'), String(g.generator!.gc!.count))
   const replicas = rows.filter((r) => col(r, 'scope') === 'replica' && col(r, 'phase') === 'grpc-js')
-  assert.deepEqual(replicas.map((r) => Number(col(r, 'attempts'))), g.perReplica.map((r) => r.attempts))
+  assert.deepEqual(
+    replicas.map((r) => Number(col(r, 'attempts'))),
+    g.perReplica.map((r) => r.attempts),
+  )
 })
 
 test('compare --phase grpc-js compares the grpc-js calls of saved runs, and tells runs with other service configs apart', async () => {
   const other: RunResult = { ...result, config: { ...result.config, grpc: { ...result.config.grpc!, serviceConfig: '{"methodConfig":[]}' } } }
-  const c = compareRuns([{ name: 'a', result }, { name: 'b', result: other }], { phase: 'grpc-js' })
-  assert.deepEqual(c.runs.map((r) => r.phase), ['grpc-js', 'grpc-js'])
-  assert.ok(c.metrics.some((m) => m.metric === 'extra_load'), 'grpc-js hedged: extra load is compared')
-  assert.ok(c.configDifferences.some((d) => d.key === 'grpc.serviceConfig'), JSON.stringify(c.configDifferences))
+  const c = compareRuns(
+    [
+      { name: 'a', result },
+      { name: 'b', result: other },
+    ],
+    { phase: 'grpc-js' },
+  )
+  assert.deepEqual(
+    c.runs.map((r) => r.phase),
+    ['grpc-js', 'grpc-js'],
+  )
+  assert.ok(
+    c.metrics.some((m) => m.metric === 'extra_load'),
+    'grpc-js hedged: extra load is compared',
+  )
+  assert.ok(
+    c.configDifferences.some((d) => d.key === 'grpc.serviceConfig'),
+    JSON.stringify(c.configDifferences),
+  )
   const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpcjs-compare-'))
   writeFileSync(join(dir, 'a.json'), renderJson(result))
   writeFileSync(join(dir, 'b.json'), renderJson(other))
@@ -120,14 +155,36 @@ test('compare --phase grpc-js compares the grpc-js calls of saved runs, and tell
   assert.equal(cli.code, 0, cli.stderr)
   assert.match(cli.stdout, /grpc-js/)
   const plainRun: RunResult = { ...result, grpcClient: undefined }
-  assert.throws(() => compareRuns([{ name: 'a', result }, { name: 'p', result: plainRun }], { phase: 'grpc-js' }), /p has no grpc-js calls \(--hedge-by grpc-js\) phase to compare/)
+  assert.throws(
+    () =>
+      compareRuns(
+        [
+          { name: 'a', result },
+          { name: 'p', result: plainRun },
+        ],
+        { phase: 'grpc-js' },
+      ),
+    /p has no grpc-js calls \(--hedge-by grpc-js\) phase to compare/,
+  )
 })
 
 test('the simulated gRPC replicas say what work began: the extra work of each phase is counted from it; grpc-js warms up first, outside every count', async (t) => {
-  const target = await spawnTarget({ profile: { name: 'grpc-quick', description: 'fast', replicas: 2, seed: 3, file: null, model: { base: { type: 'uniform', min: 20, max: 30 }, stalls: [] } }, grpc: true })
+  const target = await spawnTarget({
+    profile: { name: 'grpc-quick', description: 'fast', replicas: 2, seed: 3, file: null, model: { base: { type: 'uniform', min: 20, max: 30 }, stalls: [] } },
+    grpc: true,
+  })
   t.after(() => target.close())
   const sim: ServiceConfig = { methodConfig: [{ name: [{ service: SIM_SERVICE }], hedgingPolicy: { maxAttempts: 2, hedgingDelay: '0.005s' } }] }
-  const r = await run({ urls: target.urls, grpc: { proto: SIM_PROTO, call: SIM_WORK_CALL, hedgeBy: 'grpc-js', serviceConfig: sim }, concurrency: 2, requests: 10, warmup: 4, mode: 'hedged', hedge: { delay: 5, budgetPct: null as unknown as number }, serverStatsUrl: target.statsUrl })
+  const r = await run({
+    urls: target.urls,
+    grpc: { proto: SIM_PROTO, call: SIM_WORK_CALL, hedgeBy: 'grpc-js', serviceConfig: sim },
+    concurrency: 2,
+    requests: 10,
+    warmup: 4,
+    mode: 'hedged',
+    hedge: { delay: 5, budgetPct: null as unknown as number },
+    serverStatsUrl: target.statsUrl,
+  })
   for (const s of [r.phases.hedged!.server!, r.grpcClient!.server!]) {
     assert.ok(s.started !== undefined, 'the replicas report started')
     // Nothing is rejected here: every call that reached a handler began its work.
@@ -138,7 +195,10 @@ test('the simulated gRPC replicas say what work began: the extra work of each ph
   assert.equal(g.requests, 10)
   // The warm-up's calls are in neither count: the client's attempts (channelz, since the warm-up) are the servers' calls.
   assert.equal(g.server!.received, g.attempts)
-  assert.equal(g.attempts, g.perReplica.reduce((n, p) => n + p.attempts, 0))
+  assert.equal(
+    g.attempts,
+    g.perReplica.reduce((n, p) => n + p.attempts, 0),
+  )
   const text = renderText(r)
   assert.match(text, /Did: +10 calls, \d+ attempts .*, after 4 warm-up calls \(excluded\)/)
   assert.match(text, new RegExp(`${r.phases.hedged!.server!.started} copies began executing for 10 requests: \\+\\d+\\.\\d% extra work`))

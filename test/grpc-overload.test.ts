@@ -59,7 +59,11 @@ for (const headersFirst of [false, true]) {
   test(`RESOURCE_EXHAUSTED in ${headersFirst ? 'real trailers' : 'a trailers-only answer'} holds every hedge back, counted as overload`, async () => {
     // Headers first: they go out, then the status follows in trailers 5 ms later.
     // A 10 s pushback: the gate stays closed for the whole phase once it has heard the first one.
-    const list = await replicas({ headersFirst, ...(headersFirst ? { delayMs: 5 } : {}), error: { code: RESOURCE_EXHAUSTED, details: 'shedding', metadata: { 'grpc-retry-pushback-ms': '10000' } } })
+    const list = await replicas({
+      headersFirst,
+      ...(headersFirst ? { delayMs: 5 } : {}),
+      error: { code: RESOURCE_EXHAUSTED, details: 'shedding', metadata: { 'grpc-retry-pushback-ms': '10000' } },
+    })
     const result = await hedgedRun(list)
     const phase = result.phases.hedged!
     const h = phase.hedging!
@@ -117,7 +121,16 @@ for (const [name, target] of [
     // The failures are delivered (no non-fatal status: no failover hedge), so about half of the
     // outcomes fail, above the 25 % limit from the 20th outcome on. No budget holds hedges back, and
     // no ejection takes the failing replica out of the rotation.
-    const result = await run({ ...(await target()), concurrency: 2, requests: 60, warmup: 0, mode: 'hedged', seed: 3, eject: false, hedge: { delay: 5, budgetPct: null as unknown as number, nonFatalStatus: [] } })
+    const result = await run({
+      ...(await target()),
+      concurrency: 2,
+      requests: 60,
+      warmup: 0,
+      mode: 'hedged',
+      seed: 3,
+      eject: false,
+      hedge: { delay: 5, budgetPct: null as unknown as number, nonFatalStatus: [] },
+    })
     const h = result.phases.hedged!.hedging!
     assert.ok(h.suppressed!.errorRate > 0, JSON.stringify(h.suppressed))
     assert.equal(h.suppressed!.overload, 0, 'a bare failure is no overload signal')

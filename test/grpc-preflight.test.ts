@@ -21,7 +21,8 @@ import { stderrLines } from './helpers/cli.js'
 import { runMain } from './helpers/main-cases.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-preflight-'))
-const PROTO_TEXT = 'syntax = "proto3";\npackage shop;\nservice Inventory { rpc Get (GetRequest) returns (Item); rpc Reserve (GetRequest) returns (Item); }\nmessage GetRequest { string sku = 1; }\nmessage Item { string sku = 1; }\n'
+const PROTO_TEXT =
+  'syntax = "proto3";\npackage shop;\nservice Inventory { rpc Get (GetRequest) returns (Item); rpc Reserve (GetRequest) returns (Item); }\nmessage GetRequest { string sku = 1; }\nmessage Item { string sku = 1; }\n'
 const PROTO = join(dir, 'shop.proto')
 writeFileSync(PROTO, PROTO_TEXT)
 // Decoded as a generated grpc-js server decodes (proto-loader, on protobufjs 7).
@@ -35,13 +36,18 @@ let plain: Http2Server
 let plainUrl = ''
 
 before(async () => {
-  grpcServer.addService({ Get: Inventory['Get']! }, {
-    Get: (_call: unknown, callback: (err: null, reply: object) => void) => {
-      handled++
-      callback(null, {})
+  grpcServer.addService(
+    { Get: Inventory['Get']! },
+    {
+      Get: (_call: unknown, callback: (err: null, reply: object) => void) => {
+        handled++
+        callback(null, {})
+      },
     },
-  })
-  const port = await new Promise<number>((resolve, reject) => grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))))
+  )
+  const port = await new Promise<number>((resolve, reject) =>
+    grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  )
   grpcUrl = `grpc://127.0.0.1:${port}`
   // h2c, but no gRPC: answers every stream 200 text/plain.
   plain = createH2cServer()
@@ -59,7 +65,14 @@ after(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-const options = (url: string, call: string): Parameters<typeof run>[0] => ({ urls: [url], grpc: { proto: PROTO, call, data: '{"sku": "a"}' }, requests: 3, warmup: 0, concurrency: 1, mode: 'plain' })
+const options = (url: string, call: string): Parameters<typeof run>[0] => ({
+  urls: [url],
+  grpc: { proto: PROTO, call, data: '{"sku": "a"}' },
+  requests: 3,
+  warmup: 0,
+  concurrency: 1,
+  mode: 'plain',
+})
 
 async function refused(url: string, call: string, line: string): Promise<void> {
   await assert.rejects(run(options(url, call)), (err: Error & { exitCode?: number }) => {
@@ -78,7 +91,9 @@ test('a method the server does not have is refused before the run (UNIMPLEMENTED
 })
 
 test('the CLI says so in one line and exits 2', async () => {
-  const cli = await runMain([grpcUrl, '--proto', PROTO, '--call', 'shop.Inventory/Reserve', '--mode', 'plain', '-n', '2', '--warmup', '0', '--no-save'], { timeoutMs: 20_000 })
+  const cli = await runMain([grpcUrl, '--proto', PROTO, '--call', 'shop.Inventory/Reserve', '--mode', 'plain', '-n', '2', '--warmup', '0', '--no-save'], {
+    timeoutMs: 20_000,
+  })
   assert.equal(cli.code, 2, cli.stderr)
   assert.deepEqual(stderrLines(cli), [`hedgebench: ${grpcUrl} has no method shop.Inventory/Reserve: check --call and the proto's package`])
 })
@@ -88,7 +103,7 @@ test('a gRPC server with the method runs; the check ran no handler, and the call
   const result = await run(options(grpcUrl, 'shop.Inventory/Get'))
   const plainPhase = result.phases.plain!
   assert.equal(plainPhase.ok, 3)
-  assert.equal(handled - before, plainPhase.attempts, 'the server ran exactly the run\'s calls')
+  assert.equal(handled - before, plainPhase.attempts, "the server ran exactly the run's calls")
   assert.deepEqual(result.protocols, [{ url: grpcUrl, protocol: 'h2c' }])
   assert.match(renderText(result).split('\n')[1]!, /· gRPC over HTTP\/2 \(h2c\)$/)
 })

@@ -61,14 +61,20 @@ describe('server reflection', () => {
     const fromFile = loadGrpcMethod({ proto: schema.proto, importPaths: [schema.importPath] }, CALL)
     assert.equal(fromServer.path, '/shop.v1.Inventory/Get')
     const message = { sku: 'b', dims: { x: 1, y: 2 } }
-    assert.deepEqual(Buffer.from(fromServer.requestType.encode(fromServer.requestType.fromObject(message)).finish()), Buffer.from(fromFile.requestType.encode(fromFile.requestType.fromObject(message)).finish()))
+    assert.deepEqual(
+      Buffer.from(fromServer.requestType.encode(fromServer.requestType.fromObject(message)).finish()),
+      Buffer.from(fromFile.requestType.encode(fromFile.requestType.fromObject(message)).finish()),
+    )
   })
 
-  test('the method\'s idempotency_level comes with the schema: Get is hedged without a flag, Reserve is refused', async () => {
+  test("the method's idempotency_level comes with the schema: Get is hedged without a flag, Reserve is refused", async () => {
     const result = await run({ ...PLAIN, mode: 'hedged', hedge: { delay: 50 }, urls: [both.url], grpc: { call: CALL, data: DATA } })
     assert.equal(result.phases.hedged!.ok, 4)
     assert.match(String(result.config.hedge.allowedBy), /idempotency_level = NO_SIDE_EFFECTS/)
-    await assert.rejects(run({ ...PLAIN, mode: 'hedged', hedge: { delay: 50 }, urls: [both.url], grpc: { call: 'shop.v1.Inventory/Reserve', data: DATA } }), (err: Error) => err instanceof UsageError && /^refusing to hedge shop\.v1\.Inventory\/Reserve/.test(err.message))
+    await assert.rejects(
+      run({ ...PLAIN, mode: 'hedged', hedge: { delay: 50 }, urls: [both.url], grpc: { call: 'shop.v1.Inventory/Reserve', data: DATA } }),
+      (err: Error) => err instanceof UsageError && /^refusing to hedge shop\.v1\.Inventory\/Reserve/.test(err.message),
+    )
   })
 
   test('a server with only v1alpha reflection', async () => {
@@ -82,7 +88,9 @@ describe('server reflection', () => {
     assert.deepEqual(fileOnly.seen.at(-1)!.request['dims'], { x: 3 })
   })
 
-  test('over TLS, with the run\'s --cacert and --cname', { skip: skipWithout(pki !== null, 'openssl', 'openssl not found (apt-get install openssl): cannot make test certificates') }, async () => {
+  test("over TLS, with the run's --cacert and --cname", {
+    skip: skipWithout(pki !== null, 'openssl', 'openssl not found (apt-get install openssl): cannot make test certificates'),
+  }, async () => {
     const result = await run({ ...PLAIN, urls: [tls!.url], grpc: { call: CALL, data: DATA }, tls: { ca: pki!.ca, servername: 'replica.test' } })
     assert.deepEqual([result.phases.plain!.ok, result.phases.plain!.errors], [4, 0])
   })
@@ -95,9 +103,18 @@ describe('server reflection', () => {
         return true
       })
     const before = none.seen.length + both.seen.length
-    await refused({ urls: [none.url], grpc: { call: CALL } }, /^grpc:\/\/127\.0\.0\.1:\d+ has no server reflection \(grpc\.reflection\.v1, grpc\.reflection\.v1alpha: UNIMPLEMENTED\): give the schema with --proto FILE or --protoset FILE$/)
-    await refused({ urls: [both.url], grpc: { call: 'shop.v1.Nope/Get' } }, /^grpc:\/\/127\.0\.0\.1:\d+ has no service shop\.v1\.Nope \(reflection: NOT_FOUND.*\): check --call$/)
-    await refused({ urls: [both.url], grpc: { call: CALL, reflect: true, proto: schema.proto } }, /^--reflect reads the schema from the server: give it without --proto\/--protoset$/)
+    await refused(
+      { urls: [none.url], grpc: { call: CALL } },
+      /^grpc:\/\/127\.0\.0\.1:\d+ has no server reflection \(grpc\.reflection\.v1, grpc\.reflection\.v1alpha: UNIMPLEMENTED\): give the schema with --proto FILE or --protoset FILE$/,
+    )
+    await refused(
+      { urls: [both.url], grpc: { call: 'shop.v1.Nope/Get' } },
+      /^grpc:\/\/127\.0\.0\.1:\d+ has no service shop\.v1\.Nope \(reflection: NOT_FOUND.*\): check --call$/,
+    )
+    await refused(
+      { urls: [both.url], grpc: { call: CALL, reflect: true, proto: schema.proto } },
+      /^--reflect reads the schema from the server: give it without --proto\/--protoset$/,
+    )
     assert.equal(none.seen.length + both.seen.length, before)
   })
 
@@ -106,6 +123,9 @@ describe('server reflection', () => {
     const r = await runMain([both.url, '--call', CALL, '-d', DATA, '-n', '3', '-c', '1', '--mode', 'plain', '--warmup', '0', '--no-save', '-o', 'json'])
     assert.equal(r.code, 0, r.stderr)
     assert.equal(JSON.parse(r.stdout).phases.plain.ok, 3)
-    assert.deepEqual(both.seen.slice(before).map((c) => c.request['sku']), ['a-1', 'a-1', 'a-1'])
+    assert.deepEqual(
+      both.seen.slice(before).map((c) => c.request['sku']),
+      ['a-1', 'a-1', 'a-1'],
+    )
   })
 })

@@ -30,12 +30,21 @@ const plainRun = (urls: string[], data: string, requests = 4) =>
 
 test('int64 and uint64 above 2^53 in -d reach the server with every digit', async () => {
   const s = await server()
-  await plainRun([s.url], '{"id": 9007199254740993, "count": 18446744073709551615, "note": "9007199254740993 \\" 12345678901234567890", "ids": [-9007199254740993, 7]}', 1)
+  await plainRun(
+    [s.url],
+    '{"id": 9007199254740993, "count": 18446744073709551615, "note": "9007199254740993 \\" 12345678901234567890", "ids": [-9007199254740993, 7]}',
+    1,
+  )
   const load = createRequire(import.meta.url)
   const protobuf = load('protobufjs')
   const Req = protobuf.loadSync(SHOP_PROTO).lookupType('shop.Req')
   const seen = Req.toObject(Req.decode(s.calls[0]!.request), { longs: String })
-  assert.deepEqual(seen, { id: '9007199254740993', count: '18446744073709551615', note: '9007199254740993 " 12345678901234567890', ids: ['-9007199254740993', '7'] })
+  assert.deepEqual(seen, {
+    id: '9007199254740993',
+    count: '18446744073709551615',
+    note: '9007199254740993 " 12345678901234567890',
+    ids: ['-9007199254740993', '7'],
+  })
 })
 
 test('-d is read as JSON with big integers kept as their digits, everything else as JSON.parse reads it', () => {
@@ -47,7 +56,7 @@ test('-d is read as JSON with big integers kept as their digits, everything else
     e: ['-9007199254740993'],
   })
   assert.deepEqual(parseKeepingIntegers('{"s": "\\\\", "n": 99999999999999999999}'), { s: '\\', n: '99999999999999999999' })
-  assert.throws(() => parseKeepingIntegers('{"a": 9007199254740993,}'), SyntaxError, 'an error is JSON.parse\'s own, at the position the user wrote')
+  assert.throws(() => parseKeepingIntegers('{"a": 9007199254740993,}'), SyntaxError, "an error is JSON.parse's own, at the position the user wrote")
 })
 
 for (const headersFirst of [false, true]) {
@@ -71,7 +80,11 @@ test('messages are bounded: each one cut to its length, distinct ones counted up
   const result = await plainRun([s.url], '{}', n)
   const messages = result.phases.plain!.errorMessages!
   assert.equal(Object.keys(messages).length, MAX_MESSAGES)
-  assert.equal(Object.values(messages).reduce((a, b) => a + b, 0), n, 'every failed call is counted once')
+  assert.equal(
+    Object.values(messages).reduce((a, b) => a + b, 0),
+    n,
+    'every failed call is counted once',
+  )
   assert.equal(messages[OTHER_MESSAGES], n - (MAX_MESSAGES - 1))
   for (const key of Object.keys(messages)) assert.ok(key.length <= 'INTERNAL: '.length + MAX_MESSAGE_CHARS, `${key.length} characters`)
 })

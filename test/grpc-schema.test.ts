@@ -15,14 +15,7 @@ import { UsageError } from '../src/core/errors.js'
 import { encodeRequestBody, encodeRequestMessage } from '../src/protocol/grpc-message.js'
 import { loadGrpcMethod } from '../src/protocol/grpc-method.js'
 import { frameMessage, unframeMessages } from '../src/protocol/grpc-frame.js'
-import {
-  classifyGrpcAnswer,
-  decodeGrpcMessage,
-  grpcCodeName,
-  grpcTimeoutHeader,
-  parseGrpcNonFatal,
-  parseGrpcTimeout,
-} from '../src/protocol/grpc-status.js'
+import { classifyGrpcAnswer, decodeGrpcMessage, grpcCodeName, grpcTimeoutHeader, parseGrpcNonFatal, parseGrpcTimeout } from '../src/protocol/grpc-status.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-schema-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -89,8 +82,9 @@ describe('schema and --call', () => {
     root.resolvePath = (_origin, target) => (target.startsWith('/') ? target : join(dir, 'include', target))
     root.loadSync(proto).resolveAll()
     const set = (root as unknown as { toDescriptor(s: string): protobuf.Message }).toDescriptor('proto3')
-    const FileDescriptorSet = (protobuf as unknown as { descriptor: { FileDescriptorSet: protobuf.Type } }).descriptor?.FileDescriptorSet
-      ?? root.lookupType('google.protobuf.FileDescriptorSet')
+    const FileDescriptorSet =
+      (protobuf as unknown as { descriptor: { FileDescriptorSet: protobuf.Type } }).descriptor?.FileDescriptorSet ??
+      root.lookupType('google.protobuf.FileDescriptorSet')
     const file = join(dir, 'svc.protoset')
     writeFileSync(file, FileDescriptorSet.encode(set).finish())
     const fromSet = loadGrpcMethod({ protoset: file }, 'demo.v1.Svc/Call')
@@ -132,12 +126,18 @@ describe('-d / -D / -B: the protobuf JSON mapping, strictly', () => {
   test('a field that does not exist is an error, also nested and inside lists', () => {
     usageError(() => encodeRequestMessage(method, { data: '{"bigg": 1}' }), /-d does not fit demo\.v1\.Req: .*unknown field: "bigg"/)
     usageError(() => encodeRequestMessage(method, { data: '{"inner": {"usr": "x"}}' }), /^-d does not fit demo\.v1\.Req: inner: unknown field: "usr"$/)
-    usageError(() => encodeRequestMessage(method, { data: '{"list": [{"userName": "a"}, {"zzz": 1}]}' }), /^-d does not fit demo\.v1\.Req: list\[1\]: unknown field: "zzz"$/)
+    usageError(
+      () => encodeRequestMessage(method, { data: '{"list": [{"userName": "a"}, {"zzz": 1}]}' }),
+      /^-d does not fit demo\.v1\.Req: list\[1\]: unknown field: "zzz"$/,
+    )
     usageError(() => encodeRequestMessage(method, { data: '{"kind": "NOPE"}' }), /unknown enum value: "NOPE"/)
     usageError(() => encodeRequestMessage(method, { data: '{"big": "abc"}' }), /invalid integer/)
     // Named by the path in the user's JSON, not by the type (shared.Inner is at two places here).
     usageError(() => encodeRequestMessage(method, { data: '{"inner": {"ids": ["x"]}}' }), /^-d does not fit demo\.v1\.Req: inner\.ids: invalid integer: "x"$/)
-    usageError(() => encodeRequestMessage(method, { data: '{"list": [{"userName": "a"}, {"user_name": 5}]}' }), /^-d does not fit demo\.v1\.Req: list\[1\]\.user_name: expected string: 5$/)
+    usageError(
+      () => encodeRequestMessage(method, { data: '{"list": [{"userName": "a"}, {"user_name": 5}]}' }),
+      /^-d does not fit demo\.v1\.Req: list\[1\]\.user_name: expected string: 5$/,
+    )
     usageError(() => encodeRequestMessage(method, { data: '{"blob": "not base64!"}' }), /^-d does not fit demo\.v1\.Req: blob: not valid base64$/)
     usageError(() => encodeRequestMessage(method, { data: '{"tags": {"a": "x"}}' }), /^-d does not fit demo\.v1\.Req: tags: invalid integer: "x"$/)
     usageError(() => encodeRequestMessage(method, { data: '{"big": ' }), /-d is not valid JSON/)
@@ -164,9 +164,15 @@ describe('-d / -D / -B: the protobuf JSON mapping, strictly', () => {
     const body = encodeRequestBody(method, { data: '{"inner": {"userName": "x"}}' })
     assert.equal(body[0], 0)
     assert.equal(body.readUInt32BE(1), message.length)
-    assert.deepEqual(unframeMessages(body).map((m) => Buffer.from(m)), [Buffer.from(message)])
+    assert.deepEqual(
+      unframeMessages(body).map((m) => Buffer.from(m)),
+      [Buffer.from(message)],
+    )
     const two = Buffer.concat([frameMessage(Buffer.from('ab')), frameMessage(Buffer.alloc(0))])
-    assert.deepEqual(unframeMessages(two).map((m) => m.length), [2, 0])
+    assert.deepEqual(
+      unframeMessages(two).map((m) => m.length),
+      [2, 0],
+    )
     assert.throws(() => unframeMessages(body.subarray(0, body.length - 1)), /truncated gRPC message/)
     assert.throws(() => unframeMessages(Buffer.from([0, 0])), /truncated gRPC frame header/)
   })

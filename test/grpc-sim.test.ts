@@ -95,7 +95,11 @@ test('counts calls, grpc-previous-rpc-attempts values and answers by code name; 
   )
   assert.deepEqual(stats.totals.previousAttempts, { '1': 1, '2': 1 })
   assert.deepEqual(stats.totals.byStatus, { OK: 3, UNAVAILABLE: 1 })
-  assert.deepEqual(stats.replicas.map((r) => r.received), [3, 0, 1], 'the Stats call itself is not counted')
+  assert.deepEqual(
+    stats.replicas.map((r) => r.received),
+    [3, 0, 1],
+    'the Stats call itself is not counted',
+  )
   await resetGrpcServerStats(target.urls[1]!)
   assert.equal((await fetchGrpcServerStats(target.urls[2]!)).totals.received, 0, 'any replica resets and reports for all')
 })
@@ -134,7 +138,7 @@ test('hedgebench serve --grpc as a child process prints grpc:// URLs that answer
   assert.equal((await fetchGrpcServerStats(target.statsUrl)).totals.completed, 1)
 })
 
-test('serve --grpc on a port already in use: one line, exit 2 (grpc-js\'s own error log is silenced)', async () => {
+test("serve --grpc on a port already in use: one line, exit 2 (grpc-js's own error log is silenced)", async () => {
   const target = await startTarget({ profile: PROFILE, grpc: true, replicas: 1 })
   targets.push(target)
   const port = new URL(target.urls[0]!).port

@@ -29,7 +29,15 @@ before(async () => {
   servers.push(await startGrpcServer(() => ({ error: { code: 14, details: 'down' } })), await startGrpcServer())
   dir = await mkdtemp(join(tmpdir(), 'hedgebench-grpc-names-'))
   const log = await createRequestLog(join(dir, 'requests.csv'))
-  result = await run({ urls: servers.map((s) => s.url), grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' }, concurrency: 1, requests: 6, warmup: 0, mode: 'plain', requestSink: log })
+  result = await run({
+    urls: servers.map((s) => s.url),
+    grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' },
+    concurrency: 1,
+    requests: 6,
+    warmup: 0,
+    mode: 'plain',
+    requestSink: log,
+  })
   await log.close()
   requestRows = parseCsvObjects(await readFile(join(dir, 'requests.csv'), 'utf8'))
 })
@@ -42,7 +50,10 @@ test('JSON keys gRPC codes by name in the phase, its replicas and beside grpcCli
   assert.deepEqual(result.phases.plain!.statusCodes, { '0': 3, '14': 3 })
   const json = JSON.parse(renderJson(result))
   assert.deepEqual(json.phases.plain.statusCodes, { OK: 3, UNAVAILABLE: 3 })
-  assert.deepEqual(json.phases.plain.replicas.map((r: { statusCodes: object }) => r.statusCodes), [{ UNAVAILABLE: 3 }, { OK: 3 }])
+  assert.deepEqual(
+    json.phases.plain.replicas.map((r: { statusCodes: object }) => r.statusCodes),
+    [{ UNAVAILABLE: 3 }, { OK: 3 }],
+  )
 })
 
 test('a saved result reads back to the same counts and renders byte for byte; one saved by number still reads', () => {
@@ -67,7 +78,13 @@ test('--csv-requests names the gRPC status of each request, as the text report d
   // The replica column is the connection's origin (http://127.0.0.1:PORT): matched by port.
   const byReplica = new Map(servers.map((s) => [new URL(s.url).port, [] as string[]]))
   for (const row of requestRows) byReplica.get(new URL(row.replica!).port)!.push(row.status!)
-  assert.deepEqual([...byReplica.values()], [['UNAVAILABLE', 'UNAVAILABLE', 'UNAVAILABLE'], ['OK', 'OK', 'OK']])
+  assert.deepEqual(
+    [...byReplica.values()],
+    [
+      ['UNAVAILABLE', 'UNAVAILABLE', 'UNAVAILABLE'],
+      ['OK', 'OK', 'OK'],
+    ],
+  )
 })
 
 test('keys: gRPC codes by name, HTTP statuses by number, both read back', () => {

@@ -48,11 +48,15 @@ async function calls(o: Partial<RunOptions>): Promise<SeenCall[]> {
 }
 
 describe('per-call data (-d templates)', () => {
-  test('each call has its own number, UUID and random value; a hedge carries its original\'s bytes exactly', async () => {
+  test("each call has its own number, UUID and random value; a hedge carries its original's bytes exactly", async () => {
     const seen = await calls({ mode: 'hedged', hedge: { delay: 40, budgetPct: 100, unsafeHedge: true } })
     const originals = seen.filter((c) => c.attempt === 0)
     const hedges = seen.filter((c) => c.attempt > 0)
-    assert.deepEqual(originals.map((c) => num(c)).sort((a, b) => a - b), [...Array(12).keys()], 'calls 0..11, once each')
+    assert.deepEqual(
+      originals.map((c) => num(c)).sort((a, b) => a - b),
+      [...Array(12).keys()],
+      'calls 0..11, once each',
+    )
     assert.equal(new Set(originals.map((c) => c.request['id'])).size, 12, 'distinct UUIDs')
     for (const c of originals) {
       assert.match(String(c.request['id']), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
@@ -82,7 +86,11 @@ describe('per-call data (-d templates)', () => {
     const resolve = (data: string) => resolveOptions({ urls: [server.url], mode: 'plain', grpc: grpc(data) }, 1)
     assert.equal(resolve('{"sku": "fixed"}').grpc!.template, null)
     assert.ok(resolve(TEMPLATE).grpc!.template)
-    const refused = (data: string, pattern: RegExp) => assert.throws(() => resolve(data), (err: Error) => err instanceof UsageError && pattern.test(err.message))
+    const refused = (data: string, pattern: RegExp) =>
+      assert.throws(
+        () => resolve(data),
+        (err: Error) => err instanceof UsageError && pattern.test(err.message),
+      )
     refused('{"sku": "{{.Nope}}"}', /^-d: unknown template action \{\{\.Nope\}\} \(known: /)
     refused('{"qty": {{randomInt 5 5}}}', /needs MIN below MAX/)
     refused('{"qty": "{{randomString 4}}"}', /^-d does not fit shop\.v1\.GetRequest/)
@@ -93,10 +101,16 @@ describe('per-call data (-d templates)', () => {
     const render = compileTemplate('{{.RequestNumber}} {{randomInt 10 13}} {{randomString 5}}', '-d')
     const random = seededRandom(3)
     const out = Array.from({ length: 200 }, (_, n) => render({ requestNumber: n, random }).split(' '))
-    assert.deepEqual(out.map((p) => Number(p[0])), [...Array(200).keys()])
+    assert.deepEqual(
+      out.map((p) => Number(p[0])),
+      [...Array(200).keys()],
+    )
     assert.deepEqual(new Set(out.map((p) => Number(p[1]))), new Set([10, 11, 12]))
     assert.ok(out.every((p) => /^[A-Za-z0-9]{5}$/.test(p[2]!)))
     const again = seededRandom(3)
-    assert.deepEqual(Array.from({ length: 200 }, (_, n) => render({ requestNumber: n, random: again }).split(' ')), out)
+    assert.deepEqual(
+      Array.from({ length: 200 }, (_, n) => render({ requestNumber: n, random: again }).split(' ')),
+      out,
+    )
   })
 })

@@ -36,7 +36,7 @@ before(async () => {
   schema = writeTestSchema()
   mtls = await startTestServer({ schema, reflection: 'none', tls: { key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requireClientCert: true } })
   https = createServer({ key: pki.serverKey, cert: pki.serverCert, ca: pki.ca, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    httpsClients.push(String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? ""))
+    httpsClients.push(String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? ''))
     req.resume()
     res.end('ok\n')
   })
@@ -61,7 +61,36 @@ describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl no
   test('grpcs:// mTLS from the CLI: --cacert, --cert/--key and --cname; the server saw the client certificate on every call', async () => {
     const before = mtls.seen.length
     const f = pki!.files
-    const r = await runMain([mtls.url, '--call', CALL, '--proto', schema.proto, '-i', schema.importPath, '-d', '{"sku": "a"}', '--cacert', f.ca, '--cert', f.clientCert, '--key', f.clientKey, '--cname', NAME, '-n', '6', '-c', '2', '--mode', 'plain', '--warmup', '0', '--no-save', '-o', 'json'])
+    const r = await runMain([
+      mtls.url,
+      '--call',
+      CALL,
+      '--proto',
+      schema.proto,
+      '-i',
+      schema.importPath,
+      '-d',
+      '{"sku": "a"}',
+      '--cacert',
+      f.ca,
+      '--cert',
+      f.clientCert,
+      '--key',
+      f.clientKey,
+      '--cname',
+      NAME,
+      '-n',
+      '6',
+      '-c',
+      '2',
+      '--mode',
+      'plain',
+      '--warmup',
+      '0',
+      '--no-save',
+      '-o',
+      'json',
+    ])
     assert.equal(r.code, 0, r.stderr)
     const plain = JSON.parse(r.stdout).phases.plain
     assert.deepEqual([plain.ok, plain.errors], [6, 0])
@@ -72,36 +101,63 @@ describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl no
 
   test('--authority: every call carries it as :authority, and the certificate is checked against it', async () => {
     const before = mtls.seen.length
-    const result = await run({ ...PLAIN, urls: [mtls.url], grpc: { call: CALL, proto: schema.proto, importPaths: [schema.importPath] }, tls: { ...client(pki!), servername: NAME }, headers: [['host', `${NAME}:8443`]] })
+    const result = await run({
+      ...PLAIN,
+      urls: [mtls.url],
+      grpc: { call: CALL, proto: schema.proto, importPaths: [schema.importPath] },
+      tls: { ...client(pki!), servername: NAME },
+      headers: [['host', `${NAME}:8443`]],
+    })
     assert.deepEqual([result.phases.plain!.ok, result.phases.plain!.errors], [6, 0])
     assert.deepEqual(new Set(mtls.seen.slice(before).map((c) => c.authority)), new Set([`${NAME}:8443`]))
   })
 
   test('without the name, the certificate (for replica.test only) is refused before the run', async () => {
     const before = mtls.seen.length
-    await assert.rejects(run({ ...PLAIN, urls: [mtls.url], grpc: { call: CALL, proto: schema.proto, importPaths: [schema.importPath] }, tls: client(pki!) }), (err: Error) => {
-      assert.ok(err instanceof TargetUnreachableError, String(err))
-      assert.match(err.message, /TLS handshake with grpcs:\/\/127\.0\.0\.1:\d+ failed \(ERR_TLS_CERT_ALTNAME_INVALID/)
-      return true
-    })
+    await assert.rejects(
+      run({ ...PLAIN, urls: [mtls.url], grpc: { call: CALL, proto: schema.proto, importPaths: [schema.importPath] }, tls: client(pki!) }),
+      (err: Error) => {
+        assert.ok(err instanceof TargetUnreachableError, String(err))
+        assert.match(err.message, /TLS handshake with grpcs:\/\/127\.0\.0\.1:\d+ failed \(ERR_TLS_CERT_ALTNAME_INVALID/)
+        return true
+      },
+    )
     assert.equal(mtls.seen.length, before, 'no call sent')
   })
 
   test('grpcs:// without the client certificate the server requires: refused before the run, naming --cert', { timeout: 60_000 }, async () => {
     const before = mtls.seen.length
     const { ca } = client(pki!)
-    await assert.rejects(run({ ...PLAIN, timeoutMs: 5000, urls: [mtls.url], grpc: { call: CALL, proto: schema.proto, importPaths: [schema.importPath] }, tls: { ca: ca!, servername: NAME } }), (err: Error) => {
-      assert.ok(err instanceof TargetUnreachableError, String(err))
-      assert.match(err.message, /^TLS handshake with grpcs:\/\/127\.0\.0\.1:\d+ failed \(ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: tlsv13 alert certificate required\): the server requires a client certificate \(--cert FILE --key FILE\)$/)
-      return true
-    })
+    await assert.rejects(
+      run({
+        ...PLAIN,
+        timeoutMs: 5000,
+        urls: [mtls.url],
+        grpc: { call: CALL, proto: schema.proto, importPaths: [schema.importPath] },
+        tls: { ca: ca!, servername: NAME },
+      }),
+      (err: Error) => {
+        assert.ok(err instanceof TargetUnreachableError, String(err))
+        assert.match(
+          err.message,
+          /^TLS handshake with grpcs:\/\/127\.0\.0\.1:\d+ failed \(ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: tlsv13 alert certificate required\): the server requires a client certificate \(--cert FILE --key FILE\)$/,
+        )
+        return true
+      },
+    )
     assert.equal(mtls.seen.length, before, 'no call sent')
     // Reading the schema by reflection is the first connection such a run makes: the same line.
-    await assert.rejects(run({ ...PLAIN, urls: [mtls.url], grpc: { call: CALL }, tls: { ca: ca!, servername: NAME } }), (err: Error) =>
-      err instanceof TargetUnreachableError && /^TLS handshake with grpcs:\/\/127\.0\.0\.1:\d+ failed \(ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: tlsv13 alert certificate required\): the server requires a client certificate/.test(err.message))
+    await assert.rejects(
+      run({ ...PLAIN, urls: [mtls.url], grpc: { call: CALL }, tls: { ca: ca!, servername: NAME } }),
+      (err: Error) =>
+        err instanceof TargetUnreachableError &&
+        /^TLS handshake with grpcs:\/\/127\.0\.0\.1:\d+ failed \(ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: tlsv13 alert certificate required\): the server requires a client certificate/.test(
+          err.message,
+        ),
+    )
   })
 
-  test('https:// mTLS on hedgebench\'s own HTTP/1.1 connection, in worker threads too; without the certificate every request is refused', async () => {
+  test("https:// mTLS on hedgebench's own HTTP/1.1 connection, in worker threads too; without the certificate every request is refused", async () => {
     const before = httpsClients.length
     const { ca } = client(pki!)
     const refused = await run({ ...PLAIN, urls: [httpsUrl], tls: { ca: ca!, servername: NAME } })
@@ -123,7 +179,18 @@ describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl no
     await refused({ tls: { ca: 'not a certificate' } }, /^--cacert is not a PEM certificate/)
     await refused({ urls: ['grpc://127.0.0.1:1'], tls: { ca: pki!.ca } }, /^--cacert: only for TLS targets/)
     // A missing file: the CLI's one line, exit 2.
-    const r = await runMain([mtls.url, '--call', CALL, '--proto', schema.proto, '-i', schema.importPath, '--cacert', join(pki!.dir, 'missing.pem'), '--no-save'])
+    const r = await runMain([
+      mtls.url,
+      '--call',
+      CALL,
+      '--proto',
+      schema.proto,
+      '-i',
+      schema.importPath,
+      '--cacert',
+      join(pki!.dir, 'missing.pem'),
+      '--no-save',
+    ])
     assert.equal(r.code, 2, r.stderr)
     assert.deepEqual(stderrLines(r), [`hedgebench: cannot read --cacert ${join(pki!.dir, 'missing.pem')}: ENOENT`])
   })

@@ -163,7 +163,7 @@ function segments(wire: string, size: number): Buffer[] {
   return out
 }
 
-test('parser: the header limit is the whole block\'s, however its bytes arrive', () => {
+test("parser: the header limit is the whole block's, however its bytes arrive", () => {
   const block = (bytes: number): string => {
     const head = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Pad: '
     return head + 'a'.repeat(bytes - head.length - 4) + '\r\n\r\nok'
@@ -174,9 +174,11 @@ test('parser: the header limit is the whole block\'s, however its bytes arrive',
   const twenty = Buffer.from(block(20_000))
   assert.equal(failure([twenty.subarray(0, 1000), twenty.subarray(1000)]), 'header block too large', '20 KB as 1,000 + 19,000')
   const limit = block(MAX_HEADER_BYTES)
-  for (const size of [MAX_HEADER_BYTES + 2, 8192, 1000, 333]) assert.equal(parse(segments(limit, size)).body, 'ok', `${MAX_HEADER_BYTES} bytes in ${size}-byte reads`)
+  for (const size of [MAX_HEADER_BYTES + 2, 8192, 1000, 333])
+    assert.equal(parse(segments(limit, size)).body, 'ok', `${MAX_HEADER_BYTES} bytes in ${size}-byte reads`)
   const over = block(MAX_HEADER_BYTES + 1)
-  for (const size of [MAX_HEADER_BYTES + 2, 8192, 1000, 333]) assert.equal(failure(segments(over, size)), 'header block too large', `one byte over, in ${size}-byte reads`)
+  for (const size of [MAX_HEADER_BYTES + 2, 8192, 1000, 333])
+    assert.equal(failure(segments(over, size)), 'header block too large', `one byte over, in ${size}-byte reads`)
 })
 
 test('parser: the trailer section is bounded as the header block is, however its lines arrive', () => {
@@ -208,7 +210,11 @@ test('parser: the trailer section is bounded as the header block is, however its
 })
 
 test('parser: bare LF line ends are accepted (RFC 9112 2.2), mixed with CRLF or alone', () => {
-  for (const wire of ['HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 5\n\nhello', 'HTTP/1.1 200 OK\r\nContent-Type: text/plain\nContent-Length: 5\r\n\nhello', 'HTTP/1.1 200 OK\nContent-Type: text/plain\r\nContent-Length: 5\n\r\nhello']) {
+  for (const wire of [
+    'HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 5\n\nhello',
+    'HTTP/1.1 200 OK\r\nContent-Type: text/plain\nContent-Length: 5\r\n\nhello',
+    'HTTP/1.1 200 OK\nContent-Type: text/plain\r\nContent-Length: 5\n\r\nhello',
+  ]) {
     const r = splitsAgree(wire)
     assert.deepEqual([r.status, r.headers, r.body, r.ends], [200, ['Content-Type', 'text/plain', 'Content-Length', '5'], 'hello', 1], JSON.stringify(wire))
   }
@@ -222,14 +228,15 @@ test('parser: framing errors are named at once, before the rest of the answer ar
   assert.equal(failure([Buffer.from('HTTP/1.1 200 OK\r\nno colon here\r\n\r\n')]), 'malformed header line')
   assert.equal(failure([Buffer.from('HTTP/1.1 200 OK\r\n Leading: space\r\n\r\n')]), 'malformed header line')
   // HTTP/0.9 (a body with no status line) and other protocols: on their first bytes, with no line end in sight.
-  for (const wire of ['hello world', '<html>', 'SSH-2.0-OpenSSH_9.6', 'HTTP/2.0 200', 'h']) assert.equal(failure([Buffer.from(wire)]), 'malformed status line', wire)
+  for (const wire of ['hello world', '<html>', 'SSH-2.0-OpenSSH_9.6', 'HTTP/2.0 200', 'h'])
+    assert.equal(failure([Buffer.from(wire)]), 'malformed status line', wire)
   for (const wire of ['H', 'HTTP/', 'HTTP/1.1 200 OK\r\nContent-Len']) assert.equal(failure([Buffer.from(wire)]), null, `${wire}: may still be an answer`)
 })
 
 test('parser: obs-fold is unfolded into spaces (RFC 9112 5.2), in the header block and the trailers', () => {
   const r = splitsAgree('HTTP/1.1 200 OK\r\nX-Long: first\r\n  second\r\n\tthird\r\nContent-Length:\r\n 2\r\n\r\nok')
   assert.equal(r.headers[0], 'X-Long')
-  assert.equal(r.headers[1], "first    second   third")
+  assert.equal(r.headers[1], 'first    second   third')
   assert.deepEqual([r.headers[2], r.headers[3], r.body], ['Content-Length', '2', 'ok'])
   const bare = splitsAgree('HTTP/1.1 200 OK\nX-Long: a\n b\nContent-Length: 2\n\nok')
   assert.match(bare.headers[1]!, /^a +b$/)
@@ -243,7 +250,11 @@ test('parser: chunk sizes with leading zeros are accepted; anything but hex digi
   const r = splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n000000000005\r\nhello\r\n0005 ;ext=1\r\nworld\r\n00000000000\r\n\r\n')
   assert.deepEqual([r.body, r.ends], ['helloworld', 1])
   for (const size of ['5x', '-5', '+5', ' 5', '', '0x5', '20000000000000']) {
-    assert.equal(failure([Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\nhello\r\n0\r\n\r\n`)]), 'malformed chunk size', JSON.stringify(size))
+    assert.equal(
+      failure([Buffer.from(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\nhello\r\n0\r\n\r\n`)]),
+      'malformed chunk size',
+      JSON.stringify(size),
+    )
   }
 })
 
@@ -256,15 +267,27 @@ test('parser: Transfer-Encoding is chunked only when chunked is its final coding
   const x = splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\n2\r\nok\r\n0\r\n\r\n', { finish: true })
   assert.deepEqual([x.body, x.keepAlive], ['2\r\nok\r\n0\r\n\r\n', false], 'xchunked is not chunked')
   assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip ,\tCHUNKED\r\n\r\n2\r\nok\r\n0\r\n\r\n').body, 'ok')
-  assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\nraw', { finish: true }).body, 'raw', 'the last field\'s final coding decides')
+  assert.equal(
+    splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\nraw', { finish: true }).body,
+    'raw',
+    "the last field's final coding decides",
+  )
   assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n').keepAlive, true)
 })
 
 test('parser: a control character in a header value (NUL, CR alone, ESC, DEL) is an error; HTAB and obs-text are not', () => {
   for (const c of ['\0', '\r', '\x1b', '\x7f', '\x01']) {
-    assert.equal(failure([Buffer.from(`HTTP/1.1 200 OK\r\nX: a${c}b\r\nContent-Length: 0\r\n\r\n`, 'latin1')]), 'control character in a header', JSON.stringify(c))
+    assert.equal(
+      failure([Buffer.from(`HTTP/1.1 200 OK\r\nX: a${c}b\r\nContent-Length: 0\r\n\r\n`, 'latin1')]),
+      'control character in a header',
+      JSON.stringify(c),
+    )
   }
-  assert.equal(failure([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\0b\r\n\r\n')]), 'control character in a header', 'in a trailer')
+  assert.equal(
+    failure([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: a\0b\r\n\r\n')]),
+    'control character in a header',
+    'in a trailer',
+  )
   const r = splitsAgree('HTTP/1.1 200 OK\r\nX: a\tb \xe9\r\nContent-Length: 0\r\n\r\n')
   assert.equal(r.headers[1], 'a\tb \xe9')
 })
@@ -274,7 +297,7 @@ test('parser: bytes after an answer without a body (HEAD, 204, 304) are never re
   assert.equal(splitsAgree('HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n').keepAlive, false)
   assert.equal(splitsAgree('HTTP/1.1 204 No Content\r\nTransfer-Encoding: chunked\r\n\r\n').keepAlive, false)
   assert.equal(splitsAgree('HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n').keepAlive, true)
-  assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n', { head: true }).keepAlive, true, 'a HEAD answer\'s length is the GET\'s')
+  assert.equal(splitsAgree('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n', { head: true }).keepAlive, true, "a HEAD answer's length is the GET's")
   // Whatever arrives after one, in the same read or a later one, is named for it, not for the next answer.
   assert.equal(failure([Buffer.from('HTTP/1.1 204 No Content\r\n\r\nhello')]), 'data after a response without a body')
   const out: Parsed = { status: 0, headers: [], body: '', trailers: null, ends: 0 }
@@ -282,10 +305,17 @@ test('parser: bytes after an answer without a body (HEAD, 204, 304) are never re
   p.expect(true)
   p.execute(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n'))
   p.expect(false)
-  assert.throws(() => p.execute(Buffer.from('hello')), (e: ParseError) => e.reason === 'data after a response without a body')
+  assert.throws(
+    () => p.execute(Buffer.from('hello')),
+    (e: ParseError) => e.reason === 'data after a response without a body',
+  )
   p.reset()
   p.expect(false)
-  assert.throws(() => p.execute(Buffer.from('hello')), (e: ParseError) => e.reason === 'malformed status line', 'on a new connection, the bytes are just not an answer')
+  assert.throws(
+    () => p.execute(Buffer.from('hello')),
+    (e: ParseError) => e.reason === 'malformed status line',
+    'on a new connection, the bytes are just not an answer',
+  )
 })
 
 // ---------------------------------------------------------------- request bytes
@@ -300,7 +330,10 @@ test('request bytes: what undici writes (host, connection, headers, content-leng
   assert.equal(post.close, true)
   assert.match(requestBytes({ origin: 'http://h', path: '/', method: 'PUT' }, 'h').bytes.toString(), /content-length: 0\r\n/)
   assert.throws(() => requestBytes({ origin: 'http://h', path: '/', method: 'GET', headers: ['x', 'a\r\nInjected: 1'] }, 'h'), /invalid x header/)
-  assert.throws(() => requestBytes({ origin: 'http://h', path: '/', method: 'GET', headers: ['transfer-encoding', 'chunked'] }, 'h'), /invalid transfer-encoding/)
+  assert.throws(
+    () => requestBytes({ origin: 'http://h', path: '/', method: 'GET', headers: ['transfer-encoding', 'chunked'] }, 'h'),
+    /invalid transfer-encoding/,
+  )
 })
 
 // ---------------------------------------------------------------- the connection
@@ -311,7 +344,15 @@ interface Answer {
   error: Error | null
 }
 
-function handler(onDone: (a: Answer) => void, hooks: { onConnect?: (abort: (e?: Error) => void) => void; onHeaders?: () => void; onData?: (chunk: Buffer, resume: () => void) => boolean; discardBody?: boolean } = {}): Dispatcher.DispatchHandler {
+function handler(
+  onDone: (a: Answer) => void,
+  hooks: {
+    onConnect?: (abort: (e?: Error) => void) => void
+    onHeaders?: () => void
+    onData?: (chunk: Buffer, resume: () => void) => boolean
+    discardBody?: boolean
+  } = {},
+): Dispatcher.DispatchHandler {
   const a: Answer = { status: null, body: '', error: null }
   let resume: () => void = () => {}
   return {
@@ -355,7 +396,9 @@ function client(origin: string, keepAliveTimeout = 10_000): H1Client {
 }
 
 /** A raw TCP server: `answer` writes whatever it likes for each request head it reads. */
-async function rawServer(answer: (socket: Socket, head: string, n: number) => void): Promise<{ origin: string; accepted: number; closed: number; heads: string[]; server: Server }> {
+async function rawServer(
+  answer: (socket: Socket, head: string, n: number) => void,
+): Promise<{ origin: string; accepted: number; closed: number; heads: string[]; server: Server }> {
   const state = { origin: '', accepted: 0, closed: 0, heads: [] as string[], server: null as unknown as Server }
   const sockets = new Set<Socket>()
   const server = createServer((socket) => {
@@ -420,7 +463,7 @@ test('client: connection: close from the server, and a server that closes an idl
   srv.server.close()
 })
 
-test('client: a connection idle past the server\'s Keep-Alive hint is replaced before it is used', async () => {
+test("client: a connection idle past the server's Keep-Alive hint is replaced before it is used", async () => {
   const srv = createHttpServer((_req, res) => res.end('ok'))
   srv.keepAliveTimeout = 1000 // Node says "Keep-Alive: timeout=1": reuse for at most 0 s
   let accepted = 0
@@ -441,7 +484,8 @@ test('client: a connection idle past the server\'s Keep-Alive hint is replaced b
 
 test('client: a stopped exchange fails with the reason and closes its connection; the next one reconnects', async () => {
   const srv = await rawServer((s, head) => {
-    if (head.startsWith('GET /slow')) s.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\npart') // never finishes
+    if (head.startsWith('GET /slow'))
+      s.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\npart') // never finishes
     else s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
   })
   const c = client(srv.origin)
@@ -485,12 +529,15 @@ test('client: stopped in onConnect, the request is never written', async () => {
   const r = await send(c, '/never', { onConnect: (abort) => abort(new Error('cancelled before it was sent')) })
   assert.match(String(r.error), /cancelled before it was sent/)
   assert.equal((await send(c)).status, 200)
-  assert.deepEqual(srv.heads.map((h) => h.split(' ')[1]), ['/', '/'])
+  assert.deepEqual(
+    srv.heads.map((h) => h.split(' ')[1]),
+    ['/', '/'],
+  )
   await c.close()
   srv.server.close()
 })
 
-test('client: a cut-off answer fails with undici\'s SocketError; a refused connection with ECONNREFUSED', async () => {
+test("client: a cut-off answer fails with undici's SocketError; a refused connection with ECONNREFUSED", async () => {
   const srv = await rawServer((s) => s.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort'))
   const c = client(srv.origin)
   const r = await send(c)
@@ -534,7 +581,7 @@ test('client: a server sending trailer lines forever fails the exchange as a par
   await c.close()
 })
 
-test('client: framing errors fail the exchange at once with the parser\'s reason, not at a timeout or the close', async () => {
+test("client: framing errors fail the exchange at once with the parser's reason, not at a timeout or the close", async () => {
   const srv = await rawServer((s, head) => {
     // Each answer leaves the connection open: only the parser can end these exchanges.
     if (head.startsWith('GET /space')) s.write('HTTP/1.1 200 OK\r\nContent-Length : 5\r\n\r\n')
@@ -606,21 +653,38 @@ test('run: a parser error is counted by its reason in errorKinds, the text repor
   const srv = await rawServer((s, h) => {
     if (!h.startsWith('GET ')) return void s.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
     const n = ++gets
-    s.write(n % 3 === 1 ? 'HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\nx' : n % 3 === 2 ? 'HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok' : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+    s.write(
+      n % 3 === 1
+        ? 'HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\nx'
+        : n % 3 === 2
+          ? 'HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok'
+          : 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok',
+    )
   })
   const rows: RequestRecord[] = []
-  const result = await run({ urls: [`${srv.origin}/`], requests: 9, concurrency: 1, warmup: 0, mode: 'plain', seed: 1, requestSink: { write: (r) => (rows.push(r), true), waitForDrain: async () => {} } })
+  const result = await run({
+    urls: [`${srv.origin}/`],
+    requests: 9,
+    concurrency: 1,
+    warmup: 0,
+    mode: 'plain',
+    seed: 1,
+    requestSink: { write: (r) => (rows.push(r), true), waitForDrain: async () => {} },
+  })
   const phase = result.phases.plain!
   const kinds = { 'HTTPParserError (invalid content-length)': 3, 'HTTPParserError (whitespace before a header colon)': 3 }
   assert.deepEqual([phase.requests, phase.ok, phase.errorKinds], [9, 3, kinds])
-  assert.deepEqual(rows.map((r) => r.error), Array.from({ length: 9 }, (_, i) => [...Object.keys(kinds), null][i % 3]))
+  assert.deepEqual(
+    rows.map((r) => r.error),
+    Array.from({ length: 9 }, (_, i) => [...Object.keys(kinds), null][i % 3]),
+  )
   const text = renderText(result)
   assert.match(text, /\[3\] HTTPParserError \(invalid content-length\)/)
   assert.match(text, /\[3\] HTTPParserError \(whitespace before a header colon\)/)
   assert.deepEqual(parseResult(renderJson(result), 'the run').phases.plain!.errorKinds, kinds, 'kept in the saved JSON')
 })
 
-test('client: returning false from onData pauses the socket until resume(): nothing is delivered meanwhile and the server\'s writes block', async () => {
+test("client: returning false from onData pauses the socket until resume(): nothing is delivered meanwhile and the server's writes block", async () => {
   // Chunks written as fast as the client takes them, until the client has resumed or CAP is reached: more than
   // loopback's socket buffers hold (net.ipv4.tcp_rmem's 32 MiB at most, plus the sender's), so a client that kept
   // reading while paused lets the server write it all.

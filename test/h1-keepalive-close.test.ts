@@ -57,7 +57,15 @@ test('a server that reads a request and closes without a byte back: an error, an
   for (const method of ['GET', 'POST'] as const) {
     const s = await oneAnswerPerConnection()
     t.after(s.close)
-    const result = await run({ urls: [s.url], concurrency: 1, requests: 10, warmup: 0, mode: 'plain', method, ...(method === 'POST' ? { body: Buffer.from('x') } : {}) })
+    const result = await run({
+      urls: [s.url],
+      concurrency: 1,
+      requests: 10,
+      warmup: 0,
+      mode: 'plain',
+      method,
+      ...(method === 'POST' ? { body: Buffer.from('x') } : {}),
+    })
     const plain = result.phases.plain!
     assert.equal(plain.streamsResentAfterGoaway ?? 0, 0, method)
     assert.ok(plain.errors > 0, method)

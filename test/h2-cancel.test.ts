@@ -38,7 +38,16 @@ test('a cancelled loser is RST_STREAM CANCEL at the server, every reset the clie
   // pauses: a B original answered while the client was frozen past the hedge delay still beats its hedge to A).
   const [a, b] = [await server(false), await server(true)]
   t.after(() => Promise.all([a.close(), b.close()]))
-  const result = await run({ urls: [a.url, b.url], http2: true, concurrency: 4, requests: 80, warmup: 0, mode: 'hedged', seed: 2, hedge: { delay: 30, budgetPct: 100 } })
+  const result = await run({
+    urls: [a.url, b.url],
+    http2: true,
+    concurrency: 4,
+    requests: 80,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 2,
+    hedge: { delay: 30, budgetPct: 100 },
+  })
   const hedged = result.phases.hedged!
   const h = hedged.hedging!
   assert.ok(h.cancelled > 0, 'losers were cancelled')

@@ -105,7 +105,10 @@ async function checkSpread(servers: SessionCounter[], options: Omit<RunOptions, 
   for (const s of servers) {
     const counts = [...s.streams.values()].map((l) => l.length)
     assert.equal(counts.length, 3, `sessions that carried streams at ${s.url}: ${counts}`)
-    assert.ok(counts.every((n) => n >= 10), `streams spread over the sessions: ${counts}`)
+    assert.ok(
+      counts.every((n) => n >= 10),
+      `streams spread over the sessions: ${counts}`,
+    )
     assert.ok(s.maxOpen <= LIMIT, `at most ${LIMIT} streams at once on a session: ${s.maxOpen}`)
   }
   assert.equal(total(), attempts(result), 'the servers received every attempt the client counted, and no other')
@@ -132,7 +135,10 @@ test('h2c hedged: still 3 sessions per replica, every attempt counted, and a hed
   })
   const twice = [...where.values()].filter((r) => r.length === 2)
   assert.ok(twice.length > 0)
-  assert.ok(twice.every(([a, b]) => a !== b), 'an original and its hedge on different replicas')
+  assert.ok(
+    twice.every(([a, b]) => a !== b),
+    'an original and its hedge on different replicas',
+  )
 })
 
 test('h2 over TLS, --connections 3: 3 sessions per replica, the streams spread over them', { skip: cert ? false : NO_OPENSSL }, async () => {
@@ -146,14 +152,17 @@ test('gRPC, --connections 3 -c 30: each grpc-js replica serves the calls on 3 co
     const perPeer = new Map<string, number>()
     for (const c of s.calls) perPeer.set(c.peer, (perPeer.get(c.peer) ?? 0) + 1)
     assert.equal(perPeer.size, 3, `connections that carried calls: ${[...perPeer.values()]}`)
-    assert.ok([...perPeer.values()].every((n) => n >= 10), `calls spread: ${[...perPeer.values()]}`)
+    assert.ok(
+      [...perPeer.values()].every((n) => n >= 10),
+      `calls spread: ${[...perPeer.values()]}`,
+    )
   }
   assert.equal(grpc[0]!.calls.length + grpc[1]!.calls.length, attempts(result))
   assert.equal(attempts(result), 150)
   assert.equal(opened(result), 6)
 })
 
-test('the value is recorded: the JSON config, the text header, compare\'s config entries; absent when not given', async () => {
+test("the value is recorded: the JSON config, the text header, compare's config entries; absent when not given", async () => {
   const options = { urls: h2c.map((s) => s.url), http2: true, concurrency: 4, requests: 8, warmup: 0, mode: 'plain' as const }
   const given = await run({ ...options, connections: 2 })
   assert.equal(given.config.connections, 2)
@@ -164,7 +173,10 @@ test('the value is recorded: the JSON config, the text header, compare\'s config
   assert.equal(plain.config.connections, undefined)
   assert.ok(!configEntries(plain.config).has('connections'))
   assert.doesNotMatch(renderText(plain), /per replica · /)
-  const diff = compareRuns([{ name: 'a.json', result: given }, { name: 'b.json', result: plain }]).configDifferences
+  const diff = compareRuns([
+    { name: 'a.json', result: given },
+    { name: 'b.json', result: plain },
+  ]).configDifferences
   assert.deepEqual(diff.find((d) => d.key === 'connections')?.values, ['2', '(none)'])
 })
 
@@ -173,9 +185,16 @@ test('refused in one line for a library caller too: a fraction, fewer than the w
   const urls = h2c.map((s) => s.url)
   const refusals: Array<[RunOptions, RegExp]> = [
     [{ urls, http2: true, connections: 1.5 }, /^invalid --connections 1.5 \(connections per replica must be a whole number above 0\)$/],
-    [{ urls, http2: true, concurrency: 4, workers: 3, connections: 2 }, /^--connections 2 with --workers 3: each worker thread has connections of its own \(give --connections 3 or more\)$/],
+    [
+      { urls, http2: true, concurrency: 4, workers: 3, connections: 2 },
+      /^--connections 2 with --workers 3: each worker thread has connections of its own \(give --connections 3 or more\)$/,
+    ],
   ]
   for (const [options, message] of refusals) {
-    await assert.rejects(run({ requests: 1, warmup: 0, ...options }), (err: Error) => err instanceof UsageError && message.test(err.message), JSON.stringify(options))
+    await assert.rejects(
+      run({ requests: 1, warmup: 0, ...options }),
+      (err: Error) => err instanceof UsageError && message.test(err.message),
+      JSON.stringify(options),
+    )
   }
 })

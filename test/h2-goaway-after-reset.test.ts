@@ -94,7 +94,13 @@ test('a phase takes a refused attempt back: not sent, not a hedge, not a cancel,
   stats.attemptSent(1, a)
   const phase = stats.finish(100, health)
   assert.equal(phase.attempts, 2)
-  assert.deepEqual(phase.replicas.map((r) => [r.attempts, r.cancelled]), [[1, 0], [1, 0]])
+  assert.deepEqual(
+    phase.replicas.map((r) => [r.attempts, r.cancelled]),
+    [
+      [1, 0],
+      [1, 0],
+    ],
+  )
   assert.equal(phase.hedging!.hedgesSent, 2)
   assert.equal(phase.hedging!.cancelled, 0)
   assert.equal(phase.hedging!.unsentOriginals, 1)

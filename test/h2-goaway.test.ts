@@ -85,7 +85,10 @@ test('a graceful GOAWAY mid-run: 0 errors, 0 ejections, the refused streams rese
   assert.ok(a.goaways + b.goaways >= 2, `goaways ${a.goaways} + ${b.goaways}`)
   // Every stream a server left unprocessed was sent again, and each resend is counted.
   assert.ok(plain.streamsResentAfterGoaway! >= a.goaways + b.goaways, `resent ${plain.streamsResentAfterGoaway}, goaways ${a.goaways + b.goaways}`)
-  assert.ok(plain.streamsResentAfterGoaway! >= a.refused + b.refused, `resent ${plain.streamsResentAfterGoaway}, refused at the servers ${a.refused + b.refused} (a stream sent after the GOAWAY may never reach the application)`)
+  assert.ok(
+    plain.streamsResentAfterGoaway! >= a.refused + b.refused,
+    `resent ${plain.streamsResentAfterGoaway}, refused at the servers ${a.refused + b.refused} (a stream sent after the GOAWAY may never reach the application)`,
+  )
   assert.equal(plain.attempts, a.processed + b.processed, `attempts ${plain.attempts}, processed ${a.processed} + ${b.processed}`)
   assert.equal(plain.attempts, 200, 'no attempt counted twice')
   // A new connection per GOAWAY (the run opens one per replica to begin with).
@@ -101,7 +104,16 @@ test('a graceful GOAWAY mid-run: 0 errors, 0 ejections, the refused streams rese
 test('a graceful GOAWAY in a hedged run: no replica is ejected and no hedge is an error', async (t) => {
   const [a, b] = [await rotatingServer(), await rotatingServer()]
   t.after(() => Promise.all([a.close(), b.close()]))
-  const result = await run({ urls: [a.url, b.url], http2: true, concurrency: 6, requests: 200, warmup: 0, mode: 'hedged', seed: 5, hedge: { delay: 1, budgetPct: 100 } })
+  const result = await run({
+    urls: [a.url, b.url],
+    http2: true,
+    concurrency: 6,
+    requests: 200,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 5,
+    hedge: { delay: 1, budgetPct: 100 },
+  })
   const hedged = result.phases.hedged!
   assert.equal(hedged.errors, 0, JSON.stringify(hedged.errorKinds))
   assert.deepEqual(hedged.ejections ?? [], [])

@@ -51,7 +51,10 @@ test('preflight: a target that accepts and never answers the h2 preface fails wi
     srv.close()
   })
   const t0 = performance.now()
-  await assert.rejects(run({ urls: [`${url}/`], http2: true, requests: 10, warmup: 0, timeoutMs: 300 }), /does not speak HTTP\/2 \(no HTTP\/2 SETTINGS within 300 ms\)/)
+  await assert.rejects(
+    run({ urls: [`${url}/`], http2: true, requests: 10, warmup: 0, timeoutMs: 300 }),
+    /does not speak HTTP\/2 \(no HTTP\/2 SETTINGS within 300 ms\)/,
+  )
   // Bounded by -t (300 ms) plus a start-up; 5 s would mean the bound was not applied.
   assert.ok(performance.now() - t0 < 3000, `took ${(performance.now() - t0).toFixed(0)} ms`)
 })
@@ -63,8 +66,23 @@ test('preflight: a grpc:// target is named with its own scheme (refused, and HTT
   // Asynchronously: the server answering the preface lives in this process.
   const hb = (target: string): Promise<{ status: number | null; stderr: string }> =>
     new Promise((resolve) =>
-      execFile(process.execPath, ['bin/hedgebench.js', '--proto', 'proto/hedgebench-sim.proto', '--call', 'hedgebench.sim.v1.Replica/Work', target, '-n', '5', '--warmup', '0', '--no-save'], { encoding: 'utf8', timeout: 20_000 }, (err, _out, stderr) =>
-        resolve({ status: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
+      execFile(
+        process.execPath,
+        [
+          'bin/hedgebench.js',
+          '--proto',
+          'proto/hedgebench-sim.proto',
+          '--call',
+          'hedgebench.sim.v1.Replica/Work',
+          target,
+          '-n',
+          '5',
+          '--warmup',
+          '0',
+          '--no-save',
+        ],
+        { encoding: 'utf8', timeout: 20_000 },
+        (err, _out, stderr) => resolve({ status: err ? ((err as { code?: number }).code ?? null) : 0, stderr }),
       ),
     )
   const h1 = await hb(`grpc://127.0.0.1:${port}`)

@@ -45,7 +45,16 @@ async function limitedServer(): Promise<LimitedServer> {
 test('h2c with SETTINGS_MAX_CONCURRENT_STREAMS 2: no session carries more, and attempts equal the streams the servers received', async (t) => {
   const [a, b] = [await limitedServer(), await limitedServer()]
   t.after(() => Promise.all([a.close(), b.close()]))
-  const result = await run({ urls: [a.url, b.url], http2: true, concurrency: 6, requests: 60, warmup: 0, mode: 'hedged', hedge: { delay: 5, budgetPct: 100 }, seed: 3 })
+  const result = await run({
+    urls: [a.url, b.url],
+    http2: true,
+    concurrency: 6,
+    requests: 60,
+    warmup: 0,
+    mode: 'hedged',
+    hedge: { delay: 5, budgetPct: 100 },
+    seed: 3,
+  })
   const hedged = result.phases.hedged!
   assert.ok(hedged.hedging!.hedgesSent > 0, 'hedges were sent')
   // Streams the client reset may arrive after the run: wait (bounded) for the last ones.

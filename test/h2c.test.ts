@@ -144,9 +144,12 @@ async function hedgedRun(t: TestContext, http2: boolean): Promise<{ result: RunR
  */
 function assertStallsReset(t: TestContext, a: Counts, freezes: FreezeWatch): void {
   assert.ok(a.stalls >= REQUESTS / 2 / STALL_EVERY, `stalls at A: ${a.stalls}`)
-  t.diagnostic(`stalls at A: ${a.stalls}, reset ${a.stallsReset}, answered ${a.stallsAnswered.length}; freezes ${JSON.stringify(freezes.windows.map((w) => Math.round(w.to - w.from)))}`)
+  t.diagnostic(
+    `stalls at A: ${a.stalls}, reset ${a.stallsReset}, answered ${a.stallsAnswered.length}; freezes ${JSON.stringify(freezes.windows.map((w) => Math.round(w.to - w.from)))}`,
+  )
   assert.equal(a.stallsReset + a.stallsAnswered.length, a.stalls)
-  for (const s of a.stallsAnswered) assert.ok(freezes.overlaps(s.from, s.to), `a stall answered at ${(s.to - s.from).toFixed(0)} ms with the client not frozen: its loser was not reset`)
+  for (const s of a.stallsAnswered)
+    assert.ok(freezes.overlaps(s.from, s.to), `a stall answered at ${(s.to - s.from).toFixed(0)} ms with the client not frozen: its loser was not reset`)
 }
 
 /** Waits (bounded) for the servers to see what the client sent: a loser's reset lands a moment after the client settled it. */
@@ -260,7 +263,10 @@ test('simulated replicas serve h2c on their port: streams received = client atte
   assert.equal(s.http2Streams, hedged.attempts, 'every attempt was an h2 stream')
   assert.equal(s.received, hedged.attempts)
   assert.equal(s.http2StreamsReset, s.cancelled, 'every cancel at the server was a stream reset')
-  assert.ok(s.http2StreamsReset > 0 && s.http2StreamsReset <= hedged.streamsResetByCancel!, `server resets ${s.http2StreamsReset}, client ${hedged.streamsResetByCancel}`)
+  assert.ok(
+    s.http2StreamsReset > 0 && s.http2StreamsReset <= hedged.streamsResetByCancel!,
+    `server resets ${s.http2StreamsReset}, client ${hedged.streamsResetByCancel}`,
+  )
   assert.equal(s.connections, 2, 'one session per replica carried every stream')
   assert.equal(hedged.connectionsClosedByCancel, 0)
 })

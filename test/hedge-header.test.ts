@@ -31,7 +31,10 @@ test('default: hedges carry x-hedge-attempt with their number, originals carry n
   assert.equal(tagged.length, hedging.hedgesSent)
   assert.equal(seen.length - tagged.length, phase.attempts - hedging.hedgesSent, 'untagged requests are the originals')
   assert.ok(tagged.every((h) => h['x-hedge-attempt'] === '1' || h['x-hedge-attempt'] === '2'))
-  assert.ok(tagged.some((h) => h['x-hedge-attempt'] === '2'), 'with --max-attempts 3 the second hedge says 2')
+  assert.ok(
+    tagged.some((h) => h['x-hedge-attempt'] === '2'),
+    'with --max-attempts 3 the second hedge says 2',
+  )
 })
 
 test('--hedge-header x-copy renames it', async () => {
@@ -39,7 +42,10 @@ test('--hedge-header x-copy renames it', async () => {
   assert.ok(phase.hedging!.hedgesSent >= 20, `hedges sent ${phase.hedging!.hedgesSent}`)
   const tagged = seen.filter((h) => h['x-copy'] !== undefined)
   assert.equal(tagged.length, phase.hedging!.hedgesSent)
-  assert.ok(tagged.every((h) => h['x-copy'] === '1' || h['x-copy'] === '2'), 'the renamed header carries the hedge number')
+  assert.ok(
+    tagged.every((h) => h['x-copy'] === '1' || h['x-copy'] === '2'),
+    'the renamed header carries the hedge number',
+  )
   assert.equal(seen.filter((h) => h['x-hedge-attempt'] !== undefined).length, 0)
 })
 

@@ -41,7 +41,7 @@ async function get(agent: Agent, origin: string): Promise<{ body: string; ms: nu
   return { body: await res.body.text(), ms: performance.now() - start }
 }
 
-test("a request to an origin outside the replicas goes through unhedged: another server never answers it", async () => {
+test('a request to an origin outside the replicas goes through unhedged: another server never answers it', async () => {
   const agent = agentWith({ delay: 20, replicas: [fast, stalled], budgetPct: null })
   const before = servers[0]!.received
   const out = await get(agent, outsider)
@@ -55,7 +55,10 @@ test("a request to an origin outside the replicas goes through unhedged: another
 test('replicas spelled with a trailing slash are the same origins; one with a path or without a scheme is refused', async () => {
   const agent = agentWith({ delay: 20, replicas: [`${stalled}/`, `${fast}/`], budgetPct: null })
   assert.equal((await get(agent, stalled)).body, 'fast')
-  assert.throws(() => createHedgeInterceptor({ delay: 20, replicas: [`${stalled}/api`, fast] }), new UsageError(`hedging policy: replica "${stalled}/api" (an origin without a path: each attempt keeps its request's own path; use "${stalled}")`))
+  assert.throws(
+    () => createHedgeInterceptor({ delay: 20, replicas: [`${stalled}/api`, fast] }),
+    new UsageError(`hedging policy: replica "${stalled}/api" (an origin without a path: each attempt keeps its request's own path; use "${stalled}")`),
+  )
   assert.throws(() => createHedgeInterceptor({ delay: 20, replicas: ['127.0.0.1:9'] }), /hedging policy: replica "127\.0\.0\.1:9" \(an origin with its scheme/)
 })
 
@@ -71,7 +74,12 @@ test('a policy it cannot follow is refused when the interceptor is created, nami
     [{ delay: 20, header: 'x bad' }, /^hedging policy: header "x bad"/],
     [null, /^hedging policy: null \(pass an object/],
   ]
-  for (const [policy, message] of bad) assert.throws(() => createHedgeInterceptor(policy as HedgePolicy), (err: Error) => err instanceof UsageError && message.test(err.message), JSON.stringify(policy))
+  for (const [policy, message] of bad)
+    assert.throws(
+      () => createHedgeInterceptor(policy as HedgePolicy),
+      (err: Error) => err instanceof UsageError && message.test(err.message),
+      JSON.stringify(policy),
+    )
 })
 
 test('an observer with only the callbacks it wants counts them; one that throws is reported once and the request still gets its answer', async () => {
@@ -84,14 +92,28 @@ test('an observer with only the callbacks it wants counts them; one that throws 
   const onWarning = (w: Error): void => void warnings.push(w)
   process.on('warning', onWarning)
   try {
-    const throwing = agentWith({ delay: 20, replicas: [stalled, fast], budgetPct: null, observer: { attemptLaunched: () => { throw new Error('metrics down') }, attemptDone: () => { throw new Error('metrics down') } } })
+    const throwing = agentWith({
+      delay: 20,
+      replicas: [stalled, fast],
+      budgetPct: null,
+      observer: {
+        attemptLaunched: () => {
+          throw new Error('metrics down')
+        },
+        attemptDone: () => {
+          throw new Error('metrics down')
+        },
+      },
+    })
     assert.equal((await get(throwing, stalled)).body, 'fast')
     assert.equal((await get(throwing, stalled)).body, 'fast')
     // process.emitWarning delivers on the next tick.
     await new Promise((resolve) => setImmediate(resolve))
-    assert.deepEqual(warnings.map((w) => [w.name, w.message]), [['HedgeObserverWarning', "the hedge observer's attemptLaunched() threw (metrics down); requests go on, and further throws are not reported"]])
+    assert.deepEqual(
+      warnings.map((w) => [w.name, w.message]),
+      [['HedgeObserverWarning', "the hedge observer's attemptLaunched() threw (metrics down); requests go on, and further throws are not reported"]],
+    )
   } finally {
     process.off('warning', onWarning)
   }
 })
-

@@ -66,7 +66,10 @@ test('a delay measured on a fast warm-up, then a slower target: the trigger rate
   assert.ok(hedged.hedging!.delayMs < 200, `delay ${hedged.hedging!.delayMs} ms`)
   assert.equal(hedged.hedging!.triggerRate, 100)
   const advice = hedgingAdvice(hedged, result.config)
-  assert.match(advice[0]!, /^\d+\.\d% of requests fired a hedge, far above the ~5% a p95 delay implies: requests were slower while hedging than when the delay was measured/)
+  assert.match(
+    advice[0]!,
+    /^\d+\.\d% of requests fired a hedge, far above the ~5% a p95 delay implies: requests were slower while hedging than when the delay was measured/,
+  )
   assert.match(advice[1]!, /^try a later percentile \(--hedge-delay p99\)/)
   assert.equal(advice.length, 2, advice.join('\n'))
 })
@@ -76,7 +79,10 @@ test('hedges that win, refused by the budget: the advice may raise the budget', 
   const hedged = result.phases.hedged!
   Object.assign(hedged.hedging!, { budgetDenied: 30, hedgesSent: 140, hedgeWins: 100 })
   const advice = hedgingAdvice(hedged, result.config)
-  assert.ok(advice.some((a) => a.startsWith('try a later percentile') && a.includes('a larger budget (--hedge-budget 20)')), advice.join('\n'))
+  assert.ok(
+    advice.some((a) => a.startsWith('try a later percentile') && a.includes('a larger budget (--hedge-budget 20)')),
+    advice.join('\n'),
+  )
   // The same refusals with hedges that mostly lost: not a larger budget.
   Object.assign(hedged.hedging!, { hedgeWins: 10 })
   assert.ok(hedgingAdvice(hedged, result.config).some((a) => a.includes('not a larger budget: only 7.1% of the 140 hedges sent won')))
@@ -89,7 +95,7 @@ test('a hedged run that behaves gets no advice', async () => {
   assert.deepEqual(hedgingAdvice(result.phases.hedged!, result.config), [])
 })
 
-test('--help describes the budget\'s burst', async () => {
+test("--help describes the budget's burst", async () => {
   const r = await runCli(['--help'], { timeoutMs: 30_000 })
   assert.match(r.stdout.replace(/\s+/g, ' '), /starts with a burst of 10 hedges, so runs under ~1000 requests can pass the budget/)
 })
@@ -102,13 +108,23 @@ test('hedges fired by failed attempts (a dead replica) are blamed on the replica
   // 10.9 % of 4000 requests fired a hedge, 420 of them at once after a refused connection: only 16 (0.4 %) at the delay.
   Object.assign(hedged.hedging!, { triggerRate: 10.9, nonFatalTriggered: 420, budgetDenied: 0 })
   const advice = hedgingAdvice(hedged, result.config)
-  assert.deepEqual(advice.filter((a) => !a.startsWith('extra load')), [
-    '420 of the 436 requests that fired a hedge fired it at once because an attempt failed (a connection error or a non-fatal status: 502/503/504), not because the delay passed: a failing replica, not the delay; outlier ejection (drop --no-eject) keeps requests off a replica that keeps failing',
-  ])
+  assert.deepEqual(
+    advice.filter((a) => !a.startsWith('extra load')),
+    [
+      '420 of the 436 requests that fired a hedge fired it at once because an attempt failed (a connection error or a non-fatal status: 502/503/504), not because the delay passed: a failing replica, not the delay; outlier ejection (drop --no-eject) keeps requests off a replica that keeps failing',
+    ],
+  )
   // The same failovers beside a delay that fires far too often: both are named, the rate at the delay alone.
   Object.assign(hedged.hedging!, { triggerRate: 25 })
   const both = hedgingAdvice(hedged, result.config)
-  assert.ok(both.some((a) => a.startsWith('14.5% of requests fired a hedge when the delay passed (besides 420 fired at once by a failed attempt), far above the ~5% a p95 delay implies')), both.join('\n'))
+  assert.ok(
+    both.some((a) =>
+      a.startsWith(
+        '14.5% of requests fired a hedge when the delay passed (besides 420 fired at once by a failed attempt), far above the ~5% a p95 delay implies',
+      ),
+    ),
+    both.join('\n'),
+  )
   assert.ok(!both.some((a) => a.startsWith('420 of')), 'failovers are not most of the triggers: no failover line')
   // A gRPC run's non-fatal statuses are codes, named as gRPC names them.
   Object.assign(hedged.hedging!, { triggerRate: 10.9 })
@@ -119,9 +135,18 @@ test('hedges fired by failed attempts (a dead replica) are blamed on the replica
 test('a saturation gate that held back more hedges than were sent is explained', () => {
   const result = makeHedgedRun()
   const hedged = result.phases.hedged!
-  Object.assign(hedged.hedging!, { hedgesSent: 0, hedgeWins: 0, triggerRate: 0, budgetDenied: 0, nonFatalTriggered: 0, suppressed: { overload: 21, errorRate: 0, targetBusy: 0, pushback: 0 } })
+  Object.assign(hedged.hedging!, {
+    hedgesSent: 0,
+    hedgeWins: 0,
+    triggerRate: 0,
+    budgetDenied: 0,
+    nonFatalTriggered: 0,
+    suppressed: { overload: 21, errorRate: 0, targetBusy: 0, pushback: 0 },
+  })
   assert.ok(
-    hedgingAdvice(hedged, result.config).includes('the saturation gate held back 21 hedges (overload 21, error rate 0, target busy 0), and none was sent: hedging stood down while the replicas showed saturation, so this phase shows little of what hedging buys (--no-suppress hedges regardless)'),
+    hedgingAdvice(hedged, result.config).includes(
+      'the saturation gate held back 21 hedges (overload 21, error rate 0, target busy 0), and none was sent: hedging stood down while the replicas showed saturation, so this phase shows little of what hedging buys (--no-suppress hedges regardless)',
+    ),
     hedgingAdvice(hedged, result.config).join('\n'),
   )
 })

@@ -27,7 +27,12 @@ async function recordingServer(t: { after: (fn: () => Promise<void>) => void }, 
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
-        seen.push({ key: req.headers['idempotency-key'] as string | undefined, hedge: req.headers['x-hedge-attempt'] as string | undefined, method: req.method!, body: Buffer.concat(chunks).toString() })
+        seen.push({
+          key: req.headers['idempotency-key'] as string | undefined,
+          hedge: req.headers['x-hedge-attempt'] as string | undefined,
+          method: req.method!,
+          body: Buffer.concat(chunks).toString(),
+        })
         const timer = setTimeout(() => res.end('{"ok":true}'), ms(n))
         res.on('close', () => clearTimeout(timer))
       })
@@ -50,7 +55,10 @@ test('POST and PATCH are refused in hedged mode without --idempotency-key: exit 
   }
   assert.equal(server.received, 0)
   // The library refuses the same way.
-  await assert.rejects(run({ urls: [server.url], method: 'POST', requests: 5, mode: 'hedged', hedge: { delay: 5 } }), { name: 'UsageError', message: /not idempotent/ })
+  await assert.rejects(run({ urls: [server.url], method: 'POST', requests: 5, mode: 'hedged', hedge: { delay: 5 } }), {
+    name: 'UsageError',
+    message: /not idempotent/,
+  })
   // Plain mode never hedges, so a POST is fine there.
   const plain = await hedgebench([server.url, '-m', 'POST', '-d', 'x', '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save'])
   assert.equal(plain.code, 0, plain.stderr)
@@ -100,13 +108,29 @@ test('with --idempotency-key every copy of a request carries its key, and every 
   // and the report warns about it. (Budget off: the 3-5 ms answers, about
   // half of them, all outlast the 2 ms delay.)
   const before = seen.length
-  const unsafe = await run({ urls: servers.map((s) => s.url), method: 'POST', body: Buffer.from('x'), concurrency: 2, requests: 20, warmup: 0, mode: 'hedged', seed: 62, hedge: { delay: 2, unsafeHedge: true, budgetPct: null as unknown as number } })
-  assert.ok(unsafe.warnings.some((w) => /unsafe-hedge/.test(w)), unsafe.warnings.join('\n'))
+  const unsafe = await run({
+    urls: servers.map((s) => s.url),
+    method: 'POST',
+    body: Buffer.from('x'),
+    concurrency: 2,
+    requests: 20,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 62,
+    hedge: { delay: 2, unsafeHedge: true, budgetPct: null as unknown as number },
+  })
+  assert.ok(
+    unsafe.warnings.some((w) => /unsafe-hedge/.test(w)),
+    unsafe.warnings.join('\n'),
+  )
   const u = unsafe.phases.hedged!
   assert.ok(u.hedging!.hedgesSent > 0, 'POST hedges were sent')
   for (const until = Date.now() + 2000; seen.length - before < u.attempts && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10))
   const copies = seen.slice(before)
   assert.equal(copies.length, u.attempts)
   assert.equal(copies.filter((c) => c.hedge !== undefined).length, u.hedging!.hedgesSent, 'the hedges reached the server')
-  assert.ok(copies.every((c) => c.method === 'POST' && c.key === undefined), 'no copy carries a key')
+  assert.ok(
+    copies.every((c) => c.method === 'POST' && c.key === undefined),
+    'no copy carries a key',
+  )
 })

@@ -15,7 +15,11 @@ import { settle, startServer, type CountingServer } from './helpers/servers.js'
 
 type T = { after: (fn: () => Promise<void>) => void }
 
-async function servers(t: T, count: number, opts: Parameters<typeof startServer>[0] | ((i: number) => Parameters<typeof startServer>[0])): Promise<CountingServer[]> {
+async function servers(
+  t: T,
+  count: number,
+  opts: Parameters<typeof startServer>[0] | ((i: number) => Parameters<typeof startServer>[0]),
+): Promise<CountingServer[]> {
   const list = await Promise.all(Array.from({ length: count }, (_, i) => startServer(typeof opts === 'function' ? opts(i) : opts)))
   t.after(() => Promise.all(list.map((s) => s.close())).then(() => {}))
   return list
@@ -42,7 +46,15 @@ test('--hedge-budget 1 with a far too low --hedge-delay 1ms: extra load capped n
   // 1000 requests: the cap below is exact whatever n, and at 1000 the
   // burst still leaves it at 2 %, against the ~100 % an ignored budget gives.
   const n = 1000
-  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 41, hedge: { delay: 1, budgetPct: 1 } })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 4,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 41,
+    hedge: { delay: 1, budgetPct: 1 },
+  })
   const hedged = result.phases.hedged!
   const h = hedged.hedging!
   // Token bucket: it starts full with the burst of 10 tokens, each of the n
@@ -66,7 +78,17 @@ test('--max-attempts 3: when the first two copies hang, the third answers', asyn
   const n = 60
   const rows: RequestRecord[] = []
   const requestSink = { write: (r: RequestRecord) => (rows.push(r), true), waitForDrain: async () => {} }
-  const result = await run({ urls: list.map((s) => s.url), concurrency: 6, requests: n, warmup: 0, mode: 'hedged', seed: 42, timeoutMs: 2000, requestSink, hedge: { delay: 10, maxAttempts: 3, budgetPct: null as unknown as number } })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 6,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 42,
+    timeoutMs: 2000,
+    requestSink,
+    hedge: { delay: 10, maxAttempts: 3, budgetPct: null as unknown as number },
+  })
   const hedged = result.phases.hedged!
   const h = hedged.hedging!
   assert.equal(hedged.ok, n, JSON.stringify(hedged.errorKinds))
@@ -89,7 +111,10 @@ test('--max-attempts 3: when the first two copies hang, the third answers', asyn
   // one; on a busy machine that is up to ~20 ms): the exact timing check is
   // hedge_fired_ms above, this one only says nothing waited for the timeout.
   assert.ok(hedged.latencyMs.p50 < 60, `p50 ${hedged.latencyMs.p50}`)
-  assert.deepEqual(h.perAttempt.map((a) => a.attempt), [0, 1, 2].slice(0, h.perAttempt.length))
+  assert.deepEqual(
+    h.perAttempt.map((a) => a.attempt),
+    [0, 1, 2].slice(0, h.perAttempt.length),
+  )
   // The two hanging copies of every request were aborted on the wire.
   assert.equal(h.cancelled, 2 * n)
   assert.equal(received(list), 3 * n)
@@ -105,7 +130,17 @@ test('a hedge never leaves before its delay, though a Node timer can fire up to 
   const rows: RequestRecord[] = []
   const requestSink = { write: (r: RequestRecord) => (rows.push(r), true), waitForDrain: async () => {} }
   const n = 120
-  const result = await run({ urls: list.map((s) => s.url), concurrency: 8, requests: n, warmup: 0, mode: 'hedged', seed: 7, timeoutMs: 2000, requestSink, hedge: { delay: 4.6, budgetPct: null as unknown as number } })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 8,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 7,
+    timeoutMs: 2000,
+    requestSink,
+    hedge: { delay: 4.6, budgetPct: null as unknown as number },
+  })
   const hedged = result.phases.hedged!
   assert.equal(hedged.ok, n, JSON.stringify(hedged.errorKinds))
   assert.equal(rows.length, n)
@@ -118,14 +153,27 @@ test('a hedge never leaves before its delay, though a Node timer can fire up to 
   assert.ok(h.hedgesSent >= n / 2, `${h.hedgesSent} of ${n} hedges sent`)
   assert.equal(h.hedgesSent + h.unsent - h.unsentOriginals!, fired.length)
   const early = fired.filter((r) => r.hedgeFiredMs! < 4.6)
-  assert.deepEqual(early.map((r) => r.hedgeFiredMs), [], 'hedges fired before the 4.6 ms delay')
+  assert.deepEqual(
+    early.map((r) => r.hedgeFiredMs),
+    [],
+    'hedges fired before the 4.6 ms delay',
+  )
 })
 
 test('--max-attempts above 5 is treated as 5, as gRPC does', async (t) => {
   // Nothing ever answers: each request sends every copy it may, then times out.
   const list = await servers(t, 3, { handle: hang })
   const n = 4
-  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 43, timeoutMs: 400, hedge: { delay: 10, maxAttempts: 9, budgetPct: null as unknown as number } })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 4,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 43,
+    timeoutMs: 400,
+    hedge: { delay: 10, maxAttempts: 9, budgetPct: null as unknown as number },
+  })
   const hedged = result.phases.hedged!
   assert.equal(result.config.hedge.maxAttempts, 5)
   assert.equal(hedged.hedging!.maxAttempts, 5)
@@ -140,7 +188,16 @@ test('--non-fatal-status 500: a replica answering 500 triggers the next hedge at
   const list = await servers(t, 3, (i) => ({ delayMs: i === 0 ? 0 : 2, status: i === 0 ? 500 : 200 }))
   const n = 300
   // eject: false keeps replica 0 in the rotation: outlier ejection would take it out after 5 failures.
-  const result = await run({ urls: list.map((s) => s.url), concurrency: 3, requests: n, warmup: 0, mode: 'hedged', seed: 44, eject: false, hedge: { delay: 500, nonFatalStatus: [500], budgetPct: null as unknown as number } })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 3,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 44,
+    eject: false,
+    hedge: { delay: 500, nonFatalStatus: [500], budgetPct: null as unknown as number },
+  })
   const hedged = result.phases.hedged!
   const h = hedged.hedging!
   assert.equal(hedged.ok, n, JSON.stringify(hedged.statusCodes))
@@ -161,14 +218,27 @@ test('a hedge sent because an attempt failed on its connection goes to a replica
   const n = 200
   const rows: RequestRecord[] = []
   const requestSink = { write: (r: RequestRecord) => (rows.push(r), true), waitForDrain: async () => {} }
-  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 48, eject: false, requestSink, hedge: { delay: 500, budgetPct: null as unknown as number } })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 4,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 48,
+    eject: false,
+    requestSink,
+    hedge: { delay: 500, budgetPct: null as unknown as number },
+  })
   const hedged = result.phases.hedged!
   assert.equal(hedged.ok, n, JSON.stringify(hedged.errorKinds))
   // Round robin: every other original went to replica 0 and was hedged at once, to replica 1.
   assert.equal(list[0]!.received, n / 2)
   assert.equal(hedged.hedging!.nonFatalTriggered, n / 2)
   assert.equal(rows.filter((r) => r.attempts === 2).length, n / 2)
-  assert.ok(rows.every((r) => r.replica === list[1]!.url.replace(/\/$/, '')), 'every answer came from replica 1')
+  assert.ok(
+    rows.every((r) => r.replica === list[1]!.url.replace(/\/$/, '')),
+    'every answer came from replica 1',
+  )
   assert.equal(await settle(list, hedged.attempts), hedged.attempts)
 })
 
@@ -182,7 +252,16 @@ test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the de
   })
   const n = 8
   // Delay 30 ms, min hedge window 20 ms: the hedge at 30 ms has 70 ms left, so it goes.
-  const sent = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 45, timeoutMs: 5000, hedge: { delay: 30, deadlineMs: 100, minHedgeWindowMs: 20 } })
+  const sent = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 4,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 45,
+    timeoutMs: 5000,
+    hedge: { delay: 30, deadlineMs: 100, minHedgeWindowMs: 20 },
+  })
   const a = sent.phases.hedged!
   assert.deepEqual(a.errorKinds, { HEDGE_DEADLINE_EXCEEDED: n })
   assert.equal(a.errors, n)
@@ -204,7 +283,16 @@ test('--deadline: a hanging server gives HEDGE_DEADLINE_EXCEEDED at about the de
   assert.equal(closed, 2 * n)
 
   // Delay 80 ms, min hedge window 50 ms: at 80 ms only 20 ms are left, so no hedge is sent.
-  const suppressed = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 46, timeoutMs: 5000, hedge: { delay: 80, deadlineMs: 100, minHedgeWindowMs: 50 } })
+  const suppressed = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 4,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 46,
+    timeoutMs: 5000,
+    hedge: { delay: 80, deadlineMs: 100, minHedgeWindowMs: 50 },
+  })
   const b = suppressed.phases.hedged!
   assert.deepEqual(b.errorKinds, { HEDGE_DEADLINE_EXCEEDED: n })
   assert.equal(b.hedging!.deadlineSuppressed, n)
@@ -217,7 +305,15 @@ test('--parallel: every request sends its copies at once (extra load ~100 % with
   const list = await servers(t, 2, { delayMs: (k) => 2 + (k % 3) })
   const n = 400
   // A 50 ms delay would never fire against 2-4 ms answers: only --parallel makes hedges here.
-  const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', seed: 47, hedge: { delay: 50, parallel: true, budgetPct: null as unknown as number } })
+  const result = await run({
+    urls: list.map((s) => s.url),
+    concurrency: 4,
+    requests: n,
+    warmup: 0,
+    mode: 'hedged',
+    seed: 47,
+    hedge: { delay: 50, parallel: true, budgetPct: null as unknown as number },
+  })
   const hedged = result.phases.hedged!
   const h = hedged.hedging!
   assert.equal(h.parallel, true)
@@ -290,7 +386,12 @@ test('--cancel ignore lets losers finish and discards their answers; abort cuts 
     run({ urls, concurrency: 2, requests: 100, warmup: 0, mode: 'hedged', seed: 50, hedge: { delay: 10, cancel, budgetPct: null as unknown as number } })
 
   const ignoreServers = await mk()
-  const ignored = (await opts(ignoreServers.map((s) => s.url), 'ignore')).phases.hedged!
+  const ignored = (
+    await opts(
+      ignoreServers.map((s) => s.url),
+      'ignore',
+    )
+  ).phases.hedged!
   const hi = ignored.hedging!
   assert.equal(hi.cancelMode, 'ignore')
   assert.equal(hi.cancelled, 0)
@@ -305,7 +406,12 @@ test('--cancel ignore lets losers finish and discards their answers; abort cuts 
   assert.ok(ignored.latencyMs.p50 < 30, `p50 ${ignored.latencyMs.p50}: the answer was not held back by the loser`)
 
   const abortServers = await mk()
-  const aborted = (await opts(abortServers.map((s) => s.url), 'abort')).phases.hedged!
+  const aborted = (
+    await opts(
+      abortServers.map((s) => s.url),
+      'abort',
+    )
+  ).phases.hedged!
   const ha = aborted.hedging!
   // With abort the one loser per hedged request is cancelled instead.
   assert.ok(ha.hedgesSent >= 50, `hedges sent ${ha.hedgesSent}`)
@@ -342,7 +448,10 @@ test('--cancel ignore lets losers finish and discards their answers; abort cuts 
   assert.equal(await settle(ignoreServers, ignored.attempts), ignored.attempts)
   assert.equal(ignored.connectionsOpened, accepted(ignoreServers))
   await settle(abortServers, aborted.attempts)
-  assert.ok(aborted.connectionsOpened <= accepted(abortServers) && accepted(abortServers) <= aborted.connectionsOpened + 2, `abort: ${aborted.connectionsOpened} counted, ${accepted(abortServers)} accepted`)
+  assert.ok(
+    aborted.connectionsOpened <= accepted(abortServers) && accepted(abortServers) <= aborted.connectionsOpened + 2,
+    `abort: ${aborted.connectionsOpened} counted, ${accepted(abortServers)} accepted`,
+  )
   // On HTTP/1.1 an abort destroys its socket: the connections accepted are at
   // least one per cancel plus the one per slot (c = 2) still open at the
   // end, and the count is at most 2 short of them (above): so it is at least
@@ -362,12 +471,26 @@ test('--fanout 5: each request makes 5 calls; per-call and per-request figures s
   const files = profileDir()
   t.after(async () => files.remove())
   const tg = await spawnTarget({
-    profile: files.write('fanout', { replicas: 3, seed: 51, model: { base: { type: 'fixed', ms: 1 }, stalls: [{ type: 'independent', probability: 0.05, ms: 200 }] } }),
+    profile: files.write('fanout', {
+      replicas: 3,
+      seed: 51,
+      model: { base: { type: 'fixed', ms: 1 }, stalls: [{ type: 'independent', probability: 0.05, ms: 200 }] },
+    }),
   })
   t.after(() => tg.close())
   const n = 300
   const k = 5
-  const result = await run({ urls: tg.urls, concurrency: 4, requests: n, warmup: 0, mode: 'plain', fanout: k, slowMs: 100, seed: 51, serverStatsUrl: tg.statsUrl })
+  const result = await run({
+    urls: tg.urls,
+    concurrency: 4,
+    requests: n,
+    warmup: 0,
+    mode: 'plain',
+    fanout: k,
+    slowMs: 100,
+    seed: 51,
+    serverStatsUrl: tg.statsUrl,
+  })
   const plain = result.phases.plain!
   assert.ok(plain.calls, 'per-call figures present')
   assert.equal(plain.calls.fanout, k)
@@ -389,7 +512,7 @@ test('--fanout 5: each request makes 5 calls; per-call and per-request figures s
   assert.ok(Math.abs(plain.slow.count - n * pr) <= 4 * Math.sqrt(n * pr * (1 - pr)), `slow requests ${plain.slow.count}`)
 })
 
-test('--fanout: the delay comes from the warm-up\'s later calls, as without fan-out, not from its cold first half', async (t) => {
+test("--fanout: the delay comes from the warm-up's later calls, as without fan-out, not from its cold first half", async (t) => {
   // The first 20 requests the server sees (the calls of the first 5 warm-up requests, at fan-out
   // 4) take 80 ms; every later one 2 ms. The p95 of all 160 warm-up calls (12.5 % slow) would be
   // 80 ms. The basis is the calls of requests 21-40: at -c 2 each of those starts after request

@@ -39,7 +39,15 @@ test('a 429 with Retry-After closes the gate: no hedge for the time it asks, eac
     },
   })
   servers.push(shedding)
-  const options = { urls: [shedding.url, server.url], mode: 'hedged' as const, requests: 40, concurrency: 2, warmup: 0, hedge: { delay: 5, budgetPct: 100 }, seed: 1 }
+  const options = {
+    urls: [shedding.url, server.url],
+    mode: 'hedged' as const,
+    requests: 40,
+    concurrency: 2,
+    warmup: 0,
+    hedge: { delay: 5, budgetPct: 100 },
+    seed: 1,
+  }
   const gated = hedging(await run(options))
   // Only the (at most 2) requests in flight before the 429 arrived could hedge: on a new
   // connection the first answer can take longer than 5 ms. The shed request itself is
@@ -59,7 +67,15 @@ test('a high recent error rate stops hedging ("errorRate"); --suppress-at-error-
   servers.push(flaky)
   const other = await startServer({ delayMs: 30 })
   servers.push(other)
-  const options = { urls: [flaky.url, other.url], mode: 'hedged' as const, requests: 120, concurrency: 2, warmup: 0, hedge: { delay: 5, budgetPct: 100 }, seed: 2 }
+  const options = {
+    urls: [flaky.url, other.url],
+    mode: 'hedged' as const,
+    requests: 120,
+    concurrency: 2,
+    warmup: 0,
+    hedge: { delay: 5, budgetPct: 100 },
+    seed: 2,
+  }
   const gated = hedging(await run(options))
   // The rate is judged from the 20th outcome on; from then on the failure share stays near 1/2.
   assert.ok((gated.suppressed?.errorRate ?? 0) > 0, JSON.stringify(gated.suppressed))

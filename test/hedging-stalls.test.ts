@@ -21,7 +21,10 @@ test('independent stalls: plain has ~2 % slow, hedged ~none, for low single-digi
   // 40 expected stalls per phase (so the same bounds below), in half the
   // requests and half the stall time.
   const pStall = 0.02
-  const tg = await target(t, 'independent', { ...INDEPENDENT_STALLS, model: { ...INDEPENDENT_STALLS.model, stalls: [{ type: 'independent', probability: pStall, ms: 200 }] } })
+  const tg = await target(t, 'independent', {
+    ...INDEPENDENT_STALLS,
+    model: { ...INDEPENDENT_STALLS.model, stalls: [{ type: 'independent', probability: pStall, ms: 200 }] },
+  })
   const n = 2000
   // Slow rows of each phase, to tell target stalls from moments when this
   // client process itself was frozen (a loaded machine), which slow down
@@ -120,7 +123,10 @@ test('shared slowness: hedging pays for hedges and removes nothing (interleaved,
   // is plain or hedged by a fair coin within one window, so both lanes meet
   // the same pauses; a request caught in a pause is slow whatever replica
   // its hedge goes to.
-  const tg = await target(t, 'shared', { ...SHARED_PAUSES, model: { ...SHARED_PAUSES.model, stalls: [{ type: 'pause', everyMs: 500, durationMs: { min: 200, max: 240 }, scope: 'shared' }] } })
+  const tg = await target(t, 'shared', {
+    ...SHARED_PAUSES,
+    model: { ...SHARED_PAUSES.model, stalls: [{ type: 'pause', everyMs: 500, durationMs: { min: 200, max: 240 }, scope: 'shared' }] },
+  })
   const result = await run({
     urls: tg.urls,
     concurrency: 4,
@@ -155,7 +161,10 @@ test('shared slowness: hedging pays for hedges and removes nothing (interleaved,
   // hedged lane's slow share is not lower than the plain lane's beyond noise.
   const q = hedged.requests / (plain.requests + hedged.requests)
   const floor = q * s - 4 * Math.sqrt(s * q * (1 - q))
-  assert.ok(hedged.slow.count >= floor, `slow plain ${plain.slow.count} / ${plain.requests}, hedged ${hedged.slow.count} / ${hedged.requests}: below ${floor.toFixed(1)}`)
+  assert.ok(
+    hedged.slow.count >= floor,
+    `slow plain ${plain.slow.count} / ${plain.requests}, hedged ${hedged.slow.count} / ${hedged.requests}: below ${floor.toFixed(1)}`,
+  )
   assert.ok(hedged.latencyMs['p99.9'] > 150, `hedged p99.9 ${hedged.latencyMs['p99.9']} ms: the pauses are still there`)
   // One window, one server count for both lanes, given once (with the hedged phase) and naming both.
   assert.equal(plain.server, undefined)

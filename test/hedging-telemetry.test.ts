@@ -38,7 +38,16 @@ test('loser runtime: aborted losers stop at once, ignored ones run on until thei
   // Replica 0 takes 200 ms, replica 1 takes 5 ms. An original on replica 0 is hedged to
   // replica 1 at 10 ms, which answers ~5 ms later: the loser has ~185 ms still to go.
   const t = await target({ base: { type: 'fixed', ms: 5 }, overrides: [{ index: 0, addMs: 195 }] }, 2)
-  const base: RunOptions = { urls: t.urls, mode: 'hedged', requests: 30, concurrency: 2, warmup: 0, serverStatsUrl: t.statsUrl, hedge: { delay: 10, budgetPct: 100 }, seed: 4 }
+  const base: RunOptions = {
+    urls: t.urls,
+    mode: 'hedged',
+    requests: 30,
+    concurrency: 2,
+    warmup: 0,
+    serverStatsUrl: t.statsUrl,
+    hedge: { delay: 10, budgetPct: 100 },
+    seed: 4,
+  }
   const aborted = await hedgedPhase({ ...base, hedge: { ...base.hedge, cancel: 'abort' } })
   const ignored = await hedgedPhase({ ...base, hedge: { ...base.hedge, cancel: 'ignore' } })
   const a = aborted.hedging!
@@ -58,7 +67,10 @@ test('loser runtime: aborted losers stop at once, ignored ones run on until thei
   // Cancellation success: the target saw every aborted loser go before it answered.
   const server = aborted.server!
   assert.equal(Math.min(server.cancelled, a.cancelled), a.cancelled)
-  assert.match(renderText((await run({ ...base, hedge: { ...base.hedge, cancel: 'abort' } }))), /cancellation success: server stopped (\d+) of \1 cancelled losers/)
+  assert.match(
+    renderText(await run({ ...base, hedge: { ...base.hedge, cancel: 'abort' } })),
+    /cancellation success: server stopped (\d+) of \1 cancelled losers/,
+  )
 })
 
 test('utilisation: busy time over wall time is the mean number of requests a replica was executing', async () => {
@@ -88,9 +100,18 @@ test('tied requests: both copies are sent, only one starts executing; plain para
   assert.equal(tied.hedging!.extraLoadPct, round3(((300 - unsentTwins) / 300) * 100))
   assert.equal(tied.errors, 0, 'a dropped twin is never the answer')
   // The 409s of dropped twins the client heard are the tie working, not replicas failing.
-  assert.ok(tied.hedging!.tiedDropped! > 0 && tied.hedging!.tiedDropped! <= tied.server!.tiedDropped!, `client heard ${tied.hedging!.tiedDropped} drops, server made ${tied.server!.tiedDropped}`)
-  assert.deepEqual(tied.replicas.map((r) => r.errors), [0, 0, 0])
-  assert.equal(tied.replicas.some((r) => r.statusCodes['409'] !== undefined), false)
+  assert.ok(
+    tied.hedging!.tiedDropped! > 0 && tied.hedging!.tiedDropped! <= tied.server!.tiedDropped!,
+    `client heard ${tied.hedging!.tiedDropped} drops, server made ${tied.server!.tiedDropped}`,
+  )
+  assert.deepEqual(
+    tied.replicas.map((r) => r.errors),
+    [0, 0, 0],
+  )
+  assert.equal(
+    tied.replicas.some((r) => r.statusCodes['409'] !== undefined),
+    false,
+  )
   assert.equal(tied.server!.started, 300, 'no request executed twice')
   // Every twin that reached the server was dropped before starting (or cancelled by the client first).
   assert.ok(tied.server!.tiedDropped! + tied.hedging!.cancelled + tied.hedging!.unsent >= 300, JSON.stringify(tied.server))
@@ -101,11 +122,22 @@ test('tied requests: both copies are sent, only one starts executing; plain para
   assert.ok(parallel.server!.started! > 300 + 30, `parallel copies started ${parallel.server!.started} for 300 requests`)
 })
 
-test('interleaved phases: the one server count is given once, for both phases, and their work is counted against both phases\' requests', async () => {
+test("interleaved phases: the one server count is given once, for both phases, and their work is counted against both phases' requests", async () => {
   // Replica 0 is slow (40 ms), replica 1 fast: the hedged lane hedges about half its requests, the plain lane none.
   const t = await target({ base: { type: 'fixed', ms: 2 }, overrides: [{ index: 0, addMs: 38 }] }, 2)
   for (const workers of [1, 2]) {
-    const result = await run({ urls: t.urls, mode: 'both', schedule: 'interleaved', requests: 60, concurrency: 4, warmup: 0, workers, serverStatsUrl: t.statsUrl, hedge: { delay: 10, budgetPct: 100 }, seed: 3 })
+    const result = await run({
+      urls: t.urls,
+      mode: 'both',
+      schedule: 'interleaved',
+      requests: 60,
+      concurrency: 4,
+      warmup: 0,
+      workers,
+      serverStatsUrl: t.statsUrl,
+      hedge: { delay: 10, budgetPct: 100 },
+      seed: 3,
+    })
     const { plain, hedged } = result.phases
     assert.equal(plain!.server, undefined, `workers ${workers}: no copy of the window's count on the plain phase`)
     const s = hedged!.server!
@@ -113,11 +145,21 @@ test('interleaved phases: the one server count is given once, for both phases, a
     assert.equal(s.received, plain!.attempts + hedged!.attempts)
     assert.equal(s.clientAttempts, s.received)
     const text = renderText(result)
-    assert.match(text, new RegExp(`server received ${s.received} vs client attempts ${s.received} \\(plain and hedged together: one interleaved window, which the server cannot split\\): MATCH`))
+    assert.match(
+      text,
+      new RegExp(
+        `server received ${s.received} vs client attempts ${s.received} \\(plain and hedged together: one interleaved window, which the server cannot split\\): MATCH`,
+      ),
+    )
     // Every copy that reached a server started (no ties): the extra work is the hedges, over both lanes' requests.
     const requests = plain!.requests + hedged!.requests
     const pct = (((s.started! - requests) / requests) * 100).toFixed(1)
-    assert.match(text, new RegExp(`work: ${s.started} copies began executing for ${requests} requests of plain and hedged together: \\+${pct.replace('.', '\\.')}% extra work \\(vs \\+`))
+    assert.match(
+      text,
+      new RegExp(
+        `work: ${s.started} copies began executing for ${requests} requests of plain and hedged together: \\+${pct.replace('.', '\\.')}% extra work \\(vs \\+`,
+      ),
+    )
     assert.ok(s.started! - requests <= hedged!.hedging!.hedgesSent, `started ${s.started} for ${requests} requests and ${hedged!.hedging!.hedgesSent} hedges`)
   }
 })
@@ -125,5 +167,8 @@ test('interleaved phases: the one server count is given once, for both phases, a
 test('fewer copies began than requests were made (refused connections): no negative extra work, the shortfall named', () => {
   const phase = { name: 'plain', requests: 1000, calls: undefined } as unknown as PhaseResult
   const s = { received: 997, completed: 997, cancelled: 0, hedgeHeader: 0, clientAttempts: 1000, match: false, started: 997 }
-  assert.equal(workText(s, [phase]), '997 copies began executing for 1000 requests: +0.0% extra work; 3 requests never began executing (refused, or failed before a server took them)')
+  assert.equal(
+    workText(s, [phase]),
+    '997 copies began executing for 1000 requests: +0.0% extra work; 3 requests never began executing (refused, or failed before a server took them)',
+  )
 })

@@ -18,26 +18,70 @@ const fields = (raw: Buffer[]): Array<[string, string]> => {
   return out
 }
 
-const REQ1: Array<[string, string]> = [[':method', 'GET'], [':scheme', 'http'], [':path', '/'], [':authority', 'www.example.com']]
+const REQ1: Array<[string, string]> = [
+  [':method', 'GET'],
+  [':scheme', 'http'],
+  [':path', '/'],
+  [':authority', 'www.example.com'],
+]
 const REQ2: Array<[string, string]> = [...REQ1, ['cache-control', 'no-cache']]
-const REQ3: Array<[string, string]> = [[':method', 'GET'], [':scheme', 'https'], [':path', '/index.html'], [':authority', 'www.example.com'], ['custom-key', 'custom-value']]
+const REQ3: Array<[string, string]> = [
+  [':method', 'GET'],
+  [':scheme', 'https'],
+  [':path', '/index.html'],
+  [':authority', 'www.example.com'],
+  ['custom-key', 'custom-value'],
+]
 const REQ_TABLES: Array<Array<[string, string]>> = [
   [[':authority', 'www.example.com']],
-  [['cache-control', 'no-cache'], [':authority', 'www.example.com']],
-  [['custom-key', 'custom-value'], ['cache-control', 'no-cache'], [':authority', 'www.example.com']],
+  [
+    ['cache-control', 'no-cache'],
+    [':authority', 'www.example.com'],
+  ],
+  [
+    ['custom-key', 'custom-value'],
+    ['cache-control', 'no-cache'],
+    [':authority', 'www.example.com'],
+  ],
 ]
 const REQ_SIZES = [57, 110, 164]
 
 const DATE1 = 'Mon, 21 Oct 2013 20:13:21 GMT'
 const DATE2 = 'Mon, 21 Oct 2013 20:13:22 GMT'
 const COOKIE = 'foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1'
-const RES1: Array<[string, string]> = [[':status', '302'], ['cache-control', 'private'], ['date', DATE1], ['location', 'https://www.example.com']]
+const RES1: Array<[string, string]> = [
+  [':status', '302'],
+  ['cache-control', 'private'],
+  ['date', DATE1],
+  ['location', 'https://www.example.com'],
+]
 const RES2: Array<[string, string]> = [[':status', '307'], ...RES1.slice(1)]
-const RES3: Array<[string, string]> = [[':status', '200'], ['cache-control', 'private'], ['date', DATE2], ['location', 'https://www.example.com'], ['content-encoding', 'gzip'], ['set-cookie', COOKIE]]
+const RES3: Array<[string, string]> = [
+  [':status', '200'],
+  ['cache-control', 'private'],
+  ['date', DATE2],
+  ['location', 'https://www.example.com'],
+  ['content-encoding', 'gzip'],
+  ['set-cookie', COOKIE],
+]
 const RES_TABLES: Array<Array<[string, string]>> = [
-  [['location', 'https://www.example.com'], ['date', DATE1], ['cache-control', 'private'], [':status', '302']],
-  [[':status', '307'], ['location', 'https://www.example.com'], ['date', DATE1], ['cache-control', 'private']],
-  [['set-cookie', COOKIE], ['content-encoding', 'gzip'], ['date', DATE2]],
+  [
+    ['location', 'https://www.example.com'],
+    ['date', DATE1],
+    ['cache-control', 'private'],
+    [':status', '302'],
+  ],
+  [
+    [':status', '307'],
+    ['location', 'https://www.example.com'],
+    ['date', DATE1],
+    ['cache-control', 'private'],
+  ],
+  [
+    ['set-cookie', COOKIE],
+    ['content-encoding', 'gzip'],
+    ['date', DATE2],
+  ],
 ]
 const RES_SIZES = [222, 222, 215]
 
@@ -51,11 +95,27 @@ function chain(size: number, blocks: string[], expected: Array<Array<[string, st
 }
 
 test('C.3: requests without Huffman, one dynamic table across the three', () => {
-  chain(4096, ['8286 8441 0f77 7777 2e65 7861 6d70 6c65 2e63 6f6d', '8286 84be 5808 6e6f 2d63 6163 6865', '8287 85bf 400a 6375 7374 6f6d 2d6b 6579 0c63 7573 746f 6d2d 7661 6c75 65'], [REQ1, REQ2, REQ3], REQ_TABLES, REQ_SIZES)
+  chain(
+    4096,
+    [
+      '8286 8441 0f77 7777 2e65 7861 6d70 6c65 2e63 6f6d',
+      '8286 84be 5808 6e6f 2d63 6163 6865',
+      '8287 85bf 400a 6375 7374 6f6d 2d6b 6579 0c63 7573 746f 6d2d 7661 6c75 65',
+    ],
+    [REQ1, REQ2, REQ3],
+    REQ_TABLES,
+    REQ_SIZES,
+  )
 })
 
 test('C.4: the same requests with Huffman', () => {
-  chain(4096, ['8286 8441 8cf1 e3c2 e5f2 3a6b a0ab 90f4 ff', '8286 84be 5886 a8eb 1064 9cbf', '8287 85bf 4088 25a8 49e9 5ba9 7d7f 8925 a849 e95b b8e8 b4bf'], [REQ1, REQ2, REQ3], REQ_TABLES, REQ_SIZES)
+  chain(
+    4096,
+    ['8286 8441 8cf1 e3c2 e5f2 3a6b a0ab 90f4 ff', '8286 84be 5886 a8eb 1064 9cbf', '8287 85bf 4088 25a8 49e9 5ba9 7d7f 8925 a849 e95b b8e8 b4bf'],
+    [REQ1, REQ2, REQ3],
+    REQ_TABLES,
+    REQ_SIZES,
+  )
 })
 
 test('C.5: responses without Huffman on a 256-octet table: entries are evicted', () => {
@@ -88,7 +148,18 @@ test('C.6: the same responses with Huffman', () => {
 
 test('the Huffman code is the one Appendix B prints', () => {
   // (symbol, code) pairs read from RFC 7541 Appendix B, across the code lengths.
-  const printed: Array<[number, number]> = [[0, 0x1ff8], [32, 0x14], [48, 0x0], [97, 0x3], [126, 0x1ffd], [127, 0xffffffc], [128, 0xfffe6], [200, 0x3ffffe2], [255, 0x3ffffee], [256, 0x3fffffff]]
+  const printed: Array<[number, number]> = [
+    [0, 0x1ff8],
+    [32, 0x14],
+    [48, 0x0],
+    [97, 0x3],
+    [126, 0x1ffd],
+    [127, 0xffffffc],
+    [128, 0xfffe6],
+    [200, 0x3ffffe2],
+    [255, 0x3ffffee],
+    [256, 0x3fffffff],
+  ]
   for (const [sym, code] of printed) assert.equal(HUFFMAN_CODES[sym], code, `symbol ${sym}`)
   const r = seededRandom(7)
   for (let i = 0; i < 200; i++) {
@@ -112,7 +183,15 @@ test('a table size update empties the table; updates above the allowed size, aft
 })
 
 test('the encoder: static indices and literals without indexing, which a decoder reads back and never adds to its table', () => {
-  const sent: Array<[string, string]> = [[':method', 'POST'], [':scheme', 'http'], [':authority', '127.0.0.1:8080'], [':path', '/pkg.Svc/Call'], ['content-type', 'application/grpc'], ['te', 'trailers'], ['x-long', 'v'.repeat(300)]]
+  const sent: Array<[string, string]> = [
+    [':method', 'POST'],
+    [':scheme', 'http'],
+    [':authority', '127.0.0.1:8080'],
+    [':path', '/pkg.Svc/Call'],
+    ['content-type', 'application/grpc'],
+    ['te', 'trailers'],
+    ['x-long', 'v'.repeat(300)],
+  ]
   const block = encodeBlock(sent)
   assert.equal(block[0], 0x83, ':method POST is static index 3')
   const decoder = new HpackDecoder()

@@ -21,7 +21,11 @@ import { hedgedRunWithTimeline } from './helpers/html-fixture.js'
 import { makeRunResult } from './helpers/result-fixture.js'
 import { skipWithout } from './helpers/required-tool.js'
 
-const skip = skipWithout(chromiumAvailable(), 'chromium', `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report`)
+const skip = skipWithout(
+  chromiumAvailable(),
+  'chromium',
+  `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report`,
+)
 
 // One Chromium for the file.
 let browser: Browser | undefined
@@ -36,7 +40,10 @@ test('the HTML report renders in Chromium, fetches nothing, and has every chart 
   const out = mkdtempSync(join(tmpdir(), 'hedgebench-html-'))
   const before = makeRunResult({ label: 'before' })
   const after = hedgedRunWithTimeline()
-  const comparison = compareRuns([{ name: 'before.json', result: before }, { name: 'after.json', result: after }])
+  const comparison = compareRuns([
+    { name: 'before.json', result: before },
+    { name: 'after.json', result: after },
+  ])
   const file = join(out, 'report.html')
   writeFileSync(file, renderHtml([before, after], { title: 'browser check', comparison }))
   const pageUrl = pathToFileURL(file).href
@@ -49,10 +56,16 @@ test('the HTML report renders in Chromium, fetches nothing, and has every chart 
   for (const size of still.facts.svgSizes) assert.ok(size.width > 300 && size.height > 150, `chart laid out: ${JSON.stringify(size)}`)
   const ids = new Map(still.facts.series.map((s) => [s.id, s.length]))
   const expected = [
-    'before/plain:percentiles', 'hedged-fixture/plain:percentiles', 'hedged-fixture/hedged:percentiles',
-    'before/plain:histogram', 'hedged-fixture/hedged:histogram',
-    'before/plain:p99', 'hedged-fixture/warmup:p99', 'hedged-fixture/hedged:rps',
-    'hedged-fixture/hedged:hedges', 'hedged-fixture/hedged:delay',
+    'before/plain:percentiles',
+    'hedged-fixture/plain:percentiles',
+    'hedged-fixture/hedged:percentiles',
+    'before/plain:histogram',
+    'hedged-fixture/hedged:histogram',
+    'before/plain:p99',
+    'hedged-fixture/warmup:p99',
+    'hedged-fixture/hedged:rps',
+    'hedged-fixture/hedged:hedges',
+    'hedged-fixture/hedged:delay',
   ]
   for (const id of expected) assert.ok((ids.get(id) ?? 0) > 0, `series ${id} drawn (length ${ids.get(id)})`)
   assert.deepEqual(still.requested, [pageUrl], 'nothing but the page itself was requested')
@@ -116,7 +129,8 @@ const LAYOUT = `JSON.stringify([...document.querySelectorAll('.live-chart')].map
 }))`
 
 const overlap = (a: Box, b: Box): boolean => a.x < b.x + b.w - 0.5 && b.x < a.x + a.w - 0.5 && a.y < b.y + b.h - 0.5 && b.y < a.y + a.h - 0.5
-const inside = (a: Box, outer: Box): boolean => a.x >= outer.x - 0.5 && a.y >= outer.y - 0.5 && a.x + a.w <= outer.x + outer.w + 0.5 && a.y + a.h <= outer.y + outer.h + 0.5
+const inside = (a: Box, outer: Box): boolean =>
+  a.x >= outer.x - 0.5 && a.y >= outer.y - 0.5 && a.x + a.w <= outer.x + outer.w + 0.5 && a.y + a.h <= outer.y + outer.h + 0.5
 
 /** Moves the real mouse (CDP input) to the middle of the timeline's upper panel; returns both panels' legend values. */
 async function hover(page: PageSession): Promise<string[][]> {
@@ -133,7 +147,10 @@ async function hover(page: PageSession): Promise<string[][]> {
       .map((p) => [...p.querySelectorAll('.u-legend .u-value')].map((v) => v.textContent)))))))`)
 }
 
-test('a compare of three runs at 1400 px: tables fit, and each live chart keeps its legend inside, no text over other text, a colour per run, values on hover', { skip, timeout: 90_000 }, async (t) => {
+test('a compare of three runs at 1400 px: tables fit, and each live chart keeps its legend inside, no text over other text, a colour per run, values on hover', {
+  skip,
+  timeout: 90_000,
+}, async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'hedgebench-html-'))
   // File names as saved runs have them: long, so the table must not use them as column titles.
   const names = ['2026-12-01T06-13-09Z-before.json', '2026-12-01T06-13-20Z-after.json', '2026-12-01T06-13-31Z-again.json']
@@ -144,7 +161,11 @@ test('a compare of three runs at 1400 px: tables fit, and each live chart keeps 
   const png = join(out, 'three.png')
   const { facts, problems, extra } = await renderPage(await chromium(), file, png, {
     width: 1400,
-    evaluate: async (page) => ({ layout: await page.evaluate<ChartLayout[]>(LAYOUT), pageWidth: await page.evaluate<number>('JSON.stringify(document.documentElement.scrollWidth)'), hovered: await hover(page) }),
+    evaluate: async (page) => ({
+      layout: await page.evaluate<ChartLayout[]>(LAYOUT),
+      pageWidth: await page.evaluate<number>('JSON.stringify(document.documentElement.scrollWidth)'),
+      hovered: await hover(page),
+    }),
   })
   const { layout, pageWidth, hovered } = extra as { layout: ChartLayout[]; pageWidth: number; hovered: string[][] }
   t.diagnostic(`report and screenshot kept in ${out}`)
@@ -153,12 +174,18 @@ test('a compare of three runs at 1400 px: tables fit, and each live chart keeps 
   assert.equal(facts.wideTables, 0, 'tables wider than the page at 1400 px')
   assert.ok(pageWidth <= 1400, `the page is ${pageWidth} px wide`)
 
-  assert.deepEqual(layout.map((c) => c.title), ['Latency by percentile', 'Response-time histogram', 'Latency and throughput over time', 'Hedging over time'])
+  assert.deepEqual(
+    layout.map((c) => c.title),
+    ['Latency by percentile', 'Response-time histogram', 'Latency and throughput over time', 'Hedging over time'],
+  )
   for (const chart of layout) {
     assert.ok(chart.area.x + chart.area.w <= 1400, `${chart.title} within the page`)
     assert.ok(chart.legend.length > 0, `${chart.title} has a legend`)
     for (const item of chart.legend) {
-      assert.ok(inside(item, chart.panels[item.panel]!), `${chart.title}: legend entry "${item.text}" inside its chart ${JSON.stringify([item, chart.panels[item.panel]])}`)
+      assert.ok(
+        inside(item, chart.panels[item.panel]!),
+        `${chart.title}: legend entry "${item.text}" inside its chart ${JSON.stringify([item, chart.panels[item.panel]])}`,
+      )
     }
     for (const [i, a] of chart.texts.entries()) {
       for (const b of chart.texts.slice(i + 1)) assert.ok(!overlap(a, b), `${chart.title}: "${a.text}" overlaps "${b.text}"`)
@@ -167,9 +194,11 @@ test('a compare of three runs at 1400 px: tables fit, and each live chart keeps 
       assert.ok(axis.spans.length >= 2, `${chart.title} panel ${axis.panel} axis ${axis.axis} has tick labels`)
       assert.ok(axis.fits, `${chart.title} panel ${axis.panel} axis ${axis.axis}: tick labels fit their gutter`)
       const panel = chart.panels[axis.panel]!
-      if (axis.horizontal) for (const [lo, hi, label] of axis.spans) assert.ok(lo >= panel.x && hi <= panel.x + panel.w, `${chart.title}: tick "${label}" inside its chart`)
+      if (axis.horizontal)
+        for (const [lo, hi, label] of axis.spans) assert.ok(lo >= panel.x && hi <= panel.x + panel.w, `${chart.title}: tick "${label}" inside its chart`)
       const sorted = [...axis.spans].sort((a, b) => a[0] - b[0])
-      for (let i = 1; i < sorted.length; i++) assert.ok(sorted[i]![0] >= sorted[i - 1]![1], `${chart.title} panel ${axis.panel}: tick "${sorted[i - 1]![2]}" overlaps "${sorted[i]![2]}"`)
+      for (let i = 1; i < sorted.length; i++)
+        assert.ok(sorted[i]![0] >= sorted[i - 1]![1], `${chart.title} panel ${axis.panel}: tick "${sorted[i - 1]![2]}" overlaps "${sorted[i]![2]}"`)
     }
     // One colour per run: a run's series share it, no two runs share one.
     const colours = new Map<string, Set<string>>()
@@ -187,7 +216,13 @@ test('a compare of three runs at 1400 px: tables fit, and each live chart keeps 
   // Hover: the panel under the mouse and the one sharing its cursor both show values (the time, a latency, a rate).
   const [latency, rate] = hovered
   assert.match(latency![0]!, /^[\d.]+ s$/, `the time under the cursor: ${JSON.stringify(hovered)}`)
-  assert.ok(latency!.slice(1).some((v) => /^[\d.]+ (ms|s)$/.test(v)), `a latency under the cursor: ${JSON.stringify(latency)}`)
-  assert.ok(rate!.slice(1).some((v) => /^\d+\/s$/.test(v)), `a rate in the synced panel: ${JSON.stringify(rate)}`)
+  assert.ok(
+    latency!.slice(1).some((v) => /^[\d.]+ (ms|s)$/.test(v)),
+    `a latency under the cursor: ${JSON.stringify(latency)}`,
+  )
+  assert.ok(
+    rate!.slice(1).some((v) => /^\d+\/s$/.test(v)),
+    `a rate in the synced panel: ${JSON.stringify(rate)}`,
+  )
   assert.ok(statSync(png).size > 20_000, 'a screenshot with content')
 })

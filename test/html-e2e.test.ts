@@ -23,7 +23,11 @@ import { runMain } from './helpers/main-cases.js'
 import { INDEPENDENT_STALLS, profileDir, type ProfileFiles } from './helpers/profiles.js'
 import { skipWithout } from './helpers/required-tool.js'
 
-const noChromium = skipWithout(chromiumAvailable(), 'chromium', `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report from a real run`)
+const noChromium = skipWithout(
+  chromiumAvailable(),
+  'chromium',
+  `Chromium not found at ${CHROMIUM_PATH} (apt-get install -y chromium); skipping the browser check of the HTML report from a real run`,
+)
 
 let out = ''
 let profiles: ProfileFiles | undefined
@@ -46,9 +50,14 @@ after(async () => {
 })
 
 /** A real run through main() (the file's driver process, runMain); returns the HTML file and the run's JSON. */
-async function realRun(name: string, load: string[]): Promise<{ file: string; html: string; result: { phases: Record<string, { timeline: unknown[]; hedging?: { hedgesSent: number } }> } }> {
+async function realRun(
+  name: string,
+  load: string[],
+): Promise<{ file: string; html: string; result: { phases: Record<string, { timeline: unknown[]; hedging?: { hedgesSent: number } }> } }> {
   const file = join(out, `${name}.html`)
-  const r = await runMain(['--profile', profile, ...load, '--slow', '100', '--hedge-delay', '1ms', '--seed', '3', '--no-save', '-o', 'json', '--html', file], { timeoutMs: 60_000 })
+  const r = await runMain(['--profile', profile, ...load, '--slow', '100', '--hedge-delay', '1ms', '--seed', '3', '--no-save', '-o', 'json', '--html', file], {
+    timeoutMs: 60_000,
+  })
   assert.equal(r.code, 0, r.stderr)
   return { file, html: readFileSync(file, 'utf8'), result: JSON.parse(r.stdout) }
 }
@@ -79,14 +88,28 @@ async function render(file: string): Promise<RenderedPage> {
   const still = await renderPage(browser, file, png.replace(/\.png$/, '-static.png'), { scripts: false })
   assert.deepEqual(still.facts.liveCharts, [], 'scripts off: the static charts only')
   const live = await renderPage(browser, file, png)
-  assert.equal(live.facts.liveCharts.length, CHARTS.length, 'every chart redrawn by the page\'s script')
+  assert.equal(live.facts.liveCharts.length, CHARTS.length, "every chart redrawn by the page's script")
   for (const canvases of live.facts.liveCharts) assert.ok(canvases > 0, `a live chart has ${canvases} canvases`)
   assert.ok(statSync(png).size > 20_000, 'a screenshot with content')
   return { facts: still.facts, requested: [...still.requested, ...live.requested], problems: [...still.problems, ...live.problems] }
 }
 
 const CHARTS = ['percentiles', 'histogram', 'timeline', 'hedges']
-const SERIES = ['plain:percentiles', 'hedged:percentiles', 'plain:histogram', 'hedged:histogram', 'warmup:p50', 'plain:p50', 'plain:p99', 'plain:rps', 'hedged:p50', 'hedged:p99', 'hedged:rps', 'hedged:hedges', 'hedged:delay']
+const SERIES = [
+  'plain:percentiles',
+  'hedged:percentiles',
+  'plain:histogram',
+  'hedged:histogram',
+  'warmup:p50',
+  'plain:p50',
+  'plain:p99',
+  'plain:rps',
+  'hedged:p50',
+  'hedged:p99',
+  'hedged:rps',
+  'hedged:hedges',
+  'hedged:delay',
+]
 
 // Timed phases of 1.5 s: two per-second points each, so the timeline has lines to draw.
 const TIMED = ['-z', '1.5s', '-c', '4', '--warmup', '200']
@@ -99,13 +122,16 @@ test('--html on a real plain+hedged run writes one self-contained file with ever
   assert.ok(result.phases.plain.timeline.length >= 2, 'a timed phase of 1.5 s has two per-second points')
   assert.match(html, /^<!doctype html>/i)
   assert.deepEqual(externalReferences(html), [], 'nothing that would make a browser fetch')
-  assert.deepEqual([...html.matchAll(/<svg data-chart="([^"]+)"/g)].map((m) => m[1]), CHARTS)
+  assert.deepEqual(
+    [...html.matchAll(/<svg data-chart="([^"]+)"/g)].map((m) => m[1]),
+    CHARTS,
+  )
   const ids = new Set([...html.matchAll(/data-series="([^"]+)"/g)].map((m) => m[1]))
   for (const id of SERIES) assert.ok(ids.has(id), `series ${id} in the file`)
   passed++
 })
 
-test('the real run\'s report renders in Chromium: nothing fetched, no errors, every series drawn', { skip: noChromium, timeout: 90_000 }, async () => {
+test("the real run's report renders in Chromium: nothing fetched, no errors, every series drawn", { skip: noChromium, timeout: 90_000 }, async () => {
   const file = join(out, 'timed.html')
   const { facts, requested, problems } = await render(file)
   assert.deepEqual(facts.charts, CHARTS)

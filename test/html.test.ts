@@ -34,7 +34,7 @@ function scripts(html: string): Array<{ attrs: string; text: string }> {
   return [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/gi)].map((m) => ({ attrs: m[1]!, text: m[2]! }))
 }
 
-test('self-contained: CSP allowing one inline script by its hash, the charts\' data as JSON, no external reference', () => {
+test("self-contained: CSP allowing one inline script by its hash, the charts' data as JSON, no external reference", () => {
   const html = renderHtml([hedgedRunWithTimeline()], { comparison: compareWithin(hedgedRunWithTimeline()) })
   assert.equal(HTML_CSP, "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
   const [data, code, ...more] = scripts(html)
@@ -42,22 +42,30 @@ test('self-contained: CSP allowing one inline script by its hash, the charts\' d
   assert.equal(data!.attrs, ' type="application/json" id="hedgebench-charts"')
   assert.equal(code!.attrs, '', 'the code is inline, no src')
   const hash = createHash('sha256').update(code!.text, 'utf8').digest('base64')
-  assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${HTML_CSP}; script-src 'sha256-${hash}'">`), 'the CSP allows exactly the script on the page')
+  assert.ok(
+    html.includes(`<meta http-equiv="Content-Security-Policy" content="${HTML_CSP}; script-src 'sha256-${hash}'">`),
+    'the CSP allows exactly the script on the page',
+  )
   // The four charts' data, in the order of their figures.
   const specs = JSON.parse(data!.text) as Array<{ title: string }>
-  assert.deepEqual(specs.map((s) => s.title), ['Latency by percentile', 'Response-time histogram', 'Latency and throughput over time', 'Hedging over time'])
+  assert.deepEqual(
+    specs.map((s) => s.title),
+    ['Latency by percentile', 'Response-time histogram', 'Latency and throughput over time', 'Hedging over time'],
+  )
   assert.deepEqual(attr(html, 'data-live'), ['0', '1', '2', '3'])
   assert.doesNotMatch(html, /<link|<img|<iframe|@import|url\(/i)
   for (const ref of [...attr(html, 'src'), ...attr(html, 'href')]) assert.fail(`external reference ${ref}`)
   // The only URLs are the SVG namespace, uPlot's own banner and the fixture's target URLs printed as text.
-  for (const url of html.match(/https?:\/\/[^\s"<]+/g) ?? []) assert.ok(url === 'http://www.w3.org/2000/svg' || url === 'https://github.com/leeoniya/uPlot' || url.startsWith('http://127.0.0.1:'), url)
+  for (const url of html.match(/https?:\/\/[^\s"<]+/g) ?? [])
+    assert.ok(url === 'http://www.w3.org/2000/svg' || url === 'https://github.com/leeoniya/uPlot' || url.startsWith('http://127.0.0.1:'), url)
 })
 
 test('tables: summary, hedging, configuration, comparison', () => {
   const run = hedgedRunWithTimeline()
   const html = renderHtml([run], { comparison: compareWithin(run), title: 'My report' })
   assert.match(html, /<title>My report<\/title>/)
-  for (const heading of ['Run', 'Plain vs hedged', 'Summary', 'Hedging', 'Replicas', 'Load generator', 'Configuration']) assert.match(html, new RegExp(`<h2>${heading}</h2>`))
+  for (const heading of ['Run', 'Plain vs hedged', 'Summary', 'Hedging', 'Replicas', 'Load generator', 'Configuration'])
+    assert.match(html, new RegExp(`<h2>${heading}</h2>`))
   // The noise verdict comes first in its row, before the figures it judges.
   assert.match(html, /<th scope="row">p99\.9<\/th><td class="better">better<\/td>/)
   assert.match(html, /<th scope="row">hedges sent<\/th><td>\d+<\/td>/)
@@ -113,7 +121,10 @@ test('percentiles: log latency axis, the hedge delay drawn, values on hover at t
   assert.ok(ticks.length >= 2 && ticks.every((t) => /^(1|2|5)0{0,2} (µs|ms|s)$/.test(t!)), ticks.join(' '))
   const unit: Record<string, number> = { µs: 0.001, ms: 1, s: 1000 }
   const values = ticks.map((t) => Number(t!.split(' ')[0]) * unit[t!.split(' ')[1]!]!)
-  assert.ok(values.every((v, i) => i === 0 || v > values[i - 1]!), `rising: ${ticks.join(' ')}`)
+  assert.ok(
+    values.every((v, i) => i === 0 || v > values[i - 1]!),
+    `rising: ${ticks.join(' ')}`,
+  )
   assert.doesNotMatch(ticks.join(' '), /^0 /)
   assert.match(chart, /<title>hedged p99: [\d.]+ (ms|s)<\/title>/)
   assert.match(chart, /<title>plain p50: [\d.]+ (ms|s)<\/title>/)
@@ -121,7 +132,11 @@ test('percentiles: log latency axis, the hedge delay drawn, values on hover at t
 
 test('everything from the result is HTML-escaped', () => {
   const evil = '<script>alert("x")</script><!--\u2028'
-  const run = makeRunResult({ label: evil, warnings: [`warn ${evil}`], config: makeConfig({ headers: { 'X-Evil': evil }, urls: [`http://127.0.0.1:1/?q=${evil}`] }) })
+  const run = makeRunResult({
+    label: evil,
+    warnings: [`warn ${evil}`],
+    config: makeConfig({ headers: { 'X-Evil': evil }, urls: [`http://127.0.0.1:1/?q=${evil}`] }),
+  })
   const html = renderHtml([run, makeRunResult({ label: `${evil}'` })], { title: evil })
   // Only the page's own two script elements open and close; the label is in the JSON block, escaped.
   assert.equal(html.match(/<script/gi)?.length, 2)
@@ -137,16 +152,30 @@ test('everything from the result is HTML-escaped', () => {
   assert.ok(labels.includes(`${evil}/plain`), labels.join(' | '))
 })
 
-test('several runs: series are named run/phase by the comparison\'s tags (--label, else A, B), a colour per run and a line style per phase', () => {
+test("several runs: series are named run/phase by the comparison's tags (--label, else A, B), a colour per run and a line style per phase", () => {
   const a = makeRunResult({ label: 'base' })
   const b = hedgedRunWithTimeline()
-  const comparison = compareRuns([{ name: 'a.json', result: a }, { name: 'b.json', result: b }])
+  const comparison = compareRuns([
+    { name: 'a.json', result: a },
+    { name: 'b.json', result: b },
+  ])
   const html = renderHtml([a, b], { comparison })
   const series = new Set(attr(html, 'data-series'))
-  for (const id of ['base/plain:percentiles', 'hedged-fixture/plain:percentiles', 'hedged-fixture/hedged:percentiles', 'hedged-fixture/hedged:hedges', 'base/plain:p99']) assert.ok(series.has(id), id)
+  for (const id of [
+    'base/plain:percentiles',
+    'hedged-fixture/plain:percentiles',
+    'hedged-fixture/hedged:percentiles',
+    'hedged-fixture/hedged:hedges',
+    'base/plain:p99',
+  ])
+    assert.ok(series.has(id), id)
   // Over time: the tail of each phase of each run (p50 and p99 of every phase made 12 lines for two runs).
   assert.ok(!series.has('base/plain:p50'), [...series].join(' '))
-  const stroke = (id: string): string => new RegExp(`<path data-series="${id.replace('/', '\\/')}" d="[^"]*" fill="none" stroke="([^"]+)" stroke-width="1\\.8"( stroke-dasharray="[^"]+")?`).exec(html)?.slice(1).join('') ?? 'missing'
+  const stroke = (id: string): string =>
+    new RegExp(`<path data-series="${id.replace('/', '\\/')}" d="[^"]*" fill="none" stroke="([^"]+)" stroke-width="1\\.8"( stroke-dasharray="[^"]+")?`)
+      .exec(html)
+      ?.slice(1)
+      .join('') ?? 'missing'
   assert.equal(stroke('hedged-fixture/plain:p99'), '#d62728')
   assert.equal(stroke('hedged-fixture/hedged:p99'), '#d62728 stroke-dasharray="6 4"')
   assert.equal(stroke('base/plain:p99'), '#1f77b4')
@@ -201,11 +230,20 @@ test('ejections: the over-time chart marks when a replica was ejected and readmi
 
 test('merged, gRPC-client and h2c results: the generators table, the grpc-js block and the cost of cancels are in the HTML too', () => {
   const shard = (index: number, startMs: number) => {
-    const r = makeHedgedRun({ runId: 'm-1', shard: { index, count: 2 }, host: `pod-${index}`, label: `shard-${index}`, clock: { minMs: -50, maxMs: 250, samples: 9 } })
+    const r = makeHedgedRun({
+      runId: 'm-1',
+      shard: { index, count: 2 },
+      host: `pod-${index}`,
+      label: `shard-${index}`,
+      clock: { minMs: -50, maxMs: 250, samples: 9 },
+    })
     for (const p of Object.values(r.phases)) p.wall = { startMs: startMs + p.startOffsetMs, endMs: startMs + p.startOffsetMs + p.durationMs }
     return r
   }
-  const merged = mergeResults([{ result: shard(0, 1_000_000), source: 'a' }, { result: shard(1, 1_000_003), source: 'b' }])
+  const merged = mergeResults([
+    { result: shard(0, 1_000_000), source: 'a' },
+    { result: shard(1, 1_000_003), source: 'b' },
+  ])
   const hedged = merged.phases.hedged!
   hedged.streamsResetByCancel = 37
   hedged.connectionsClosedByCancel = 0
@@ -213,9 +251,20 @@ test('merged, gRPC-client and h2c results: the generators table, the grpc-js blo
   merged.grpcClient = {
     client: 'grpc-js',
     asked: { maxAttempts: 2, hedgingDelayMs: 40, nonFatalStatusCodes: ['UNAVAILABLE'], retryThrottling: null, loadBalancing: 'round_robin' },
-    requests: 200, ok: 200, errors: 0, statusCodes: { OK: 200 }, latencyMs, slow: { thresholdMs: 150, count: 0 }, durationMs: 1000, rps: 200,
-    attempts: 207, perReplica: [{ address: '127.0.0.1:9', attempts: 207 }], hedgesSent: 7, winsByAttempt: { '0': 196, '1': 4 }, callsOverDelay: 7,
-    caveats: ['grpc-js has no previous-host exclusion: with round_robin a hedge can land on its original\'s replica'],
+    requests: 200,
+    ok: 200,
+    errors: 0,
+    statusCodes: { OK: 200 },
+    latencyMs,
+    slow: { thresholdMs: 150, count: 0 },
+    durationMs: 1000,
+    rps: 200,
+    attempts: 207,
+    perReplica: [{ address: '127.0.0.1:9', attempts: 207 }],
+    hedgesSent: 7,
+    winsByAttempt: { '0': 196, '1': 4 },
+    callsOverDelay: 7,
+    caveats: ["grpc-js has no previous-host exclusion: with round_robin a hedge can land on its original's replica"],
   }
   const html = renderHtml([merged])
   const rowOf = (first: string) => html.match(new RegExp(`<tr><th scope="row">${first}</th>(.*?)</tr>`))?.[1] ?? ''
@@ -230,7 +279,12 @@ test('merged, gRPC-client and h2c results: the generators table, the grpc-js blo
   assert.ok(grpc.length < html.length, 'a grpc-js section')
   assert.match(grpc, /<th scope="row">Did<\/th><td class="text">200 calls, 207 attempts .* 7 hedges/)
   assert.match(grpc, /<th><\/th><th>plain<\/th><th>hedgebench<\/th><th>grpc-js<\/th>/)
-  assert.ok(grpc.includes(`<th scope="row">p99</th><td>${formatMs(merged.phases.plain!.latencyMs.p99)}</td><td>${formatMs(hedged.latencyMs.p99)}</td><td>${formatMs(latencyMs.p99)}</td></tr>`), 'the tail side by side')
+  assert.ok(
+    grpc.includes(
+      `<th scope="row">p99</th><td>${formatMs(merged.phases.plain!.latencyMs.p99)}</td><td>${formatMs(hedged.latencyMs.p99)}</td><td>${formatMs(latencyMs.p99)}</td></tr>`,
+    ),
+    'the tail side by side',
+  )
   assert.match(grpc, /<li>grpc-js has no previous-host exclusion/)
 })
 
@@ -263,7 +317,8 @@ test('issue 30 item 10: the configuration table shows the warm-up that ran and t
   run.phases.warmup = makePhase('warmup', stallingLatencies(1461, 3), { durationMs: 2013 })
   run.config = { ...run.config, saturation: { maxErrorRate: 0.25, maxInflight: null, obeyOverload: true }, hedge: { ...run.config.hedge, tied: false } }
   const html = renderHtml([run])
-  const row = (name: string): string => new RegExp(`<tr><th scope="row">${name.replace(/[()-.]/g, '\\$&')}</th><td[^>]*>([^<]*)</td></tr>`).exec(html)?.[1] ?? 'missing'
+  const row = (name: string): string =>
+    new RegExp(`<tr><th scope="row">${name.replace(/[()-.]/g, '\\$&')}</th><td[^>]*>([^<]*)</td></tr>`).exec(html)?.[1] ?? 'missing'
   assert.equal(row('warm-up requests asked (--warmup)'), '1000')
   assert.equal(row('warm-up requests run'), '1461 in 2.01 s')
   assert.equal(row('no hedges above this error rate (--suppress-at-error-rate)'), '25%')
@@ -282,7 +337,9 @@ test('over time, a last bucket holding only stragglers draws no percentile: the 
   plain.timeline.push({ t: 5, requests: 20, errors: 0, p50Ms: 1010, p99Ms: 1020, hedges: 0, delayMs: null })
   delete plain.timelineFine
   const html = renderHtml([run])
-  const timeline = (JSON.parse(scripts(html)[0]!.text) as Array<{ title: string; panels: Array<{ series: Array<{ label: string; y: Array<number | null> }> }> }>).find((s) => s.title.startsWith('Latency and throughput'))!
+  const timeline = (
+    JSON.parse(scripts(html)[0]!.text) as Array<{ title: string; panels: Array<{ series: Array<{ label: string; y: Array<number | null> }> }> }>
+  ).find((s) => s.title.startsWith('Latency and throughput'))!
   const y = (label: string): Array<number | null> => timeline.panels.flatMap((p) => p.series).find((s) => s.label === label)!.y
   assert.deepEqual(y('plain:p50'), [10, 10, 10, 10, 10, null])
   assert.deepEqual(y('plain:p99'), [1000, 1000, 1000, 1000, 1000, null])
@@ -300,5 +357,5 @@ test('over time, a last bucket holding only stragglers draws no percentile: the 
   // A second with no stragglers to fear (one request, nothing else in flight) is drawn.
   assert.equal(holdsEnough(1, 50, 0, 1000), true)
   const spec = timelineSpec([{ name: 'plain', phase: plain, color: '#000' }])
-  assert.equal(spec.panels[0]!.series.find((s) => s.id === 'plain:p50')!.points[5]![1], 1010, 'without the run\'s in-flight count nothing is hidden')
+  assert.equal(spec.panels[0]!.series.find((s) => s.id === 'plain:p50')!.points[5]![1], 1010, "without the run's in-flight count nothing is hidden")
 })

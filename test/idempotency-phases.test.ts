@@ -15,7 +15,25 @@ test('-m POST --idempotency-key: every request of the warm-up, plain and hedged 
   // Answers at once; the fixed 5 s hedge delay never fires, so every request is one copy.
   const server = await startServer({ record: ['idempotency-key'] })
   t.after(() => server.close())
-  const run = await runMain([server.url, '-m', 'POST', '-d', '{"a":1}', '--idempotency-key', '-n', '20', '--warmup', '10', '-c', '2', '--hedge-delay', '5s', '--no-save', '-o', 'json'])
+  const run = await runMain([
+    server.url,
+    '-m',
+    'POST',
+    '-d',
+    '{"a":1}',
+    '--idempotency-key',
+    '-n',
+    '20',
+    '--warmup',
+    '10',
+    '-c',
+    '2',
+    '--hedge-delay',
+    '5s',
+    '--no-save',
+    '-o',
+    'json',
+  ])
   assert.equal(run.code, 0, run.stderr)
   const result = JSON.parse(run.stdout) as RunResult
   const sent = ['warmup', 'plain', 'hedged'].map((p) => result.phases[p as 'plain']!.attempts)

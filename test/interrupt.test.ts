@@ -40,7 +40,10 @@ interface Saved {
 async function savedResult(dir: string): Promise<Saved> {
   const files = (await readdir(join(dir, 'results'))).filter((f) => f.endsWith('.json'))
   assert.equal(files.length, 1, `one saved JSON: ${files}`)
-  assert.ok((await readdir(join(dir, 'results'))).every((f) => !f.startsWith('.')), 'no temp files left')
+  assert.ok(
+    (await readdir(join(dir, 'results'))).every((f) => !f.startsWith('.')),
+    'no temp files left',
+  )
   return JSON.parse(await readFile(join(dir, 'results', files[0]!), 'utf8')) as Saved
 }
 
@@ -58,7 +61,10 @@ async function assertCsvComplete(path: string, saved: Saved): Promise<void> {
 }
 
 function start(url: string, dir: string, extra: string[]): CliChild {
-  return startCli([url, '--out-dir', 'results', '--csv-requests', 'req.csv', '--label', 'interrupted', '--seed', '3', ...extra], { cwd: dir, timeoutMs: 20_000 })
+  return startCli([url, '--out-dir', 'results', '--csv-requests', 'req.csv', '--label', 'interrupted', '--seed', '3', ...extra], {
+    cwd: dir,
+    timeoutMs: 20_000,
+  })
 }
 
 describe('interruption', { concurrency: 3 }, () => {
@@ -176,7 +182,10 @@ describe('interruption', { concurrency: 3 }, () => {
     const files = (await readdir(join(dir, 'results'))).sort()
     assert.equal(files.filter((f) => f.endsWith('.json')).length, 2, `${files}`)
     assert.equal(files.filter((f) => f.endsWith('.csv')).length, 2, `${files}`)
-    assert.ok(files.every((f) => !f.startsWith('.')), 'no temp files')
+    assert.ok(
+      files.every((f) => !f.startsWith('.')),
+      'no temp files',
+    )
     const saved = await Promise.all(files.filter((f) => f.endsWith('.json')).map((f) => readFile(join(dir, 'results', f), 'utf8')))
     assert.deepEqual(new Set(saved), new Set(runs.map((r) => r.stdout)), 'each run kept its own file')
     // And forced into the same second: the same result saved twice gets a second name.

@@ -12,12 +12,20 @@ import { killAllChildren, startCli } from './helpers/cli.js'
 import { startServer } from './helpers/servers.js'
 import { until } from './helpers/until.js'
 
-test('load-sending commands get the young-generation flags; read-only ones, serve, the child and a user\'s own choice do not', () => {
+test("load-sending commands get the young-generation flags; read-only ones, serve, the child and a user's own choice do not", () => {
   const env = {}
   assert.deepEqual(launchFlags(['http://127.0.0.1:1/', '-n', '10'], [], env), YOUNG_GENERATION_FLAGS)
   assert.deepEqual(launchFlags(['--profile', 'pi'], [], env), YOUNG_GENERATION_FLAGS)
   assert.deepEqual(launchFlags(['demo', '-n', '100'], [], env), YOUNG_GENERATION_FLAGS)
-  for (const args of [['report', 'x.json'], ['compare', 'a.json', 'b.json'], ['serve', '--profile', 'pi'], ['--help'], ['-h'], ['--version'], ['http://x/', '--help']]) {
+  for (const args of [
+    ['report', 'x.json'],
+    ['compare', 'a.json', 'b.json'],
+    ['serve', '--profile', 'pi'],
+    ['--help'],
+    ['-h'],
+    ['--version'],
+    ['http://x/', '--help'],
+  ]) {
     assert.deepEqual(launchFlags(args, [], env), [], args.join(' '))
   }
   assert.deepEqual(launchFlags(['http://x/'], [], { HEDGEBENCH_LAUNCHED: '1' }), [], 'the child never starts another')
@@ -41,7 +49,9 @@ function childrenOf(ppid: number): number[] {
   return pids
 }
 
-test('a run executes in a child Node started with the flags, which stops when the launcher is killed outright', { skip: existsSync('/proc/self/stat') ? false : 'needs Linux /proc' }, async (t) => {
+test('a run executes in a child Node started with the flags, which stops when the launcher is killed outright', {
+  skip: existsSync('/proc/self/stat') ? false : 'needs Linux /proc',
+}, async (t) => {
   const s = await startServer({ delayMs: 50 })
   let child: number | undefined
   t.after(async () => {

@@ -75,7 +75,10 @@ test('histograms of another precision are refused, not mixed', async () => {
   coarse.recordValue(1500)
   const mixed = structuredClone(shards[1]!)
   mixed.phases.plain!.histogram = hdr.encodeIntoCompressedBase64(coarse)
-  await refused([shard[0]!, await save('two-digits.json', mixed), shard[2]!], /histograms of 2 significant digits, .* of 3: refusing to add histograms of different precision/)
+  await refused(
+    [shard[0]!, await save('two-digits.json', mixed), shard[2]!],
+    /histograms of 2 significant digits, .* of 3: refusing to add histograms of different precision/,
+  )
 })
 
 test('--allow-partial merges what is there and says what is missing', async () => {
@@ -85,7 +88,10 @@ test('--allow-partial merges what is there and says what is missing', async () =
   assert.deepEqual(merged.merge!.missing, [1])
   assert.equal(merged.phases.plain!.requests, shards[0]!.phases.plain!.requests + shards[2]!.phases.plain!.requests)
   assert.equal(merged.phases.plain!.requests, 40, 'shards 0 and 2 of -n 60 / 3')
-  assert.ok(merged.warnings.some((w) => /^partial merge: shard 1 of 3 missing; the figures cover 2 of 3 shards$/.test(w)), merged.warnings.join('\n'))
+  assert.ok(
+    merged.warnings.some((w) => /^partial merge: shard 1 of 3 missing; the figures cover 2 of 3 shards$/.test(w)),
+    merged.warnings.join('\n'),
+  )
   const text = await runMain(['merge', shard[0]!, shard[2]!, '--allow-partial'])
   assert.match(text.stdout, /WARNING: partial merge: shard 1 of 3 missing/)
   assert.match(text.stdout, /MISSING shard\(s\) 1/)

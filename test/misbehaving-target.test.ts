@@ -79,7 +79,10 @@ interface Measured {
 async function measure(url: string, args: string[], opts: { phase?: PhaseName; exit?: number; timeoutMs?: number } = {}): Promise<Measured> {
   const dir = await mkdtemp(join(tmpdir(), 'hedgebench-target-'))
   dirs.push(dir)
-  const run = await runMain([url, '-o', 'json', '--out-dir', join(dir, 'results'), '--label', 'misbehaving', '--seed', '7', ...args], { cwd: dir, timeoutMs: opts.timeoutMs ?? 20_000 })
+  const run = await runMain([url, '-o', 'json', '--out-dir', join(dir, 'results'), '--label', 'misbehaving', '--seed', '7', ...args], {
+    cwd: dir,
+    timeoutMs: opts.timeoutMs ?? 20_000,
+  })
   const shown = `args ${JSON.stringify(args)}\nstderr: ${run.stderr}`
   assert.equal(run.timedOut, false, `the run ended on its own\n${shown}`)
   assert.equal(run.code, opts.exit ?? 0, shown)
@@ -89,7 +92,9 @@ async function measure(url: string, args: string[], opts: { phase?: PhaseName; e
   const phase = result.phases[opts.phase ?? 'plain']!
   assert.ok(phase, `phase ${opts.phase ?? 'plain'} in ${Object.keys(result.phases)}`)
   assert.equal(phase.ok + phase.errors, phase.requests, 'every request is ok or an error')
-  const statusErrors = Object.entries(phase.statusCodes).filter(([code]) => Number(code) >= 400).reduce((s, [, n]) => s + n, 0)
+  const statusErrors = Object.entries(phase.statusCodes)
+    .filter(([code]) => Number(code) >= 400)
+    .reduce((s, [, n]) => s + n, 0)
   const kindErrors = Object.values(phase.errorKinds).reduce((s, n) => s + n, 0)
   assert.equal(statusErrors + kindErrors, phase.errors, `errors counted once each, by status or by kind: ${JSON.stringify(phase)}`)
   for (const kind of Object.keys(phase.errorKinds)) assert.match(kind, /^[A-Za-z][A-Za-z0-9_]+$/, 'error kinds are named')
@@ -155,7 +160,11 @@ describe('misbehaving targets', { concurrency: 3 }, () => {
     assert.equal(phase.ok, 20)
     assert.equal(phase.errors, 20)
     // Every one of the 20 broken answers is counted under a reset's kind (undici reports the server's close mid-body as UND_ERR_SOCKET).
-    assert.equal(Object.values(phase.errorKinds).reduce((a, b) => a + b, 0), 20, JSON.stringify(phase.errorKinds))
+    assert.equal(
+      Object.values(phase.errorKinds).reduce((a, b) => a + b, 0),
+      20,
+      JSON.stringify(phase.errorKinds),
+    )
     for (const kind of Object.keys(phase.errorKinds)) assert.match(kind, /^(UND_ERR_SOCKET|ECONNRESET)$/, JSON.stringify(phase.errorKinds))
     assert.equal(t.received, 40)
   })
@@ -185,7 +194,9 @@ describe('misbehaving targets', { concurrency: 3 }, () => {
     assert.ok(phase.latencyMs.min! >= 150, JSON.stringify(phase.latencyMs))
     if (!(phase.latencyMs.max! <= (300 + loopMs + 10 + 2) * 1.001)) {
       const rows = await readFile(log, 'utf8').catch(() => '(no log)')
-      assert.fail(`max ${phase.latencyMs.max} ms, loop delay max ${loopMs} ms, GC ${JSON.stringify(phase.generator.gc)}: ${JSON.stringify(phase.latencyMs)}\n${rows}`)
+      assert.fail(
+        `max ${phase.latencyMs.max} ms, loop delay max ${loopMs} ms, GC ${JSON.stringify(phase.generator.gc)}: ${JSON.stringify(phase.latencyMs)}\n${rows}`,
+      )
     }
     assert.ok(phase.durationMs < 1500, `two rounds of 300 ms took ${phase.durationMs} ms`)
     assert.ok(run.wallMs < 8000, `wall ${Math.round(run.wallMs)} ms`)
@@ -284,7 +295,11 @@ describe('misbehaving targets', { concurrency: 3 }, () => {
       res.statusCode = 503
       res.end('busy\n')
     })
-    const { phase } = await measure(t.url, ['--mode', 'hedged', '--warmup', '0', '--hedge-delay', '5s', '--max-attempts', '3', '--hedge-budget', 'off', '-n', '10', '-c', '2'], { phase: 'hedged' })
+    const { phase } = await measure(
+      t.url,
+      ['--mode', 'hedged', '--warmup', '0', '--hedge-delay', '5s', '--max-attempts', '3', '--hedge-budget', 'off', '-n', '10', '-c', '2'],
+      { phase: 'hedged' },
+    )
     assert.equal(phase.requests, 10, 'logical requests == n')
     assert.equal(phase.errors, 10, 'each failed request counted once')
     assert.deepEqual(phase.statusCodes, { 503: 10 }, 'with its last error')
@@ -298,7 +313,28 @@ describe('misbehaving targets', { concurrency: 3 }, () => {
       res.statusCode = 503
       res.end('busy\n')
     })
-    const { phase } = await measure(t.url, ['--mode', 'hedged', '--warmup', '0', '--hedge-delay', '5s', '--max-attempts', '3', '--hedge-budget', 'off', '--non-fatal-status', '502', '-n', '10', '-c', '2'], { phase: 'hedged' })
+    const { phase } = await measure(
+      t.url,
+      [
+        '--mode',
+        'hedged',
+        '--warmup',
+        '0',
+        '--hedge-delay',
+        '5s',
+        '--max-attempts',
+        '3',
+        '--hedge-budget',
+        'off',
+        '--non-fatal-status',
+        '502',
+        '-n',
+        '10',
+        '-c',
+        '2',
+      ],
+      { phase: 'hedged' },
+    )
     assert.equal(phase.requests, 10)
     assert.equal(phase.errors, 10)
     assert.deepEqual(phase.statusCodes, { 503: 10 })
@@ -310,10 +346,18 @@ describe('misbehaving targets', { concurrency: 3 }, () => {
       req.resume()
       res.socket?.destroy()
     })
-    const { phase } = await measure(t.url, ['--mode', 'hedged', '--warmup', '0', '--hedge-delay', '20ms', '--max-attempts', '3', '--hedge-budget', 'off', '-n', '10', '-c', '2'], { phase: 'hedged' })
+    const { phase } = await measure(
+      t.url,
+      ['--mode', 'hedged', '--warmup', '0', '--hedge-delay', '20ms', '--max-attempts', '3', '--hedge-budget', 'off', '-n', '10', '-c', '2'],
+      { phase: 'hedged' },
+    )
     assert.equal(phase.requests, 10)
     assert.equal(phase.errors, 10)
-    assert.equal(Object.values(phase.errorKinds).reduce((a, b) => a + b, 0), 10, JSON.stringify(phase.errorKinds))
+    assert.equal(
+      Object.values(phase.errorKinds).reduce((a, b) => a + b, 0),
+      10,
+      JSON.stringify(phase.errorKinds),
+    )
     // A reset is a transport error, which fires the next attempt at once
     // (not after the 20 ms delay): each request makes all 3 attempts, and
     // each reached the server before it reset the connection.

@@ -60,7 +60,11 @@ test('open loop: no send leaves before its intended start, though a Node timer c
   assert.equal(rows.length, 400)
   const first = rows.find((r) => r.seq === 0)!.startMs
   const moved = rows.filter((r) => Math.abs(r.startMs - (first + r.seq * 2.5)) > 0.002)
-  assert.deepEqual(moved.map((r) => [r.seq, r.startMs]), [], 'sends whose start moved off the schedule')
+  assert.deepEqual(
+    moved.map((r) => [r.seq, r.startMs]),
+    [],
+    'sends whose start moved off the schedule',
+  )
 })
 
 test('closed loop against the same stall: only the requests in flight see it (the tail is understated), and the report says so', async (t) => {
@@ -75,7 +79,10 @@ test('closed loop against the same stall: only the requests in flight see it (th
   // (at most 5 per 2 ms outside the pause: ~450 in 900 ms even at a quarter
   // of that pace), so the p90 stays near the 2 ms answers.
   assert.ok(plain.latencyMs.p90 < 50, `closed-loop p90 ${plain.latencyMs.p90} ms`)
-  assert.ok(result.warnings.some((w) => w.includes('closed loop') && w.includes('-q')), result.warnings.join('\n'))
+  assert.ok(
+    result.warnings.some((w) => w.includes('closed loop') && w.includes('-q')),
+    result.warnings.join('\n'),
+  )
 })
 
 test('the generator notices when its own event loop is blocked and says the results are bounded by it', async () => {
@@ -89,7 +96,10 @@ test('the generator notices when its own event loop is blocked and says the resu
   const health = monitor.finish(10)
   assert.ok(health.eventLoopDelayMs.max >= 40, `loop delay max ${health.eventLoopDelayMs.max} ms`)
   assert.equal(health.saturated, true)
-  assert.ok(health.warnings.some((w) => w.includes('hedge delay')), health.warnings.join('\n'))
+  assert.ok(
+    health.warnings.some((w) => w.includes('hedge delay')),
+    health.warnings.join('\n'),
+  )
 })
 
 test('an idle generator is not flagged', async () => {

@@ -18,7 +18,16 @@ import type { GeneratorHealth, PhaseResult } from '../src/results/run-result.js'
 const A = 'http://127.0.0.1:1'
 const B = 'http://127.0.0.1:2'
 const health: GeneratorHealth = { eventLoopDelayMs: { p50: 0, p99: 0, max: 0 }, cpuPct: 1, cores: 1, saturated: false, warnings: [], cpuJudged: true }
-const setup: HedgingSetup = { delayMs: 12, delaySource: 'fixed 12 ms', adaptive: false, maxAttempts: 3, budgetPct: 10, parallel: false, tied: false, cancelMode: 'abort' }
+const setup: HedgingSetup = {
+  delayMs: 12,
+  delaySource: 'fixed 12 ms',
+  adaptive: false,
+  maxAttempts: 3,
+  budgetPct: 10,
+  parallel: false,
+  tied: false,
+  cancelMode: 'abort',
+}
 
 /** Every observer event and request sample of request `i`, deterministic from a seeded stream. */
 function feed(stats: PhaseStats, i: number, random: () => number, fanout: number): void {
@@ -50,7 +59,13 @@ function feed(stats: PhaseStats, i: number, random: () => number, fanout: number
     if (hedge) stats.attemptDone({ index: 1, origin: other, latencyMs: latency * 0.7, status: 200, error: null, bytes: 3, won: i % 2 !== 0, sent: true })
     obs.attemptSettled(0, origin)
     if (hedge) obs.attemptSettled(1, other)
-    const outcome = { launched: hedge ? 2 : 1, winner: hedge && i % 2 !== 0 ? 1 : 0, origin, hedgeFiredMs: hedge ? 12 : null, delayMs: 12 + (i % 4) } as HedgeOutcome
+    const outcome = {
+      launched: hedge ? 2 : 1,
+      winner: hedge && i % 2 !== 0 ? 1 : 0,
+      origin,
+      hedgeFiredMs: hedge ? 12 : null,
+      delayMs: 12 + (i % 4),
+    } as HedgeOutcome
     if (fanout > 1) stats.recordCall(latency, error ? null : status, error, 3, outcome)
     if (c === calls - 1) {
       stats.recordRequest({
@@ -97,13 +112,17 @@ for (const { openLoop, fanout, steadyAfter } of [
     }
     const expected = one.finish(100, health)
     const now = performance.timeOrigin + performance.now()
-    const merged = mergePhases(parts.map((p) => p.snapshot(100, health, now - 100, now)), { runStartedAtEpoch: now - 200, generator: health })
+    const merged = mergePhases(
+      parts.map((p) => p.snapshot(100, health, now - 100, now)),
+      { runStartedAtEpoch: now - 200, generator: health },
+    )
     assert.deepEqual(withoutTiming(merged.result), withoutTiming(expected))
     // Over time: every request and hedge in one point, per second and per 100 ms (the 100 ms points of a short
     // phase too: a merge that left them out drew 4-5 points). Totals only: the single PhaseStats and the parts
     // read the clock apart, so on a loaded machine one request can fall either side of a bucket's edge; the exact
     // merge of a bucket is checked with explicit times below.
-    const total = (points: PhaseResult['timeline'] | undefined, key: 'requests' | 'hedges' | 'errors'): number | undefined => points?.reduce((n, p) => n + p[key], 0)
+    const total = (points: PhaseResult['timeline'] | undefined, key: 'requests' | 'hedges' | 'errors'): number | undefined =>
+      points?.reduce((n, p) => n + p[key], 0)
     for (const key of ['requests', 'hedges', 'errors'] as const) {
       assert.equal(total(merged.result.timeline, key), total(expected.timeline, key), `timeline ${key}`)
       assert.equal(total(merged.result.timelineFine, key), total(expected.timelineFine, key), `timelineFine ${key}`)
@@ -165,12 +184,24 @@ test('PhaseStats buckets its seconds into the recorder it is given; a worker sna
   }
   const result = plain.finish(100, health)
   assert.equal(result.timeline, given.points)
-  assert.equal(result.timeline.reduce((n, p) => n + p.requests, 0), 300)
+  assert.equal(
+    result.timeline.reduce((n, p) => n + p.requests, 0),
+    300,
+  )
   const snap = worker.snapshot(100, health, 0, 100)
   const seconds = snap.result.timeline
-  assert.ok(seconds.every((p) => 'histogram' in p), 'each second travels with its histogram')
-  assert.equal(seconds.reduce((n, p) => n + p.requests, 0), 300)
-  assert.equal(seconds.reduce((n, p) => n + p.hedges, 0), snap.result.hedging!.hedgesSent)
+  assert.ok(
+    seconds.every((p) => 'histogram' in p),
+    'each second travels with its histogram',
+  )
+  assert.equal(
+    seconds.reduce((n, p) => n + p.requests, 0),
+    300,
+  )
+  assert.equal(
+    seconds.reduce((n, p) => n + p.hedges, 0),
+    snap.result.hedging!.hedgesSent,
+  )
   assert.deepEqual(mergePoints([seconds]), result.timeline)
   assert.deepEqual([...counters], [snap.result.attempts, 300], 'live counters: attempts on the wire, requests done')
 })

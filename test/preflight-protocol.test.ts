@@ -77,18 +77,26 @@ async function refused(options: Parameters<typeof run>[0], line: string): Promis
 
 describe('an h2c-only server given without --http2', () => {
   test('is refused before the run: its SETTINGS in answer to an HTTP/1.1 request', async () => {
-    await refused({ urls: [`${h2c.url}/`], ...PLAIN }, `${h2c.url} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 SETTINGS frame): add --http2`)
+    await refused(
+      { urls: [`${h2c.url}/`], ...PLAIN },
+      `${h2c.url} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 SETTINGS frame): add --http2`,
+    )
     assert.equal(h2cStreams, 0, 'nothing reached the server as a request')
   })
 
   test('is refused before the run: a bare GOAWAY in answer to an HTTP/1.1 request', async () => {
-    await refused({ urls: [`${goaway.url}/`], ...PLAIN }, `${goaway.url} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 GOAWAY frame): add --http2`)
+    await refused(
+      { urls: [`${goaway.url}/`], ...PLAIN },
+      `${goaway.url} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 GOAWAY frame): add --http2`,
+    )
   })
 
   test('the CLI says so in one line and exits 2', async () => {
     const cli = await runMain([`${h2c.url}/`, '-n', '2', '--warmup', '0', '--no-save'], { timeoutMs: 20_000 })
     assert.equal(cli.code, 2, cli.stderr)
-    assert.deepEqual(stderrLines(cli), [`hedgebench: ${h2c.url} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 SETTINGS frame): add --http2`])
+    assert.deepEqual(stderrLines(cli), [
+      `hedgebench: ${h2c.url} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 SETTINGS frame): add --http2`,
+    ])
   })
 
   test('with --http2 it runs, and the result says h2c', async () => {
@@ -102,10 +110,16 @@ describe('an h2c-only server given without --http2', () => {
 test('HTTP/1.1: the probe is not a request the server counts, and the result says http/1.1 in JSON, CSV, text and HTML', async () => {
   const before = h1.received
   const result = await run({ urls: [h1.url], ...PLAIN })
-  assert.equal(h1.received - before, result.phases.plain!.attempts, 'the server counted only the run\'s attempts')
+  assert.equal(h1.received - before, result.phases.plain!.attempts, "the server counted only the run's attempts")
   assert.deepEqual(parseResult(renderJson(result), 'run').protocols, [{ url: h1.url, protocol: 'http/1.1' }])
   const rows = parseCsvObjects(renderCsvSummary(result))
-  assert.deepEqual(rows.map((r) => [r.scope, r.protocol]), [['phase', 'http/1.1'], ['replica', 'http/1.1']])
+  assert.deepEqual(
+    rows.map((r) => [r.scope, r.protocol]),
+    [
+      ['phase', 'http/1.1'],
+      ['replica', 'http/1.1'],
+    ],
+  )
   assert.match(renderText(result).split('\n')[1]!, /· HTTP\/1\.1$/)
   assert.match(renderHtml(result), /<td class="text">HTTP\/1\.1<\/td>/)
 })
@@ -115,16 +129,25 @@ test('a result saved before the protocol was recorded still renders: "protocol n
   const { protocols: _recorded, ...old } = result
   const saved: RunResult = parseResult(renderJson(old as RunResult), 'old.json')
   assert.match(renderText(saved).split('\n')[1]!, /· protocol not recorded$/)
-  assert.deepEqual(parseCsvObjects(renderCsvSummary(saved)).map((r) => r.protocol), ['unknown', 'unknown'])
+  assert.deepEqual(
+    parseCsvObjects(renderCsvSummary(saved)).map((r) => r.protocol),
+    ['unknown', 'unknown'],
+  )
   assert.match(renderHtml(saved), /protocol not recorded/)
-  assert.throws(() => parseResult(JSON.stringify({ ...result, protocols: [{ url: h1.url, protocol: 'h3' }] }), 'bad.json'), /bad\.json: invalid result: protocols\[0\] must be \{url, protocol\}/)
+  assert.throws(
+    () => parseResult(JSON.stringify({ ...result, protocols: [{ url: h1.url, protocol: 'h3' }] }), 'bad.json'),
+    /bad\.json: invalid result: protocols\[0\] must be \{url, protocol\}/,
+  )
 })
 
 describe('TLS: what ALPN chose', { skip: skipWithout(tls !== null, 'openssl', NO_OPENSSL) }, () => {
   let h1Tls: { server: HttpsServer; url: string; port: number }
   let h2Tls: { server: Http2SecureServer; url: string; port: number }
   before(async () => {
-    h1Tls = await listen(createHttpsServer(tls!, (_req, res) => res.end('ok')), 'https')
+    h1Tls = await listen(
+      createHttpsServer(tls!, (_req, res) => res.end('ok')),
+      'https',
+    )
     const secure = createSecureServer(tls!)
     secure.on('stream', (stream) => {
       stream.respond({ ':status': 200 })
@@ -139,32 +162,60 @@ describe('TLS: what ALPN chose', { skip: skipWithout(tls !== null, 'openssl', NO
   })
 
   test('--http2 against an HTTP/1.1-only TLS server is refused before the run', async () => {
-    await refused({ urls: [`${h1Tls.url}/`], ...PLAIN, http2: true, insecure: true }, `${h1Tls.url} does not speak HTTP/2 over TLS (ALPN chose http/1.1, not h2): is it an HTTP/1.1-only server? (run it without --http2)`)
+    await refused(
+      { urls: [`${h1Tls.url}/`], ...PLAIN, http2: true, insecure: true },
+      `${h1Tls.url} does not speak HTTP/2 over TLS (ALPN chose http/1.1, not h2): is it an HTTP/1.1-only server? (run it without --http2)`,
+    )
   })
 
   test('--http2 against an h2 TLS server records h2, beside an h2c replica: JSON, CSV, text', async () => {
     const result = await run({ urls: [`${h2Tls.url}/`, `${h2c.url}/`], ...PLAIN, http2: true, insecure: true })
-    assert.deepEqual(result.protocols, [{ url: `${h2Tls.url}/`, protocol: 'h2' }, { url: `${h2c.url}/`, protocol: 'h2c' }])
+    assert.deepEqual(result.protocols, [
+      { url: `${h2Tls.url}/`, protocol: 'h2' },
+      { url: `${h2c.url}/`, protocol: 'h2c' },
+    ])
     const rows = parseCsvObjects(renderCsvSummary(result))
-    assert.deepEqual(rows.map((r) => [r.scope, r.replica, r.protocol]), [['phase', '', 'h2 h2c'], ['replica', `${h2Tls.url}/`, 'h2'], ['replica', `${h2c.url}/`, 'h2c']])
+    assert.deepEqual(
+      rows.map((r) => [r.scope, r.replica, r.protocol]),
+      [
+        ['phase', '', 'h2 h2c'],
+        ['replica', `${h2Tls.url}/`, 'h2'],
+        ['replica', `${h2c.url}/`, 'h2c'],
+      ],
+    )
     assert.match(renderText(result).split('\n')[1]!, /· HTTP\/2 \(h2 via ALPN\) \(1 replica\), HTTP\/2 \(h2c\) \(1 replica\)$/)
   })
 
   test('an h2-only TLS server given without --http2 is refused: add --http2', async () => {
-    await refused({ urls: [`${h2Tls.url}/`], ...PLAIN, insecure: true }, `${h2Tls.url} speaks HTTP/2 only (TLS ALPN offered http/1.1 and the server refused it): add --http2`)
+    await refused(
+      { urls: [`${h2Tls.url}/`], ...PLAIN, insecure: true },
+      `${h2Tls.url} speaks HTTP/2 only (TLS ALPN offered http/1.1 and the server refused it): add --http2`,
+    )
   })
 
   test('a cleartext scheme given for a TLS port: use https://', async () => {
-    await refused({ urls: [`http://127.0.0.1:${h2Tls.port}/`], ...PLAIN, http2: true }, `http://127.0.0.1:${h2Tls.port} speaks TLS, not HTTP/2 in cleartext (it closed the connection on the h2 preface, and a TLS handshake succeeded): use https://127.0.0.1:${h2Tls.port}`)
+    await refused(
+      { urls: [`http://127.0.0.1:${h2Tls.port}/`], ...PLAIN, http2: true },
+      `http://127.0.0.1:${h2Tls.port} speaks TLS, not HTTP/2 in cleartext (it closed the connection on the h2 preface, and a TLS handshake succeeded): use https://127.0.0.1:${h2Tls.port}`,
+    )
   })
 
-  test('a TLS scheme given for a cleartext port: one readable line, not OpenSSL\'s', async () => {
-    await refused({ urls: [`https://127.0.0.1:${h2c.port}/`], ...PLAIN, http2: true }, `https://127.0.0.1:${h2c.port} does not answer in TLS (ERR_SSL_WRONG_VERSION_NUMBER): is it a cleartext port? use http://127.0.0.1:${h2c.port}`)
+  test("a TLS scheme given for a cleartext port: one readable line, not OpenSSL's", async () => {
+    await refused(
+      { urls: [`https://127.0.0.1:${h2c.port}/`], ...PLAIN, http2: true },
+      `https://127.0.0.1:${h2c.port} does not answer in TLS (ERR_SSL_WRONG_VERSION_NUMBER): is it a cleartext port? use http://127.0.0.1:${h2c.port}`,
+    )
   })
 })
 
-test('merged shards keep a replica\'s protocol where they agree, and leave it unknown where they differ', () => {
-  const shard = (b: 'h2' | 'http/1.1'): RunResult => ({ protocols: [{ url: 'https://a/', protocol: 'h2c' }, { url: 'https://b/', protocol: b }] }) as RunResult
+test("merged shards keep a replica's protocol where they agree, and leave it unknown where they differ", () => {
+  const shard = (b: 'h2' | 'http/1.1'): RunResult =>
+    ({
+      protocols: [
+        { url: 'https://a/', protocol: 'h2c' },
+        { url: 'https://b/', protocol: b },
+      ],
+    }) as RunResult
   assert.deepEqual(mergeProtocols([shard('h2'), shard('http/1.1')]), [{ url: 'https://a/', protocol: 'h2c' }])
   assert.equal(mergeProtocols([{} as RunResult]), undefined)
 })

@@ -6,10 +6,31 @@ import { etaSeconds, planOf, progressLine, sweepPlanOf, type ProgressView } from
 const base = { warmup: 100, mode: 'both', schedule: 'sequential', requests: 400, durationMs: null } as const
 
 test('the plan follows the phases run.ts runs', () => {
-  assert.deepEqual(planOf(base).map((w) => [w.phase, w.requests]), [['warmup', 100], ['plain', 400], ['hedged', 400]])
-  assert.deepEqual(planOf({ ...base, mode: 'hedged', warmup: 0 }).map((w) => w.phase), ['hedged'])
-  assert.deepEqual(planOf({ ...base, schedule: 'interleaved' }).map((w) => [w.phase, w.requests]), [['warmup', 100], ['hedged', 800]])
-  assert.deepEqual(planOf({ ...base, requests: null, durationMs: 5000 }).slice(1).map((w) => w.durationMs), [5000, 5000])
+  assert.deepEqual(
+    planOf(base).map((w) => [w.phase, w.requests]),
+    [
+      ['warmup', 100],
+      ['plain', 400],
+      ['hedged', 400],
+    ],
+  )
+  assert.deepEqual(
+    planOf({ ...base, mode: 'hedged', warmup: 0 }).map((w) => w.phase),
+    ['hedged'],
+  )
+  assert.deepEqual(
+    planOf({ ...base, schedule: 'interleaved' }).map((w) => [w.phase, w.requests]),
+    [
+      ['warmup', 100],
+      ['hedged', 800],
+    ],
+  )
+  assert.deepEqual(
+    planOf({ ...base, requests: null, durationMs: 5000 })
+      .slice(1)
+      .map((w) => w.durationMs),
+    [5000, 5000],
+  )
 })
 
 test('ETA covers the rest of this window and every later one', () => {
@@ -24,18 +45,27 @@ test('ETA covers the rest of this window and every later one', () => {
   assert.equal(etaSeconds({ ...v, rate: null }), null)
 })
 
-test('a sweep: the warm-up, then one window of every lane; the ETA in the warm-up is the whole sweep\'s', () => {
+test("a sweep: the warm-up, then one window of every lane; the ETA in the warm-up is the whole sweep's", () => {
   const plan = sweepPlanOf(base, 4)
-  assert.deepEqual(plan.map((w) => [w.phase, w.requests]), [['warmup', 100], ['4 settings', 2000]])
+  assert.deepEqual(
+    plan.map((w) => [w.phase, w.requests]),
+    [
+      ['warmup', 100],
+      ['4 settings', 2000],
+    ],
+  )
   // 50 of 100 warm-up requests done at 100 req/s: 0.5 s, then the plain lane's 400 and four settings' 400 each: 20 s.
   assert.equal(etaSeconds({ phase: 'warmup', done: 50, total: 100, elapsedMs: 500, rate: 100, later: plan.slice(1), durationMs: null }), 20.5)
-  assert.deepEqual(sweepPlanOf({ ...base, warmup: 0 }, 1).map((w) => w.phase), ['1 setting'])
+  assert.deepEqual(
+    sweepPlanOf({ ...base, warmup: 0 }, 1).map((w) => w.phase),
+    ['1 setting'],
+  )
 })
 
 test('the line names phase, progress, rate and ETA, and never reaches the last column', () => {
   const v: ProgressView = { phase: 'hedged', done: 200, total: 400, elapsedMs: 1000, rate: 200, later: [], durationMs: null }
   const line = progressLine(v, 80)
-  assert.match(line, /^hedged \[#{12}\.{12}\] 200\/400  200 req\/s  ETA 1\.0s$/)
+  assert.match(line, /^hedged \[#{12}\.{12}\] 200\/400 {2}200 req\/s {2}ETA 1\.0s$/)
   for (const width of [1, 10, 30, 50]) assert.ok(progressLine(v, width).length <= width - 1, `width ${width}`)
   // Too narrow for a bar: the figures stay, the bar goes.
   assert.doesNotMatch(progressLine(v, 40), /\[/)

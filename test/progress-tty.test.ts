@@ -43,7 +43,13 @@ const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
  * The shell prints its pid and then `exec`s node, so that pid is hedgebench's
  * own; `onPid` may signal it. Bounded by `timeoutMs` (then SIGKILL).
  */
-function runInPty(args: string[], cols: number, timeoutMs: number, onPid?: (pid: number) => void, onScreen?: (screen: string, keys: (s: string) => void) => void): Promise<PtyRun> {
+function runInPty(
+  args: string[],
+  cols: number,
+  timeoutMs: number,
+  onPid?: (pid: number) => void,
+  onScreen?: (screen: string, keys: (s: string) => void) => void,
+): Promise<PtyRun> {
   const inner = `stty cols ${cols} rows ${cols === 0 ? 0 : 24}; echo "PID $$"; exec ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`
   // `; echo EXIT $?` cannot follow an exec: script itself returns the child's status with -e.
   const started = performance.now()
@@ -133,7 +139,7 @@ describe('progress on a terminal', { skip: skipWithout(hasScript, 'script', 'uti
     assert.ok(typed, `the plain phase never showed; screen: ${JSON.stringify(run.screen.slice(-500))}`)
     assert.equal(run.code, 0, run.screen.slice(-2000))
     assert.match(run.screen, /4 in flight/)
-    assert.match(run.screen, /no hedge .* \d+ \/ \d+  match/)
+    assert.match(run.screen, /no hedge .* \d+ \/ \d+ {2}match/)
     assert.match(run.screen, /PARTIAL: interrupted during plain/)
     assert.doesNotMatch(run.screen, /40 in flight/, 'no run starts after Ctrl-C')
     assert.match(run.screen, /Each row: 200000 requests, or what an interrupted run measured\./)

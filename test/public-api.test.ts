@@ -10,22 +10,61 @@ import * as api from '../src/index.js'
 
 const PUBLIC = [
   // Running a measurement, and the demo
-  'run', 'runDemo',
+  'run',
+  'runDemo',
   // The result: its schema id (the types are exported as types)
   'RESULT_SCHEMA',
   // The hedging policy in production code
-  'createHedgeInterceptor', 'hedged', 'fixedDelay', 'RollingPercentileDelay', 'isIdempotentMethod', 'MAX_ATTEMPTS_CAP', 'DEFAULT_HEDGE_HEADER',
-  'HedgeCancelledError', 'DeadlineExceededError', 'grpcCodeName',
+  'createHedgeInterceptor',
+  'hedged',
+  'fixedDelay',
+  'RollingPercentileDelay',
+  'isIdempotentMethod',
+  'MAX_ATTEMPTS_CAP',
+  'DEFAULT_HEDGE_HEADER',
+  'HedgeCancelledError',
+  'DeadlineExceededError',
+  'grpcCodeName',
   // Renderers and saved runs
-  'renderText', 'renderJson', 'parseResult', 'renderCsvSummary', 'renderHtml', 'renderDemo', 'saveResult', 'loadResult',
+  'renderText',
+  'renderJson',
+  'parseResult',
+  'renderCsvSummary',
+  'renderHtml',
+  'renderDemo',
+  'saveResult',
+  'loadResult',
   // Comparing runs and gating on them
-  'compareRuns', 'compareWithin', 'parseFailIf', 'checkFailIf', 'renderCompareText', 'renderCompareCsv', 'renderCompareJson',
+  'compareRuns',
+  'compareWithin',
+  'parseFailIf',
+  'checkFailIf',
+  'renderCompareText',
+  'renderCompareCsv',
+  'renderCompareJson',
   // Sharded runs
-  'parseShard', 'shareOf', 'parseStartAt', 'mergeResults', 'encodeFrames',
+  'parseShard',
+  'shareOf',
+  'parseStartAt',
+  'mergeResults',
+  'encodeFrames',
   // The built-in simulated target
-  'startTarget', 'spawnTarget', 'fetchServerStats', 'resetServerStats', 'loadProfile', 'listProfiles', 'parseProfile', 'fetchGrpcServerStats', 'resetGrpcServerStats',
+  'startTarget',
+  'spawnTarget',
+  'fetchServerStats',
+  'resetServerStats',
+  'loadProfile',
+  'listProfiles',
+  'parseProfile',
+  'fetchGrpcServerStats',
+  'resetGrpcServerStats',
   // Parsing helpers and errors
-  'parseDuration', 'formatMs', 'redactHeaders', 'redactUrl', 'UsageError', 'TargetUnreachableError',
+  'parseDuration',
+  'formatMs',
+  'redactHeaders',
+  'redactUrl',
+  'UsageError',
+  'TargetUnreachableError',
 ]
 
 test('the package exports exactly its documented surface', () => {

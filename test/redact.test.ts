@@ -22,17 +22,28 @@ test('every credential header is redacted, whatever its case', () => {
 })
 
 test('--redact names are redacted too, case-insensitively', () => {
-  const out = redactHeaders([['X-Tenant-Token', 's3cret'], ['X-Other', 'visible']], ['x-tenant-token'])
+  const out = redactHeaders(
+    [
+      ['X-Tenant-Token', 's3cret'],
+      ['X-Other', 'visible'],
+    ],
+    ['x-tenant-token'],
+  )
   assert.deepEqual(out, { 'X-Tenant-Token': '***', 'X-Other': 'visible' })
 })
 
 test('a repeated secret header stays redacted; a repeated plain header keeps both values', () => {
-  const out = redactHeaders([['Cookie', 'a=s3cret'], ['Cookie', 'b=s3cret'], ['Accept', 'a/b'], ['Accept', 'c/d']])
+  const out = redactHeaders([
+    ['Cookie', 'a=s3cret'],
+    ['Cookie', 'b=s3cret'],
+    ['Accept', 'a/b'],
+    ['Accept', 'c/d'],
+  ])
   assert.deepEqual(out, { Cookie: '***', Accept: 'a/b, c/d' })
   assert.doesNotMatch(JSON.stringify(out), /s3cret/)
 })
 
-test('a URL\'s userinfo is redacted whole (a token as the user name too), the rest kept as typed', () => {
+test("a URL's userinfo is redacted whole (a token as the user name too), the rest kept as typed", () => {
   assert.equal(redactUrl('http://user:s3cret@example.com:8080/x?y=1'), 'http://***@example.com:8080/x?y=1')
   assert.equal(redactUrl('https://u:p%40ss@h/'), 'https://***@h/')
   // An unencoded "@" in the password: the authority ends at the last "@".
@@ -43,7 +54,14 @@ test('a URL\'s userinfo is redacted whole (a token as the user name too), the re
 })
 
 test('URLs are matched as the URL parser reads them: spaces around, backslashes, tabs inside', () => {
-  for (const raw of [' http://u:s3cret@h/', 'http://u:s3cret@h/ ', '\thttp:\\\\u:s3cret@h/', 'HTTP:/u:s3cret@h/', 'ht\ttp://u:s3cret@h/', 'http://h/?to\nken=s3cret']) {
+  for (const raw of [
+    ' http://u:s3cret@h/',
+    'http://u:s3cret@h/ ',
+    '\thttp:\\\\u:s3cret@h/',
+    'HTTP:/u:s3cret@h/',
+    'ht\ttp://u:s3cret@h/',
+    'http://h/?to\nken=s3cret',
+  ]) {
     const out = redactUrl(raw)
     assert.ok(!out.includes('s3cret'), `${JSON.stringify(raw)} -> ${JSON.stringify(out)}`)
     // What the parser reads from the redacted text carries no credential either.
@@ -71,7 +89,18 @@ test('URLs without credentials are unchanged', () => {
 })
 
 test('the common token headers and gRPC metadata are redacted by default', () => {
-  const names = ['X-Auth-Token', 'x-access-token', 'X-Amz-Security-Token', 'Private-Token', 'x-token', 'X-CSRF-Token', 'x-client-secret', 'x-goog-api-key', 'apikey', 'x-token-bin']
+  const names = [
+    'X-Auth-Token',
+    'x-access-token',
+    'X-Amz-Security-Token',
+    'Private-Token',
+    'x-token',
+    'X-CSRF-Token',
+    'x-client-secret',
+    'x-goog-api-key',
+    'apikey',
+    'x-token-bin',
+  ]
   const out = redactHeaders([...names.map((n): [string, string] => [n, 's3cret']), ['x-request-id', 'r1'], ['Idempotency-Key', 'k1']])
   for (const n of names) assert.equal(out[n], '***', n)
   assert.equal(out['x-request-id'], 'r1')

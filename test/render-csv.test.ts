@@ -90,7 +90,10 @@ test('an open-loop phase carries the rate asked, late sends and the uncorrected 
   const open = makeRunResult({ phases: { plain: makePhase('plain', [5, 6, 7], { serviceTime: { ...makePhase('plain', [4, 5, 6]), lateSends: 17 } }) } })
   open.config.rate = 200
   const [row] = parseCsvObjects(renderCsvSummary(open)).filter((r) => r.scope === 'phase')
-  assert.deepEqual([row!.rate_asked, row!.late_sends, row!.service_p50_ms, row!.service_p99_ms], ['200', '17', open.phases.plain!.serviceTime!.latencyMs.p50.toFixed(3), open.phases.plain!.serviceTime!.latencyMs.p99.toFixed(3)])
+  assert.deepEqual(
+    [row!.rate_asked, row!.late_sends, row!.service_p50_ms, row!.service_p99_ms],
+    ['200', '17', open.phases.plain!.serviceTime!.latencyMs.p50.toFixed(3), open.phases.plain!.serviceTime!.latencyMs.p99.toFixed(3)],
+  )
   for (const r of parseCsvObjects(renderCsvSummary(makeHedgedRun()))) {
     for (const col of ['rate_asked', 'late_sends', 'service_p50_ms', 'service_p99_ms']) assert.equal(r[col], '', `${r.scope} ${r.phase} ${col}`)
   }

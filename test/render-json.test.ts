@@ -55,7 +55,11 @@ test("a result saved as @1 is upgraded once when read: a merged phase's rate bec
   const merged = makeHedgedRun()
   const plain = merged.phases.plain!
   // @1 kept the sum of the shards' rates in rps and the union window's in window.rpsUnion.
-  const v1 = { ...merged, schema: 'hedgebench/result@1', phases: { ...merged.phases, plain: { ...plain, rps: 1366, window: { overlapMs: 1000, unionMs: plain.durationMs, rpsUnion: 970.5 } } } }
+  const v1 = {
+    ...merged,
+    schema: 'hedgebench/result@1',
+    phases: { ...merged.phases, plain: { ...plain, rps: 1366, window: { overlapMs: 1000, unionMs: plain.durationMs, rpsUnion: 970.5 } } },
+  }
   const back = parseResult(JSON.stringify(v1), 'old.json')
   assert.equal(back.schema, 'hedgebench/result@2')
   assert.equal(back.phases.plain!.rps, 970.5)
@@ -66,7 +70,11 @@ test("a result saved as @1 is upgraded once when read: a merged phase's rate bec
 })
 
 test('a result saved as @1 before ejection, the saturation gate and tied requests existed reads them as off, so renderers need not guess', () => {
-  const old = JSON.parse(renderJson(makeHedgedRun())) as { schema: string; config: Record<string, unknown> & { hedge: Record<string, unknown> }; phases: Record<string, { hedging: Record<string, unknown>; generator: Record<string, unknown> }> }
+  const old = JSON.parse(renderJson(makeHedgedRun())) as {
+    schema: string
+    config: Record<string, unknown> & { hedge: Record<string, unknown> }
+    phases: Record<string, { hedging: Record<string, unknown>; generator: Record<string, unknown> }>
+  }
   old.schema = 'hedgebench/result@1'
   delete old.config.eject
   delete old.config.saturation

@@ -14,8 +14,14 @@ function erroringRun() {
 test("each phase has hey's sections in hey's order", () => {
   const text = renderText(erroringRun())
   const positions = HEY_SECTIONS.map((s) => text.indexOf(`\n${s}\n`))
-  assert.ok(positions.every((p) => p > 0), `missing a section: ${positions.join(',')}`)
-  assert.deepEqual([...positions].sort((a, b) => a - b), positions)
+  assert.ok(
+    positions.every((p) => p > 0),
+    `missing a section: ${positions.join(',')}`,
+  )
+  assert.deepEqual(
+    [...positions].sort((a, b) => a - b),
+    positions,
+  )
   assert.match(text, /\[503\] 6 responses/)
   assert.match(text, /\[4\] ECONNRESET/)
 })
@@ -32,7 +38,10 @@ test('the response time histogram draws bars, the tallest 40 wide', () => {
   assert.equal(bars.length, 11)
   assert.equal(Math.max(...bars.map((l) => (l.match(/■/g) ?? []).length)), 40)
   // 400 requests in all: the buckets account for every one.
-  assert.equal(bars.reduce((n, l) => n + Number(/\[(\d+)\]/.exec(l)![1]), 0), 400)
+  assert.equal(
+    bars.reduce((n, l) => n + Number(/\[(\d+)\]/.exec(l)![1]), 0),
+    400,
+  )
 })
 
 test('a plain + hedged run gets the side-by-side table and the verdict', () => {
@@ -43,7 +52,10 @@ test('a plain + hedged run gets the side-by-side table and the verdict', () => {
     assert.match(text, new RegExp(`^  ${key.replace('.', '\\.')}\\s+\\S+( \\S+)?\\s+\\S+( \\S+)?\\s+(n/a|[+-]?\\d+\\.\\d%)$`, 'm'), key)
   }
   assert.match(text, /^\s+over 1 s\s+40\s+0\s+-100\.0%$/m)
-  assert.match(text, /^Verdict: Hedging removed 40 of 40 requests over 1 s \(-100 %, 95 % CI -100 % to -90 %\) and cut p99\.9 from 1\.02 s to 30\.9 ms, for \+3\.5 % requests\.$/m)
+  assert.match(
+    text,
+    /^Verdict: Hedging removed 40 of 40 requests over 1 s \(-100 %, 95 % CI -100 % to -90 %\) and cut p99\.9 from 1\.02 s to 30\.9 ms, for \+3\.5 % requests\.$/m,
+  )
   // The comparison comes after both phases.
   assert.ok(text.indexOf('plain vs hedged') > text.indexOf('=== hedged phase ==='))
 })
@@ -63,7 +75,12 @@ test('the hedging section shows the delay, its source and every counter', () => 
   const text = renderText(run)
   const section = text.slice(text.indexOf('\nHedging:\n'), text.indexOf('\nReplicas:', text.indexOf('\nHedging:\n')))
   assert.match(section, /Delay:\s+14\.8 ms \(p95 of 1000 warm-up requests = 14\.8 ms\)/)
-  assert.match(section, new RegExp(`Hedges sent:\\s+${h.hedgesSent} \\(\\+3\\.5% extra load\\); ${h.unsent} more stopped before the wire \\(10 hedges, 2 originals still waiting for a connection when a hedge won\\)`))
+  assert.match(
+    section,
+    new RegExp(
+      `Hedges sent:\\s+${h.hedgesSent} \\(\\+3\\.5% extra load\\); ${h.unsent} more stopped before the wire \\(10 hedges, 2 originals still waiting for a connection when a hedge won\\)`,
+    ),
+  )
   assert.match(section, /Trigger rate:\s+3\.8%/)
   assert.match(section, new RegExp(`hedge ${h.hedgeWins} / original ${h.originalWins}`))
   assert.match(section, new RegExp(`${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`))
@@ -92,16 +109,46 @@ test('the per-replica table makes a broken replica obvious', () => {
 
 test('a dead replica failing fast does not make the healthy ones look slow', () => {
   const urls = ['http://a:8080/x', 'http://b:8080/x', 'http://c:8080/x']
-  const replicas = urls.map((url) => makeReplica(url, Array.from({ length: 100 }, () => 11)))
+  const replicas = urls.map((url) =>
+    makeReplica(
+      url,
+      Array.from({ length: 100 }, () => 11),
+    ),
+  )
   // Replica c refuses every connection within half a millisecond.
-  replicas[2] = makeReplica(urls[2]!, Array.from({ length: 100 }, () => 0.4), { ok: 0, errors: 100, statusCodes: {}, errorKinds: { ECONNREFUSED: 100 } })
-  const run = makeRunResult({ phases: { plain: makePhase('plain', Array.from({ length: 300 }, () => 11), { replicas }) } })
+  replicas[2] = makeReplica(
+    urls[2]!,
+    Array.from({ length: 100 }, () => 0.4),
+    { ok: 0, errors: 100, statusCodes: {}, errorKinds: { ECONNREFUSED: 100 } },
+  )
+  const run = makeRunResult({
+    phases: {
+      plain: makePhase(
+        'plain',
+        Array.from({ length: 300 }, () => 11),
+        { replicas },
+      ),
+    },
+  })
   const lines = renderText(run).split('\n')
   for (const url of urls.slice(0, 2)) assert.doesNotMatch(lines.find((l) => l.includes(url))!, /!/, url)
   assert.match(lines.find((l) => l.includes('http://c:8080/x'))!, /<- 100\.0% errors !$/)
   // A replica that answers, three times slower than the others, is still marked.
-  replicas[0] = makeReplica(urls[0]!, Array.from({ length: 100 }, () => 40))
-  const slow = renderText(makeRunResult({ phases: { plain: makePhase('plain', Array.from({ length: 300 }, () => 11), { replicas }) } })).split('\n')
+  replicas[0] = makeReplica(
+    urls[0]!,
+    Array.from({ length: 100 }, () => 40),
+  )
+  const slow = renderText(
+    makeRunResult({
+      phases: {
+        plain: makePhase(
+          'plain',
+          Array.from({ length: 300 }, () => 11),
+          { replicas },
+        ),
+      },
+    }),
+  ).split('\n')
   assert.match(slow.find((l) => l.includes('http://a:8080/x'))!, /<- slow !$/)
 })
 
@@ -172,7 +219,7 @@ test('server work with --fanout is per call, as the extra load is (not copies pe
   assert.match(renderText(run), /work: 16160 copies began executing for 16000 calls: \+1\.0% extra work \(vs \+1\.0% extra calls sent\)/)
 })
 
-test('a shard\'s own report says it is a shard and gives its share of -n and -q (the config is the whole run\'s, for merge)', () => {
+test("a shard's own report says it is a shard and gives its share of -n and -q (the config is the whole run's, for merge)", () => {
   const run = makeHedgedRun({ shard: { index: 0, count: 2 } })
   run.config.requests = 2001
   run.config.rate = 401
@@ -186,10 +233,18 @@ test('a shard\'s own report says it is a shard and gives its share of -n and -q 
 
 test('--tied against a target that never dropped a twin asks whether it implements ties', () => {
   const run = makeHedgedRun()
-  Object.assign(run.phases.hedged!.hedging!, { tied: true, parallel: true, tiedDropped: 0, delaySource: 'tied: both copies sent at once; the first server to start one drops the other' })
+  Object.assign(run.phases.hedged!.hedging!, {
+    tied: true,
+    parallel: true,
+    tiedDropped: 0,
+    delaySource: 'tied: both copies sent at once; the first server to start one drops the other',
+  })
   const text = renderText(run)
   assert.match(text, /Delay:\s+\S+ \S+ \(tied: both copies sent at once/)
-  assert.match(text, /Tied:\s+0 copies dropped by their server \(409: the twin had started elsewhere\); none at all: does the target implement tied requests\? \(docs\/policy\.md, tied requests\)/)
+  assert.match(
+    text,
+    /Tied:\s+0 copies dropped by their server \(409: the twin had started elsewhere\); none at all: does the target implement tied requests\? \(docs\/policy\.md, tied requests\)/,
+  )
   Object.assign(run.phases.hedged!.hedging!, { tiedDropped: 37 })
   assert.match(renderText(run), /Tied:\s+37 copies dropped by their server \(409: the twin had started elsewhere\)\n/)
   // Not tied: no such line.

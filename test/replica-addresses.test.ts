@@ -37,7 +37,9 @@ test('127.0.0.1 and localhost on one port: the run warns that both names reach o
 test('two servers: no warning; one URL: the one-origin warning', async () => {
   const [a, b] = [await server(), await server()]
   assert.deepEqual(independence((await hedged([a.url, b.url])).warnings), [])
-  assert.deepEqual(independence((await hedged([a.url])).warnings), ['one URL: hedges go to the same origin on a separate connection, so replica independence is not guaranteed'])
+  assert.deepEqual(independence((await hedged([a.url])).warnings), [
+    'one URL: hedges go to the same origin on a separate connection, so replica independence is not guaranteed',
+  ])
 })
 
 test('one URL over HTTP/2: the warning says hedges are streams on its connection, not connections of their own', async (t) => {
@@ -46,10 +48,15 @@ test('one URL over HTTP/2: the warning says hedges are streams on its connection
   t.after(() => h2.close())
   const url = `http://127.0.0.1:${(h2.address() as AddressInfo).port}/`
   const result = await run({ urls: [url], http2: true, mode: 'hedged', requests: 20, concurrency: 2, warmup: 0, seed: 9, hedge: { delay: 50 } })
-  assert.deepEqual(independence(result.warnings), ['one URL: hedges go to the same origin as another stream on its HTTP/2 connection, so replica independence is not guaranteed'])
+  assert.deepEqual(independence(result.warnings), [
+    'one URL: hedges go to the same origin as another stream on its HTTP/2 connection, so replica independence is not guaranteed',
+  ])
 })
 
 test('same-address groups: each group once, IPv6 addresses as the preflight writes them', () => {
-  assert.deepEqual(sameAddressWarnings(['a', 'b', 'c'], ['[::1]:80', '10.0.0.1:80', '[::1]:80']).map((w) => w.slice(0, w.indexOf(':', w.indexOf(')')))), ['a and c reach the same address ([::1]:80)'])
+  assert.deepEqual(
+    sameAddressWarnings(['a', 'b', 'c'], ['[::1]:80', '10.0.0.1:80', '[::1]:80']).map((w) => w.slice(0, w.indexOf(':', w.indexOf(')')))),
+    ['a and c reach the same address ([::1]:80)'],
+  )
   assert.deepEqual(sameAddressWarnings(['a', 'b'], ['10.0.0.1:80', '10.0.0.1:81']), [])
 })

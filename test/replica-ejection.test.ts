@@ -81,7 +81,15 @@ test('--eject-after N: one request at a time, the dead replica fails exactly N r
   // are exactly the threshold, whatever the machine's speed.
   for (const after of [2, 5]) {
     const target = await deadReplicaTarget()
-    const result = await run({ urls: target.urls, mode: 'plain', requests: 240, concurrency: 1, warmup: 0, eject: { consecutiveFailures: after, baseEjectionMs: 60_000 }, seed: 3 })
+    const result = await run({
+      urls: target.urls,
+      mode: 'plain',
+      requests: 240,
+      concurrency: 1,
+      warmup: 0,
+      eject: { consecutiveFailures: after, baseEjectionMs: 60_000 },
+      seed: 3,
+    })
     const phase = plainPhase(result)
     assert.equal(phase.errors, after, `--eject-after ${after}: ${phase.errors} errors`)
     assert.equal(phase.ejections?.length, 1)
@@ -140,7 +148,17 @@ test('requests hedgebench aborts itself after an interruption do not eject a rep
   const target = await spawnTarget({ profile: temp.path, seed: 1 })
   targets.push(target)
   const stop = new AbortController()
-  const running = run({ urls: target.urls, mode: 'plain', requests: 1000, concurrency: 10, warmup: 0, eject: { consecutiveFailures: FAILURES_TO_EJECT }, signal: stop.signal, stopNow: stop.signal, seed: 2 })
+  const running = run({
+    urls: target.urls,
+    mode: 'plain',
+    requests: 1000,
+    concurrency: 10,
+    warmup: 0,
+    eject: { consecutiveFailures: FAILURES_TO_EJECT },
+    signal: stop.signal,
+    stopNow: stop.signal,
+    seed: 2,
+  })
   setTimeout(() => stop.abort(), 450) // one round answered, the second in flight
   const result = await running
   assert.equal(result.partial, true)

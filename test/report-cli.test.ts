@@ -24,10 +24,21 @@ test('report FILE prints the text report with its sections and the verdict', asy
   const run = await hedgebench('report', json)
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.stderr, '')
-  for (const section of ['Summary:', 'Response time histogram:', 'Latency distribution:', 'Status code distribution:', 'Hedging:', 'Replicas:', '=== plain vs hedged ===']) {
+  for (const section of [
+    'Summary:',
+    'Response time histogram:',
+    'Latency distribution:',
+    'Status code distribution:',
+    'Hedging:',
+    'Replicas:',
+    '=== plain vs hedged ===',
+  ]) {
     assert.ok(run.stdout.includes(`\n${section}\n`), section)
   }
-  assert.match(run.stdout, /^Verdict: Hedging removed 40 of 40 requests over 1 s \(-100 %, 95 % CI -100 % to -90 %\) and cut p99\.9 from 1\.02 s to 30\.9 ms, for \+3\.5 % requests\.$/m)
+  assert.match(
+    run.stdout,
+    /^Verdict: Hedging removed 40 of 40 requests over 1 s \(-100 %, 95 % CI -100 % to -90 %\) and cut p99\.9 from 1\.02 s to 30\.9 ms, for \+3\.5 % requests\.$/m,
+  )
 })
 
 test('report -o json reproduces the saved file byte for byte, and it is the run that was saved', async (t) => {
@@ -96,7 +107,10 @@ test('a saved run whose histogram was damaged still reports its figures, in ever
 
 test('a missing file and a bad -o value exit 2 with one line', async (t) => {
   const { dir, json } = await savedRun(t)
-  for (const args of [['report', join(dir, 'missing.json')], ['report', json, '-o', 'xml']]) {
+  for (const args of [
+    ['report', join(dir, 'missing.json')],
+    ['report', json, '-o', 'xml'],
+  ]) {
     const run = await hedgebench(...args)
     assert.equal(run.code, 2, args.join(' '))
     assert.equal(run.stderr.split('\n').filter(Boolean).length, 1, run.stderr)

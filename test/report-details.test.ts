@@ -28,19 +28,37 @@ test('histogram labels differ when the spread is small: 1.450-1.462 s', () => {
   assert.match(labels[0]!, /^1\.45\d s$/)
   assert.match(labels[10]!, /^1\.46\d s$/)
   // A wide spread keeps the usual precision.
-  assert.deepEqual(bucketLabels([{ markMs: 5, count: 0 }, { markMs: 105, count: 0 }]), ['5.0 ms', '105.0 ms'])
-  assert.deepEqual(bucketLabels([{ markMs: 0.2, count: 0 }, { markMs: 0.9, count: 0 }]), ['200 µs', '900 µs'])
+  assert.deepEqual(
+    bucketLabels([
+      { markMs: 5, count: 0 },
+      { markMs: 105, count: 0 },
+    ]),
+    ['5.0 ms', '105.0 ms'],
+  )
+  assert.deepEqual(
+    bucketLabels([
+      { markMs: 0.2, count: 0 },
+      { markMs: 0.9, count: 0 },
+    ]),
+    ['200 µs', '900 µs'],
+  )
 })
 
 test('requests that all took the same time make one histogram row, not eleven equal labels', () => {
   const { histogram, latencyMs } = latencyOf([12, 12, 12])
   const buckets = histogramBuckets(histogram, latencyMs.min, latencyMs.max)!
-  assert.deepEqual(buckets.map((b) => b.count), [3])
+  assert.deepEqual(
+    buckets.map((b) => b.count),
+    [3],
+  )
   // A spread keeps hey's eleven marks, every request counted once.
   const spread = latencyOf([10, 12, 14])
   const eleven = histogramBuckets(spread.histogram, spread.latencyMs.min, spread.latencyMs.max)!
   assert.equal(eleven.length, 11)
-  assert.equal(eleven.reduce((sum, b) => sum + b.count, 0), 3)
+  assert.equal(
+    eleven.reduce((sum, b) => sum + b.count, 0),
+    3,
+  )
 })
 
 test('--warmup 10: the delay from 5 requests is warned about, with how many are needed, and the warm-up line says why its p95 differs', async () => {
@@ -50,14 +68,19 @@ test('--warmup 10: the delay from 5 requests is warned about, with how many are 
   const result = JSON.parse(r.stdout) as RunResult
   // p95 needs 72 requests (0.95^72 <= 2.5 %, see noise.ts); the delay is measured on the last 5 of 10.
   assert.ok(
-    result.warnings.includes('the hedge delay is the p95 of only 5 requests, too few to place it (a p95 needs at least 72); use --warmup 144 or more (the delay is measured on the second half)'),
+    result.warnings.includes(
+      'the hedge delay is the p95 of only 5 requests, too few to place it (a p95 needs at least 72); use --warmup 144 or more (the delay is measured on the second half)',
+    ),
     result.warnings.join('\n'),
   )
   // Said in the result as figures, so the warm-up line needs no parsing of the delay's wording.
   assert.deepEqual(result.phases.hedged!.hedging!.warmupBasis, { requests: 5, of: 10 })
   const text = renderText(result)
   assert.match(text, /^Warm-up \(excluded from statistics\): 10 requests .* p95 \S+ \S+ \(all of them\)/m)
-  assert.match(text, /^  the hedge delay is not this p95: it is the p95 of the last 5 of 10 warm-up requests = \S+ \S+, leaving out the first 5, which warm connections and the JIT$/m)
+  assert.match(
+    text,
+    /^ {2}the hedge delay is not this p95: it is the p95 of the last 5 of 10 warm-up requests = \S+ \S+, leaving out the first 5, which warm connections and the JIT$/m,
+  )
 })
 
 test('a warm-up large enough for the delay gives no warning', async () => {
@@ -65,14 +88,23 @@ test('a warm-up large enough for the delay gives no warning', async () => {
   const r = await runMain([server.url, '-n', '20', '-c', '4', '--warmup', '150', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as RunResult
-  assert.equal(result.warnings.some((w) => w.includes('too few to place it')), false, result.warnings.join('\n'))
+  assert.equal(
+    result.warnings.some((w) => w.includes('too few to place it')),
+    false,
+    result.warnings.join('\n'),
+  )
 })
 
 test('requests hung when the run was stopped are named with how long they had been in flight, in the warm-up line too', () => {
   const hung = { interrupted: 4, interruptedSlow: 4, interruptedMaxMs: 6280 }
-  const text = renderText(makeRunResult({ partial: true, stoppedIn: 'plain', phases: { warmup: makePhase('warmup', [5, 6], hung), plain: makePhase('plain', [5, 6, 7], hung) } }))
+  const text = renderText(
+    makeRunResult({ partial: true, stoppedIn: 'plain', phases: { warmup: makePhase('warmup', [5, 6], hung), plain: makePhase('plain', [5, 6, 7], hung) } }),
+  )
   assert.match(text, /, 0 errors, 4 interrupted; 4 had been in flight over the 1 s slow threshold, the longest 6\.28 s$/m)
-  assert.match(text, /Interrupted:\s+4 requests aborted by hedgebench after the stop \(not errors; outside every figure above and below\); 4 had been in flight over the 1 s slow threshold, the longest 6\.28 s$/m)
+  assert.match(
+    text,
+    /Interrupted:\s+4 requests aborted by hedgebench after the stop \(not errors; outside every figure above and below\); 4 had been in flight over the 1 s slow threshold, the longest 6\.28 s$/m,
+  )
 })
 
 test("a shard's open-loop report compares its rate with its own share of -q; a partial merge with the shares it holds", () => {
@@ -93,6 +125,9 @@ test('the HTML of an interrupted run says so first, with the requests hung at th
   const html = renderHtml(run)
   const answer = html.slice(html.indexOf('<section class="answer">'), html.indexOf('</section>', html.indexOf('<section class="answer">')))
   assert.match(answer, /<p class="verdict bad">PARTIAL: interrupted during plain; figures cover what finished before the stop<\/p>/)
-  assert.match(answer, /<li>plain: 10 requests aborted by hedgebench after the stop \(not errors; outside every figure above and below\); 10 had been in flight over the 1 s slow threshold, the longest 7\.09 s<\/li>/)
+  assert.match(
+    answer,
+    /<li>plain: 10 requests aborted by hedgebench after the stop \(not errors; outside every figure above and below\); 10 had been in flight over the 1 s slow threshold, the longest 7\.09 s<\/li>/,
+  )
   assert.match(answer, /This run has no plain and hedged phase to compare \(it was interrupted during plain\)/)
 })

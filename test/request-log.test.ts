@@ -82,10 +82,7 @@ test('waitForDrain() resolves at once when nothing is buffered', async (t) => {
   // "At once": before the next turn of the event loop. Raced against a
   // setImmediate, so a waitForDrain() that waits for a 'drain' that never
   // comes fails here instead of hanging the suite (node:test has no default timeout).
-  const first = await Promise.race([
-    log.waitForDrain().then(() => 'drained'),
-    new Promise((resolve) => setImmediate(() => resolve('still waiting'))),
-  ])
+  const first = await Promise.race([log.waitForDrain().then(() => 'drained'), new Promise((resolve) => setImmediate(() => resolve('still waiting')))])
   assert.equal(first, 'drained')
   await log.close()
 })
@@ -114,12 +111,17 @@ test('two logs on one path never splice: the file holds one whole log, the last 
   await second.close()
   const text = await readFile(path, 'utf8')
   assert.equal(text.split('\n').filter((l) => l.startsWith('phase,')).length, 1)
-  assert.deepEqual(parseCsvObjects(text).map((r) => Number(r.seq)), Array.from({ length: 40 }, (_, i) => 1000 + i))
+  assert.deepEqual(
+    parseCsvObjects(text).map((r) => Number(r.seq)),
+    Array.from({ length: 40 }, (_, i) => 1000 + i),
+  )
   assert.equal((await stat(path)).mode & 0o777, 0o600)
   assert.deepEqual(await readdir(dirname(path)), ['requests.csv'], 'no temporary file left')
 })
 
-test('a log that cannot be written (a full disk: /dev/full) rejects on close with one line; discard leaves nothing', { skip: process.platform !== 'linux' }, async (t) => {
+test('a log that cannot be written (a full disk: /dev/full) rejects on close with one line; discard leaves nothing', {
+  skip: process.platform !== 'linux',
+}, async (t) => {
   const log = await createRequestLog('/dev/full')
   for (let seq = 0; seq < 2000; seq++) if (!log.write(record(seq))) await log.waitForDrain()
   await assert.rejects(log.close(), /^Error: request log "\/dev\/full" not written: ENOSPC$/)

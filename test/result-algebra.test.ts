@@ -81,8 +81,16 @@ test('one process, --workers 2 and three shards merged carry the same fields, ev
         assert.notEqual(c[key], undefined, `${name}.${key}`)
         continue
       }
-      assert.equal(b[key] === undefined, a[key] === undefined, `${name}.${key}: --workers 2 ${b[key] === undefined ? 'lacks' : 'has'} it, one process ${a[key] === undefined ? 'not' : 'too'}`)
-      assert.equal(c[key] === undefined, a[key] === undefined, `${name}.${key}: the merge ${c[key] === undefined ? 'lacks' : 'has'} it, one process ${a[key] === undefined ? 'not' : 'too'}`)
+      assert.equal(
+        b[key] === undefined,
+        a[key] === undefined,
+        `${name}.${key}: --workers 2 ${b[key] === undefined ? 'lacks' : 'has'} it, one process ${a[key] === undefined ? 'not' : 'too'}`,
+      )
+      assert.equal(
+        c[key] === undefined,
+        a[key] === undefined,
+        `${name}.${key}: the merge ${c[key] === undefined ? 'lacks' : 'has'} it, one process ${a[key] === undefined ? 'not' : 'too'}`,
+      )
     }
     for (const key of Object.keys(HEDGING_FIELDS) as Array<keyof NonNullable<PhaseResult['hedging']>>) {
       if (!a.hedging) continue
@@ -105,11 +113,22 @@ test('what the workload fixes is equal in all three: requests, answers, bytes, s
     for (const p of [a, b, c]) {
       assert.equal(p.requests, REQUESTS)
       assert.equal(p.ok + p.errors, p.requests)
-      assert.equal(p.timeline.reduce((s, t) => s + t.requests, 0), p.requests, 'every request in one second of the timeline')
-      assert.equal(p.timelineFine!.reduce((s, t) => s + t.requests, 0), p.requests, 'and in one 100 ms point')
-      assert.equal(p.replicas.reduce((s, r) => s + r.attempts, 0), p.attempts)
+      assert.equal(
+        p.timeline.reduce((s, t) => s + t.requests, 0),
+        p.requests,
+        'every request in one second of the timeline',
+      )
+      assert.equal(
+        p.timelineFine!.reduce((s, t) => s + t.requests, 0),
+        p.requests,
+        'and in one 100 ms point',
+      )
+      assert.equal(
+        p.replicas.reduce((s, r) => s + r.attempts, 0),
+        p.attempts,
+      )
       assert.equal(decodeHistogram(p.histogram).totalCount, p.requests)
-      assert.equal(p.rps, phaseRate(p.requests, p.durationMs), 'requests/s is requests over the phase\'s time')
+      assert.equal(p.rps, phaseRate(p.requests, p.durationMs), "requests/s is requests over the phase's time")
     }
     for (const key of ['requests', 'ok', 'errors', 'bytes', 'statusCodes', 'errorKinds', 'name'] as const) {
       assert.deepEqual(b[key], a[key], `${name}.${key} (--workers 2)`)
@@ -125,14 +144,25 @@ test('what the workload fixes is equal in all three: requests, answers, bytes, s
   }
 })
 
-test('the merge of the shards is, field by field, what each field\'s kind says of the shards\' own', () => {
+test("the merge of the shards is, field by field, what each field's kind says of the shards' own", () => {
   for (const name of PHASES) {
     const parts = shards.map((s) => s.phases[name]!)
     checkTable(PHASE_FIELDS, merged.phases[name]!, parts, name)
     const h = merged.phases[name]!.hedging
-    if (h) checkTable(HEDGING_FIELDS, h, parts.map((p) => p.hedging!), `${name}.hedging`)
+    if (h)
+      checkTable(
+        HEDGING_FIELDS,
+        h,
+        parts.map((p) => p.hedging!),
+        `${name}.hedging`,
+      )
     for (const replica of merged.phases[name]!.replicas) {
-      checkTable(REPLICA_FIELDS, replica, parts.map((p) => p.replicas.find((r) => r.url === replica.url)!), `${name}.replica ${replica.url}`)
+      checkTable(
+        REPLICA_FIELDS,
+        replica,
+        parts.map((p) => p.replicas.find((r) => r.url === replica.url)!),
+        `${name}.replica ${replica.url}`,
+      )
     }
   }
   // The union of three windows one after another: from the first shard's start to the last one's end.
@@ -143,7 +173,13 @@ test('the merge of the shards is, field by field, what each field\'s kind says o
 
 test('compare of the merge against the one process of the same total: identical configuration', () => {
   // (The shards ran one after another here, so their union window is three runs long: the rates are compared in compare-render.test.ts.)
-  const c = compareRuns([{ name: 'one.json', result: one }, { name: 'merged.json', result: merged }], { phase: 'plain' })
+  const c = compareRuns(
+    [
+      { name: 'one.json', result: one },
+      { name: 'merged.json', result: merged },
+    ],
+    { phase: 'plain' },
+  )
   assert.deepEqual(c.configDifferences, [], 'the merge of -c 2 x 3 is the one process at -c 6')
 })
 
@@ -194,12 +230,22 @@ function checkKind(kind: MergeKind, m: unknown, ps: unknown[], at: string): void
 
 /** Every numeric leaf summed, or (a setting like slow.thresholdMs) equal in every part and the merge. */
 function checkSum(m: unknown, ps: unknown[], at: string): void {
-  if (typeof m === 'number') return assert.equal(m, (ps as number[]).reduce((s, x) => s + x, 0), at)
+  if (typeof m === 'number')
+    return assert.equal(
+      m,
+      (ps as number[]).reduce((s, x) => s + x, 0),
+      at,
+    )
   if (typeof m !== 'object' || m === null) return assert.fail(`${at}: not a number or an object: ${JSON.stringify(m)}`)
   for (const [k, v] of Object.entries(m)) {
     const values = ps.map((p) => (p as Record<string, unknown>)[k])
     if (typeof v === 'number' && values.every((x) => x === v)) continue
-    if (typeof v === 'number') assert.equal(v, (values as number[]).reduce((s, x) => s + x, 0), `${at}.${k}`)
+    if (typeof v === 'number')
+      assert.equal(
+        v,
+        (values as number[]).reduce((s, x) => s + x, 0),
+        `${at}.${k}`,
+      )
   }
 }
 
@@ -214,12 +260,20 @@ function checkHistogram(m: unknown, ps: unknown[], at: string): void {
     // A summary with its histogram (loser runtime): the histogram is the parts' added, its count their sum.
     const partsEncoded = ps.filter((p) => p !== undefined).map((p) => (p as { histogram: string }).histogram)
     assert.equal(encoded, encodeHistogram(mergeEncoded(partsEncoded)), at)
-    return assert.equal(decodeHistogram(encoded).totalCount, partsEncoded.reduce((s, e) => s + decodeHistogram(e).totalCount, 0), at)
+    return assert.equal(
+      decodeHistogram(encoded).totalCount,
+      partsEncoded.reduce((s, e) => s + decodeHistogram(e).totalCount, 0),
+      at,
+    )
   }
   if (Array.isArray(m)) {
     // Details: per attempt and stage, the counts add up.
     const count = (list: unknown): number => (list as Array<{ write: { count: number } }>).reduce((s, d) => s + d.write.count, 0)
-    return assert.equal(count(m), ps.reduce((s: number, p) => s + (p ? count(p) : 0), 0), at)
+    return assert.equal(
+      count(m),
+      ps.reduce((s: number, p) => s + (p ? count(p) : 0), 0),
+      at,
+    )
   }
   const summary = m as { min?: number; max?: number; latencyMs?: { min: number; max: number } }
   const lat = summary.latencyMs ?? (summary as { min: number; max: number })
@@ -231,16 +285,26 @@ function checkHistogram(m: unknown, ps: unknown[], at: string): void {
 function checkUnion(m: unknown, ps: unknown[], at: string): void {
   if (Array.isArray(m)) {
     const present = ps.filter((p): p is unknown[] => Array.isArray(p))
-    const requests = (list: unknown[]): number => list.reduce((s: number, x) => s + ((x as { requests?: number; count?: number }).requests ?? (x as { count?: number }).count ?? 1), 0)
+    const requests = (list: unknown[]): number =>
+      list.reduce((s: number, x) => s + ((x as { requests?: number; count?: number }).requests ?? (x as { count?: number }).count ?? 1), 0)
     if (m.length > 0 && typeof m[0] === 'string') {
       for (const p of present) for (const x of p) assert.ok(m.includes(x), `${at}: ${String(x)} kept`)
       return
     }
-    return assert.equal(requests(m), present.reduce((s, p) => s + requests(p), 0), at)
+    return assert.equal(
+      requests(m),
+      present.reduce((s, p) => s + requests(p), 0),
+      at,
+    )
   }
   if (typeof m === 'object' && m !== null) {
     // A record of counts: every key's count summed.
-    for (const [k, v] of Object.entries(m)) assert.equal(v, ps.reduce((s: number, p) => s + (((p ?? {}) as Record<string, number>)[k] ?? 0), 0), `${at}.${k}`)
+    for (const [k, v] of Object.entries(m))
+      assert.equal(
+        v,
+        ps.reduce((s: number, p) => s + (((p ?? {}) as Record<string, number>)[k] ?? 0), 0),
+        `${at}.${k}`,
+      )
     return
   }
   assert.fail(`${at}: a union of ${JSON.stringify(m)}`)

@@ -90,7 +90,13 @@ test('report, compare and merge of a hand-edited file: one line naming the file 
   ]
   for (const [name, text] of cases) await writeFile(join(dir, name), text)
   const runs = await Promise.all(
-    cases.flatMap(([name]) => [['report', name], ['compare', name, name], ['merge', name, name]]).map(async (args) => ({ args, run: await runMain(args, { cwd: dir, timeoutMs: 60_000 }) })),
+    cases
+      .flatMap(([name]) => [
+        ['report', name],
+        ['compare', name, name],
+        ['merge', name, name],
+      ])
+      .map(async (args) => ({ args, run: await runMain(args, { cwd: dir, timeoutMs: 60_000 }) })),
   )
   for (const { args, run } of runs) {
     const [, name] = args
@@ -107,11 +113,20 @@ test('report, compare and merge of a hand-edited file: one line naming the file 
 test('control characters a saved file carries (a warning that clears the screen) are never printed by report or compare', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'hedgebench-edited-'))
   t.after(() => rm(dir, { recursive: true, force: true }))
-  const run = makeHedgedRun({ label: 'x\u001b]0;title\u0007', warnings: ['\u001b[2J\u001b[Hscreen cleared', 'bell\u0007 and \u009b31m C1 and \u202e override'] })
+  const run = makeHedgedRun({
+    label: 'x\u001b]0;title\u0007',
+    warnings: ['\u001b[2J\u001b[Hscreen cleared', 'bell\u0007 and \u009b31m C1 and \u202e override'],
+  })
   run.phases.hedged!.errorKinds = { 'EVIL\u001b[31m': 1 }
   const file = join(dir, 'escapes.json')
   await writeFile(file, renderJson(run))
-  const outputs = await Promise.all([['report', file], ['report', file, '-o', 'csv'], ['compare', file]].map((args) => runMain(args, { timeoutMs: 60_000 })))
+  const outputs = await Promise.all(
+    [
+      ['report', file],
+      ['report', file, '-o', 'csv'],
+      ['compare', file],
+    ].map((args) => runMain(args, { timeoutMs: 60_000 })),
+  )
   for (const out of outputs) {
     assert.equal(out.code, 0, out.stderr)
     assert.doesNotMatch(out.stdout + out.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/)
@@ -119,14 +134,19 @@ test('control characters a saved file carries (a warning that clears the screen)
   assert.match(outputs[0]!.stdout, /\ufffd\[2J\ufffd\[Hscreen cleared/, 'the warning is still shown, its controls visible as U+FFFD')
 })
 
-test('what a target says (a stats endpoint\'s replica names) reaches the report without its control characters', async (t) => {
+test("what a target says (a stats endpoint's replica names) reaches the report without its control characters", async (t) => {
   // A stats endpoint in the shape --server-stats reads, naming its replica with an escape that clears the screen.
   let busyMs = 0
   const target = createServer((req, res) => {
     if (req.url === '/stats') {
       busyMs += 5
       res.setHeader('content-type', 'application/json')
-      res.end(JSON.stringify({ totals: { received: 1e9, completed: 1e9, cancelled: 1e9, hedgeHeader: 0 }, replicas: [{ url: 'http://evil\u001b[2J\u001b]0;pwned\u0007/', busyMs }] }))
+      res.end(
+        JSON.stringify({
+          totals: { received: 1e9, completed: 1e9, cancelled: 1e9, hedgeHeader: 0 },
+          replicas: [{ url: 'http://evil\u001b[2J\u001b]0;pwned\u0007/', busyMs }],
+        }),
+      )
       return
     }
     res.end('ok')

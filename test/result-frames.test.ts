@@ -13,7 +13,15 @@ import { makeRunResult } from './helpers/result-fixture.js'
 function bigResult(index: number) {
   const r = makeRunResult({ runId: 'run-7', shard: { index, count: 2 } })
   const next = seededRandom(index + 1)
-  r.phases.plain!.timeline = Array.from({ length: 3000 }, (_, t) => ({ t, requests: Math.floor(next() * 1e6), errors: 0, p50Ms: next() * 100, p99Ms: next() * 1000, hedges: 0, delayMs: null }))
+  r.phases.plain!.timeline = Array.from({ length: 3000 }, (_, t) => ({
+    t,
+    requests: Math.floor(next() * 1e6),
+    errors: 0,
+    p50Ms: next() * 100,
+    p99Ms: next() * 1000,
+    hedges: 0,
+    delayMs: null,
+  }))
   return r
 }
 

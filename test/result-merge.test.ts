@@ -15,7 +15,12 @@ import { latencyOf, makeHedgedRun, makeHedgingStats, stallingLatencies } from '.
 function shard(index: number, delayMs: number, startMs: number): RunResult {
   const r = makeHedgedRun({ runId: 'adaptive-1', shard: { index, count: 2 }, host: `pod-${index}` }, index)
   const hedged = r.phases.hedged!
-  hedged.hedging = makeHedgingStats({ delayMs, adaptive: true, delayUsedMs: { min: delayMs - 4, p50: delayMs + 1, max: delayMs + 9 }, delaySource: `rolling p95, starting at ${delayMs} ms` })
+  hedged.hedging = makeHedgingStats({
+    delayMs,
+    adaptive: true,
+    delayUsedMs: { min: delayMs - 4, p50: delayMs + 1, max: delayMs + 9 },
+    delaySource: `rolling p95, starting at ${delayMs} ms`,
+  })
   for (const p of Object.values(r.phases)) p.wall = { startMs: startMs + p.startOffsetMs, endMs: startMs + p.startOffsetMs + p.durationMs }
   return r
 }
@@ -23,12 +28,21 @@ function shard(index: number, delayMs: number, startMs: number): RunResult {
 test('an adaptive delay is shown per shard, and the merged delay is stated as per shard, not averaged', () => {
   const a = shard(0, 12, 1_000_000)
   const b = shard(1, 20, 1_000_005)
-  const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
+  const merged = mergeResults([
+    { result: a, source: 'a' },
+    { result: b, source: 'b' },
+  ])
   const h = merged.phases.hedged!.hedging!
   assert.equal(h.delaySource, 'per shard, 12.0 ms to 20.0 ms (each generator derived its own; see Generators)')
   assert.deepEqual(h.delayUsedMs, { min: 8, p50: 21, max: 29 }, 'range of both, the higher median: no mean of 13 and 21')
   assert.equal(h.hedgesSent, a.phases.hedged!.hedging!.hedgesSent * 2)
-  assert.deepEqual(merged.generators!.map((g) => [g.shard, g.hedgeDelayMs, g.delayUsedMs?.p50]), [[0, 12, 13], [1, 20, 21]])
+  assert.deepEqual(
+    merged.generators!.map((g) => [g.shard, g.hedgeDelayMs, g.delayUsedMs?.p50]),
+    [
+      [0, 12, 13],
+      [1, 20, 21],
+    ],
+  )
   const text = renderText(merged)
   assert.match(text, /\n {2}0 +pod-0 .* 13\.0 ms \(8\.00 ms-21\.0 ms\)\n/)
   assert.match(text, /\n {2}1 +pod-1 .* 21\.0 ms \(16\.0 ms-29\.0 ms\)\n/)
@@ -40,23 +54,40 @@ test('an adaptive delay is shown per shard, and the merged delay is stated as pe
 test('shards that never ran at the same time are flagged', () => {
   const a = shard(0, 12, 1_000_000)
   const b = shard(1, 12, 2_000_000)
-  const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
+  const merged = mergeResults([
+    { result: a, source: 'a' },
+    { result: b, source: 'b' },
+  ])
   assert.equal(merged.phases.plain!.window!.overlapMs, 0)
-  assert.ok(merged.warnings.some((w) => w.startsWith('plain: the shards did not all run at the same time') && w.endsWith('(start them with one --start-at)')), merged.warnings.join('\n'))
+  assert.ok(
+    merged.warnings.some((w) => w.startsWith('plain: the shards did not all run at the same time') && w.endsWith('(start them with one --start-at)')),
+    merged.warnings.join('\n'),
+  )
   // Started together (one --start-at), then drifted: the advice is not to do what they did.
   const together = shard(1, 12, 1_000_000)
   const hedged = together.phases.hedged!
   hedged.wall = { startMs: 1_000_000 + 50_000, endMs: 1_000_000 + 50_000 + hedged.durationMs }
-  const drifted = mergeResults([{ result: shard(0, 12, 1_000_000), source: 'a' }, { result: together, source: 'b' }])
+  const drifted = mergeResults([
+    { result: shard(0, 12, 1_000_000), source: 'a' },
+    { result: together, source: 'b' },
+  ])
   const w = drifted.warnings.find((x) => x.startsWith('hedged: the shards did not all run at the same time'))
-  assert.ok(w?.endsWith("(the shards started together, but each phase after the first starts when that shard's previous phase ended, so they drifted apart (a -n phase ends when its requests are done))"), drifted.warnings.join('\n'))
+  assert.ok(
+    w?.endsWith(
+      "(the shards started together, but each phase after the first starts when that shard's previous phase ended, so they drifted apart (a -n phase ends when its requests are done))",
+    ),
+    drifted.warnings.join('\n'),
+  )
 })
 
 test('overlapping clock-offset bounds are not a clock disagreement; the merged header names the merge and the total in flight', () => {
   // The defect's two shards on one host: midpoints 78.5 ms apart, bounds overlapping.
   const a = { ...shard(0, 12, 1_000_000), label: 'shard-0', clock: { minMs: -53, maxMs: 289, samples: 40 } }
   const b = { ...shard(1, 12, 1_000_005), label: 'shard-1', clock: { minMs: -36, maxMs: 429, samples: 40 } }
-  const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
+  const merged = mergeResults([
+    { result: a, source: 'a' },
+    { result: b, source: 'b' },
+  ])
   assert.equal(merged.merge!.offsetGapMs, 0)
   const text = renderText(merged)
   assert.match(text, /clock offsets agree \(their bounds overlap\)/)
@@ -69,10 +100,16 @@ test('overlapping clock-offset bounds are not a clock disagreement; the merged h
 
   // Bounds 100 ms apart: a provable gap, shown with the midpoints' spread.
   const far = { ...b, clock: { minMs: 389, maxMs: 700, samples: 40 } }
-  const apart = mergeResults([{ result: a, source: 'a' }, { result: far, source: 'b' }])
+  const apart = mergeResults([
+    { result: a, source: 'a' },
+    { result: far, source: 'b' },
+  ])
   assert.equal(apart.merge!.offsetGapMs, 100)
   assert.match(renderText(apart), /clocks differ by at least 100\.0 ms \(offset midpoints spread 426\.5 ms\)/)
-  assert.ok(apart.warnings.some((w) => w.includes('clocks disagree')), apart.warnings.join('\n'))
+  assert.ok(
+    apart.warnings.some((w) => w.includes('clocks disagree')),
+    apart.warnings.join('\n'),
+  )
 })
 
 test('a saturated shard of a -n run sent its share (its latencies carry its own queueing); of a paced or timed run it may have sent less', () => {
@@ -80,19 +117,41 @@ test('a saturated shard of a -n run sent its share (its latencies carry its own 
     r.phases.hedged!.generator = { ...r.phases.hedged!.generator, saturated: true }
     return r
   }
-  const counted = mergeResults([{ result: saturate(shard(0, 12, 1_000_000)), source: 'a' }, { result: shard(1, 12, 1_000_005), source: 'b' }])
-  assert.ok(counted.warnings.includes('shard 0 (pod-0): the generator was saturated, so it sent its share, but its latencies include its own queueing; see its own report'), counted.warnings.join('\n'))
+  const counted = mergeResults([
+    { result: saturate(shard(0, 12, 1_000_000)), source: 'a' },
+    { result: shard(1, 12, 1_000_005), source: 'b' },
+  ])
+  assert.ok(
+    counted.warnings.includes(
+      'shard 0 (pod-0): the generator was saturated, so it sent its share, but its latencies include its own queueing; see its own report',
+    ),
+    counted.warnings.join('\n'),
+  )
   const paced = [saturate(shard(0, 12, 1_000_000)), shard(1, 12, 1_000_005)]
   for (const r of paced) r.config.rate = 400
   const merged = mergeResults(paced.map((result, i) => ({ result, source: `s${i}` })))
-  assert.ok(merged.warnings.includes('shard 0 (pod-0): the generator was saturated, so it may have sent less than its share; see its own report'), merged.warnings.join('\n'))
+  assert.ok(
+    merged.warnings.includes('shard 0 (pod-0): the generator was saturated, so it may have sent less than its share; see its own report'),
+    merged.warnings.join('\n'),
+  )
 })
 
 test("the merged Generator section keeps the shards' GC pauses (added up, the longest of all) and their worst event loop", () => {
   const [a, b] = [shard(0, 12, 1_000_000), shard(1, 12, 1_000_005)]
-  a.phases.hedged!.generator = { ...a.phases.hedged!.generator, eventLoopDelayMs: { p50: 0.1, p99: 0.8, max: 4, samples: 300 }, gc: { count: 3, young: 2, totalMs: 6.5, maxMs: 4.25 } }
-  b.phases.hedged!.generator = { ...b.phases.hedged!.generator, eventLoopDelayMs: { p50: 0.2, p99: 1.5, max: 2, samples: 200 }, gc: { count: 1, young: 1, totalMs: 1.5, maxMs: 1.5 } }
-  const g = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }]).phases.hedged!.generator
+  a.phases.hedged!.generator = {
+    ...a.phases.hedged!.generator,
+    eventLoopDelayMs: { p50: 0.1, p99: 0.8, max: 4, samples: 300 },
+    gc: { count: 3, young: 2, totalMs: 6.5, maxMs: 4.25 },
+  }
+  b.phases.hedged!.generator = {
+    ...b.phases.hedged!.generator,
+    eventLoopDelayMs: { p50: 0.2, p99: 1.5, max: 2, samples: 200 },
+    gc: { count: 1, young: 1, totalMs: 1.5, maxMs: 1.5 },
+  }
+  const g = mergeResults([
+    { result: a, source: 'a' },
+    { result: b, source: 'b' },
+  ]).phases.hedged!.generator
   assert.deepEqual(g.gc, { count: 4, young: 3, totalMs: 8, maxMs: 4.25 })
   assert.deepEqual(g.eventLoopDelayMs, { p50: 0.2, p99: 1.5, max: 4, samples: 500 })
 })
@@ -100,16 +159,21 @@ test("the merged Generator section keeps the shards' GC pauses (added up, the lo
 test("every shard's histogram is in the merge: the merged figures are those of both shards' latencies together", () => {
   const [a, b] = [shard(0, 12, 1_000_000), shard(1, 12, 1_000_005)]
   assert.notEqual(a.phases.plain!.histogram, b.phases.plain!.histogram, 'the shards measured different latencies')
-  const merged = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }])
+  const merged = mergeResults([
+    { result: a, source: 'a' },
+    { result: b, source: 'b' },
+  ])
   const all = latencyOf([...stallingLatencies(4000, 4), ...stallingLatencies(4000, 14)])
   assert.deepEqual(merged.phases.plain!.latencyMs, all.latencyMs)
   assert.equal(merged.phases.plain!.slow.count, a.phases.plain!.slow.count + b.phases.plain!.slow.count)
-  for (const [i, r] of merged.phases.plain!.replicas.entries()) assert.equal(r.requests, a.phases.plain!.replicas[i]!.requests + b.phases.plain!.replicas[i]!.requests)
+  for (const [i, r] of merged.phases.plain!.replicas.entries())
+    assert.equal(r.requests, a.phases.plain!.replicas[i]!.requests + b.phases.plain!.replicas[i]!.requests)
 })
 
 test('a merge keeps what a one-process run reports: cancel costs, ejections and the 100 ms points', () => {
   const [a, b] = [shard(0, 12, 1_000_000), shard(1, 12, 1_000_005)]
-  const fine = (requests: number[]): TimelinePoint[] => requests.map((n, i) => ({ t: (i + 1) / 10, requests: n, errors: 0, p50Ms: 10 + i, p99Ms: 20 + i, hedges: 1, delayMs: 12 }))
+  const fine = (requests: number[]): TimelinePoint[] =>
+    requests.map((n, i) => ({ t: (i + 1) / 10, requests: n, errors: 0, p50Ms: 10 + i, p99Ms: 20 + i, hedges: 1, delayMs: 12 }))
   Object.assign(a.phases.hedged!, {
     connectionsClosedByCancel: 7,
     streamsResetByCancel: 0,
@@ -122,12 +186,32 @@ test('a merge keeps what a one-process run reports: cancel costs, ejections and 
     ejections: [{ url: 'http://127.0.0.1:8081/users/42', atMs: 400, forMs: 1000, readmittedAtMs: null, cause: '5 failures' }],
     timelineFine: fine([3, 4, 8]),
   })
-  const h = mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }]).phases.hedged!
+  const h = mergeResults([
+    { result: a, source: 'a' },
+    { result: b, source: 'b' },
+  ]).phases.hedged!
   assert.equal(h.connectionsClosedByCancel, 18)
   assert.equal(h.streamsResetByCancel, 2)
-  assert.deepEqual(h.ejections?.map((e) => e.atMs), [400, 900], 'both shards\' ejections, in time order')
-  assert.deepEqual(h.timelineFine?.map((p) => [p.t, p.requests, p.hedges, p.p99Ms]), [[0.1, 8, 2, 20], [0.2, 10, 2, 21], [0.3, 8, 1, 22]])
+  assert.deepEqual(
+    h.ejections?.map((e) => e.atMs),
+    [400, 900],
+    "both shards' ejections, in time order",
+  )
+  assert.deepEqual(
+    h.timelineFine?.map((p) => [p.t, p.requests, p.hedges, p.p99Ms]),
+    [
+      [0.1, 8, 2, 20],
+      [0.2, 10, 2, 21],
+      [0.3, 8, 1, 22],
+    ],
+  )
   // A shard saved before cancels were counted: the merge claims no total rather than a part of one.
   delete b.phases.hedged!.connectionsClosedByCancel
-  assert.equal(mergeResults([{ result: a, source: 'a' }, { result: b, source: 'b' }]).phases.hedged!.connectionsClosedByCancel, undefined)
+  assert.equal(
+    mergeResults([
+      { result: a, source: 'a' },
+      { result: b, source: 'b' },
+    ]).phases.hedged!.connectionsClosedByCancel,
+    undefined,
+  )
 })

@@ -54,7 +54,13 @@ test('saving the same result twice never overwrites, and leaves no temp files', 
   const third = await saveResult(result, dir)
   assert.equal(second.json, join(dir, '2026-11-30T10-00-00Z-fixture-2.json'))
   assert.equal(third.csv, join(dir, '2026-11-30T10-00-00Z-fixture-3.csv'))
-  assert.deepEqual((await readdir(dir)).sort(), [first, second, third].flatMap((f) => [f.csv, f.json]).map((p) => p.slice(dir.length + 1)).sort())
+  assert.deepEqual(
+    (await readdir(dir)).sort(),
+    [first, second, third]
+      .flatMap((f) => [f.csv, f.json])
+      .map((p) => p.slice(dir.length + 1))
+      .sort(),
+  )
 })
 
 test('a taken CSV name moves the pair to the next suffix without touching the existing file', async (t) => {
@@ -63,7 +69,11 @@ test('a taken CSV name moves the pair to the next suffix without touching the ex
   const files = await saveResult(makeRunResult(), dir)
   assert.equal(files.json, join(dir, '2026-11-30T10-00-00Z-fixture-2.json'))
   assert.equal(await readFile(join(dir, '2026-11-30T10-00-00Z-fixture.csv'), 'utf8'), 'mine')
-  assert.deepEqual((await readdir(dir)).sort(), ['2026-11-30T10-00-00Z-fixture-2.csv', '2026-11-30T10-00-00Z-fixture-2.json', '2026-11-30T10-00-00Z-fixture.csv'])
+  assert.deepEqual((await readdir(dir)).sort(), [
+    '2026-11-30T10-00-00Z-fixture-2.csv',
+    '2026-11-30T10-00-00Z-fixture-2.json',
+    '2026-11-30T10-00-00Z-fixture.csv',
+  ])
 })
 
 test('saves racing for the same name all get their own file', async (t) => {
@@ -102,14 +112,20 @@ test('a writer killed mid-write leaves no partial file at the final name', async
   assert.ok(final === null || final.size === size, `partial file at the final name: ${final?.size} bytes`)
   // What a crash may leave is a hidden temp file, recognisable by its prefix.
   const left = await readdir(dir)
-  assert.ok(left.every((name) => name === 'big.json' || name.startsWith('.hedgebench-tmp-')), left.join(', '))
+  assert.ok(
+    left.every((name) => name === 'big.json' || name.startsWith('.hedgebench-tmp-')),
+    left.join(', '),
+  )
 })
 
 test('an unwritable output directory is a one-line UsageError and leaves nothing behind', async (t) => {
   const dir = await tempDir(t)
   const file = join(dir, 'a-file')
   await writeFile(file, 'x')
-  await assert.rejects(assertWritableDir(join(file, 'sub')), assertUsage(/^cannot write to output directory ".*a-file\/sub": a component of the path is not a directory \(ENOTDIR\)$/))
+  await assert.rejects(
+    assertWritableDir(join(file, 'sub')),
+    assertUsage(/^cannot write to output directory ".*a-file\/sub": a component of the path is not a directory \(ENOTDIR\)$/),
+  )
   await assert.rejects(assertWritableDir(file), assertUsage(/^cannot write to output directory ".*a-file": exists and is not a directory \(EEXIST\)$/))
   await assert.rejects(saveResult(makeRunResult(), join(file, 'sub')), /cannot save result/)
   assert.deepEqual(await readdir(dir), ['a-file'])

@@ -98,14 +98,24 @@ test('a change is the hedged phase against plain, with its sign: a p99.9 cut by 
   }
   assert.equal(check('p99.9>+10%', run), false)
   assert.equal(check('p99.9<-50%', run), true)
-  const swapped: RunResult = { ...run, phases: { ...run.phases, plain: { ...run.phases.hedged!, name: 'plain' }, hedged: { ...run.phases.plain!, name: 'hedged', hedging: run.phases.hedged!.hedging } } }
+  const swapped: RunResult = {
+    ...run,
+    phases: {
+      ...run.phases,
+      plain: { ...run.phases.hedged!, name: 'plain' },
+      hedged: { ...run.phases.plain!, name: 'hedged', hedging: run.phases.hedged!.hedging },
+    },
+  }
   assert.equal(check('p99.9>+10%', swapped), true)
   assert.equal(check('p99.9<-50%', swapped), false)
 })
 
 test('SIGTERM in the warm-up: every gate is named as not checked and the run exits 1 (gates fail closed)', async () => {
   const s = await server(50)
-  const cli = startCli([s.url, '-n', '20', '-c', '2', '--warmup', '400', '--no-save', '--fail-if', 'hedged.p99>1us', '--fail-if', 'p99>+10%', '--fail-on-errors', '0'], { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 })
+  const cli = startCli(
+    [s.url, '-n', '20', '-c', '2', '--warmup', '400', '--no-save', '--fail-if', 'hedged.p99>1us', '--fail-if', 'p99>+10%', '--fail-on-errors', '0'],
+    { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 },
+  )
   await until('warm-up requests to arrive', () => s.received >= 2)
   cli.child.kill('SIGTERM')
   const run = await cli.done

@@ -29,7 +29,9 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ se
 }
 
 async function runWithStats(url: string, statsUrl: string, format: 'json' | 'text'): Promise<string> {
-  const r = await runMain([url, '-n', '10', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save', '-o', format, '--server-stats', statsUrl], { timeoutMs: 60_000 })
+  const r = await runMain([url, '-n', '10', '-c', '1', '--warmup', '0', '--mode', 'plain', '--no-save', '-o', format, '--server-stats', statsUrl], {
+    timeoutMs: 60_000,
+  })
   assert.equal(r.code, 0, r.stderr)
   return r.stdout
 }
@@ -55,7 +57,13 @@ test('a --server-stats URL that answers something other than the stats JSON', as
   const other = await listen((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'))
   for (const s of [html.server, other.server]) closers.push(() => new Promise((r) => s.close(r)))
   const notJson = JSON.parse(await runWithStats(t.url, html.url, 'json')) as RunResult
-  assert.ok(notJson.warnings.some((w) => w === `--server-stats ${html.url} could not be read: it answered something that is not JSON; no server cross-check`), notJson.warnings.join('\n'))
+  assert.ok(
+    notJson.warnings.some((w) => w === `--server-stats ${html.url} could not be read: it answered something that is not JSON; no server cross-check`),
+    notJson.warnings.join('\n'),
+  )
   const wrongShape = JSON.parse(await runWithStats(t.url, other.url, 'json')) as RunResult
-  assert.ok(wrongShape.warnings.some((w) => w.includes('its JSON has no "totals" with numbers received, completed, cancelled, hedgeHeader')), wrongShape.warnings.join('\n'))
+  assert.ok(
+    wrongShape.warnings.some((w) => w.includes('its JSON has no "totals" with numbers received, completed, cancelled, hedgeHeader')),
+    wrongShape.warnings.join('\n'),
+  )
 })

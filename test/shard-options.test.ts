@@ -19,9 +19,17 @@ test('shares add up to the total exactly and differ by at most one; the first to
   for (let count = 1; count <= 9; count++) {
     for (let total = 0; total <= 200; total++) {
       const shares = [...Array(count).keys()].map((index) => shareOf(total, { index, count }))
-      assert.equal(shares.reduce((a, b) => a + b, 0), total, `${total} over ${count}`)
+      assert.equal(
+        shares.reduce((a, b) => a + b, 0),
+        total,
+        `${total} over ${count}`,
+      )
       assert.ok(Math.max(...shares) - Math.min(...shares) <= 1)
-      assert.deepEqual(shares, [...shares].sort((a, b) => b - a), 'the larger shares come first')
+      assert.deepEqual(
+        shares,
+        [...shares].sort((a, b) => b - a),
+        'the larger shares come first',
+      )
     }
   }
   const rates = [0, 1, 2, 3].map((index) => rateShareOf(10.5, { index, count: 4 }))
@@ -76,7 +84,10 @@ test('run(): the first phase starts at --start-at, lateness recorded; a start al
   const late = await run({ ...opts, startAt: Date.now() - 5000, maxStartLatenessMs: 50 })
   assert.equal(late.start!.late, true)
   assert.ok(late.start!.lateMs >= 5000)
-  assert.ok(late.warnings.some((w) => /after --start-at/.test(w)), late.warnings.join('\n'))
+  assert.ok(
+    late.warnings.some((w) => /after --start-at/.test(w)),
+    late.warnings.join('\n'),
+  )
   const ac = new AbortController()
   setTimeout(() => ac.abort(), 100)
   const before = server.received
@@ -120,5 +131,9 @@ test('shards interleave as one process would have sent: shard i of n at -q R sta
     assert.ok(Math.abs(rows[1]!.startMs - rows[0]!.startMs - 40) < 0.01, `shard ${index}: ${rows[1]!.startMs - rows[0]!.startMs} ms between sends`)
   }
   const origin = (u: string): string => new URL(u).origin
-  assert.deepEqual(shards.map((s) => origin(s.rows[0]!.replica)), [origin(a.url), origin(b.url)], 'shard 0 starts at replica 0, shard 1 at replica 1')
+  assert.deepEqual(
+    shards.map((s) => origin(s.rows[0]!.replica)),
+    [origin(a.url), origin(b.url)],
+    'shard 0 starts at replica 0, shard 1 at replica 1',
+  )
 })

@@ -36,7 +36,28 @@ before(async () => {
   const startAt = new Date(Date.now() + 2500).toISOString()
   const shards = [...Array(N).keys()].map((i) =>
     startCli(
-      [...servers.map((s) => s.url), '-n', String(REQUESTS), '-c', '4', '--mode', 'both', '--warmup', '0', '--hedge-delay', '4ms', '--shard', `${i}/${N}`, '--start-at', startAt, '--out-dir', join(dir, `out-${i}`), '--csv-requests', join(dir, `requests-${i}.csv`), '--frames'],
+      [
+        ...servers.map((s) => s.url),
+        '-n',
+        String(REQUESTS),
+        '-c',
+        '4',
+        '--mode',
+        'both',
+        '--warmup',
+        '0',
+        '--hedge-delay',
+        '4ms',
+        '--shard',
+        `${i}/${N}`,
+        '--start-at',
+        startAt,
+        '--out-dir',
+        join(dir, `out-${i}`),
+        '--csv-requests',
+        join(dir, `requests-${i}.csv`),
+        '--frames',
+      ],
       // One Node each, not the launcher's two: the shards are what is tested, not the launcher (launcher.test.ts).
       { timeoutMs: 40_000, nodeArgs: YOUNG_GENERATION_FLAGS },
     ),
@@ -86,20 +107,29 @@ test('merged requests and attempts equal what the servers counted, exactly; -n s
   const shares = await Promise.all(files.map(async (f) => (JSON.parse(await readFile(f, 'utf8')) as RunResult).phases.plain!.requests))
   assert.deepEqual(shares, [101, 100, 100])
   assert.equal(merged.merge!.generators, N)
-  assert.deepEqual(merged.generators!.map((g) => g.shard), [0, 1, 2])
+  assert.deepEqual(
+    merged.generators!.map((g) => g.shard),
+    [0, 1, 2],
+  )
   // Each generator's row is its own shard's, not one copied N times (compared with the files, not with each
   // other: shards that start at the agreed instant can record the same millisecond).
   const own = await Promise.all(files.map(async (f) => (JSON.parse(await readFile(f, 'utf8')) as RunResult).startedAt))
-  assert.deepEqual(merged.generators!.map((g) => g.startedAt), own)
+  assert.deepEqual(
+    merged.generators!.map((g) => g.startedAt),
+    own,
+  )
   // Each shard recorded its start against the one agreed time.
   for (const g of merged.generators!) assert.ok(g.lateMs >= 0, `shard ${g.shard} lateness ${g.lateMs}`)
 })
 
-test('merged percentiles are those of all the shards\' per-request latencies, within the histogram precision', async () => {
+test("merged percentiles are those of all the shards' per-request latencies, within the histogram precision", async () => {
   const merged = await mergeAll()
   const rows = (await Promise.all([...Array(N).keys()].map(async (i) => parseCsvObjects(await readFile(join(dir, `requests-${i}.csv`), 'utf8'))))).flat()
   for (const name of ['plain', 'hedged'] as const) {
-    const us = rows.filter((r) => r.phase === name).map((r) => Math.round(Number(r.latency_ms) * 1000)).sort((a, b) => a - b)
+    const us = rows
+      .filter((r) => r.phase === name)
+      .map((r) => Math.round(Number(r.latency_ms) * 1000))
+      .sort((a, b) => a - b)
     assert.equal(us.length, REQUESTS)
     const phase = merged.phases[name] as PhaseResult
     for (const p of [50, 90, 99, 99.9] as const) {
@@ -126,11 +156,22 @@ test('merging in any order, or in two steps, gives the same result', async () =>
   assert.deepEqual(await merge([files[2]!, partial]), oneStep)
 })
 
-test('framed results from the pods\' logs, prefixed and interleaved as kubectl logs --prefix prints them, merge to the same result', async () => {
+test("framed results from the pods' logs, prefixed and interleaved as kubectl logs --prefix prints them, merge to the same result", async () => {
   const oneStep = await mergeAll()
-  const perPod = runs.map((r, i) => r.stdout.split('\n').filter((l) => l !== '').map((l) => `[pod/hedgebench-run1-${i}-x7k2p/hedgebench] ${l}`))
-  assert.ok(perPod.every((lines) => lines.some((l) => l.includes('HBFRAME1'))), 'every pod printed frames')
-  assert.ok(perPod.every((lines) => lines.every((l) => Buffer.byteLength(l) <= 8192 + 64)), 'frame lines stay under 8 KiB')
+  const perPod = runs.map((r, i) =>
+    r.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => `[pod/hedgebench-run1-${i}-x7k2p/hedgebench] ${l}`),
+  )
+  assert.ok(
+    perPod.every((lines) => lines.some((l) => l.includes('HBFRAME1'))),
+    'every pod printed frames',
+  )
+  assert.ok(
+    perPod.every((lines) => lines.every((l) => Buffer.byteLength(l) <= 8192 + 64)),
+    'frame lines stay under 8 KiB',
+  )
   const interleaved: string[] = []
   for (let k = 0; k < Math.max(...perPod.map((p) => p.length)); k++) for (const lines of perPod) if (lines[k] !== undefined) interleaved.push(lines[k]!)
   const r = await runMergeWithStdin(['--from-logs', '-', '-o', 'json'], `${interleaved.join('\n')}\n`)

@@ -40,7 +40,10 @@ test('two POSTs with the same key to two replicas execute once; the second gets 
   const s = await fetchServerStats(target.statsUrl)
   assert.equal(s.totals.executions, 1)
   assert.equal(s.totals.duplicatesSuppressed, 1)
-  assert.deepEqual(s.replicas.map((r) => r.idempotencyKeys), [1, 1, 0])
+  assert.deepEqual(
+    s.replicas.map((r) => r.idempotencyKeys),
+    [1, 1, 0],
+  )
   assert.deepEqual(s.totals.byMethod, { POST: 2 })
 })
 

@@ -52,7 +52,10 @@ test('run defaults map onto library run options', () => {
 
 test('validation errors are one line naming the source and the field', () => {
   const cases: Array<[unknown, RegExp]> = [
-    [{ ...valid, model: { ...valid.model, stalls: [{ type: 'independent', probability: 1.5, ms: 10 }] } }, /^x\.json: model\.stalls\[0\]\.probability must be a number between 0 and 1$/],
+    [
+      { ...valid, model: { ...valid.model, stalls: [{ type: 'independent', probability: 1.5, ms: 10 }] } },
+      /^x\.json: model\.stalls\[0\]\.probability must be a number between 0 and 1$/,
+    ],
     [{ ...valid, replicas: 0 }, /^x\.json: replicas must be an integer between 1 and 64$/],
     [{ ...valid, model: { base: { type: 'uniform', min: 10, max: 5 } } }, /model\.base\.max must be >= model\.base\.min/],
     [{ ...valid, model: { base: { type: 'gaussian' } } }, /model\.base\.type must be one of "uniform", "lognormal", "fixed"/],
@@ -64,12 +67,15 @@ test('validation errors are one line naming the source and the field', () => {
     [[1, 2], /\(top level\) must be an object/],
   ]
   for (const [json, pattern] of cases) {
-    assert.throws(() => parseProfile(json, 'x.json'), (err: unknown) => {
-      assert.ok(err instanceof UsageError, 'UsageError')
-      assert.ok(!err.message.includes('\n'), 'one line')
-      assert.match(err.message, pattern)
-      return true
-    })
+    assert.throws(
+      () => parseProfile(json, 'x.json'),
+      (err: unknown) => {
+        assert.ok(err instanceof UsageError, 'UsageError')
+        assert.ok(!err.message.includes('\n'), 'one line')
+        assert.match(err.message, pattern)
+        return true
+      },
+    )
   }
 })
 
@@ -85,7 +91,10 @@ test('unknown names, missing files and bad JSON are UsageErrors', (t) => {
   assert.throws(() => loadProfile('/nonexistent/dir/p.json'), /p\.json: cannot read profile \(no such file\)/)
   const bad = writeTempProfile('{ "name": ', 'broken.json')
   t.after(() => bad.cleanup())
-  assert.throws(() => loadProfile(bad.path), (err: unknown) => err instanceof UsageError && /broken\.json: not valid JSON/.test(err.message))
+  assert.throws(
+    () => loadProfile(bad.path),
+    (err: unknown) => err instanceof UsageError && /broken\.json: not valid JSON/.test(err.message),
+  )
 })
 
 test('an invalid profile through the CLI: one line on stderr naming file and field, exit 2', (t) => {
@@ -101,7 +110,12 @@ test('an invalid profile through the CLI: one line on stderr naming file and fie
 
 test('bad serve options exit 2 with one line', async () => {
   const run = promisify(execFile)
-  const cases = [['--profile', 'nope'], ['--profile', 'pi', '--port', '70000'], ['--profile', 'pi', '--replicas', '0'], ['--profile', 'pi', '--hedge-header', 'a b']]
+  const cases = [
+    ['--profile', 'nope'],
+    ['--profile', 'pi', '--port', '70000'],
+    ['--profile', 'pi', '--replicas', '0'],
+    ['--profile', 'pi', '--hedge-header', 'a b'],
+  ]
   // In parallel: each is a node start-up, slow on a busy machine.
   await Promise.all(
     cases.map(async (args) => {
@@ -119,7 +133,10 @@ test('bad serve options exit 2 with one line', async () => {
 test('spawnTarget rejects an invalid profile with a UsageError before spawning', async (t) => {
   const bad = writeTempProfile({ ...valid, replicas: 'three' }, 'y.json')
   t.after(() => bad.cleanup())
-  await assert.rejects(spawnTarget({ profile: bad.path }), (err: unknown) => err instanceof UsageError && /y\.json: replicas must be an integer/.test(err.message))
+  await assert.rejects(
+    spawnTarget({ profile: bad.path }),
+    (err: unknown) => err instanceof UsageError && /y\.json: replicas must be an integer/.test(err.message),
+  )
 })
 
 test('spawnTarget serves a profile object changed in code (not the file it came from)', async (t) => {

@@ -38,7 +38,10 @@ async function sendRounds(target: Target, minAnySlow: number, maxMs: number): Pr
   // Bounded in rounds and time; stops early once enough pauses were seen and answered.
   for (let i = 0; i < 600 && performance.now() - start < maxMs; i++) {
     const round = Promise.all(target.urls.map((u) => timedRequest(u, agent)))
-    round.then((r) => (anySlowSoFar += r.some((x) => x.serverMs >= SLOW_MS) ? 1 : 0), () => {})
+    round.then(
+      (r) => (anySlowSoFar += r.some((x) => x.serverMs >= SLOW_MS) ? 1 : 0),
+      () => {},
+    )
     rounds.push(round)
     if (anySlowSoFar >= minAnySlow && performance.now() - start > 1500) break
     await new Promise((r) => setTimeout(r, 10))

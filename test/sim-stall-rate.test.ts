@@ -56,7 +56,10 @@ test('pi: the measured stall rate is 1 % within 4 binomial standard deviations',
   assert.equal(stats.totals.cancelled, 0)
   assert.deepEqual(stats.totals.byMethod, { GET: n })
   assert.deepEqual(stats.totals.byStatus, { '200': n })
-  assert.deepEqual(stats.replicas.map((r) => r.received), [1000, 1000, 1000])
+  assert.deepEqual(
+    stats.replicas.map((r) => r.received),
+    [1000, 1000, 1000],
+  )
   assert.equal(stats.seed, seed)
   assert.equal(stats.profile, 'pi')
 })

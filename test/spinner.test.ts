@@ -19,7 +19,10 @@ after(() => Promise.all(servers.map((s) => s.close())))
 /** A stream that records what was written, with the terminal calls ora makes. */
 class Screen extends Writable {
   text = ''
-  constructor(public isTTY: boolean, public columns: number) {
+  constructor(
+    public isTTY: boolean,
+    public columns: number,
+  ) {
     super()
   }
   override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {

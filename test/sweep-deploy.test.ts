@@ -33,7 +33,15 @@ let http: Target
 let grpc: Target
 let httpSweep: SweepResult
 let grpcSweep: SweepResult
-const grpcOptions = () => ({ urls: grpc.urls, grpc: { proto: SIM_PROTO, call: SIM_WORK_CALL }, requests: 40, warmup: 20, concurrency: 2, seed: 5, hedge: { budgetPct: 20 } })
+const grpcOptions = () => ({
+  urls: grpc.urls,
+  grpc: { proto: SIM_PROTO, call: SIM_WORK_CALL },
+  requests: 40,
+  warmup: 20,
+  concurrency: 2,
+  seed: 5,
+  hedge: { budgetPct: 20 },
+})
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-sweep-deploy-'))
 
 before(async () => {
@@ -74,11 +82,15 @@ test('the setting to emit: --emit-for wins, else the recommended one, else none'
   assert.equal(settingToEmit(httpSweep, null, 'p12'), null)
 })
 
-test('gRPC: the service config names the called method, the delay as a Duration, the run\'s codes and budget; grpc-js accepts it and refuses it broken', () => {
+test("gRPC: the service config names the called method, the delay as a Duration, the run's codes and budget; grpc-js accepts it and refuses it broken", () => {
   const setting = deploySetting(grpcSweep, grpcSweep.settings[1]!)
   const files = deployFiles(setting)
   assert.deepEqual(files.map((f) => f.name).sort(), ['envoy-route.yaml', 'grpc-service-config.json', 'grpc-service-config.notes.txt'])
-  const config = JSON.parse(file(files, 'grpc-service-config.json')) as { methodConfig: Array<{ name: unknown; hedgingPolicy: Record<string, unknown> }>; retryThrottling?: unknown; loadBalancingConfig: unknown }
+  const config = JSON.parse(file(files, 'grpc-service-config.json')) as {
+    methodConfig: Array<{ name: unknown; hedgingPolicy: Record<string, unknown> }>
+    retryThrottling?: unknown
+    loadBalancingConfig: unknown
+  }
   assert.equal(JSON.stringify(config), JSON.stringify(grpcServiceConfig(setting)))
   const [service, method] = SIM_WORK_CALL.split('/')
   assert.deepEqual(config.methodConfig[0].name, [{ service, method }])
@@ -86,13 +98,15 @@ test('gRPC: the service config names the called method, the delay as a Duration,
   assert.deepEqual(config.retryThrottling, { maxTokens: 10, tokenRatio: 0.2 })
   assert.deepEqual(config.loadBalancingConfig, [{ round_robin: {} }])
   // As --hedge-by grpc-js loads it: grpc-js parses and validates the service config when the channel is made.
-  const load = (c: unknown) => new Client('ipv4:127.0.0.1:1', credentials.createInsecure(), { 'grpc.service_config': JSON.stringify(c), 'grpc.enable_retries': 1 }).close()
+  const load = (c: unknown) =>
+    new Client('ipv4:127.0.0.1:1', credentials.createInsecure(), { 'grpc.service_config': JSON.stringify(c), 'grpc.enable_retries': 1 }).close()
   load(config)
   const broken = structuredClone(config)
   broken.methodConfig[0].hedgingPolicy.hedgingDelay = '45ms'
   assert.throws(() => load(broken), /hedgingDelay|duration/i)
   const notes = file(files, 'grpc-service-config.notes.txt')
-  for (const said of [/grpc\.service_config/, /does not\s+apply it to hedges/, /previous-host exclusion/, /C-core .* do not hedge/s, /grpc-go/, /--verify/]) assert.match(notes, said)
+  for (const said of [/grpc\.service_config/, /does not\s+apply it to hedges/, /previous-host exclusion/, /C-core .* do not hedge/s, /grpc-go/, /--verify/])
+    assert.match(notes, said)
 })
 
 /** Envoy's v3 route fields this file uses, with their types (envoy/config/route/v3/route_components.proto). */
@@ -115,7 +129,23 @@ const ENVOY: Record<string, Record<string, FieldType>> = {
   RetryHostPredicate: { name: 'string', typed_config: 'any' },
 }
 /** x-envoy-retry-on and x-envoy-retry-grpc-on conditions. */
-const RETRY_ON = new Set(['5xx', 'gateway-error', 'reset', 'connect-failure', 'envoy-ratelimited', 'retriable-4xx', 'refused-stream', 'retriable-status-codes', 'retriable-headers', 'http3-post-connect-failure', 'cancelled', 'deadline-exceeded', 'internal', 'resource-exhausted', 'unavailable'])
+const RETRY_ON = new Set([
+  '5xx',
+  'gateway-error',
+  'reset',
+  'connect-failure',
+  'envoy-ratelimited',
+  'retriable-4xx',
+  'refused-stream',
+  'retriable-status-codes',
+  'retriable-headers',
+  'http3-post-connect-failure',
+  'cancelled',
+  'deadline-exceeded',
+  'internal',
+  'resource-exhausted',
+  'unavailable',
+])
 
 function checkEnvoy(value: unknown, type: FieldType, path: string): void {
   const fail = (want: string) => assert.fail(`${path}: ${JSON.stringify(value)} is not ${want}`)
@@ -123,7 +153,8 @@ function checkEnvoy(value: unknown, type: FieldType, path: string): void {
   if (type === 'uint') return void ((Number.isInteger(value) && (value as number) >= 0) || fail('an unsigned integer'))
   if (type === 'bool') return void (typeof value === 'boolean' || fail('a bool'))
   if (type === 'duration') return void ((typeof value === 'string' && /^\d+(\.\d{1,9})?s$/.test(value)) || fail('a Duration such as "0.045s"'))
-  if (type === 'any') return void ((typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)['@type'] === 'string') || fail('an Any with @type'))
+  if (type === 'any')
+    return void ((typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)['@type'] === 'string') || fail('an Any with @type'))
   if (type.startsWith('list:')) {
     if (!Array.isArray(value)) return fail('a list')
     for (const [i, v] of value.entries()) checkEnvoy(v, type.slice(5) as FieldType, `${path}[${i}]`)
@@ -158,7 +189,7 @@ function envoyRoute(files: DeployFile[]): { text: string; vh: EnvoyVirtualHost; 
   return { text, vh, policy: vh.routes[0]!.route.retry_policy }
 }
 
-test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on the per-try timeout, retries from the attempts, previous hosts', () => {
+test("the Envoy route parses as YAML to Envoy's field names and types: hedge on the per-try timeout, retries from the attempts, previous hosts", () => {
   const grpcSetting = deploySetting(grpcSweep, grpcSweep.settings[1]!)
   const { vh, policy, text } = envoyRoute(deployFiles(grpcSetting))
   assert.deepEqual(vh.hedge_policy, { hedge_on_per_try_timeout: true })
@@ -176,25 +207,34 @@ test('the Envoy route parses as YAML to Envoy\'s field names and types: hedge on
   assert.deepEqual(http.policy.retriable_status_codes, [503])
   assert.match(http.policy.retry_on, /retriable-status-codes/)
   // The check itself refuses a misspelt field and a delay that is not a Duration.
-  assert.throws(() => checkEnvoy({ virtual_hosts: [{ ...http.vh, hedge_policy: { hedge_on_per_try_timout: true } }] }, 'msg:RouteConfiguration', 'x'), /has no field hedge_on_per_try_timout/)
+  assert.throws(
+    () => checkEnvoy({ virtual_hosts: [{ ...http.vh, hedge_policy: { hedge_on_per_try_timout: true } }] }, 'msg:RouteConfiguration', 'x'),
+    /has no field hedge_on_per_try_timout/,
+  )
   assert.throws(() => checkEnvoy({ per_try_timeout: '45ms' }, 'msg:RetryPolicy', 'x'), /Duration/)
 })
 
-test('HTTP: the interceptor\'s options, imported from the emitted module, pass its own check and make an interceptor', async () => {
+test("HTTP: the interceptor's options, imported from the emitted module, pass its own check and make an interceptor", async () => {
   const setting = deploySetting(httpSweep, httpSweep.settings[1]!)
   const files = deployFiles(setting)
   assert.deepEqual(files.map((f) => f.name).sort(), ['envoy-route.yaml', 'hedge-interceptor.mjs'])
   const path = join(dir, 'hedge-interceptor.mjs')
   writeFileSync(path, file(files, 'hedge-interceptor.mjs'))
   const { hedgePolicy } = (await import(pathToFileURL(path).href)) as { hedgePolicy: Record<string, unknown> }
-  assert.deepEqual(hedgePolicy, { delay: Math.round(setting.delayMs * 1000) / 1000, maxAttempts: 2, budgetPct: 10, nonFatalStatus: [503], replicas: http.urls.map((u) => new URL(u).origin) })
+  assert.deepEqual(hedgePolicy, {
+    delay: Math.round(setting.delayMs * 1000) / 1000,
+    maxAttempts: 2,
+    budgetPct: 10,
+    nonFatalStatus: [503],
+    replicas: http.urls.map((u) => new URL(u).origin),
+  })
   checkPolicy(hedgePolicy)
   assert.equal(typeof createHedgeInterceptor(hedgePolicy as never), 'function')
   assert.throws(() => checkPolicy({ ...hedgePolicy, delay: '80ms' }), UsageError)
   assert.match(file(files, 'hedge-interceptor.mjs'), /^\/\/ .*RollingPercentileDelay/m, 'a percentile setting says the delay was fixed from it')
 })
 
-test('--verify: the chosen gRPC setting through grpc-js with the emitted config, on the same replicas, beside hedgebench\'s', async () => {
+test("--verify: the chosen gRPC setting through grpc-js with the emitted config, on the same replicas, beside hedgebench's", async () => {
   const setting = deploySetting(grpcSweep, grpcSweep.settings[0]!)
   const config = JSON.parse(file(deployFiles(setting), 'grpc-service-config.json'))
   const run = await verifySetting({ ...grpcOptions(), delays: [] }, setting, config)
@@ -221,11 +261,14 @@ test('--verify: the chosen gRPC setting through grpc-js with the emitted config,
   assert.throws(() => verifySetting({ urls: http.urls, delays: [] }, setting, config), /applies to grpc:\/\/ targets only/)
 })
 
-test('CSV: one row per setting, the frontier\'s columns; HTML: the frontier chart, the plain lane and each setting a point with its intervals', () => {
+test("CSV: one row per setting, the frontier's columns; HTML: the frontier chart, the plain lane and each setting a point with its intervals", () => {
   const frontier = sweepFrontier(httpSweep, 5)
   const rows = parseCsv(renderSweepCsv(httpSweep, frontier))
   assert.deepEqual(rows[0], [...SWEEP_CSV_COLUMNS])
-  assert.deepEqual(rows.slice(1).map((r) => r[0]), ['30ms', 'p90'])
+  assert.deepEqual(
+    rows.slice(1).map((r) => r[0]),
+    ['30ms', 'p90'],
+  )
   const col = (name: string) => SWEEP_CSV_COLUMNS.indexOf(name as never)
   for (const [i, r] of rows.slice(1).entries()) {
     assert.equal(Number(r[col('extra_load_pct')]), frontier.rows[i]!.extraLoadPct.value)
@@ -243,7 +286,15 @@ test('CSV: one row per setting, the frontier\'s columns; HTML: the frontier char
   const row = frontier.rows[0]!
   assert.ok(row.extraLoadPct.interval, 'an extra-load interval to draw')
   const d = /data-series="setting:30ms:intervals" d="([^"]*)"/.exec(html)![1]!
-  const strokes = d.split('M').slice(1).map((m) => m.trim().split(/\s*L\s*/).map((xy) => xy.split(',').map(Number)))
+  const strokes = d
+    .split('M')
+    .slice(1)
+    .map((m) =>
+      m
+        .trim()
+        .split(/\s*L\s*/)
+        .map((xy) => xy.split(',').map(Number)),
+    )
   assert.equal(strokes.length, 2, d)
   const [from, to] = strokes[1]!
   assert.ok(from![1] === to![1] && from![0]! < to![0]!, `horizontal: ${d}`)
@@ -261,12 +312,32 @@ test('CLI: -o csv on stdout, the sweep saved with the configs for --emit-for; gR
     { args: [...args, '--emit-for', '80ms', '--no-save'], cwd: dir },
   ]
   const rpcOut = join(dir, 'cli-grpc')
-  const rpcArgs = ['sweep', ...grpc.urls, '--proto', SIM_PROTO, '--call', SIM_WORK_CALL, '--hedge-delay', '30ms', '-n', '30', '--warmup', '20', '--seed', '4', '--out-dir', rpcOut]
+  const rpcArgs = [
+    'sweep',
+    ...grpc.urls,
+    '--proto',
+    SIM_PROTO,
+    '--call',
+    SIM_WORK_CALL,
+    '--hedge-delay',
+    '30ms',
+    '-n',
+    '30',
+    '--warmup',
+    '20',
+    '--seed',
+    '4',
+    '--out-dir',
+    rpcOut,
+  ]
   const [ok, ...rest] = runMainCases([...cases, { args: [...rpcArgs, '-o', 'json', '--verify', '--emit-for', '30ms'], cwd: dir }])
   const refused = rest.slice(0, -1)
   const rpc = rest.at(-1)!
   assert.equal(ok!.code, 0, ok!.stderr)
-  assert.deepEqual(parseCsv(ok!.stdout).map((r) => r[0]), ['setting', '40ms', '80ms'])
+  assert.deepEqual(
+    parseCsv(ok!.stdout).map((r) => r[0]),
+    ['setting', '40ms', '80ms'],
+  )
   const saved = readdirSync(out).sort()
   assert.equal(saved.length, 3, saved.join(', '))
   const deployDir = saved.find((n) => n.endsWith('-sweep-deploy'))!
@@ -274,7 +345,10 @@ test('CLI: -o csv on stdout, the sweep saved with the configs for --emit-for; gR
   assert.match(readFileSync(join(out, deployDir, 'envoy-route.yaml'), 'utf8'), /per_try_timeout: "0\.08s"/)
   assert.match(ok!.stderr, /configs to deploy for 80ms: /)
   const json = JSON.parse(readFileSync(join(out, saved.find((n) => n.endsWith('-sweep.json'))!), 'utf8'))
-  assert.deepEqual(json.frontier.rows.map((r: { label: string }) => r.label), ['40ms', '80ms'])
+  assert.deepEqual(
+    json.frontier.rows.map((r: { label: string }) => r.label),
+    ['40ms', '80ms'],
+  )
   for (const [i, r] of refused.entries()) {
     assert.equal(r.code, 2, `${cases[i + 1]!.args.join(' ')}: ${r.stderr}`)
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
@@ -287,7 +361,9 @@ test('CLI: -o csv on stdout, the sweep saved with the configs for --emit-for; gR
 
   // gRPC --verify through the CLI: the JSON carries the verifying run, grpc-js's phase in it; the text went to stderr.
   assert.equal(rpc.code, 0, rpc.stderr)
-  const verified = JSON.parse(rpc.stdout) as { verification: { label: string; result: { grpcClient: { requests: number; asked: { hedgingDelayMs: number } } } } }
+  const verified = JSON.parse(rpc.stdout) as {
+    verification: { label: string; result: { grpcClient: { requests: number; asked: { hedgingDelayMs: number } } } }
+  }
   assert.equal(verified.verification.label, '30ms')
   assert.equal(verified.verification.result.grpcClient.requests, 30)
   assert.equal(verified.verification.result.grpcClient.asked.hedgingDelayMs, 30)

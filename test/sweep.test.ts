@@ -55,21 +55,30 @@ test('the lists: delays, attempts and budgets, each item read as its flag reads 
 test('the settings are the product of the lists, in order, named by what varies; too many is refused', () => {
   const delays = parseDelayList('p90,20ms')
   const plan = planSettings(delays, [2, 3], [10])
-  assert.deepEqual(plan.map((s) => [s.label, s.maxAttempts, s.budgetPct]), [
-    ['p90, 2 attempts', 2, 10],
-    ['p90, 3 attempts', 3, 10],
-    ['20ms, 2 attempts', 2, 10],
-    ['20ms, 3 attempts', 3, 10],
-  ])
+  assert.deepEqual(
+    plan.map((s) => [s.label, s.maxAttempts, s.budgetPct]),
+    [
+      ['p90, 2 attempts', 2, 10],
+      ['p90, 3 attempts', 3, 10],
+      ['20ms, 2 attempts', 2, 10],
+      ['20ms, 3 attempts', 3, 10],
+    ],
+  )
   assert.deepEqual(plan[2]!.hedge, { delay: { fixedMs: 20 }, maxAttempts: 2, budgetPct: 10 })
-  assert.deepEqual(planSettings(delays, [2], [5, null]).map((s) => s.label), ['p90, budget 5%', 'p90, budget off', '20ms, budget 5%', '20ms, budget off'])
+  assert.deepEqual(
+    planSettings(delays, [2], [5, null]).map((s) => s.label),
+    ['p90, budget 5%', 'p90, budget off', '20ms, budget 5%', '20ms, budget off'],
+  )
   const many = parseDelayList(Array.from({ length: MAX_SWEEP_SETTINGS / 2 + 1 }, (_, i) => `${i + 1}ms`).join(','))
   assert.equal(planSettings(many.slice(1), [2, 3], [null]).length, MAX_SWEEP_SETTINGS)
   assert.throws(() => planSettings(many, [2, 3], [null]), /42 settings \(21 delays × 2 --max-attempts × 1 budgets\): a sweep takes at most 40/)
 })
 
 test('a sweep refuses --workers before it sends anything: the lanes share one thread', async () => {
-  await assert.rejects(sweep({ urls: ['http://127.0.0.1:9'], delays: [20], workers: 2 }), (err: Error) => err instanceof UsageError && /--workers is not supported/.test(err.message))
+  await assert.rejects(
+    sweep({ urls: ['http://127.0.0.1:9'], delays: [20], workers: 2 }),
+    (err: Error) => err instanceof UsageError && /--workers is not supported/.test(err.message),
+  )
 })
 
 test('lanes by shuffled blocks: each block holds every lane once, in a seeded order', () => {
@@ -102,17 +111,25 @@ test('pi, 4 delays in one window: one warm-up, equal shares, attempts == servers
   assert.equal(result.partial, false)
   assert.ok(result.run.phases.warmup, 'one warm-up, in the run')
   assert.equal(result.run.phases.hedged, undefined, 'each setting has its own lane')
-  assert.deepEqual(result.settings.map((s) => s.label), ['8ms', 'p50', 'p90', '400ms'])
-  assert.deepEqual([result.run.phases.plain!, ...result.settings.map((s) => s.hedged)].map((p) => p.requests), [requests, requests, requests, requests, requests], 'each lane its share, exactly')
-  assert.equal(result.server?.received, laneAttempts(result), 'the lanes\' attempts are what the servers received')
+  assert.deepEqual(
+    result.settings.map((s) => s.label),
+    ['8ms', 'p50', 'p90', '400ms'],
+  )
+  assert.deepEqual(
+    [result.run.phases.plain!, ...result.settings.map((s) => s.hedged)].map((p) => p.requests),
+    [requests, requests, requests, requests, requests],
+    'each lane its share, exactly',
+  )
+  assert.equal(result.server?.received, laneAttempts(result), "the lanes' attempts are what the servers received")
   assert.equal(result.server?.match, true)
-  assert.ok(result.settings[1]!.delayMs <= result.settings[2]!.delayMs, 'the warm-up\'s p50 is at most its p90')
+  assert.ok(result.settings[1]!.delayMs <= result.settings[2]!.delayMs, "the warm-up's p50 is at most its p90")
   const frontier = sweepFrontier(result, 5)
   const text = renderSweepText(result, frontier)
   // Extra load falls as the delay rises (the warm-up's percentiles fall where a loaded machine puts them): never distinguishably
   // higher than at the shorter delay before, and clearly lower at 400 ms than at 8 ms.
   const rising = [...frontier.rows].sort((a, b) => a.delayMs - b.delayMs)
-  for (let i = 1; i < rising.length; i++) assert.ok(rising[i]!.extraLoadPct.interval![0] <= rising[i - 1]!.extraLoadPct.interval![1], `extra load by rising delay:\n${text}`)
+  for (let i = 1; i < rising.length; i++)
+    assert.ok(rising[i]!.extraLoadPct.interval![0] <= rising[i - 1]!.extraLoadPct.interval![1], `extra load by rising delay:\n${text}`)
   const extra = frontier.rows.map((r) => r.extraLoadPct)
   assert.ok(extra[3]!.interval![1] < extra[0]!.interval![0], text)
   for (const row of frontier.rows) {
@@ -124,7 +141,10 @@ test('pi, 4 delays in one window: one warm-up, equal shares, attempts == servers
   assert.ok(chosen, text)
   assert.ok(chosen.extraLoadPct.value <= 5, `${chosen.label}: ${chosen.extraLoadPct.value} %`)
   assert.match(frontier.recommendation.sentence, new RegExp(`--hedge-delay ${chosen.delayLabel} --max-attempts 2 --hedge-budget off\\b`))
-  assert.ok(frontier.rows.some((r) => r.onFrontier), text)
+  assert.ok(
+    frontier.rows.some((r) => r.onFrontier),
+    text,
+  )
   assert.match(text, /p99\.9/)
   assert.match(text, /Servers received \d+ requests; the lanes sent \d+ attempts \(they match\)/)
   assert.equal(text.split('\n').filter((l) => /^\*/.test(l)).length, frontier.rows.filter((r) => r.onFrontier).length)
@@ -154,10 +174,16 @@ test('a sweep stopped in its window keeps what every lane measured, in equal sha
     onProgress: (p) => (p.phase !== 'warmup' && p.done >= 200 ? stop.abort() : undefined),
   })
   assert.equal(result.partial, true)
-  assert.deepEqual(result.settings.map((s) => s.label), ['20ms, 2 attempts', '20ms, 3 attempts', '40ms, 2 attempts', '40ms, 3 attempts'])
+  assert.deepEqual(
+    result.settings.map((s) => s.label),
+    ['20ms, 2 attempts', '20ms, 3 attempts', '40ms, 2 attempts', '40ms, 3 attempts'],
+  )
   const lanes = [result.run.phases.plain!, ...result.settings.map((s) => s.hedged)]
   const issued = lanes.map((p) => p.requests + (p.interrupted ?? 0))
-  assert.ok(issued.every((n) => n >= 40), `every lane measured: ${issued}`)
+  assert.ok(
+    issued.every((n) => n >= 40),
+    `every lane measured: ${issued}`,
+  )
   assert.ok(Math.max(...issued) - Math.min(...issued) <= 1, `shares within one request: ${issued}`)
   assert.ok(issued.reduce((a, b) => a + b, 0) < 100_000 * 5)
   assert.equal(result.server?.received, laneAttempts(result))
@@ -166,7 +192,16 @@ test('a sweep stopped in its window keeps what every lane measured, in equal sha
 
 test('a sweep stopped in its warm-up has no setting to weigh, and says so', async () => {
   const stop = new AbortController()
-  const result = await sweep({ urls: pi.urls, delays: [20], requests: 50, warmup: 100_000, concurrency: 4, seed: 3, signal: stop.signal, onProgress: (p) => (p.done >= 20 ? stop.abort() : undefined) })
+  const result = await sweep({
+    urls: pi.urls,
+    delays: [20],
+    requests: 50,
+    warmup: 100_000,
+    concurrency: 4,
+    seed: 3,
+    signal: stop.signal,
+    onProgress: (p) => (p.done >= 20 ? stop.abort() : undefined),
+  })
   assert.equal(result.partial, true)
   assert.equal(result.run.stoppedIn, 'warmup')
   assert.deepEqual(result.settings, [])
@@ -208,18 +243,33 @@ test('-o json through the CLI: the sweep and its frontier; gRPC targets with --c
     ])
     for (const r of [http!, rpc!]) {
       assert.equal(r.code, 0, r.stderr)
-      const out = JSON.parse(r.stdout) as SweepResult & { frontier: { rows: Array<{ label: string }>; maxExtraPct: number; recommendation: { sentence: string } } }
+      const out = JSON.parse(r.stdout) as SweepResult & {
+        frontier: { rows: Array<{ label: string }>; maxExtraPct: number; recommendation: { sentence: string } }
+      }
       assert.equal(out.kind, 'sweep')
       assert.equal(out.partial, false)
-      assert.deepEqual(out.settings.map((s) => [s.label, s.delayMs, s.hedged.requests]), [['40ms', 40, 30], ['80ms', 80, 30]])
+      assert.deepEqual(
+        out.settings.map((s) => [s.label, s.delayMs, s.hedged.requests]),
+        [
+          ['40ms', 40, 30],
+          ['80ms', 80, 30],
+        ],
+      )
       assert.equal(out.run.phases.plain!.requests, 30)
-      assert.deepEqual(out.frontier.rows.map((row) => row.label), ['40ms', '80ms'])
+      assert.deepEqual(
+        out.frontier.rows.map((row) => row.label),
+        ['40ms', '80ms'],
+      )
       assert.equal(out.frontier.maxExtraPct, 5)
       assert.ok(out.frontier.recommendation.sentence.length > 0)
     }
     const rpcOut = JSON.parse(rpc!.stdout) as SweepResult
     assert.ok(grpc.urls.every((u) => u.startsWith('grpc://')))
-    assert.deepEqual(rpcOut.run.protocols?.map((p) => p.protocol), grpc.urls.map(() => 'h2c'), 'gRPC over h2c')
+    assert.deepEqual(
+      rpcOut.run.protocols?.map((p) => p.protocol),
+      grpc.urls.map(() => 'h2c'),
+      'gRPC over h2c',
+    )
     assert.equal(rpcOut.settings[0]!.hedged.errors, 0)
   } finally {
     await grpc.close()
@@ -229,7 +279,10 @@ test('-o json through the CLI: the sweep and its frontier; gRPC targets with --c
 test('Ctrl-C to the CLI mid-sweep: as an interrupted run, it stops, reports what each lane measured (partial) and exits 0', async () => {
   const s = await session.server({ delayMs: 20 })
   const warmup = 10
-  const cli = startCli(['sweep', s.url, '--hedge-delay', '5ms,50ms', '-n', '100000', '-c', '4', '--warmup', String(warmup), '--seed', '2', '-o', 'json', '--no-save'], { timeoutMs: 30_000 })
+  const cli = startCli(
+    ['sweep', s.url, '--hedge-delay', '5ms,50ms', '-n', '100000', '-c', '4', '--warmup', String(warmup), '--seed', '2', '-o', 'json', '--no-save'],
+    { timeoutMs: 30_000 },
+  )
   await until('the window to start', () => s.received >= warmup + 40, 20_000)
   cli.child.kill('SIGINT')
   const run = await cli.done
@@ -239,7 +292,10 @@ test('Ctrl-C to the CLI mid-sweep: as an interrupted run, it stops, reports what
   const out = JSON.parse(run.stdout) as SweepResult
   assert.equal(out.partial, true)
   assert.equal(out.run.stoppedIn, 'hedged')
-  assert.deepEqual(out.settings.map((x) => x.label), ['5ms', '50ms'])
+  assert.deepEqual(
+    out.settings.map((x) => x.label),
+    ['5ms', '50ms'],
+  )
   assert.ok([out.run.phases.plain!, ...out.settings.map((x) => x.hedged)].every((p) => p.requests > 0))
-  assert.equal(s.received, warmup + laneAttempts(out), 'every attempt the server received is a lane\'s (or the warm-up\'s)')
+  assert.equal(s.received, warmup + laneAttempts(out), "every attempt the server received is a lane's (or the warm-up's)")
 })

@@ -20,14 +20,22 @@ after(() => Promise.all(servers.map((s) => s.close())))
 function soak(closed: number, ports: number | undefined) {
   const result = makeHedgedRun()
   const hedged = result.phases.hedged!
-  Object.assign(hedged, { durationMs: 180_000, connectionsClosedByCancel: closed, streamsResetByCancel: 0, generator: { ...makeGenerator(), ...(ports ? { ephemeralPorts: ports } : {}) } })
+  Object.assign(hedged, {
+    durationMs: 180_000,
+    connectionsClosedByCancel: closed,
+    streamsResetByCancel: 0,
+    generator: { ...makeGenerator(), ...(ports ? { ephemeralPorts: ports } : {}) },
+  })
   return { result, hedged }
 }
 
 test('closes per second × 60 s near the port range: said in the cancel cost, with the time to run out', () => {
   const { result, hedged } = soak(78_000, 28_232)
   // 433 closes/s × 60 s = 26,000 held, 92 % of the range.
-  assert.match(cancelCostText(hedged)!, /; ~26000 sockets in TIME_WAIT at this rate \(433 closes\/s × 60 s\) against 28232 local ports: 92% of them: a longer run .* would run out \(EADDRNOTAVAIL\); --http2 cancels by resetting a stream/)
+  assert.match(
+    cancelCostText(hedged)!,
+    /; ~26000 sockets in TIME_WAIT at this rate \(433 closes\/s × 60 s\) against 28232 local ports: 92% of them: a longer run .* would run out \(EADDRNOTAVAIL\); --http2 cancels by resetting a stream/,
+  )
   assert.match(renderText(result, { color: false }), /TIME_WAIT/)
   // Twice the rate: past the range, with the time it takes.
   assert.match(timeWaitText(soak(156_000, 28_232).hedged), /a run past ~33 s at this rate runs out of local ports/)
@@ -39,7 +47,9 @@ test('few closes, an unknown port range, or a result saved before either: nothin
   assert.doesNotMatch(renderText(makeHedgedRun(), { color: false }), /TIME_WAIT/)
 })
 
-test('a run records the machine\'s port range with its generator health', { skip: existsSync('/proc/sys/net/ipv4/ip_local_port_range') ? false : 'needs Linux' }, async () => {
+test("a run records the machine's port range with its generator health", {
+  skip: existsSync('/proc/sys/net/ipv4/ip_local_port_range') ? false : 'needs Linux',
+}, async () => {
   const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
   assert.equal(ephemeralPorts(), high! - low! + 1)
   const s = await startServer()

@@ -37,7 +37,29 @@ before(async () => {
   if (!hasOpenssl) return
   dir = await mkdtemp(join(tmpdir(), 'hedgebench-tls-'))
   // A throwaway self-signed certificate for 127.0.0.1, valid one day.
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore', timeout: 10_000 })
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore', timeout: 10_000 },
+  )
   server = createServer({ key: await readFile(join(dir, 'key.pem')), cert: await readFile(join(dir, 'cert.pem')) }, (req, res) => {
     received++
     req.resume()
@@ -54,7 +76,9 @@ after(async () => {
 
 const PLAIN = ['--mode', 'plain', '--warmup', '0', '--no-save', '-o', 'json']
 
-describe('HTTPS with a self-signed certificate', { skip: skipWithout(hasOpenssl, 'openssl', 'openssl not found (apt-get install openssl): cannot make a test certificate') }, () => {
+describe('HTTPS with a self-signed certificate', {
+  skip: skipWithout(hasOpenssl, 'openssl', 'openssl not found (apt-get install openssl): cannot make a test certificate'),
+}, () => {
   test('without -k: the pre-run check fails, exit 1, one line naming the URL and the TLS error', async () => {
     const before = received
     const cwd = await mkdtemp(join(dir, 'run-'))
@@ -62,7 +86,12 @@ describe('HTTPS with a self-signed certificate', { skip: skipWithout(hasOpenssl,
     assert.equal(run.code, 1, run.stderr)
     const lines = stderrLines(run)
     assert.equal(lines.length, 1, run.stderr)
-    assert.match(lines[0]!, new RegExp(`^hedgebench: TLS handshake with ${url.replace(/\/$/, '').replace(/[.]/g, '\\.')} failed \\(DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate\\): pass -k/--insecure`))
+    assert.match(
+      lines[0]!,
+      new RegExp(
+        `^hedgebench: TLS handshake with ${url.replace(/\/$/, '').replace(/[.]/g, '\\.')} failed \\(DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate\\): pass -k/--insecure`,
+      ),
+    )
     assert.equal(run.stdout, '')
     assert.equal(received, before, 'no request sent')
     assert.deepEqual(await readdir(cwd), [], 'nothing saved for a run that never started')

@@ -30,13 +30,21 @@ async function listen(handler: Parameters<typeof createServer>[1]): Promise<stri
 }
 
 async function verdictOfRun(url: string): Promise<{ lines: string[]; result: RunResult }> {
-  const r = await runMain([url, '-n', '40', '-c', '2', '--warmup', '10', '--mode', 'both', '--hedge-delay', '5ms', '--no-save', '-o', 'json'], { timeoutMs: 60_000 })
+  const r = await runMain([url, '-n', '40', '-c', '2', '--warmup', '10', '--mode', 'both', '--hedge-delay', '5ms', '--no-save', '-o', 'json'], {
+    timeoutMs: 60_000,
+  })
   assert.equal(r.code, 0, r.stderr)
   const result = JSON.parse(r.stdout) as RunResult
   const text = renderText(result)
   const at = text.split('\n').findIndex((l) => l.startsWith('Verdict: '))
   assert.ok(at >= 0, text)
-  return { lines: text.split('\n').slice(at).filter((l) => l.startsWith('Verdict: ') || l.startsWith('  ! ')), result }
+  return {
+    lines: text
+      .split('\n')
+      .slice(at)
+      .filter((l) => l.startsWith('Verdict: ') || l.startsWith('  ! ')),
+    result,
+  }
 }
 
 test('a target that always answers 500: the verdict leads with the failures and makes no latency verdict', async () => {
@@ -60,7 +68,10 @@ test('a target that closes every connection: the failures lead, by error kind', 
   const { lines, result } = await verdictOfRun(url)
   const kinds = Object.keys(result.phases.hedged!.errorKinds)
   assert.ok(kinds.length > 0, 'transport errors counted by kind')
-  assert.match(lines[0]!, new RegExp(`^Verdict: plain: all \\d+ requests failed: .*${kinds[0]}.*; hedged: all \\d+ requests failed: .*; no latency verdict from failures$`))
+  assert.match(
+    lines[0]!,
+    new RegExp(`^Verdict: plain: all \\d+ requests failed: .*${kinds[0]}.*; hedged: all \\d+ requests failed: .*; no latency verdict from failures$`),
+  )
 })
 
 /** Base 5-15 ms; `share` of requests at `tailMs` instead (every 1/share-th, so the count is exact). */
@@ -122,7 +133,9 @@ test('issue 30 item 1 (the demo at 40 in flight): 33 -> 2 over 1 s with nothing 
 
 test('issue 30 item 3: a hedged phase that sent no hedge says so, not a p99.9 change', () => {
   const plain = makePhase('plain', latencies(4000, 31, [[100, 1003.7]]))
-  const hedged = makePhase('hedged', latencies(4000, 32, [[100, 1003.7]]), { hedging: makeHedgingStats({ delayMs: 4340, hedgesSent: 0, unsent: 0, hedgeWins: 0, originalWins: 4000 }) })
+  const hedged = makePhase('hedged', latencies(4000, 32, [[100, 1003.7]]), {
+    hedging: makeHedgingStats({ delayMs: 4340, hedgesSent: 0, unsent: 0, hedgeWins: 0, originalWins: 4000 }),
+  })
   const v = hedgeVerdict(plain, hedged)
   assert.equal(v.headline, 'no hedge was sent: the delay 4.34 s was above every answer (the slowest took 1.00 s)')
   assert.deepEqual([v.decision, v.tone], ['no hedges', 'neutral'])
@@ -131,9 +144,19 @@ test('issue 30 item 3: a hedged phase that sent no hedge says so, not a p99.9 ch
 test('shared slowness: the slow count within noise is no improvement, red', () => {
   // 40 -> 41 over 1 s of 4000: 41 of 81, Clopper-Pearson [0.381, 0.607], rate ratio [0.647, 1.626].
   const plain = makePhase('plain', latencies(4000, 33, [[100, 1003.7]]))
-  const hedged = makePhase('hedged', latencies(4000, 33, [[100, 1003.7], [3999, 1100]]), { attempts: 4196, hedging: makeHedgingStats({ hedgesSent: 196 }) })
+  const hedged = makePhase(
+    'hedged',
+    latencies(4000, 33, [
+      [100, 1003.7],
+      [3999, 1100],
+    ]),
+    { attempts: 4196, hedging: makeHedgingStats({ hedgesSent: 196 }) },
+  )
   const v = hedgeVerdict(plain, hedged)
-  assert.equal(v.headline, 'Hedging did not improve the tail: requests over 1 s 40 -> 41 (within noise: +2 %, 95 % CI -35 % to +63 %), p99.9 1.00 s -> 1.00 s (within noise), for +4.9 % requests.')
+  assert.equal(
+    v.headline,
+    'Hedging did not improve the tail: requests over 1 s 40 -> 41 (within noise: +2 %, 95 % CI -35 % to +63 %), p99.9 1.00 s -> 1.00 s (within noise), for +4.9 % requests.',
+  )
   assert.deepEqual([v.decision, v.tone], ['not improved', 'bad'])
 })
 
@@ -141,7 +164,13 @@ test('a better p99.9 does not hide a worse p99: the rise is in the sentence, a t
   // Plain: 1 in 50 at 18.6 ms, 1 in 200 stalled 1 s (not over the 1 s threshold). Hedged: the stalls are gone but 1 in 40 waits 30 ms.
   // At n = 4000 p99 is rank 3960: plain has 20 stalls + 80 at 18.6 ms above the base, so p99 = 18.6 ms;
   // hedged has 100 at 30 ms, so p99 = 30 ms. Their intervals (ranks 3947-3974) stay inside those groups.
-  const plain = makePhase('plain', latencies(4000, 1, [[200, 1000], [50, 18.6]]))
+  const plain = makePhase(
+    'plain',
+    latencies(4000, 1, [
+      [200, 1000],
+      [50, 18.6],
+    ]),
+  )
   const hedged = makePhase('hedged', latencies(4000, 2, [[40, 30]]), { attempts: 4140, hedging: makeHedgingStats({ hedgesSent: 140 }) })
   const v = hedgeVerdict(plain, hedged)
   assert.equal(v.headline, 'Hedging cut p99.9 from 1.00 s to 30.0 ms, for +3.5 % requests; p99 rose from 18.6 ms to 30.0 ms.')
@@ -158,10 +187,19 @@ test('too few requests to bound p99 and no slow request: no verdict on the tail'
 
 test('errors that rise beyond noise between the phases make the verdict red', () => {
   const plain = makePhase('plain', latencies(2000, 3, []))
-  const hedged = makePhase('hedged', latencies(2000, 4, []), { ok: 1900, errors: 100, statusCodes: { '200': 1900, '503': 100 }, attempts: 2070, hedging: makeHedgingStats({ hedgesSent: 70 }) })
+  const hedged = makePhase('hedged', latencies(2000, 4, []), {
+    ok: 1900,
+    errors: 100,
+    statusCodes: { '200': 1900, '503': 100 },
+    attempts: 2070,
+    hedging: makeHedgingStats({ hedgesSent: 70 }),
+  })
   const v = hedgeVerdict(plain, hedged)
   assert.deepEqual([v.decision, v.tone], ['errors rose', 'bad'])
-  assert.match(v.headline, /^Hedging did not improve the tail: p99 \S+ ms -> \S+ ms \(within noise\), for \+3\.5 % requests; errors rose from 0\.0% to 5\.0% of requests\.$/)
+  assert.match(
+    v.headline,
+    /^Hedging did not improve the tail: p99 \S+ ms -> \S+ ms \(within noise\), for \+3\.5 % requests; errors rose from 0\.0% to 5\.0% of requests\.$/,
+  )
   // 0 % -> 5 %: the two-proportion interval 5 % ± 1.96 sqrt(0.05 * 0.95 / 2000) = [4.0, 6.0] % excludes 0.
   assert.deepEqual(v.details, ['errors 0.0% -> 5.0% of requests, worse beyond noise (hedged: 503 Service Unavailable)'])
 })

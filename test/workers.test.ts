@@ -25,8 +25,16 @@ function attempts(result: RunResult): number {
 function assertConsistent(p: PhaseResult): void {
   assert.equal(p.ok + p.errors, p.requests)
   assert.equal(Object.values(p.statusCodes).reduce((a, b) => a + b, 0) + Object.values(p.errorKinds).reduce((a, b) => a + b, 0), p.requests)
-  assert.equal(p.replicas.reduce((s, r) => s + r.attempts, 0), p.attempts, 'replica attempts add up to the phase')
-  assert.equal(p.timeline.reduce((s, t) => s + t.requests, 0), p.requests, 'timeline requests add up to the phase')
+  assert.equal(
+    p.replicas.reduce((s, r) => s + r.attempts, 0),
+    p.attempts,
+    'replica attempts add up to the phase',
+  )
+  assert.equal(
+    p.timeline.reduce((s, t) => s + t.requests, 0),
+    p.requests,
+    'timeline requests add up to the phase',
+  )
   assert.equal(p.generator.cores, 2)
   assert.ok(p.durationMs > 0 && p.rps > 0)
 }
@@ -122,10 +130,13 @@ test('CLI: --workers 2 prints a normal report, saves it, and writes one CSV row 
     await server.close()
     await rm(dir, { recursive: true, force: true })
   })
-  const cli = await runMain([server.url, '--workers', '2', '-n', '400', '-c', '8', '--warmup', '50', '--seed', '9', '--out-dir', 'results', '--csv-requests', 'req.csv'], {
-    cwd: dir,
-    timeoutMs: 30_000,
-  })
+  const cli = await runMain(
+    [server.url, '--workers', '2', '-n', '400', '-c', '8', '--warmup', '50', '--seed', '9', '--out-dir', 'results', '--csv-requests', 'req.csv'],
+    {
+      cwd: dir,
+      timeoutMs: 30_000,
+    },
+  )
   assert.equal(cli.timedOut, false)
   assert.equal(cli.code, 0, cli.stderr)
   assert.match(cli.stdout, /^Summary:$/m)
@@ -141,7 +152,14 @@ test('CLI: --workers 2 prints a normal report, saves it, and writes one CSV row 
   assert.equal(rows.length, 850, 'one row per logical request')
   for (const phase of ['warmup', 'plain', 'hedged']) {
     const seqs = rows.filter((r) => r.phase === phase).map((r) => Number(r.seq))
-    assert.deepEqual([...new Set(seqs)].sort((a, b) => a - b), [...Array(seqs.length).keys()], `${phase}: sequence numbers 0..n-1, once each`)
+    assert.deepEqual(
+      [...new Set(seqs)].sort((a, b) => a - b),
+      [...Array(seqs.length).keys()],
+      `${phase}: sequence numbers 0..n-1, once each`,
+    )
   }
-  assert.equal(await settle([server], 850), Object.values(saved.phases).reduce((s, p) => s + p!.attempts, 0))
+  assert.equal(
+    await settle([server], 850),
+    Object.values(saved.phases).reduce((s, p) => s + p!.attempts, 0),
+  )
 })

@@ -25,12 +25,22 @@ interface CompareArgs {
 export function compareCommand(setExitCode: (code: number) => void): CommandModule<object, CompareArgs> {
   return {
     command: 'compare <files..>',
-    describe: 'compare saved runs with the first, or one run\'s two phases',
+    describe: "compare saved runs with the first, or one run's two phases",
     builder: (yargs) =>
       yargs
         .positional('files', { type: 'string', array: true, demandOption: true, describe: 'JSON files written by runs; the first is the baseline' })
-        .option('phase', { requiresArg: true, choices: PHASES, describe: 'plain, hedged or grpc-js (the calls of --hedge-by grpc-js): the phase compared in every run [default: hedged if present]' })
-        .option('output', { alias: 'o', requiresArg: true, choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]` })
+        .option('phase', {
+          requiresArg: true,
+          choices: PHASES,
+          describe: 'plain, hedged or grpc-js (the calls of --hedge-by grpc-js): the phase compared in every run [default: hedged if present]',
+        })
+        .option('output', {
+          alias: 'o',
+          requiresArg: true,
+          choices: OUTPUT_FORMATS,
+          default: 'text' as OutputFormat,
+          describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]`,
+        })
         .option('fail-if', {
           type: 'string',
           requiresArg: true,
@@ -46,16 +56,20 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       // Parse conditions first: a typo should fail before any file is read.
       const conditions = ([] as string[]).concat(argv['fail-if'] ?? []).map(parseFailIf)
       const phased = conditions.find((c) => c.phase)
-      if (phased) throw new UsageError(`--fail-if ${JSON.stringify(phased.text)}: compare checks one phase per run, chosen with --phase; drop "${phased.phase}."`)
+      if (phased)
+        throw new UsageError(`--fail-if ${JSON.stringify(phased.text)}: compare checks one phase per run, chosen with --phase; drop "${phased.phase}."`)
       const files = argv.files
-      if (files.length === 1 && argv.phase !== undefined) throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
+      if (files.length === 1 && argv.phase !== undefined)
+        throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
       const { loadResult } = await import('../report/results-store.js')
       const results = await Promise.all(files.map((f) => loadResult(f)))
       const comparison = await compareLoaded(files, results, argv.phase)
       if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
       if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, results))
       const checks = checkFailIf(conditions, comparison)
-      for (const check of checks) for (const u of check.unchecked) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}\n`)
+      for (const check of checks)
+        for (const u of check.unchecked)
+          process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}\n`)
       const failed = checks.filter((c) => c.holds)
       for (const check of failed) process.stderr.write(`${failMessage(check)}\n`)
       setExitCode(failed.length > 0 ? 1 : 0)
@@ -67,7 +81,10 @@ async function compareLoaded(files: string[], results: RunResult[], phase: Compa
   const { compareRuns, compareWithin } = await import('../report/compare.js')
   if (results.length === 1) return compareWithin(results[0]!)
   const names = runNames(files)
-  return compareRuns(results.map((result, i) => ({ name: names[i]!, result })), phase ? { phase } : {})
+  return compareRuns(
+    results.map((result, i) => ({ name: names[i]!, result })),
+    phase ? { phase } : {},
+  )
 }
 
 /** File names, or the paths as given when two files share a name; repeats get "#2". */

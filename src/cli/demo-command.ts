@@ -17,11 +17,13 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
     command: 'demo',
     describe: 'show what hedging does: a profile at 4 and 40 in flight, plain vs hedged',
     builder: (y) =>
-      valuesRequired(y
-        .option('n', { alias: 'requests', type: 'string', describe: 'requests per phase [default: the profile\'s, 4000 for pi]' })
-        .option('profile', { type: 'string', default: 'pi', describe: 'profile to run [default: pi]' })
-        .option('c', { alias: 'concurrency', type: 'string', default: '4,40', describe: 'concurrencies to compare, comma-separated [default: 4,40]' })
-        .option('http2', { type: 'boolean', default: false, describe: 'run each concurrency over HTTP/1.1, then over h2c, and compare what cancels cost' })),
+      valuesRequired(
+        y
+          .option('n', { alias: 'requests', type: 'string', describe: "requests per phase [default: the profile's, 4000 for pi]" })
+          .option('profile', { type: 'string', default: 'pi', describe: 'profile to run [default: pi]' })
+          .option('c', { alias: 'concurrency', type: 'string', default: '4,40', describe: 'concurrencies to compare, comma-separated [default: 4,40]' })
+          .option('http2', { type: 'boolean', default: false, describe: 'run each concurrency over HTTP/1.1, then over h2c, and compare what cancels cost' }),
+      ),
     handler: async (argv) => {
       assertNoRepeats(argv as unknown as Record<string, unknown>)
       const concurrencies = argv.c.split(',').map((s) => Number(s.trim()))

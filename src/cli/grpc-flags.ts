@@ -34,9 +34,21 @@ export function grpcFlags(y: Argv): Argv {
     .option('proto', { type: 'string', describe: 'the .proto file declaring --call', group: 'gRPC:' })
     .option('i', { type: 'string', array: true, describe: 'import path for --proto and its imports (repeatable)', group: 'gRPC:' })
     .option('protoset', { type: 'string', describe: 'a compiled FileDescriptorSet instead of --proto', group: 'gRPC:' })
-    .option('reflect', { type: 'boolean', describe: 'read the schema from the server\'s reflection service (the default when neither --proto nor --protoset is given)', group: 'gRPC:' })
-    .option('hedge-by', { type: 'string', describe: 'who hedges: hedgebench (its own policy), or grpc-js (also run the hedged calls through grpc-js with --service-config) [default: hedgebench]', group: 'gRPC:' })
-    .option('service-config', { type: 'string', describe: 'gRPC service config JSON file (methodConfig[].hedgingPolicy, retryThrottling) for --hedge-by grpc-js', group: 'gRPC:' })
+    .option('reflect', {
+      type: 'boolean',
+      describe: "read the schema from the server's reflection service (the default when neither --proto nor --protoset is given)",
+      group: 'gRPC:',
+    })
+    .option('hedge-by', {
+      type: 'string',
+      describe: 'who hedges: hedgebench (its own policy), or grpc-js (also run the hedged calls through grpc-js with --service-config) [default: hedgebench]',
+      group: 'gRPC:',
+    })
+    .option('service-config', {
+      type: 'string',
+      describe: 'gRPC service config JSON file (methodConfig[].hedgingPolicy, retryThrottling) for --hedge-by grpc-js',
+      group: 'gRPC:',
+    })
     .option('B', { type: 'string', describe: 'the request message as encoded bytes, from a file (gRPC; -d/-D take JSON)', group: 'gRPC:' })
 }
 
@@ -47,7 +59,8 @@ export function grpcFlags(y: Argv): Argv {
  */
 export function isGrpcRun(grpcFlag: boolean, urls: string[]): boolean {
   const http = urls.find((u) => !isGrpcUrl(u))
-  if (grpcFlag && http !== undefined) throw new UsageError(`--grpc is for --profile's built-in replicas; give a gRPC target as grpc://host:port (got ${JSON.stringify(http)})`)
+  if (grpcFlag && http !== undefined)
+    throw new UsageError(`--grpc is for --profile's built-in replicas; give a gRPC target as grpc://host:port (got ${JSON.stringify(http)})`)
   return grpcFlag || urls.some(isGrpcUrl)
 }
 
@@ -87,7 +100,16 @@ function readServiceConfig(file: string): ServiceConfig {
 
 /** HTTP runs refuse the gRPC-only flags rather than ignore them. */
 export function assertNoGrpcFlags(f: GrpcFlags): void {
-  const names = { call: '--call', proto: '--proto', protoset: '--protoset', reflect: '--reflect', B: '-B', i: '-i', hedgeBy: '--hedge-by', serviceConfig: '--service-config' } as const
+  const names = {
+    call: '--call',
+    proto: '--proto',
+    protoset: '--protoset',
+    reflect: '--reflect',
+    B: '-B',
+    i: '-i',
+    hedgeBy: '--hedge-by',
+    serviceConfig: '--service-config',
+  } as const
   const given = (Object.keys(names) as Array<keyof typeof names>).filter((k) => f[k] !== undefined)
   if (given.length > 0) throw new UsageError(`${given.map((k) => names[k]).join(', ')}: only for gRPC targets (grpc://host:port)`)
 }

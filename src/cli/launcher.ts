@@ -30,7 +30,12 @@ const IN_PLACE_FLAGS = new Set(['--help', '-h', '--version'])
  * sends no load, or Windows (where a child of its own process group gets a
  * console of its own).
  */
-export function launchFlags(args: readonly string[], execArgv: readonly string[], env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string[] {
+export function launchFlags(
+  args: readonly string[],
+  execArgv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): string[] {
   if (platform === 'win32' || env[CHILD_MARK] !== undefined) return []
   if (execArgv.some((a) => a.startsWith('--min-semi-space-size') || a.startsWith('--max-semi-space-size'))) return []
   if (args.some((a) => IN_PLACE_FLAGS.has(a))) return []

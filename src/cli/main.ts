@@ -103,7 +103,8 @@ function usageMessage(msg: string, argv: string[]): string {
   const config = /^Invalid JSON config file: (.*)$/.exec(text)
   if (config) return configMessage(config[1]!)
   if (/^Not enough non-option arguments/.test(text)) {
-    if (argv.includes('compare')) return 'compare needs one or more saved runs: hedgebench compare BEFORE.json [AFTER.json ...] (one file compares its own plain and hedged phases)'
+    if (argv.includes('compare'))
+      return 'compare needs one or more saved runs: hedgebench compare BEFORE.json [AFTER.json ...] (one file compares its own plain and hedged phases)'
     if (argv.includes('report')) return 'report needs a saved run: hedgebench report results/FILE.json'
   }
   return text

@@ -32,7 +32,11 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
         .option('output', { alias: 'o', requiresArg: true, choices: OUTPUT_FORMATS, default: 'text' as OutputFormat, describe: 'format printed to stdout' })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file' })
         .option('out', { type: 'string', requiresArg: true, describe: 'also write the merged result as JSON to this file (report/compare read it)' })
-        .option('from-logs', { type: 'string', requiresArg: true, describe: 'read framed results (run --frames) from this log file, - for stdin (kubectl logs ... --prefix | ...)' })
+        .option('from-logs', {
+          type: 'string',
+          requiresArg: true,
+          describe: 'read framed results (run --frames) from this log file, - for stdin (kubectl logs ... --prefix | ...)',
+        })
         .option('allow-partial', { type: 'boolean', describe: 'merge what is there when shards are missing, and say what is missing' })
         .example('$0 merge results/*-shard-*.json --out merged.json', 'merge saved shard results')
         .example('kubectl logs -l job-name=hedgebench --tail=-1 --prefix --max-log-requests=8 | $0 merge --from-logs -', 'merge what the pods printed'),
@@ -42,7 +46,7 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
       const inputs: MergeInput[] = []
       for (const file of argv.files ?? []) inputs.push({ result: await loadResult(file), source: file })
       if (argv.fromLogs !== undefined) inputs.push(...(await readLogs(argv.fromLogs)))
-      if (inputs.length === 0) throw new UsageError('nothing to merge: give result files, or --from-logs - with the pods\' logs on stdin')
+      if (inputs.length === 0) throw new UsageError("nothing to merge: give result files, or --from-logs - with the pods' logs on stdin")
       const { mergeResults } = await import('../stats/result-merge.js')
       const merged = mergeResults(inputs, { allowPartial: argv.allowPartial ?? false })
       if (argv.out !== undefined) await writeOutputFile(argv.out, renderJson(merged), '--out')
@@ -54,14 +58,21 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
 }
 
 async function readLogs(path: string): Promise<MergeInput[]> {
-  if (path !== '-') await access(path, constants.R_OK).catch((err: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read --from-logs "${path}": ${err.code ?? err.message}`)
-  })
+  if (path !== '-')
+    await access(path, constants.R_OK).catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read --from-logs "${path}": ${err.code ?? err.message}`)
+    })
   const stream: Readable = path === '-' ? process.stdin : createReadStream(path)
   const { FrameCollector } = await import('../results/result-frames.js')
   const collector = new FrameCollector()
   for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) collector.add(line)
   const results = collector.results()
-  if (results.length === 0) throw new UsageError(`no hedgebench frames in ${path === '-' ? 'stdin' : path} (${collector.lines} lines): were the pods run with --frames, and the logs read with --tail=-1?`)
-  return results.map((result) => ({ result, source: `run ${result.runId ?? '?'} shard ${result.shard ? `${result.shard.index}/${result.shard.count}` : '0/1'} (from logs)` }))
+  if (results.length === 0)
+    throw new UsageError(
+      `no hedgebench frames in ${path === '-' ? 'stdin' : path} (${collector.lines} lines): were the pods run with --frames, and the logs read with --tail=-1?`,
+    )
+  return results.map((result) => ({
+    result,
+    source: `run ${result.runId ?? '?'} shard ${result.shard ? `${result.shard.index}/${result.shard.count}` : '0/1'} (from logs)`,
+  }))
 }

@@ -54,7 +54,9 @@ export function tolerateClosedStdout(): void {
     stream.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'EPIPE' || err.code === 'EIO' || stream !== process.stdout || stdoutFailure !== null) return
       stdoutFailure = err.code ?? err.message
-      process.stderr.write(`hedgebench: cannot write the output to stdout (${err.code ? `${err.code}: ` : ''}${err.message.replace(/^\w+: /, '').replace(/, write$/, '')})\n`)
+      process.stderr.write(
+        `hedgebench: cannot write the output to stdout (${err.code ? `${err.code}: ` : ''}${err.message.replace(/^\w+: /, '').replace(/, write$/, '')})\n`,
+      )
     })
   }
 }

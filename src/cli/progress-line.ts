@@ -17,7 +17,9 @@ export interface PlannedWindow {
 }
 
 /** The windows run.ts will run for these options (see Run#phasesInOrder). */
-export function planOf(cfg: Pick<ResolvedRun, 'warmup' | 'mode' | 'schedule' | 'requests' | 'durationMs'> & Partial<Pick<ResolvedRun, 'warmupMinMs'>>): PlannedWindow[] {
+export function planOf(
+  cfg: Pick<ResolvedRun, 'warmup' | 'mode' | 'schedule' | 'requests' | 'durationMs'> & Partial<Pick<ResolvedRun, 'warmupMinMs'>>,
+): PlannedWindow[] {
   const plan: PlannedWindow[] = []
   if (cfg.warmup > 0) plan.push({ phase: 'warmup', requests: cfg.warmup, durationMs: null, minDurationMs: cfg.warmupMinMs ?? 0 })
   const measured = { requests: cfg.requests, durationMs: cfg.durationMs }
@@ -91,13 +93,18 @@ export function progressLine(v: ProgressView, width: number): string {
   const fraction = onMinimum ? v.elapsedMs / v.minDurationMs! : v.durationMs !== null ? v.elapsedMs / v.durationMs : v.total ? v.done / v.total : null
   const count = onMinimum
     ? `${v.done} done, runs its ${seconds(v.minDurationMs! / 1000)} minimum`
-    : v.durationMs !== null ? `${seconds(v.elapsedMs / 1000)} of ${seconds(v.durationMs / 1000)}` : v.total !== null ? `${v.done}/${v.total}` : `${v.done}`
+    : v.durationMs !== null
+      ? `${seconds(v.elapsedMs / 1000)} of ${seconds(v.durationMs / 1000)}`
+      : v.total !== null
+        ? `${v.done}/${v.total}`
+        : `${v.done}`
   const rate = v.rate === null ? '- req/s' : `${Math.round(v.rate)} req/s`
   const eta = etaSeconds(v)
   const tail = ` ${count}  ${rate}  ETA ${eta === null ? '-' : seconds(eta)}`
   const head = `${v.phase.padEnd(6)} `
   const room = width - 1 - head.length - tail.length - 2
-  const line = fraction === null || room < BAR_MIN ? head + tail.trimStart() : `${head}[${bar(Math.min(1, Math.max(0, fraction)), Math.min(BAR_MAX, room))}]${tail}`
+  const line =
+    fraction === null || room < BAR_MIN ? head + tail.trimStart() : `${head}[${bar(Math.min(1, Math.max(0, fraction)), Math.min(BAR_MAX, room))}]${tail}`
   return line.slice(0, Math.max(0, width - 1))
 }
 

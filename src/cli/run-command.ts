@@ -60,15 +60,35 @@ const ms = (value: number): string => (value === 0 ? '0' : value % 1000 === 0 ? 
 /** What every request carries and how it is sent (HTTP and gRPC alike): a run's and a sweep's. */
 export function requestFlags(y: Argv): Argv {
   return y
-    .option('m', { alias: 'method', type: 'string', describe: `HTTP method ${dflt(DEFAULTS.method)}; for a grpc:// target, metadata as JSON ('{"key":"value"}')`, group: 'Request:' })
-    .option('H', { alias: 'header', type: 'string', describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)', group: 'Request:' })
+    .option('m', {
+      alias: 'method',
+      type: 'string',
+      describe: `HTTP method ${dflt(DEFAULTS.method)}; for a grpc:// target, metadata as JSON ('{"key":"value"}')`,
+      group: 'Request:',
+    })
+    .option('H', {
+      alias: 'header',
+      type: 'string',
+      describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)',
+      group: 'Request:',
+    })
     .option('d', { alias: 'body', type: 'string', describe: 'request body', group: 'Request:' })
     .option('D', { alias: 'body-file', type: 'string', describe: 'request body from a file', group: 'Request:' })
     .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header', group: 'Request:' })
     .option('A', { alias: 'accept', type: 'string', describe: 'Accept header', group: 'Request:' })
     .option('http2', { type: 'boolean', describe: 'HTTP/2: h2c (prior knowledge) on http://, ALPN on https://', group: 'Request:' })
-    .option('connections', { type: 'string', describe: 'HTTP/2 and gRPC: connections per replica, the streams spread over them (ghz\'s --connections; at most -c; not for HTTP/1.1, where -c is the connection count) [default: one, and another only when its streams are all in use]', group: 'Request:' })
-    .option('k', { alias: 'insecure', type: 'boolean', describe: 'accept any TLS certificate (self-signed, wrong host, expired), as curl -k', group: 'Request:' })
+    .option('connections', {
+      type: 'string',
+      describe:
+        "HTTP/2 and gRPC: connections per replica, the streams spread over them (ghz's --connections; at most -c; not for HTTP/1.1, where -c is the connection count) [default: one, and another only when its streams are all in use]",
+      group: 'Request:',
+    })
+    .option('k', {
+      alias: 'insecure',
+      type: 'boolean',
+      describe: 'accept any TLS certificate (self-signed, wrong host, expired), as curl -k',
+      group: 'Request:',
+    })
     .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
 }
 
@@ -80,53 +100,171 @@ export function serverStatsFlag(y: Argv): Argv {
 function runFlags(y: Argv): Argv {
   const load = tlsFlags(grpcFlags(y))
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
-    .option('n', { alias: 'requests', type: 'string', describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`, group: 'Load:' })
+    .option('n', {
+      alias: 'requests',
+      type: 'string',
+      describe: `requests per measured phase (plain, hedged); ignored with -z ${dflt(DEFAULTS.requests)}`,
+      group: 'Load:',
+    })
     .option('c', { alias: 'concurrency', type: 'string', describe: `concurrency: requests in flight ${dflt(DEFAULTS.concurrency)}`, group: 'Load:' })
-    .option('z', { alias: 'duration', type: 'string', describe: 'duration of each measured phase, instead of -n (wins over -n, as in hey; e.g. 30s, 2m); the warm-up stops at -z too, so --mode both takes up to 3 × -z', group: 'Load:' })
-    .option('q', { alias: 'rate', type: 'string', describe: 'requests/s across all workers (hey\'s -q is per worker); makes the run open-loop', group: 'Load:' })
-    .option('t', { alias: 'timeout', type: 'string', describe: `per-attempt timeout; bare number = seconds, as in hey ${dflt(ms(DEFAULTS.timeoutMs))}`, group: 'Load:' })
-    .option('warmup', { type: 'string', describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap}) (${DEFAULTS.warmupCap} with -z), lasting at least ${ms(DEFAULTS.warmupMinMs)} when n >= ${DEFAULTS.warmupCap} or with -z`)}`, group: 'Load:' })
-    .option('mode', { type: 'string', choices: ['plain', 'hedged', 'both'], describe: `phases to run: plain, hedged or both ${dflt(DEFAULTS.mode)}`, group: 'Load:' })
-    .option('schedule', { type: 'string', choices: ['sequential', 'interleaved'], describe: `sequential (one phase after the other) or interleaved (mixed at random in one window) ${dflt(DEFAULTS.schedule)}`, group: 'Load:' })
-    .option('fanout', { type: 'string', describe: `calls per logical request, which completes when all have answered ${dflt(DEFAULTS.fanout)}`, group: 'Load:' })
+    .option('z', {
+      alias: 'duration',
+      type: 'string',
+      describe:
+        'duration of each measured phase, instead of -n (wins over -n, as in hey; e.g. 30s, 2m); the warm-up stops at -z too, so --mode both takes up to 3 × -z',
+      group: 'Load:',
+    })
+    .option('q', { alias: 'rate', type: 'string', describe: "requests/s across all workers (hey's -q is per worker); makes the run open-loop", group: 'Load:' })
+    .option('t', {
+      alias: 'timeout',
+      type: 'string',
+      describe: `per-attempt timeout; bare number = seconds, as in hey ${dflt(ms(DEFAULTS.timeoutMs))}`,
+      group: 'Load:',
+    })
+    .option('warmup', {
+      type: 'string',
+      describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap}) (${DEFAULTS.warmupCap} with -z), lasting at least ${ms(DEFAULTS.warmupMinMs)} when n >= ${DEFAULTS.warmupCap} or with -z`)}`,
+      group: 'Load:',
+    })
+    .option('mode', {
+      type: 'string',
+      choices: ['plain', 'hedged', 'both'],
+      describe: `phases to run: plain, hedged or both ${dflt(DEFAULTS.mode)}`,
+      group: 'Load:',
+    })
+    .option('schedule', {
+      type: 'string',
+      choices: ['sequential', 'interleaved'],
+      describe: `sequential (one phase after the other) or interleaved (mixed at random in one window) ${dflt(DEFAULTS.schedule)}`,
+      group: 'Load:',
+    })
+    .option('fanout', {
+      type: 'string',
+      describe: `calls per logical request, which completes when all have answered ${dflt(DEFAULTS.fanout)}`,
+      group: 'Load:',
+    })
     .option('workers', { type: 'string', describe: `worker threads ${dflt(DEFAULTS.workers)}`, group: 'Load:' })
-    .option('seed', { type: 'string', describe: 'seed for the client\'s random choices', group: 'Load:' })
+    .option('seed', { type: 'string', describe: "seed for the client's random choices", group: 'Load:' })
   const flags = requestFlags(load)
-    .option('hedge-delay', { type: 'string', describe: `auto (= warm-up p95), pNN (a warm-up percentile) or a duration ${dflt(DEFAULTS.hedgeDelay)}`, group: 'Hedging:' })
+    .option('hedge-delay', {
+      type: 'string',
+      describe: `auto (= warm-up p95), pNN (a warm-up percentile) or a duration ${dflt(DEFAULTS.hedgeDelay)}`,
+      group: 'Hedging:',
+    })
     .option('adaptive', { type: 'boolean', describe: 'delay tracks a rolling percentile of recent original attempts', group: 'Hedging:' })
-    .option('adaptive-window', { type: 'string', describe: `rolling window: a count (1000) or a time (10s) ${dflt(DEFAULTS.adaptiveWindowRequests)}`, group: 'Hedging:' })
+    .option('adaptive-window', {
+      type: 'string',
+      describe: `rolling window: a count (1000) or a time (10s) ${dflt(DEFAULTS.adaptiveWindowRequests)}`,
+      group: 'Hedging:',
+    })
     .option('delay-min', { type: 'string', describe: `lower clamp of the adaptive delay ${dflt(ms(DEFAULTS.delayMinMs))}`, group: 'Hedging:' })
     .option('delay-max', { type: 'string', describe: `upper clamp of the adaptive delay ${dflt(ms(DEFAULTS.delayMaxMs))}`, group: 'Hedging:' })
-    .option('max-attempts', { type: 'string', describe: `attempts per request including the original; above ${MAX_ATTEMPTS_CAP} counts as ${MAX_ATTEMPTS_CAP} ${dflt(DEFAULTS.maxAttempts)}`, group: 'Hedging:' })
-    .option('hedge-budget', { type: 'string', describe: `max extra load from hedges, % of requests, or "off" ${dflt(DEFAULTS.budgetPct)}. A token bucket: each request earns budget/100 of a hedge, each hedge spends one, and it starts with a burst of ${DEFAULT_BUDGET_BURST} hedges, so runs under ~${100 * DEFAULT_BUDGET_BURST} requests can pass the budget`, group: 'Hedging:' })
-    .option('non-fatal-status', { type: 'string', describe: `statuses that trigger the next hedge at once; gRPC code names for a grpc:// target ${dflt(`${DEFAULTS.nonFatalStatus.join(',')}; gRPC: ${DEFAULT_GRPC_NON_FATAL.map(grpcCodeName).join(',')}`)}`, group: 'Hedging:' })
+    .option('max-attempts', {
+      type: 'string',
+      describe: `attempts per request including the original; above ${MAX_ATTEMPTS_CAP} counts as ${MAX_ATTEMPTS_CAP} ${dflt(DEFAULTS.maxAttempts)}`,
+      group: 'Hedging:',
+    })
+    .option('hedge-budget', {
+      type: 'string',
+      describe: `max extra load from hedges, % of requests, or "off" ${dflt(DEFAULTS.budgetPct)}. A token bucket: each request earns budget/100 of a hedge, each hedge spends one, and it starts with a burst of ${DEFAULT_BUDGET_BURST} hedges, so runs under ~${100 * DEFAULT_BUDGET_BURST} requests can pass the budget`,
+      group: 'Hedging:',
+    })
+    .option('non-fatal-status', {
+      type: 'string',
+      describe: `statuses that trigger the next hedge at once; gRPC code names for a grpc:// target ${dflt(`${DEFAULTS.nonFatalStatus.join(',')}; gRPC: ${DEFAULT_GRPC_NON_FATAL.map(grpcCodeName).join(',')}`)}`,
+      group: 'Hedging:',
+    })
     .option('deadline', { type: 'string', describe: 'absolute per-request deadline every attempt inherits', group: 'Hedging:' })
-    .option('min-hedge-window', { type: 'string', describe: 'no hedge when less than this is left before the deadline [default: measured p50]', group: 'Hedging:' })
+    .option('min-hedge-window', {
+      type: 'string',
+      describe: 'no hedge when less than this is left before the deadline [default: measured p50]',
+      group: 'Hedging:',
+    })
     .option('parallel', { type: 'boolean', describe: 'send every attempt at once (delay 0)', group: 'Hedging:' })
-    .option('tied', { type: 'boolean', describe: 'tied requests: both copies at once with one tie id; a tie-aware server drops the copy whose twin started first (the built-in replicas are)', group: 'Hedging:' })
-    .option('cancel', { type: 'string', choices: ['abort', 'ignore'], describe: `abort losers (gRPC) or ignore them: let them finish, discard (Envoy) ${dflt(DEFAULTS.cancel)}`, group: 'Hedging:' })
-    .option('hedge-header', { type: 'string', describe: `header carrying the hedge number; --no-hedge-header drops it ${dflt(DEFAULT_HEDGE_HEADER)}`, group: 'Hedging:' })
-    .option('idempotency-key', { type: 'boolean', describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)', group: 'Hedging:' })
+    .option('tied', {
+      type: 'boolean',
+      describe: 'tied requests: both copies at once with one tie id; a tie-aware server drops the copy whose twin started first (the built-in replicas are)',
+      group: 'Hedging:',
+    })
+    .option('cancel', {
+      type: 'string',
+      choices: ['abort', 'ignore'],
+      describe: `abort losers (gRPC) or ignore them: let them finish, discard (Envoy) ${dflt(DEFAULTS.cancel)}`,
+      group: 'Hedging:',
+    })
+    .option('hedge-header', {
+      type: 'string',
+      describe: `header carrying the hedge number; --no-hedge-header drops it ${dflt(DEFAULT_HEDGE_HEADER)}`,
+      group: 'Hedging:',
+    })
+    .option('idempotency-key', {
+      type: 'boolean',
+      describe: 'one Idempotency-Key per logical request on every copy (allows hedging POST/PATCH)',
+      group: 'Hedging:',
+    })
     .option('unsafe-hedge', { type: 'boolean', describe: 'hedge non-idempotent methods without keys (warned in the report)', group: 'Hedging:' })
-    .option('suppress', { type: 'boolean', describe: 'hold hedges back while the replicas show saturation (overload answers, error rate, --hedge-max-inflight); --no-suppress hedges regardless [default: on]', group: 'Hedging:' })
-    .option('suppress-at-error-rate', { type: 'string', describe: `no hedges while more than this % of the last 100 attempts failed, or "off" ${dflt(`${DEFAULT_SATURATION.maxErrorRate! * 100}%`)}`, group: 'Hedging:' })
-    .option('hedge-max-inflight', { type: 'string', describe: 'no hedge to a replica that already has this many of our attempts in flight [default: no limit]', group: 'Hedging:' })
-    .option('eject', { type: 'boolean', describe: `eject a replica after --eject-after failures in a row; --no-eject measures without [default: on with 2+ replicas]`, group: 'Replicas:' })
-    .option('eject-after', { type: 'string', describe: `connection errors or 5xx in a row that eject a replica ${dflt(DEFAULT_EJECTION.consecutiveFailures)}`, group: 'Replicas:' })
-    .option('eject-for', { type: 'string', describe: `first ejection's length, doubling each time ${dflt(ms(DEFAULT_EJECTION.baseEjectionMs))}`, group: 'Replicas:' })
-    .option('o', { alias: 'output', type: 'string', choices: OUTPUT_FORMATS, default: 'text', describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} ${dflt('text')}`, group: 'Output:' })
+    .option('suppress', {
+      type: 'boolean',
+      describe:
+        'hold hedges back while the replicas show saturation (overload answers, error rate, --hedge-max-inflight); --no-suppress hedges regardless [default: on]',
+      group: 'Hedging:',
+    })
+    .option('suppress-at-error-rate', {
+      type: 'string',
+      describe: `no hedges while more than this % of the last 100 attempts failed, or "off" ${dflt(`${DEFAULT_SATURATION.maxErrorRate! * 100}%`)}`,
+      group: 'Hedging:',
+    })
+    .option('hedge-max-inflight', {
+      type: 'string',
+      describe: 'no hedge to a replica that already has this many of our attempts in flight [default: no limit]',
+      group: 'Hedging:',
+    })
+    .option('eject', {
+      type: 'boolean',
+      describe: `eject a replica after --eject-after failures in a row; --no-eject measures without [default: on with 2+ replicas]`,
+      group: 'Replicas:',
+    })
+    .option('eject-after', {
+      type: 'string',
+      describe: `connection errors or 5xx in a row that eject a replica ${dflt(DEFAULT_EJECTION.consecutiveFailures)}`,
+      group: 'Replicas:',
+    })
+    .option('eject-for', {
+      type: 'string',
+      describe: `first ejection's length, doubling each time ${dflt(ms(DEFAULT_EJECTION.baseEjectionMs))}`,
+      group: 'Replicas:',
+    })
+    .option('o', {
+      alias: 'output',
+      type: 'string',
+      choices: OUTPUT_FORMATS,
+      default: 'text',
+      describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} ${dflt('text')}`,
+      group: 'Output:',
+    })
     .option('out-dir', { type: 'string', default: 'results', describe: `where runs are saved ${dflt('results')}`, group: 'Output:' })
-    .option('save', { type: 'boolean', default: true, describe: 'save the run as JSON + CSV under --out-dir (the default; --no-save: nowhere)', group: 'Output:' })
+    .option('save', {
+      type: 'boolean',
+      default: true,
+      describe: 'save the run as JSON + CSV under --out-dir (the default; --no-save: nowhere)',
+      group: 'Output:',
+    })
     .option('label', { type: 'string', describe: 'name of the run (in the file name)', group: 'Output:' })
     .option('slow', { type: 'string', describe: `count requests slower than this; bare number = ms ${dflt(ms(DEFAULTS.slowMs))}`, group: 'Output:' })
     .option('csv-requests', { type: 'string', describe: 'write one CSV row per request to this file', group: 'Output:' })
     .option('html', { type: 'string', describe: 'write a self-contained HTML report with charts (- : to stdout, instead of -o)', group: 'Output:' })
     .option('redact', { type: 'string', describe: 'a header name whose values are never written (repeatable)', group: 'Output:' })
-    .option('fail-on-errors', { type: 'string', describe: 'exit 1 when a phase\'s error rate is above this %', group: 'Output:' })
+    .option('fail-on-errors', { type: 'string', describe: "exit 1 when a phase's error rate is above this %", group: 'Output:' })
     // Not `array: true`: that would take the URLs after it as more conditions.
-    .option('fail-if', { type: 'string', requiresArg: true, describe: 'exit 1 when [PHASE.]METRIC OP VALUE holds (repeatable): "hedged.p99>50ms", "extra_load>8%", "p99>+10%" (hedged vs plain); metrics as compare\'s', group: 'Output:' })
+    .option('fail-if', {
+      type: 'string',
+      requiresArg: true,
+      describe:
+        'exit 1 when [PHASE.]METRIC OP VALUE holds (repeatable): "hedged.p99>50ms", "extra_load>8%", "p99>+10%" (hedged vs plain); metrics as compare\'s',
+      group: 'Output:',
+    })
     .option('profile', { type: 'string', describe: 'scenario from profiles/ (or a file); with no URL, starts the built-in target', group: 'Target:' })
-    .option('replicas', { type: 'string', describe: 'replicas of the built-in target [default: the profile\'s]', group: 'Target:' })
+    .option('replicas', { type: 'string', describe: "replicas of the built-in target [default: the profile's]", group: 'Target:' })
   return serverStatsFlag(flags)
     .example('$0 -c 40 -n 4000 http://a:8080/x', 'plain vs hedged, one URL')
     .example('$0 --profile pi', 'built-in simulated replicas')
@@ -136,7 +274,8 @@ async function runFromCli(argv: CliFlags): Promise<number> {
   assertNoRepeats(argv as unknown as Record<string, unknown>)
   const options = { ...(await flagsToOptions(argv)), ...shardOptions(argv) }
   // --replicas sizes the built-in target; beside URLs it would be silently ignored.
-  if (!argv.profile && argv.replicas !== undefined) throw new UsageError('--replicas sizes the built-in target (--profile with no URL); with URLs, each URL is a replica')
+  if (!argv.profile && argv.replicas !== undefined)
+    throw new UsageError('--replicas sizes the built-in target (--profile with no URL); with URLs, each URL is a replica')
   if (!argv.profile) return measure(argv, options)
   // --profile with no URL: the built-in target, in its own process, for this run.
   if (options.urls.length > 0) throw new UsageError('give either URLs or --profile (the built-in target), not both')
@@ -185,7 +324,10 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
   // Every check that can fail comes before the first file is touched, so bad
   // input leaves nothing behind (no empty out-dir, no truncated request log).
   const resolved = resolveOptions(options, 0)
-  if (argv.frames && argv.o !== 'text') throw new UsageError(`--frames adds lines to stdout, which -o ${argv.o} must keep to itself: use --frames with -o text (the default) and --out-dir for the ${argv.o}`)
+  if (argv.frames && argv.o !== 'text')
+    throw new UsageError(
+      `--frames adds lines to stdout, which -o ${argv.o} must keep to itself: use --frames with -o text (the default) and --out-dir for the ${argv.o}`,
+    )
   const plan = planOf(resolved)
   const failLimit = parseFailOnErrors(argv.failOnErrors)
   const conditions = await failConditions(argv.failIf, resolved.mode)
@@ -222,7 +364,14 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     const spinner = await startWaitSpinner()
     let result: RunResult
     try {
-      result = await run({ ...options, signal: interrupt.signal, stopNow: interrupt.stopNow, onProgress: progress.update, onWait: spinner.show, ...(log ? { requestSink: log } : {}) })
+      result = await run({
+        ...options,
+        signal: interrupt.signal,
+        stopNow: interrupt.stopNow,
+        onProgress: progress.update,
+        onWait: spinner.show,
+        ...(log ? { requestSink: log } : {}),
+      })
     } catch (err) {
       if (err instanceof UsageError || err instanceof TargetUnreachableError) {
         // Nothing was measured (the target refused before the run): take back what we created.
@@ -268,7 +417,8 @@ async function failConditions(raw: string | string[] | undefined, mode: Mode): P
 function parseFailOnErrors(raw: string | undefined): number | null {
   if (raw === undefined) return null
   const limit = Number(String(raw).trim().replace(/%$/, ''))
-  if (String(raw).trim() === '' || !(limit >= 0 && limit <= 100)) throw new UsageError(`invalid --fail-on-errors "${raw}" (a percentage from 0 to 100, e.g. 1 or 0.5%)`)
+  if (String(raw).trim() === '' || !(limit >= 0 && limit <= 100))
+    throw new UsageError(`invalid --fail-on-errors "${raw}" (a percentage from 0 to 100, e.g. 1 or 0.5%)`)
   return limit
 }
 
@@ -306,7 +456,11 @@ async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog |
   if (argv.frames) {
     // Loaded only when asked for (zlib), like the HTML renderer: start-up stays small.
     const { encodeFrames } = await import('../results/result-frames.js')
-    process.stdout.write(encodeFrames(result).map((line) => `${line}\n`).join(''))
+    process.stdout.write(
+      encodeFrames(result)
+        .map((line) => `${line}\n`)
+        .join(''),
+    )
   }
   if (argv.save) {
     spinner.show('save')

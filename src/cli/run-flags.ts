@@ -152,7 +152,9 @@ async function bodyOf(f: RunFlags): Promise<Buffer | null> {
   try {
     return await readFile(f.D)
   } catch (err) {
-    throw new UsageError(`cannot read -D file "${f.D}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (give a readable file holding the request body)`)
+    throw new UsageError(
+      `cannot read -D file "${f.D}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (give a readable file holding the request body)`,
+    )
   }
 }
 
@@ -188,7 +190,8 @@ function parseStatusList(v: string): number[] {
   if (v.trim() === '') return []
   return v.split(',').map((s) => {
     const code = Number(s.trim())
-    if (!Number.isInteger(code) || code < 100 || code > 599) throw new UsageError(`invalid status "${s.trim()}" in --non-fatal-status (use codes like 502,503,504)`)
+    if (!Number.isInteger(code) || code < 100 || code > 599)
+      throw new UsageError(`invalid status "${s.trim()}" in --non-fatal-status (use codes like 502,503,504)`)
     return code
   })
 }

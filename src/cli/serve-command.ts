@@ -28,20 +28,30 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
     command: 'serve',
     describe: 'start simulated replicas from a profile and print their URLs (HTTP/1.1 and h2c)',
     builder: (y: Argv) =>
-      valuesRequired(y
-        .option('profile', {
-          type: 'string',
-          demandOption: true,
-          describe: `built-in profile (${profileNames().join(', ')}) or path to a profile .json`,
-        })
-        .option('replicas', { type: 'string', describe: "number of replicas (default: the profile's)" })
-        .option('port', { type: 'string', describe: 'first port; replicas use consecutive ports (default: 0 = any free ports)' })
-        .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on [default: 127.0.0.1]' })
-        .option('seed', { type: 'string', describe: "seed for the simulated latencies (default: the profile's, else random)" })
-        .option('hedge-header', { type: 'string', default: DEFAULT_HEDGE_HEADER, describe: `header counted as marking a hedge [default: ${DEFAULT_HEDGE_HEADER}]` })
-        .option('grpc', { type: 'boolean', default: false, describe: 'serve gRPC (hedgebench.sim.v1.Replica/Work, proto/hedgebench-sim.proto) on grpc:// URLs' })
-        // Set by spawnTarget: stop when the parent's stdin pipe closes, so no orphan outlives it.
-        .option('exit-with-parent', { type: 'boolean', default: false, hidden: true })),
+      valuesRequired(
+        y
+          .option('profile', {
+            type: 'string',
+            demandOption: true,
+            describe: `built-in profile (${profileNames().join(', ')}) or path to a profile .json`,
+          })
+          .option('replicas', { type: 'string', describe: "number of replicas (default: the profile's)" })
+          .option('port', { type: 'string', describe: 'first port; replicas use consecutive ports (default: 0 = any free ports)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'address to listen on [default: 127.0.0.1]' })
+          .option('seed', { type: 'string', describe: "seed for the simulated latencies (default: the profile's, else random)" })
+          .option('hedge-header', {
+            type: 'string',
+            default: DEFAULT_HEDGE_HEADER,
+            describe: `header counted as marking a hedge [default: ${DEFAULT_HEDGE_HEADER}]`,
+          })
+          .option('grpc', {
+            type: 'boolean',
+            default: false,
+            describe: 'serve gRPC (hedgebench.sim.v1.Replica/Work, proto/hedgebench-sim.proto) on grpc:// URLs',
+          })
+          // Set by spawnTarget: stop when the parent's stdin pipe closes, so no orphan outlives it.
+          .option('exit-with-parent', { type: 'boolean', default: false, hidden: true }),
+      ),
     handler: async (raw) => {
       assertNoRepeats(raw)
       const argv = raw as unknown as ServeArgs
@@ -59,7 +69,9 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
       })
       process.stdout.write(`${target.urls.join('\n')}\n`)
       const [speaks, stats] = argv.grpc ? ['gRPC', `stats by ${SIM_SERVICE}/Stats`] : ['HTTP/1.1 and h2c', `stats at ${target.statsUrl}`]
-      process.stderr.write(`hedgebench: serving profile "${target.profile}" on ${target.urls.length} replicas (${speaks}), seed ${target.seed}; ${stats}; ready (Ctrl-C stops)\n`)
+      process.stderr.write(
+        `hedgebench: serving profile "${target.profile}" on ${target.urls.length} replicas (${speaks}), seed ${target.seed}; ${stats}; ready (Ctrl-C stops)\n`,
+      )
       await untilStopped(argv.exitWithParent)
       await target.close()
       setExitCode(0)

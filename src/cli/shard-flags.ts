@@ -20,11 +20,23 @@ export interface ShardFlags {
 
 export function shardFlags(y: Argv): Argv {
   return y
-    .option('shard', { type: 'string', describe: 'run shard I of N (0-based): -n and -q are split exactly; auto/N reads I from JOB_COMPLETION_INDEX', group: 'Sharding:' })
+    .option('shard', {
+      type: 'string',
+      describe: 'run shard I of N (0-based): -n and -q are split exactly; auto/N reads I from JOB_COMPLETION_INDEX',
+      group: 'Sharding:',
+    })
     .option('start-at', { type: 'string', describe: 'wait until this wall-clock time before the first phase (RFC 3339, or +30s)', group: 'Sharding:' })
-    .option('max-start-lateness', { type: 'string', describe: 'mark the shard late if it starts later than this after --start-at [default: 1% of -z, else 100ms]', group: 'Sharding:' })
+    .option('max-start-lateness', {
+      type: 'string',
+      describe: 'mark the shard late if it starts later than this after --start-at [default: 1% of -z, else 100ms]',
+      group: 'Sharding:',
+    })
     .option('run-id', { type: 'string', describe: 'name shared by the shards of one run [default: from --start-at and the config]', group: 'Sharding:' })
-    .option('frames', { type: 'boolean', describe: 'also print the result as framed lines, for kubectl logs | hedgebench merge --from-logs -', group: 'Sharding:' })
+    .option('frames', {
+      type: 'boolean',
+      describe: 'also print the result as framed lines, for kubectl logs | hedgebench merge --from-logs -',
+      group: 'Sharding:',
+    })
     .config('config', 'read flags from a JSON file ({"shard": "auto/4", "urls": [...], ...})')
 }
 

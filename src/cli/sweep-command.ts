@@ -27,23 +27,59 @@ export function sweepCommand(setExitCode: (code: number) => void): CommandModule
     command: 'sweep [urls..]',
     describe: 'try several hedging settings side by side on the same replicas and recommend one: the cost/tail frontier',
     builder: (y) =>
-      valuesRequired(serverStatsFlag(requestFlags(tlsFlags(grpcFlags(y as Argv))))
-        .positional('urls', { describe: 'replica URLs (same service)', type: 'string', array: true })
-        .option('hedge-delay', { type: 'string', describe: `delays to try, a comma list of warm-up percentiles and durations [default: ${DEFAULT_DELAYS}]`, group: 'Sweep:' })
-        .option('max-attempts', { type: 'string', describe: `attempts per request to try, a comma list (2 to ${MAX_ATTEMPTS_CAP}) [default: 2]`, group: 'Sweep:' })
-        .option('hedge-budget', { alias: 'budget', type: 'string', describe: 'hedge budgets to try, a comma list of % of requests or off [default: 10%]', group: 'Sweep:' })
-        .option('max-extra', { type: 'string', describe: 'the extra load (hedges per request) a recommendation may cost [default: 5%]', group: 'Sweep:' })
-        .option('n', { alias: 'requests', type: 'string', describe: 'requests per lane (the plain lane and each setting\'s)', group: 'Load:' })
-        .option('c', { alias: 'concurrency', type: 'string', describe: 'requests in flight, all lanes together', group: 'Load:' })
-        .option('t', { alias: 'timeout', type: 'string', describe: 'per-attempt timeout; bare number = seconds', group: 'Load:' })
-        .option('warmup', { type: 'string', describe: 'warm-up requests, once, before the window', group: 'Load:' })
-        .option('seed', { type: 'string', describe: 'seed for the client\'s random choices (which lane each request goes to, too)', group: 'Load:' })
-        .option('slow', { type: 'string', describe: 'threshold of a slow request', group: 'Output:' })
-        .option('o', { alias: 'output', type: 'string', choices: SWEEP_FORMATS, default: 'text', describe: 'output format [default: text]', group: 'Output:' })
-        .option('out-dir', { type: 'string', default: 'results', describe: 'where the sweep (JSON + CSV) and the configs to deploy are saved [default: results]', group: 'Output:' })
-        .option('save', { type: 'boolean', default: true, describe: 'save the sweep and the configs under --out-dir (--no-save: nowhere)', group: 'Output:' })
-        .option('emit-for', { type: 'string', describe: 'write the configs to deploy for this setting (as the table names it: p90, or "p90, 3 attempts" when the lists vary) instead of the recommended one', group: 'Output:' })
-        .option('verify', { type: 'boolean', describe: 'gRPC: run the chosen setting through grpc-js with the emitted service config, and say how far it is from hedgebench', group: 'Output:' })) as unknown as Argv<SweepFlags>,
+      valuesRequired(
+        serverStatsFlag(requestFlags(tlsFlags(grpcFlags(y as Argv))))
+          .positional('urls', { describe: 'replica URLs (same service)', type: 'string', array: true })
+          .option('hedge-delay', {
+            type: 'string',
+            describe: `delays to try, a comma list of warm-up percentiles and durations [default: ${DEFAULT_DELAYS}]`,
+            group: 'Sweep:',
+          })
+          .option('max-attempts', {
+            type: 'string',
+            describe: `attempts per request to try, a comma list (2 to ${MAX_ATTEMPTS_CAP}) [default: 2]`,
+            group: 'Sweep:',
+          })
+          .option('hedge-budget', {
+            alias: 'budget',
+            type: 'string',
+            describe: 'hedge budgets to try, a comma list of % of requests or off [default: 10%]',
+            group: 'Sweep:',
+          })
+          .option('max-extra', { type: 'string', describe: 'the extra load (hedges per request) a recommendation may cost [default: 5%]', group: 'Sweep:' })
+          .option('n', { alias: 'requests', type: 'string', describe: "requests per lane (the plain lane and each setting's)", group: 'Load:' })
+          .option('c', { alias: 'concurrency', type: 'string', describe: 'requests in flight, all lanes together', group: 'Load:' })
+          .option('t', { alias: 'timeout', type: 'string', describe: 'per-attempt timeout; bare number = seconds', group: 'Load:' })
+          .option('warmup', { type: 'string', describe: 'warm-up requests, once, before the window', group: 'Load:' })
+          .option('seed', { type: 'string', describe: "seed for the client's random choices (which lane each request goes to, too)", group: 'Load:' })
+          .option('slow', { type: 'string', describe: 'threshold of a slow request', group: 'Output:' })
+          .option('o', {
+            alias: 'output',
+            type: 'string',
+            choices: SWEEP_FORMATS,
+            default: 'text',
+            describe: 'output format [default: text]',
+            group: 'Output:',
+          })
+          .option('out-dir', {
+            type: 'string',
+            default: 'results',
+            describe: 'where the sweep (JSON + CSV) and the configs to deploy are saved [default: results]',
+            group: 'Output:',
+          })
+          .option('save', { type: 'boolean', default: true, describe: 'save the sweep and the configs under --out-dir (--no-save: nowhere)', group: 'Output:' })
+          .option('emit-for', {
+            type: 'string',
+            describe:
+              'write the configs to deploy for this setting (as the table names it: p90, or "p90, 3 attempts" when the lists vary) instead of the recommended one',
+            group: 'Output:',
+          })
+          .option('verify', {
+            type: 'boolean',
+            describe: 'gRPC: run the chosen setting through grpc-js with the emitted service config, and say how far it is from hedgebench',
+            group: 'Output:',
+          }),
+      ) as unknown as Argv<SweepFlags>,
     handler: async (argv) => setExitCode(await sweepFromCli(argv)),
   }
 }
@@ -56,11 +92,31 @@ async function sweepFromCli(argv: SweepFlags): Promise<number> {
   const budgets = argv.hedgeBudget === undefined ? undefined : parseBudgetList(argv.hedgeBudget)
   const labels = planSettings(delays, maxAttempts ?? [2], budgets ?? [null]).map((s) => s.label)
   const maxExtraPct = parsePct(argv.maxExtra ?? '5%')
-  if (argv.hedgeBy !== undefined || argv.serviceConfig !== undefined) throw new UsageError('--hedge-by and --service-config are a run\'s (hedgebench run … --hedge-by grpc-js): a sweep measures hedgebench\'s own hedging (--verify runs grpc-js)')
-  const { hedgeDelay: _list, maxExtra: _max, maxAttempts: _attempts, hedgeBudget: _budget, o: _o, outDir: _dir, save: _save, emitFor: _emit, verify: _verify, ...runFlags } = argv
+  if (argv.hedgeBy !== undefined || argv.serviceConfig !== undefined)
+    throw new UsageError(
+      "--hedge-by and --service-config are a run's (hedgebench run … --hedge-by grpc-js): a sweep measures hedgebench's own hedging (--verify runs grpc-js)",
+    )
+  const {
+    hedgeDelay: _list,
+    maxExtra: _max,
+    maxAttempts: _attempts,
+    hedgeBudget: _budget,
+    o: _o,
+    outDir: _dir,
+    save: _save,
+    emitFor: _emit,
+    verify: _verify,
+    ...runFlags
+  } = argv
   const options = await flagsToOptions(runFlags as RunFlags)
   if (options.urls.length === 0) throw new UsageError('sweep needs one or more replica URLs: hedgebench sweep URL… --hedge-delay p90,p99')
-  const out = { o: argv.o, outDir: argv.outDir ?? 'results', save: argv.save !== false, ...(argv.emitFor !== undefined ? { emitFor: argv.emitFor } : {}), verify: argv.verify === true }
+  const out = {
+    o: argv.o,
+    outDir: argv.outDir ?? 'results',
+    save: argv.save !== false,
+    ...(argv.emitFor !== undefined ? { emitFor: argv.emitFor } : {}),
+    verify: argv.verify === true,
+  }
   await checkSweepOutput(out, options.urls, labels)
   if (options.grpc) await quietGrpcJs()
   const [{ sweep }, { sweepFrontier }, { startProgress }, { resolveOptions }, { sweepPlanOf, sweepWindowName }] = await Promise.all([
@@ -85,7 +141,10 @@ async function sweepFromCli(argv: SweepFlags): Promise<number> {
       signal: interrupt.signal,
       stopNow: interrupt.stopNow,
     }
-    const result = await sweep({ ...sweepOptions, onProgress: (p) => progress.update({ ...p, phase: p.phase === 'warmup' ? 'warmup' : name } satisfies ShownProgress) }).finally(() => progress.stop())
+    const result = await sweep({
+      ...sweepOptions,
+      onProgress: (p) => progress.update({ ...p, phase: p.phase === 'warmup' ? 'warmup' : name } satisfies ShownProgress),
+    }).finally(() => progress.stop())
     await writeSweepOutputs(out, sweepOptions, result, sweepFrontier(result, maxExtraPct))
     // As an interrupted run: what was measured is reported and saved, exit 0; a second Ctrl-C exits 130.
     return interrupt.twice() ? 130 : 0

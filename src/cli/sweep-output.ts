@@ -66,7 +66,9 @@ async function render(format: string, sweep: SweepResult, frontier: SweepFrontie
 async function verify(options: SweepOptions, setting: DeploySetting | null, deploy: Array<{ name: string; text: string }>): Promise<RunResult | null> {
   const config = deploy.find((f) => f.name.endsWith('.json'))
   if (!setting || !config || options.signal?.aborted) {
-    process.stderr.write(`--verify: nothing verified (${options.signal?.aborted ? 'the sweep was interrupted' : 'no setting is recommended; --emit-for SETTING names one'})\n`)
+    process.stderr.write(
+      `--verify: nothing verified (${options.signal?.aborted ? 'the sweep was interrupted' : 'no setting is recommended; --emit-for SETTING names one'})\n`,
+    )
     return null
   }
   process.stderr.write(`--verify: ${setting.label} through grpc-js with ${config.name}, on the same replicas\n`)

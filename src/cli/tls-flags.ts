@@ -21,11 +21,15 @@ export interface TlsFlags {
 
 export function tlsFlags(y: Argv): Argv {
   return y
-    .option('cacert', { type: 'string', describe: 'PEM file of the CAs to trust for https:// and grpcs:// (instead of the system\'s)', group: 'TLS:' })
+    .option('cacert', { type: 'string', describe: "PEM file of the CAs to trust for https:// and grpcs:// (instead of the system's)", group: 'TLS:' })
     .option('cert', { type: 'string', describe: 'PEM file of a client certificate, for servers that require one (mTLS; with --key)', group: 'TLS:' })
-    .option('key', { type: 'string', describe: 'PEM file of the client certificate\'s private key', group: 'TLS:' })
-    .option('cname', { type: 'string', describe: 'the name the server\'s certificate must carry (and SNI), instead of the URL\'s host', group: 'TLS:' })
-    .option('authority', { type: 'string', describe: 'the :authority (Host) every request carries, instead of the URL\'s host:port; also the certificate\'s name unless --cname', group: 'TLS:' })
+    .option('key', { type: 'string', describe: "PEM file of the client certificate's private key", group: 'TLS:' })
+    .option('cname', { type: 'string', describe: "the name the server's certificate must carry (and SNI), instead of the URL's host", group: 'TLS:' })
+    .option('authority', {
+      type: 'string',
+      describe: "the :authority (Host) every request carries, instead of the URL's host:port; also the certificate's name unless --cname",
+      group: 'TLS:',
+    })
 }
 
 /** Sets `o.tls` from the flags (the files read here: a missing one is one line) and --authority as the Host header. */

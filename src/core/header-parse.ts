@@ -30,9 +30,9 @@ export function hasControlCharacter(value: string): boolean {
  * fail on the client or the connection would be misread. Why, per name.
  */
 const CLIENT_OWNED: Readonly<Record<string, string>> = {
-  'transfer-encoding': 'the request is framed by its body\'s length',
+  'transfer-encoding': "the request is framed by its body's length",
   'content-length': 'it is computed from the request body',
-  'keep-alive': 'connection reuse is the client\'s (--disable-keepalive for a connection per request)',
+  'keep-alive': "connection reuse is the client's (--disable-keepalive for a connection per request)",
   upgrade: 'protocol upgrades are not supported (--http2 speaks HTTP/2)',
   expect: '100-continue is not supported: the body is sent with the request',
   'proxy-connection': 'it is not a header for a server',
@@ -42,14 +42,18 @@ const CLIENT_OWNED: Readonly<Record<string, string>> = {
 /** A header undici would refuse on every request (UND_ERR_INVALID_ARG), refused once, before anything is sent. */
 export function checkHeader(name: string, value: string): [string, string] {
   if (!isToken(name)) throw new UsageError(`malformed header name "${oneLine(name)}" (letters, digits and !#$%&'*+-.^_\`|~ only)`)
-  if (hasControlCharacter(value)) throw new UsageError(`header "${name}" has a control character in its value (a line break, NUL or another byte below 0x20 but tab)`)
+  if (hasControlCharacter(value))
+    throw new UsageError(`header "${name}" has a control character in its value (a line break, NUL or another byte below 0x20 but tab)`)
   const key = name.toLowerCase()
   const why = CLIENT_OWNED[key]
   if (why !== undefined) throw new UsageError(`header "${name}" is set by hedgebench itself: ${why}`)
   // HTTP/2 forbids any other TE (Node threw it, uncaught, on the first request); HTTP/1.1's client decodes no transfer coding.
-  if (key === 'te' && !/^\s*trailers\s*$/i.test(value)) throw new UsageError(`header "TE: ${oneLine(value).slice(0, 40)}" is not supported (only "trailers": the client decodes no transfer coding)`)
+  if (key === 'te' && !/^\s*trailers\s*$/i.test(value))
+    throw new UsageError(`header "TE: ${oneLine(value).slice(0, 40)}" is not supported (only "trailers": the client decodes no transfer coding)`)
   if (key === 'connection' && !/^\s*(close|keep-alive)\s*$/i.test(value)) {
-    throw new UsageError(`header "Connection: ${oneLine(value).slice(0, 40)}" is not supported (only "close" or "keep-alive": upgrades and hop-by-hop options are the client's)`)
+    throw new UsageError(
+      `header "Connection: ${oneLine(value).slice(0, 40)}" is not supported (only "close" or "keep-alive": upgrades and hop-by-hop options are the client's)`,
+    )
   }
   return [name, value]
 }

@@ -93,7 +93,9 @@ function leaksWhenParsed(text: string): boolean {
   const url = parse(text)
   if (url === null) return false
   if ((url.username !== '' && url.username !== REDACTED) || url.password !== '') return true
-  return [url.searchParams, new URLSearchParams(url.hash.slice(1))].some((params) => [...params].some(([name, value]) => isSecretParam(name) && value !== REDACTED))
+  return [url.searchParams, new URLSearchParams(url.hash.slice(1))].some((params) =>
+    [...params].some(([name, value]) => isSecretParam(name) && value !== REDACTED),
+  )
 }
 
 function redactParsed(raw: string): string {

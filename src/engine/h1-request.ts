@@ -45,7 +45,8 @@ function build(opts: Dispatcher.DispatchOptions, defaultHost: string): WireReque
     const key = name.toLowerCase()
     if (hasControlCharacter(value)) throw new errors.InvalidArgumentError(`invalid ${key} header`)
     if (key === 'host') host = value
-    else if (key === 'content-length') continue // from the body, below
+    else if (key === 'content-length')
+      continue // from the body, below
     else if (key === 'connection') {
       const v = value.toLowerCase()
       if (v !== 'close' && v !== 'keep-alive') throw new errors.InvalidArgumentError('invalid connection header')

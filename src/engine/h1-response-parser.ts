@@ -88,7 +88,10 @@ export type ParseReason =
 
 export class ParseError extends Error {
   /** `detail`: what the bytes were, for a person reading one error (never counted by). */
-  constructor(readonly reason: ParseReason, readonly detail?: string) {
+  constructor(
+    readonly reason: ParseReason,
+    readonly detail?: string,
+  ) {
     super(detail === undefined ? reason : `${reason}: ${detail}`)
   }
 }
@@ -324,7 +327,12 @@ export class ResponseParser implements ResponseFraming {
       if (status === 101) throw new ParseError('upgrade not supported', '101 Switching Protocols')
       return bodyStart // an informational answer: the real one follows
     }
-    this.keepAlive = connection < 0 ? !http10 : http10 ? indexOfWord(buf, 'keep-alive', connection, connectionEnd) >= 0 : indexOfWord(buf, 'close', connection, connectionEnd) < 0
+    this.keepAlive =
+      connection < 0
+        ? !http10
+        : http10
+          ? indexOfWord(buf, 'keep-alive', connection, connectionEnd) >= 0
+          : indexOfWord(buf, 'close', connection, connectionEnd) < 0
     // Framing a server may use to smuggle an answer (Transfer-Encoding beside Content-Length, or in HTTP/1.0: RFC 9112 6.1, 6.3),
     // and a 204 that announces a body it may then send (RFC 9110 8.6, 9112 6.1): the answer is read, the connection not reused.
     if (transferEncoding && (contentLength >= 0 || http10)) this.keepAlive = false

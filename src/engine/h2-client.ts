@@ -52,8 +52,26 @@ import type { Abort, LegacyHandler } from './forwarding-handler.js'
 import type { Connection } from './connection.js'
 import { bodyBuffer, headerPairs } from './h1-request.js'
 import {
-  CLIENT_PREFACE, codeName, DEFAULT_MAX_FRAME, DEFAULT_WINDOW, Flag, frame, FRAME_HEADER, FrameReader, FrameType, goawayFrame, H2Code,
-  H2ProtocolError, rstStreamFrame, Setting, SETTINGS_ACK, settingsFrame, unpadded, windowUpdateFrame, writeFrameHeader, type FrameSink,
+  CLIENT_PREFACE,
+  codeName,
+  DEFAULT_MAX_FRAME,
+  DEFAULT_WINDOW,
+  Flag,
+  frame,
+  FRAME_HEADER,
+  FrameReader,
+  FrameType,
+  goawayFrame,
+  H2Code,
+  H2ProtocolError,
+  rstStreamFrame,
+  Setting,
+  SETTINGS_ACK,
+  settingsFrame,
+  unpadded,
+  windowUpdateFrame,
+  writeFrameHeader,
+  type FrameSink,
 } from './h2-frames.js'
 import { encodeBlock, HpackDecoder, HpackError } from './hpack.js'
 import { openSocket } from './open-socket.js'
@@ -246,7 +264,8 @@ export class H2Client extends EventEmitter implements Connection {
       st.unacked = 0
       st.handler.onRequestRefused?.()
       if (st.done) continue // stopped while taken back
-      if (++st.resends > MAX_RESENDS) this.#fail(st, streamError(`refused ${st.resends} times by the server (REFUSED_STREAM or GOAWAY)`, 'HTTP2_REFUSED_STREAM'))
+      if (++st.resends > MAX_RESENDS)
+        this.#fail(st, streamError(`refused ${st.resends} times by the server (REFUSED_STREAM or GOAWAY)`, 'HTTP2_REFUSED_STREAM'))
       else again.push(st)
     }
     this.#queue.unshift(...again)
@@ -751,7 +770,6 @@ class Session implements FrameSink {
     }
     this.client.sessionClosed(this, error)
   }
-
 }
 
 const STATUS = Buffer.from(':status')

@@ -41,5 +41,11 @@ export function hedged(dispatch: Dispatcher.Dispatch, policy: HedgePolicy | Reso
 }
 
 function isResolved(policy: HedgePolicy | ResolvedPolicy): policy is ResolvedPolicy {
-  return typeof policy === 'object' && policy !== null && typeof policy.delay === 'object' && 'budget' in policy && typeof (policy as ResolvedPolicy).budget === 'object'
+  return (
+    typeof policy === 'object' &&
+    policy !== null &&
+    typeof policy.delay === 'object' &&
+    'budget' in policy &&
+    typeof (policy as ResolvedPolicy).budget === 'object'
+  )
 }

@@ -139,7 +139,11 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
       this.policy.observer?.lateDiscarded(a.index, a.origin)
       return
     }
-    if (this.protocol.classify(status, rawHeaders, this.policy.nonFatal) === 'non-fatal' && this.#hedgeable && (this.#tryHedge('nonfatal') || this.#othersPending(a))) {
+    if (
+      this.protocol.classify(status, rawHeaders, this.policy.nonFatal) === 'non-fatal' &&
+      this.#hedgeable &&
+      (this.#tryHedge('nonfatal') || this.#othersPending(a))
+    ) {
       a.discarding = true // drained quietly; another attempt will answer
       return
     }
@@ -211,7 +215,9 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
       policy.observer?.deadlineSuppressed()
       return false
     }
-    const origin = policy.replicas ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random, policy.health, this.triedOrigins()) : (this.#opts.origin as string)
+    const origin = policy.replicas
+      ? pickHedgeTarget(policy.replicas, this.busyOrigins(), policy.random, policy.health, this.triedOrigins())
+      : (this.#opts.origin as string)
     const saturated = policy.saturation?.refuse(origin, trigger !== 'nonfatal')
     if (saturated) {
       policy.observer?.saturationSuppressed(saturated)

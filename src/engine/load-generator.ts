@@ -242,7 +242,14 @@ class Slot {
 
   callDone(call: Call): void {
     if (this.calls.length > 1) {
-      this.lane!.stats.recordCall(call.endAt - this.sentAt, call.error ? null : call.status, call.error, call.bytes, call.outcome, call.error ? null : call.message)
+      this.lane!.stats.recordCall(
+        call.endAt - this.sentAt,
+        call.error ? null : call.status,
+        call.error,
+        call.bytes,
+        call.outcome,
+        call.error ? null : call.message,
+      )
     }
     // The last call to end ends the logical request: its end time is the request's.
     if (--this.pending === 0) this.complete(call.endAt)

@@ -8,6 +8,14 @@ import type { buildConnector } from 'undici'
 
 export function openSocket(connect: buildConnector.connector, url: URL, callback: (err: Error | null, socket: Socket | null) => void): void {
   const https = url.protocol === 'https:'
-  const params = { hostname: url.hostname, host: url.host, protocol: url.protocol, port: url.port || (https ? '443' : '80'), servername: null, localAddress: null, httpSocket: undefined }
+  const params = {
+    hostname: url.hostname,
+    host: url.host,
+    protocol: url.protocol,
+    port: url.port || (https ? '443' : '80'),
+    servername: null,
+    localAddress: null,
+    httpSocket: undefined,
+  }
   connect(params as unknown as buildConnector.Options, (err, socket) => callback(err, err === null ? (socket as Socket) : null))
 }

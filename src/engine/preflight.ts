@@ -107,7 +107,8 @@ async function probe(origin: string, name: string, timeoutMs: number, options: P
 async function overTls(socket: TLSSocket, target: Target): Promise<Omit<Reached, 'address'>> {
   if (!target.options.http2) return { maxConcurrentStreams: null, protocol: 'http/1.1' }
   const chosen = socket.alpnProtocol
-  if (chosen !== 'h2') throw new UsageError(`${target.name} does not speak HTTP/2 over TLS (ALPN chose ${chosen || 'no protocol'}, not h2)${withoutH2(target.name)}`)
+  if (chosen !== 'h2')
+    throw new UsageError(`${target.name} does not speak HTTP/2 over TLS (ALPN chose ${chosen || 'no protocol'}, not h2)${withoutH2(target.name)}`)
   return { maxConcurrentStreams: await h2Settings(socket, target), protocol: 'h2' }
 }
 
@@ -142,7 +143,8 @@ function connectError(target: Target, tls: boolean, connected: boolean, err: Nod
   // The TCP connection was made (a certificate error has no 'connect' before it either, so look at the code): what failed is the TLS handshake.
   if (!tls || !(connected || isTlsError(code))) return new TargetUnreachableError(`cannot connect to ${name} (${code}): is the target running?`)
   if (isNotTls(code)) return new UsageError(`${name} does not answer in TLS (${code}): is it a cleartext port? use ${cleartextName(name)}`)
-  if (/NO_APPLICATION_PROTOCOL/.test(code)) return new UsageError(`${name} speaks HTTP/2 only (TLS ALPN offered http/1.1 and the server refused it): add --http2`)
+  if (/NO_APPLICATION_PROTOCOL/.test(code))
+    return new UsageError(`${name} speaks HTTP/2 only (TLS ALPN offered http/1.1 and the server refused it): add --http2`)
   return new TargetUnreachableError(tlsFailure(name, err))
 }
 
@@ -212,7 +214,9 @@ async function h2Settings(socket: Socket, target: Target): Promise<number | null
   if (heard.bytes.length > 0) throw new UsageError(notH2(name, 'its first frame was not SETTINGS'))
   // Closed without a word: what a TLS server does with cleartext it cannot read.
   if (target.url.protocol === 'http:' && (await speaksTls(target))) {
-    throw new UsageError(`${name} speaks TLS, not HTTP/2 in cleartext (it closed the connection on the h2 preface, and a TLS handshake succeeded): use ${tlsName(name)}`)
+    throw new UsageError(
+      `${name} speaks TLS, not HTTP/2 in cleartext (it closed the connection on the h2 preface, and a TLS handshake succeeded): use ${tlsName(name)}`,
+    )
   }
   throw new UsageError(notH2(name, 'it closed the connection'))
 }

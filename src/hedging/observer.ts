@@ -84,8 +84,20 @@ export interface HedgeOutcome {
 
 /** Every HedgeObserver callback, for guardObserver. */
 const OBSERVER_EVENTS = [
-  'attemptLaunched', 'attemptSettled', 'attemptSent', 'attemptRefused', 'attemptUnsent', 'attemptCancelled', 'attemptDone', 'lateDiscarded',
-  'budgetDenied', 'saturationSuppressed', 'deadlineSuppressed', 'nonFatalTriggered', 'loserFinished', 'timerLateness',
+  'attemptLaunched',
+  'attemptSettled',
+  'attemptSent',
+  'attemptRefused',
+  'attemptUnsent',
+  'attemptCancelled',
+  'attemptDone',
+  'lateDiscarded',
+  'budgetDenied',
+  'saturationSuppressed',
+  'deadlineSuppressed',
+  'nonFatalTriggered',
+  'loserFinished',
+  'timerLateness',
 ] as const satisfies ReadonlyArray<keyof HedgeObserver>
 
 /**
@@ -100,15 +112,21 @@ export function guardObserver(observer: Partial<HedgeObserver>): HedgeObserver {
   const guarded = {} as Record<string, (...args: never[]) => void>
   for (const event of OBSERVER_EVENTS) {
     const callback = observer[event] as ((...args: unknown[]) => void) | undefined
-    guarded[event] = typeof callback !== 'function' ? () => {} : (...args: unknown[]) => {
-      try {
-        callback.apply(observer, args)
-      } catch (err) {
-        if (warned) return
-        warned = true
-        process.emitWarning(`the hedge observer's ${event}() threw (${err instanceof Error ? err.message : String(err)}); requests go on, and further throws are not reported`, 'HedgeObserverWarning')
-      }
-    }
+    guarded[event] =
+      typeof callback !== 'function'
+        ? () => {}
+        : (...args: unknown[]) => {
+            try {
+              callback.apply(observer, args)
+            } catch (err) {
+              if (warned) return
+              warned = true
+              process.emitWarning(
+                `the hedge observer's ${event}() threw (${err instanceof Error ? err.message : String(err)}); requests go on, and further throws are not reported`,
+                'HedgeObserverWarning',
+              )
+            }
+          }
   }
   return guarded as unknown as HedgeObserver
 }

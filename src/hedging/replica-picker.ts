@@ -36,7 +36,13 @@ export class RoundRobin {
  * there); if every one is busy, any available one but the most recently
  * used; with one replica, that one.
  */
-export function pickHedgeTarget(replicas: readonly string[], busy: readonly string[], random: () => number, health: ReplicaHealth | null = null, tried: readonly string[] = busy): string {
+export function pickHedgeTarget(
+  replicas: readonly string[],
+  busy: readonly string[],
+  random: () => number,
+  health: ReplicaHealth | null = null,
+  tried: readonly string[] = busy,
+): string {
   if (replicas.length === 1) return replicas[0]!
   const available: readonly string[] = health ? replicas.filter((r) => health.isAvailable(r)) : replicas
   let free: readonly string[] = available.filter((r) => !tried.includes(r))

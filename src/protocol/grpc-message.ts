@@ -96,9 +96,12 @@ function failingPath(type: MessageType, json: unknown, depth = 0): string | null
 
 /** Within a message field (one, repeated, or a map's values): ".x", "[1].x", ".k.x", or "" when the field as a whole is refused. */
 function innerPath(field: Field, inner: MessageType, value: unknown, depth: number): string {
-  const elements: Array<[string, unknown]> = field.map && value && typeof value === 'object'
-    ? Object.entries(value).map(([k, v]) => [`.${k}`, v])
-    : field.repeated && Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v]) : [['', value]]
+  const elements: Array<[string, unknown]> =
+    field.map && value && typeof value === 'object'
+      ? Object.entries(value).map(([k, v]) => [`.${k}`, v])
+      : field.repeated && Array.isArray(value)
+        ? value.map((v, i) => [`[${i}]`, v])
+        : [['', value]]
   for (const [at, element] of elements) {
     if (fits(inner, element)) continue
     const deeper = failingPath(inner, element, depth + 1)

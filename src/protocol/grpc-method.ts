@@ -63,7 +63,7 @@ export function loadSchema(source: GrpcSchemaSource): Protobuf.Root {
   if (source.descriptorSet !== undefined) return fromDescriptorSet(source.descriptorSet, 'the schema read by server reflection')
   if (source.protoset !== undefined) return loadProtoset(source.protoset)
   if (source.proto !== undefined) return loadProto(source.proto, source.importPaths ?? [])
-  throw new UsageError('a gRPC target needs its schema: --proto FILE (with -i DIR for imports), --protoset FILE, or the server\'s reflection (--reflect)')
+  throw new UsageError("a gRPC target needs its schema: --proto FILE (with -i DIR for imports), --protoset FILE, or the server's reflection (--reflect)")
 }
 
 function loadProto(file: string, importPaths: string[]): Protobuf.Root {
@@ -82,7 +82,8 @@ function loadProto(file: string, importPaths: string[]): Protobuf.Root {
   } catch (err) {
     // The file that is missing may be an import of the one given: name it, and where imports are looked up.
     const missing = (err as NodeJS.ErrnoException).code === 'ENOENT' ? (err as NodeJS.ErrnoException).path : undefined
-    if (missing && existsSync(main)) throw new UsageError(`cannot load --proto ${file}: an import is missing: no such file ${missing} (-i DIR adds a directory imports are looked up in)`)
+    if (missing && existsSync(main))
+      throw new UsageError(`cannot load --proto ${file}: an import is missing: no such file ${missing} (-i DIR adds a directory imports are looked up in)`)
     throw new UsageError(`cannot load --proto ${file}: ${reason(err)}`)
   }
   return root
@@ -127,7 +128,8 @@ function resolveCall(root: Protobuf.Root, call: string): GrpcMethod {
   // protobufjs also finds a service by the tail of its name ("shop.v2.Shop" for acme.shop.v2.Shop), but the server
   // routes on the full name: the call would be UNIMPLEMENTED every time.
   const fullName = service.fullName.replace(/^\./, '')
-  if (fullName !== serviceName) throw new UsageError(`service "${serviceName}" is not in the schema by that name: its full name is ${fullName} (--call ${fullName}/${methodName})`)
+  if (fullName !== serviceName)
+    throw new UsageError(`service "${serviceName}" is not in the schema by that name: its full name is ${fullName} (--call ${fullName}/${methodName})`)
   const method = service.methods[methodName]
   if (method === undefined) {
     throw new UsageError(`method "${methodName}" is not in service ${serviceName} (methods: ${Object.keys(service.methods).join(', ') || 'none'})`)

@@ -21,7 +21,6 @@ export const GRPC_UNAVAILABLE = 14
 /** What hedging treats as "try another replica" when the user did not say: UNAVAILABLE, as gRPC's own default. */
 export const DEFAULT_GRPC_NON_FATAL: readonly number[] = [GRPC_UNAVAILABLE]
 
-
 /** A code from its name (any case, `UNAVAILABLE` or `Unavailable`) or its number 0-16. */
 export function parseGrpcCode(raw: string, flag: string): number {
   const text = raw.trim()
@@ -77,7 +76,10 @@ export function grpcOverloadSignal(header: HeaderLookup): OverloadSignal | null 
   const raw = header('grpc-retry-pushback-ms')
   const pushbackMs = raw === undefined ? undefined : /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : -1
   if (status === String(GRPC_RESOURCE_EXHAUSTED)) {
-    return { overloadMs: pushbackMs !== undefined && pushbackMs >= 0 ? pushbackMs : null, ...(pushbackMs !== undefined && pushbackMs < 0 ? { pushbackMs } : {}) }
+    return {
+      overloadMs: pushbackMs !== undefined && pushbackMs >= 0 ? pushbackMs : null,
+      ...(pushbackMs !== undefined && pushbackMs < 0 ? { pushbackMs } : {}),
+    }
   }
   return pushbackMs === undefined ? null : { pushbackMs }
 }

@@ -86,7 +86,10 @@ function randomString(n: number, random: () => number): string {
 /** RFC 9562 version 4 layout, from the seeded source (crypto.randomUUID cannot be replayed). */
 function uuid(random: () => number): string {
   // At most 8 hex digits per draw: a draw has 32 bits.
-  const hex = (n: number) => Math.floor(random() * 16 ** n).toString(16).padStart(n, '0')
+  const hex = (n: number) =>
+    Math.floor(random() * 16 ** n)
+      .toString(16)
+      .padStart(n, '0')
   const variant = (8 + Math.floor(random() * 4)).toString(16)
   return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(6)}${hex(6)}`
 }

@@ -19,7 +19,16 @@
 import type { Dispatcher } from 'undici'
 import { transportOrigin } from '../core/target-url.js'
 import { MAX_MESSAGE_CHARS } from '../results/run-result.js'
-import { classifyGrpcAnswer, decodeGrpcMessage, grpcCodeName, grpcOverloadSignal, grpcTimeoutHeader, GRPC_OK, GRPC_UNKNOWN, isGrpcStrainCode } from './grpc-status.js'
+import {
+  classifyGrpcAnswer,
+  decodeGrpcMessage,
+  grpcCodeName,
+  grpcOverloadSignal,
+  grpcTimeoutHeader,
+  GRPC_OK,
+  GRPC_UNKNOWN,
+  isGrpcStrainCode,
+} from './grpc-status.js'
 import type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol.js'
 import { rawHeaderLookup as rawLookup, withHeaders, type HeaderLookup } from './request-headers.js'
 import { httpOverloadSignal } from './http.js'
@@ -55,7 +64,13 @@ class GrpcProtocol implements Protocol {
     }
   }
 
-  attemptOptions(base: Dispatcher.DispatchOptions, index: number, origin: string, _hedgeHeader: string | null, remainingMs: number | null): Dispatcher.DispatchOptions {
+  attemptOptions(
+    base: Dispatcher.DispatchOptions,
+    index: number,
+    origin: string,
+    _hedgeHeader: string | null,
+    remainingMs: number | null,
+  ): Dispatcher.DispatchOptions {
     if (index === 0 && remainingMs === null) return base
     const extra: string[] = []
     if (index > 0) extra.push(PREVIOUS_ATTEMPTS_HEADER, String(index))

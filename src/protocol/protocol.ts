@@ -79,7 +79,13 @@ export interface Protocol {
    * `hedgeHeader`: the header naming the attempt (null = none);
    * `remainingMs`: time left before the request's deadline (null = none).
    */
-  attemptOptions(base: Dispatcher.DispatchOptions, index: number, origin: string, hedgeHeader: string | null, remainingMs: number | null): Dispatcher.DispatchOptions
+  attemptOptions(
+    base: Dispatcher.DispatchOptions,
+    index: number,
+    origin: string,
+    hedgeHeader: string | null,
+    remainingMs: number | null,
+  ): Dispatcher.DispatchOptions
   /** classify and answerStatus read the raw headers (not only the status): an HTTP/1.1 connection then hands them over. */
   readonly readsHeaders: boolean
   /** An answer's class when its headers arrive. */

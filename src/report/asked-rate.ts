@@ -15,5 +15,3 @@ export function askedRate(result: RunResult): number | null {
   if (result.generators && count !== undefined) return round3(result.generators.reduce((sum, g) => sum + rateShareOf(rate, { index: g.shard, count }), 0))
   return rate
 }
-
-

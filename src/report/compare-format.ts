@@ -9,10 +9,14 @@ import type { Interval, MetricChange, MetricRow, MetricUnit } from './compare.js
 function formatValue(value: number | null, unit: MetricUnit): string {
   if (value === null) return '-'
   switch (unit) {
-    case 'ms': return formatMs(value)
-    case 'requests': return String(Math.round(value))
-    case '%': return `${value.toFixed(2)} %`
-    case 'req/s': return `${value.toFixed(1)} req/s`
+    case 'ms':
+      return formatMs(value)
+    case 'requests':
+      return String(Math.round(value))
+    case '%':
+      return `${value.toFixed(2)} %`
+    case 'req/s':
+      return `${value.toFixed(1)} req/s`
   }
 }
 

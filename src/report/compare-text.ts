@@ -19,12 +19,20 @@ export interface CompareTextOptions {
 }
 
 export function renderCompareText(c: Comparison, opts: CompareTextOptions = { color: false }): string {
-  const sections = [runsSection(c, opts.width), configSection(c, opts.width), warningsSection(c, opts.width), metricsTables(c, opts), verdictSection(c, opts), legend(c, opts.width)]
+  const sections = [
+    runsSection(c, opts.width),
+    configSection(c, opts.width),
+    warningsSection(c, opts.width),
+    metricsTables(c, opts),
+    verdictSection(c, opts),
+    legend(c, opts.width),
+  ]
   return `${sections.filter((s) => s !== '').join('\n\n')}\n`
 }
 
 function runsSection(c: Comparison, width = Infinity): string {
-  const title = c.kind === 'within' ? `Comparing the plain and hedged phases of "${c.runs[0]?.label ?? ''}"` : `Comparing ${c.runs.length} runs against the first`
+  const title =
+    c.kind === 'within' ? `Comparing the plain and hedged phases of "${c.runs[0]?.label ?? ''}"` : `Comparing ${c.runs.length} runs against the first`
   const file = (r: Comparison['runs'][number]): string => (c.kind === 'runs' && r.tag !== r.label ? `${r.name} "${r.label}"` : r.name)
   const facts = (r: Comparison['runs'][number], i: number): string[] => [
     `${r.phase} phase`,
@@ -32,10 +40,18 @@ function runsSection(c: Comparison, width = Infinity): string {
     i === 0 ? '(baseline)' : '',
   ]
   const tag = (i: number): string => (c.kind === 'runs' ? c.runs[i]!.tag : `#${i + 1}`)
-  const wide = table(c.runs.map((r, i) => [tag(i), file(r), ...facts(r, i)]), '  ')
+  const wide = table(
+    c.runs.map((r, i) => [tag(i), file(r), ...facts(r, i)]),
+    '  ',
+  )
   if (widest(wide) <= width) return `${title}\n${wide}`
   // Long file names: each run's file on a line of its own under its figures.
-  const lines = table(c.runs.map((r, i) => [tag(i), ...facts(r, i)]), '  ').split('\n').flatMap((line, i) => [line, `     ${file(c.runs[i]!)}`])
+  const lines = table(
+    c.runs.map((r, i) => [tag(i), ...facts(r, i)]),
+    '  ',
+  )
+    .split('\n')
+    .flatMap((line, i) => [line, `     ${file(c.runs[i]!)}`])
   return `${title}\n${lines.join('\n')}`
 }
 
@@ -46,7 +62,13 @@ function configSection(c: Comparison, width = Infinity): string {
   const wide = table([header, ...rows], '  ')
   if (widest(wide) <= width) return `Configuration differs, compare with care:\n${wide}`
   // Too wide side by side (URL lists): each setting, then each run's value on its own line.
-  const lines = c.configDifferences.flatMap((d) => [`  ${d.key}`, ...table(d.values.map((v, i) => [c.runs[i]!.tag, readableConfigValue(d.key, v)]), '    ').split('\n')])
+  const lines = c.configDifferences.flatMap((d) => [
+    `  ${d.key}`,
+    ...table(
+      d.values.map((v, i) => [c.runs[i]!.tag, readableConfigValue(d.key, v)]),
+      '    ',
+    ).split('\n'),
+  ])
   return `Configuration differs, compare with care:\n${lines.join('\n')}`
 }
 
@@ -75,13 +97,24 @@ function wrap(text: string, columns: number, first = '', rest = first): string {
  */
 function metricsTables(c: Comparison, opts: CompareTextOptions): string {
   const width = opts.width ?? Infinity
-  const all = metricsTable(c, c.runs.map((_, i) => i), opts.color, FULL)
+  const all = metricsTable(
+    c,
+    c.runs.map((_, i) => i),
+    opts.color,
+    FULL,
+  )
   if (widest(all) <= width) return all
   // Narrower, step by step: one table per later run; the reasons behind "not enough requests" as notes below; the intervals left out.
   for (const layout of [FULL, NOTES_BELOW, NO_INTERVALS]) {
-    const tables = c.runs.length <= 2 ? [metricsTable(c, [0, 1], opts.color, layout)] : c.runs.slice(1).map((r, i) => `${r.tag} against ${c.runs[0]!.tag}:\n${metricsTable(c, [0, i + 1], opts.color, layout)}`)
+    const tables =
+      c.runs.length <= 2
+        ? [metricsTable(c, [0, 1], opts.color, layout)]
+        : c.runs.slice(1).map((r, i) => `${r.tag} against ${c.runs[0]!.tag}:\n${metricsTable(c, [0, i + 1], opts.color, layout)}`)
     const text = tables.join('\n\n')
-    if (widest(text) <= width || layout === NO_INTERVALS) return layout === NO_INTERVALS ? `${text}\n${wrap(`(95 % intervals left out to fit ${width} columns: a wider terminal, or -o csv, shows them)`, width, '  ')}` : text
+    if (widest(text) <= width || layout === NO_INTERVALS)
+      return layout === NO_INTERVALS
+        ? `${text}\n${wrap(`(95 % intervals left out to fit ${width} columns: a wider terminal, or -o csv, shows them)`, width, '  ')}`
+        : text
   }
   return all
 }
@@ -98,7 +131,11 @@ const NO_INTERVALS: Layout = { notes: 'below', intervals: false }
 function metricsTable(c: Comparison, shown: number[], color: boolean, layout: Layout): string {
   const table = metricsTableOnly(c, shown, color, layout)
   if (layout.notes === 'inline') return table
-  const notes = shown.slice(1).flatMap((i) => c.metrics.flatMap((m) => (m.changes[i]?.note ? [`  * ${m.metric}${shown.length > 2 ? ` ${c.runs[i]!.tag}` : ''}: ${m.changes[i]!.note}`] : [])))
+  const notes = shown
+    .slice(1)
+    .flatMap((i) =>
+      c.metrics.flatMap((m) => (m.changes[i]?.note ? [`  * ${m.metric}${shown.length > 2 ? ` ${c.runs[i]!.tag}` : ''}: ${m.changes[i]!.note}`] : [])),
+    )
   return notes.length > 0 ? `${table}\n${notes.join('\n')}` : table
 }
 
@@ -106,7 +143,11 @@ function metricsTableOnly(c: Comparison, shown: number[], color: boolean, layout
   const later = shown.slice(1)
   const suffix = (i: number): string => (later.length > 1 ? ` ${c.runs[i]!.tag}` : '')
   const per = layout.intervals ? 3 : 2
-  const header = ['metric', ...shown.map((i) => c.runs[i]!.tag), ...later.flatMap((i) => [`change${suffix(i)}`, ...(layout.intervals ? [`95% interval${suffix(i)}`] : []), `verdict${suffix(i)}`])]
+  const header = [
+    'metric',
+    ...shown.map((i) => c.runs[i]!.tag),
+    ...later.flatMap((i) => [`change${suffix(i)}`, ...(layout.intervals ? [`95% interval${suffix(i)}`] : []), `verdict${suffix(i)}`]),
+  ]
   const k = c.runs.length
   // metricCells gives every run: [metric, values x k, (change, interval, verdict) x (k-1)]; keep the shown ones.
   const rows = c.metrics.map((m) => {
@@ -162,8 +203,11 @@ function paint(paddedCell: string, change: MetricChange): string {
 
 function legend(c: Comparison, columns = Infinity): string {
   if (c.runs.length < 2) return ''
-  return wrap('Verdict: better / worse when the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one extreme request decides them); ' +
-    '"not enough requests": the interval of that percentile would run past the slowest (or fastest) request measured, so it cannot be judged and --fail-if ignores it.', columns)
+  return wrap(
+    'Verdict: better / worse when the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one extreme request decides them); ' +
+      '"not enough requests": the interval of that percentile would run past the slowest (or fastest) request measured, so it cannot be judged and --fail-if ignores it.',
+    columns,
+  )
 }
 
 function table(rows: string[][], indent: string): string {

@@ -31,9 +31,7 @@ export type { Interval, NoiseMethod, Verdict } from '../stats/noise.js'
 export type MetricKey = keyof LatencySummary | 'slow' | 'error_rate' | 'rps' | 'extra_load'
 
 /** Every metric compare knows, in table order. */
-export const METRIC_KEYS: readonly MetricKey[] = [
-  'min', ...PERCENTILE_KEYS, 'max', 'mean', 'stddev', 'slow', 'error_rate', 'rps', 'extra_load',
-]
+export const METRIC_KEYS: readonly MetricKey[] = ['min', ...PERCENTILE_KEYS, 'max', 'mean', 'stddev', 'slow', 'error_rate', 'rps', 'extra_load']
 
 export type MetricUnit = 'ms' | 'requests' | '%' | 'req/s'
 
@@ -103,7 +101,11 @@ export interface CompareOptions {
 export function compareRuns(runs: Array<{ name: string; result: RunResult }>, opts: CompareOptions = {}): Comparison {
   if (runs.length < 2) throw new UsageError('compare needs at least two runs (or one run with a plain and a hedged phase)')
   const sides = runs.map(({ name, result }) => sideOf(name, result, pickPhase(name, result, opts.phase)))
-  return build('runs', sides, runs.map((r) => r.result))
+  return build(
+    'runs',
+    sides,
+    runs.map((r) => r.result),
+  )
 }
 
 /** Compares a run's own plain phase (baseline) with its hedged phase. */
@@ -142,7 +144,8 @@ interface Side {
 
 function pickPhase(name: string, result: RunResult, wanted: ComparedPhaseName | undefined): ComparedPhase {
   const phase = wanted === 'grpc-js' ? grpcClientPhase(result.grpcClient) : wanted ? result.phases[wanted] : (result.phases.hedged ?? result.phases.plain)
-  if (!phase) throw new UsageError(`${name} has no ${wanted === 'grpc-js' ? 'grpc-js calls (--hedge-by grpc-js)' : (wanted ?? 'plain or hedged')} phase to compare`)
+  if (!phase)
+    throw new UsageError(`${name} has no ${wanted === 'grpc-js' ? 'grpc-js calls (--hedge-by grpc-js)' : (wanted ?? 'plain or hedged')} phase to compare`)
   return phase
 }
 
@@ -150,7 +153,18 @@ function pickPhase(name: string, result: RunResult, wanted: ComparedPhaseName | 
 function grpcClientPhase(g: GrpcClientResult | undefined): ComparedPhase | undefined {
   if (!g) return undefined
   const { requests, errors, latencyMs, slow, rps, durationMs, histogram, generator, hedgesSent } = g
-  return { name: 'grpc-js', requests, errors, latencyMs, slow, rps, durationMs, ...(histogram ? { histogram } : {}), ...(generator ? { generator } : {}), hedging: { hedgesSent, delayMs: g.asked.hedgingDelayMs } }
+  return {
+    name: 'grpc-js',
+    requests,
+    errors,
+    latencyMs,
+    slow,
+    rps,
+    durationMs,
+    ...(histogram ? { histogram } : {}),
+    ...(generator ? { generator } : {}),
+    hedging: { hedgesSent, delayMs: g.asked.hedgingDelayMs },
+  }
 }
 
 function sideOf(name: string, result: Pick<RunResult, 'label' | 'partial'>, phase: ComparedPhase): Side {
@@ -268,7 +282,8 @@ const COUNT_SPECS: Record<'slow' | 'error_rate' | 'rps' | 'extra_load', MetricSp
     better: 'lower',
     method: 'poisson',
     value: extraLoad,
-    interval: (a, b) => scale(rateDifference({ count: extraAttempts(a), exposure: a.phase.requests }, { count: extraAttempts(b), exposure: b.phase.requests }), 100),
+    interval: (a, b) =>
+      scale(rateDifference({ count: extraAttempts(a), exposure: a.phase.requests }, { count: extraAttempts(b), exposure: b.phase.requests }), 100),
   },
 }
 
@@ -323,9 +338,7 @@ const NOT_A_DIFFERENCE = new Set(['seed'])
 function diffConfigs(results: RunResult[]): ConfigDifference[] {
   const flat = results.map((r) => new Map([...configEntries(r.config), ...loadEntries(r)]))
   const keys = [...new Set(flat.flatMap((f) => [...f.keys()]))].filter((key) => !NOT_A_DIFFERENCE.has(key))
-  return keys
-    .map((key) => ({ key, values: flat.map((f) => f.get(key) ?? '(none)') }))
-    .filter((d) => new Set(d.values).size > 1)
+  return keys.map((key) => ({ key, values: flat.map((f) => f.get(key) ?? '(none)') })).filter((d) => new Set(d.values).size > 1)
 }
 
 /**
@@ -336,7 +349,10 @@ function diffConfigs(results: RunResult[]): ConfigDifference[] {
  */
 function loadEntries(r: RunResult): Array<[string, string]> {
   const generators = r.generators?.length ?? 1
-  return [['concurrency', String(r.config.concurrency * generators)], ...(r.shard ? [['shard', `${r.shard.index}/${r.shard.count} (its share)`] as [string, string]] : [])]
+  return [
+    ['concurrency', String(r.config.concurrency * generators)],
+    ...(r.shard ? [['shard', `${r.shard.index}/${r.shard.count} (its share)`] as [string, string]] : []),
+  ]
 }
 
 function warningsOf(sides: Side[], kind: Comparison['kind']): string[] {

@@ -136,7 +136,20 @@ function runCells(result: RunResult): Cell[] {
 
 function phaseRow(phase: PhaseResult): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging, phase) : emptyHedging()
-  return ['phase', phase.name, '', ...figureCells(phase, phase), phase.connectionsOpened, '', ...hedging, phase.ejections?.length ?? '', ...gcCells(phase.generator.gc), phase.connectionsClosedByCancel ?? '', phase.streamsResetByCancel ?? '', phase.streamsResentAfterGoaway ?? '']
+  return [
+    'phase',
+    phase.name,
+    '',
+    ...figureCells(phase, phase),
+    phase.connectionsOpened,
+    '',
+    ...hedging,
+    phase.ejections?.length ?? '',
+    ...gcCells(phase.generator.gc),
+    phase.connectionsClosedByCancel ?? '',
+    phase.streamsResetByCancel ?? '',
+    phase.streamsResentAfterGoaway ?? '',
+  ]
 }
 
 function openLoopCells(phase: PhaseResult | null, rate: number | null): Cell[] {
@@ -170,7 +183,9 @@ function figureCells(f: Figures, phase: PhaseResult): Cell[] {
     f.slow.count,
     counts(labelledStatuses(f.statusCodes)),
     counts(f.errorKinds),
-    Object.entries(f.errorMessages ?? {}).map(([text, n]) => `[${n}] ${text}`).join('; '),
+    Object.entries(f.errorMessages ?? {})
+      .map(([text, n]) => `[${n}] ${text}`)
+      .join('; '),
   ]
 }
 

@@ -36,8 +36,14 @@ function demoBlock(concurrency: number, result: RunResult, protocol?: DemoProtoc
     const verdict = hedgeVerdict(plain, hedged, result)
     lines.push(verdict.headline, ...verdict.details.map((d) => `  ! ${d}`))
   }
-  if (hedged?.hedging) lines.push(`  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} attempt${hedged.hedging.unsent === 1 ? '' : 's'} never reached the wire${unsentBreakdown(hedged.hedging)}`)
-  if (protocol && hedged) lines.push(`  cancels cost: ${hedged.streamsResetByCancel ?? 0} streams reset, ${hedged.connectionsClosedByCancel ?? 0} connections closed; ${hedged.connectionsOpened} connections opened`)
+  if (hedged?.hedging)
+    lines.push(
+      `  delay: ${hedged.hedging.delaySource}; ${hedged.hedging.cancelled} losers cancelled, ${hedged.hedging.unsent} attempt${hedged.hedging.unsent === 1 ? '' : 's'} never reached the wire${unsentBreakdown(hedged.hedging)}`,
+    )
+  if (protocol && hedged)
+    lines.push(
+      `  cancels cost: ${hedged.streamsResetByCancel ?? 0} streams reset, ${hedged.connectionsClosedByCancel ?? 0} connections closed; ${hedged.connectionsOpened} connections opened`,
+    )
   if (result.partial) lines.push(`  PARTIAL: interrupted during ${result.stoppedIn}`)
   return lines.join('\n') + '\n'
 }
@@ -56,10 +62,17 @@ function protocolTable(demo: DemoResult): string {
     const h = result.phases.hedged
     if (!h || !protocol) continue
     const extra = h.hedging ? `${h.hedging.extraLoadPct.toFixed(1)}%` : '-'
-    rows.push([`${concurrency} in flight, ${protocol}`, String(h.connectionsOpened), String(h.connectionsClosedByCancel ?? 0), String(h.streamsResetByCancel ?? 0), extra, formatMs(h.latencyMs['p99.9'])])
+    rows.push([
+      `${concurrency} in flight, ${protocol}`,
+      String(h.connectionsOpened),
+      String(h.connectionsClosedByCancel ?? 0),
+      String(h.streamsResetByCancel ?? 0),
+      extra,
+      formatMs(h.latencyMs['p99.9']),
+    ])
   }
   const lines = formatTable(rows, ['left', 'right', 'right', 'right', 'right', 'right'])
-  lines.push('  HTTP/1.1: a cancel closes the loser\'s connection and the next attempt opens one; h2c: a cancel resets a stream, the connection lives on.')
+  lines.push("  HTTP/1.1: a cancel closes the loser's connection and the next attempt opens one; h2c: a cancel resets a stream, the connection lives on.")
   return lines.join('\n') + '\n'
 }
 

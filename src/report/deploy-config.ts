@@ -38,7 +38,14 @@ export function settingToEmit(sweep: SweepResult, recommended: string | null, em
 
 /** A sweep's setting as the configs read it (the one place that knows the sweep's shape): its hedging, the sweep's run config. */
 export function deploySetting(sweep: SweepResult, setting: SweepSetting): DeploySetting {
-  return { label: setting.label, delayMs: setting.delayMs, percentile: setting.percentile, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct, config: sweep.run.config }
+  return {
+    label: setting.label,
+    delayMs: setting.delayMs,
+    percentile: setting.percentile,
+    maxAttempts: setting.maxAttempts,
+    budgetPct: setting.budgetPct,
+    config: sweep.run.config,
+  }
 }
 
 /** The files for one setting: gRPC runs get the service config, HTTP runs the interceptor; both get the Envoy route. */
@@ -99,7 +106,7 @@ function grpcNotes(header: string, setting: DeploySetting): string {
     header,
     '',
     'grpc-service-config.json is a gRPC service config (gRFC A6 hedging), for a gRPC client that hedges:',
-    '- where it goes: the channel\'s default service config (grpc-js: the channel option',
+    "- where it goes: the channel's default service config (grpc-js: the channel option",
     '  "grpc.service_config" with "grpc.enable_retries": 1; grpc-java: defaultServiceConfig(map) with',
     '  enableRetry()), or the service config your name resolver returns (a DNS TXT record, xDS).',
     `- methodConfig names ${cfg.grpc!.call}, the method the sweep called; other methods are not hedged.`,
@@ -107,11 +114,11 @@ function grpcNotes(header: string, setting: DeploySetting): string {
     '  over several (pick_first, the default, sends every attempt to one). Drop it if your resolver',
     '  or xDS chooses the policy.',
     `- hedgingDelay ${protoDuration(setting.delayMs)} ${percentileNote(setting)}`,
-    '- nonFatalStatusCodes: the run\'s --non-fatal-status; an answer with one of them sends the next',
+    "- nonFatalStatusCodes: the run's --non-fatal-status; an answer with one of them sends the next",
     '  hedge at once. Only codes your method returns when another replica could answer belong here.',
     '',
     'What the client does differently from hedgebench (which measured this setting):',
-    '- retryThrottling is gRPC\'s failure throttle, not a hedge budget: its tokens fall on failed calls,',
+    "- retryThrottling is gRPC's failure throttle, not a hedge budget: its tokens fall on failed calls,",
     '  not on hedges sent. It is written from --hedge-budget as the nearest thing, and grpc-js does not',
     '  apply it to hedges at all (it throttles retries only), so with grpc-js hedges are not capped.',
     '- grpc-js has no previous-host exclusion: with round_robin a hedge can land on the replica its',
@@ -120,7 +127,7 @@ function grpcNotes(header: string, setting: DeploySetting): string {
     '  and then stalls is never hedged.',
     '- gRPC C-core (C++, Python, Ruby, PHP, C#) and grpc-go parse hedgingPolicy but do not hedge;',
     '  grpc-java and grpc-js do. `hedgebench sweep ... --verify` runs this file through grpc-js on the',
-    '  same replicas and reports how far its result is from hedgebench\'s.',
+    "  same replicas and reports how far its result is from hedgebench's.",
     '',
   ]
   return lines.join('\n')
@@ -143,7 +150,8 @@ const ENVOY_GRPC_RETRY_ON: Record<string, string> = {
 
 function envoyRetryOn(cfg: RunConfig): { retryOn: string[]; statusCodes: number[]; unmapped: string[] } {
   const codes = nonFatal(cfg)
-  if (!cfg.grpc) return { retryOn: ['connect-failure', 'refused-stream', ...(codes.length > 0 ? ['retriable-status-codes'] : [])], statusCodes: codes, unmapped: [] }
+  if (!cfg.grpc)
+    return { retryOn: ['connect-failure', 'refused-stream', ...(codes.length > 0 ? ['retriable-status-codes'] : [])], statusCodes: codes, unmapped: [] }
   const names = codes.map(grpcCodeName)
   const mapped = names.filter((n) => ENVOY_GRPC_RETRY_ON[n] !== undefined).map((n) => ENVOY_GRPC_RETRY_ON[n]!)
   return { retryOn: ['connect-failure', 'refused-stream', ...mapped], statusCodes: [], unmapped: names.filter((n) => ENVOY_GRPC_RETRY_ON[n] === undefined) }
@@ -163,7 +171,7 @@ function envoyRoute(header: string, setting: DeploySetting): string {
     '# An Envoy route configuration (envoy.config.route.v3.RouteConfiguration): the route_config of',
     '# the http_connection_manager in front of your replicas, or the virtual host merged into yours.',
     '# What hedgebench could not know: the cluster of your replicas (your_replicas below), the domains',
-    '# your clients call it by, and the route timeout of the whole request (Envoy\'s default is 15s;',
+    "# your clients call it by, and the route timeout of the whole request (Envoy's default is 15s;",
     '# hedges run inside it).',
     '# Envoy hedges when per_try_timeout passes (hedge_on_per_try_timeout) without cancelling the',
     `# attempt still running, up to num_retries extra attempts (the run's ${setting.maxAttempts} attempts,`,
@@ -240,7 +248,7 @@ function interceptorModule(header: string, setting: DeploySetting): string {
   const lines = [
     `// ${header}`,
     '//',
-    '// The options of hedgebench\'s undici interceptor (docs/library.md), for a Node service that calls',
+    "// The options of hedgebench's undici interceptor (docs/library.md), for a Node service that calls",
     '// these replicas with undici:',
     '//',
     "//   import { Agent } from 'undici'",

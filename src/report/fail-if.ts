@@ -120,7 +120,10 @@ export function checkFailIf(conditions: FailCondition[], comparison: Comparison)
     const observed = held.map((i) => {
       const seen = `${condition.metric} = ${showValue(condition.metric, row!.values[i] ?? null)}`
       const pct = row!.changes[i]?.pct
-      const against = pct === null || pct === undefined ? '' : ` (${pct >= 0 ? '+' : ''}${pct.toFixed(1)}% against ${comparison.runs[0]!.name}'s ${showValue(condition.metric, row!.values[0] ?? null)})`
+      const against =
+        pct === null || pct === undefined
+          ? ''
+          : ` (${pct >= 0 ? '+' : ''}${pct.toFixed(1)}% against ${comparison.runs[0]!.name}'s ${showValue(condition.metric, row!.values[0] ?? null)})`
       return seen + against
     })
     return { condition, holds: held.length > 0, runs: held.map((i) => comparison.runs[i]!.name), observed, unchecked }
@@ -159,9 +162,13 @@ export function showValue(metric: MetricKey, value: number | null): string {
 
 function compare(x: number, op: FailOperator, y: number): boolean {
   switch (op) {
-    case '>': return x > y
-    case '<': return x < y
-    case '>=': return x >= y
-    case '<=': return x <= y
+    case '>':
+      return x > y
+    case '<':
+      return x < y
+    case '>=':
+      return x >= y
+    case '<=':
+      return x <= y
   }
 }

@@ -13,7 +13,9 @@ import { formatTable } from './table.js'
 export function generatorLines(g: GeneratorHealth): string[] {
   const cpu = `CPU ${g.cpuPct.toFixed(1)}% of one core${g.cpuJudged === false ? ' (phase too short to judge)' : ''}`
   const threads = `${g.cores} generator thread${g.cores === 1 ? '' : 's'}${g.machineCores ? ` on ${g.machineCores} cores` : ''}`
-  const saturated = g.saturated ? ` · SATURATED${g.saturatedBy?.length ? ` (${g.saturatedBy.map((c) => (c === 'cpu' ? 'CPU' : c === 'gc' ? 'GC' : 'event-loop delay')).join(' and ')})` : ''}` : ''
+  const saturated = g.saturated
+    ? ` · SATURATED${g.saturatedBy?.length ? ` (${g.saturatedBy.map((c) => (c === 'cpu' ? 'CPU' : c === 'gc' ? 'GC' : 'event-loop delay')).join(' and ')})` : ''}`
+    : ''
   return [
     `event-loop delay ${loopText(g.eventLoopDelayMs)} · ${cpu} · ${threads}${saturated}`,
     ...(g.gc ? [`GC pauses ${g.gc.count} (${g.gc.young} young) · total ${formatMs(g.gc.totalMs)} · longest ${formatMs(g.gc.maxMs)}`] : []),
@@ -28,7 +30,11 @@ function loopText(loop: EventLoopDelay): string {
 export function shardBlock(result: RunResult): string[] {
   if (result.generators && result.merge) return mergedBlock(result)
   if (!result.shard && !result.start) return []
-  const parts = [result.shard ? `shard ${result.shard.index}/${result.shard.count}` : 'one generator', `run ${result.runId ?? '-'}`, `host ${result.host ?? '-'}`]
+  const parts = [
+    result.shard ? `shard ${result.shard.index}/${result.shard.count}` : 'one generator',
+    `run ${result.runId ?? '-'}`,
+    `host ${result.host ?? '-'}`,
+  ]
   if (result.start) parts.push(`start ${result.start.scheduledAt} + ${formatMs(result.start.lateMs)}${result.start.late ? ' (LATE)' : ''}`)
   parts.push(`target clock offset ${offsetText(result.clock ?? null)}`)
   return [`Shard: ${parts.join(' · ')}`]
@@ -36,7 +42,10 @@ export function shardBlock(result: RunResult): string[] {
 
 function mergedBlock(result: RunResult): string[] {
   const m = result.merge!
-  const lines = [`=== generators (merged ${m.generators} of ${m.shardCount} shards, run ${result.runId ?? '-'}) ===`, ...mergeFacts(result).map((l) => `  ${l}`)]
+  const lines = [
+    `=== generators (merged ${m.generators} of ${m.shardCount} shards, run ${result.runId ?? '-'}) ===`,
+    ...mergeFacts(result).map((l) => `  ${l}`),
+  ]
   return [...lines, ...formatTable(generatorTable(result)).map((l) => `  ${l}`)]
 }
 
@@ -53,7 +62,9 @@ export function mergeFacts(result: RunResult): string[] {
       (m.missing.length > 0 ? ` · MISSING shard(s) ${m.missing.join(', ')}` : ''),
   ]
   if (phase && window) {
-    lines.push(`${phase}: ${result.phases[phase]!.rps.toFixed(2)} requests/s over ${formatMs(window.unionMs)} (the first shard's start to the last one's end), all of them running for ${formatMs(window.overlapMs)}`)
+    lines.push(
+      `${phase}: ${result.phases[phase]!.rps.toFixed(2)} requests/s over ${formatMs(window.unionMs)} (the first shard's start to the last one's end), all of them running for ${formatMs(window.overlapMs)}`,
+    )
   }
   return lines
 }

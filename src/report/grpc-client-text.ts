@@ -15,8 +15,21 @@ export function grpcClientText(result: RunResult): string[] {
   const facts = grpcClientFacts(g)
   // Labels padded to the longest, plus a space.
   const width = Math.max(...facts.map(([label]) => label.length)) + 2
-  const lines = [`=== hedged by ${g.client} (the client's own hedgingPolicy) ===`, '', ...facts.map(([label, value]) => `  ${`${label}:`.padEnd(width)}${value}`)]
-  lines.push('', ...grpcClientTail(result).map((row) => `  ${row[0]!.padEnd(10)}${row.slice(1).map((c) => c.padStart(13)).join('')}`))
+  const lines = [
+    `=== hedged by ${g.client} (the client's own hedgingPolicy) ===`,
+    '',
+    ...facts.map(([label, value]) => `  ${`${label}:`.padEnd(width)}${value}`),
+  ]
+  lines.push(
+    '',
+    ...grpcClientTail(result).map(
+      (row) =>
+        `  ${row[0]!.padEnd(10)}${row
+          .slice(1)
+          .map((c) => c.padStart(13))
+          .join('')}`,
+    ),
+  )
   if (g.caveats.length > 0) lines.push('', 'Caveats:', ...g.caveats.map((c) => `  - ${c}`))
   return lines
 }
@@ -31,26 +44,42 @@ export function grpcClientFacts(g: GrpcClientResult): Array<[string, string]> {
       `maxAttempts ${a.maxAttempts}${a.maxAttempts > MAX_ATTEMPTS_CAP ? ` (gRPC treats it as ${MAX_ATTEMPTS_CAP})` : ''}, hedgingDelay ${formatMs(a.hedgingDelayMs)}, nonFatalStatusCodes [${a.nonFatalStatusCodes.join(', ')}], ` +
         `retryThrottling ${a.retryThrottling ? `maxTokens ${a.retryThrottling.maxTokens} tokenRatio ${a.retryThrottling.tokenRatio}` : 'none'}, ${a.loadBalancing}`,
     ],
-    ['Did', `${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)${g.warmup ? `, after ${g.warmup} warm-up calls (excluded)` : ''}`],
+    [
+      'Did',
+      `${g.requests} calls, ${g.attempts} attempts (channelz calls_started), ${g.hedgesSent} hedges (+${extra}% extra load)${g.warmup ? `, after ${g.warmup} warm-up calls (excluded)` : ''}`,
+    ],
     [`Calls over the delay + ${GRPC_OVER_DELAY_SLACK_MS} ms`, overDelay(g)],
     ['Answered by', winners(g)],
     ['Per replica (attempts)', g.perReplica.map((r) => `${r.address} ${r.attempts}`).join(', ')],
-    ['Errors', `${g.errors} (${Object.entries(g.statusCodes).map(([k, v]) => `${k} ${v}`).join(', ')})`],
+    [
+      'Errors',
+      `${g.errors} (${Object.entries(g.statusCodes)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
+    ],
     ['Slow', `${g.slow.count} calls over ${formatMs(g.slow.thresholdMs)}`],
     ...(g.deadlineMs === undefined ? [] : [['Deadline per call', `${formatMs(g.deadlineMs)} (grpc-timeout)`] as [string, string]]),
     ...(g.generator ? [['Generator', generatorLines(g.generator).join(' · ')] as [string, string]] : []),
   ]
-  if (g.server) facts.push(['Server cross-check', `server received ${g.server.received} vs client attempts ${g.attempts}: ${g.server.match ? 'MATCH' : 'MISMATCH'}; cancelled ${g.server.cancelled}`])
+  if (g.server)
+    facts.push([
+      'Server cross-check',
+      `server received ${g.server.received} vs client attempts ${g.attempts}: ${g.server.match ? 'MATCH' : 'MISMATCH'}; cancelled ${g.server.cancelled}`,
+    ])
   // The work the copies cost, as the servers count it where they report it (a copy reset before its handler ran cost nothing).
   if (g.server?.started !== undefined && g.requests > 0) {
-    facts.push(['Server work', `${g.server.started} calls began executing for ${g.requests} calls: +${((100 * Math.max(0, g.server.started - g.requests)) / g.requests).toFixed(1)}% extra work (vs +${extra}% extra attempts sent)`])
+    facts.push([
+      'Server work',
+      `${g.server.started} calls began executing for ${g.requests} calls: +${((100 * Math.max(0, g.server.started - g.requests)) / g.requests).toFixed(1)}% extra work (vs +${extra}% extra attempts sent)`,
+    ])
   }
   return facts
 }
 
 /** Zero calls over the delay with hedging asked for: nothing to hedge, said as information. */
 function overDelay(g: GrpcClientResult): string {
-  if (g.callsOverDelay === 0 && g.asked.maxAttempts > 1) return `0 (no call took longer than hedgingDelay ${formatMs(g.asked.hedgingDelayMs)} + ${GRPC_OVER_DELAY_SLACK_MS} ms: nothing to hedge)`
+  if (g.callsOverDelay === 0 && g.asked.maxAttempts > 1)
+    return `0 (no call took longer than hedgingDelay ${formatMs(g.asked.hedgingDelayMs)} + ${GRPC_OVER_DELAY_SLACK_MS} ms: nothing to hedge)`
   return String(g.callsOverDelay)
 }
 

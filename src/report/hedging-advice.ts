@@ -49,7 +49,8 @@ export function hedgingAdvice(phase: PhaseResult, config: RunConfig): string[] {
   }
   if (h.budgetDenied > 0) {
     const slow = h.slowBudgetDenied ?? 0
-    const slowPart = slow > 0 ? `; ${slow} of the ${phase.slow.count} requests over ${formatThreshold(phase.slow.thresholdMs)} wanted a hedge and were refused one` : ''
+    const slowPart =
+      slow > 0 ? `; ${slow} of the ${phase.slow.count} requests over ${formatThreshold(phase.slow.thresholdMs)} wanted a hedge and were refused one` : ''
     lines.push(`the ${h.budgetPct}% budget refused ${h.budgetDenied} hedges${slowPart}`)
   }
   if (feedback || h.budgetDenied > 0) {

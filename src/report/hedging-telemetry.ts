@@ -75,7 +75,8 @@ export function workText(s: ServerCrossCheck, covered: readonly PhaseResult[]): 
     return `${s.started} copies began executing for ${needed} ${unit}${together}: +0.0% extra work; ${needed - s.started} ${unit} never began executing (refused, or failed before a server took them)${dropped}`
   }
   const extraWork = ((s.started - needed) / needed) * 100
-  const sentPct = covered.length === 1 ? first.hedging?.extraLoadPct : unit === 'requests' ? Math.max(0, ((s.clientAttempts - needed) / needed) * 100) : undefined
+  const sentPct =
+    covered.length === 1 ? first.hedging?.extraLoadPct : unit === 'requests' ? Math.max(0, ((s.clientAttempts - needed) / needed) * 100) : undefined
   const sent = sentPct === undefined ? '' : ` (vs +${sentPct.toFixed(1)}% extra ${unit} sent)`
   return `${s.started} copies began executing for ${needed} ${unit}${together}: +${extraWork.toFixed(1)}% extra work${sent}${dropped}`
 }
@@ -128,8 +129,9 @@ export function timeWaitText(p: PhaseResult): string {
   const held = Math.round(perSecond * TIME_WAIT_S)
   if (held < ports / 4) return ''
   const rate = `${Math.round(perSecond)} closes/s × ${TIME_WAIT_S} s`
-  const outcome = held >= ports
-    ? `a run past ~${Math.round(ports / perSecond)} s at this rate runs out of local ports (EADDRNOTAVAIL)`
-    : `${Math.round((held / ports) * 100)}% of them: a longer run beside other clients, or more cancels, would run out (EADDRNOTAVAIL)`
+  const outcome =
+    held >= ports
+      ? `a run past ~${Math.round(ports / perSecond)} s at this rate runs out of local ports (EADDRNOTAVAIL)`
+      : `${Math.round((held / ports) * 100)}% of them: a longer run beside other clients, or more cancels, would run out (EADDRNOTAVAIL)`
   return `; ~${held} sockets in TIME_WAIT at this rate (${rate}) against ${ports} local ports: ${outcome}; --http2 cancels by resetting a stream, --cancel ignore lets the loser finish on its connection`
 }

@@ -23,7 +23,11 @@ export function answerSection(runs: RunResult[], comparison: Comparison | null):
   const parts = [
     `<h2>${heading}</h2>`,
     interruptions(runs),
-    comparison?.kind === 'runs' ? runSentences(comparison).map((s) => `<p class="verdict">${escapeHtml(s)}</p>`).join('\n') : '',
+    comparison?.kind === 'runs'
+      ? runSentences(comparison)
+          .map((s) => `<p class="verdict">${escapeHtml(s)}</p>`)
+          .join('\n')
+      : '',
     hedgeVerdicts(runs, comparison),
     comparison ? answerTable(comparison) : '',
     comparison ? `<p class="legend">${escapeHtml(LEGEND)}</p>` : '',
@@ -32,7 +36,8 @@ export function answerSection(runs: RunResult[], comparison: Comparison | null):
   return `<section class="answer">\n${parts.filter(Boolean).join('\n')}\n</section>`
 }
 
-const LEGEND = 'better / worse: the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one request decides them).'
+const LEGEND =
+  'better / worse: the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one request decides them).'
 
 /**
  * Each run's plain vs hedged verdict, decided once in verdict.ts (the text
@@ -61,20 +66,25 @@ function hedgeVerdicts(runs: RunResult[], c: Comparison | null): string {
  * report does); so does a run whose requests failed on the generator's machine (EMFILE).
  */
 function interruptions(runs: RunResult[]): string {
-  return runs.flatMap((result) => {
-    const who = runs.length > 1 ? `${result.label}: ` : ''
-    const local = Object.values(result.phases).flatMap((p) => {
-      const line = generatorFailuresText(p)
-      return line ? [`<p class="verdict bad">${escapeHtml(`${who}${p.name}: ${line}`)}</p>`] : []
+  return runs
+    .flatMap((result) => {
+      const who = runs.length > 1 ? `${result.label}: ` : ''
+      const local = Object.values(result.phases).flatMap((p) => {
+        const line = generatorFailuresText(p)
+        return line ? [`<p class="verdict bad">${escapeHtml(`${who}${p.name}: ${line}`)}</p>`] : []
+      })
+      const partial = partialText(result)
+      if (!partial) return local
+      const phases = Object.values(result.phases).flatMap((p) => {
+        const line = interruptedText(p)
+        return line ? [`<li>${escapeHtml(`${p.name}: ${line}`)}</li>`] : []
+      })
+      return [
+        `<p class="verdict bad">${escapeHtml(who + partial)}</p>${phases.length > 0 ? `<ul class="verdict-details">${phases.join('')}</ul>` : ''}`,
+        ...local,
+      ]
     })
-    const partial = partialText(result)
-    if (!partial) return local
-    const phases = Object.values(result.phases).flatMap((p) => {
-      const line = interruptedText(p)
-      return line ? [`<li>${escapeHtml(`${p.name}: ${line}`)}</li>`] : []
-    })
-    return [`<p class="verdict bad">${escapeHtml(who + partial)}</p>${phases.length > 0 ? `<ul class="verdict-details">${phases.join('')}</ul>` : ''}`, ...local]
-  }).join('\n')
+    .join('\n')
 }
 
 /**
@@ -87,7 +97,12 @@ function runSentences(c: Comparison): string[] {
   const base = c.runs[0]!.tag
   return c.runs.slice(1).map((r, i) => {
     const moved = (verdict: string): string[] => c.metrics.filter((m) => m.changes[i + 1]?.verdict === verdict).map((m) => m.metric)
-    const found = [['worse', moved('worse')], ['better', moved('better')]].filter(([, names]) => names!.length > 0).map(([word, names]) => `${word} ${(names as string[]).join(', ')}`)
+    const found = [
+      ['worse', moved('worse')],
+      ['better', moved('better')],
+    ]
+      .filter(([, names]) => names!.length > 0)
+      .map(([word, names]) => `${word} ${(names as string[]).join(', ')}`)
     return `${r.tag} against ${base}: ${found.length > 0 ? `${found.join('; ')}; the rest within noise or not judged.` : 'nothing moved beyond noise.'}`
   })
 }
@@ -102,12 +117,22 @@ function answerTable(c: Comparison): string {
   const k = c.runs.length
   const tag = (i: number): string => c.runs[i]!.tag
   const suffix = (i: number): string => (k > 2 ? ` ${tag(i)}` : '')
-  const header = ['metric', ...later.map((_, i) => `verdict${suffix(i + 1)}`), ...c.runs.map((_, i) => tag(i)), ...later.flatMap((_, i) => [`change${suffix(i + 1)}`, `95% interval${suffix(i + 1)}`])]
-  const names = c.kind === 'runs' ? `<ul class="runs">${c.runs.map((r, i) => `<li>${escapeHtml(`${r.tag}: ${r.name}${r.tag !== r.label ? ` "${r.label}"` : ''}${i === 0 ? ' (baseline)' : ''}`)}</li>`).join('')}</ul>\n` : ''
+  const header = [
+    'metric',
+    ...later.map((_, i) => `verdict${suffix(i + 1)}`),
+    ...c.runs.map((_, i) => tag(i)),
+    ...later.flatMap((_, i) => [`change${suffix(i + 1)}`, `95% interval${suffix(i + 1)}`]),
+  ]
+  const names =
+    c.kind === 'runs'
+      ? `<ul class="runs">${c.runs.map((r, i) => `<li>${escapeHtml(`${r.tag}: ${r.name}${r.tag !== r.label ? ` "${r.label}"` : ''}${i === 0 ? ' (baseline)' : ''}`)}</li>`).join('')}</ul>\n`
+      : ''
   const rows = c.metrics.map((m) => verdictFirst(m, k))
   const cls = (text: string): string => (text === 'better' ? ' class="better"' : text === 'worse' ? ' class="worse"' : '')
   const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
-  const body = rows.map((r) => `<tr>${r.map((cell, i) => (i === 0 ? `<th scope="row">${escapeHtml(cell)}</th>` : answerCell(cell, cls(cell)))).join('')}</tr>`).join('\n')
+  const body = rows
+    .map((r) => `<tr>${r.map((cell, i) => (i === 0 ? `<th scope="row">${escapeHtml(cell)}</th>` : answerCell(cell, cls(cell)))).join('')}</tr>`)
+    .join('\n')
   return `${names}<div class="scroll"><table class="comparison"><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
 }
 

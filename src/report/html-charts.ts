@@ -53,13 +53,33 @@ export function percentileSpec(sources: ChartSource[]): ChartSpec {
   const curves = sources.map((src) => ({ src, h: tryDecodeHistogram(src.phase.histogram) }))
   const series = curves.flatMap(({ src, h }): Series[] => [
     { id: `${src.name}:percentiles`, label: src.name, color: src.color, dash: src.dash, points: percentilePoints(h) },
-    { id: `${src.name}:marked`, label: src.name, color: src.color, dash: src.dash, noLine: true, points: markedPoints(h), markers: { format: (x, y) => `p${percentileAt(x)}: ${formatMs(y)}` } },
+    {
+      id: `${src.name}:marked`,
+      label: src.name,
+      color: src.color,
+      dash: src.dash,
+      noLine: true,
+      points: markedPoints(h),
+      markers: { format: (x, y) => `p${percentileAt(x)}: ${formatMs(y)}` },
+    },
   ])
   const reach = Math.max(4, ...series.map((s) => s.points[s.points.length - 1]?.[0] ?? 0))
   const ticks = reach > 4 ? [...PERCENTILE_TICKS, { value: MAX_X, label: '99.999%' }] : PERCENTILE_TICKS
   const delays = sources.flatMap((src): Series[] =>
     src.phase.hedging && src.phase.hedging.delayMs > 0
-      ? [{ id: `${src.name}:hedge-delay`, label: `${src.name} hedge delay ${formatMs(src.phase.hedging.delayMs)}`, color: src.color, dashed: true, flat: true, points: [[0, src.phase.hedging.delayMs], [reach, src.phase.hedging.delayMs]] }]
+      ? [
+          {
+            id: `${src.name}:hedge-delay`,
+            label: `${src.name} hedge delay ${formatMs(src.phase.hedging.delayMs)}`,
+            color: src.color,
+            dashed: true,
+            flat: true,
+            points: [
+              [0, src.phase.hedging.delayMs],
+              [reach, src.phase.hedging.delayMs],
+            ],
+          },
+        ]
       : [],
   )
   const drawn = [...series, ...delays]
@@ -72,14 +92,24 @@ export function percentileSpec(sources: ChartSource[]): ChartSpec {
     xLabel: 'percentile (log scale of 1/(1-p))',
     x: 'percentile',
     xTicks: ticks,
-    panels: [{ yLabel: 'latency (log scale)', unit: 'ms', series: drawn.filter((s) => !s.id.endsWith(':marked') || s.points.length > 0), yLog: true, yTicks: logMsTicks(Number.isFinite(lo) ? lo : 0, hi) }],
+    panels: [
+      {
+        yLabel: 'latency (log scale)',
+        unit: 'ms',
+        series: drawn.filter((s) => !s.id.endsWith(':marked') || s.points.length > 0),
+        yLog: true,
+        yTicks: logMsTicks(Number.isFinite(lo) ? lo : 0, hi),
+      },
+    ],
   }
 }
 
 function markedPoints(h: Histogram | null): Point[] {
   if (!h || h.totalCount === 0) return []
   // Only percentiles the run has enough requests to tell apart from the max (x <= log10 n).
-  return MARKED_PERCENTILES.map((p) => -Math.log10(1 - p / 100)).filter((x) => x <= Math.log10(h.totalCount) + 1e-9).map((x): Point => [x, percentileMs(h, 100 * (1 - 10 ** -x))])
+  return MARKED_PERCENTILES.map((p) => -Math.log10(1 - p / 100))
+    .filter((x) => x <= Math.log10(h.totalCount) + 1e-9)
+    .map((x): Point => [x, percentileMs(h, 100 * (1 - 10 ** -x))])
 }
 
 /** x = log10(1/(1-p)) back to the percentile, as tables write it ("99.9"). */
@@ -107,8 +137,24 @@ export function histogramSpec(sources: ChartSource[]): ChartSpec {
   const lo = Math.log10(Math.max(0.001, Math.min(...present.map((h) => percentileMs(h, 0)), Infinity)))
   const hi = Math.log10(Math.max(0.001, ...present.map((h) => percentileMs(h, 100))))
   const edges = binEdges(Number.isFinite(lo) ? lo : 0, hi)
-  const series = sources.map((src, i): Series => ({ id: `${src.name}:histogram`, label: src.name, color: src.color, dash: src.dash, step: true, points: binShares(histograms[i] ?? null, edges) }))
-  return { chart: 'histogram', title: 'Response-time histogram', xLabel: 'latency (log scale)', x: 'log-ms', xTicks: logMsTicks(edges[0]!, edges[edges.length - 1]!), panels: [{ yLabel: 'share of requests (%)', unit: 'pct', series }] }
+  const series = sources.map(
+    (src, i): Series => ({
+      id: `${src.name}:histogram`,
+      label: src.name,
+      color: src.color,
+      dash: src.dash,
+      step: true,
+      points: binShares(histograms[i] ?? null, edges),
+    }),
+  )
+  return {
+    chart: 'histogram',
+    title: 'Response-time histogram',
+    xLabel: 'latency (log scale)',
+    x: 'log-ms',
+    xTicks: logMsTicks(edges[0]!, edges[edges.length - 1]!),
+    panels: [{ yLabel: 'share of requests (%)', unit: 'pct', series }],
+  }
 }
 
 /** Bin edges in log10(ms). */
@@ -151,7 +197,12 @@ function logMsTicks(lo: number, hi: number): Tick[] {
       if (value >= lo && value <= hi) ticks.push({ value, label: tickMs(10 ** value) })
     }
   }
-  return ticks.length >= 2 ? ticks : [{ value: lo, label: tickMs(10 ** lo) }, { value: hi, label: tickMs(10 ** hi) }]
+  return ticks.length >= 2
+    ? ticks
+    : [
+        { value: lo, label: tickMs(10 ** lo) },
+        { value: hi, label: tickMs(10 ** hi) },
+      ]
 }
 
 /** A 1-2-5 tick reads as typed: "500 ms", "2 s", "0.5 ms", not "500.0 ms". */
@@ -220,7 +271,10 @@ export function holdsEnough(requests: number, pct: number, inFlight: number, typ
 
 /** The median requests of the buckets in which any request ended. */
 function medianRequests(points: readonly TimelinePoint[]): number {
-  const counts = points.map((p) => p.requests).filter((n) => n > 0).sort((a, b) => a - b)
+  const counts = points
+    .map((p) => p.requests)
+    .filter((n) => n > 0)
+    .sort((a, b) => a - b)
   return counts.length === 0 ? 0 : counts[Math.floor(counts.length / 2)]!
 }
 
@@ -242,7 +296,9 @@ export function timelineSpec(sources: ChartSource[]): ChartSpec {
   const latency = sources.flatMap((src): Series[] => {
     const { points } = overTime(src.phase)
     const typical = medianRequests(points)
-    const at = (pct: number, value: (p: TimelinePoint) => number) => (p: TimelinePoint): Point => [p.t, holdsEnough(p.requests, pct, src.inFlight ?? 0, typical) ? value(p) : null]
+    const at =
+      (pct: number, value: (p: TimelinePoint) => number) =>
+      (p: TimelinePoint): Point => [p.t, holdsEnough(p.requests, pct, src.inFlight ?? 0, typical) ? value(p) : null]
     const p99 = withMarks({ id: `${src.name}:p99`, color: src.color, dashed: true, points: points.map(at(99, (p) => p.p99Ms)) }, marks(src, formatMs))
     // Several runs: the tail alone, in the phase's line style (p50 and p99 of every phase of every run were 12-18 lines).
     if (src.dash !== undefined) return [{ ...p99, dashed: false, dash: src.dash }]
@@ -258,7 +314,10 @@ export function timelineSpec(sources: ChartSource[]): ChartSpec {
     xLabel: 'seconds since the phase started',
     x: 'seconds',
     xTicks: secondTicks(sources),
-    panels: [{ yLabel: 'latency (ms)', unit: 'ms', series: latency }, { yLabel: 'requests/s', unit: 'rate', series: rps }],
+    panels: [
+      { yLabel: 'latency (ms)', unit: 'ms', series: latency },
+      { yLabel: 'requests/s', unit: 'rate', series: rps },
+    ],
     xMarks: sources.flatMap(ejectionMarks),
   }
 }
@@ -267,7 +326,9 @@ export function timelineSpec(sources: ChartSource[]): ChartSpec {
 function ejectionMarks(src: ChartSource): XMark[] {
   return (src.phase.ejections ?? []).flatMap((e) => [
     { x: e.atMs / 1000, color: src.color, label: `${src.name}: ${e.url} ejected at ${formatMs(e.atMs)} (${e.cause})` },
-    ...(e.readmittedAtMs === null ? [] : [{ x: e.readmittedAtMs / 1000, color: src.color, label: `${src.name}: ${e.url} readmitted at ${formatMs(e.readmittedAtMs)}` }]),
+    ...(e.readmittedAtMs === null
+      ? []
+      : [{ x: e.readmittedAtMs / 1000, color: src.color, label: `${src.name}: ${e.url} readmitted at ${formatMs(e.readmittedAtMs)}` }]),
   ])
 }
 
@@ -278,14 +339,23 @@ export function hedgesSpec(sources: ChartSource[]): ChartSpec {
     const { points, perSecond } = overTime(src.phase)
     return withMarks({ id: `${src.name}:hedges`, color: src.color, dash: src.dash, points: points.map((p) => [p.t, p.hedges * perSecond]) }, marks(src, rate))
   })
-  const delay = hedged.map((src): Series => withMarks({ id: `${src.name}:delay`, color: src.color, dash: src.dash, points: overTime(src.phase).points.map((p) => [p.t, p.delayMs]) }, marks(src, formatMs)))
+  const delay = hedged.map(
+    (src): Series =>
+      withMarks(
+        { id: `${src.name}:delay`, color: src.color, dash: src.dash, points: overTime(src.phase).points.map((p) => [p.t, p.delayMs]) },
+        marks(src, formatMs),
+      ),
+  )
   return {
     chart: 'hedges',
     title: 'Hedging over time',
     xLabel: 'seconds since the phase started',
     x: 'seconds',
     xTicks: secondTicks(hedged),
-    panels: [{ yLabel: 'hedges sent/s', unit: 'rate', series: hedges }, { yLabel: 'hedge delay (ms)', unit: 'ms', series: delay }],
+    panels: [
+      { yLabel: 'hedges sent/s', unit: 'rate', series: hedges },
+      { yLabel: 'hedge delay (ms)', unit: 'ms', series: delay },
+    ],
   }
 }
 

@@ -6,7 +6,18 @@
  * offline and never phones home. Every value from a result (labels, URLs,
  * headers, warnings) is escaped.
  */
-import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, coveredPhases, coveredText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
+import {
+  attemptsPerRequestText,
+  cancelCostText,
+  cancellationSuccessText,
+  coveredPhases,
+  coveredText,
+  loserRuntimeText,
+  suppressedText,
+  triggerWinWarning,
+  utilisationText,
+  workText,
+} from './hedging-telemetry.js'
 import type { Comparison } from './compare.js'
 import { labelledStatuses } from './status-label.js'
 import { configEntries, readableConfigValue } from '../results/config-entries.js'
@@ -114,7 +125,12 @@ const PHASE_DASH: Record<PhaseName, string> = { warmup: '2 3', plain: '', hedged
 
 export function table(header: string[], rows: string[][], caption?: string): string {
   const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
-  const body = rows.map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td${FIGURE.test(c) ? '' : ' class="text"'}>${escapeHtml(c)}</td>`)).join('')}</tr>`).join('\n')
+  const body = rows
+    .map(
+      (r) =>
+        `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${escapeHtml(c)}</th>` : `<td${FIGURE.test(c) ? '' : ' class="text"'}>${escapeHtml(c)}</td>`)).join('')}</tr>`,
+    )
+    .join('\n')
   return `<div class="scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
 }
 
@@ -144,7 +160,7 @@ function runsSection(runs: NamedRun[]): string {
 /** Between saved runs only (a run's own phases share one configuration). */
 function configDifferences(c: Comparison): string {
   if (c.kind !== 'runs') return ''
-  if (c.configDifferences.length === 0) return section('Configuration differences', '<p>The runs\' configurations are identical.</p>')
+  if (c.configDifferences.length === 0) return section('Configuration differences', "<p>The runs' configurations are identical.</p>")
   const rows = c.configDifferences.map((d) => [readableConfig(d.key), ...d.values.map((v) => readableConfigValue(d.key, v))])
   return section('Configuration differences', table(['setting', ...c.runs.map((r) => r.name)], rows, 'These differ between the runs: compare with care'))
 }
@@ -156,7 +172,10 @@ function configDifferences(c: Comparison): string {
 function overTimeSection(all: ChartSource[], measured: ChartSource[], figure: (spec: ChartSpec) => string): string {
   const { charted, tooShort } = chartableOverTime(all)
   const hedged = chartableOverTime(measured).charted.filter((s) => s.phase.hedging)
-  const notes = tooShort.map((s) => `<p class="note">${escapeHtml(`${s.name}: ${(s.phase.durationMs / 1000).toFixed(2)} s is too short for a chart over time; its figures are in the tables.`)}</p>`)
+  const notes = tooShort.map(
+    (s) =>
+      `<p class="note">${escapeHtml(`${s.name}: ${(s.phase.durationMs / 1000).toFixed(2)} s is too short for a chart over time; its figures are in the tables.`)}</p>`,
+  )
   const charts = [charted.length > 0 ? figure(timelineSpec(charted)) : '', hedged.length > 0 ? figure(hedgesSpec(hedged)) : '']
   const content = [...notes, ...charts].filter(Boolean).join('\n')
   return content ? section('Over time', content) : ''
@@ -167,7 +186,11 @@ function summarySection(sources: ChartSource[]): string {
   const rows = sources.map(({ name, phase: p }) => {
     const l = p.latencyMs
     return [
-      name, String(p.requests), String(p.ok), String(p.errors), p.rps.toFixed(1),
+      name,
+      String(p.requests),
+      String(p.ok),
+      String(p.errors),
+      p.rps.toFixed(1),
       ...[l.min, l.p50, l.p90, l.p95, l.p99, l['p99.9'], l['p99.99'], l.max, l.mean].map(formatMs),
       `${p.slow.count} over ${formatMs(p.slow.thresholdMs)}`,
       codes(p),
@@ -179,7 +202,12 @@ function summarySection(sources: ChartSource[]): string {
 function codes(p: PhaseResult): string {
   const all = { ...labelledStatuses(p.statusCodes), ...p.errorKinds }
   const said = Object.entries(p.errorMessages ?? {}).map(([k, v]) => `[${v}] ${k}`)
-  return [Object.entries(all).map(([k, v]) => `${k}: ${v}`).join(', '), ...said].join('; ')
+  return [
+    Object.entries(all)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(', '),
+    ...said,
+  ].join('; ')
 }
 
 function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
@@ -187,7 +215,11 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
   if (hedged.length === 0) return ''
   const rows: Array<[string, (h: HedgingStats, p: PhaseResult) => string]> = [
     ['hedge delay', (h) => `${formatMs(h.delayMs)} (${h.delaySource})`],
-    ['delay used', (h) => `${formatMs(h.delayUsedMs.min)} / ${formatMs(h.delayUsedMs.p50)} / ${formatMs(h.delayUsedMs.max)} (min / p50 / max)${h.adaptive ? ', adaptive' : ''}`],
+    [
+      'delay used',
+      (h) =>
+        `${formatMs(h.delayUsedMs.min)} / ${formatMs(h.delayUsedMs.p50)} / ${formatMs(h.delayUsedMs.max)} (min / p50 / max)${h.adaptive ? ', adaptive' : ''}`,
+    ],
     ['max attempts', (h) => `${h.maxAttempts}${h.parallel ? ', parallel' : ''}`],
     ['budget', (h) => (h.budgetPct === null ? 'off' : `${h.budgetPct} %`)],
     ['cancel mode', (h) => h.cancelMode],
@@ -210,7 +242,13 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
     ['timer lateness', (h) => `${formatMs(h.timerLatenessMs.p50)} / ${formatMs(h.timerLatenessMs.p99)} / ${formatMs(h.timerLatenessMs.max)} (p50 / p99 / max)`],
   ]
   const perAttempt = hedged.flatMap(({ name, phase }) =>
-    phase.hedging.perAttempt.map((a) => [`${name} attempt ${a.attempt}`, String(a.count), formatMs(a.latencyMs.p50), formatMs(a.latencyMs.p99), formatMs(a.latencyMs.max)]),
+    phase.hedging.perAttempt.map((a) => [
+      `${name} attempt ${a.attempt}`,
+      String(a.count),
+      formatMs(a.latencyMs.p50),
+      formatMs(a.latencyMs.p99),
+      formatMs(a.latencyMs.max),
+    ]),
   )
   const advice = runs.flatMap(({ name, result }) => {
     const phase = result.phases.hedged
@@ -218,7 +256,10 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
   })
   return section(
     'Hedging',
-    `${table(['', ...hedged.map((s) => s.name)], rows.map(([label, get]) => [label, ...hedged.map((s) => get(s.phase.hedging, s.phase))]))}\n` +
+    `${table(
+      ['', ...hedged.map((s) => s.name)],
+      rows.map(([label, get]) => [label, ...hedged.map((s) => get(s.phase.hedging, s.phase))]),
+    )}\n` +
       (advice.length > 0 ? `<ul class="warnings">${advice.join('')}</ul>\n` : '') +
       table(['attempt', 'count', 'p50', 'p99', 'max'], perAttempt, 'Latency of each attempt, from its own start'),
   )
@@ -238,7 +279,14 @@ function detailsSection(sources: ChartSource[]): string {
     ]),
   )
   if (rows.length === 0) return ''
-  return section('Details', table(['attempts', 'completed', 'conn setup (opened)', 'req write', 'resp wait', 'resp read'], rows, 'Where the time of completed attempts went: p50 / p99 / max'))
+  return section(
+    'Details',
+    table(
+      ['attempts', 'completed', 'conn setup (opened)', 'req write', 'resp wait', 'resp read'],
+      rows,
+      'Where the time of completed attempts went: p50 / p99 / max',
+    ),
+  )
 }
 
 function replicasSection(sources: ChartSource[], runs: NamedRun[]): string {
@@ -260,10 +308,23 @@ function replicasSection(sources: ChartSource[], runs: NamedRun[]): string {
   })
   if (rows.length === 0) return ''
   const events = sources.flatMap(({ name, phase }) =>
-    (phase.ejections ?? []).map((e) => [name, e.url, formatMs(e.atMs), formatMs(e.forMs), e.readmittedAtMs === null ? 'still out' : formatMs(e.readmittedAtMs), e.cause]),
+    (phase.ejections ?? []).map((e) => [
+      name,
+      e.url,
+      formatMs(e.atMs),
+      formatMs(e.forMs),
+      e.readmittedAtMs === null ? 'still out' : formatMs(e.readmittedAtMs),
+      e.cause,
+    ]),
   )
-  const ejectionTable = events.length > 0 ? `\n${table(['phase', 'url', 'ejected at', 'for', 'readmitted at', 'cause'], events, 'Outlier ejections (times from the phase start)')}` : ''
-  return section('Replicas', table(['phase', 'url', 'protocol', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'ejected', 'p50', 'p99'], rows) + ejectionTable)
+  const ejectionTable =
+    events.length > 0
+      ? `\n${table(['phase', 'url', 'ejected at', 'for', 'readmitted at', 'cause'], events, 'Outlier ejections (times from the phase start)')}`
+      : ''
+  return section(
+    'Replicas',
+    table(['phase', 'url', 'protocol', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'ejected', 'p50', 'p99'], rows) + ejectionTable,
+  )
 }
 
 /** The target's own account (--server-stats, the built-in replicas): counts, work done, confirmed cancels, utilisation. */
@@ -271,13 +332,15 @@ function serverSection(sources: ChartSource[]): string {
   const rows = sources.flatMap(({ name, phase, runPhases }) => {
     const s = phase.server
     if (!s) return []
-    return [[
-      name,
-      `${s.received} / ${s.clientAttempts} ${s.match ? 'match' : 'MISMATCH'}${coveredText(s)}`,
-      workText(s, coveredPhases(s, phase, runPhases ?? {})) ?? '-',
-      cancellationSuccessText(s, phase.hedging) ?? '-',
-      utilisationText(s) ?? '-',
-    ]]
+    return [
+      [
+        name,
+        `${s.received} / ${s.clientAttempts} ${s.match ? 'match' : 'MISMATCH'}${coveredText(s)}`,
+        workText(s, coveredPhases(s, phase, runPhases ?? {})) ?? '-',
+        cancellationSuccessText(s, phase.hedging) ?? '-',
+        utilisationText(s) ?? '-',
+      ],
+    ]
   })
   if (rows.length === 0) return ''
   return section('Server cross-check', table(['phase', 'received / client attempts', 'work', 'cancellation success', 'utilisation (mean executing)'], rows))
@@ -286,21 +349,31 @@ function serverSection(sources: ChartSource[]): string {
 function generatorSection(sources: ChartSource[]): string {
   const rows = sources.map(({ name, phase: { generator: g } }) => [
     name,
-    g.eventLoopDelayMs.samples === 0 ? '- (phase under one 10 ms sample)' : `${formatMs(g.eventLoopDelayMs.p50)} / ${formatMs(g.eventLoopDelayMs.p99)} / ${formatMs(g.eventLoopDelayMs.max)}`,
+    g.eventLoopDelayMs.samples === 0
+      ? '- (phase under one 10 ms sample)'
+      : `${formatMs(g.eventLoopDelayMs.p50)} / ${formatMs(g.eventLoopDelayMs.p99)} / ${formatMs(g.eventLoopDelayMs.max)}`,
     g.gc ? `${g.gc.count} (${g.gc.young} young) / ${formatMs(g.gc.totalMs)} / ${formatMs(g.gc.maxMs)}` : '',
     `${g.cpuPct.toFixed(1)} %${g.cpuJudged === false ? ' (phase too short to judge)' : ''}`,
     `${g.cores}${g.machineCores ? ` on ${g.machineCores} cores` : ''}`,
     g.saturated ? `yes${g.saturatedBy?.length ? ` (${g.saturatedBy.join(', ')})` : ''}` : 'no',
     g.warnings.join('; '),
   ])
-  return section('Load generator', table(['phase', 'event-loop delay p50 / p99 / max', 'GC pauses count / total / longest', 'CPU (of one core)', 'generator threads', 'saturated', 'warnings'], rows))
+  return section(
+    'Load generator',
+    table(
+      ['phase', 'event-loop delay p50 / p99 / max', 'GC pauses count / total / longest', 'CPU (of one core)', 'generator threads', 'saturated', 'warnings'],
+      rows,
+    ),
+  )
 }
 
 /** A merged result's generators (see generators-text.ts): the merge's figures, then one row per generator. */
 function mergeSection({ name, result }: NamedRun): string {
   const rows = generatorTable(result)
   if (rows.length === 0) return ''
-  const facts = mergeFacts(result).map((line) => `<p>${escapeHtml(line)}</p>`).join('\n')
+  const facts = mergeFacts(result)
+    .map((line) => `<p>${escapeHtml(line)}</p>`)
+    .join('\n')
   return section(`Generators: ${name}`, `${facts}\n${table(rows[0]!, rows.slice(1))}`)
 }
 
@@ -310,7 +383,10 @@ function grpcClientSection({ name, result }: NamedRun): string {
   if (!g) return ''
   const tail = grpcClientTail(result)
   const caveats = g.caveats.length > 0 ? `\n<ul class="warnings">${g.caveats.map((c) => `<li>${escapeHtml(c)}</li>`).join('')}</ul>` : ''
-  return section(`Hedged by ${g.client}: ${name}`, `${table(['', ''], grpcClientFacts(g))}\n${table(tail[0]!, tail.slice(1), 'Tail: plain, hedgebench and the client\'s own hedging')}${caveats}`)
+  return section(
+    `Hedged by ${g.client}: ${name}`,
+    `${table(['', ''], grpcClientFacts(g))}\n${table(tail[0]!, tail.slice(1), "Tail: plain, hedgebench and the client's own hedging")}${caveats}`,
+  )
 }
 
 function configSection(runs: NamedRun[]): string {
@@ -356,7 +432,8 @@ svg .grid { stroke: #e5e5e5; } svg .frame { fill: none; stroke: #bbb; }
  */
 export function page(title: string, body: string, charts: ChartSpec[] = []): string {
   const csp = charts.length > 0 ? `${HTML_CSP}; script-src ${scriptSource(LIVE_SCRIPT)}` : HTML_CSP
-  const scripts = charts.length > 0 ? `\n<script type="application/json" id="${LIVE_DATA_ID}">${liveChartData(charts)}</script>\n<script>${LIVE_SCRIPT}</script>` : ''
+  const scripts =
+    charts.length > 0 ? `\n<script type="application/json" id="${LIVE_DATA_ID}">${liveChartData(charts)}</script>\n<script>${LIVE_SCRIPT}</script>` : ''
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -26,8 +26,8 @@ export function inFlightText(p: PhaseResult): string {
 }
 
 const LOCAL_FAILURE_WHY: Record<string, string> = {
-  EMFILE: 'the process\'s open-file limit: raise it with `ulimit -n` before the run',
-  ENFILE: 'the system\'s open-file limit',
+  EMFILE: "the process's open-file limit: raise it with `ulimit -n` before the run",
+  ENFILE: "the system's open-file limit",
   EADDRNOTAVAIL: 'no local port left to connect from',
 }
 

@@ -82,7 +82,12 @@ function liveSpec(spec: ChartSpec): object {
     x: spec.x ?? 'number',
     ...(spec.x === 'percentile' && spec.xTicks ? { xTicks: spec.xTicks.map((t) => [round(t.value), t.label]) } : {}),
     ...(spec.xMarks && spec.xMarks.length > 0 ? { marks: spec.xMarks.map((m) => [round(m.x), m.color, m.label]) } : {}),
-    panels: spec.panels.map((p) => ({ label: p.yLabel, unit: p.unit ?? 'number', log: p.yLog === true, series: p.series.filter((s) => !s.noLine && s.points.length > 0).map(liveSeries) })),
+    panels: spec.panels.map((p) => ({
+      label: p.yLabel,
+      unit: p.unit ?? 'number',
+      log: p.yLog === true,
+      series: p.series.filter((s) => !s.noLine && s.points.length > 0).map(liveSeries),
+    })),
   }
 }
 

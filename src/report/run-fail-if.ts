@@ -64,7 +64,9 @@ function relative(condition: FailCondition, result: RunResult): RunFailCheck {
   const row = compareWithin(result).metrics.find((m) => m.metric === condition.metric)
   const change = row?.changes[1] ?? null
   const pct = change?.pct
-  const observed = change ? `hedged ${condition.metric} changed ${pct === null || pct === undefined ? `by ${change.abs}` : `${pct > 0 ? '+' : ''}${pct.toFixed(1)}%`} against plain` : `no ${condition.metric} to compare`
+  const observed = change
+    ? `hedged ${condition.metric} changed ${pct === null || pct === undefined ? `by ${change.abs}` : `${pct > 0 ? '+' : ''}${pct.toFixed(1)}%`} against plain`
+    : `no ${condition.metric} to compare`
   const why = uncheckedWhy(condition, change)
   return { condition, holds: holdsAt(condition, null, change), observed, ...(why ? { unchecked: why } : {}) }
 }
@@ -101,7 +103,8 @@ export function checkErrorLimit(limit: number, result: RunResult): ErrorLimitChe
       continue
     }
     const pct = phase.requests > 0 ? (phase.errors / phase.requests) * 100 : 0
-    if (pct > limit) check.breaches.push(`--fail-on-errors ${limit}%: ${name} error rate ${Math.round(pct * 100) / 100}% (${phase.errors} of ${phase.requests}) is over it`)
+    if (pct > limit)
+      check.breaches.push(`--fail-on-errors ${limit}%: ${name} error rate ${Math.round(pct * 100) / 100}% (${phase.errors} of ${phase.requests}) is over it`)
   }
   return check
 }

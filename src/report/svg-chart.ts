@@ -91,7 +91,10 @@ export function renderChart(spec: ChartSpec): string {
   const width = spec.width ?? 860
   const panelHeight = spec.panelHeight ?? 220
   const allSeries = spec.panels.flatMap((p) => p.series)
-  const xRange = rangeOf(allSeries.flatMap((s) => s.points.map((p) => p[0])), spec.xTicks?.map((t) => t.value) ?? [])
+  const xRange = rangeOf(
+    allSeries.flatMap((s) => s.points.map((p) => p[0])),
+    spec.xTicks?.map((t) => t.value) ?? [],
+  )
   const xTicks = spec.xTicks ?? niceTicks(xRange[0], xRange[1])
   const plotWidth = width - MARGIN.left - MARGIN.right
   const x = (v: number): number => MARGIN.left + ((v - xRange[0]) / (xRange[1] - xRange[0] || 1)) * plotWidth
@@ -126,7 +129,10 @@ function renderPanel(panel: Panel, top: number, height: number, plotWidth: numbe
   const span = yMax - yMin || 1
   const y = (v: number): number => top + height - ((scale(v) - yMin) / span) * height
   const tickY = (t: number): number => top + height - ((t - yMin) / span) * height
-  const grid = yTicks.map((t) => `<line class="grid" x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${fix(tickY(t.value))}" y2="${fix(tickY(t.value))}"/><text class="tick" x="${MARGIN.left - 6}" y="${fix(tickY(t.value) + 4)}" text-anchor="end">${escapeHtml(t.label)}</text>`)
+  const grid = yTicks.map(
+    (t) =>
+      `<line class="grid" x1="${MARGIN.left}" x2="${MARGIN.left + plotWidth}" y1="${fix(tickY(t.value))}" y2="${fix(tickY(t.value))}"/><text class="tick" x="${MARGIN.left - 6}" y="${fix(tickY(t.value) + 4)}" text-anchor="end">${escapeHtml(t.label)}</text>`,
+  )
   const label = `<text class="axis" transform="translate(12 ${fix(top + height / 2)}) rotate(-90)" text-anchor="middle">${escapeHtml(panel.yLabel)}</text>`
   const frame = `<rect class="frame" x="${MARGIN.left}" y="${top}" width="${plotWidth}" height="${height}"/>`
   const paths = panel.series.map((s) => seriesPath(s, x, y))
@@ -144,7 +150,10 @@ function seriesPath(s: Series, x: (v: number) => number, y: (v: number) => numbe
 function markers(s: Series, format: (x: number, y: number) => string, x: (v: number) => number, y: (v: number) => number): string {
   const dots = s.points
     .filter((p): p is [number, number] => p[1] !== null && Number.isFinite(p[1]) && Number.isFinite(p[0]))
-    .map(([px, py]) => `<g class="dot"><circle cx="${fix(x(px))}" cy="${fix(y(py))}" r="7" fill="transparent"/><circle cx="${fix(x(px))}" cy="${fix(y(py))}" r="2.6" fill="${s.color}"/><title>${escapeHtml(`${s.label ?? s.id} ${format(px, py)}`)}</title></g>`)
+    .map(
+      ([px, py]) =>
+        `<g class="dot"><circle cx="${fix(x(px))}" cy="${fix(y(py))}" r="7" fill="transparent"/><circle cx="${fix(x(px))}" cy="${fix(y(py))}" r="2.6" fill="${s.color}"/><title>${escapeHtml(`${s.label ?? s.id} ${format(px, py)}`)}</title></g>`,
+    )
   return `<g data-markers="${escapeHtml(s.id)}">${dots.join('')}</g>`
 }
 
@@ -182,8 +191,14 @@ function pathData(points: Point[], x: (v: number) => number, y: (v: number) => n
 }
 
 function xAxis(ticks: Tick[], x: (v: number) => number, bottom: number, label: string, width: number): string {
-  const marks = ticks.map((t) => `<line class="grid" x1="${fix(x(t.value))}" x2="${fix(x(t.value))}" y1="${MARGIN.top}" y2="${bottom}"/><text class="tick" x="${fix(x(t.value))}" y="${bottom + 14}" text-anchor="middle">${escapeHtml(t.label)}</text>`)
-  return [...marks, `<text class="axis" x="${fix(MARGIN.left + (width - MARGIN.left - MARGIN.right) / 2)}" y="${bottom + 32}" text-anchor="middle">${escapeHtml(label)}</text>`].join('\n')
+  const marks = ticks.map(
+    (t) =>
+      `<line class="grid" x1="${fix(x(t.value))}" x2="${fix(x(t.value))}" y1="${MARGIN.top}" y2="${bottom}"/><text class="tick" x="${fix(x(t.value))}" y="${bottom + 14}" text-anchor="middle">${escapeHtml(t.label)}</text>`,
+  )
+  return [
+    ...marks,
+    `<text class="axis" x="${fix(MARGIN.left + (width - MARGIN.left - MARGIN.right) / 2)}" y="${bottom + 32}" text-anchor="middle">${escapeHtml(label)}</text>`,
+  ].join('\n')
 }
 
 /** Legend items flow left to right, each as wide as its text (about 6.6 px a character at 12 px), wrapping at the chart's width. */
@@ -237,7 +252,11 @@ function rangeOf(values: number[], extra: number[]): [number, number] {
 
 /** About five round-numbered ticks covering [min, max]. */
 export function niceTicks(min: number, max: number, count = 5, format: (v: number) => string = formatTick): Tick[] {
-  if (!(max > min)) return [{ value: min, label: format(min) }, { value: min + 1, label: format(min + 1) }]
+  if (!(max > min))
+    return [
+      { value: min, label: format(min) },
+      { value: min + 1, label: format(min + 1) },
+    ]
   const raw = (max - min) / count
   const magnitude = 10 ** Math.floor(Math.log10(raw))
   const step = ([1, 2, 2.5, 5, 10].find((m) => m * magnitude >= raw) ?? 10) * magnitude

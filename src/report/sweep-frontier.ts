@@ -80,7 +80,10 @@ export function sweepFrontier(sweep: SweepResult, maxExtraPct = DEFAULT_MAX_EXTR
   if (!plainPhase) return stoppedBeforeWindow(sweep, maxExtraPct)
   const plain = laneFigures(plainPhase, 1)
   const rows = sweep.settings.map((s) => rowOf(sweep, s))
-  const lanes = new Map<LaneFigures, Measured>([[plain, measured(plainPhase)], ...sweep.settings.map((s, i): [LaneFigures, Measured] => [rows[i]!, measured(s.hedged)])])
+  const lanes = new Map<LaneFigures, Measured>([
+    [plain, measured(plainPhase)],
+    ...sweep.settings.map((s, i): [LaneFigures, Measured] => [rows[i]!, measured(s.hedged)]),
+  ])
   const sides = (a: LaneFigures, b: LaneFigures): [Measured, Measured] => [lanes.get(a)!, lanes.get(b)!]
   for (const row of rows) row.onFrontier = ![plain, ...rows].some((other) => other !== row && dominates(...sides(other, row)))
   const tailTie = (a: FrontierRow, b: FrontierRow): boolean => tailOrder(...sides(a, b)) === 0
@@ -187,7 +190,10 @@ function tailOrder(a: Measured, b: Measured): -1 | 0 | 1 {
 
 /** -1: a costs distinguishably less: hedges per call, as Poisson counts. */
 function costOrder(a: Measured, b: Measured): -1 | 0 | 1 {
-  const rate = (m: Measured): { count: number; exposure: number } => ({ count: m.phase.hedging?.hedgesSent ?? 0, exposure: m.phase.calls?.requests ?? m.phase.requests })
+  const rate = (m: Measured): { count: number; exposure: number } => ({
+    count: m.phase.hedging?.hedgesSent ?? 0,
+    exposure: m.phase.calls?.requests ?? m.phase.requests,
+  })
   return sign(rateDifference(rate(b), rate(a)))
 }
 
@@ -203,14 +209,23 @@ function byTail(a: FrontierRow, b: FrontierRow): number {
   return a.p99.value - b.p99.value || a.slow.value - b.slow.value || a.extraLoadPct.value - b.extraLoadPct.value
 }
 
-function recommend(rows: FrontierRow[], plain: LaneFigures, maxExtraPct: number, sweep: SweepResult, tailTie: (a: FrontierRow, b: FrontierRow) => boolean): Recommendation {
+function recommend(
+  rows: FrontierRow[],
+  plain: LaneFigures,
+  maxExtraPct: number,
+  sweep: SweepResult,
+  tailTie: (a: FrontierRow, b: FrontierRow) => boolean,
+): Recommendation {
   const improved = rows.filter((r) => TAIL_IMPROVED.has(r.decision))
   const within = improved.filter((r) => r.extraLoadPct.value <= maxExtraPct).sort(byTail)
   const of = sweep.partial ? ' (interrupted: on what was measured)' : ''
   const best = within[0]
   if (best) {
     const close = within.slice(1).filter((r) => tailTie(r, best))
-    const others = close.length === 0 ? '' : ` Not distinguishable from it: ${close.map((r) => `${r.label} (p99 ${formatMs(r.p99.value)}, ${pct(r.extraLoadPct.value)} extra)`).join(', ')}.`
+    const others =
+      close.length === 0
+        ? ''
+        : ` Not distinguishable from it: ${close.map((r) => `${r.label} (p99 ${formatMs(r.p99.value)}, ${pct(r.extraLoadPct.value)} extra)`).join(', ')}.`
     const sentence =
       `Recommended${of}: ${settingFlags(best)}${delayText(best)}: p99 ${formatMs(best.p99.value)}${ms(best.p99.interval)} against ${formatMs(plain.p99.value)}${ms(plain.p99.interval)} without hedging, ` +
       `for ${pct(best.extraLoadPct.value)}${pcts(best.extraLoadPct.interval)} extra load (within --max-extra ${maxExtraPct} %).${others}`
@@ -218,9 +233,17 @@ function recommend(rows: FrontierRow[], plain: LaneFigures, maxExtraPct: number,
   }
   if (improved.length > 0) {
     const cheapest = [...improved].sort((a, b) => a.extraLoadPct.value - b.extraLoadPct.value)[0]!
-    return { label: null, indistinguishable: [], sentence: `No hedging recommended within --max-extra ${maxExtraPct} %${of}: the tail improved only at a higher cost (the cheapest, ${cheapest.label}, sent ${pct(cheapest.extraLoadPct.value)} extra requests).` }
+    return {
+      label: null,
+      indistinguishable: [],
+      sentence: `No hedging recommended within --max-extra ${maxExtraPct} %${of}: the tail improved only at a higher cost (the cheapest, ${cheapest.label}, sent ${pct(cheapest.extraLoadPct.value)} extra requests).`,
+    }
   }
-  return { label: null, indistinguishable: [], sentence: `No hedging recommended${of}: no setting improved the tail beyond noise (as when the slowness is shared by every replica, so a hedge meets it too).` }
+  return {
+    label: null,
+    indistinguishable: [],
+    sentence: `No hedging recommended${of}: no setting improved the tail beyond noise (as when the slowness is shared by every replica, so a hedge meets it too).`,
+  }
 }
 
 /** The flags that give a setting to a run: what to deploy, in hedgebench's words. */

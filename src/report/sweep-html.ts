@@ -35,11 +35,18 @@ interface ChartPoint {
 function frontierChart(frontier: SweepFrontier): string {
   const points: ChartPoint[] = [
     { id: 'plain', label: 'plain (no hedging)', lane: frontier.plain },
-    ...frontier.rows.map((r) => ({ id: `setting:${r.label}`, label: `${r.label}${r.label === frontier.recommendation.label ? ' (recommended)' : ''}`, lane: r })),
+    ...frontier.rows.map((r) => ({
+      id: `setting:${r.label}`,
+      label: `${r.label}${r.label === frontier.recommendation.label ? ' (recommended)' : ''}`,
+      lane: r,
+    })),
   ]
   const series = points.flatMap((p, i) => lanePoint(p, PALETTE[i % PALETTE.length]!))
   const onFrontier = frontier.rows.filter((r) => r.onFrontier).sort((a, b) => a.extraLoadPct.value - b.extraLoadPct.value)
-  const line: Series[] = onFrontier.length > 1 ? [{ id: 'frontier:p99', label: 'frontier', points: onFrontier.map((r) => [r.extraLoadPct.value, r.p99.value]), color: '#888', dash: '4 3' }] : []
+  const line: Series[] =
+    onFrontier.length > 1
+      ? [{ id: 'frontier:p99', label: 'frontier', points: onFrontier.map((r) => [r.extraLoadPct.value, r.p99.value]), color: '#888', dash: '4 3' }]
+      : []
   const xMax = Math.max(1, ...points.map((p) => p.lane.extraLoadPct.interval?.[1] ?? p.lane.extraLoadPct.value))
   return renderChart({
     chart: 'sweep-frontier',
@@ -60,8 +67,19 @@ function lanePoint(p: ChartPoint, color: string): Series[] {
   const x = p.lane.extraLoadPct
   const y = p.lane.p99
   const whiskers: Point[] = [
-    ...(y.interval ? ([[x.value, y.interval[0]], [x.value, y.interval[1]]] as Point[]) : ([[x.value, y.value]] as Point[])),
-    ...(x.interval ? ([[x.value, null], [x.interval[0], y.value], [x.interval[1], y.value]] as Point[]) : []),
+    ...(y.interval
+      ? ([
+          [x.value, y.interval[0]],
+          [x.value, y.interval[1]],
+        ] as Point[])
+      : ([[x.value, y.value]] as Point[])),
+    ...(x.interval
+      ? ([
+          [x.value, null],
+          [x.interval[0], y.value],
+          [x.interval[1], y.value],
+        ] as Point[])
+      : []),
   ]
   return [
     { id: `${p.id}:intervals`, label: p.label, points: whiskers, color },
@@ -73,7 +91,21 @@ function frontierTable(frontier: SweepFrontier): string {
   const header = ['setting', 'delay', 'from', 'attempts', 'budget', 'p50', 'p99', 'p99.9', 'slow', 'extra load', 'errors', 'verdict', 'frontier']
   const plain = frontier.plain
   const rows = [
-    ['no hedging', '', 'plain lane', '1', '', msFigure(plain.p50), msFigure(plain.p99), msFigure(plain['p99.9']), countFigure(plain.slow), pctFigure(plain.extraLoadPct), countFigure(plain.errors), '', ''],
+    [
+      'no hedging',
+      '',
+      'plain lane',
+      '1',
+      '',
+      msFigure(plain.p50),
+      msFigure(plain.p99),
+      msFigure(plain['p99.9']),
+      countFigure(plain.slow),
+      pctFigure(plain.extraLoadPct),
+      countFigure(plain.errors),
+      '',
+      '',
+    ],
     ...frontier.rows.map((r) => [
       r.label,
       formatMs(r.delayMs),

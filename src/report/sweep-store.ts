@@ -25,7 +25,13 @@ export function renderSweepJson(sweep: SweepResult, frontier: SweepFrontier, ext
   return `${JSON.stringify({ ...sweep, frontier, ...extra }, null, 2)}\n`
 }
 
-export async function saveSweep(outDir: string, sweep: SweepResult, frontier: SweepFrontier, deploy: DeployFile[], extra: Record<string, unknown> = {}): Promise<SavedSweep> {
+export async function saveSweep(
+  outDir: string,
+  sweep: SweepResult,
+  frontier: SweepFrontier,
+  deploy: DeployFile[],
+  extra: Record<string, unknown> = {},
+): Promise<SavedSweep> {
   const stem = `${resultFileStem(sweep.run)}-sweep`
   await makeDirs(outDir)
   for (let n = 1; n < 10_000; n++) {

@@ -12,8 +12,30 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
   const rows = frontier.rows
   const attempts = new Set(rows.map((r) => r.maxAttempts)).size > 1
   const budgets = new Set(rows.map((r) => r.budgetPct)).size > 1
-  const header = ['', 'delay', 'from', ...(attempts ? ['attempts'] : []), ...(budgets ? ['budget'] : []), 'requests', 'p50', 'p99', 'p99.9', `> ${formatThreshold(frontier.slowThresholdMs)}`, 'extra load', 'errors', 'verdict']
-  const figures = (f: LaneFigures): string[] => [String(f.requests), msFigure(f.p50), msFigure(f.p99), msFigure(f['p99.9']), countFigure(f.slow), pctFigure(f.extraLoadPct), countFigure(f.errors)]
+  const header = [
+    '',
+    'delay',
+    'from',
+    ...(attempts ? ['attempts'] : []),
+    ...(budgets ? ['budget'] : []),
+    'requests',
+    'p50',
+    'p99',
+    'p99.9',
+    `> ${formatThreshold(frontier.slowThresholdMs)}`,
+    'extra load',
+    'errors',
+    'verdict',
+  ]
+  const figures = (f: LaneFigures): string[] => [
+    String(f.requests),
+    msFigure(f.p50),
+    msFigure(f.p99),
+    msFigure(f['p99.9']),
+    countFigure(f.slow),
+    pctFigure(f.extraLoadPct),
+    countFigure(f.errors),
+  ]
   const plain = ['', 'none', 'plain', ...(attempts ? [''] : []), ...(budgets ? [''] : []), ...figures(frontier.plain), '']
   const body = rows.map((r) => [
     r.onFrontier ? '*' : '',
@@ -33,7 +55,11 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
   }
   lines.push('', frontier.recommendation.sentence)
   const server = sweep.server
-  if (server) lines.push('', `Servers received ${server.received} requests; the lanes sent ${server.clientAttempts} attempts${server.match ? ' (they match)' : ' (MISMATCH)'}.`)
+  if (server)
+    lines.push(
+      '',
+      `Servers received ${server.received} requests; the lanes sent ${server.clientAttempts} attempts${server.match ? ' (they match)' : ' (MISMATCH)'}.`,
+    )
   if (sweep.warnings.length > 0) lines.push('', 'Warnings:', ...sweep.warnings.map((w) => `  - ${w}`))
   return `${lines.join('\n')}\n`
 }

@@ -37,18 +37,33 @@ export function verifyFigures(label: string, run: RunResult): VerifyFigures | nu
   const seen = (re: RegExp) => caveats.some((c) => re.test(c))
   const ours = tryDecodeHistogram(hedged.histogram)
   const theirs = tryDecodeHistogram(g.histogram)
-  const load = rateDifference({ count: hedged.hedging?.hedgesSent ?? 0, exposure: hedged.calls?.requests ?? hedged.requests }, { count: g.hedgesSent, exposure: g.requests })
+  const load = rateDifference(
+    { count: hedged.hedging?.hedgesSent ?? 0, exposure: hedged.calls?.requests ?? hedged.requests },
+    { count: g.hedgesSent, exposure: g.requests },
+  )
   const gap = {
-    extraLoadPoints: { value: extraLoadPctOf(g.hedgesSent, g.requests) - extraLoadPct(hedged), interval: load ? ([load[0] * 100, load[1] * 100] as Interval) : null },
+    extraLoadPoints: {
+      value: extraLoadPctOf(g.hedgesSent, g.requests) - extraLoadPct(hedged),
+      interval: load ? ([load[0] * 100, load[1] * 100] as Interval) : null,
+    },
     p99Ms: { value: g.latencyMs.p99 - hedged.latencyMs.p99, interval: ours && theirs ? percentileDifference(ours, theirs, 99) : null },
   }
   return {
     gap,
     label,
-    hedgebench: { extraLoadPct: extraLoadPct(hedged), p50: hedged.latencyMs.p50, p99: hedged.latencyMs.p99, slow: hedged.slow.count, requests: hedged.requests },
+    hedgebench: {
+      extraLoadPct: extraLoadPct(hedged),
+      p50: hedged.latencyMs.p50,
+      p99: hedged.latencyMs.p99,
+      slow: hedged.slow.count,
+      requests: hedged.requests,
+    },
     grpcJs: { extraLoadPct: extraLoadPctOf(g.hedgesSent, g.requests), p50: g.latencyMs.p50, p99: g.latencyMs.p99, slow: g.slow.count, requests: g.requests },
     differences: [
-      { text: 'no previous-host exclusion: a hedge can go to the replica its original is waiting on', seen: seen(/previous-host exclusion/) && g.hedgesSent > 0 },
+      {
+        text: 'no previous-host exclusion: a hedge can go to the replica its original is waiting on',
+        seen: seen(/previous-host exclusion/) && g.hedgesSent > 0,
+      },
       { text: 'retryThrottling is not applied to hedges: they are not capped by the budget', seen: seen(/retryThrottling .* was not applied/) },
       { text: 'header commit: an attempt whose response headers arrived is never hedged, even if it then stalls', seen: (g.committedByHeaders ?? 0) > 0 },
     ],

@@ -31,7 +31,18 @@ import type {
 } from '../results/run-result.js'
 import { histogramBars, histogramBuckets } from './histogram-bars.js'
 import { unsentBreakdown } from './unsent-text.js'
-import { attemptsPerRequestText, cancelCostText, cancellationSuccessText, coveredPhases, coveredText, loserRuntimeText, suppressedText, triggerWinWarning, utilisationText, workText } from './hedging-telemetry.js'
+import {
+  attemptsPerRequestText,
+  cancelCostText,
+  cancellationSuccessText,
+  coveredPhases,
+  coveredText,
+  loserRuntimeText,
+  suppressedText,
+  triggerWinWarning,
+  utilisationText,
+  workText,
+} from './hedging-telemetry.js'
 import { formatTable } from './table.js'
 import { generatorLines, shardBlock } from './generators-text.js'
 import { rateShareOf, shareOf } from '../results/shard-share.js'
@@ -45,7 +56,10 @@ type Paint = (style: Style, text: string) => string
 type Style = 'bold' | 'red' | 'yellow' | 'green' | 'dim'
 const ANSI: Record<Style, [number, number]> = { bold: [1, 22], red: [31, 39], yellow: [33, 39], green: [32, 39], dim: [2, 22] }
 
-const painter = (color: boolean): Paint => (style, text) => (color ? `\u001b[${ANSI[style][0]}m${text}\u001b[${ANSI[style][1]}m` : text)
+const painter =
+  (color: boolean): Paint =>
+  (style, text) =>
+    color ? `\u001b[${ANSI[style][0]}m${text}\u001b[${ANSI[style][1]}m` : text
 
 export function renderText(result: RunResult, opts: TextOptions = {}): string {
   const paint = painter(opts.color ?? false)
@@ -70,7 +84,8 @@ function header(result: RunResult): string[] {
   const urls = c.urls.length === 1 ? redactUrl(c.urls[0]!) : `${c.urls.length} replicas`
   // One shard's own report: its share of the run's -n and -q (the config is the whole run's, for merge).
   const part = result.shard && !result.generators ? result.shard : null
-  const size = c.requests !== null ? `-n ${part ? `${shareOf(c.requests, part)} of ${c.requests}` : c.requests} per phase` : `-z ${formatMs(c.durationMs ?? 0)} per phase`
+  const size =
+    c.requests !== null ? `-n ${part ? `${shareOf(c.requests, part)} of ${c.requests}` : c.requests} per phase` : `-z ${formatMs(c.durationMs ?? 0)} per phase`
   // Interleaved: one window of 2n requests, each one's phase drawn at random, so the phases get about n each.
   const mixed = c.schedule === 'interleaved' && c.mode === 'both' && c.requests !== null ? ' on average' : ''
   const rate = c.rate !== null ? ` · -q ${part ? `${round3(rateShareOf(c.rate, part))}/s of ${c.rate}` : c.rate}/s (open loop)` : ''
@@ -120,7 +135,10 @@ function warmupLine(w: PhaseResult, hedging: HedgingStats | undefined): string[]
   if (!basis) return [line]
   // What was left out, counted: a default warm-up that ran past its requests (its least duration) left out fewer than half.
   const left = basis.of - basis.requests
-  return [line, `  the hedge delay is not this p95: it is the ${hedging!.delaySource}${left > 0 ? `, leaving out the first ${left}, which warm connections and the JIT` : ''}`]
+  return [
+    line,
+    `  the hedge delay is not this p95: it is the ${hedging!.delaySource}${left > 0 ? `, leaving out the first ${left}, which warm connections and the JIT` : ''}`,
+  ]
 }
 
 // ---- one phase, in hey's order ---------------------------------------------
@@ -149,9 +167,9 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((part / whole) * 100).toFixed(2)}%` : '0.00%')
 
-
 /** HTTP/2 streams the server left unprocessed and that went again: counted once, not errors. */
-const resentText = (n: number): string => `${n} stream${n === 1 ? '' : 's'} refused by a GOAWAY (or REFUSED_STREAM) before the server processed ${n === 1 ? 'it' : 'them'}, resent`
+const resentText = (n: number): string =>
+  `${n} stream${n === 1 ? '' : 's'} refused by a GOAWAY (or REFUSED_STREAM) before the server processed ${n === 1 ? 'it' : 'them'}, resent`
 
 function summary(p: PhaseResult): string[] {
   const rows = [
@@ -207,16 +225,28 @@ function hedging(p: PhaseResult, h: HedgingStats, result: RunResult, paint: Pain
   const how = h.parallel && !h.tied ? 'all attempts sent at once (--parallel)' : h.delaySource
   const rows = [
     ['Delay:', `${formatMs(h.delayMs)} (${how})`],
-    ...(h.adaptive ? [['Adaptive delay:', `min ${formatMs(h.delayUsedMs.min)} / p50 ${formatMs(h.delayUsedMs.p50)} / max ${formatMs(h.delayUsedMs.max)}`]] : []),
+    ...(h.adaptive
+      ? [['Adaptive delay:', `min ${formatMs(h.delayUsedMs.min)} / p50 ${formatMs(h.delayUsedMs.p50)} / max ${formatMs(h.delayUsedMs.max)}`]]
+      : []),
     ['Policy:', `max ${h.maxAttempts} attempts, budget ${h.budgetPct === null ? 'off' : `${h.budgetPct}%`}, cancel ${h.cancelMode}`],
     ...optionalRow('Allowed by:', result.config.hedge.allowedBy ?? null),
     ['Hedges sent:', `${h.hedgesSent} (${signedPct(extraLoadPct(p))} extra load); ${h.unsent} more stopped before the wire${unsentBreakdown(h)}`],
-    ...(h.tiedDropped === undefined ? [] : [['Tied:', `${h.tiedDropped} copies dropped by their server (409: the twin had started elsewhere)${h.tiedDropped === 0 ? '; none at all: does the target implement tied requests? (docs/policy.md, tied requests)' : ''}`]]),
+    ...(h.tiedDropped === undefined
+      ? []
+      : [
+          [
+            'Tied:',
+            `${h.tiedDropped} copies dropped by their server (409: the twin had started elsewhere)${h.tiedDropped === 0 ? '; none at all: does the target implement tied requests? (docs/policy.md, tied requests)' : ''}`,
+          ],
+        ]),
     ['Trigger rate:', `${h.triggerRate.toFixed(1)}% of requests fired a hedge`],
     ['Wins:', `hedge ${h.hedgeWins} / original ${h.originalWins}`],
     ['Cancelled:', `${h.cancelled} attempts aborted; ${h.lateDiscarded} late answers discarded`],
     ...optionalRow('Cancels:', cancelCostText(p)),
-    ['Budget denied:', `${h.budgetDenied}${h.slowBudgetDenied ? `; ${h.slowBudgetDenied} requests over ${formatThreshold(p.slow.thresholdMs)} were among those refused` : ''}`],
+    [
+      'Budget denied:',
+      `${h.budgetDenied}${h.slowBudgetDenied ? `; ${h.slowBudgetDenied} requests over ${formatThreshold(p.slow.thresholdMs)} were among those refused` : ''}`,
+    ],
     ['Deadline suppressed:', String(h.deadlineSuppressed)],
     ...optionalRow('Saturation suppressed:', suppressedText(h)),
     ['Non-fatal triggered:', String(h.nonFatalTriggered)],
@@ -316,7 +346,10 @@ function fanoutCalls(calls: Figures & { fanout: number }): string[] {
 /** Open loop: latency from the scheduled send is the headline; this is from the actual send. */
 function serviceTime(phase: PhaseResult, s: NonNullable<PhaseResult['serviceTime']>, rate: number | null): string[] {
   const l = s.latencyMs
-  const late = s.lateSends === 0 ? '0 sends left later than scheduled' : `${s.lateSends} sends left later than scheduled: every -c slot was busy (raise -c when the target's stalls hold them), or the generator fell behind`
+  const late =
+    s.lateSends === 0
+      ? '0 sends left later than scheduled'
+      : `${s.lateSends} sends left later than scheduled: every -c slot was busy (raise -c when the target's stalls hold them), or the generator fell behind`
   return [
     'Service time (from the actual send, not corrected for coordinated omission):',
     `  p50 ${formatMs(l.p50)} · p99 ${formatMs(l.p99)} · p99.9 ${formatMs(l['p99.9'])} · max ${formatMs(l.max)}`,
@@ -347,7 +380,12 @@ function generator(g: GeneratorHealth, paint: Paint): string[] {
 // ---- plain vs hedged ---------------------------------------------------------
 
 function comparison(plain: PhaseResult, hedged: PhaseResult, result: RunResult, paint: Paint): string[] {
-  const latencyRow = (key: keyof LatencySummary, label: string = key): string[] => [label, formatMs(plain.latencyMs[key]), formatMs(hedged.latencyMs[key]), change(plain.latencyMs[key], hedged.latencyMs[key])]
+  const latencyRow = (key: keyof LatencySummary, label: string = key): string[] => [
+    label,
+    formatMs(plain.latencyMs[key]),
+    formatMs(hedged.latencyMs[key]),
+    change(plain.latencyMs[key], hedged.latencyMs[key]),
+  ]
   const countRow = (label: string, a: number, b: number, fmt: (n: number) => string = String): string[] => [label, fmt(a), fmt(b), change(a, b)]
   const rows = [
     ['', 'plain', 'hedged', 'change'],
@@ -378,7 +416,6 @@ function indent(lines: string[], by = 2): string[] {
   const pad = ' '.repeat(by)
   return lines.map((l) => pad + l)
 }
-
 
 function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`

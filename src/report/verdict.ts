@@ -159,7 +159,8 @@ function tooFewText(plain: PhaseResult, hedged: PhaseResult): string {
 /** Why a hedged phase sent nothing: usually a delay above every answer (a warm-up p95 taken during a stall). */
 function noHedgeText(hedged: PhaseResult, h: HedgingStats): string {
   const delay = h.adaptive ? h.delayUsedMs.min : h.delayMs
-  if (delay >= hedged.latencyMs.max) return `no hedge was sent: the delay ${formatMs(delay)} was above every answer (the slowest took ${formatMs(hedged.latencyMs.max)})`
+  if (delay >= hedged.latencyMs.max)
+    return `no hedge was sent: the delay ${formatMs(delay)} was above every answer (the slowest took ${formatMs(hedged.latencyMs.max)})`
   const refused = [
     ...(h.budgetDenied > 0 ? [`the budget refused ${h.budgetDenied}`] : []),
     ...(h.deadlineSuppressed > 0 ? [`the deadline left no time for ${h.deadlineSuppressed}`] : []),
@@ -198,7 +199,10 @@ function mostlyErrors(p: PhaseResult): boolean {
 
 /** "hedged: all 200 requests failed: 500 Internal Server Error" or "plain: 150 of 200 requests failed (75.0%): ...". */
 function failureText(p: PhaseResult): string {
-  const share = p.errors === p.requests ? `all ${p.requests} requests failed` : `${p.errors} of ${p.requests} requests failed (${((100 * p.errors) / p.requests).toFixed(1)}%)`
+  const share =
+    p.errors === p.requests
+      ? `all ${p.requests} requests failed`
+      : `${p.errors} of ${p.requests} requests failed (${((100 * p.errors) / p.requests).toFixed(1)}%)`
   return `${p.name}: ${share}: ${causes(p)}`
 }
 
@@ -206,7 +210,9 @@ function failureText(p: PhaseResult): string {
 export function causes(p: PhaseResult): string {
   const failed = [
     // Failed statuses: HTTP 4xx/5xx, and gRPC's non-OK codes (1-16: "12 UNIMPLEMENTED"), which are below 100.
-    ...Object.entries(p.statusCodes).filter(([code]) => !isOkStatus(Number(code))).map(([code, n]): [string, number] => [statusText(Number(code)), n]),
+    ...Object.entries(p.statusCodes)
+      .filter(([code]) => !isOkStatus(Number(code)))
+      .map(([code, n]): [string, number] => [statusText(Number(code)), n]),
     ...Object.entries(p.errorKinds),
   ].sort(([, a], [, b]) => b - a)
   if (failed.length === 1) return failed[0]![0]

@@ -60,7 +60,10 @@ export class FrameCollector {
     this.lines++
     if (!line.includes(MAGIC)) return
     const m = FRAME_RE.exec(line)
-    if (!m) throw new UsageError(`log line ${this.lines}: a ${MAGIC} frame that is cut or garbled (was the log line split? frames are ${MAX_LINE_BYTES} bytes at most)`)
+    if (!m)
+      throw new UsageError(
+        `log line ${this.lines}: a ${MAGIC} frame that is cut or garbled (was the log line split? frames are ${MAX_LINE_BYTES} bytes at most)`,
+      )
     const [, runId, index, count, kText, nText, total, chunkSum, chunk] = m as unknown as string[]
     const label = `run ${runId} shard ${index}/${count}`
     const k = Number(kText)
@@ -79,7 +82,9 @@ export class FrameCollector {
     return [...this.#byKey.values()].map((p) => {
       if (p.chunks.size !== p.n) {
         const missing = [...Array(p.n).keys()].map((i) => i + 1).filter((k) => !p.chunks.has(k))
-        throw new UsageError(`${p.label}: ${p.chunks.size} of ${p.n} frames (missing chunk ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}): collect with kubectl logs --tail=-1`)
+        throw new UsageError(
+          `${p.label}: ${p.chunks.size} of ${p.n} frames (missing chunk ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', ...' : ''}): collect with kubectl logs --tail=-1`,
+        )
       }
       const payload = [...Array(p.n).keys()].map((i) => p.chunks.get(i + 1)!).join('')
       if (sha(payload, 16) !== p.total) throw new UsageError(`${p.label}: the reassembled result fails its checksum`)

@@ -113,7 +113,21 @@ const FIGURE_NUMBERS = ['requests', 'attempts', 'ok', 'errors', 'bytes'] as cons
 const PHASE_NUMBERS = ['durationMs', 'rps', 'startOffsetMs'] as const
 const LATENCY_KEYS = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max'] as const
 const TIMELINE_NUMBERS = ['t', 'requests', 'errors', 'p50Ms', 'p99Ms', 'hedges'] as const
-const HEDGING_NUMBERS = ['delayMs', 'maxAttempts', 'hedgesSent', 'unsent', 'extraLoadPct', 'triggerRate', 'hedgeWins', 'originalWins', 'cancelled', 'lateDiscarded', 'budgetDenied', 'deadlineSuppressed', 'nonFatalTriggered'] as const
+const HEDGING_NUMBERS = [
+  'delayMs',
+  'maxAttempts',
+  'hedgesSent',
+  'unsent',
+  'extraLoadPct',
+  'triggerRate',
+  'hedgeWins',
+  'originalWins',
+  'cancelled',
+  'lateDiscarded',
+  'budgetDenied',
+  'deadlineSuppressed',
+  'nonFatalTriggered',
+] as const
 
 /** Checks the fields every renderer reads; the suffix names the bad path (".latencyMs.p99 must be a number"). */
 function phaseProblem(phase: unknown): string | null {

@@ -36,7 +36,13 @@ function fromV1(result: Json): void {
     if (isObject(phase.generator)) phase.generator.cpuJudged ??= true
     if (isObject(phase.hedging)) {
       phase.hedging.tied ??= false
-      phase.hedging.suppressed = { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0, ...(isObject(phase.hedging.suppressed) ? phase.hedging.suppressed : {}) }
+      phase.hedging.suppressed = {
+        overload: 0,
+        errorRate: 0,
+        targetBusy: 0,
+        pushback: 0,
+        ...(isObject(phase.hedging.suppressed) ? phase.hedging.suppressed : {}),
+      }
     }
   }
 }

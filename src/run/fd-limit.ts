@@ -50,8 +50,9 @@ export function fdLimitWarning(cfg: ResolvedRun, limit: FdLimit | null = readFdL
   const need = socketsNeeded(cfg) + BASE_FDS
   if (need <= limit.soft) return null
   const suggest = Math.min(limit.hard, 2 ** Math.ceil(Math.log2(need)))
-  const raise = suggest >= need
-    ? `run \`ulimit -n ${suggest}\` in the shell before hedgebench (Node cannot raise it itself)`
-    : `Node already raised its soft limit to the hard limit, ${limit.hard}: raise that before the run (\`ulimit -n ${2 ** Math.ceil(Math.log2(need))}\` where allowed, limits.conf, systemd LimitNOFILE=, docker --ulimit nofile=) or lower -c`
+  const raise =
+    suggest >= need
+      ? `run \`ulimit -n ${suggest}\` in the shell before hedgebench (Node cannot raise it itself)`
+      : `Node already raised its soft limit to the hard limit, ${limit.hard}: raise that before the run (\`ulimit -n ${2 ** Math.ceil(Math.log2(need))}\` where allowed, limits.conf, systemd LimitNOFILE=, docker --ulimit nofile=) or lower -c`
   return `the open-file limit (ulimit -n) is ${limit.soft}, below the ~${need} descriptors -c ${cfg.concurrency} over ${cfg.urls.length} replica${cfg.urls.length === 1 ? '' : 's'} may need: connections past it fail with EMFILE on this machine (counted as the generator's failures, not the target's); ${raise}`
 }

@@ -55,7 +55,6 @@ export interface GrpcClientPhaseOptions {
   graceMs: number
 }
 
-
 const identity = (b: Buffer) => b
 /** A phase without -n or -z stops here; each call also has its own deadline. */
 const MAX_PHASE_MS = 10 * 60_000
@@ -151,7 +150,23 @@ async function channelTarget(urls: string[]): Promise<string> {
   return family === 6 ? `ipv6:${addresses.map((a) => `[${a.ip}]:${a.port}`).join(',')}` : `ipv4:${addresses.map((a) => `${a.ip}:${a.port}`).join(',')}`
 }
 
-type Measured = Pick<GrpcClientResult, 'requests' | 'ok' | 'errors' | 'statusCodes' | 'latencyMs' | 'histogram' | 'slow' | 'durationMs' | 'rps' | 'winsByAttempt' | 'callsOverDelay' | 'committedByHeaders' | 'generator' | 'deadlineMs'>
+type Measured = Pick<
+  GrpcClientResult,
+  | 'requests'
+  | 'ok'
+  | 'errors'
+  | 'statusCodes'
+  | 'latencyMs'
+  | 'histogram'
+  | 'slow'
+  | 'durationMs'
+  | 'rps'
+  | 'winsByAttempt'
+  | 'callsOverDelay'
+  | 'committedByHeaders'
+  | 'generator'
+  | 'deadlineMs'
+>
 
 async function closedLoop(client: Client, o: GrpcClientPhaseOptions, asked: GrpcClientAsked): Promise<Measured> {
   const inFlight = new Set<ClientUnaryCall>()
@@ -253,10 +268,18 @@ function oneCall(client: Client, o: GrpcClientPhaseOptions, inFlight: Set<Client
   }
   return new Promise((resolve) => {
     const message = o.nextMessage ? Buffer.from(o.nextMessage()) : o.message
-    const call = client.makeUnaryRequest(o.path, identity, identity, message, metadata, { deadline: Date.now() + callDeadlineMs(o) }, (err: ServiceError | null) => {
-      inFlight.delete(call)
-      resolve({ ms: performance.now() - started, code: err ? err.code : GRPC_OK, answeredBy, headersMs })
-    })
+    const call = client.makeUnaryRequest(
+      o.path,
+      identity,
+      identity,
+      message,
+      metadata,
+      { deadline: Date.now() + callDeadlineMs(o) },
+      (err: ServiceError | null) => {
+        inFlight.delete(call)
+        resolve({ ms: performance.now() - started, code: err ? err.code : GRPC_OK, answeredBy, headersMs })
+      },
+    )
     inFlight.add(call)
     call.on('metadata', (m: Metadata) => {
       headersMs ??= performance.now() - started
@@ -275,9 +298,14 @@ type ReplicaAttempts = Array<{ address: string; attempts: number }>
 
 /** Attempts per replica from channelz: the channel's subchannels' calls_started. */
 async function subchannelAttempts(client: Client): Promise<ReplicaAttempts> {
-  const handlers = getChannelzHandlers() as unknown as Record<string, (call: { request: Record<string, string> }, cb: (err: unknown, value: any) => void) => void>
+  const handlers = getChannelzHandlers() as unknown as Record<
+    string,
+    (call: { request: Record<string, string> }, cb: (err: unknown, value: any) => void) => void
+  >
   const ask = (name: string, request: Record<string, string>) =>
-    new Promise<any>((resolve, reject) => handlers[name]!({ request }, (err, value) => (err ? reject(new Error(String((err as Error).message ?? err))) : resolve(value))))
+    new Promise<any>((resolve, reject) =>
+      handlers[name]!({ request }, (err, value) => (err ? reject(new Error(String((err as Error).message ?? err))) : resolve(value))),
+    )
   const id = String(client.getChannel().getChannelzRef().id)
   const { channel } = await ask('GetChannel', { channel_id: id })
   const refs: Array<{ subchannel_id: string | number }> = channel.subchannel_ref ?? []

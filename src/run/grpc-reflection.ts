@@ -70,7 +70,8 @@ export async function reflectSchema(url: string, service: string, o: ReflectOpti
       version = VERSIONS[1]
       first = await ask(version, { fileContainingSymbol: service })
     }
-    if (first === 'unimplemented') throw new UsageError(`${name} has no server reflection (${VERSIONS.join(', ')}: UNIMPLEMENTED): give the schema with --proto FILE or --protoset FILE`)
+    if (first === 'unimplemented')
+      throw new UsageError(`${name} has no server reflection (${VERSIONS.join(', ')}: UNIMPLEMENTED): give the schema with --proto FILE or --protoset FILE`)
     const files = new Map<string, Uint8Array>()
     const wanted = new Set<string>()
     const take = (found: Uint8Array[]) => {
@@ -134,7 +135,9 @@ function open(url: string, link: Link, o: ReflectOptions): Promise<ClientHttp2Se
     const session = connect(origin, origin.startsWith('https:') ? tlsConnectOptions(o.tls, host) : {})
     const timer = setTimeout(() => {
       session.destroy()
-      reject(new TargetUnreachableError(`cannot connect to ${name} to read its schema by reflection (no answer within ${o.timeoutMs} ms): is the target running?`))
+      reject(
+        new TargetUnreachableError(`cannot connect to ${name} to read its schema by reflection (no answer within ${o.timeoutMs} ms): is the target running?`),
+      )
     }, o.timeoutMs)
     session.once('connect', () => {
       clearTimeout(timer)
@@ -150,7 +153,13 @@ function open(url: string, link: Link, o: ReflectOptions): Promise<ClientHttp2Se
 }
 
 /** One request on its own stream: the response, or 'unimplemented' (this version of the service is not there). */
-function call(session: ClientHttp2Session, version: string, request: ReflectionRequest, link: Link, o: ReflectOptions): Promise<ReflectionResponse | 'unimplemented'> {
+function call(
+  session: ClientHttp2Session,
+  version: string,
+  request: ReflectionRequest,
+  link: Link,
+  o: ReflectOptions,
+): Promise<ReflectionResponse | 'unimplemented'> {
   const name = link.name
   const { request: requestType, response: responseType } = reflectionTypes()
   const authority = o.metadata.find(([k]) => k.toLowerCase() === 'host')?.[1]
@@ -175,7 +184,7 @@ function call(session: ClientHttp2Session, version: string, request: ReflectionR
       status = h['grpc-status'] as string | undefined
       if (Number(h[':status']) !== 200) fail(`it answered HTTP ${h[':status']} ${h['content-type'] ?? ''}`.trim())
     })
-    stream.on('trailers', (h: IncomingHttpHeaders) => (status = h['grpc-status'] as string | undefined ?? status))
+    stream.on('trailers', (h: IncomingHttpHeaders) => (status = (h['grpc-status'] as string | undefined) ?? status))
     stream.on('data', (c: Buffer) => chunks.push(c))
     stream.on('error', (err: NodeJS.ErrnoException) => {
       const broken = link.broken ?? (isTlsError(err.code ?? '') ? err : null)
@@ -202,7 +211,10 @@ function call(session: ClientHttp2Session, version: string, request: ReflectionR
 function filesOf(answer: ReflectionResponse | 'unimplemented', what: string, name: string): Uint8Array[] {
   if (answer === 'unimplemented') throw new UsageError(`reflection on ${name} stopped answering`)
   const error = answer.errorResponse
-  if (error) throw new UsageError(`${name} has no ${what.replace(/^the /, '')} (reflection: ${grpcCodeName(error.errorCode)}${error.errorMessage ? `, ${error.errorMessage}` : ''}): check --call`)
+  if (error)
+    throw new UsageError(
+      `${name} has no ${what.replace(/^the /, '')} (reflection: ${grpcCodeName(error.errorCode)}${error.errorMessage ? `, ${error.errorMessage}` : ''}): check --call`,
+    )
   const files = answer.fileDescriptorResponse?.fileDescriptorProto ?? []
   if (files.length === 0) throw new UsageError(`reflection on ${name} sent no file for ${what}`)
   return files

@@ -33,8 +33,10 @@ interface HedgingPolicy {
 export function methodConfigFor(config: ServiceConfig, path: string): NonNullable<ServiceConfig['methodConfig']>[number] | undefined {
   const [service, method] = path.slice(1).split('/') as [string, string]
   const configs = config.methodConfig ?? []
-  return configs.find((m) => (m.name ?? []).some((n) => n.service === service && (n.method === undefined || n.method === '' || n.method === method)))
-    ?? configs.find((m) => (m.name ?? []).some((n) => n.service === undefined || n.service === ''))
+  return (
+    configs.find((m) => (m.name ?? []).some((n) => n.service === service && (n.method === undefined || n.method === '' || n.method === method))) ??
+    configs.find((m) => (m.name ?? []).some((n) => n.service === undefined || n.service === ''))
+  )
 }
 
 /** What a gRPC run needs beyond the URLs (ghz's flags: --proto/-i/--protoset, --call, -d/-D/-B). */
@@ -89,7 +91,9 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   const method = loadGrpcMethod(options ?? {}, options?.call)
   const template = templateOf(options ?? {}, method.call)
   // A template is rendered once here too: a message that does not fit the type is refused before the run.
-  const message = Buffer.from(template ? templateEncoder(method, template)({ requestNumber: 0, random: seededRandom(0) }) : encodeRequestMessage(method, options ?? {}))
+  const message = Buffer.from(
+    template ? templateEncoder(method, template)({ requestNumber: 0, random: seededRandom(0) }) : encodeRequestMessage(method, options ?? {}),
+  )
   const serviceConfig = clientConfig(options ?? {})
   if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
   const schemaFile = options?.protoset ?? options?.proto ?? ''
@@ -179,7 +183,8 @@ function clientConfig(o: GrpcRunOptions): ServiceConfig | null {
     if (o.serviceConfig !== undefined) throw new UsageError('--service-config is for --hedge-by grpc-js')
     return null
   }
-  if (o.serviceConfig === undefined) throw new UsageError('--hedge-by grpc-js needs --service-config FILE (a gRPC service config with methodConfig[].hedgingPolicy)')
+  if (o.serviceConfig === undefined)
+    throw new UsageError('--hedge-by grpc-js needs --service-config FILE (a gRPC service config with methodConfig[].hedgingPolicy)')
   return o.serviceConfig
 }
 

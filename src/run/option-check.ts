@@ -13,27 +13,78 @@ import type { HedgeRunOptions, RunOptions, TlsRunOptions } from './run-options.j
 type Kind = 'number' | 'boolean' | 'string' | 'function' | 'object' | 'any'
 
 /** The kind an option's declared type allows (or 'any': checked where it is used), so the compiler holds each entry below to its type. */
-type KindOf<T> = [T] extends [number] ? 'number' | 'any'
-  : [T] extends [boolean] ? 'boolean' | 'any'
-  : [T] extends [string] ? 'string' | 'any'
-  : [T] extends [(...args: never[]) => unknown] ? 'function' | 'any'
-  : 'object' | 'any'
+type KindOf<T> = [T] extends [number]
+  ? 'number' | 'any'
+  : [T] extends [boolean]
+    ? 'boolean' | 'any'
+    : [T] extends [string]
+      ? 'string' | 'any'
+      : [T] extends [(...args: never[]) => unknown]
+        ? 'function' | 'any'
+        : 'object' | 'any'
 type Kinds<T> = { [K in keyof Required<T>]: KindOf<NonNullable<T[K]>> }
 
 /** Every option, with the type it must have (`any`: checked where it is used). The mapped type makes the compiler list them all. */
 const RUN_OPTIONS: Kinds<RunOptions> = {
-  urls: 'any', method: 'string', headers: 'any', body: 'any', concurrency: 'number', requests: 'number', durationMs: 'number',
-  rate: 'number', timeoutMs: 'number', mode: 'string', schedule: 'string', warmup: 'number', slowMs: 'number', http2: 'boolean',
-  insecure: 'boolean', tls: 'object', grpc: 'object', keepAlive: 'boolean', fanout: 'number', workers: 'number', connections: 'number', label: 'string', profile: 'any',
-  hedge: 'object', eject: 'any', saturation: 'any', seed: 'number', redact: 'any', serverStatsUrl: 'string', signal: 'object',
-  stopNow: 'object', onProgress: 'function', onWait: 'function', requestSink: 'object', shard: 'object', startAt: 'number', maxStartLatenessMs: 'number',
-  runId: 'string', wallClock: 'function', onWarmup: 'function',
+  urls: 'any',
+  method: 'string',
+  headers: 'any',
+  body: 'any',
+  concurrency: 'number',
+  requests: 'number',
+  durationMs: 'number',
+  rate: 'number',
+  timeoutMs: 'number',
+  mode: 'string',
+  schedule: 'string',
+  warmup: 'number',
+  slowMs: 'number',
+  http2: 'boolean',
+  insecure: 'boolean',
+  tls: 'object',
+  grpc: 'object',
+  keepAlive: 'boolean',
+  fanout: 'number',
+  workers: 'number',
+  connections: 'number',
+  label: 'string',
+  profile: 'any',
+  hedge: 'object',
+  eject: 'any',
+  saturation: 'any',
+  seed: 'number',
+  redact: 'any',
+  serverStatsUrl: 'string',
+  signal: 'object',
+  stopNow: 'object',
+  onProgress: 'function',
+  onWait: 'function',
+  requestSink: 'object',
+  shard: 'object',
+  startAt: 'number',
+  maxStartLatenessMs: 'number',
+  runId: 'string',
+  wallClock: 'function',
+  onWarmup: 'function',
 }
 
 const HEDGE_OPTIONS: Kinds<HedgeRunOptions> = {
-  delay: 'any', adaptive: 'boolean', adaptiveWindow: 'object', delayMinMs: 'number', delayMaxMs: 'number', maxAttempts: 'number',
-  budgetPct: 'any', nonFatalStatus: 'any', deadlineMs: 'number', minHedgeWindowMs: 'number', parallel: 'boolean', tied: 'boolean',
-  cancel: 'string', header: 'any', idempotencyKey: 'boolean', unsafeHedge: 'boolean',
+  delay: 'any',
+  adaptive: 'boolean',
+  adaptiveWindow: 'object',
+  delayMinMs: 'number',
+  delayMaxMs: 'number',
+  maxAttempts: 'number',
+  budgetPct: 'any',
+  nonFatalStatus: 'any',
+  deadlineMs: 'number',
+  minHedgeWindowMs: 'number',
+  parallel: 'boolean',
+  tied: 'boolean',
+  cancel: 'string',
+  header: 'any',
+  idempotencyKey: 'boolean',
+  unsafeHedge: 'boolean',
 }
 
 const TLS_OPTIONS: Kinds<TlsRunOptions> = { ca: 'any', cert: 'any', key: 'any', servername: 'string' }
@@ -51,7 +102,8 @@ export function checkRunOptions(options: unknown): asserts options is RunOptions
   if (!Array.isArray(o.urls) || !o.urls.every((u) => typeof u === 'string')) fail(`urls must be an array of URLs as strings, got ${describe(o.urls)}`)
   if (o.headers !== undefined) checkHeaders(o.headers)
   if (o.body !== undefined && !(o.body instanceof Uint8Array)) fail(`body must be a Buffer, got ${describe(o.body)}`)
-  if (o.redact !== undefined && !(Array.isArray(o.redact) && o.redact.every((r) => typeof r === 'string'))) fail(`redact must be an array of header names, got ${describe(o.redact)}`)
+  if (o.redact !== undefined && !(Array.isArray(o.redact) && o.redact.every((r) => typeof r === 'string')))
+    fail(`redact must be an array of header names, got ${describe(o.redact)}`)
 }
 
 function checkKinds(o: Record<string, unknown>, kinds: Readonly<Record<string, Kind>>, prefix: string): void {
@@ -60,7 +112,8 @@ function checkKinds(o: Record<string, unknown>, kinds: Readonly<Record<string, K
     if (kind === undefined) fail(`unknown option ${prefix}${key} (known: ${Object.keys(kinds).join(', ')})`)
     if (value === undefined || kind === 'any') continue
     const actual = typeof value
-    if (actual !== kind || (kind === 'object' && value === null)) fail(`${prefix}${key} must be ${kind === 'object' ? 'an object' : `a ${kind}`}, got ${describe(value)}`)
+    if (actual !== kind || (kind === 'object' && value === null))
+      fail(`${prefix}${key} must be ${kind === 'object' ? 'an object' : `a ${kind}`}, got ${describe(value)}`)
   }
 }
 

@@ -23,6 +23,7 @@ export function requestSpec(cfg: ResolvedRun): RequestSpec {
     body: cfg.body,
     timeoutMs: cfg.timeoutMs,
     keepAlive: cfg.keepAlive,
-    repeatable: isIdempotentMethod(cfg.method) || cfg.hedge.idempotencyKey || cfg.hedge.unsafeHedge || cfg.headers.some(([n]) => n.toLowerCase() === 'idempotency-key'),
+    repeatable:
+      isIdempotentMethod(cfg.method) || cfg.hedge.idempotencyKey || cfg.hedge.unsafeHedge || cfg.headers.some(([n]) => n.toLowerCase() === 'idempotency-key'),
   }
 }

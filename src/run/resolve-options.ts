@@ -11,7 +11,16 @@ import { checkTimerMs } from '../core/duration.js'
 import { isToken } from '../core/header-parse.js'
 import { redactUrl } from '../core/redact.js'
 import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../core/delay-spec.js'
-import { TIED_DROPPED_STATUS, DEFAULT_BUDGET_PCT, DEFAULT_HEDGE_HEADER, DEFAULT_MAX_ATTEMPTS, DEFAULT_NON_FATAL, hedgingAllowedBy, isIdempotentMethod, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
+import {
+  TIED_DROPPED_STATUS,
+  DEFAULT_BUDGET_PCT,
+  DEFAULT_HEDGE_HEADER,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_NON_FATAL,
+  hedgingAllowedBy,
+  isIdempotentMethod,
+  MAX_ATTEMPTS_CAP,
+} from '../hedging/policy.js'
 import { DEFAULT_EJECTION, type EjectionPolicy } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION, type SaturationPolicy } from '../hedging/saturation-gate.js'
 import type { HedgeRunOptions, RunOptions, TlsRunOptions } from './run-options.js'
@@ -140,10 +149,16 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
 function resolveConnections(n: number | undefined, multiplexed: boolean, concurrency: number, workers: number): number | null {
   if (n === undefined) return null
   const count = positiveInt(n, '--connections', 'connections per replica')
-  if (!multiplexed) throw new UsageError('--connections is for HTTP/2 and gRPC, where requests share a connection (add --http2, or use grpc://); over HTTP/1.1 each request in flight has a connection of its own: -c sets how many')
+  if (!multiplexed)
+    throw new UsageError(
+      '--connections is for HTTP/2 and gRPC, where requests share a connection (add --http2, or use grpc://); over HTTP/1.1 each request in flight has a connection of its own: -c sets how many',
+    )
   if (count > concurrency) throw new UsageError(`invalid --connections ${count} (at most -c ${concurrency}: one more would carry no request)`)
   const threads = Math.min(workers, concurrency)
-  if (count < threads) throw new UsageError(`--connections ${count} with --workers ${threads}: each worker thread has connections of its own (give --connections ${threads} or more)`)
+  if (count < threads)
+    throw new UsageError(
+      `--connections ${count} with --workers ${threads}: each worker thread has connections of its own (give --connections ${threads} or more)`,
+    )
   return count
 }
 
@@ -163,7 +178,8 @@ function atMost(n: number, max: number, flag: string, what: string): number {
 }
 
 function checkHedgeHeader(name: string): void {
-  if (!isToken(name)) throw new UsageError(`invalid --hedge-header ${JSON.stringify(name)} (a header name, letters, digits and !#$%&'*+-.^_\`|~; --no-hedge-header sends none)`)
+  if (!isToken(name))
+    throw new UsageError(`invalid --hedge-header ${JSON.stringify(name)} (a header name, letters, digits and !#$%&'*+-.^_\`|~; --no-hedge-header sends none)`)
 }
 
 /**
@@ -175,7 +191,10 @@ export function resolveTls(o: RunOptions, urls: string[]): TlsSettings {
   const t: TlsRunOptions = o.tls ?? {}
   const given = TLS_FLAGS.filter(([k]) => t[k] !== undefined).map(([, flag]) => flag)
   if (given.length > 0 && !urls.some((u) => /^(https|grpcs):/i.test(u))) throw new UsageError(`${given.join(', ')}: only for TLS targets (https://, grpcs://)`)
-  if ((t.cert === undefined) !== (t.key === undefined)) throw new UsageError(t.cert === undefined ? '--key needs --cert (the client certificate it belongs to)' : '--cert needs --key (the client certificate\'s private key)')
+  if ((t.cert === undefined) !== (t.key === undefined))
+    throw new UsageError(
+      t.cert === undefined ? '--key needs --cert (the client certificate it belongs to)' : "--cert needs --key (the client certificate's private key)",
+    )
   const pem = (v: string | Buffer | undefined): string | undefined => (v === undefined ? undefined : v.toString())
   const s: TlsSettings = { insecure: o.insecure ?? false }
   if (t.ca !== undefined) s.ca = pem(t.ca)!
@@ -186,7 +205,12 @@ export function resolveTls(o: RunOptions, urls: string[]): TlsSettings {
   return s
 }
 
-const TLS_FLAGS = [['ca', '--cacert'], ['cert', '--cert'], ['key', '--key'], ['servername', '--cname']] as const
+const TLS_FLAGS = [
+  ['ca', '--cacert'],
+  ['cert', '--cert'],
+  ['key', '--key'],
+  ['servername', '--cname'],
+] as const
 
 function checkServername(name: string): string {
   if (!/^[A-Za-z0-9.:_-]+$/.test(name)) throw new UsageError(`invalid --cname ${JSON.stringify(name)} (a host name, as the server's certificate names it)`)
@@ -290,7 +314,8 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: Reso
     idempotencyKey: h.idempotencyKey ?? false,
     unsafeHedge: h.unsafeHedge ?? false,
   }
-  if (resolved.deadlineMs !== null && !(resolved.deadlineMs > 0)) throw new UsageError(`invalid --deadline ${resolved.deadlineMs} ms (above 0: every request would miss it)`)
+  if (resolved.deadlineMs !== null && !(resolved.deadlineMs > 0))
+    throw new UsageError(`invalid --deadline ${resolved.deadlineMs} ms (above 0: every request would miss it)`)
   // A library caller's values, as parseDuration checks the flags': each may end up in a timer.
   if (resolved.deadlineMs !== null) checkTimerMs(resolved.deadlineMs, '--deadline')
   if (typeof resolved.delay === 'object' && 'fixedMs' in resolved.delay) checkTimerMs(resolved.delay.fixedMs, '--hedge-delay')
@@ -305,7 +330,9 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: Reso
   const allowedBy = mode === 'plain' ? null : hedgingAllowedBy(safe, resolved)
   if (mode !== 'plain' && allowedBy === null) {
     if (grpc) throw grpcWriteRefusal(grpc)
-    throw new UsageError(`refusing to hedge ${method}: it is not idempotent (pass --idempotency-key to send one key per request on every copy, --unsafe-hedge to do it anyway, or --mode plain)`)
+    throw new UsageError(
+      `refusing to hedge ${method}: it is not idempotent (pass --idempotency-key to send one key per request on every copy, --unsafe-hedge to do it anyway, or --mode plain)`,
+    )
   }
   return { ...resolved, allowedBy }
 }
@@ -332,8 +359,10 @@ function checkDelaySource(hedge: ResolvedHedge, mode: Mode, schedule: Schedule, 
   const measured = hedge.delay === 'auto' || 'percentile' in hedge.delay
   if (schedule === 'interleaved' && mode !== 'both') throw new UsageError('--schedule interleaved needs --mode both (it mixes plain and hedged requests)')
   if (!measured || warmup > 0) return
-  if (mode === 'hedged') throw new UsageError('--mode hedged with --warmup 0 needs a fixed --hedge-delay (e.g. 15ms): there is nothing to measure the delay from')
-  if (schedule === 'interleaved') throw new UsageError('--schedule interleaved with --warmup 0 needs a fixed --hedge-delay: the delay must be known before the window starts')
+  if (mode === 'hedged')
+    throw new UsageError('--mode hedged with --warmup 0 needs a fixed --hedge-delay (e.g. 15ms): there is nothing to measure the delay from')
+  if (schedule === 'interleaved')
+    throw new UsageError('--schedule interleaved with --warmup 0 needs a fixed --hedge-delay: the delay must be known before the window starts')
 }
 
 function positiveInt(value: number, flag: string, what: string): number {

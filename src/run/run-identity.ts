@@ -18,8 +18,14 @@ import { checkedShare } from './shard.js'
  * launched with one --start-at and one config agree on it without talking.
  */
 export function deriveRunId(startMs: number, config: RunConfig): string {
-  const time = new Date(startMs).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
-  const hash = createHash('sha256').update(JSON.stringify(comparableConfig(config))).digest('hex').slice(0, 8)
+  const time = new Date(startMs)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
+  const hash = createHash('sha256')
+    .update(JSON.stringify(comparableConfig(config)))
+    .digest('hex')
+    .slice(0, 8)
   return `${time}-${hash}`
 }
 

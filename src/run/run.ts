@@ -106,7 +106,11 @@ async function checkGrpcService(cfg: ResolvedRun, call: string, names: readonly 
   const agent = createAgent(cfg)
   const opts = buildDispatchOptions(cfg)
   try {
-    await checkGrpcTargets(agent, cfg.origins.map((origin, i) => ({ name: names[i]!, opts: opts.get(origin)! })), call)
+    await checkGrpcTargets(
+      agent,
+      cfg.origins.map((origin, i) => ({ name: names[i]!, opts: opts.get(origin)! })),
+      call,
+    )
   } finally {
     await agent.destroy()
   }
@@ -114,10 +118,12 @@ async function checkGrpcService(cfg: ResolvedRun, call: string, names: readonly 
 
 /** h2: the streams each server said it takes at once, for the connections (connection-pool.ts); unchanged when none said. */
 function withStreamLimits(cfg: ResolvedRun, reached: readonly Reached[]): ResolvedRun {
-  const limits = Object.fromEntries(cfg.origins.flatMap((origin, i) => {
-    const limit = reached[i]?.maxConcurrentStreams ?? null
-    return limit === null ? [] : [[origin, limit]]
-  }))
+  const limits = Object.fromEntries(
+    cfg.origins.flatMap((origin, i) => {
+      const limit = reached[i]?.maxConcurrentStreams ?? null
+      return limit === null ? [] : [[origin, limit]]
+    }),
+  )
   return Object.keys(limits).length > 0 ? { ...cfg, streamLimits: limits } : cfg
 }
 
@@ -241,7 +247,11 @@ class RunSession {
       // requests or -z, whichever comes first (a slow target would otherwise
       // hold a -z run in its warm-up for minutes).
       // A fast target's first 1,000 requests can be over before the JIT is: see resolve-options.ts (warmupMinMs).
-      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], { requests: cfg.warmup, durationMs: cfg.durationMs, minDurationMs: cfg.warmupMinMs })
+      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], {
+        requests: cfg.warmup,
+        durationMs: cfg.durationMs,
+        minDurationMs: cfg.warmupMinMs,
+      })
       if (this.#hedgesNext() && !this.settings) delay = this.#deriveDelay('warmup')
       this.#reportWarmup()
     }
@@ -249,7 +259,9 @@ class RunSession {
     if (this.settings) return this.#settingsWindow(this.settings, cfg.warmup > 0 ? 'warmup' : null)
     if (cfg.schedule === 'interleaved') {
       const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }, this.#hedgedLane(delay ?? this.#deriveDelay(null))]
-      return this.#runWindow(lanes, { requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs, minDurationMs: 0 }, () => (this.#random() < 0.5 ? 0 : 1))
+      return this.#runWindow(lanes, { requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs, minDurationMs: 0 }, () =>
+        this.#random() < 0.5 ? 0 : 1,
+      )
     }
     if (cfg.mode !== 'hedged') {
       await this.#runWindow([{ name: 'plain', hedge: null }], this.#measured())
@@ -403,7 +415,11 @@ class RunSession {
     const wallStart = this.#phaseStarts()
     const merged = await this.#pool.runWindow({
       settle,
-      lanes: specs.map((s) => ({ name: s.name, ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }), hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs } })),
+      lanes: specs.map((s) => ({
+        name: s.name,
+        ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }),
+        hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs },
+      })),
       requests,
       durationMs,
       minDurationMs: size.minDurationMs,
@@ -443,15 +459,17 @@ class RunSession {
     const delay = delaySource(hedge, delayMs)
     // Each attempt stops at -t: a hedge due later never fires on its timer; the timeout itself sends the next attempt.
     if (!hedge.adaptive && delayMs >= this.cfg.timeoutMs) {
-      this.#warnings.push(`the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): no hedge fires on its timer: an attempt times out first, and the next one is then sent at once (a failed attempt is hedged as a non-fatal answer is), so a request can take up to ${hedge.maxAttempts} × -t (lower --hedge-delay or raise -t)`)
+      this.#warnings.push(
+        `the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): no hedge fires on its timer: an attempt times out first, and the next one is then sent at once (a failed attempt is hedged as a non-fatal answer is), so a request can take up to ${hedge.maxAttempts} × -t (lower --hedge-delay or raise -t)`,
+      )
     }
     const text = hedge.tied
       ? 'tied: both copies sent at once; the first server to start one drops the other'
       : hedge.parallel
-      ? 'parallel: every attempt sent at once (delay 0)'
-      : hedge.adaptive
-        ? `rolling p${percentile} of recent original attempts, clamped to [${formatMs(hedge.delayMinMs)}, ${formatMs(hedge.delayMaxMs)}], starting at ${derived.text}`
-        : derived.text
+        ? 'parallel: every attempt sent at once (delay 0)'
+        : hedge.adaptive
+          ? `rolling p${percentile} of recent original attempts, clamped to [${formatMs(hedge.delayMinMs)}, ${formatMs(hedge.delayMaxMs)}], starting at ${derived.text}`
+          : derived.text
     return {
       name: 'hedged',
       hedge: {
@@ -482,7 +500,10 @@ class RunSession {
     }
     const percentile = delayPercentile(hedge)
     if (!histogram || histogram.totalCount === 0) {
-      const none = stats && stats.figures.requests > 0 ? `none of the ${stats.figures.requests} ${from === 'warmup' ? 'warm-up' : 'plain-phase'} requests was answered successfully` : 'no latency was measured'
+      const none =
+        stats && stats.figures.requests > 0
+          ? `none of the ${stats.figures.requests} ${from === 'warmup' ? 'warm-up' : 'plain-phase'} requests was answered successfully`
+          : 'no latency was measured'
       this.#warnings.push(`${none} to derive the hedge delay from; hedging with a 1 s delay`)
       return { ms: 1000, text: 'fallback 1 s (nothing measured)', p50 }
     }
@@ -497,8 +518,12 @@ class RunSession {
     const calls = stats?.calls?.requests ?? 0
     const where =
       this.cfg.fanout > 1
-        ? from === 'warmup' && n < calls ? `the last ${n} of ${calls} warm-up calls` : `${n} ${phase} calls`
-        : from === 'warmup' ? `the last ${n} of ${stats!.figures.requests} warm-up requests` : `${n} plain-phase requests`
+        ? from === 'warmup' && n < calls
+          ? `the last ${n} of ${calls} warm-up calls`
+          : `${n} ${phase} calls`
+        : from === 'warmup'
+          ? `the last ${n} of ${stats!.figures.requests} warm-up requests`
+          : `${n} plain-phase requests`
     const warmupBasis = from === 'warmup' && this.cfg.fanout === 1 ? { requests: n, of: stats!.figures.requests } : undefined
     return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50, ...(warmupBasis ? { warmupBasis } : {}) }
   }
@@ -521,9 +546,18 @@ class RunSession {
   #result(): RunResult {
     const cfg = this.cfg
     const identity = this.#identity() // first: a late start adds a warning
-    const warnings = [...this.#warnings, ...runWarnings(cfg, this.reached.map((r) => r.address)), ...ignoredOptions(this.options, cfg)]
+    const warnings = [
+      ...this.#warnings,
+      ...runWarnings(
+        cfg,
+        this.reached.map((r) => r.address),
+      ),
+      ...ignoredOptions(this.options, cfg),
+    ]
     if (this.options.durationMs !== undefined && this.options.requests !== undefined) {
-      warnings.push(`-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`)
+      warnings.push(
+        `-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`,
+      )
     }
     const statsFailure = this.#server?.failure
     if (statsFailure) warnings.unshift(`--server-stats ${redactUrl(this.#server!.statsUrl)} could not be read: ${statsFailure}; no server cross-check`)
@@ -558,7 +592,10 @@ class RunSession {
     if (startAt !== undefined) {
       const record = startRecord(startAt, this.#firstPhaseAt ?? this.#clock(), this.options.maxStartLatenessMs ?? defaultMaxLateness(this.cfg))
       out.start = record
-      if (record.late) this.#warnings.push(`started ${formatMs(record.lateMs)} after --start-at (more than the ${formatMs(record.maxLatenessMs)} allowed): this shard's window may not overlap the others'`)
+      if (record.late)
+        this.#warnings.push(
+          `started ${formatMs(record.lateMs)} after --start-at (more than the ${formatMs(record.maxLatenessMs)} allowed): this shard's window may not overlap the others'`,
+        )
     }
     const clock = combineOffsets([this.#clockOffset.result(), ...(this.#pool?.clockOffsets() ?? [])])
     if (clock) out.clock = clock
@@ -582,7 +619,9 @@ function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
   const fds = fdLimitWarning(cfg)
   if (fds !== null) warnings.push(fds)
   if (cfg.rate === null) {
-    warnings.push('closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)')
+    warnings.push(
+      'closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)',
+    )
   }
   return warnings
 }
@@ -599,11 +638,15 @@ function ignoredOptions(o: RunOptions, cfg: ResolvedRun): string[] {
   // A profile's "auto" delay is the default, not a choice the user made.
   const hedgeKeys = Object.keys(h).filter((k) => h[k as keyof typeof h] !== undefined && !(k === 'delay' && h.delay === 'auto'))
   if (cfg.mode === 'plain' && hedgeKeys.length > 0) out.push(`--mode plain sends no hedge: the hedging options given (${hedgeKeys.join(', ')}) had no effect`)
-  else if ((h.parallel || h.tied) && h.delay !== undefined) out.push(`--hedge-delay has no effect with ${h.tied ? '--tied' : '--parallel'}: every copy is sent at once`)
+  else if ((h.parallel || h.tied) && h.delay !== undefined)
+    out.push(`--hedge-delay has no effect with ${h.tied ? '--tied' : '--parallel'}: every copy is sent at once`)
   if (!h.adaptive && (h.adaptiveWindow !== undefined || h.delayMinMs !== undefined || h.delayMaxMs !== undefined)) {
     out.push('--adaptive-window, --delay-min and --delay-max bound an adaptive delay: without --adaptive they had no effect')
   }
-  if (cfg.workers > cfg.concurrency) out.push(`--workers ${cfg.workers} with -c ${cfg.concurrency}: ${cfg.concurrency} worker thread${cfg.concurrency === 1 ? '' : 's'} ran (one per request in flight at most)`)
+  if (cfg.workers > cfg.concurrency)
+    out.push(
+      `--workers ${cfg.workers} with -c ${cfg.concurrency}: ${cfg.concurrency} worker thread${cfg.concurrency === 1 ? '' : 's'} ran (one per request in flight at most)`,
+    )
   return out
 }
 

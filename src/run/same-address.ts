@@ -9,5 +9,8 @@ export function sameAddressWarnings(names: readonly string[], peers: readonly st
   peers.forEach((peer, i) => byPeer.set(peer, [...(byPeer.get(peer) ?? []), names[i]!]))
   return [...byPeer]
     .filter(([, same]) => same.length > 1)
-    .map(([peer, same]) => `${same.join(' and ')} reach the same address (${peer}): unless a proxy there routes by host name, their hedges go to the same server, so replica independence is not guaranteed`)
+    .map(
+      ([peer, same]) =>
+        `${same.join(' and ')} reach the same address (${peer}): unless a proxy there routes by host name, their hedges go to the same server, so replica independence is not guaranteed`,
+    )
 }

@@ -20,7 +20,8 @@ export function parseShard(text: string, env: NodeJS.ProcessEnv = process.env): 
   const count = Number(m[2])
   if (!(count >= 1 && count <= MAX_SHARDS)) throw new UsageError(`invalid --shard "${text}" (N must be from 1 to ${MAX_SHARDS})`)
   const raw = m[1] === 'auto' ? env.JOB_COMPLETION_INDEX : m[1]
-  if (raw === undefined) throw new UsageError(`--shard ${text}: JOB_COMPLETION_INDEX is not set (run it in a Kubernetes Indexed Job, or give the index: --shard I/${count})`)
+  if (raw === undefined)
+    throw new UsageError(`--shard ${text}: JOB_COMPLETION_INDEX is not set (run it in a Kubernetes Indexed Job, or give the index: --shard I/${count})`)
   if (!/^\d+$/.test(raw)) throw new UsageError(`--shard ${text}: JOB_COMPLETION_INDEX "${raw}" is not a whole number`)
   const index = Number(raw)
   if (index >= count) throw new UsageError(`invalid --shard ${index}/${count} (the index is 0-based: 0 to ${count - 1})`)

@@ -20,7 +20,11 @@ export function checkVerifiable(urls: readonly string[]): void {
 
 /** A hedged phase at the setting's delay, then the same calls through grpc-js with `serviceConfig`. */
 /** `setting`: the one the service config was written for (its delay, attempts and budget). */
-export function verifySetting(base: SweepOptions, setting: { delayMs: number; maxAttempts: number; budgetPct: number | null }, serviceConfig: ServiceConfig): Promise<RunResult> {
+export function verifySetting(
+  base: SweepOptions,
+  setting: { delayMs: number; maxAttempts: number; budgetPct: number | null },
+  serviceConfig: ServiceConfig,
+): Promise<RunResult> {
   checkVerifiable(base.urls)
   const { delays: _delays, maxAttempts: _attempts, budgets: _budgets, ...rest } = base
   return run({

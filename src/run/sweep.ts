@@ -35,7 +35,11 @@ export function parseDelayList(text: string): SweepDelay[] {
     if (item === 'auto') throw new UsageError(`invalid --hedge-delay item "auto" in a sweep (name the percentile: p95)`)
     return toSweepDelay(parseHedgeDelayFlag(item), item)
   })
-  noRepeats(delays.map((d) => ('percentile' in d ? `p${d.percentile}` : `${d.fixedMs}ms`)), delays.map((d) => d.label), '--hedge-delay')
+  noRepeats(
+    delays.map((d) => ('percentile' in d ? `p${d.percentile}` : `${d.fixedMs}ms`)),
+    delays.map((d) => d.label),
+    '--hedge-delay',
+  )
   return delays
 }
 
@@ -43,7 +47,8 @@ export function parseDelayList(text: string): SweepDelay[] {
 export function parseAttemptsList(text: string): number[] {
   const values = listItems(text, '--max-attempts', '2,3').map((item) => {
     const n = Number(item)
-    if (!/^\d+$/.test(item) || n < 2 || n > MAX_ATTEMPTS_CAP) throw new UsageError(`invalid --max-attempts item "${item}" in a sweep (a whole number from 2 to ${MAX_ATTEMPTS_CAP}: the original and its hedges)`)
+    if (!/^\d+$/.test(item) || n < 2 || n > MAX_ATTEMPTS_CAP)
+      throw new UsageError(`invalid --max-attempts item "${item}" in a sweep (a whole number from 2 to ${MAX_ATTEMPTS_CAP}: the original and its hedges)`)
     return n
   })
   noRepeats(values.map(String), values.map(String), '--max-attempts')
@@ -56,7 +61,8 @@ export function parseBudgetList(text: string): Array<number | null> {
   const values = items.map((item) => {
     if (item === 'off') return null
     const n = Number(item.replace(/%$/, ''))
-    if (item.replace(/%$/, '') === '' || !(n >= 0 && n <= 100)) throw new UsageError(`invalid --hedge-budget item "${item}" in a sweep (a percentage from 0 to 100, or off)`)
+    if (item.replace(/%$/, '') === '' || !(n >= 0 && n <= 100))
+      throw new UsageError(`invalid --hedge-budget item "${item}" in a sweep (a percentage from 0 to 100, or off)`)
     return n
   })
   noRepeats(values.map(String), items, '--hedge-budget')
@@ -91,12 +97,18 @@ export function planSettings(delays: readonly SweepDelay[], attempts: readonly n
   const count = delays.length * attempts.length * budgets.length
   if (count === 0) throw new UsageError('a sweep needs at least one --hedge-delay, --max-attempts and --hedge-budget')
   if (count > MAX_SWEEP_SETTINGS) {
-    throw new UsageError(`${count} settings (${delays.length} delays × ${attempts.length} --max-attempts × ${budgets.length} budgets): a sweep takes at most ${MAX_SWEEP_SETTINGS}; shorten a list`)
+    throw new UsageError(
+      `${count} settings (${delays.length} delays × ${attempts.length} --max-attempts × ${budgets.length} budgets): a sweep takes at most ${MAX_SWEEP_SETTINGS}; shorten a list`,
+    )
   }
   return delays.flatMap((delay) =>
     attempts.flatMap((maxAttempts) =>
       budgets.map((budgetPct) => {
-        const parts = [delay.label, ...(attempts.length > 1 ? [`${maxAttempts} attempts`] : []), ...(budgets.length > 1 ? [`budget ${budgetText(budgetPct)}`] : [])]
+        const parts = [
+          delay.label,
+          ...(attempts.length > 1 ? [`${maxAttempts} attempts`] : []),
+          ...(budgets.length > 1 ? [`budget ${budgetText(budgetPct)}`] : []),
+        ]
         const percentile = 'percentile' in delay ? delay.percentile : null
         const hedgeDelay = 'percentile' in delay ? { percentile: delay.percentile } : { fixedMs: delay.fixedMs }
         return { label: parts.join(', '), delayLabel: delay.label, percentile, maxAttempts, budgetPct, hedge: { delay: hedgeDelay, maxAttempts, budgetPct } }
@@ -117,7 +129,10 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     maxAttempts ?? [options.hedge?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS],
     budgets ?? [options.hedge?.budgetPct === undefined ? DEFAULT_BUDGET_PCT : options.hedge.budgetPct],
   )
-  const measured = await runSettings(runOptions, planned.map((s) => s.hedge))
+  const measured = await runSettings(
+    runOptions,
+    planned.map((s) => s.hedge),
+  )
   const settings = measured.hedged.map((hedged, i): SweepSetting => {
     const { hedge: _hedge, ...setting } = planned[i]!
     return { ...setting, delayMs: hedged.hedging?.delayMs ?? 0, hedged }

@@ -20,7 +20,9 @@ export function withUrlCredentials(urls: readonly string[], headers: Array<[stri
   if (userinfo.every((c) => c === null)) return headers
   if (headers.some(([name]) => name.toLowerCase() === 'authorization')) return headers
   if (new Set(userinfo).size > 1) {
-    throw new UsageError('the URLs carry different credentials (user:password@): every copy of a request carries the same headers, so give the same in each URL, or -H "Authorization: ..."')
+    throw new UsageError(
+      'the URLs carry different credentials (user:password@): every copy of a request carries the same headers, so give the same in each URL, or -H "Authorization: ..."',
+    )
   }
   return [...headers, ['authorization', `Basic ${Buffer.from(userinfo[0]!, 'utf8').toString('base64')}`]]
 }

@@ -140,7 +140,13 @@ export class WorkerPool {
   #spawn(index: number): Promise<void> {
     // --connections per replica are split as -c is: each thread opens its share, and they add up to it.
     const connections = this.cfg.connections === null ? null : share(this.cfg.connections, this.size, index)
-    const workerData: WorkerInit = { cfg: { ...this.cfg, connections }, index, workers: this.size, counters: this.counters.buffer as SharedArrayBuffer, runStartedAtEpoch: this.runStartedAtEpoch }
+    const workerData: WorkerInit = {
+      cfg: { ...this.cfg, connections },
+      index,
+      workers: this.size,
+      counters: this.counters.buffer as SharedArrayBuffer,
+      runStartedAtEpoch: this.runStartedAtEpoch,
+    }
     const worker = new Worker(new URL('./worker-thread.js', import.meta.url), { workerData })
     const member: Member = { worker, index, pending: null, exited: new Promise((r) => worker.once('exit', () => r())), gone: false }
     this.#members.push(member)
@@ -208,7 +214,9 @@ export class WorkerPool {
         type: 'window',
         lanes: plan.lanes.map((l) => ({
           ...l,
-          ...(l.steadyAfter === undefined || plan.requests === null || requests === null ? {} : { steadyAfter: Math.floor((l.steadyAfter * requests) / plan.requests) }),
+          ...(l.steadyAfter === undefined || plan.requests === null || requests === null
+            ? {}
+            : { steadyAfter: Math.floor((l.steadyAfter * requests) / plan.requests) }),
         })),
         requests,
         durationMs: plan.durationMs,
@@ -231,7 +239,11 @@ export class WorkerPool {
       })
     })
     const progress = plan.onProgress
-      ? setInterval(() => plan.onProgress!((Atomics.load(this.counters, COUNTER_COMPLETED) >>> 0) - completed0, performance.timeOrigin + performance.now() - startAtEpoch), PROGRESS_EVERY_MS)
+      ? setInterval(
+          () =>
+            plan.onProgress!((Atomics.load(this.counters, COUNTER_COMPLETED) >>> 0) - completed0, performance.timeOrigin + performance.now() - startAtEpoch),
+          PROGRESS_EVERY_MS,
+        )
       : null
     let snapshots: Array<PhaseSnapshot[] | null>
     try {
@@ -243,8 +255,14 @@ export class WorkerPool {
     }
     const answered = snapshots.filter((s): s is PhaseSnapshot[] => s !== null)
     const health = this.#health(monitor.finish(plan.hedgeDelayMs), answered, plan.hedgeDelayMs)
-    if (answered.length < snapshots.length) health.warnings.push(`${snapshots.length - answered.length} of ${n} worker threads did not report after the stop: their requests are missing`)
-    const merged = plan.lanes.map((_, lane) => mergePhases(answered.map((s) => s[lane]!), { runStartedAtEpoch: this.runStartedAtEpoch, generator: health }))
+    if (answered.length < snapshots.length)
+      health.warnings.push(`${snapshots.length - answered.length} of ${n} worker threads did not report after the stop: their requests are missing`)
+    const merged = plan.lanes.map((_, lane) =>
+      mergePhases(
+        answered.map((s) => s[lane]!),
+        { runStartedAtEpoch: this.runStartedAtEpoch, generator: health },
+      ),
+    )
     const attempts = merged.reduce((s, m) => s + m.result.attempts, 0)
     const live = (Atomics.load(this.counters, COUNTER_ATTEMPTS) >>> 0) - attempts0
     if (live !== attempts && answered.length === snapshots.length) {
@@ -252,7 +270,10 @@ export class WorkerPool {
     }
     const cancelled = merged.reduce((s, m) => s + (m.result.hedging?.cancelled ?? 0), 0)
     const server = before && plan.server ? await plan.server.check(before, attempts, cancelled) : undefined
-    attachServerCheck(merged.map((m) => m.result), server)
+    attachServerCheck(
+      merged.map((m) => m.result),
+      server,
+    )
     return merged
   }
 
@@ -278,15 +299,18 @@ export class WorkerPool {
     for (const m of this.#members) if (!m.gone) m.worker.postMessage({ type: 'stop', graceMs } satisfies ToWorker)
     // Bounded: a worker that does not answer is terminated and its share is reported missing.
     if (this.#watchdog) clearTimeout(this.#watchdog)
-    this.#watchdog = setTimeout(() => {
-      for (const m of this.#members) {
-        if (!m.pending) continue
-        const pending = m.pending
-        m.pending = null
-        pending.resolve(null)
-        void m.worker.terminate()
-      }
-    }, graceMs + Math.min(this.cfg.timeoutMs, 10_000) + STOP_SLACK_MS)
+    this.#watchdog = setTimeout(
+      () => {
+        for (const m of this.#members) {
+          if (!m.pending) continue
+          const pending = m.pending
+          m.pending = null
+          pending.resolve(null)
+          void m.worker.terminate()
+        }
+      },
+      graceMs + Math.min(this.cfg.timeoutMs, 10_000) + STOP_SLACK_MS,
+    )
   }
 
   /** Closes every worker's agent and ends the threads (bounded: terminated after CLOSE_TIMEOUT_MS). */

@@ -49,7 +49,8 @@ function post(message: FromWorker): void {
 }
 
 port.on('message', (m: ToWorker) => {
-  if (m.type === 'window') void runWindow(m).catch((err: unknown) => post({ type: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }))
+  if (m.type === 'window')
+    void runWindow(m).catch((err: unknown) => post({ type: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }))
   else if (m.type === 'stop') stop(m.graceMs)
   else if (m.type === 'ack') sink?.ack()
   else if (m.type === 'close') void close()

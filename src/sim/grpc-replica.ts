@@ -267,10 +267,11 @@ function decodeWorkRequest(bytes: Buffer): { replyBytes: number; payloadBytes: n
 }
 
 function encodeStats(stats: GrpcServerStats): Buffer {
-  const bytes = simSchema().stats.encode({ json: JSON.stringify(stats) }).finish()
+  const bytes = simSchema()
+    .stats.encode({ json: JSON.stringify(stats) })
+    .finish()
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
-
 
 function bindError(err: Error): Error {
   const e = err as Error & { code?: string }

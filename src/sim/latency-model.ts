@@ -23,10 +23,7 @@ export interface Range {
   max: number
 }
 
-export type BaseSpec =
-  | { type: 'uniform'; min: number; max: number }
-  | { type: 'lognormal'; median: number; sigma: number }
-  | { type: 'fixed'; ms: number }
+export type BaseSpec = { type: 'uniform'; min: number; max: number } | { type: 'lognormal'; median: number; sigma: number } | { type: 'fixed'; ms: number }
 
 export interface IndependentStallSpec {
   type: 'independent'

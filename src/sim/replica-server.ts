@@ -273,7 +273,19 @@ export class Replica {
     const key = idempotencyKey(req)
     if (key !== null) this.keys.add(key)
 
-    const job: Job = { req, res, epoch: this.shared.epoch, body: [], bodyBytes: 0, state: 'reading', timer: null, admittedAt: 0, startedAt: 0, tie: tieOf(req), http2: session !== undefined }
+    const job: Job = {
+      req,
+      res,
+      epoch: this.shared.epoch,
+      body: [],
+      bodyBytes: 0,
+      state: 'reading',
+      timer: null,
+      admittedAt: 0,
+      startedAt: 0,
+      tie: tieOf(req),
+      http2: session !== undefined,
+    }
     res.on('close', () => {
       if (job.state !== 'done') this.cancel(job)
     })
@@ -500,7 +512,22 @@ function zeroCounts(): ReplicaCounts {
 function sumCounts(list: ReplicaCounts[]): ReplicaCounts {
   const t = zeroCounts()
   for (const r of list) {
-    for (const k of ['received', 'completed', 'cancelled', 'rejected', 'hedgeHeader', 'idempotencyKeys', 'duplicatesSuppressed', 'executions', 'started', 'busyMs', 'tiedDropped', 'connections', 'http2Streams', 'http2StreamsReset'] as const) {
+    for (const k of [
+      'received',
+      'completed',
+      'cancelled',
+      'rejected',
+      'hedgeHeader',
+      'idempotencyKeys',
+      'duplicatesSuppressed',
+      'executions',
+      'started',
+      'busyMs',
+      'tiedDropped',
+      'connections',
+      'http2Streams',
+      'http2StreamsReset',
+    ] as const) {
       t[k] += r[k]
     }
     for (const [m, n] of Object.entries(r.byMethod)) t.byMethod[m] = (t.byMethod[m] ?? 0) + n

@@ -206,7 +206,10 @@ function readUrls(child: ChildProcess, count: number): Promise<string[]> {
       reject(err)
     }
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
-      const lines = stderr.trim().split('\n').filter((l) => l.trim() !== '')
+      const lines = stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.trim() !== '')
       if (code === 2 && lines.length > 0) return fail(new UsageError(lines[0]!.replace(/^hedgebench: /, '')))
       // A crash: keep a few lines (a stack's first line is only its location).
       const detail = lines.slice(0, 6).join(' | ') || 'no output'

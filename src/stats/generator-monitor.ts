@@ -52,9 +52,10 @@ export class GeneratorMonitor {
     const cpuPct = Math.round(((cpu.user + cpu.system) / 1000 / wallMs) * 1000) / 10
     const nsToMs = (ns: number): number => Math.max(0, round3(ns / 1e6 - RESOLUTION_MS))
     const samples = this.#loop.count
-    const loop = samples > 0
-      ? { p50: nsToMs(this.#loop.percentile(50)), p99: nsToMs(this.#loop.percentile(99)), max: nsToMs(this.#loop.max), samples }
-      : { p50: 0, p99: 0, max: 0, samples }
+    const loop =
+      samples > 0
+        ? { p50: nsToMs(this.#loop.percentile(50)), p99: nsToMs(this.#loop.percentile(99)), max: nsToMs(this.#loop.max), samples }
+        : { p50: 0, p99: 0, max: 0, samples }
     const gc = this.#gc.finish()
     return assessGenerator({ loop, cpuPct, cpuJudged: wallMs >= MIN_CPU_WALL_MS, threads: this.threads, hedgeDelayMs, gc })
   }
@@ -79,7 +80,9 @@ export function assessGenerator(r: GeneratorReading): GeneratorHealth {
   // process.cpuUsage() counts every thread of the process (V8's GC and compiler threads too), so the share of the generating threads can pass 100 %.
   if (r.cpuJudged && r.cpuPct >= CPU_SATURATED_PCT * r.threads) {
     saturatedBy.push('cpu')
-    warnings.push(`generator CPU at ${r.cpuPct.toFixed(0)}% of one core with ${threadsText(r.threads)} (the machine has ${machineCores} cores): results are bounded by the generator, not the target`)
+    warnings.push(
+      `generator CPU at ${r.cpuPct.toFixed(0)}% of one core with ${threadsText(r.threads)} (the machine has ${machineCores} cores): results are bounded by the generator, not the target`,
+    )
   }
   // A loop late by a whole hedge delay fires hedges at twice their time or later: the hedging measured is not the one set.
   // A smaller share is said only where it could have changed the answer (report/generator-impact.ts).
@@ -90,9 +93,20 @@ export function assessGenerator(r: GeneratorReading): GeneratorHealth {
   if (r.gc && gcPauseMatters(r.gc.maxMs, r.hedgeDelayMs)) {
     saturatedBy.push('gc')
     const longest = r.gc.maxMs.toFixed(1)
-    warnings.push(`GC paused the generator ${r.gc.count} time${r.gc.count === 1 ? '' : 's'}, longest ${longest} ms: latencies above p99 may include up to ${longest} ms of the generator's own pauses`)
+    warnings.push(
+      `GC paused the generator ${r.gc.count} time${r.gc.count === 1 ? '' : 's'}, longest ${longest} ms: latencies above p99 may include up to ${longest} ms of the generator's own pauses`,
+    )
   }
-  const health: GeneratorHealth = { eventLoopDelayMs: r.loop, cpuPct: r.cpuPct, cores: r.threads, saturated: saturatedBy.length > 0, warnings, saturatedBy, cpuJudged: r.cpuJudged, machineCores }
+  const health: GeneratorHealth = {
+    eventLoopDelayMs: r.loop,
+    cpuPct: r.cpuPct,
+    cores: r.threads,
+    saturated: saturatedBy.length > 0,
+    warnings,
+    saturatedBy,
+    cpuJudged: r.cpuJudged,
+    machineCores,
+  }
   if (r.gc) health.gc = r.gc
   const ports = ephemeralPorts()
   if (ports !== null) health.ephemeralPorts = ports

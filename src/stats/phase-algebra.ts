@@ -61,7 +61,11 @@ export function mergeBy<T, C>(table: MergeTable<T, C>, parts: T[], ctx: C): T {
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(table) as Array<keyof T & string>) {
     const rule = table[key]
-    const value = rule.merge(parts.map((p) => p[key]), parts, ctx)
+    const value = rule.merge(
+      parts.map((p) => p[key]),
+      parts,
+      ctx,
+    )
     if (value !== undefined) out[key] = value
   }
   return out as T
@@ -106,7 +110,14 @@ export const FIGURES_FIELDS: MergeTable<Figures> = {
   errorMessages: { kind: 'union', merge: (values) => (values.some((v) => v !== undefined) ? mergeCounts(values.map((v) => v ?? {})) : undefined) },
   bytes: SUM,
   // A part that measured nothing has min 0: it must not become the exact min.
-  latencyMs: { kind: 'histogram', merge: (_, parts) => summarizeExact(mergeEncoded(parts.map((p) => p.histogram)), parts.filter((p) => p.requests > 0).map((p) => p.latencyMs)) },
+  latencyMs: {
+    kind: 'histogram',
+    merge: (_, parts) =>
+      summarizeExact(
+        mergeEncoded(parts.map((p) => p.histogram)),
+        parts.filter((p) => p.requests > 0).map((p) => p.latencyMs),
+      ),
+  },
   slow: { kind: 'sum', merge: (values) => ({ thresholdMs: values[0]!.thresholdMs, count: sum(values.map((s) => s.count)) }) },
   histogram: HISTOGRAM,
   interrupted: { kind: 'sum', merge: (values) => sum(values.map((v) => v ?? 0)) || undefined },
@@ -140,7 +151,14 @@ const CALLS_FIELDS: MergeTable<Calls> = { ...FIGURES_FIELDS, fanout: SAME }
 type ServiceTime = NonNullable<PhaseResult['serviceTime']>
 const SERVICE_TIME_FIELDS: MergeTable<ServiceTime> = {
   // A part that measured nothing has min 0: it must not become the exact min.
-  latencyMs: { kind: 'histogram', merge: (_, parts) => summarizeExact(mergeEncoded(parts.map((p) => p.histogram)), parts.filter((p) => p.latencyMs.max > 0).map((p) => p.latencyMs)) },
+  latencyMs: {
+    kind: 'histogram',
+    merge: (_, parts) =>
+      summarizeExact(
+        mergeEncoded(parts.map((p) => p.histogram)),
+        parts.filter((p) => p.latencyMs.max > 0).map((p) => p.latencyMs),
+      ),
+  },
   histogram: HISTOGRAM,
   lateSends: SUM,
 }
@@ -173,7 +191,14 @@ type PerAttempt = HedgingStats['perAttempt'][number]
 const PER_ATTEMPT_FIELDS: MergeTable<PerAttempt> = {
   attempt: SAME,
   count: SUM,
-  latencyMs: { kind: 'histogram', merge: (_, parts) => summarizeExact(mergeEncoded(parts.map((a) => a.histogram)), parts.filter((a) => a.count > 0).map((a) => a.latencyMs)) },
+  latencyMs: {
+    kind: 'histogram',
+    merge: (_, parts) =>
+      summarizeExact(
+        mergeEncoded(parts.map((a) => a.histogram)),
+        parts.filter((a) => a.count > 0).map((a) => a.latencyMs),
+      ),
+  },
   histogram: HISTOGRAM,
 }
 
@@ -184,14 +209,18 @@ export const HEDGING_FIELDS: MergeTable<HedgingStats, HedgingContext> = {
   delayMs: { kind: 'bounded', merge: (values, _, c) => (perGenerator(c) ? Math.min(...c.delays) : values[0]) },
   delaySource: {
     kind: 'bounded',
-    merge: (values, _, c) => (perGenerator(c) ? `per shard, ${formatMs(Math.min(...c.delays))} to ${formatMs(Math.max(...c.delays))} (each generator derived its own; see Generators)` : values[0]),
+    merge: (values, _, c) =>
+      perGenerator(c)
+        ? `per shard, ${formatMs(Math.min(...c.delays))} to ${formatMs(Math.max(...c.delays))} (each generator derived its own; see Generators)`
+        : values[0],
   },
   warmupBasis: { kind: 'same', merge: (values, _, c) => (perGenerator(c) ? undefined : values[0]) },
   adaptive: SAME,
   delayUsedMs: {
     kind: 'bounded',
     merge: (values, _, c) => {
-      if (!c.exact) return { min: Math.min(...values.map((v) => v.min)), p50: Math.max(...values.map((v) => v.p50)), max: Math.max(...values.map((v) => v.max)) }
+      if (!c.exact)
+        return { min: Math.min(...values.map((v) => v.min)), p50: Math.max(...values.map((v) => v.p50)), max: Math.max(...values.map((v) => v.max)) }
       const h = mergeEncoded(c.exact.map((e) => e.delayUsed))
       const mins = values.filter((_, i) => decodeHistogram(c.exact![i]!.delayUsed).totalCount > 0).map((v) => v.min)
       return { min: mins.length > 0 ? Math.min(...mins) : 0, p50: percentileMs(h, 50), max: percentileMs(h, 100) }
@@ -218,12 +247,16 @@ export const HEDGING_FIELDS: MergeTable<HedgingStats, HedgingContext> = {
   deadlineSuppressed: SUM,
   nonFatalTriggered: SUM,
   suppressed: { kind: 'table', merge: (values) => mergeBy(SUPPRESSED_FIELDS, values, undefined) },
-  loserRuntimeMs: { kind: 'histogram', merge: (values) => histogramSummary(mergeEncoded(values.filter((v): v is LoserRuntime => v !== undefined).map((v) => v.histogram))) },
+  loserRuntimeMs: {
+    kind: 'histogram',
+    merge: (values) => histogramSummary(mergeEncoded(values.filter((v): v is LoserRuntime => v !== undefined).map((v) => v.histogram))),
+  },
   attemptsPerRequest: { kind: 'union', merge: (values) => mergeCounts(values.map((v) => v ?? {})) },
   timerLatenessMs: {
     kind: 'bounded',
     merge: (values, _, c) => {
-      if (!c.exact) return { p50: Math.max(...values.map((v) => v.p50)), p99: Math.max(...values.map((v) => v.p99)), max: Math.max(...values.map((v) => v.max)) }
+      if (!c.exact)
+        return { p50: Math.max(...values.map((v) => v.p50)), p99: Math.max(...values.map((v) => v.p99)), max: Math.max(...values.map((v) => v.max)) }
       const h = mergeEncoded(c.exact.map((e) => e.timerLateness))
       return { p50: percentileMs(h, 50), p99: percentileMs(h, 99), max: percentileMs(h, 100) }
     },
@@ -248,7 +281,10 @@ const GENERATOR_FIELDS: MergeTable<GeneratorHealth> = {
   cores: SUM,
   saturated: { kind: 'max', merge: (values) => values.some((v) => v) },
   warnings: { kind: 'union', merge: (values) => [...new Set(values.flat())] },
-  saturatedBy: { kind: 'union', merge: (values) => mapDefined(values.some((v) => v !== undefined) ? values.flatMap((v) => v ?? []) : undefined, (all) => [...new Set(all)]) },
+  saturatedBy: {
+    kind: 'union',
+    merge: (values) => mapDefined(values.some((v) => v !== undefined) ? values.flatMap((v) => v ?? []) : undefined, (all) => [...new Set(all)]),
+  },
   // Judged only if every generator's phase was long enough to judge.
   cpuJudged: { kind: 'same', merge: (values) => values.every((v) => v) },
   machineCores: { kind: 'same', merge: (values) => (new Set(values).size === 1 ? values[0] : undefined) },
@@ -346,7 +382,14 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
   hedging: ifAll('table', (values: HedgingStats[], parts, c) => mergeHedging(values, parts, c)),
   serviceTime: ifAll('table', (values: ServiceTime[]) => mergeBy(SERVICE_TIME_FIELDS, values, undefined)),
   // A part without details completed no attempt (or was saved before they were measured).
-  details: { kind: 'histogram', merge: (values) => mapDefined(values.filter((d) => d !== undefined), (d) => (d.length > 0 ? mergeDetails(d) : undefined)) },
+  details: {
+    kind: 'histogram',
+    merge: (values) =>
+      mapDefined(
+        values.filter((d) => d !== undefined),
+        (d) => (d.length > 0 ? mergeDetails(d) : undefined),
+      ),
+  },
   server: ifAll('table', (values: ServerCrossCheck[]) => mergeBy(SERVER_FIELDS, values, undefined)),
   wall: { kind: 'span', merge: (_, __, c) => (c.of === 'generators' ? { startMs: span(c).startMs, endMs: span(c).endMs } : undefined) },
   window: {
@@ -412,7 +455,14 @@ export function mergePoints(lists: TimelinePoint[][]): TimelinePoint[] {
     .map((t) => {
       const ps = byT.get(t)!
       if (ps.every(isExact)) {
-        const sums: SecondSums = { t, requests: sum(ps.map((p) => p.requests)), errors: sum(ps.map((p) => p.errors)), hedges: sum(ps.map((p) => p.hedges)), delaySum: sum(ps.map((p) => p.delaySum)), delayCount: sum(ps.map((p) => p.delayCount)) }
+        const sums: SecondSums = {
+          t,
+          requests: sum(ps.map((p) => p.requests)),
+          errors: sum(ps.map((p) => p.errors)),
+          hedges: sum(ps.map((p) => p.hedges)),
+          delaySum: sum(ps.map((p) => p.delaySum)),
+          delayCount: sum(ps.map((p) => p.delayCount)),
+        }
         return timelinePoint(sums, mergeEncoded(ps.map((p) => p.histogram)))
       }
       const delays = ps.map((p) => p.delayMs).filter((d): d is number => d !== null)

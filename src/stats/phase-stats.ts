@@ -14,7 +14,16 @@ import { FINE_BUCKET_MS, FINE_HORIZON_MS, TimelineRecorder, type SecondRecorder 
 import { hedgingStats, histogramSummary, phaseRate, phaseResult, replicaFigures } from './phase-algebra.js'
 import { TimingBreakdown } from './timing-breakdown.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
-import type { EjectionEvent, GeneratorHealth, HedgingStats, SuppressedHedges, PhaseName, PhaseResult, ReplicaFigures, TimelinePoint } from '../results/run-result.js'
+import type {
+  EjectionEvent,
+  GeneratorHealth,
+  HedgingStats,
+  SuppressedHedges,
+  PhaseName,
+  PhaseResult,
+  ReplicaFigures,
+  TimelinePoint,
+} from '../results/run-result.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
 import { isInterruption } from '../core/interruption.js'
 import { localFailureCode } from '../core/local-failure.js'
@@ -40,7 +49,10 @@ export interface PhaseStatsOptions {
 }
 
 /** How hedging was configured for the phase (the counts come from the observer). */
-export type HedgingSetup = Pick<HedgingStats, 'delayMs' | 'delaySource' | 'warmupBasis' | 'adaptive' | 'maxAttempts' | 'budgetPct' | 'parallel' | 'tied' | 'cancelMode'>
+export type HedgingSetup = Pick<
+  HedgingStats,
+  'delayMs' | 'delaySource' | 'warmupBasis' | 'adaptive' | 'maxAttempts' | 'budgetPct' | 'parallel' | 'tied' | 'cancelMode'
+>
 
 /** A logical request as the load generator saw it. */
 export interface RequestSample {
@@ -259,7 +271,14 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   // ---- logical requests ----
 
   /** One fan-out call finished (only when fanout > 1). Each call is hedged on its own, so its hedge outcome counts here. */
-  recordCall(latencyMs: number, status: number | null, error: Error | null, bytes: number, outcome: HedgeOutcome | null = null, message: string | null = null): void {
+  recordCall(
+    latencyMs: number,
+    status: number | null,
+    error: Error | null,
+    bytes: number,
+    outcome: HedgeOutcome | null = null,
+    message: string | null = null,
+  ): void {
     this.calls?.add(latencyMs, status, error, bytes, message)
     // Only answers, and only once the first `steadyAfter` requests (and their cold connections) are past.
     if (this.#steadyCalls && status !== null && isOkStatus(status) && this.figures.requests >= this.opts.steadyAfter!) recordMs(this.#steadyCalls, latencyMs)
@@ -345,7 +364,9 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       timelineFine: this.#fine && durationMs <= FINE_HORIZON_MS ? this.#fine.finish(now) : undefined,
       calls: this.calls ? { ...this.calls.toFigures(), fanout: this.opts.fanout } : undefined,
       hedging: this.hedging ? this.#hedgingStats(this.figures.requests) : undefined,
-      serviceTime: this.#serviceTime ? { latencyMs: summarize(this.#serviceTime), histogram: encodeHistogram(this.#serviceTime), lateSends: this.lateSends } : undefined,
+      serviceTime: this.#serviceTime
+        ? { latencyMs: summarize(this.#serviceTime), histogram: encodeHistogram(this.#serviceTime), lateSends: this.lateSends }
+        : undefined,
       details: details.length > 0 ? details : undefined,
       // Set by the run, which reads the server and the wall clock around the window.
       server: undefined,

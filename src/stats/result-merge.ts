@@ -42,7 +42,7 @@ export interface MergeOptions {
 }
 
 export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): RunResult {
-  if (inputs.length === 0) throw new UsageError('nothing to merge (give the shards\' result files, or --from-logs -)')
+  if (inputs.length === 0) throw new UsageError("nothing to merge (give the shards' result files, or --from-logs -)")
   checkSameRun(inputs)
   const shardCount = shardCountOf(inputs[0]!.result)
   const missing = checkCoverage(inputs, shardCount, opts.allowPartial ?? false)
@@ -85,7 +85,9 @@ function checkSameRun(inputs: MergeInput[]): void {
   const precision = precisionOf(a)
   for (const b of inputs.slice(1)) {
     if (b.result.runId !== a.result.runId) {
-      throw new UsageError(`${b.source} is run ${b.result.runId ?? '(none)'}, ${a.source} is run ${a.result.runId ?? '(none)'}: shards of one run share a run id (one --run-id, or one --start-at and config)`)
+      throw new UsageError(
+        `${b.source} is run ${b.result.runId ?? '(none)'}, ${a.source} is run ${a.result.runId ?? '(none)'}: shards of one run share a run id (one --run-id, or one --start-at and config)`,
+      )
     }
     if (shardCountOf(b.result) !== shardCountOf(a.result)) {
       throw new UsageError(`${b.source} is a shard of ${shardCountOf(b.result)}, ${a.source} of ${shardCountOf(a.result)}: not one run`)
@@ -95,7 +97,9 @@ function checkSameRun(inputs: MergeInput[]): void {
     if (diff !== null) throw new UsageError(`${a.source} and ${b.source} were configured differently: ${diff}`)
     const p = precisionOf(b)
     if (p !== null && precision !== null && p !== precision) {
-      throw new UsageError(`${b.source} has histograms of ${p} significant digits, ${a.source} of ${precision}: refusing to add histograms of different precision`)
+      throw new UsageError(
+        `${b.source} has histograms of ${p} significant digits, ${a.source} of ${precision}: refusing to add histograms of different precision`,
+      )
     }
   }
 }
@@ -105,10 +109,12 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isI
 /** The sharding fields a merge relies on (result-json checks only what every renderer reads). */
 function checkShardFields({ result, source }: MergeInput): void {
   const s = result.shard
-  if (s !== undefined && !(isCount(s?.index) && isCount(s?.count) && s.index < s.count)) throw new UsageError(`${source}: invalid "shard" (expected {index, count} with 0 <= index < count)`)
+  if (s !== undefined && !(isCount(s?.index) && isCount(s?.count) && s.index < s.count))
+    throw new UsageError(`${source}: invalid "shard" (expected {index, count} with 0 <= index < count)`)
   const g = result.generators
   if (g === undefined) return
-  if (!Array.isArray(g) || !result.merge || !isCount(result.merge.shardCount)) throw new UsageError(`${source}: invalid merged result ("generators" and "merge" go together)`)
+  if (!Array.isArray(g) || !result.merge || !isCount(result.merge.shardCount))
+    throw new UsageError(`${source}: invalid merged result ("generators" and "merge" go together)`)
   for (const row of g) {
     if (!isCount(row?.shard) || row.shard >= result.merge.shardCount || typeof row.phases !== 'object' || row.phases === null || !Array.isArray(row.warnings)) {
       throw new UsageError(`${source}: invalid row in "generators"`)
@@ -144,7 +150,9 @@ function checkCoverage(inputs: MergeInput[], count: number, allowPartial: boolea
   }
   const missing = [...Array(count).keys()].filter((i) => !seen.has(i))
   if (missing.length > 0 && !allowPartial) {
-    throw new UsageError(`shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} missing (give every shard, or --allow-partial to merge the ${seen.size} here)`)
+    throw new UsageError(
+      `shard${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} missing (give every shard, or --allow-partial to merge the ${seen.size} here)`,
+    )
   }
   return missing
 }
@@ -215,7 +223,8 @@ function summary(rows: GeneratorRow[], shardCount: number, missing: number[]): M
     startSpreadMs: round1(spread(starts)),
     offsetSpreadMs: mids.length >= 2 ? round1(spread(mids)) : null,
     targetStartSpreadMs: byTarget.length >= 2 ? round1(spread(byTarget)) : null,
-    offsetGapMs: clocked.length >= 2 ? round1(Math.max(0, Math.max(...clocked.map((g) => g.clock!.minMs)) - Math.min(...clocked.map((g) => g.clock!.maxMs)))) : null,
+    offsetGapMs:
+      clocked.length >= 2 ? round1(Math.max(0, Math.max(...clocked.map((g) => g.clock!.minMs)) - Math.min(...clocked.map((g) => g.clock!.maxMs)))) : null,
   }
 }
 
@@ -225,15 +234,20 @@ const TOGETHER_MS = 100
 function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, PhaseResult>>, merge: MergeSummary, config: RunConfig): string[] {
   const out: string[] = []
   if (merge.missing.length > 0) {
-    out.push(`partial merge: shard${merge.missing.length > 1 ? 's' : ''} ${merge.missing.join(', ')} of ${merge.shardCount} missing; the figures cover ${rows.length} of ${merge.shardCount} shards`)
+    out.push(
+      `partial merge: shard${merge.missing.length > 1 ? 's' : ''} ${merge.missing.join(', ')} of ${merge.shardCount} missing; the figures cover ${rows.length} of ${merge.shardCount} shards`,
+    )
   }
   for (const phase of Object.values(phases)) {
     if (rows.length > 1 && phase.window && phase.window.overlapMs === 0) {
       // Shards that started together drifted apart: each phase after the first starts when the shard's previous one ended.
-      const why = merge.startSpreadMs <= TOGETHER_MS
-        ? 'the shards started together, but each phase after the first starts when that shard\'s previous phase ended, so they drifted apart (a -n phase ends when its requests are done)'
-        : 'start them with one --start-at'
-      out.push(`${phase.name}: the shards did not all run at the same time (no common window in ${formatMs(phase.window.unionMs)}); the target never saw their load together (${why})`)
+      const why =
+        merge.startSpreadMs <= TOGETHER_MS
+          ? "the shards started together, but each phase after the first starts when that shard's previous phase ended, so they drifted apart (a -n phase ends when its requests are done)"
+          : 'start them with one --start-at'
+      out.push(
+        `${phase.name}: the shards did not all run at the same time (no common window in ${formatMs(phase.window.unionMs)}); the target never saw their load together (${why})`,
+      )
     }
   }
   if (merge.offsetGapMs !== null && merge.offsetGapMs > 0) {
@@ -243,7 +257,8 @@ function mergeWarnings(rows: GeneratorRow[], phases: Partial<Record<PhaseName, P
     )
   }
   // A closed loop of -n requests sends every one of them, however slowly; a timed or paced one may fall short.
-  const cost = config.rate === null && config.requests !== null ? 'it sent its share, but its latencies include its own queueing' : 'it may have sent less than its share'
+  const cost =
+    config.rate === null && config.requests !== null ? 'it sent its share, but its latencies include its own queueing' : 'it may have sent less than its share'
   for (const g of rows) if (g.saturated) out.push(`shard ${g.shard} (${g.host}): the generator was saturated, so ${cost}; see its own report`)
   out.push(...groupedShardWarnings(rows))
   return out

@@ -109,7 +109,14 @@ function client(ws: WebSocket, cleanup: () => Promise<void>): Browser {
   const events: CdpEvent[] = []
   const waiters = new Set<{ match(e: CdpEvent): boolean; resolve(e: CdpEvent): void }>()
   ws.addEventListener('message', (ev) => {
-    const msg = JSON.parse(String(ev.data)) as { id?: number; result?: Record<string, unknown>; error?: { message: string }; method?: string; params?: Record<string, unknown>; sessionId?: string }
+    const msg = JSON.parse(String(ev.data)) as {
+      id?: number
+      result?: Record<string, unknown>
+      error?: { message: string }
+      method?: string
+      params?: Record<string, unknown>
+      sessionId?: string
+    }
     if (msg.id !== undefined) {
       const p = pending.get(msg.id)
       pending.delete(msg.id)
@@ -231,7 +238,10 @@ export async function renderPage(browser: Browser, file: string, png: string, op
   const page: PageSession = {
     send: (method, params = {}) => browser.send(method, params, sessionId),
     async evaluate<T>(expression: string): Promise<T> {
-      const r = (await browser.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)) as { result: { value: string }; exceptionDetails?: unknown }
+      const r = (await browser.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true }, sessionId)) as {
+        result: { value: string }
+        exceptionDetails?: unknown
+      }
       if (r.exceptionDetails) throw new Error(`page evaluation failed: ${JSON.stringify(r.exceptionDetails).slice(0, 500)}`)
       return JSON.parse(r.result.value) as T
     },

@@ -58,7 +58,10 @@ export function parseCsvObjects(text: string): Array<Record<string, string>> {
 export function assertCsvSummaryOf(text: string, result: RunResult): void {
   const rows = parseCsvObjects(text)
   const phases = Object.values(result.phases)
-  assert.equal(rows.length, phases.reduce((n, p) => n + 1 + p.replicas.length, 0))
+  assert.equal(
+    rows.length,
+    phases.reduce((n, p) => n + 1 + p.replicas.length, 0),
+  )
   for (const phase of phases) {
     const row = rows.find((r) => r.scope === 'phase' && r.phase === phase.name)
     assert.ok(row, `a row for the ${phase.name} phase`)

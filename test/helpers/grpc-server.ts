@@ -71,7 +71,15 @@ export async function startGrpcServer(answer: (call: SeenCall, n: number) => Ans
   const definition: Record<string, ServiceDefinition[string]> = {}
   const handlers: Record<string, (c: ServerUnaryCall<Buffer, Buffer>, cb: sendUnaryData<Buffer>) => void> = {}
   for (const name of SHOP_METHODS) {
-    definition[name] = { path: `/shop.Inventory/${name}`, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: checked, responseSerialize: identity, responseDeserialize: identity }
+    definition[name] = {
+      path: `/shop.Inventory/${name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: identity,
+      requestDeserialize: checked,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    }
     handlers[name] = (c, cb) => {
       const deadline = c.getDeadline()
       const at = deadline instanceof Date ? deadline.getTime() : Number(deadline)
@@ -97,6 +105,8 @@ export async function startGrpcServer(answer: (call: SeenCall, n: number) => Ans
     }
   }
   server.addService(definition, handlers)
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))))
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  )
   return { url: `grpc://127.0.0.1:${port}`, calls, close: () => server.forceShutdown() }
 }

@@ -174,7 +174,23 @@ export function makeTestPki(serverName: string): TestPki | null {
     const issue = (name: string, cn: string, ext: string) => {
       writeFileSync(f(`${name}.ext`), ext)
       ssl('req', ...ec, '-subj', `/CN=${cn}`, '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`))
-      ssl('x509', '-req', '-in', f(`${name}.csr`), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '1', '-extfile', f(`${name}.ext`), '-out', f(`${name}.pem`))
+      ssl(
+        'x509',
+        '-req',
+        '-in',
+        f(`${name}.csr`),
+        '-CA',
+        f('ca.pem'),
+        '-CAkey',
+        f('ca.key'),
+        '-CAcreateserial',
+        '-days',
+        '1',
+        '-extfile',
+        f(`${name}.ext`),
+        '-out',
+        f(`${name}.pem`),
+      )
     }
     issue('server', serverName, `subjectAltName=DNS:${serverName}\nextendedKeyUsage=serverAuth\n`)
     issue('client', 'hedgebench-client', 'extendedKeyUsage=clientAuth\n')

@@ -45,11 +45,21 @@ export async function assertHedgedCountsMatch(hedged: PhaseResult, servers: Coun
   assert.ok(originalsSent > 0 && originalsSent <= hedged.requests, `originals on the wire: ${originalsSent}`)
   assert.ok(hedged.requests - originalsSent <= h.unsent, `originals never sent ${hedged.requests - originalsSent}, unsent ${h.unsent}`)
   assert.ok(h.perAttempt[0]!.count + (h.perAttempt[1]?.count ?? 0) <= hedged.attempts + h.unsent)
-  assert.equal(hedged.replicas.reduce((s, r) => s + r.wins, 0), hedged.requests, 'one winner per request')
-  assert.equal(hedged.replicas.reduce((s, r) => s + r.cancelled, 0), h.cancelled)
+  assert.equal(
+    hedged.replicas.reduce((s, r) => s + r.wins, 0),
+    hedged.requests,
+    'one winner per request',
+  )
+  assert.equal(
+    hedged.replicas.reduce((s, r) => s + r.cancelled, 0),
+    h.cancelled,
+  )
   const received = await settle(servers, hedged.attempts)
   assert.equal(received, hedged.attempts, `servers received ${received}, client attempts ${hedged.attempts} (unsent ${h.unsent})`)
   for (const [i, s] of servers.entries()) assert.equal(hedged.replicas[i]!.attempts, s.received, `replica ${i}`)
   // Every request the servers received was answered or cut off by the client.
-  assert.equal(servers.reduce((n, s) => n + s.completed + s.cancelled, 0), received)
+  assert.equal(
+    servers.reduce((n, s) => n + s.completed + s.cancelled, 0),
+    received,
+  )
 }

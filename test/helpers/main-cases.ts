@@ -94,7 +94,14 @@ function pump(): void {
     // This driver goes; the next case starts another.
     if (driver === d) driver = null
     d.child.kill('SIGKILL')
-    finish({ code: null, signal: 'SIGKILL', stdout: '', stderr: `main() driver: the case took over ${job.timeoutMs} ms: ${d.stray}`, timedOut: true, wallMs: performance.now() - started })
+    finish({
+      code: null,
+      signal: 'SIGKILL',
+      stdout: '',
+      stderr: `main() driver: the case took over ${job.timeoutMs} ms: ${d.stray}`,
+      timedOut: true,
+      wallMs: performance.now() - started,
+    })
   }, job.timeoutMs)
   d.current = finish
   d.child.channel?.ref()

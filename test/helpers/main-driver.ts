@@ -70,7 +70,9 @@ async function withEnv<T>(env: DriverCase['env'], fn: () => Promise<T>): Promise
 async function runCase(c: DriverCase): Promise<DriverResult> {
   process.chdir(c.cwd)
   const started = performance.now()
-  const r = await withEnv(c.env, () => capture(() => main(c.args).catch((err: unknown) => ((process.stderr.write(`driver: main() threw: ${String(err)}\n`), -1)))))
+  const r = await withEnv(c.env, () =>
+    capture(() => main(c.args).catch((err: unknown) => (process.stderr.write(`driver: main() threw: ${String(err)}\n`), -1))),
+  )
   return { code: r.value, stdout: r.stdout, stderr: r.stderr, wallMs: performance.now() - started }
 }
 

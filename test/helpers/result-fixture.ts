@@ -56,7 +56,12 @@ export function makeReplica(url: string, latenciesMs: number[], overrides: Parti
 
 /** Splits latencies round-robin over the URLs, as the engine's plain mode does. */
 export function roundRobinReplicas(urls: string[], latenciesMs: number[]): ReplicaFigures[] {
-  return urls.map((url, r) => makeReplica(url, latenciesMs.filter((_, i) => i % urls.length === r)))
+  return urls.map((url, r) =>
+    makeReplica(
+      url,
+      latenciesMs.filter((_, i) => i % urls.length === r),
+    ),
+  )
 }
 
 export function makeGenerator(overrides: Partial<GeneratorHealth> = {}): GeneratorHealth {
@@ -69,7 +74,8 @@ function makeTimeline(latenciesMs: number[], durationMs: number): TimelinePoint[
   const perSecond = Math.ceil(latenciesMs.length / seconds)
   return Array.from({ length: seconds }, (_, t) => {
     const slice = latenciesMs.slice(t * perSecond, (t + 1) * perSecond).sort((a, b) => a - b)
-    const at = (p: number): number => (slice.length === 0 ? 0 : Math.round(slice[Math.min(slice.length - 1, Math.ceil((p / 100) * slice.length) - 1)]! * 1000) / 1000)
+    const at = (p: number): number =>
+      slice.length === 0 ? 0 : Math.round(slice[Math.min(slice.length - 1, Math.ceil((p / 100) * slice.length) - 1)]! * 1000) / 1000
     return { t, requests: slice.length, errors: 0, p50Ms: at(50), p99Ms: at(99), hedges: 0, delayMs: null }
   })
 }

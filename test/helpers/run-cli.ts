@@ -12,9 +12,14 @@ export interface CliResult {
 
 export function hedgebench(args: string[], timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN_PATH, ...args], { env: { ...process.env, NO_COLOR: '1' }, timeout: timeoutMs, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0
-      resolve({ code, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [BIN_PATH, ...args],
+      { env: { ...process.env, NO_COLOR: '1' }, timeout: timeoutMs, maxBuffer: 64 << 20 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0
+        resolve({ code, stdout, stderr })
+      },
+    )
   })
 }
