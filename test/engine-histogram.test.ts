@@ -5,7 +5,8 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createHistogram, encodeHistogram, recordMs } from '../src/stats/histogram.js'
+import { createHistogram, encodeHistogram, percentileMs, percentilesMs, recordMs } from '../src/stats/histogram.js'
+import { seededRandom } from '../src/core/random.js'
 
 test('recordMs records exactly what recordValue records', () => {
   const fast = createHistogram()
@@ -26,4 +27,20 @@ test('recordMs records exactly what recordValue records', () => {
   assert.equal(fast.minNonZeroValue, reference.minNonZeroValue)
   for (const p of [0, 10, 50, 90, 99, 99.9, 99.99, 100]) assert.equal(fast.getValueAtPercentile(p), reference.getValueAtPercentile(p), `p${p}`)
   assert.equal(encodeHistogram(fast), encodeHistogram(reference))
+})
+
+test('percentilesMs reads many percentiles in one walk, each exactly what getValueAtPercentile gives', () => {
+  const random = seededRandom(11)
+  for (let k = 0; k < 40; k++) {
+    const h = createHistogram()
+    const n = 1 + Math.floor(random() * 3000)
+    for (let i = 0; i < n; i++) recordMs(h, random() < 0.02 ? 1000 + random() * 50 : Math.exp(random() * 5))
+    const ps = [0, 0.001, 1, 10, 50, 90, 99, 99.9, 99.99, 100, 100 * (1 - 1 / n), ...Array.from({ length: 100 }, () => random() * 100)]
+    assert.deepEqual(
+      percentilesMs(h, ps),
+      ps.map((p) => percentileMs(h, p)),
+      `n = ${n}`,
+    )
+  }
+  assert.deepEqual(percentilesMs(createHistogram(), [50, 99]), [0, 0])
 })

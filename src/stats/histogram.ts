@@ -85,6 +85,46 @@ export function percentileMs(h: Histogram, percentile: number): number {
   return h.totalCount === 0 ? 0 : usToMs(h.getValueAtPercentile(percentile))
 }
 
+interface JsHistogramWalk {
+  countsArrayLength: number
+  getCountAtIndex(index: number): number
+  valueFromIndex(index: number): number
+  lowestEquivalentValue(value: number): number
+  highestEquivalentValue(value: number): number
+}
+
+/** hdr-histogram-js's ulp: getValueAtPercentile rounds a count up with it. */
+const ulp = (x: number): number => 2 ** (Math.floor(Math.log2(x)) - 52)
+
+/**
+ * percentileMs for many percentiles in one walk of the counts: the same
+ * values getValueAtPercentile gives (its count rounding, the lowest
+ * equivalent value at 0, the highest elsewhere), where asking for each
+ * walks the counts from the start every time (a chart's 2,000 quantiles
+ * took 100 ms a page).
+ */
+export function percentilesMs(h: Histogram, percentiles: readonly number[]): number[] {
+  const out = new Array<number>(percentiles.length).fill(0)
+  if (h.totalCount === 0 || percentiles.length === 0) return out
+  const j = h as unknown as JsHistogramWalk
+  const wanted = percentiles.map((p, at) => {
+    const fp = (Math.min(p, 100) / 100) * h.totalCount
+    return { at, p, count: Math.max(Math.ceil(fp - ulp(fp)), 1) }
+  })
+  wanted.sort((a, b) => a.count - b.count)
+  let next = 0
+  let total = 0
+  for (let i = 0; i < j.countsArrayLength && next < wanted.length; i++) {
+    total += j.getCountAtIndex(i)
+    while (next < wanted.length && total >= wanted[next]!.count) {
+      const w = wanted[next++]!
+      const value = j.valueFromIndex(i)
+      out[w.at] = usToMs(w.p === 0 ? j.lowestEquivalentValue(value) : j.highestEquivalentValue(value))
+    }
+  }
+  return out
+}
+
 export function summarize(h: Histogram): LatencySummary {
   const empty = h.totalCount === 0
   // A percentile reads the top of its HDR bucket; never report more than the exact max.
