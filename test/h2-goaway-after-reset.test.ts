@@ -105,3 +105,33 @@ test('a phase takes a refused attempt back: not sent, not a hedge, not a cancel,
   assert.equal(phase.hedging!.cancelled, 0)
   assert.equal(phase.hedging!.unsentOriginals, 1)
 })
+
+test('a stream waiting for a slot takes the one a reset freed, with no read from the server to wake it', async (t) => {
+  // One stream at a time; the server answers nothing: only the client's own reset frees the slot (--connections
+  // puts attempts on a full session this way; before, the waiting one waited for a read that never came).
+  const received: number[] = []
+  const server = createServer({ settings: { maxConcurrentStreams: 1 } })
+  const sessions = new Set<Http2Session>()
+  server.on('session', (s) => sessions.add(s))
+  server.on('stream', (stream) => {
+    stream.on('error', () => {})
+    received.push(stream.id!)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const client = new H2Client(origin, { connect: buildConnector({}), maxStreams: 1 })
+  t.after(async () => {
+    await client.destroy()
+    for (const s of sessions) s.destroy()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  const heard: Heard = { aborts: [], refused: 0, errors: [] }
+  const opts = { origin, path: '/', method: 'GET' } as Dispatcher.DispatchOptions
+  client.dispatch(opts, handler(heard, 0))
+  client.dispatch(opts, handler(heard, 1))
+  await until('the first stream at the server', () => received.length === 1)
+  assert.equal(heard.aborts[1], undefined, 'the second waits for a slot, not yet on the wire')
+  heard.aborts[0]!(new HedgeCancelledError('another attempt answered first'))
+  await until('the second stream at the server', () => received.length === 2, 5000)
+  assert.deepEqual(received, [1, 3])
+})

@@ -246,8 +246,23 @@ export class H2Client extends EventEmitter implements Connection {
       s.cancel(st, lost)
       // What a cancel cost (the loser of a race); a deadline's or a caller's abort resets its stream too, but is no cancel.
       if (lost) this.emit('stream-reset')
+      // Its slot is free: a stream waiting for one must not wait for this session's next read, which may never
+      // come (every stream on it reset; --connections puts attempts on a full session). Once the caller's own
+      // callback is over, not inside it.
+      this.#pumpSoon()
     }
     this.#fail(st, err)
+  }
+
+  #pumpScheduled = false
+
+  #pumpSoon(): void {
+    if (this.#pumpScheduled || this.#queue.length === 0) return
+    this.#pumpScheduled = true
+    queueMicrotask(() => {
+      this.#pumpScheduled = false
+      if (!this.destroyed) this.pump()
+    })
   }
 
   /**
