@@ -8,7 +8,7 @@
  * taken back. H2Client against a node:http2 server that never answers and
  * sends GOAWAY(last id) when the client resets the higher stream.
  */
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { constants, createServer, type Http2Session, type ServerHttp2Stream } from 'node:http2'
 import type { AddressInfo } from 'node:net'
@@ -41,23 +41,22 @@ function handler(heard: Heard, i: number): Dispatcher.DispatchHandler {
   } as unknown as Dispatcher.DispatchHandler
 }
 
-test('a GOAWAY after a loser was reset takes back the streams above its last id, and only those', async (t) => {
-  const streams: ServerHttp2Stream[] = []
-  const server = createServer()
+/**
+ * A node:http2 server that answers nothing (`onStream` sees each stream),
+ * and an H2Client on it allowed `maxStreams` at once; both closed after `t`.
+ * Dispatches two GET streams and returns what their handlers heard.
+ */
+async function twoStreams(t: TestContext, maxStreams: number, onStream: (stream: ServerHttp2Stream) => void): Promise<Heard> {
+  const server = createServer(maxStreams < 10 ? { settings: { maxConcurrentStreams: maxStreams } } : {})
   const sessions = new Set<Http2Session>()
   server.on('session', (s) => sessions.add(s))
   server.on('stream', (stream) => {
     stream.on('error', () => {})
-    streams.push(stream)
-    const session = stream.session!
-    // The client's reset of stream 3 is answered with GOAWAY(last id 1): 1 was processed, 3 was not.
-    stream.on('close', () => {
-      if (stream.id === 3 && stream.rstCode === constants.NGHTTP2_CANCEL) session.goaway(constants.NGHTTP2_NO_ERROR, 1)
-    })
+    onStream(stream)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const client = new H2Client(origin, { connect: buildConnector({}), maxStreams: 10 })
+  const client = new H2Client(origin, { connect: buildConnector({}), maxStreams })
   t.after(async () => {
     await client.destroy()
     for (const s of sessions) s.destroy()
@@ -67,6 +66,19 @@ test('a GOAWAY after a loser was reset takes back the streams above its last id,
   const opts = { origin, path: '/', method: 'GET' } as Dispatcher.DispatchOptions
   client.dispatch(opts, handler(heard, 0)) // stream 1
   client.dispatch(opts, handler(heard, 1)) // stream 3
+  return heard
+}
+
+test('a GOAWAY after a loser was reset takes back the streams above its last id, and only those', async (t) => {
+  const streams: ServerHttp2Stream[] = []
+  const heard = await twoStreams(t, 10, (stream) => {
+    streams.push(stream)
+    const session = stream.session!
+    // The client's reset of stream 3 is answered with GOAWAY(last id 1): 1 was processed, 3 was not.
+    stream.on('close', () => {
+      if (stream.id === 3 && stream.rstCode === constants.NGHTTP2_CANCEL) session.goaway(constants.NGHTTP2_NO_ERROR, 1)
+    })
+  })
   await until('both streams at the server', () => streams.length === 2)
   // Both lose their races, stream 1 first; the server answers the reset of stream 3 with the GOAWAY.
   heard.aborts[0]!(new HedgeCancelledError('another attempt answered first'))
@@ -110,25 +122,7 @@ test('a stream waiting for a slot takes the one a reset freed, with no read from
   // One stream at a time; the server answers nothing: only the client's own reset frees the slot (--connections
   // puts attempts on a full session this way; before, the waiting one waited for a read that never came).
   const received: number[] = []
-  const server = createServer({ settings: { maxConcurrentStreams: 1 } })
-  const sessions = new Set<Http2Session>()
-  server.on('session', (s) => sessions.add(s))
-  server.on('stream', (stream) => {
-    stream.on('error', () => {})
-    received.push(stream.id!)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const client = new H2Client(origin, { connect: buildConnector({}), maxStreams: 1 })
-  t.after(async () => {
-    await client.destroy()
-    for (const s of sessions) s.destroy()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-  })
-  const heard: Heard = { aborts: [], refused: 0, errors: [] }
-  const opts = { origin, path: '/', method: 'GET' } as Dispatcher.DispatchOptions
-  client.dispatch(opts, handler(heard, 0))
-  client.dispatch(opts, handler(heard, 1))
+  const heard = await twoStreams(t, 1, (stream) => received.push(stream.id!))
   await until('the first stream at the server', () => received.length === 1)
   assert.equal(heard.aborts[1], undefined, 'the second waits for a slot, not yet on the wire')
   heard.aborts[0]!(new HedgeCancelledError('another attempt answered first'))
