@@ -669,13 +669,7 @@ async function latency(): Promise<void> {
   say()
   if (missing.length > 0)
     say(`latency: ${missing.join(' and ')} not installed (apt-get install -y hey wrk): compared without ${missing.length > 1 ? 'them' : 'it'}`)
-  const pinnable = which('taskset') && cpus().length >= 2
-  const [serverPin, clientPin] = pinnable
-    ? [
-        ['taskset', '-c', '0'],
-        ['taskset', '-c', '1'],
-      ]
-    : [[], []]
+  const { pinnable, serverPin, clientPin } = corePins()
   const c = 40
   const serviceMs = 20
   const [short, long] = [2_000, 20_000]
@@ -946,6 +940,12 @@ function hedgebenchRun(target: string[], c: number, n: number, pin: string[], ti
   return { p95: p.latencyMs.p95, p99: p.latencyMs.p99, requests: p.requests, cpuMs: r.cpuMs, gcs: p.generator.gc?.count ?? 0 }
 }
 
+/** Server on core 0, clients on core 1 (taskset), when the machine has both; else nothing pinned. */
+function corePins(): { pinnable: boolean; serverPin: string[]; clientPin: string[] } {
+  const pinnable = which('taskset') && cpus().length >= 2
+  return pinnable ? { pinnable, serverPin: ['taskset', '-c', '0'], clientPin: ['taskset', '-c', '1'] } : { pinnable, serverPin: [], clientPin: [] }
+}
+
 /**
  * Issue 28: the client's CPU per request over h2c against h2load (nghttp2's
  * load generator, C) on nghttpd, and over HTTP/1.1 on the echo server for
@@ -956,13 +956,7 @@ function hedgebenchRun(target: string[], c: number, n: number, pin: string[], ti
  * (apt-get install -y nghttp2-client nghttp2-server) for the h2c rows.
  */
 async function http2(): Promise<void> {
-  const pinnable = which('taskset') && cpus().length >= 2
-  const [serverPin, clientPin] = pinnable
-    ? [
-        ['taskset', '-c', '0'],
-        ['taskset', '-c', '1'],
-      ]
-    : [[], []]
+  const { pinnable, serverPin, clientPin } = corePins()
   const c = 40
   const [short, long] = [2_000, 20_000]
   const where = pinnable ? 'server on core 0, clients on core 1 (taskset)' : 'not pinned (needs taskset and 2 cores)'
