@@ -36,7 +36,7 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'test')
 
 const ALONE = ['hedging-stalls', 'grpc-js-hedging', 'h2c', 'grpc-hedging']
 
-const E2E = new Set([...ALONE, 'sweep', 'workers', 'html-e2e', 'html-chromium', 'demo', 'shards-e2e', 'hedging-telemetry', 'verdict-sim'])
+const E2E = new Set([...ALONE, 'sweep', 'workers', 'html-e2e', 'html-chromium', 'demo', 'demo-terminal', 'shards-e2e', 'hedging-telemetry', 'verdict-sim'])
 
 /** Longest first (their time on a loaded 2-core machine, 2026-12-02). */
 const FIRST = [

@@ -7,7 +7,7 @@
  */
 import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -17,79 +17,14 @@ import { until } from './helpers/until.js'
 import { BIN } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { skipWithout } from './helpers/required-tool.js'
+import { children, hasScript, quote, runInPty } from './helpers/pty.js'
 
-const hasScript = spawnSync('script', ['--version']).status === 0
 const servers: CountingServer[] = []
-const children: Array<ReturnType<typeof spawn>> = []
 
 after(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL')
   await Promise.all(servers.map((s) => s.close()))
 })
-
-interface PtyRun {
-  /** Exit status of hedgebench, as the shell inside the terminal saw it. */
-  code: number | null
-  /** Everything the terminal showed (stdout and stderr are both the pty). */
-  screen: string
-  timedOut: boolean
-  wallMs: number
-}
-
-const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
-
-/**
- * Runs hedgebench inside `script` with the terminal set to `cols` columns.
- * The shell prints its pid and then `exec`s node, so that pid is hedgebench's
- * own; `onPid` may signal it. Bounded by `timeoutMs` (then SIGKILL).
- */
-function runInPty(
-  args: string[],
-  cols: number,
-  timeoutMs: number,
-  onPid?: (pid: number) => void,
-  onScreen?: (screen: string, keys: (s: string) => void) => void,
-): Promise<PtyRun> {
-  const inner = `stty cols ${cols} rows ${cols === 0 ? 0 : 24}; echo "PID $$"; exec ${quote(process.execPath)} ${quote(BIN)} ${args.map(quote).join(' ')}`
-  // `; echo EXIT $?` cannot follow an exec: script itself returns the child's status with -e.
-  const started = performance.now()
-  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm', NO_COLOR: '1' }
-  delete env.CI // ora (and similar) disable themselves under CI; the test must see the terminal path.
-  const child = spawn('script', ['-qfec', inner, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] })
-  children.push(child)
-  let screen = ''
-  let pidSeen = false
-  child.stdout.setEncoding('utf8').on('data', (s: string) => {
-    // Keep the head and a bounded tail: the old spinner wrote gigabytes.
-    screen = screen.length > 200_000 ? screen.slice(0, 100_000) + screen.slice(-100_000) + s : screen + s
-    const pid = /PID (\d+)/.exec(screen)
-    if (pid && !pidSeen) {
-      pidSeen = true
-      onPid?.(Number(pid[1]))
-    }
-    // What the user types: the terminal's line discipline turns ^C into SIGINT for the foreground process.
-    onScreen?.(screen, (keys) => child.stdin.write(keys))
-  })
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    const pid = /PID (\d+)/.exec(screen)
-    if (pid) {
-      try {
-        process.kill(Number(pid[1]), 'SIGKILL')
-      } catch {
-        // already gone
-      }
-    }
-    child.kill('SIGKILL')
-  }, timeoutMs)
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      resolve({ code, screen, timedOut, wallMs: performance.now() - started })
-    })
-  })
-}
 
 describe('progress on a terminal', { skip: skipWithout(hasScript, 'script', 'util-linux `script` is not installed') }, () => {
   test('a 0-column terminal: the run ends on its own, with its report', async () => {
@@ -125,24 +60,6 @@ describe('progress on a terminal', { skip: skipWithout(hasScript, 'script', 'uti
     assert.ok(performance.now() - sentAt < 5000, `took ${Math.round(performance.now() - sentAt)} ms after SIGINT`)
     assert.match(run.screen, /SIGINT: stopping/)
     assert.match(run.screen, /plain/)
-  })
-
-  test('Ctrl-C typed at the terminal during the demo: the table shows what was measured, PARTIAL, exit 0', async () => {
-    let typed = false
-    const run = await runInPty(['demo', '-n', '200000', '-c', '4,40'], 80, 60_000, undefined, (screen, keys) => {
-      // Typed once the demo's first measured phase is under way (its bar names it).
-      if (typed || !/c=4 plain/.test(screen)) return
-      typed = true
-      keys('\x03')
-    })
-    assert.equal(run.timedOut, false, `Ctrl-C was not honoured; last output: ${JSON.stringify(run.screen.slice(-300))}`)
-    assert.ok(typed, `the plain phase never showed; screen: ${JSON.stringify(run.screen.slice(-500))}`)
-    assert.equal(run.code, 0, run.screen.slice(-2000))
-    assert.match(run.screen, /4 in flight/)
-    assert.match(run.screen, /no hedge .* \d+ \/ \d+ {2}match/)
-    assert.match(run.screen, /PARTIAL: interrupted during plain/)
-    assert.doesNotMatch(run.screen, /40 in flight/, 'no run starts after Ctrl-C')
-    assert.match(run.screen, /Each row: 200000 requests, or what an interrupted run measured\./)
   })
 
   test('an 80-column terminal: one bar line redrawn in place, never wider than the terminal', async () => {
