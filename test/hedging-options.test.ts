@@ -105,12 +105,11 @@ test('--max-attempts 3: when the first two copies hang, the third answers', asyn
     // Never before the delay, though Node's timers can fire up to 1 ms early (see the next test).
     assert.ok(r.hedgeFiredMs! >= 10, `first hedge fired at ${r.hedgeFiredMs} ms`)
   }
-  // The latency clock starts when the original is written (as wrk's does),
-  // which a fresh connection can put a few ms after the start the hedge
-  // timers count from (every abort closes one, so each original needs a new
-  // one; on a busy machine that is up to ~20 ms): the exact timing check is
-  // hedge_fired_ms above, this one only says nothing waited for the timeout.
-  assert.ok(hedged.latencyMs.p50 < 60, `p50 ${hedged.latencyMs.p50}`)
+  // The exact timing check is hedge_fired_ms above; this one only says the
+  // answer did not wait for the hanging copies' 2 s timeout (a request that
+  // did would take at least that long), so its bound is half the timeout, a
+  // figure of the product's, not of how busy the machine is.
+  assert.ok(hedged.latencyMs.p50 < 1000, `p50 ${hedged.latencyMs.p50}`)
   assert.deepEqual(
     h.perAttempt.map((a) => a.attempt),
     [0, 1, 2].slice(0, h.perAttempt.length),
@@ -346,10 +345,11 @@ test('--adaptive: the delay follows a rolling p95 of recent originals when the l
   })
   const h = result.phases.hedged!.hedging!
   assert.equal(h.adaptive, true)
-  // Starts from the warm-up's p95 (2 ms answers), ends tracking 25 ms answers.
-  assert.notEqual(h.delayUsedMs.min, h.delayUsedMs.max)
-  assert.ok(h.delayUsedMs.min < 10, `min ${h.delayUsedMs.min}`)
-  assert.ok(h.delayUsedMs.max >= 20, `max ${h.delayUsedMs.max}`)
+  // Starts from the warm-up's p95 (2 ms answers), ends tracking 25 ms answers. The 25 ms is the server's own
+  // time, so a rolling p95 of those answers is at least that however busy the machine; the start only has to be
+  // below it (a loaded machine has read the 2 ms answers at 18 ms).
+  assert.ok(h.delayUsedMs.min < 25, `min ${h.delayUsedMs.min}`)
+  assert.ok(h.delayUsedMs.max >= 25 * 0.999, `max ${h.delayUsedMs.max}`)
   // The timeline shows the move: the last second tracks the 25 ms answers, and some earlier second's delay was
   // lower. (Not necessarily the first second's: on a loaded machine the 2 ms answers can read 10 ms and more, and
   // the rolling p95 of the first second was once above the last second's, 36 ms against 35.)
@@ -359,10 +359,11 @@ test('--adaptive: the delay follows a rolling p95 of recent originals when the l
 })
 
 test('--adaptive clamps to --delay-min/--delay-max', async (t) => {
-  // 500 of the phase's 600 requests at 2 ms (a p95 below --delay-min),
-  // then 100 at 25 ms: twice the 50-request window, so its p95 rises above
-  // --delay-max.
-  const list = await servers(t, 2, { delayMs: (k) => (k < 300 ? 2 : 25) })
+  // 540 of the phase's 600 requests at 2 ms, then 60 at 60 ms: more than the
+  // 5 % of the 50-request window, so its p95 rises above --delay-max (the
+  // server's own 60 ms: exact however busy the machine). --delay-min is well
+  // above the 2 ms answers' p95, which a loaded machine has read at 18 ms.
+  const list = await servers(t, 2, { delayMs: (k) => (k < 320 ? 2 : 60) })
   const result = await run({
     urls: list.map((s) => s.url),
     concurrency: 4,
@@ -370,12 +371,12 @@ test('--adaptive clamps to --delay-min/--delay-max', async (t) => {
     warmup: 100,
     mode: 'hedged',
     seed: 49,
-    hedge: { adaptive: true, adaptiveWindow: { requests: 50 }, delayMinMs: 8, delayMaxMs: 15 },
+    hedge: { adaptive: true, adaptiveWindow: { requests: 50 }, delayMinMs: 30, delayMaxMs: 45 },
   })
   const h = result.phases.hedged!.hedging!
   // Read back from an HDR histogram of microseconds (3 significant digits): to 0.1 %.
-  assert.ok(Math.abs(h.delayUsedMs.min - 8) <= 0.008, `min ${h.delayUsedMs.min}`)
-  assert.ok(Math.abs(h.delayUsedMs.max - 15) <= 0.015, `max ${h.delayUsedMs.max}`)
+  assert.ok(Math.abs(h.delayUsedMs.min - 30) <= 0.03, `min ${h.delayUsedMs.min}`)
+  assert.ok(Math.abs(h.delayUsedMs.max - 45) <= 0.045, `max ${h.delayUsedMs.max}`)
 })
 
 test('--cancel ignore lets losers finish and discards their answers; abort cuts them off and costs reconnects', async (t) => {
