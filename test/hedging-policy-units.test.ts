@@ -7,7 +7,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { TokenBucket, UNLIMITED_BUDGET } from '../src/hedging/token-bucket.js'
-import { ReplicaHealth, type EjectionListener } from '../src/hedging/replica-health.js'
+import { DEFAULT_EJECTION, ReplicaHealth, type EjectionListener } from '../src/hedging/replica-health.js'
 import { RoundRobin, pickHedgeTarget } from '../src/hedging/replica-picker.js'
 import { RollingPercentileDelay, fixedDelay } from '../src/hedging/delay-source.js'
 
@@ -83,6 +83,33 @@ test('ejection: out for the back-off, readmitted on probation where one failure 
   assert.equal(health.isAvailable('a'), true, 'an answer ends probation: the count starts again')
 })
 
+test('ejection: failures that arrive while a replica is out neither count nor lengthen its back-off', () => {
+  const { health, events, advance } = healthAt(['a', 'b'])
+  for (let i = 0; i < 3; i++) health.record('a', 'E')
+  advance(50)
+  for (let i = 0; i < 3; i++) health.record('a', 'late')
+  advance(50)
+  assert.equal(health.isAvailable('a'), true, 'back at its first 100 ms')
+  assert.deepEqual(events, ['out a 100 3 failures in a row (last: E)', 'in a'])
+})
+
+test('ejection with the defaults (5 in a row, 1 s) and no listener: nothing to tell, nothing thrown', () => {
+  let now = 0
+  const health = new ReplicaHealth(['a', 'b'], DEFAULT_EJECTION, null, () => now)
+  for (let i = 0; i < 4; i++) health.record('a', 'E')
+  assert.equal(health.isAvailable('a'), true, 'four in a row')
+  health.record('a', 'E')
+  assert.equal(health.isAvailable('a'), false, 'the fifth ejects')
+  now = 999
+  assert.equal(health.isAvailable('a'), false)
+  now = 1000
+  assert.equal(health.isAvailable('a'), true, 'readmitted at 1 s')
+  // On the default clock (performance.now()): out at once, for a second no test statement takes.
+  const real = new ReplicaHealth(['a', 'b'], DEFAULT_EJECTION)
+  for (let i = 0; i < 5; i++) real.record('a', 'E')
+  assert.equal(real.isAvailable('a'), false)
+})
+
 test('ejection: the last replica standing is never ejected', () => {
   const { health, events } = healthAt(['a', 'b'])
   for (let i = 0; i < 3; i++) health.record('a', 'E')
@@ -116,6 +143,11 @@ test('hedge target: a replica the request has not tried; then one not busy; then
   for (let i = 0; i < 3; i++) health.record('b', 'E')
   assert.equal(pickHedgeTarget(r, ['a'], first, health), 'c', 'b is ejected')
   assert.equal(pickHedgeTarget(['a', 'b'], ['a', 'b'], first, null, ['a', 'b']), 'a', 'two replicas, both busy: not the most recent (b)')
+  assert.equal(pickHedgeTarget(r, ['a', 'b'], first, null, ['a', 'b', 'c']), 'c', 'all tried, a and b busy: c, the one not busy')
+  const two = healthAt(r).health
+  for (let i = 0; i < 3; i++) two.record('a', 'E')
+  for (let i = 0; i < 3; i++) two.record('c', 'E')
+  assert.equal(pickHedgeTarget(r, ['b'], first, two, ['b']), 'b', 'the only replica in, though tried, busy and the most recent')
 })
 
 test('rolling delay: the percentile of the recent window, refreshed every 32 samples, clamped', () => {

@@ -140,3 +140,31 @@ test('pushback: that replica only, for the time it asks (at most 10 s); a negati
   now = 1e9
   assert.equal(gate.refuse('http://b', true), 'pushback')
 })
+
+test('a back-off the answer cannot mean (negative, not a number) is the 1 s default; zero holds nothing', () => {
+  assert.equal(backoffOf({ overloadMs: -5 }), 1000)
+  assert.equal(backoffOf({ overloadMs: Number.NaN }), 1000)
+  assert.equal(backoffOf({ overloadMs: Number.POSITIVE_INFINITY }), 1000)
+  assert.equal(backoffOf({ overloadMs: 0 }), 0)
+  assert.equal(backoffOf({ overloadMs: null }), 1000, 'an overload answer that names no time')
+  assert.equal(backoffOf(null), null)
+})
+
+test('a pushback of 0 ms holds nothing back; only a negative one is for good', () => {
+  const gate = new SaturationGate(DEFAULT_SATURATION, () => 0)
+  gate.signal('http://a', { pushbackMs: 0 })
+  assert.equal(gate.refuse('http://a', true), null)
+})
+
+test('in flight: the count is kept per attempt, so one attempt settling leaves the others counted', () => {
+  const gate = new SaturationGate({ ...DEFAULT_SATURATION, maxInflight: 2 }, () => 0)
+  for (let i = 0; i < 3; i++) gate.launched('http://a')
+  gate.settled('http://a')
+  assert.equal(gate.refuse('http://a', true), 'targetBusy', 'two still under way')
+})
+
+test('on the default clock (performance.now()), an overload answer closes the gate at once', () => {
+  const gate = new SaturationGate(DEFAULT_SATURATION)
+  gate.signal('http://a', { overloadMs: 5000 })
+  assert.equal(gate.refuse('http://a', true), 'overload')
+})

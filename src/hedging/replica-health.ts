@@ -81,7 +81,6 @@ export class ReplicaHealth {
     const forMs = Math.min(this.policy.maxEjectionMs, this.policy.baseEjectionMs * 2 ** s.ejections)
     s.ejections++
     s.ejectedUntil = this.now() + forMs
-    s.probation = false
     this.#ejected++
     const cause = `${s.failures} failure${s.failures === 1 ? '' : 's'} in a row (last: ${s.lastCause})`
     s.failures = 0
