@@ -9,14 +9,18 @@ if (!group) throw new Error(`unknown MUTATE_GROUP ${process.env.MUTATE_GROUP}: o
 
 export default {
   testRunner: 'command',
-  commandRunner: { command: `node scripts/build.mjs --if-stale && node scripts/test-inline.mjs ${group.tests.map((t) => `dist/test/${t}.test.js`).join(' ')}` },
+  // The build runs once, before the dry run: built inside each test command, two runners could start at once
+  // and one could read dist/ while the other's clean compile had removed it (ERR_MODULE_NOT_FOUND).
+  buildCommand: 'node scripts/build.mjs',
+  commandRunner: { command: `node scripts/test-inline.mjs ${group.tests.map((t) => `dist/test/${t}.test.js`).join(' ')}` },
   mutate: group.mutate,
   coverageAnalysis: 'off',
   concurrency: 2,
   timeoutMS: 30_000,
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: `reports/mutation/${process.env.MUTATE_GROUP ?? 'policy'}.json` },
-  ignorePatterns: ['dist', 'results', 'reports', '.stryker-tmp'],
+  // Anchored: a bare 'results' would also leave src/results/ out of the sandbox.
+  ignorePatterns: ['/dist', '/results', '/reports', '/.stryker-tmp'],
   cleanTempDir: 'always',
   // TypeScript 7 has no JavaScript API for Stryker's tsconfig rewrite (only needed for project references): point it at none.
   tsconfigFile: 'no-tsconfig-rewrite.json',

@@ -10,6 +10,7 @@
  * its directory's mtime, so it counts as a change too.
  */
 import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -49,8 +50,9 @@ if (process.argv.includes('--if-stale')) {
 
 const startedAt = Date.now()
 rmSync(join(root, 'dist'), { recursive: true, force: true })
-// typescript's exports hide bin/tsc from require.resolve: its path in node_modules, as npm links it.
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+// typescript's exports hide bin/tsc from require.resolve, not its package.json: bin/tsc beside that, found as
+// Node finds a package (also from a directory without node_modules of its own, as Stryker's sandbox is when it builds).
+const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc')
 const compiled = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root })
 if (compiled.status !== 0) process.exit(compiled.status ?? 1)
 mkdirSync(join(root, 'dist'), { recursive: true })
