@@ -168,6 +168,7 @@ describe('hey-style invocations', { concurrency: 4 }, () => {
     assert.equal(seconds.config.timeoutMs, 2000)
     assert.deepEqual([seconds.phases.plain!.ok, seconds.phases.plain!.errors], [3, 0])
     const run = await runMain([slow.url, '-t', '20ms', '-n', '3', '-c', '1', ...QUIET, '-o', 'json'])
+    assert.equal(run.code, 0, run.stderr)
     const millis = JSON.parse(run.stdout) as RunResult
     assert.equal(millis.config.timeoutMs, 20)
     assert.equal(millis.phases.plain!.errors, 3, JSON.stringify(millis.phases.plain!.errorKinds))

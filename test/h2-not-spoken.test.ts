@@ -53,10 +53,32 @@ test('preflight: a target that accepts and never answers the h2 preface fails wi
   const t0 = performance.now()
   await assert.rejects(
     run({ urls: [`${url}/`], http2: true, requests: 10, warmup: 0, timeoutMs: 300 }),
-    /does not speak HTTP\/2 \(no HTTP\/2 SETTINGS within 300 ms\)/,
+    /does not speak HTTP\/2 \(no HTTP\/2 SETTINGS within 1000 ms\)/,
   )
-  // Bounded by -t (300 ms) plus a start-up; 5 s would mean the bound was not applied.
+  // Bounded by -t raised to the probe's floor (1 s) plus a start-up; 5 s would mean the bound was not applied.
   assert.ok(performance.now() - t0 < 3000, `took ${(performance.now() - t0).toFixed(0)} ms`)
+})
+
+test('preflight: a -t shorter than the target takes to answer the probe still runs, and the run counts the timeouts', async (t) => {
+  // Every answer, the probe's 400 included, comes 100 ms after the bytes that ask for it: with -t 20ms the
+  // probe must not be held to -t (a loaded machine can take that long to connect), and every request times out.
+  const sockets = new Set<Socket>()
+  const srv = createTcpServer((socket) => {
+    sockets.add(socket)
+    socket.on('data', () =>
+      setTimeout(() => socket.destroyed || socket.write('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n'), 100),
+    )
+    socket.on('error', () => {})
+  })
+  const url = await listen(srv)
+  t.after(() => {
+    for (const s of sockets) s.destroy()
+    srv.close()
+  })
+  const result = await run({ urls: [`${url}/`], requests: 3, concurrency: 1, warmup: 0, mode: 'plain', timeoutMs: 20 })
+  const plain = result.phases.plain!
+  assert.equal(plain.requests, 3)
+  assert.equal(plain.errors, 3, JSON.stringify(plain.errorKinds))
 })
 
 test('preflight: a grpc:// target is named with its own scheme (refused, and HTTP/1.1-only)', async (t) => {

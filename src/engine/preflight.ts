@@ -60,6 +60,15 @@ export interface Reached {
   protocol: WireProtocol
 }
 
+/**
+ * How long the probes wait, for a run whose -t is `timeoutMs`: -t, but at least 1 s and at most 5 s. The
+ * probe asks whether the target is there at all; a -t of 20 ms bounds each request, which the run then
+ * measures (timeouts are a result), and a busy machine can take longer than that just to connect.
+ */
+export function preflightTimeoutMs(timeoutMs: number): number {
+  return Math.min(Math.max(timeoutMs, 1000), 5000)
+}
+
 /** Resolves with what each origin's probe found, by index. */
 export function checkReachable(origins: readonly string[], timeoutMs: number, options: PreflightOptions = {}): Promise<Reached[]> {
   return Promise.all(origins.map((origin, i) => probe(origin, options.names?.[i] ?? origin, timeoutMs, options)))

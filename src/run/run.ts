@@ -19,7 +19,7 @@ import { requestsNeeded } from '../stats/noise.js'
 import { LoadWindow, type Lane } from '../engine/load-generator.js'
 import { PhaseStats, type HedgingSetup } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-snapshot.js'
-import { checkReachable, type Reached } from '../engine/preflight.js'
+import { checkReachable, preflightTimeoutMs, type Reached } from '../engine/preflight.js'
 import { checkGrpcTargets } from './grpc-probe.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedHedge, type ResolvedRun } from './resolve-options.js'
@@ -95,7 +95,7 @@ async function session(given: RunOptions, settings: readonly SettingHedge[] | nu
   const cfg = shardPart(whole, options.shard)
   if (options.runId !== undefined) checkRunId(options.runId)
   const names = cfg.urls.map(shownOrigin)
-  const reached = await checkReachable(cfg.origins, Math.min(cfg.timeoutMs, 5000), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names })
+  const reached = await checkReachable(cfg.origins, preflightTimeoutMs(cfg.timeoutMs), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names })
   const checked = withStreamLimits(cfg, reached)
   if (checked.grpc) await checkGrpcService(checked, checked.grpc.call, names)
   return new RunSession(checked, options, buildConfigRecord(whole), reached, settings)
