@@ -138,3 +138,73 @@ test('a condition naming no phase is checked on the hedged phase of a both run, 
   const limit = checkErrorLimit(0, result)
   assert.deepEqual(limit.unmeasured, ['--fail-on-errors 0% not checked: no hedged phase was measured (the run was interrupted)'])
 })
+
+test('SIGTERM in the measured hedged phase: its gates are named as not checked and the run exits 1, not 0 on part of the run', async () => {
+  // The hedge delay is above every answer: nothing but the stop ends an exchange early.
+  const s = await server(50)
+  const cli = startCli(
+    [
+      s.url,
+      '--mode',
+      'hedged',
+      '-n',
+      '100000',
+      '-c',
+      '2',
+      '--warmup',
+      '0',
+      '--hedge-delay',
+      '10s',
+      '--no-save',
+      '--fail-if',
+      'p99>1h',
+      '--fail-on-errors',
+      '100',
+    ],
+    { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 },
+  )
+  await until('measured requests to arrive', () => s.received >= 4)
+  cli.child.kill('SIGTERM')
+  const run = await cli.done
+  assert.equal(run.code, 1, run.stderr)
+  const notChecked = stderrLines(run).filter((l) => / not checked: .*failing closed$/.test(l))
+  assert.equal(notChecked.length, 2, run.stderr)
+  assert.match(
+    notChecked[0]!,
+    /^hedgebench: --fail-if "p99>1h" not checked: the hedged phase was interrupted \(\d+ requests measured, fewer than asked for\); failing closed$/,
+  )
+  assert.match(
+    notChecked[1]!,
+    /^hedgebench: --fail-on-errors 100% not checked: the hedged phase was interrupted \(\d+ requests measured, fewer than asked for\); failing closed$/,
+  )
+})
+
+test('a phase stopped in, or whose requests the generator could not all send (EMFILE), fails its gates closed; a phase measured whole is checked', () => {
+  const stopped = makeHedgedRun({ partial: true, stoppedIn: 'hedged' })
+  const n = stopped.phases.hedged!.requests
+  const interrupted = `the hedged phase was interrupted (${n} requests measured, fewer than asked for)`
+  const checks = checkRunFailIf([parseFailIf('hedged.p99>1h'), parseFailIf('plain.p99>1h'), parseFailIf('plain.p99>1us'), parseFailIf('p99>+1000%')], stopped)
+  assert.deepEqual(
+    checks.map((c) => [c.holds, c.unmeasured]),
+    [
+      [false, interrupted],
+      [false, undefined],
+      [true, undefined],
+      [false, interrupted],
+    ],
+  )
+  assert.deepEqual(checkErrorLimit(100, stopped).unmeasured, [`--fail-on-errors 100% not checked: ${interrupted}`])
+
+  // Interleaved phases share one window: a stop cuts both short.
+  const mixed = makeHedgedRun({ partial: true, stoppedIn: 'hedged' })
+  mixed.config.schedule = 'interleaved'
+  assert.equal(checkErrorLimit(100, mixed).unmeasured.length, 2)
+
+  const emfile = makeHedgedRun()
+  emfile.phases.hedged!.generatorFailures = { EMFILE: 2764, EADDRNOTAVAIL: 1 }
+  const [check] = checkRunFailIf([parseFailIf('p99>1h')], emfile)
+  const why = "2765 of the hedged phase's requests failed on this machine before reaching the target (EMFILE 2764, EADDRNOTAVAIL 1)"
+  assert.deepEqual([check!.holds, check!.unmeasured], [false, why])
+  assert.deepEqual(checkErrorLimit(100, emfile).unmeasured, [`--fail-on-errors 100% not checked: ${why}`])
+  assert.deepEqual(checkErrorLimit(100, makeHedgedRun()), { breaches: [], unmeasured: [] }, 'a whole run is checked')
+})

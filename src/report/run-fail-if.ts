@@ -22,8 +22,9 @@ export interface RunFailCheck {
   /** Why the condition could not be checked (a change against plain from too few requests), or absent. */
   unchecked?: string
   /**
-   * The phase the condition needs was never measured (the run was
-   * interrupted before it): the gate fails closed, as a stopped CI job must
+   * The phase the condition needs was never measured, or not as asked (the
+   * run was interrupted before or in it, or the generator could not send
+   * some of its requests): the gate fails closed, as a stopped CI job must
    * never read as a passed one.
    */
   unmeasured?: string
@@ -54,6 +55,8 @@ function absolute(condition: FailCondition, result: RunResult): RunFailCheck {
   const name = condition.phase ?? answerPhase(result.config.mode)
   const phase = result.phases[name]
   if (!phase) return unmeasured(condition, [name])
+  const why = cutShort(result, name)
+  if (why !== null) return { condition, holds: false, observed: why, unmeasured: why }
   const value = phaseMetric(result, phase, condition.metric)
   return { condition, holds: holdsAt(condition, value, null), observed: `${phase.name} ${condition.metric} = ${showValue(condition.metric, value)}` }
 }
@@ -61,6 +64,8 @@ function absolute(condition: FailCondition, result: RunResult): RunFailCheck {
 function relative(condition: FailCondition, result: RunResult): RunFailCheck {
   const missing = (['plain', 'hedged'] as const).filter((name) => !result.phases[name])
   if (missing.length > 0) return unmeasured(condition, missing)
+  const short = (['plain', 'hedged'] as const).map((name) => cutShort(result, name)).filter((why) => why !== null)
+  if (short.length > 0) return { condition, holds: false, observed: short.join('; '), unmeasured: short.join('; ') }
   const row = compareWithin(result).metrics.find((m) => m.metric === condition.metric)
   const change = row?.changes[1] ?? null
   const pct = change?.pct
@@ -76,6 +81,26 @@ function unmeasured(condition: FailCondition, phases: readonly PhaseName[]): Run
   return { condition, holds: false, observed: why, unmeasured: why }
 }
 
+/**
+ * Why a phase that was measured still cannot answer a gate, or null: the run
+ * was stopped in it (SIGTERM mid-phase: the figures cover part of -n or -z),
+ * or some of its requests failed on this machine before reaching the target
+ * (EMFILE: the load asked for was never sent). Either way a gate that passed
+ * would pass on another run than the one asked for, so it fails closed.
+ */
+function cutShort(result: RunResult, name: Exclude<PhaseName, 'warmup'>): string | null {
+  const phase = result.phases[name]
+  if (!phase) return null
+  // Interleaved phases share one window: a stop cuts both short.
+  if (result.partial && (result.stoppedIn === name || result.config.schedule === 'interleaved'))
+    return `the ${name} phase was interrupted (${phase.requests} requests measured, fewer than asked for)`
+  const failures = Object.entries(phase.generatorFailures ?? {})
+  const failed = failures.reduce((sum, [, n]) => sum + n, 0)
+  if (failed > 0)
+    return `${failed} of the ${name} phase's requests failed on this machine before reaching the target (${failures.map(([kind, n]) => `${kind} ${n}`).join(', ')})`
+  return null
+}
+
 /** The phase a condition naming none is checked on: the hedged one, the answer a run gives, or plain when only plain ran. */
 function answerPhase(mode: Mode): Exclude<PhaseName, 'warmup'> {
   return mode === 'plain' ? 'plain' : 'hedged'
@@ -89,7 +114,7 @@ function runPhases(mode: Mode): Array<Exclude<PhaseName, 'warmup'>> {
 export interface ErrorLimitCheck {
   /** Each phase over the limit, said as --fail-if says what held (a CI gate that fails names why). */
   breaches: string[]
-  /** Each phase of the run's mode that was never measured: the gate fails closed. */
+  /** Each phase of the run's mode that was never measured, or not as asked: the gate fails closed. */
   unmeasured: string[]
 }
 
@@ -100,6 +125,11 @@ export function checkErrorLimit(limit: number, result: RunResult): ErrorLimitChe
     const phase = result.phases[name]
     if (!phase) {
       check.unmeasured.push(`--fail-on-errors ${limit}% not checked: no ${name} phase was measured (the run was interrupted)`)
+      continue
+    }
+    const why = cutShort(result, name)
+    if (why !== null) {
+      check.unmeasured.push(`--fail-on-errors ${limit}% not checked: ${why}`)
       continue
     }
     const pct = phase.requests > 0 ? (phase.errors / phase.requests) * 100 : 0
