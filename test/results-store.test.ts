@@ -1,12 +1,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { spawn, spawnSync } from 'node:child_process'
+import { lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { UsageError } from '../src/core/errors.js'
-import { assertWritableDir, loadResult, resultFileStem, saveResult, sanitizeLabel, writeFileAtomic } from '../src/report/results-store.js'
+import { assertWritableDir, loadResult, resultFileStem, saveResult, sanitizeLabel, writeFileAtomic, writeOutputFile } from '../src/report/results-store.js'
 import { assertCsvSummaryOf } from './helpers/csv.js'
 import { makeHedgedRun, makeRunResult } from './helpers/result-fixture.js'
 
@@ -145,4 +145,36 @@ test('loadResult: missing file, non-JSON and wrong schema are one-line UsageErro
   await writeFile(join(dir, 'y.json'), '{"schema":"vegeta"}')
   await assert.rejects(loadResult(join(dir, 'y.json')), assertUsage(/y\.json: not a hedgebench result \(schema "vegeta"/))
   await assert.rejects(loadResult(dir), assertUsage(/is a directory \(EISDIR\)$/))
+})
+
+test('--html or merge --out naming a device or a FIFO writes into it, never renames a file over it; a full disk is not bad input', {
+  skip: process.platform !== 'linux' ? 'needs Linux (/dev/null, /dev/full, mkfifo)' : false,
+}, async (t) => {
+  const dir = await tempDir(t)
+  // A rename over /dev/stdout (a link to a device) would replace it with a file: as root, for every process on the machine.
+  const link = join(dir, 'to-null')
+  await symlink('/dev/null', link)
+  await writeOutputFile(link, '<html></html>', '--html')
+  assert.ok((await lstat(link)).isSymbolicLink(), 'the link to a device is still a link')
+  assert.deepEqual(await readdir(dir), ['to-null'], 'no temporary file left')
+  const fifo = join(dir, 'fifo')
+  if (spawnSync('mkfifo', [fifo]).status === 0) {
+    const reader = new Promise<string>((resolve, reject) => {
+      const cat = spawn('cat', [fifo])
+      let out = ''
+      cat.stdout.setEncoding('utf8').on('data', (s: string) => (out += s))
+      cat.on('error', reject)
+      cat.on('close', () => resolve(out))
+    })
+    await writeOutputFile(fifo, 'through the pipe', '--html')
+    assert.equal(await reader, 'through the pipe', 'a reader of the named pipe gets the report')
+    assert.ok((await stat(fifo)).isFIFO())
+  }
+  // Only once a device is known to be written in place: a full disk is the machine's failure (exit 1), not bad input (2).
+  await assert.rejects(writeOutputFile('/dev/full', 'x'.repeat(100_000), '--html'), (err: unknown) => {
+    assert.ok(!(err instanceof UsageError), String(err))
+    assert.equal((err as Error).message, '--html "/dev/full": cannot write: no space left on device (ENOSPC)')
+    return true
+  })
+  assert.ok((await stat('/dev/full')).isCharacterDevice())
 })

@@ -7,11 +7,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { link, open, readFile, rename, unlink } from 'node:fs/promises'
+import { link, open, readFile, rename, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { UsageError } from '../core/errors.js'
 import { makeDirs } from '../core/make-dirs.js'
-import { TEMP_PREFIX, tempPathBeside } from '../core/temp-file.js'
+import { isSpecialFile, TEMP_PREFIX, tempPathBeside } from '../core/temp-file.js'
 import { renderCsvSummary } from './csv.js'
 import { parseResult, renderJson } from '../results/result-json.js'
 import type { RunResult } from '../results/run-result.js'
@@ -57,16 +57,26 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   }
 }
 
-/** A file the user named (--html, merge --out): replaced atomically; a path that cannot take it is bad input, one line. */
+/**
+ * A file the user named (--html, merge --out): replaced atomically, or
+ * written in place when it is a device or a FIFO (/dev/stdout, a named
+ * pipe). A path that cannot take it is bad input, one line; a disk that is
+ * full or failing is the machine's trouble (exit 1, as a failed save).
+ */
 export async function writeOutputFile(path: string, data: string, flag: string): Promise<void> {
   try {
     // A folder that is not there yet is made, as a run's --html and --out-dir make theirs.
     await makeDirs(dirname(path))
-    await writeFileAtomic(path, data, { overwrite: true })
+    if (await isSpecialFile(path)) await writeFile(path, data)
+    else await writeFileAtomic(path, data, { overwrite: true })
   } catch (err) {
-    throw new UsageError(`${flag} "${path}": cannot write: ${reason(err)}`)
+    const message = `${flag} "${path}": cannot write: ${reason(err)}`
+    throw MACHINE_FAILURES.has((err as NodeJS.ErrnoException).code ?? '') ? new Error(message) : new UsageError(message)
   }
 }
+
+/** Write failures that say nothing about the path the user gave. */
+const MACHINE_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EIO'])
 
 async function writeAndSync(path: string, data: string | Uint8Array): Promise<void> {
   const handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)

@@ -14,14 +14,14 @@
  */
 import { createWriteStream } from 'node:fs'
 import type { WriteStream } from 'node:fs'
-import { open, rename, stat, unlink } from 'node:fs/promises'
+import { open, rename, unlink } from 'node:fs/promises'
 import { pipeline } from 'node:stream/promises'
 import { stringify } from 'csv-stringify'
 import type { Stringifier } from 'csv-stringify'
 import { UsageError } from '../core/errors.js'
 import { redactUrl } from '../core/redact.js'
 import { statusKey } from '../core/status.js'
-import { tempPathBeside } from '../core/temp-file.js'
+import { isSpecialFile, tempPathBeside } from '../core/temp-file.js'
 import type { RequestRecord, RequestSink } from '../results/request-record.js'
 
 export const REQUEST_LOG_COLUMNS = ['phase', 'seq', 'start_ms', 'latency_ms', 'status', 'error', 'replica', 'attempts', 'winner', 'hedge_fired_ms'] as const
@@ -38,15 +38,6 @@ export async function createRequestLog(path: string): Promise<RequestLog> {
   const temp = (await isSpecialFile(path)) ? null : tempPathBeside(path)
   const file = await openForWrite(path, temp)
   return new CsvRequestLog(file, path, temp)
-}
-
-/** Exists and is not a regular file (a device, a FIFO): written in place. */
-async function isSpecialFile(path: string): Promise<boolean> {
-  try {
-    return !(await stat(path)).isFile()
-  } catch {
-    return false
-  }
 }
 
 function openForWrite(path: string, temp: string | null): Promise<WriteStream> {
