@@ -31,6 +31,12 @@ test('option types, unknown options and malformed headers are refused by name', 
     [{ urls: URLS, headers: [['HTTP2-Settings', 'AAMAAABkAAQAAP__']] }, /^run\(options\): header "HTTP2-Settings" is set by hedgebench itself/],
     [{ urls: URLS, method: 'CONNECT' }, /^-m CONNECT is not supported/],
     [{ urls: URLS, body: 'text' }, /^run\(options\): body must be a Buffer, got the string "text"$/],
+    // A time a Node timer cannot wait (above 2^31-1 ms) fires at once: refused as the flags' durations are.
+    [{ urls: URLS, timeoutMs: 2 ** 31 }, /^-t 2147483648 ms is too long: at most 596h/],
+    [{ urls: URLS, durationMs: 2 ** 31 }, /^-z 2147483648 ms is too long: at most 596h/],
+    [{ urls: URLS, hedge: { deadlineMs: 2 ** 31 } }, /^--deadline 2147483648 ms is too long: at most 596h/],
+    [{ urls: URLS, hedge: { delay: 2 ** 31 } }, /^--hedge-delay 2147483648 ms is too long: at most 596h/],
+    [{ urls: URLS, hedge: { delayMaxMs: 2 ** 31 } }, /^--delay-max 2147483648 ms is too long: at most 596h/],
   ]
   for (const [options, message] of cases) {
     await assert.rejects(run(options as RunOptions), (err: Error) => err instanceof UsageError && message.test(err.message), `${JSON.stringify(options)}`)
