@@ -43,7 +43,7 @@ const CLIENT_OWNED: Readonly<Record<string, string>> = {
 export function checkHeader(name: string, value: string): [string, string] {
   if (!isToken(name)) throw new UsageError(`malformed header name "${oneLine(name)}" (letters, digits and !#$%&'*+-.^_\`|~ only)`)
   if (hasControlCharacter(value))
-    throw new UsageError(`header "${name}" has a control character in its value (a line break, NUL or another byte below 0x20 but tab)`)
+    throw new UsageError(`header "${name}" has a control character in its value (a line break, NUL, DEL or another byte below 0x20 but tab)`)
   const key = name.toLowerCase()
   const why = CLIENT_OWNED[key]
   if (why !== undefined) throw new UsageError(`header "${name}" is set by hedgebench itself: ${why}`)
