@@ -628,6 +628,24 @@ test('client: body bytes a 204 sends in a later read close its connection; the n
   assert.equal(disconnects, 6)
 })
 
+test('client: a 204 without a length whose server sends bytes anyway: the exchange they land on fails by that name, its connection goes, the next is answered', async () => {
+  // The case of issue 32 item 12: nothing announced a body, so the connection is reused; the stray bytes come in a
+  // read of their own, after the next request is written and before its answer. They are never parsed as that answer.
+  const answered = new Set<Socket>()
+  const srv = await rawServer((s) => {
+    if (answered.has(s)) s.write('hello')
+    answered.add(s)
+    setTimeout(() => s.write('HTTP/1.1 204 No Content\r\n\r\n'), 5)
+  })
+  const c = client(srv.origin)
+  assert.deepEqual(await settled(send(c), 'first 204'), { status: 204, body: '', error: null })
+  const next = await settled(send(c), 'the request the stray bytes land on')
+  assert.deepEqual([next.error?.name, next.error?.message, next.status], ['HTTPParserError', 'data after a response without a body', null])
+  assert.deepEqual(await settled(send(c), 'on a new connection'), { status: 204, body: '', error: null })
+  assert.equal(srv.accepted, 2, 'the connection the stray bytes came on was closed')
+  await c.close()
+})
+
 test('client: body bytes after a HEAD answer, sent in a later read, fail the exchange they would have answered by that name, and its connection goes', async () => {
   const strayFor = new Set<Socket>()
   const srv = await rawServer((s, head) => {
