@@ -5,10 +5,16 @@
  * frontier's cost falls as the delay rises, the recommendation keeps to
  * --max-extra, shared slowness gets no recommendation, an interrupted sweep
  * (Ctrl-C to the CLI) keeps what every lane measured, and bad lists are one
- * line and exit 2.
+ * line and exit 2. With --server-stats every attempt of a lane carries its
+ * tag (x-hedgebench-lane), and the simulated replicas, HTTP and gRPC, count
+ * each lane's attempts exactly; a target that does not count lanes gets '-'.
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { LANE_HEADER } from '../src/wire/stats.js'
+import { startServer } from './helpers/servers.js'
 import { spawnTarget, type Target } from '../src/sim/target.js'
 import { MAX_SWEEP_SETTINGS, parseAttemptsList, parseBudgetList, parseDelayList, planSettings, sweep } from '../src/run/sweep.js'
 import { shuffledBlocks } from '../src/run/lane.js'
@@ -32,6 +38,27 @@ before(async () => {
 after(async () => {
   await Promise.all([pi?.close(), shared?.close()])
 })
+
+/** Each lane's count at the servers is exactly its attempts: the plain lane's and every setting's. */
+function assertLaneCounts(result: SweepResult): void {
+  const plain = result.run.phases.plain!
+  assert.ok(result.plainServer, 'the plain lane counted at the servers')
+  assert.equal(result.plainServer.received, plain.attempts, 'plain lane')
+  assert.equal(result.plainServer.clientAttempts, plain.attempts)
+  assert.equal(result.plainServer.match, true)
+  for (const s of result.settings) {
+    assert.ok(s.server, `${s.label} counted at the servers`)
+    assert.equal(s.server.received, s.hedged.attempts, `${s.label}: the servers' count of its lane is its attempts`)
+    assert.equal(s.server.match, true)
+    if (!result.partial) assert.equal(s.server.received, s.server.completed + s.server.cancelled, `${s.label}: every attempt answered or cancelled`)
+    assert.ok(s.server.started !== undefined && s.server.started <= s.server.received, `${s.label}: started`)
+  }
+  assert.equal(
+    result.plainServer.received + result.settings.reduce((sum, s) => sum + s.server!.received, 0),
+    result.server?.received,
+    'the lanes add up to the window',
+  )
+}
 
 /** Every attempt of every lane, the plain one included. */
 function laneAttempts(result: SweepResult): number {
@@ -122,6 +149,7 @@ test('pi, 4 delays in one window: one warm-up, equal shares, attempts == servers
   )
   assert.equal(result.server?.received, laneAttempts(result), "the lanes' attempts are what the servers received")
   assert.equal(result.server?.match, true)
+  assertLaneCounts(result)
   assert.ok(result.settings[1]!.delayMs <= result.settings[2]!.delayMs, "the warm-up's p50 is at most its p90")
   const frontier = sweepFrontier(result, 5)
   const text = renderSweepText(result, frontier)
@@ -147,6 +175,15 @@ test('pi, 4 delays in one window: one warm-up, equal shares, attempts == servers
   )
   assert.match(text, /p99\.9/)
   assert.match(text, /Servers received \d+ requests; the lanes sent \d+ attempts \(they match\)/)
+  assert.match(text, /Each lane's count at the servers is its attempts, exactly\./)
+  // The server-work column: the servers' own count (pi has no queue: every copy received starts, so it is the extra load).
+  assert.match(text.split('\n')[2]!, /extra load +server work/)
+  assert.equal(frontier.plain.serverWorkPct?.value, 0, 'the plain lane: one execution per request')
+  for (const [i, row] of frontier.rows.entries()) {
+    const s = result.settings[i]!
+    const originals = s.hedged.attempts - s.hedged.hedging!.hedgesSent
+    assert.equal(row.serverWorkPct?.value, Math.round(((s.server!.started! - originals) / originals) * 100 * 1000) / 1000, row.label)
+  }
   assert.equal(text.split('\n').filter((l) => /^\*/.test(l)).length, frontier.rows.filter((r) => r.onFrontier).length)
 })
 
@@ -187,7 +224,82 @@ test('a sweep stopped in its window keeps what every lane measured, in equal sha
   assert.ok(Math.max(...issued) - Math.min(...issued) <= 1, `shares within one request: ${issued}`)
   assert.ok(issued.reduce((a, b) => a + b, 0) < 100_000 * 5)
   assert.equal(result.server?.received, laneAttempts(result))
+  assertLaneCounts(result)
   assert.match(renderSweepText(result, sweepFrontier(result)), /interrupted: what each lane measured until then/)
+})
+
+test('gRPC: the lane tag travels as metadata and the simulated gRPC replicas count each lane exactly', async () => {
+  const grpc = await spawnTarget({ profile: 'pi', grpc: true, seed: 6 })
+  try {
+    const result = await sweep({
+      urls: grpc.urls,
+      grpc: { call: SIM_WORK_CALL, proto: SIM_PROTO },
+      delays: [5, 'p90'],
+      maxAttempts: [2, 3],
+      requests: 150,
+      warmup: 60,
+      concurrency: 6,
+      seed: 6,
+      serverStatsUrl: grpc.statsUrl,
+      hedge: { budgetPct: null as unknown as number },
+    })
+    assert.equal(result.partial, false)
+    assertLaneCounts(result)
+    assert.ok(
+      result.settings.some((s) => s.hedged.hedging!.hedgesSent > 0),
+      'hedges were sent, and counted in their lane',
+    )
+    const frontier = sweepFrontier(result)
+    assert.ok(frontier.rows.every((r) => r.serverWorkPct !== null))
+  } finally {
+    await grpc.close()
+  }
+})
+
+test("a target whose stats do not count lanes: '-' in the server-work column; the tag goes on every window request only when the stats are read", async () => {
+  const target = await startServer({ delayMs: 2, record: [LANE_HEADER] })
+  // The stats contract's required totals, and no `lanes`.
+  const stats = createServer((req, res) => {
+    req.resume()
+    const { received, completed, cancelled } = target
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ totals: { received, completed, cancelled, hedgeHeader: 0 } }))
+  })
+  await new Promise<void>((r) => stats.listen(0, '127.0.0.1', r))
+  const statsUrl = `http://127.0.0.1:${(stats.address() as AddressInfo).port}/stats`
+  try {
+    const warmup = 30
+    const common = { urls: [target.url], delays: [1, 50], requests: 40, warmup, concurrency: 2, seed: 8 }
+    const result = await sweep({ ...common, serverStatsUrl: statsUrl })
+    assert.equal(result.server?.match, true)
+    assert.equal(result.plainServer, undefined)
+    assert.ok(result.settings.every((s) => s.server === undefined))
+    const frontier = sweepFrontier(result)
+    assert.ok([frontier.plain, ...frontier.rows].every((f) => f.serverWorkPct === null))
+    const text = renderSweepText(result, frontier)
+    const table = text.split('\n').slice(2, 6)
+    assert.match(table[0]!, /extra load +server work/)
+    for (const line of table.slice(1)) assert.match(line, / - +0 \[0, \d+\]/, line)
+    assert.match(text, /The servers do not count the lanes apart/)
+    // The warm-up untagged; in the window, each lane's value on every attempt of it.
+    const tags = target.seen.map((h) => h[LANE_HEADER])
+    assert.deepEqual(tags.slice(0, warmup), Array(warmup).fill(undefined))
+    const window = tags.slice(warmup)
+    assert.equal(window.length, laneAttempts(result))
+    assert.equal(window.filter((t) => t === 'plain').length, result.run.phases.plain!.attempts)
+    for (const [i, s] of result.settings.entries()) assert.equal(window.filter((t) => t === String(i + 1)).length, s.hedged.attempts, s.label)
+    // Without --server-stats nobody reads a count: the requests are a run's, untagged.
+    target.seen.length = 0
+    await sweep(common)
+    assert.ok(target.seen.length > warmup)
+    assert.ok(
+      target.seen.every((h) => h[LANE_HEADER] === undefined),
+      'no tag without --server-stats',
+    )
+  } finally {
+    await new Promise<void>((r) => stats.close(() => r()))
+    await target.close()
+  }
 })
 
 test('a sweep stopped in its warm-up has no setting to weigh, and says so', async () => {

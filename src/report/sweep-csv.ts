@@ -1,7 +1,12 @@
-/** The sweep as CSV (-o csv and the saved `.csv`): one row per setting, the frontier's columns with each figure's 95 % interval (decided in sweep-frontier.ts). */
+/**
+ * The sweep as CSV (-o csv and the saved `.csv`): one row per setting, the
+ * frontier's columns with each figure's 95 % interval (decided in
+ * sweep-frontier.ts), and the servers' own count of the setting's lane
+ * (empty where they do not count per lane).
+ */
 import { stringify } from 'csv-stringify/sync'
 import type { Figure, SweepFrontier } from './sweep-frontier.js'
-import type { SweepResult } from '../results/sweep-result.js'
+import type { LaneServerCount, SweepResult } from '../results/sweep-result.js'
 
 /** The figures with an interval: each gives a value column and its `_low` and `_high`. */
 const FIGURES = [
@@ -13,6 +18,9 @@ const FIGURES = [
   ['errors', 'errors'],
 ] as const
 
+/** The servers' count of the lane, beside the figure derived from it. */
+const SERVER = ['server_received', 'server_started', 'server_busy_ms', 'server_matches_client'] as const
+
 export const SWEEP_CSV_COLUMNS = [
   'setting',
   'delay_ms',
@@ -21,6 +29,10 @@ export const SWEEP_CSV_COLUMNS = [
   'budget_pct',
   'requests',
   ...FIGURES.flatMap(([column]) => [column, `${column}_low`, `${column}_high`] as const),
+  'server_work_pct',
+  'server_work_pct_low',
+  'server_work_pct_high',
+  ...SERVER,
   'slow_threshold_ms',
   'slow_plain',
   'errors_plain',
@@ -32,7 +44,7 @@ export const SWEEP_CSV_COLUMNS = [
 
 export function renderSweepCsv(sweep: SweepResult, frontier: SweepFrontier): string {
   const cells = (f: Figure): Array<number | string> => [f.value, f.interval?.[0] ?? '', f.interval?.[1] ?? '']
-  const rows = frontier.rows.map((r) => [
+  const rows = frontier.rows.map((r, i) => [
     r.label,
     r.delayMs,
     r.percentile ?? '',
@@ -40,6 +52,8 @@ export function renderSweepCsv(sweep: SweepResult, frontier: SweepFrontier): str
     r.budgetPct ?? '',
     r.requests,
     ...FIGURES.flatMap(([, key]) => cells(r[key])),
+    ...(r.serverWorkPct ? cells(r.serverWorkPct) : ['', '', '']),
+    ...serverCells(sweep.settings[i]?.server),
     frontier.slowThresholdMs,
     frontier.plain.slow.value,
     frontier.plain.errors.value,
@@ -49,4 +63,9 @@ export function renderSweepCsv(sweep: SweepResult, frontier: SweepFrontier): str
     sweep.partial,
   ])
   return stringify([[...SWEEP_CSV_COLUMNS], ...rows], { cast: { boolean: (b) => String(b) } })
+}
+
+function serverCells(server: LaneServerCount | undefined): Array<number | string | boolean> {
+  if (!server) return SERVER.map(() => '')
+  return [server.received, server.started ?? '', server.busyMs ?? '', server.match]
 }

@@ -13,7 +13,7 @@
 import { formatMs } from '../core/duration.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import type { PhaseResult } from '../results/run-result.js'
-import { settingRun, type SweepResult, type SweepSetting } from '../results/sweep-result.js'
+import { settingRun, type LaneServerCount, type SweepResult, type SweepSetting } from '../results/sweep-result.js'
 import { tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import { clopperPearson, countChange, percentileBounds, percentileDifference, rateDifference, type Interval } from '../stats/noise.js'
 import { hedgeVerdict, type VerdictDecision } from './verdict.js'
@@ -43,6 +43,13 @@ export interface LaneFigures {
   extraLoadPct: Figure
   /** Failed requests. */
   errors: Figure
+  /**
+   * Extra work at the server, by the server's own count of the lane: the
+   * requests it executed (started; received when it does not report starts)
+   * beyond the lane's originals, per original, %. null: the server does not
+   * count per lane (or was not read).
+   */
+  serverWorkPct: Figure | null
 }
 
 export interface FrontierRow extends LaneFigures {
@@ -78,7 +85,7 @@ export interface SweepFrontier {
 export function sweepFrontier(sweep: SweepResult, maxExtraPct = DEFAULT_MAX_EXTRA_PCT): SweepFrontier {
   const plainPhase = sweep.run.phases.plain
   if (!plainPhase) return stoppedBeforeWindow(sweep, maxExtraPct)
-  const plain = laneFigures(plainPhase, 1)
+  const plain = laneFigures(plainPhase, 1, sweep.plainServer)
   const rows = sweep.settings.map((s) => rowOf(sweep, s))
   const lanes = new Map<LaneFigures, Measured>([
     [plain, measured(plainPhase)],
@@ -93,7 +100,7 @@ export function sweepFrontier(sweep: SweepResult, maxExtraPct = DEFAULT_MAX_EXTR
 /** Interrupted in the warm-up: no lane ran, nothing to weigh. */
 function stoppedBeforeWindow(sweep: SweepResult, maxExtraPct: number): SweepFrontier {
   const none: Figure = { value: 0, interval: null }
-  const plain: LaneFigures = { requests: 0, p50: none, p99: none, 'p99.9': none, slow: none, extraLoadPct: none, errors: none }
+  const plain: LaneFigures = { requests: 0, p50: none, p99: none, 'p99.9': none, slow: none, extraLoadPct: none, errors: none, serverWorkPct: null }
   const sentence = 'Nothing to recommend: the sweep was stopped in its warm-up, before any setting ran.'
   return { plain, rows: [], slowThresholdMs: sweep.run.config.slowMs, maxExtraPct, recommendation: { label: null, indistinguishable: [], sentence } }
 }
@@ -108,8 +115,12 @@ function measured(phase: PhaseResult): Measured {
   return { phase, histogram: tryDecodeHistogram(phase.histogram) }
 }
 
-/** `maxAttempts`: the hedges a request may send are maxAttempts - 1, the trials the extra load's count is out of. */
-export function laneFigures(phase: PhaseResult, maxAttempts: number): LaneFigures {
+/**
+ * `maxAttempts`: the hedges a request may send are maxAttempts - 1, the
+ * trials the extra load's count is out of. `server`: the servers' count of
+ * the lane, when they count lanes apart.
+ */
+export function laneFigures(phase: PhaseResult, maxAttempts: number, server?: LaneServerCount): LaneFigures {
   const histogram = tryDecodeHistogram(phase.histogram)
   const percentile = (p: number, value: number): Figure => ({ value, interval: histogram ? percentileBounds(histogram, p) : null })
   const n = phase.requests
@@ -124,7 +135,23 @@ export function laneFigures(phase: PhaseResult, maxAttempts: number): LaneFigure
     slow: countFigure(phase.slow.count, n),
     extraLoadPct: { value: extra, interval: scaled(countInterval(phase.hedging?.hedgesSent ?? 0, calls * slots), 100 / Math.max(1, calls)) },
     errors: countFigure(phase.errors, n),
+    serverWorkPct: server ? serverWork(phase, server, slots) : null,
   }
+}
+
+/**
+ * The copies the server executed beyond one per original that reached it,
+ * per original, % (with the count's interval as extra load's): an original
+ * is the client's attempt that is no hedge, so requests an interruption cut
+ * off still count on both sides. Below 0 (the server ran fewer than it
+ * received: turned away, or cancelled while queued) it has no interval.
+ */
+function serverWork(phase: PhaseResult, server: LaneServerCount, slots: number): Figure {
+  const originals = phase.attempts - (phase.hedging?.hedgesSent ?? 0)
+  const extra = (server.started ?? server.received) - originals
+  if (originals <= 0) return { value: 0, interval: null }
+  const value = round((extra / originals) * 100)
+  return { value, interval: extra < 0 ? null : scaled(countInterval(extra, originals * slots), 100 / originals) }
 }
 
 /** k events of n trials, with the Clopper-Pearson interval of their count. */
@@ -157,7 +184,7 @@ function rowOf(sweep: SweepResult, setting: SweepSetting): FrontierRow {
     delayMs: setting.delayMs,
     maxAttempts: setting.maxAttempts,
     budgetPct: setting.budgetPct,
-    ...laneFigures(setting.hedged, setting.maxAttempts),
+    ...laneFigures(setting.hedged, setting.maxAttempts, setting.server),
     decision: verdict.decision,
     headline: verdict.headline,
     onFrontier: false,

@@ -10,7 +10,7 @@ import { escapeHtml } from './escape.js'
 import { page, table } from './html.js'
 import { niceTicks, PALETTE, renderChart, type Point, type Series } from './svg-chart.js'
 import type { LaneFigures, SweepFrontier } from './sweep-frontier.js'
-import { countFigure, msFigure, pctFigure } from './sweep-text.js'
+import { countFigure, msFigure, pctFigure, SERVER_WORK_LEGEND, showsServerWork } from './sweep-text.js'
 import type { SweepResult } from '../results/sweep-result.js'
 
 export function renderSweepHtml(sweep: SweepResult, frontier: SweepFrontier): string {
@@ -19,7 +19,7 @@ export function renderSweepHtml(sweep: SweepResult, frontier: SweepFrontier): st
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="verdict">${escapeHtml(frontier.recommendation.sentence)}</p>`,
     frontier.rows.length > 0 ? `<figure>${frontierChart(frontier)}</figure>` : '<p>No setting finished: nothing to chart.</p>',
-    frontier.rows.length > 0 ? frontierTable(frontier) : '',
+    frontier.rows.length > 0 ? frontierTable(frontier, showsServerWork(sweep)) : '',
     sweep.warnings.length > 0 ? `<h2>Warnings</h2><ul>${sweep.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : '',
   ]
   return page(title, body.filter((b) => b !== '').join('\n'))
@@ -87,8 +87,24 @@ function lanePoint(p: ChartPoint, color: string): Series[] {
   ]
 }
 
-function frontierTable(frontier: SweepFrontier): string {
-  const header = ['setting', 'delay', 'from', 'attempts', 'budget', 'p50', 'p99', 'p99.9', 'slow', 'extra load', 'errors', 'verdict', 'frontier']
+function frontierTable(frontier: SweepFrontier, server: boolean): string {
+  const header = [
+    'setting',
+    'delay',
+    'from',
+    'attempts',
+    'budget',
+    'p50',
+    'p99',
+    'p99.9',
+    'slow',
+    'extra load',
+    ...(server ? ['server work'] : []),
+    'errors',
+    'verdict',
+    'frontier',
+  ]
+  const work = (f: LaneFigures): string[] => (server ? [f.serverWorkPct ? pctFigure(f.serverWorkPct) : '-'] : [])
   const plain = frontier.plain
   const rows = [
     [
@@ -102,6 +118,7 @@ function frontierTable(frontier: SweepFrontier): string {
       msFigure(plain['p99.9']),
       countFigure(plain.slow),
       pctFigure(plain.extraLoadPct),
+      ...work(plain),
       countFigure(plain.errors),
       '',
       '',
@@ -117,10 +134,12 @@ function frontierTable(frontier: SweepFrontier): string {
       msFigure(r['p99.9']),
       countFigure(r.slow),
       pctFigure(r.extraLoadPct),
+      ...work(r),
       countFigure(r.errors),
       r.decision,
       r.onFrontier ? 'yes' : '',
     ]),
   ]
-  return `<h2>Settings</h2>\n${table(header, rows, 'Latency is of each lane; extra load is hedges sent per request; [low, high] is the 95 % interval. On the frontier: neither the plain lane nor another setting is clearly better on tail or extra load without being clearly worse on either.')}`
+  const caption = `Latency is of each lane; extra load is hedges sent per request; [low, high] is the 95 % interval. On the frontier: neither the plain lane nor another setting is clearly better on tail or extra load without being clearly worse on either.${server ? ` ${SERVER_WORK_LEGEND}` : ''}`
+  return `<h2>Settings</h2>\n${table(header, rows, caption)}`
 }

@@ -12,6 +12,7 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
   const rows = frontier.rows
   const attempts = new Set(rows.map((r) => r.maxAttempts)).size > 1
   const budgets = new Set(rows.map((r) => r.budgetPct)).size > 1
+  const server = showsServerWork(sweep)
   const header = [
     '',
     'delay',
@@ -24,6 +25,7 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
     'p99.9',
     `> ${formatThreshold(frontier.slowThresholdMs)}`,
     'extra load',
+    ...(server ? ['server work'] : []),
     'errors',
     'verdict',
   ]
@@ -34,6 +36,7 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
     msFigure(f['p99.9']),
     countFigure(f.slow),
     pctFigure(f.extraLoadPct),
+    ...(server ? [f.serverWorkPct ? pctFigure(f.serverWorkPct) : '-'] : []),
     countFigure(f.errors),
   ]
   const plain = ['', 'none', 'plain', ...(attempts ? [''] : []), ...(budgets ? [''] : []), ...figures(frontier.plain), '']
@@ -52,16 +55,39 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
       '',
       '[low, high]: 95 % interval (none: too few requests to bound it). (*) on the frontier: neither the plain lane nor another setting is clearly better on the tail (p99, p99.9, p99.99, requests over the threshold: better on one, worse on none) or on extra load (hedges sent per request) without being clearly worse on either.',
     )
+    if (server) lines.push(SERVER_WORK_LEGEND)
   }
   lines.push('', frontier.recommendation.sentence)
-  const server = sweep.server
-  if (server)
+  const window = sweep.server
+  if (window) {
     lines.push(
       '',
-      `Servers received ${server.received} requests; the lanes sent ${server.clientAttempts} attempts${server.match ? ' (they match)' : ' (MISMATCH)'}.`,
+      `Servers received ${window.received} requests; the lanes sent ${window.clientAttempts} attempts${window.match ? ' (they match)' : ' (MISMATCH)'}.`,
     )
+    lines.push(laneCountsLine(sweep))
+  }
   if (sweep.warnings.length > 0) lines.push('', 'Warnings:', ...sweep.warnings.map((w) => `  - ${w}`))
   return `${lines.join('\n')}\n`
+}
+
+/** The server-work column is shown when the servers' count was read (--server-stats): '-' in it where they do not count a lane. */
+export function showsServerWork(sweep: SweepResult): boolean {
+  return sweep.server !== undefined || sweep.plainServer !== undefined || sweep.settings.some((s) => s.server)
+}
+
+export const SERVER_WORK_LEGEND =
+  "server work: the servers' own count of each lane (told apart by the x-hedgebench-lane header its requests carried): the requests they executed beyond one per original, per original; -: the servers do not count per lane."
+
+/** Whether each lane's count at the servers is its attempts, or that the servers do not count lanes apart. */
+function laneCountsLine(sweep: SweepResult): string {
+  const counts = [
+    ...(sweep.plainServer ? [{ label: 'none', server: sweep.plainServer }] : []),
+    ...sweep.settings.flatMap((s) => (s.server ? [{ label: s.label, server: s.server }] : [])),
+  ]
+  if (counts.length === 0) return 'The servers do not count the lanes apart (no per-lane counts in their stats): no server work per setting.'
+  const off = counts.filter((c) => !c.server.match)
+  if (off.length === 0) return "Each lane's count at the servers is its attempts, exactly."
+  return `MISMATCH per lane: ${off.map((c) => `${c.label} received ${c.server.received} of ${c.server.clientAttempts} attempts`).join('; ')}.`
 }
 
 /** A figure with its interval, as the sweep's text and HTML tables show it. */

@@ -19,6 +19,26 @@ export interface SweepSetting {
   budgetPct: number | null
   /** Its hedged lane of the sweep's window. */
   hedged: PhaseResult
+  /** The servers' own count of this lane's attempts (absent unless --server-stats was read and the target counts per lane). */
+  server?: LaneServerCount
+}
+
+/**
+ * What the servers counted for one lane of the window, told apart by the
+ * lane header every attempt of it carried (wire/stats.ts LANE_HEADER),
+ * beside the client's attempts of that lane.
+ */
+export interface LaneServerCount {
+  received: number
+  completed: number
+  cancelled: number
+  /** Requests that began executing: the work done; absent when the target does not report it per lane. */
+  started?: number
+  /** Time the servers' workers spent on the lane's requests, ms; absent when not reported. */
+  busyMs?: number
+  clientAttempts: number
+  /** received == clientAttempts. */
+  match: boolean
 }
 
 /** The window's connections: shared by the lanes, so counted for the window, not split among the settings. */
@@ -38,6 +58,8 @@ export interface SweepResult {
   connections: SweepConnections
   /** The servers' count over the window, against all the lanes' attempts (absent without --server-stats). */
   server?: ServerCrossCheck
+  /** The servers' count of the plain lane, when they count per lane (each setting's is on the setting). */
+  plainServer?: LaneServerCount
   /** Interrupted: every setting holds what its lane measured until then (the lanes ran side by side, so they still compare). */
   partial: boolean
   warnings: string[]

@@ -16,6 +16,8 @@ import { SaturationGate } from '../hedging/saturation-gate.js'
 import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
 import type { PhaseName } from '../results/run-result.js'
 import { protocolFor } from './protocol-choice.js'
+import { withHeaders } from '../protocol/request-headers.js'
+import { LANE_HEADER } from '../wire/stats.js'
 
 /** How a lane hedges; null = plain (one attempt per request). */
 export interface LaneHedge {
@@ -35,8 +37,20 @@ export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedA
   }
 }
 
-/** The lane's dispatcher: the hedging policy (max 1 attempt when plain) over the connections (whose leases carry the exact -t deadline). */
-export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge | null, dispatch: Dispatcher.Dispatch, random: () => number): Lane {
+/**
+ * The lane's dispatcher: the hedging policy (max 1 attempt when plain) over
+ * the connections (whose leases carry the exact -t deadline). `tag`: the
+ * lane's value of LANE_HEADER, on each of its requests (a sweep's lane, for a
+ * target that counts lanes apart), or null.
+ */
+export function buildLane(
+  cfg: ResolvedRun,
+  stats: PhaseStats,
+  hedge: LaneHedge | null,
+  dispatch: Dispatcher.Dispatch,
+  random: () => number,
+  tag: string | null = null,
+): Lane {
   // Each lane ejects on its own evidence: a phase starts with every replica in rotation.
   const health = cfg.eject ? new ReplicaHealth(cfg.origins, cfg.eject, stats) : null
   if (health) stats.ejections = []
@@ -61,7 +75,22 @@ export function buildLane(cfg: ResolvedRun, stats: PhaseStats, hedge: LaneHedge 
     random,
     observer: stats,
   })
-  return { stats, dispatch: hedged(dispatch, policy, protocolFor(cfg)), picker: new RoundRobin(cfg.origins, health, cfg.firstReplica ?? 0) }
+  const hedging = hedged(dispatch, policy, protocolFor(cfg))
+  return { stats, dispatch: tag === null ? hedging : tagged(hedging, tag), picker: new RoundRobin(cfg.origins, health, cfg.firstReplica ?? 0) }
+}
+
+/** Each logical request of the lane carries LANE_HEADER, so every copy of it does (a hedge is its original's options plus the hedge header). */
+function tagged(dispatch: Dispatcher.Dispatch, lane: string): Dispatcher.Dispatch {
+  // A window hands the same options for every request to one replica (a -d template a new object each): tagged once.
+  const tagged = new WeakMap<Dispatcher.DispatchOptions, Dispatcher.DispatchOptions>()
+  return (opts, handler) => {
+    let withLane = tagged.get(opts)
+    if (!withLane) {
+      withLane = { ...opts, headers: withHeaders(opts.headers, [LANE_HEADER, lane]) }
+      tagged.set(opts, withLane)
+    }
+    return dispatch(withLane, handler)
+  }
 }
 
 /** The percentile a measured or adaptive delay follows (auto = p95). */

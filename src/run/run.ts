@@ -45,6 +45,7 @@ import { protocolFor, requestSpec } from './protocol-choice.js'
 import { fdLimitWarning } from './fd-limit.js'
 import { settleHeap, type HeapSettle } from './settle-heap.js'
 import type { GrpcClientResult } from '../results/run-result.js'
+import type { LaneServerCount } from '../results/sweep-result.js'
 
 /** In-flight requests get this long to finish after an interruption, then they are aborted. */
 const INTERRUPT_GRACE_MS = 2000
@@ -69,6 +70,8 @@ export interface SettingsRun {
   connections: WindowConnections
   /** The servers' count of the window, against every lane's attempts. */
   server?: ServerCrossCheck
+  /** Each lane's count, when the servers count per lane (the plain lane first, then the settings in order). */
+  laneServers?: LaneServerCount[]
 }
 
 /**
@@ -181,7 +184,7 @@ class RunSession {
   #pool: WorkerPool | null = null
   /** A sweep's settings (runSettings): their hedged lanes' results, by index, and the window's totals. */
   readonly #settingPhases: PhaseResult[] = []
-  readonly #sweepWindow: { connections: WindowConnections; server?: ServerCrossCheck } = { connections: noConnections() }
+  readonly #sweepWindow: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] } = { connections: noConnections() }
 
   constructor(
     readonly cfg: ResolvedRun,
@@ -372,11 +375,15 @@ class RunSession {
     const wall = { startMs: wallStart, endMs: this.#clock() }
     const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
     const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
-    const server = before && this.#server ? await this.#server.check(before, attempts, cancelled) : undefined
+    // A sweep's lanes are told apart at the server by the tag each carried (#lane).
+    const tags = sweep ? specs.map((spec, i) => ({ tag: laneTag(spec), attempts: lanes[i]!.stats.figures.attempts })) : []
+    const counted = before && this.#server ? await this.#server.checkLanes(before, attempts, cancelled, tags) : undefined
+    const server = counted?.window
     const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
       if (server) this.#sweepWindow.server = server
+      if (counted?.lanes) this.#sweepWindow.laneServers = counted.lanes
     } else attachServerCheck(results, server)
     for (const [i, result] of results.entries()) {
       result.wall = wall
@@ -443,7 +450,9 @@ class RunSession {
     if (spec.hedge) stats.hedging = spec.hedge.setup
     const dispatch = sampleDates(this.#agent.dispatch.bind(this.#agent), this.#clockOffset)
     const cfg = spec.setting ? { ...this.cfg, hedge: spec.setting.hedge } : this.cfg
-    return buildLane(cfg, stats, spec.hedge, dispatch, this.#random)
+    // A sweep tags its window's lanes when the servers' count is read: the one reader of the tag.
+    const tag = this.settings && this.#server && spec.name !== 'warmup' ? laneTag(spec) : null
+    return buildLane(cfg, stats, spec.hedge, dispatch, this.#random, tag)
   }
 
   /** A window starts now: its wall-clock time, which is the run's real start when it is the first. */
@@ -601,6 +610,11 @@ class RunSession {
     if (clock) out.clock = clock
     return out
   }
+}
+
+/** A sweep lane's LANE_HEADER value: plain, or the setting's place in the list from 1. */
+function laneTag(spec: LaneSpec): string {
+  return spec.setting ? String(spec.setting.index + 1) : 'plain'
 }
 
 function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {

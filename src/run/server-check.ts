@@ -4,9 +4,10 @@
  * how hedgebench shows it does not have the lost-update bug.
  */
 import type { PhaseResult, ServerCrossCheck } from '../results/run-result.js'
+import type { LaneServerCount } from '../results/sweep-result.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { fetchGrpcStatsJson } from '../wire/grpc-stats.js'
-import { fetchStatsJson, type StatsJson, type StatsTotals } from '../wire/stats.js'
+import { fetchStatsJson, type LaneTotals, type StatsJson, type StatsTotals } from '../wire/stats.js'
 
 /** One read of the target's counters, and when it was taken. */
 export interface ServerSnapshot {
@@ -67,6 +68,20 @@ export class ServerCounter {
    * race was decided).
    */
   async check(before: ServerSnapshot, clientAttempts: number, clientCancelled = 0): Promise<ServerCrossCheck | undefined> {
+    return (await this.checkLanes(before, clientAttempts, clientCancelled, []))?.window
+  }
+
+  /**
+   * check(), and each lane's count (`lanes`: each lane's LANE_HEADER value
+   * and its attempts) beside it, in the order given; `lanes` null when the
+   * target does not count per lane (no `totals.lanes`).
+   */
+  async checkLanes(
+    before: ServerSnapshot,
+    clientAttempts: number,
+    clientCancelled: number,
+    lanes: ReadonlyArray<{ tag: string; attempts: number }>,
+  ): Promise<{ window: ServerCrossCheck; lanes: LaneServerCount[] | null } | undefined> {
     const deadline = performance.now() + SETTLE_MS
     const behind = (s: ServerSnapshot): boolean =>
       s.totals.received - before.totals.received < clientAttempts || s.totals.cancelled - before.totals.cancelled < clientCancelled
@@ -76,7 +91,7 @@ export class ServerCounter {
       now = await this.snapshot()
     }
     if (!now) return undefined
-    const delta = (key: keyof StatsTotals): number => (now.totals[key] ?? 0) - (before.totals[key] ?? 0)
+    const delta = (key: Exclude<keyof StatsTotals, 'lanes'>): number => (now.totals[key] ?? 0) - (before.totals[key] ?? 0)
     const received = delta('received')
     const check: ServerCrossCheck = {
       received,
@@ -89,7 +104,11 @@ export class ServerCounter {
     if (now.totals.started !== undefined) check.started = delta('started')
     if (now.totals.tiedDropped !== undefined) check.tiedDropped = delta('tiedDropped')
     if (now.busyMs.size > 0) check.utilisation = utilisation(before, now)
-    return check
+    const counted = isLaneMap(now.totals.lanes) ? now.totals.lanes : null
+    const was = isLaneMap(before.totals.lanes) ? before.totals.lanes : {}
+    // A lane with nothing started has no `started` yet: reported as 0 when the target counts starts at all.
+    const reports = { started: now.totals.started !== undefined, busyMs: Object.values(counted ?? {}).some((l) => l.busyMs !== undefined) }
+    return { window: check, lanes: counted && lanes.map((l) => laneCount(counted[l.tag], was[l.tag], l.attempts, reports)) }
   }
 }
 
@@ -103,6 +122,30 @@ export function attachServerCheck(results: readonly PhaseResult[], server: Serve
   const last = results[results.length - 1]
   if (!server || !last) return
   last.server = results.length === 1 ? server : { ...server, phases: results.map((r) => r.name) }
+}
+
+/** A lane's counts between two reads (none before: from zero), against the client's attempts of it. */
+function laneCount(
+  now: LaneTotals | undefined,
+  before: LaneTotals | undefined,
+  clientAttempts: number,
+  reports: { started: boolean; busyMs: boolean },
+): LaneServerCount {
+  const delta = (key: keyof LaneTotals): number => number(now?.[key]) - number(before?.[key])
+  const received = delta('received')
+  const out: LaneServerCount = { received, completed: delta('completed'), cancelled: delta('cancelled'), clientAttempts, match: received === clientAttempts }
+  if (reports.started) out.started = delta('started')
+  if (reports.busyMs) out.busyMs = Math.round(delta('busyMs') * 1000) / 1000
+  return out
+}
+
+function number(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0
+}
+
+/** `totals.lanes` as the contract has it: an object of lane objects (a target that does not count lanes has none). */
+function isLaneMap(v: unknown): v is Record<string, LaneTotals> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((l) => typeof l === 'object' && l !== null)
 }
 
 /** Busy time over the wall time between the two reads: the mean number of requests each replica was executing. */

@@ -133,9 +133,12 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     runOptions,
     planned.map((s) => s.hedge),
   )
+  // The servers' count of each lane, when they count lanes apart: the plain lane's first, then each setting's.
+  const [plainServer, ...settingServers] = measured.laneServers ?? []
   const settings = measured.hedged.map((hedged, i): SweepSetting => {
     const { hedge: _hedge, ...setting } = planned[i]!
-    return { ...setting, delayMs: hedged.hedging?.delayMs ?? 0, hedged }
+    const server = settingServers[i]
+    return { ...setting, delayMs: hedged.hedging?.delayMs ?? 0, hedged, ...(server ? { server } : {}) }
   })
   const run = measured.run
   return {
@@ -144,6 +147,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     settings,
     connections: measured.connections,
     ...(measured.server ? { server: measured.server } : {}),
+    ...(plainServer ? { plainServer } : {}),
     partial: run.partial,
     // Each lane derives its delay alone: a warning they share is said once.
     warnings: [...new Set(run.warnings)],

@@ -13,6 +13,9 @@
  *              'cancelled' also after a normal end, so only a call not yet
  *              answered counts; its timer is cleared and its worker freed
  *
+ * A call carrying a sweep's lane (x-hedgebench-lane metadata, wire/stats.ts)
+ * is counted under `lanes` too, by the same rules.
+ *
  * It also counts the `grpc-previous-rpc-attempts` values it saw (a gRPC
  * client's hedges carry 1, 2, ...), which is how hedges sent are checked.
  *
@@ -28,6 +31,7 @@ import { SIM_PROTO, SIM_SERVICE, SIM_WORK_CALL } from './grpc-sim-service.js'
 import { grpcCodeForHttpStatus, grpcCodeName } from '../protocol/grpc-status.js'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
 import { WorkerSlots } from './worker-slots.js'
+import { addLanes, countLane, LANE_HEADER, laneOf, type LaneTotals } from '../wire/stats.js'
 
 export { SIM_PROTO, SIM_SERVICE, SIM_WORK_CALL }
 const PREVIOUS_ATTEMPTS = 'grpc-previous-rpc-attempts'
@@ -46,6 +50,8 @@ export interface GrpcReplicaCounts {
   hedgeHeader: number
   /** How many calls carried each grpc-previous-rpc-attempts value. */
   previousAttempts: Record<string, number>
+  /** received, started, completed and cancelled per sweep lane, by its x-hedgebench-lane value. */
+  lanes: Record<string, LaneTotals>
 }
 
 export interface GrpcReplicaStats extends GrpcReplicaCounts {
@@ -111,6 +117,8 @@ interface Job {
   timer: NodeJS.Timeout | null
   replyBytes: number
   payloadBytes: number
+  /** The sweep lane it carries, or null. */
+  lane: string | null
   run(): void
 }
 
@@ -184,6 +192,8 @@ export class GrpcReplica {
   private onWork(call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void {
     const c = this.counts
     c.received++
+    const lane = laneOf(call.metadata.get(LANE_HEADER), c.lanes)
+    countLane(c.lanes, lane, 'received')
     const previous = call.metadata.get(PREVIOUS_ATTEMPTS)[0]
     if (previous !== undefined) {
       c.hedgeHeader++
@@ -198,6 +208,7 @@ export class GrpcReplica {
       timer: null,
       replyBytes: Math.min(request.replyBytes, MAX_REPLY_BYTES),
       payloadBytes: request.payloadBytes,
+      lane,
       run: () => this.start(job),
     }
     call.on('cancelled', () => {
@@ -212,7 +223,10 @@ export class GrpcReplica {
 
   private start(job: Job): void {
     job.state = 'running'
-    if (job.epoch === this.shared.epoch) this.counts.started++
+    if (job.epoch === this.shared.epoch) {
+      this.counts.started++
+      countLane(this.counts.lanes, job.lane, 'started')
+    }
     const draw = this.model.draw()
     const now = performance.now()
     const finish = this.model.finishAt(now, draw.workMs)
@@ -240,6 +254,7 @@ export class GrpcReplica {
   private answer(job: Job, code: number, body: Buffer | null, details: string): void {
     if (job.epoch === this.shared.epoch) {
       this.counts.completed++
+      countLane(this.counts.lanes, job.lane, 'completed')
       const name = grpcCodeName(code)
       this.counts.byStatus[name] = (this.counts.byStatus[name] ?? 0) + 1
     }
@@ -251,7 +266,10 @@ export class GrpcReplica {
   private cancel(job: Job): void {
     const wasRunning = job.state === 'running'
     job.state = 'done'
-    if (job.epoch === this.shared.epoch) this.counts.cancelled++
+    if (job.epoch === this.shared.epoch) {
+      this.counts.cancelled++
+      countLane(this.counts.lanes, job.lane, 'cancelled')
+    }
     this.slots.drop(job, wasRunning)
   }
 }
@@ -280,7 +298,7 @@ function bindError(err: Error): Error {
 }
 
 function zeroGrpcCounts(): GrpcReplicaCounts {
-  return { received: 0, started: 0, completed: 0, cancelled: 0, rejected: 0, byStatus: {}, hedgeHeader: 0, previousAttempts: {} }
+  return { received: 0, started: 0, completed: 0, cancelled: 0, rejected: 0, byStatus: {}, hedgeHeader: 0, previousAttempts: {}, lanes: {} }
 }
 
 function sumGrpcCounts(list: GrpcReplicaCounts[]): GrpcReplicaCounts {
@@ -289,6 +307,7 @@ function sumGrpcCounts(list: GrpcReplicaCounts[]): GrpcReplicaCounts {
     for (const k of ['received', 'started', 'completed', 'cancelled', 'rejected', 'hedgeHeader'] as const) t[k] += r[k]
     for (const [s, n] of Object.entries(r.byStatus)) t.byStatus[s] = (t.byStatus[s] ?? 0) + n
     for (const [v, n] of Object.entries(r.previousAttempts)) t.previousAttempts[v] = (t.previousAttempts[v] ?? 0) + n
+    addLanes(t.lanes, r.lanes)
   }
   return t
 }

@@ -12,6 +12,9 @@
  *              stops work the caller no longer wants
  * so received = completed + cancelled + in flight. Requests received before a
  * reset are not counted after it. `/__hedgebench/*` is never counted.
+ * A request carrying a sweep's lane (x-hedgebench-lane, wire/stats.ts) is
+ * counted under `lanes` too, by the same rules (with its started and busy
+ * time), so a sweep can show each setting's work at the server.
  *
  * Every replica speaks HTTP/1.1 and h2c (HTTP/2 with prior knowledge) on the
  * same port, told apart by the connection's first bytes (the h2 preface), so
@@ -36,7 +39,7 @@ import type { Http2Server, Http2ServerRequest, Http2Session } from 'node:http2'
 import { createServer as createNetServer } from 'node:net'
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
-import { CONTROL_PREFIX, TIE_HEADER, type StatsTotals } from '../wire/stats.js'
+import { addLanes, CONTROL_PREFIX, countLane, LANE_HEADER, laneOf, TIE_HEADER, type LaneTotals, type StatsTotals } from '../wire/stats.js'
 import { TieRegistry } from './tie-registry.js'
 
 export { CONTROL_PREFIX, DEFAULT_HEDGE_HEADER, TIE_HEADER } from '../wire/stats.js'
@@ -72,6 +75,8 @@ export interface ReplicaCounts extends StatsTotals {
   http2Streams: number
   /** h2 streams reset (or their session closed) before the answer (part of `cancelled`). */
   http2StreamsReset: number
+  /** The same counts per sweep lane (received, completed, cancelled, started, busyMs), by its x-hedgebench-lane value. */
+  lanes: Record<string, LaneTotals>
 }
 
 export interface ReplicaStats extends ReplicaCounts {
@@ -141,6 +146,8 @@ interface Job {
   tie: string | null
   /** An h2 stream (its cancel is a stream reset). */
   http2: boolean
+  /** The sweep lane it carries, or null. */
+  lane: string | null
 }
 
 export class Replica {
@@ -257,6 +264,8 @@ export class Replica {
     const c = this.counts
     const method = req.method ?? 'GET'
     c.received++
+    const lane = laneOf(req.headers[LANE_HEADER], c.lanes)
+    countLane(c.lanes, lane, 'received')
     const session = (req as unknown as Http2ServerRequest).stream?.session
     const connection: object = session ?? req.socket
     if (!this.seen.has(connection)) {
@@ -266,6 +275,7 @@ export class Replica {
     if (session) c.http2Streams++
     if (++this.lifetimeReceived === this.model.dieAfter) {
       c.cancelled++ // received, never answered: it dies with the replica
+      countLane(c.lanes, lane, 'cancelled')
       return this.die()
     }
     c.byMethod[method] = (c.byMethod[method] ?? 0) + 1
@@ -285,6 +295,7 @@ export class Replica {
       startedAt: 0,
       tie: tieOf(req),
       http2: session !== undefined,
+      lane,
     }
     res.on('close', () => {
       if (job.state !== 'done') this.cancel(job)
@@ -322,7 +333,10 @@ export class Replica {
     const draw = this.model.draw()
     const now = performance.now()
     job.startedAt = now
-    if (job.epoch === this.shared.epoch) this.counts.started++
+    if (job.epoch === this.shared.epoch) {
+      this.counts.started++
+      countLane(this.counts.lanes, job.lane, 'started')
+    }
     const finish = this.model.finishAt(now, draw.workMs)
     const queueMs = now - job.admittedAt
     // Rounded up: Node truncates fractional delays, and a simulated server must never answer early.
@@ -380,6 +394,7 @@ export class Replica {
     job.state = 'done'
     if (counting) {
       this.counts.completed++
+      countLane(this.counts.lanes, job.lane, 'completed')
       this.counts.byStatus[status] = (this.counts.byStatus[status] ?? 0) + 1
     }
     const { res } = job
@@ -395,6 +410,7 @@ export class Replica {
     job.state = 'done'
     if (job.epoch === this.shared.epoch) {
       this.counts.cancelled++
+      countLane(this.counts.lanes, job.lane, 'cancelled')
       if (job.http2) this.counts.http2StreamsReset++
     }
     if (was === 'running') {
@@ -409,7 +425,10 @@ export class Replica {
   }
 
   private addBusy(job: Job): void {
-    if (job.epoch === this.shared.epoch) this.counts.busyMs += performance.now() - job.startedAt
+    if (job.epoch !== this.shared.epoch) return
+    const busyMs = performance.now() - job.startedAt
+    this.counts.busyMs += busyMs
+    countLane(this.counts.lanes, job.lane, 'busyMs', busyMs)
   }
 
   /**
@@ -506,6 +525,7 @@ function zeroCounts(): ReplicaCounts {
     connections: 0,
     http2Streams: 0,
     http2StreamsReset: 0,
+    lanes: {},
   }
 }
 
@@ -532,6 +552,7 @@ function sumCounts(list: ReplicaCounts[]): ReplicaCounts {
     }
     for (const [m, n] of Object.entries(r.byMethod)) t.byMethod[m] = (t.byMethod[m] ?? 0) + n
     for (const [s, n] of Object.entries(r.byStatus)) t.byStatus[s] = (t.byStatus[s] ?? 0) + n
+    addLanes(t.lanes, r.lanes)
   }
   return t
 }

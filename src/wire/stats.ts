@@ -17,7 +17,54 @@ export const DEFAULT_HEDGE_HEADER = 'x-hedge-attempt'
 /** Every copy of a tied request carries one id in it (--tied), so the target runs one copy. */
 export const TIE_HEADER = 'x-hedgebench-tie'
 
-/** The counters a stats endpoint must report under `totals`; the last two are optional. */
+/**
+ * A sweep's lane on each of its attempts (`x-hedgebench-lane: plain`, `1`,
+ * `2`, ...: the setting's place in the sweep's list), sent when the sweep
+ * reads --server-stats, so that a counting target can count each setting
+ * apart (as gRPC metadata on a gRPC call: the same h2 header).
+ */
+export const LANE_HEADER = 'x-hedgebench-lane'
+
+/** What a target keeps per lane value: enough for a sweep of MAX_SWEEP_SETTINGS settings and its plain lane; values past it, or too long to be a lane, are not counted per lane. */
+export const MAX_LANES = 64
+const LANE_VALUE = /^[A-Za-z0-9._-]{1,16}$/
+
+/** One lane's counts, under `totals.lanes[value]`: the counters of `totals` a target keeps per lane (received, completed and cancelled required). */
+export interface LaneTotals {
+  received: number
+  completed: number
+  cancelled: number
+  /** Requests of the lane that began executing. */
+  started?: number
+  /** Time workers spent on the lane's requests, ms. */
+  busyMs?: number
+}
+
+/**
+ * The lane a request's header names, or null (no header, or not a lane
+ * value): a target counts with it. `lanes` is the map it keeps, refused past
+ * MAX_LANES new values so that a client's stray values cannot grow it.
+ */
+export function laneOf(raw: unknown, lanes: Readonly<Record<string, unknown>>): string | null {
+  const value: unknown = Array.isArray(raw) ? raw[0] : raw
+  if (typeof value !== 'string' || !LANE_VALUE.test(value)) return null
+  return value in lanes || Object.keys(lanes).length < MAX_LANES ? value : null
+}
+
+/** Adds `by` to one counter of a lane (created at zero). */
+export function countLane(lanes: Record<string, LaneTotals>, lane: string | null, key: keyof LaneTotals, by = 1): void {
+  if (lane === null) return
+  lanes[lane] ??= { received: 0, completed: 0, cancelled: 0 }
+  const counts = lanes[lane]
+  counts[key] = (counts[key] ?? 0) + by
+}
+
+/** Sums lane maps (replicas' into the totals). */
+export function addLanes(into: Record<string, LaneTotals>, from: Readonly<Record<string, LaneTotals>>): void {
+  for (const [lane, counts] of Object.entries(from)) for (const [key, n] of Object.entries(counts)) countLane(into, lane, key as keyof LaneTotals, n)
+}
+
+/** The counters a stats endpoint must report under `totals`; the last three are optional. */
 export interface StatsTotals {
   received: number
   completed: number
@@ -28,6 +75,8 @@ export interface StatsTotals {
   started?: number
   /** Tied copies dropped before they started because their twin started first. */
   tiedDropped?: number
+  /** Per sweep lane (the LANE_HEADER value): a target that reports it lets a sweep show each setting's server work. */
+  lanes?: Record<string, LaneTotals>
 }
 
 /** What a stats endpoint answers; only `totals` is required. */

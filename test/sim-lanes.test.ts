@@ -1,0 +1,74 @@
+/**
+ * The stats contract's lanes (wire/stats.ts) on the simulated HTTP replicas:
+ * a request carrying x-hedgebench-lane is counted under `totals.lanes` by
+ * the replicas' own rules (received, started, completed, cancelled, busy
+ * time), summed over the replicas; a value that is no lane is not counted
+ * per lane, and the map stops growing at MAX_LANES values, so a client's
+ * stray header values cannot grow a server's memory. A reset clears them.
+ */
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { request } from 'undici'
+import { fetchServerStats, resetServerStats, startTarget, type Target } from '../src/sim/target.js'
+import { addLanes, countLane, LANE_HEADER, laneOf, MAX_LANES, type LaneTotals } from '../src/wire/stats.js'
+import { parseProfile } from '../src/sim/profile.js'
+
+let target: Target
+before(async () => {
+  // Two replicas answering in 1-2 ms: the counts are the test, not the latency.
+  const profile = parseProfile({ name: 'lanes', description: 'counting lanes', replicas: 2, model: { base: { type: 'uniform', min: 1, max: 2 } } }, 'lanes')
+  target = await startTarget({ profile, seed: 1 })
+})
+after(async () => {
+  await target?.close()
+})
+
+async function send(url: string, lane?: string): Promise<void> {
+  const res = await request(url, { headers: lane === undefined ? {} : { [LANE_HEADER]: lane } })
+  await res.body.text()
+}
+
+test('laneOf: short token values only, and no new value past MAX_LANES', () => {
+  const lanes: Record<string, LaneTotals> = {}
+  assert.equal(laneOf('plain', lanes), 'plain')
+  assert.equal(laneOf(['3', '4'], lanes), '3')
+  for (const bad of [undefined, '', 'a b', 'x'.repeat(17), 'é', 7]) assert.equal(laneOf(bad, lanes), null, String(bad))
+  for (let i = 0; i < MAX_LANES; i++) countLane(lanes, String(i), 'received')
+  assert.equal(laneOf('new', lanes), null, 'full: no new value')
+  assert.equal(laneOf('5', lanes), '5', 'full: a value already kept still counts')
+  const sum: Record<string, LaneTotals> = {}
+  addLanes(sum, { a: { received: 2, completed: 1, cancelled: 1, busyMs: 1.5 } })
+  addLanes(sum, { a: { received: 1, completed: 1, cancelled: 0, started: 1 }, b: { received: 1, completed: 0, cancelled: 0 } })
+  assert.deepEqual(sum, { a: { received: 3, completed: 2, cancelled: 1, busyMs: 1.5, started: 1 }, b: { received: 1, completed: 0, cancelled: 0 } })
+})
+
+test('the replicas count each lane apart, summed over the replicas, and a reset clears the lanes', async () => {
+  await resetServerStats(target.statsUrl)
+  const plan: Array<[number, string | undefined]> = [
+    [0, 'plain'],
+    [1, 'plain'],
+    [0, '1'],
+    [1, '1'],
+    [1, '1'],
+    [0, '2'],
+    [0, undefined],
+    [1, 'not a lane'],
+  ]
+  for (const [replica, lane] of plan) await send(target.urls[replica]!, lane)
+  const stats = await fetchServerStats(target.statsUrl)
+  assert.equal(stats.totals.received, plan.length)
+  const lanes = stats.totals.lanes
+  assert.deepEqual(Object.keys(lanes).sort(), ['1', '2', 'plain'])
+  for (const [lane, n] of [
+    ['plain', 2],
+    ['1', 3],
+    ['2', 1],
+  ] as const) {
+    const counts = lanes[lane]!
+    assert.deepEqual([counts.received, counts.started, counts.completed, counts.cancelled], [n, n, n, 0], lane)
+    assert.ok((counts.busyMs ?? 0) > 0, `${lane}: busy time`)
+  }
+  assert.deepEqual(stats.replicas[0]!.lanes['1']?.received, 1, "replica 0's own count")
+  await resetServerStats(target.statsUrl)
+  assert.deepEqual((await fetchServerStats(target.statsUrl)).totals.lanes, {})
+})
