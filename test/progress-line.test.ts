@@ -62,6 +62,20 @@ test("a sweep: the warm-up, then one window of every lane; the ETA in the warm-u
   )
 })
 
+test('a timed sweep (-z): one timed window of every lane; the ETA is the warm-up left plus -z, then what is left of -z', () => {
+  const plan = sweepPlanOf({ ...base, requests: null, durationMs: 6000 }, 3)
+  assert.deepEqual(
+    plan.map((w) => [w.phase, w.requests, w.durationMs]),
+    [
+      ['warmup', 100, null],
+      ['3 settings', null, 6000],
+    ],
+  )
+  assert.equal(etaSeconds({ phase: 'warmup', done: 50, total: 100, elapsedMs: 500, rate: 100, later: plan.slice(1), durationMs: null }), 6.5)
+  // In the window: what is left of -z, whatever the rate.
+  assert.equal(etaSeconds({ phase: '3 settings', done: 900, total: null, elapsedMs: 4500, rate: null, later: [], durationMs: 6000 }), 1.5)
+})
+
 test('the line names phase, progress, rate and ETA, and never reaches the last column', () => {
   const v: ProgressView = { phase: 'hedged', done: 200, total: 400, elapsedMs: 1000, rate: 200, later: [], durationMs: null }
   const line = progressLine(v, 80)

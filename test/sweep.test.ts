@@ -8,6 +8,7 @@
  * line and exit 2. With --server-stats every attempt of a lane carries its
  * tag (x-hedgebench-lane), and the simulated replicas, HTTP and gRPC, count
  * each lane's attempts exactly; a target that does not count lanes gets '-'.
+ * -z bounds the window by time, the lanes still in equal shares.
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -300,6 +301,54 @@ test("a target whose stats do not count lanes: '-' in the server-work column; th
     await new Promise<void>((r) => stats.close(() => r()))
     await target.close()
   }
+})
+
+test('-z through the CLI: the window is timed, its lanes in equal shares to one request, the servers counting each; --workers is refused with its reason', () => {
+  const [timed, workers] = runMainCases([
+    {
+      args: [
+        'sweep',
+        ...pi.urls,
+        '--hedge-delay',
+        '20ms,p90',
+        '-z',
+        '1500ms',
+        '-n',
+        '100000',
+        '-c',
+        '4',
+        '--warmup',
+        '20',
+        '--seed',
+        '5',
+        '--server-stats',
+        pi.statsUrl,
+        '-o',
+        'json',
+        '--no-save',
+      ],
+      cwd: process.cwd(),
+    },
+    { args: ['sweep', ...pi.urls, '--workers', '2', '--no-save'], cwd: process.cwd() },
+  ]).map((r) => r!)
+  assert.equal(workers!.code, 2, workers!.stderr)
+  assert.match(workers!.stderr, /^hedgebench: a sweep runs its lanes on one thread: --workers is not supported \(.+\)\n$/)
+  assert.equal(timed!.code, 0, timed!.stderr)
+  const out = JSON.parse(timed!.stdout) as SweepResult
+  assert.equal(out.partial, false)
+  assert.equal(out.run.config.durationMs, 1500)
+  const lanes = [out.run.phases.plain!, ...out.settings.map((s) => s.hedged)]
+  const requests = lanes.map((p) => p.requests)
+  assert.ok(
+    requests.every((n) => n > 0 && n < 100_000),
+    `timed, not counted: ${requests}`,
+  )
+  assert.ok(Math.max(...requests) - Math.min(...requests) <= 1, `shares within one request: ${requests}`)
+  assert.ok(
+    out.warnings.some((w) => /-z 1\.50? s and -n 100000 given: -z wins/.test(w)),
+    out.warnings.join('\n'),
+  )
+  assertLaneCounts(out)
 })
 
 test('a sweep stopped in its warm-up has no setting to weigh, and says so', async () => {

@@ -48,7 +48,15 @@ export function sweepCommand(setExitCode: (code: number) => void): CommandModule
           })
           .option('max-extra', { type: 'string', describe: 'the extra load (hedges per request) a recommendation may cost [default: 5%]', group: 'Sweep:' })
           .option('n', { alias: 'requests', type: 'string', describe: "requests per lane (the plain lane and each setting's)", group: 'Load:' })
+          .option('z', {
+            alias: 'duration',
+            type: 'string',
+            describe: 'duration of the one window all the lanes share, instead of -n (wins over -n; equal shares, to one request); the warm-up stops at -z too',
+            group: 'Load:',
+          })
           .option('c', { alias: 'concurrency', type: 'string', describe: 'requests in flight, all lanes together', group: 'Load:' })
+          // Read only to be refused with its reason (run/run.ts runSettings), rather than as an unknown argument.
+          .option('workers', { type: 'string', hidden: true })
           .option('t', { alias: 'timeout', type: 'string', describe: 'per-attempt timeout; bare number = seconds', group: 'Load:' })
           .option('warmup', { type: 'string', describe: 'warm-up requests, once, before the window', group: 'Load:' })
           .option('seed', { type: 'string', describe: "seed for the client's random choices (which lane each request goes to, too)", group: 'Load:' })

@@ -84,7 +84,10 @@ export interface SettingsRun {
 export async function runSettings(given: RunOptions, settings: readonly SettingHedge[]): Promise<SettingsRun> {
   if (settings.length === 0) throw new UsageError('a sweep needs at least one setting')
   // Before anything is sent: the lanes share one thread's window (worker-pool.ts runs one lane per phase name).
-  if ((given.workers ?? 1) > 1) throw new UsageError('a sweep runs its lanes on one thread: --workers is not supported')
+  if ((given.workers ?? 1) > 1)
+    throw new UsageError(
+      "a sweep runs its lanes on one thread: --workers is not supported (the worker threads merge a window's lanes by phase, one plain and one hedged; a sweep's window has a hedged lane per setting)",
+    )
   const s = await session({ ...given, mode: 'both', schedule: 'interleaved' }, settings)
   const run = await s.execute()
   return { run, ...s.settingsMeasured() }
