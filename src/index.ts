@@ -22,6 +22,24 @@ export type { HedgeObserver, AttemptOutcome, HedgeOutcome } from './hedging/obse
 export { HedgeCancelledError, DeadlineExceededError } from './hedging/errors.js'
 export { fixedDelay, RollingPercentileDelay, type DelaySource } from './hedging/delay-source.js'
 
+// Choosing a setting: the sweep, its frontier and recommendation, its outputs, the configs to deploy
+export { sweep, type SweepOptions } from './run/sweep.js'
+export type { SweepResult, SweepSetting, SweepConnections, LaneServerCount } from './results/sweep-result.js'
+export {
+  sweepFrontier,
+  DEFAULT_MAX_EXTRA_PCT,
+  type SweepFrontier,
+  type FrontierRow,
+  type LaneFigures,
+  type Figure,
+  type Recommendation,
+} from './report/sweep-frontier.js'
+export { renderSweepText } from './report/sweep-text.js'
+export { renderSweepCsv } from './report/sweep-csv.js'
+export { renderSweepHtml } from './report/sweep-html.js'
+export { renderSweepJson, saveSweep, type SavedSweep } from './report/sweep-store.js'
+export { deploySetting, deployFiles, type DeploySetting, type DeployFile } from './report/deploy-config.js'
+
 // Renderers: pure functions over RunResult
 export { renderText } from './report/text.js'
 export { renderJson, parseResult } from './results/result-json.js'

@@ -25,6 +25,17 @@ const PUBLIC = [
   'HedgeCancelledError',
   'DeadlineExceededError',
   'grpcCodeName',
+  // Choosing a setting: the sweep, its frontier, its outputs, the configs to deploy
+  'sweep',
+  'sweepFrontier',
+  'DEFAULT_MAX_EXTRA_PCT',
+  'renderSweepText',
+  'renderSweepJson',
+  'renderSweepCsv',
+  'renderSweepHtml',
+  'saveSweep',
+  'deploySetting',
+  'deployFiles',
   // Renderers and saved runs
   'renderText',
   'renderJson',
