@@ -5,6 +5,8 @@
  * time), summed over the replicas; a value that is no lane is not counted
  * per lane, and the map stops growing at MAX_LANES values, so a client's
  * stray header values cannot grow a server's memory. A reset clears them.
+ * The client (run/server-check.ts) reads each lane's difference between two
+ * reads, and leaves out what the target does not count per lane.
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -12,6 +14,9 @@ import { request } from 'undici'
 import { fetchServerStats, resetServerStats, startTarget, type Target } from '../src/sim/target.js'
 import { addLanes, countLane, LANE_HEADER, laneOf, MAX_LANES, type LaneTotals } from '../src/wire/stats.js'
 import { parseProfile } from '../src/sim/profile.js'
+import { ServerCounter } from '../src/run/server-check.js'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 
 let target: Target
 before(async () => {
@@ -71,4 +76,53 @@ test('the replicas count each lane apart, summed over the replicas, and a reset 
   assert.deepEqual(stats.replicas[0]!.lanes['1']?.received, 1, "replica 0's own count")
   await resetServerStats(target.statsUrl)
   assert.deepEqual((await fetchServerStats(target.statsUrl)).totals.lanes, {})
+})
+
+test("the client's read of the lanes: each lane's difference, against its attempts; started only where the target counts it per lane", async () => {
+  const answers = [
+    // before the window: counters that only grow, one lane seen earlier
+    { totals: { received: 10, completed: 10, cancelled: 0, hedgeHeader: 0, started: 10, lanes: { plain: { received: 4, completed: 4, cancelled: 0 } } } },
+    // after: the totals count starts, the lanes do not
+    {
+      totals: {
+        received: 25,
+        completed: 24,
+        cancelled: 1,
+        hedgeHeader: 1,
+        started: 25,
+        lanes: { plain: { received: 9, completed: 9, cancelled: 0 }, '1': { received: 10, completed: 9, cancelled: 1 } },
+      },
+    },
+  ]
+  let reads = 0
+  const stats = createServer((req, res) => {
+    req.resume()
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify(answers[Math.min(reads++, answers.length - 1)]))
+  })
+  await new Promise<void>((r) => stats.listen(0, '127.0.0.1', r))
+  try {
+    const counter = new ServerCounter(`http://127.0.0.1:${(stats.address() as AddressInfo).port}/stats`)
+    const before = await counter.snapshot()
+    assert.ok(before)
+    const checked = await counter.checkLanes(before, 15, 1, [
+      { tag: 'plain', attempts: 5 },
+      { tag: '1', attempts: 10 },
+      { tag: '2', attempts: 0 },
+    ])
+    assert.equal(checked?.window.received, 15)
+    assert.equal(checked?.window.match, true)
+    assert.deepEqual(checked?.lanes, [
+      { received: 5, completed: 5, cancelled: 0, clientAttempts: 5, match: true },
+      { received: 10, completed: 9, cancelled: 1, clientAttempts: 10, match: true },
+      { received: 0, completed: 0, cancelled: 0, clientAttempts: 0, match: true },
+    ])
+    // A target without `lanes`: the window only.
+    answers.splice(0, 2, { totals: { received: 1, completed: 1, cancelled: 0, hedgeHeader: 0 } } as never)
+    reads = 0
+    const plainBefore = (await counter.snapshot())!
+    assert.equal((await counter.checkLanes(plainBefore, 0, 0, [{ tag: 'plain', attempts: 0 }]))?.lanes, null)
+  } finally {
+    await new Promise<void>((r) => stats.close(() => r()))
+  }
 })

@@ -106,8 +106,9 @@ export class ServerCounter {
     if (now.busyMs.size > 0) check.utilisation = utilisation(before, now)
     const counted = isLaneMap(now.totals.lanes) ? now.totals.lanes : null
     const was = isLaneMap(before.totals.lanes) ? before.totals.lanes : {}
-    // A lane with nothing started has no `started` yet: reported as 0 when the target counts starts at all.
-    const reports = { started: now.totals.started !== undefined, busyMs: Object.values(counted ?? {}).some((l) => l.busyMs !== undefined) }
+    // A lane with nothing started has no `started` yet: 0 when the target counts starts per lane at all (another lane has it).
+    const perLane = (key: 'started' | 'busyMs'): boolean => Object.values(counted ?? {}).some((l) => l[key] !== undefined)
+    const reports = { started: perLane('started'), busyMs: perLane('busyMs') }
     return { window: check, lanes: counted && lanes.map((l) => laneCount(counted[l.tag], was[l.tag], l.attempts, reports)) }
   }
 }
