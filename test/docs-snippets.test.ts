@@ -94,3 +94,23 @@ test('every TypeScript/JavaScript snippet of the README and docs/library.md type
     assert.equal(r.code, 0, `${s.source}:${s.line} runs: ${r.stderr}`)
   }
 })
+
+test("docs/library.md's table of observer callbacks names every HedgeObserver callback, with its parameters, and no other", async () => {
+  const source = await readFile(join(ROOT, 'src/hedging/observer.ts'), 'utf8')
+  const body = /export interface HedgeObserver \{([\s\S]*?)\n\}/.exec(source)![1]!
+  // `name?(a: T, b: U): void` -> `name(a, b)`, as the table writes them.
+  const declared = [...body.matchAll(/^ {2}(\w+)\??\(([^)]*)\): void$/gm)].map(
+    (m) =>
+      `${m[1]}(${m[2]!
+        .split(',')
+        .map((p) => p.split(':')[0]!.trim())
+        .filter(Boolean)
+        .join(', ')})`,
+  )
+  // The interface has 14 callbacks: a regex that matched a few would prove nothing.
+  assert.ok(declared.length >= 14, `parsed ${declared.length} callbacks from observer.ts: ${declared.join(' ')}`)
+  const page = await readFile(join(ROOT, 'docs/library.md'), 'utf8')
+  const section = page.slice(page.indexOf("## The observer's callbacks"))
+  const documented = [...section.matchAll(/^\| `(\w+\([^)]*\))` \|/gm)].map((m) => m[1]!)
+  assert.deepEqual([...documented].sort(), [...declared].sort())
+})
