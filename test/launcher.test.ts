@@ -6,7 +6,10 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { launchFlags, YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { killAllChildren, startCli } from './helpers/cli.js'
 import { startServer } from './helpers/servers.js'
@@ -73,4 +76,64 @@ test('a run executes in a child Node started with the flags, which stops when th
   const atExit = s.received
   await new Promise((r) => setTimeout(r, 200))
   assert.equal(s.received, atExit, 'no requests after the child exited')
+})
+
+const NPX = join(dirname(process.execPath), 'npx')
+
+/**
+ * The README's way to run the command from a clone is `npx hedgebench`: npm
+ * runs it through `sh -c`, in the terminal's foreground process group. One
+ * Ctrl-C there is one graceful stop (what was measured is printed), not "a
+ * second SIGINT". The exit status the terminal sees is npm's, not
+ * hedgebench's: Debian's sh (dash) ends itself on a SIGINT it received once
+ * its child is done, and npm then re-raises it (docs/reliability.md says so).
+ */
+test('one Ctrl-C to `npx hedgebench` is one graceful stop: what was measured is printed', {
+  skip: existsSync(NPX) ? false : `no npx beside ${process.execPath}`,
+}, async (t) => {
+  const s = await startServer({ delayMs: 50 })
+  const args = [s.url, '--mode', 'plain', '--warmup', '0', '-n', '100000', '-c', '2', '--no-save']
+  // --offline: the package's own bin (npx links the directory), never a download. detached: a process group of
+  // its own, as a terminal's job.
+  const npx = spawn(NPX, ['--offline', 'hedgebench', ...args], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  })
+  let stdout = ''
+  let stderr = ''
+  npx.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+  npx.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    npx.once('close', (code, signal) => resolve({ code, signal })),
+  )
+  // Whatever goes wrong, nothing is left running: npx's group (npm, sh, the launcher), and the run in its own.
+  const killAll = (): void => {
+    if (npx.exitCode !== null || npx.signalCode !== null) return
+    const descendants = (pid: number): number[] => childrenOf(pid).flatMap((c) => [c, ...descendants(c)])
+    for (const pid of [npx.pid!, ...descendants(npx.pid!)]) {
+      try {
+        process.kill(-pid, 'SIGKILL')
+      } catch {
+        // not a group leader, or gone
+      }
+    }
+  }
+  const hardStop = setTimeout(killAll, 120_000)
+  t.after(async () => {
+    clearTimeout(hardStop)
+    killAll()
+    await s.close()
+  })
+  await until('requests to arrive', () => s.received >= 4, 60_000)
+  // A terminal's Ctrl-C: SIGINT to every process of the foreground group.
+  process.kill(-npx.pid!, 'SIGINT')
+  const end = await exited
+  assert.equal(stderr.match(/hedgebench: SIGINT: stopping, finishing in-flight requests/g)?.length, 1, stderr)
+  assert.doesNotMatch(stderr, /second SIGINT/, 'one Ctrl-C read as two')
+  assert.match(stdout, /^PARTIAL: interrupted during plain/m, 'what was measured is printed')
+  assert.match(stdout, /=== plain phase ===/)
+  // npm's status: 0 where its shell waits out a child that handled SIGINT (bash), the re-raised SIGINT under dash.
+  assert.ok(end.code === 0 || end.signal === 'SIGINT', JSON.stringify(end))
 })
