@@ -11,7 +11,7 @@
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,18 +19,26 @@ import { promisify } from 'node:util'
 import { parse, parseAllDocuments } from 'yaml'
 import { Job } from 'kubernetes-models/batch/v1/Job'
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap'
+import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
+import { startCli } from './helpers/cli.js'
 import { runMain } from './helpers/main-cases.js'
+import { runMergeWithStdin } from './helpers/merge-cli.js'
+import { skipWithout } from './helpers/required-tool.js'
 import { startServer } from './helpers/servers.js'
 
 const exec = promisify(execFile)
 const DEPLOY = fileURLToPath(new URL('../../deploy/kubernetes/', import.meta.url))
+const DOCS = fileURLToPath(new URL('../../docs/shards-and-kubernetes.md', import.meta.url))
 const KUBECTL = 'kubectl'
 
-async function kubectlAvailable(): Promise<boolean> {
-  return exec(KUBECTL, ['version', '--client'], { timeout: 10_000 }).then(
+let kubectlFound: Promise<boolean> | undefined
+/** Why the kubectl tests skip, or false to run them (HEDGEBENCH_REQUIRE_TOOLS=kubectl makes a missing kubectl fail them: .ci/run). */
+async function withoutKubectl(): Promise<string | false> {
+  kubectlFound ??= exec(KUBECTL, ['version', '--client'], { timeout: 10_000 }).then(
     () => true,
     () => false,
   )
+  return skipWithout(await kubectlFound, 'kubectl', 'kubectl not found: cannot render the kustomization (install kubectl 1.27 or later)')
 }
 
 interface Rendered {
@@ -54,7 +62,8 @@ async function render(dir: string): Promise<Rendered> {
 
 for (const dir of ['base', 'overlays/example', '.']) {
   test(`${dir}: an Indexed Job of N pods that each run shard auto/N, valid against the Kubernetes schema`, async (t) => {
-    if (!(await kubectlAvailable())) return t.skip('kubectl not found: cannot render the kustomization (apt-get install kubectl, or see .ci/run)')
+    const skip = await withoutKubectl()
+    if (skip) return t.skip(skip)
     const { job, configMap, start } = await render(dir)
     const spec = job.spec!
     const config = JSON.parse(configMap.data!['run.json']!) as Record<string, unknown>
@@ -84,7 +93,8 @@ for (const dir of ['base', 'overlays/example', '.']) {
 }
 
 test('the schema check has teeth: a misspelt completionMode is rejected', async (t) => {
-  if (!(await kubectlAvailable())) return t.skip('kubectl not found')
+  const skip = await withoutKubectl()
+  if (skip) return t.skip(skip)
   const { job } = await render('base')
   const broken = new Job({ ...job.toJSON(), spec: { ...job.spec!, completionMode: 'Indxed' } } as never)
   assert.throws(() => broken.validate(), /completionMode/)
@@ -110,7 +120,8 @@ async function runPod1(t: TestContext, shipped: Record<string, unknown>, startAt
 }
 
 test("the ConfigMap's run.json is flags the CLI accepts: pod 1 of the example runs its share against a local target", async (t) => {
-  if (!(await kubectlAvailable())) return t.skip('kubectl not found')
+  const skip = await withoutKubectl()
+  if (skip) return t.skip(skip)
   const { configMap } = await render('overlays/example')
   await runPod1(t, JSON.parse(configMap.data!['run.json']!) as Record<string, unknown>, '+0s')
 })
@@ -163,4 +174,105 @@ test('pod 1 of the example, as the Job starts it (its run.json, --start-at from 
   // START_AT as the documented one-liner writes it: an absolute UTC time to the second.
   const startAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 2000).toISOString().replace(/\.\d+Z$/, 'Z')
   await runPod1(t, shipped, startAt)
+})
+
+/** The lines of the ```sh block of docs/shards-and-kubernetes.md that goes from a clone to the merged report. */
+async function documentedSequence(): Promise<string[]> {
+  const page = await readFile(DOCS, 'utf8')
+  const open = page.indexOf('```sh\n', page.indexOf('The whole sequence, from a clone to the merged report'))
+  assert.ok(open > 0, 'docs/shards-and-kubernetes.md has the whole sequence in one block')
+  return page.slice(open + 6, page.indexOf('\n```', open + 6)).split('\n')
+}
+
+test('the documented sequence runs as written, all but the cluster: the overlay copied, the start written, rendered, two pods, their logs merged, the report', async (t) => {
+  const skip = await withoutKubectl()
+  if (skip) return t.skip(skip)
+  const lines = await documentedSequence()
+  const line = (re: RegExp): string => {
+    const found = lines.find((l) => re.test(l))
+    assert.ok(found, `the sequence has a line ${re}`)
+    return found
+  }
+  const server = await startServer({ delayMs: 1 })
+  const root = await mkdtemp(join(tmpdir(), 'hedgebench-k8s-seq-'))
+  t.after(async () => {
+    await server.close()
+    await rm(root, { recursive: true, force: true })
+  })
+  // A clone's deploy/kubernetes, where step 2 copies the example overlay and enters the copy.
+  await cp(DEPLOY, join(root, 'deploy/kubernetes'), { recursive: true })
+  const sh = (command: string, cwd: string) => exec('sh', ['-c', command], { cwd, timeout: 30_000 })
+  await sh(line(/^cp -r deploy\/kubernetes\/overlays\/example /), root)
+  const dir = join(root, /^cd (\S+)$/.exec(line(/^cd /))![1]!)
+  const render = async () => {
+    // Step 3's apply, rendered instead: what `kubectl apply -k .` would send.
+    assert.ok(lines.includes('kubectl apply -k .'))
+    const { stdout } = await exec(KUBECTL, ['kustomize', '.'], { cwd: dir, timeout: 20_000 })
+    const docs = parseAllDocuments(stdout).map((d) => d.toJS() as { kind: string; data?: Record<string, string> })
+    const job = new Job(docs.find((d) => d.kind === 'Job') as never)
+    const data = (key: string) => docs.find((d) => d.kind === 'ConfigMap' && d.data?.[key] !== undefined)!.data![key]!
+    return { job, runJson: data('run.json'), startAt: data('START_AT') }
+  }
+
+  // Step 3 as written: the agreed start a few minutes ahead, to the second, in UTC; hedgebench takes it as --start-at.
+  await sh(line(/^echo "START_AT=/), dir)
+  const documented = await render()
+  assert.match(documented.startAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
+  const ahead = Date.parse(documented.startAt) - Date.now()
+  assert.ok(ahead > 60_000 && ahead <= 181_000, `START_AT ${documented.startAt} is ${ahead} ms ahead`)
+  const name = documented.job.metadata!.name!
+  const n = documented.job.spec!.completions!
+  // Steps 3 and 4 name the Job the copied overlay renders, and ask for the logs of all its pods.
+  assert.ok(lines.includes(`kubectl delete job ${name} --ignore-not-found`), `step 3 deletes job ${name}`)
+  assert.match(line(/^kubectl wait /), new RegExp(`--for=condition=complete job/${name} `))
+  const logs = line(/^kubectl logs /)
+  assert.match(logs, new RegExp(` -l job-name=${name} `))
+  assert.match(logs, / --tail=-1 /, 'a selector prints only 10 lines per pod without --tail=-1')
+  assert.match(logs, / --prefix /)
+  assert.ok(Number(/--max-log-requests=(\d+)/.exec(logs)![1]) >= n, `--max-log-requests covers the ${n} pods`)
+
+  // The edits step 2 asks for, made for a run here: N = 2, this machine's target, a short run.
+  const kustomization = join(dir, 'kustomization.yaml')
+  await writeFile(kustomization, (await readFile(kustomization, 'utf8')).replaceAll(`value: ${n}`, 'value: 2'))
+  const shipped = JSON.parse(await readFile(join(dir, 'run.json'), 'utf8')) as Record<string, unknown>
+  const urls = [server.url, server.url.replace('127.0.0.1', 'localhost')]
+  await writeFile(join(dir, 'run.json'), JSON.stringify({ ...shipped, shard: 'auto/2', urls, z: '300ms', q: '80', warmup: '10' }))
+  // A start the two local pods can make (the documented one is minutes away), in the one-liner's format.
+  const soon = new Date(Math.ceil(Date.now() / 1000) * 1000 + 5000).toISOString().replace(/\.\d+Z$/, 'Z')
+  await writeFile(join(dir, 'start.env'), `START_AT=${soon}\n`)
+  const edited = await render()
+  assert.equal(edited.job.spec!.completions, 2)
+  assert.equal(edited.startAt, soon)
+  const container = edited.job.spec!.template.spec!.containers[0]!
+  const configFile = join(root, 'run.json')
+  await writeFile(configFile, edited.runJson)
+
+  // The pods, as the Job starts them: the container's args with $(START_AT) expanded, JOB_COMPLETION_INDEX set.
+  const args = container.args!.map((a) => (a === '$(START_AT)' ? edited.startAt : a === '/etc/hedgebench/run.json' ? configFile : a))
+  const pods = [0, 1].map((i) => startCli(args, { env: { JOB_COMPLETION_INDEX: String(i) }, nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 }))
+  const ran = await Promise.all(pods.map((p) => p.done))
+  for (const r of ran) assert.equal(r.code, 0, r.stderr)
+  // `kubectl logs -l … --prefix` with several pods: each line as `[pod/NAME/CONTAINER] line`, the pods' lines interleaved.
+  const perPod = ran.map((r, i) =>
+    r.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => `[pod/${name}-${i}-q8x2n/${container.name}] ${l}`),
+  )
+  const interleaved: string[] = []
+  for (let k = 0; k < Math.max(...perPod.map((p) => p.length)); k++) for (const p of perPod) if (p[k] !== undefined) interleaved.push(p[k]!)
+
+  // Step 4's merge and step 5's report, as written.
+  const merge = /\| hedgebench merge (.+)$/.exec(line(/\| hedgebench merge /))![1]!.split(' ')
+  const merged = await runMergeWithStdin(merge, `${interleaved.join('\n')}\n`, 60_000, dir)
+  assert.equal(merged.code, 0, merged.stderr)
+  const report = line(/^hedgebench report /)
+    .split(' ')
+    .slice(1)
+  const r = await runMain(report, { cwd: dir, timeoutMs: 60_000 })
+  assert.equal(r.code, 0, r.stderr)
+  assert.match(r.stdout, /\(merged, 2 shards\)/)
+  const result = JSON.parse(await readFile(join(dir, 'merged.json'), 'utf8')) as { phases: Record<string, { requests: number }> }
+  const sent = Object.values(result.phases).reduce((sum, p) => sum + p.requests, 0)
+  assert.ok(sent > 0, "the merged run holds the pods' requests")
 })
