@@ -7,6 +7,10 @@
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { spinnerAllowed, startWaitSpinner } from '../src/cli/spinner.js'
@@ -68,16 +72,55 @@ test('on a terminal it shows what is waited for, and once stopped it draws nothi
   spinner.show('save')
   await sleep(250)
   assert.match(screen.text, /saving the results/)
+  spinner.show('render')
+  await sleep(250)
+  assert.match(screen.text, /writing the HTML report/)
   spinner.show(null)
   const drawn = screen.text.length
   await sleep(300)
   assert.equal(screen.text.length, drawn, 'no redraw after stop: the timer is gone before a measured phase')
 })
 
-test('a run whose stderr is a pipe gets no spinner, through the check, the --start-at wait and saving', async () => {
+test('a run whose stderr is a pipe gets no spinner, through the check, the --start-at wait, saving and the HTML report', async (t) => {
   const s = await startServer()
   servers.push(s)
-  const r = await runCli([s.url, '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--start-at', '+1s', '--no-save'], { timeoutMs: 40_000 })
+  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-spinner-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const args = [s.url, '-n', '5', '-c', '1', '--warmup', '0', '--mode', 'plain', '--start-at', '+1s', '--out-dir', dir, '--html', join(dir, 'r.html')]
+  const r = await runCli(args, { timeoutMs: 40_000 })
   assert.equal(r.code, 0, r.stderr)
-  assert.doesNotMatch(r.stderr, /[\u2800-\u28ff]|checking the targets|waiting for the agreed start/, 'no spinner frames or text in a pipe')
+  assert.match(r.stderr, /^saved /m, 'it saved')
+  assert.ok(existsSync(join(dir, 'r.html')), 'it wrote the HTML report')
+  assert.doesNotMatch(
+    r.stderr,
+    /[\u2800-\u28ff]|checking the targets|waiting for the agreed start|saving the results|writing the HTML/,
+    'no spinner frames or text in a pipe',
+  )
+})
+
+test('run() reports its unmeasured waits in order, and ends them before the first measured request', async () => {
+  const s = await startServer()
+  servers.push(s)
+  const { run } = await import('../src/run/run.js')
+  const events: string[] = []
+  let receivedAtStop = -1
+  await run({
+    urls: [s.url],
+    durationMs: 1000,
+    concurrency: 1,
+    warmup: 0,
+    mode: 'plain',
+    startAt: Date.now() + 1000,
+    onWait: (wait) => {
+      events.push(`wait ${wait}`)
+      if (wait === null) receivedAtStop = s.received
+    },
+    onProgress: () => {
+      if (events.at(-1) !== 'progress') events.push('progress')
+    },
+  })
+  // The spinner's redraw timer must be gone before the measured phase: null comes first, and no wait after it.
+  assert.deepEqual(events, ['wait check', 'wait start', 'wait null', 'progress'])
+  const measured = s.received - receivedAtStop
+  assert.ok(measured > 0 && receivedAtStop <= 1, `${receivedAtStop} requests (the pre-run check) before the stop, ${measured} after`)
 })

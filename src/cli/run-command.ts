@@ -468,7 +468,10 @@ async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog |
     const saved = await saveResult(result, argv.outDir).finally(() => spinner.show(null))
     process.stderr.write(`saved ${saved.json} and ${saved.csv}\n`)
   }
-  if (argv.html) await writeHtmlReport(argv.html, [result])
+  if (argv.html) {
+    spinner.show('render')
+    await writeHtmlReport(argv.html, [result]).finally(() => spinner.show(null))
+  }
   if (log && argv.csvRequests) process.stderr.write(`per-request rows in ${argv.csvRequests}\n`)
 }
 

@@ -1,7 +1,7 @@
 /**
  * ora's spinner for the waits that have no count and measure nothing: the
  * pre-run check (with reading the schema by reflection), the wait for
- * --start-at, and saving after the run. Measured phases keep the progress
+ * --start-at, and saving and rendering (--html) after the run. Measured phases keep the progress
  * bar (progress.ts), which owns no timer: ora redraws on an interval, and
  * that would take event-loop time from the requests being timed, so the
  * spinner is always stopped before a phase begins.
@@ -14,12 +14,13 @@
  */
 import type { Ora } from 'ora'
 
-export type WaitKind = 'check' | 'start' | 'save'
+export type WaitKind = 'check' | 'start' | 'save' | 'render'
 
 const TEXT: Record<WaitKind, string> = {
   check: 'checking the targets',
   start: 'waiting for the agreed start (--start-at)',
   save: 'saving the results',
+  render: 'writing the HTML report',
 }
 
 export interface WaitSpinner {
