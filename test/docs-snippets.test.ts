@@ -10,7 +10,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -113,4 +113,25 @@ test("docs/library.md's table of observer callbacks names every HedgeObserver ca
   const section = page.slice(page.indexOf("## The observer's callbacks"))
   const documented = [...section.matchAll(/^\| `(\w+\([^)]*\))` \|/gm)].map((m) => m[1]!)
   assert.deepEqual([...documented].sort(), [...declared].sort())
+})
+
+test('the README stays a first contact (at most ~250 lines) whose table links every docs page, and every page starts from a command', async () => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+  assert.ok(readme.split('\n').length <= 250, `README.md has ${readme.split('\n').length} lines`)
+  const pages = (await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).sort()
+  assert.ok(pages.length >= 8, pages.join(' '))
+  const toc = readme.slice(readme.indexOf('## Documentation'), readme.indexOf('\n## ', readme.indexOf('## Documentation') + 1))
+  assert.deepEqual(
+    pages.filter((p) => !toc.includes(`](docs/${p})`)),
+    [],
+    "docs pages missing from the README's Documentation table",
+  )
+  for (const page of pages.filter((p) => p !== 'flags.md')) {
+    // After the title, the first thing on the page is a fenced command (flags.md is generated: a command per section).
+    const first = (await readFile(join(ROOT, 'docs', page), 'utf8'))
+      .split('\n')
+      .slice(1)
+      .find((l) => l.trim() !== '')
+    assert.match(first ?? '', /^```(sh|ts)$/, `docs/${page} starts from a command`)
+  }
 })
