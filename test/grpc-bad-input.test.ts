@@ -93,6 +93,16 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
     message: /--service-config .*bad\.json is not valid JSON/,
   },
   { name: '--non-fatal-status not a gRPC code', args: [TARGET, ...OK, '--non-fatal-status', 'UNAVAILBLE'], message: /"UNAVAILBLE" is not a gRPC status/ },
+  {
+    name: '-T on a gRPC target',
+    args: [TARGET, ...OK, '-T', 'text/plain'],
+    message: /^hedgebench: -T: a gRPC call is always application\/grpc \(for a grpc:\/\/ target, -H and -m add metadata\)$/,
+  },
+  {
+    name: 'a content-type header on a gRPC target',
+    args: [TARGET, ...OK, '-H', 'Content-Type: text/plain'],
+    message: /^hedgebench: a content-type header: a gRPC call/,
+  },
   { name: '-m metadata not JSON', args: [TARGET, ...OK, '-m', 'POST'], message: /-m for a gRPC target is metadata as JSON/ },
   { name: '--call on an http target', args: ['http://127.0.0.1:9/', '--call', SIM_WORK_CALL, '--no-save'], message: /--call: only for gRPC targets/ },
   {

@@ -69,12 +69,12 @@ export function requestFlags(y: Argv): Argv {
     .option('H', {
       alias: 'header',
       type: 'string',
-      describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs)',
+      describe: 'header "Name: value" (repeatable: one value per -H, before or after the URLs); for a grpc:// target, metadata',
       group: 'Request:',
     })
-    .option('d', { alias: 'body', type: 'string', describe: 'request body', group: 'Request:' })
-    .option('D', { alias: 'body-file', type: 'string', describe: 'request body from a file', group: 'Request:' })
-    .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header', group: 'Request:' })
+    .option('d', { alias: 'body', type: 'string', describe: 'request body; for a grpc:// target, the message as JSON', group: 'Request:' })
+    .option('D', { alias: 'body-file', type: 'string', describe: 'request body from a file; for a grpc:// target, the message as JSON', group: 'Request:' })
+    .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header (HTTP only: a gRPC call is application/grpc)', group: 'Request:' })
     .option('A', { alias: 'accept', type: 'string', describe: 'Accept header', group: 'Request:' })
     .option('http2', { type: 'boolean', describe: 'HTTP/2: h2c (prior knowledge) on http://, ALPN on https://', group: 'Request:' })
     .option('connections', {

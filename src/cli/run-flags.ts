@@ -104,6 +104,12 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   const redact = list(f.redact)
   if (redact.length) o.redact = redact
   o.headers = grpc ? [...headers(f), ...grpcMetadata(f.m)] : headers(f)
+  // A gRPC call's content-type is the protocol's own: another one makes the server refuse every call (HTTP 415),
+  // which the pre-run check would report as "not a gRPC server".
+  if (grpc && o.headers.some(([name]) => name.toLowerCase() === 'content-type'))
+    throw new UsageError(
+      `${f.T !== undefined ? '-T' : 'a content-type header'}: a gRPC call is always application/grpc (for a grpc:// target, -H and -m add metadata)`,
+    )
   if (grpc) o.grpc = grpcRunOptions(f)
   else {
     assertNoGrpcFlags(f)
