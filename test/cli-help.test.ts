@@ -49,6 +49,9 @@ test('every flag in the tables of docs/usage.md is listed in the generated docs/
   // For a gRPC target -m is metadata and the non-fatal default is UNAVAILABLE, as docs/grpc.md says.
   const oneLine = run.replace(/\s+/g, ' ')
   assert.match(oneLine, /-m, --method HTTP method \[default: GET\]; for a grpc:\/\/ target, metadata as JSON/)
+  assert.match(oneLine, /-H, --header header "Name: value" \(repeatable: one value per -H, before or after the URLs\); for a grpc:\/\/ target, metadata/)
+  assert.match(oneLine, /-d, --body request body; for a grpc:\/\/ target, the message as JSON/)
+  assert.match(oneLine, /-T, --content-type Content-Type header \(HTTP only: a gRPC call is application\/grpc\)/)
   assert.match(
     oneLine,
     /--non-fatal-status statuses that trigger the next hedge at once; gRPC code names for a grpc:\/\/ target \[default: 502,503,504; gRPC: UNAVAILABLE\]/,
