@@ -13,11 +13,10 @@ import { printableDeep } from '../core/printable.js'
 import { shownOrigin } from '../core/target-url.js'
 import { InterruptedError } from '../core/interruption.js'
 import type { DelaySource } from '../hedging/delay-source.js'
-import { buildLane, delayPercentile, delaySource, phaseStatsOptions } from './lane.js'
+import { buildLane, delaySource, phaseStatsOptions, shuffledBlocks } from './lane.js'
 import { percentileMs } from '../stats/histogram.js'
-import { requestsNeeded } from '../stats/noise.js'
 import { LoadWindow, type Lane } from '../engine/load-generator.js'
-import { PhaseStats, type HedgingSetup } from '../stats/phase-stats.js'
+import { PhaseStats } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-snapshot.js'
 import { checkReachable, preflightTimeoutMs, type Reached } from '../engine/preflight.js'
 import { checkGrpcTargets } from './grpc-probe.js'
@@ -38,7 +37,7 @@ import { sampleDates } from '../engine/date-sampler.js'
 import { VERSION } from '../core/version.js'
 import { noConnections, WindowRunner, type WindowConnections } from './window-runner.js'
 import { UsageError } from '../core/errors.js'
-import { shuffledBlocks } from './lane.js'
+import { deriveDelay, laneHedging, planRun, spreadMs, type DerivedDelay, type LaneHedging, type PlannedLane, type WindowSize } from './run-plan.js'
 import { sameAddressWarnings } from './same-address.js'
 import { WorkerPool } from './worker-pool.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
@@ -133,29 +132,14 @@ function withStreamLimits(cfg: ResolvedRun, reached: readonly Reached[]): Resolv
   return Object.keys(limits).length > 0 ? { ...cfg, streamLimits: limits } : cfg
 }
 
-/** How long a window runs: a request count or a duration (-z); and, for the default warm-up, a least duration. */
-interface WindowSize {
-  requests: number | null
-  durationMs: number | null
-  minDurationMs: number
-}
-
 interface LaneSpec {
   name: PhaseName
   /** Warm-up only: measure the delay on the requests after this many. */
   steadyAfter?: number
   /** null: plain (one attempt per request). */
-  hedge: { delay: DelaySource; setup: HedgingSetup; minHedgeWindowMs: number } | null
+  hedge: (LaneHedging & { delay: DelaySource }) | null
   /** A sweep's setting lane: its index, and its hedging in place of the run's. */
   setting?: { index: number; hedge: ResolvedHedge }
-}
-
-interface DerivedDelay {
-  ms: number
-  text: string
-  p50: number
-  /** Measured on the last `requests` of the `of` warm-up requests. */
-  warmupBasis?: { requests: number; of: number }
 }
 
 class RunSession {
@@ -242,49 +226,30 @@ class RunSession {
     return this.#result()
   }
 
+  /** The plan (run-plan.ts) carried out: its windows in order, the hedge delay derived when the plan says. */
   async #phasesInOrder(): Promise<void> {
-    const cfg = this.cfg
+    const plan = planRun(this.cfg, this.settings?.length ?? null)
     let delay: DerivedDelay | null = null
-    if (cfg.warmup > 0) {
-      // The first half warms connections and the JIT (its requests are slow
-      // for reasons that have nothing to do with the target); the delay is
-      // measured on the second half.
-      // With -z the warm-up is bounded by time too: it stops after --warmup
-      // requests or -z, whichever comes first (a slow target would otherwise
-      // hold a -z run in its warm-up for minutes).
-      // A fast target's first 1,000 requests can be over before the JIT is: see resolve-options.ts (warmupMinMs).
-      await this.#runWindow([{ name: 'warmup', hedge: null, steadyAfter: Math.floor(cfg.warmup / 2) }], {
-        requests: cfg.warmup,
-        durationMs: cfg.durationMs,
-        minDurationMs: cfg.warmupMinMs,
-      })
-      if (this.#hedgesNext() && !this.settings) delay = this.#deriveDelay('warmup')
-      this.#reportWarmup()
+    for (const window of plan.windows) {
+      const specs = window.lanes.map((lane) => this.#laneSpec(lane, delay, plan.delayFrom))
+      const size = window.size
+      const choice = window.choice
+      const chooseLane = choice === 'coin' ? () => (this.#random() < 0.5 ? 0 : 1) : choice === 'blocks' ? shuffledBlocks(specs.length, this.#random) : undefined
+      await this.#runWindow(specs, size, chooseLane)
+      // A run stopped by Ctrl-C has no hedge delay to warn about.
+      if (window.derivesDelay && !this.#interrupted) delay = this.#deriveDelay(window.lanes[0]!.name)
+      if (window.lanes[0]!.name === 'warmup') this.#reportWarmup()
+      if (this.#interrupted) return
     }
-    if (this.#interrupted) return
-    if (this.settings) return this.#settingsWindow(this.settings, cfg.warmup > 0 ? 'warmup' : null)
-    if (cfg.schedule === 'interleaved') {
-      const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }, this.#hedgedLane(delay ?? this.#deriveDelay(null))]
-      return this.#runWindow(lanes, { requests: cfg.requests === null ? null : cfg.requests * 2, durationMs: cfg.durationMs, minDurationMs: 0 }, () =>
-        this.#random() < 0.5 ? 0 : 1,
-      )
-    }
-    if (cfg.mode !== 'hedged') {
-      await this.#runWindow([{ name: 'plain', hedge: null }], this.#measured())
-      if (this.#hedgesNext()) delay ??= this.#deriveDelay('plain')
-    }
-    if (this.#hedgesNext()) await this.#runWindow([this.#hedgedLane(delay ?? this.#deriveDelay(null))], this.#measured())
   }
 
-  /** A sweep's window: the plain lane and one hedged lane per setting, each request to a lane by a seeded shuffle of blocks. */
-  #settingsWindow(settings: readonly SettingHedge[], from: PhaseName | null): Promise<void> {
-    const lanes: LaneSpec[] = [{ name: 'plain', hedge: null }]
-    for (const [index, setting] of settings.entries()) {
-      const hedge: ResolvedHedge = { ...this.cfg.hedge, delay: setting.delay, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct }
-      lanes.push({ ...this.#hedgedLane(this.#deriveDelay(from, hedge), hedge), setting: { index, hedge } })
-    }
-    const requests = this.cfg.requests === null ? null : this.cfg.requests * lanes.length
-    return this.#runWindow(lanes, { requests, durationMs: this.cfg.durationMs, minDurationMs: 0 }, shuffledBlocks(lanes.length, this.#random))
+  /** A planned lane as the window runs it: a hedged lane's delay is the run's, derived before (or from `delayFrom` now); a setting's its own. */
+  #laneSpec(lane: PlannedLane, delay: DerivedDelay | null, delayFrom: PhaseName | null): LaneSpec {
+    if (!lane.hedged) return { name: lane.name, hedge: null, ...(lane.steadyAfter === undefined ? {} : { steadyAfter: lane.steadyAfter }) }
+    if (lane.setting === undefined) return this.#hedgedLane(delay ?? this.#deriveDelay(delayFrom), this.cfg.hedge)
+    const setting = this.settings![lane.setting]!
+    const hedge: ResolvedHedge = { ...this.cfg.hedge, delay: setting.delay, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct }
+    return { ...this.#hedgedLane(this.#deriveDelay(delayFrom, hedge), hedge), setting: { index: lane.setting, hedge } }
   }
 
   /** What runSettings returns beside the run: each setting's lane, and the window's connections and server count. */
@@ -296,20 +261,6 @@ class RunSession {
   #reportWarmup(): void {
     const basis = this.#stats.get('warmup')?.delayBasis()
     this.options.onWarmup?.((percentile) => (basis && basis.totalCount > 0 ? percentileMs(basis, percentile) : null))
-  }
-
-  /**
-   * A hedged phase will run: only then is a delay derived (and its warnings
-   * given). A --mode plain run, or one stopped by Ctrl-C, has no hedge delay
-   * to warn about.
-   */
-  #hedgesNext(): boolean {
-    return this.cfg.mode !== 'plain' && !this.#interrupted
-  }
-
-  /** A measured phase's size: -n requests, or -z. */
-  #measured(): WindowSize {
-    return { requests: this.cfg.requests, durationMs: this.cfg.durationMs, minDurationMs: 0 }
   }
 
   /** --hedge-by grpc-js: the hedged calls once more, through grpc-js with the user's service config, on the same replicas. */
@@ -397,17 +348,10 @@ class RunSession {
     this.#window = null
   }
 
-  /**
-   * How long the next window spreads its slots' first requests over
-   * (load-generator.ts): one median latency of the window before, so that
-   * the slots are as out of step as a closed loop's are after its first
-   * rounds; at most a tenth of a timed window. 0 for the first window (the
-   * warm-up absorbs an in-step start).
-   */
+  /** How long the next window spreads its slots' first requests over (run-plan.ts): from the median of the phase that ran last. */
   #spreadMs(durationMs: number | null): number {
     const phases = Object.values(this.#phases) // in the order they ran
-    const p50 = phases[phases.length - 1]?.latencyMs.p50 ?? 0
-    return durationMs === null ? p50 : Math.min(p50, durationMs / 10)
+    return spreadMs(phases[phases.length - 1]?.latencyMs.p50 ?? 0, durationMs)
   }
 
   /** How the heap is settled before the next window, here or in the workers: the run's first window (no phase has started yet) after a full collection, the later ones after a young one (settle-heap.ts). */
@@ -465,79 +409,17 @@ class RunSession {
     return now
   }
 
-  #hedgedLane(derived: DerivedDelay, hedge: ResolvedHedge = this.cfg.hedge): LaneSpec {
-    const percentile = delayPercentile(hedge)
-    const delayMs = hedge.parallel ? 0 : derived.ms
-    const delay = delaySource(hedge, delayMs)
-    // Each attempt stops at -t: a hedge due later never fires on its timer; the timeout itself sends the next attempt.
-    if (!hedge.adaptive && delayMs >= this.cfg.timeoutMs) {
-      this.#warnings.push(
-        `the hedge delay (${formatMs(delayMs)}) is not below -t (${formatMs(this.cfg.timeoutMs)}): no hedge fires on its timer: an attempt times out first, and the next one is then sent at once (a failed attempt is hedged as a non-fatal answer is), so a request can take up to ${hedge.maxAttempts} × -t (lower --hedge-delay or raise -t)`,
-      )
-    }
-    const text = hedge.tied
-      ? 'tied: both copies sent at once; the first server to start one drops the other'
-      : hedge.parallel
-        ? 'parallel: every attempt sent at once (delay 0)'
-        : hedge.adaptive
-          ? `rolling p${percentile} of recent original attempts, clamped to [${formatMs(hedge.delayMinMs)}, ${formatMs(hedge.delayMaxMs)}], starting at ${derived.text}`
-          : derived.text
-    return {
-      name: 'hedged',
-      hedge: {
-        delay,
-        minHedgeWindowMs: hedge.minHedgeWindowMs ?? derived.p50,
-        setup: {
-          delayMs,
-          delaySource: text,
-          ...(derived.warmupBasis && !hedge.parallel && !hedge.tied ? { warmupBasis: derived.warmupBasis } : {}),
-          adaptive: hedge.adaptive,
-          maxAttempts: hedge.maxAttempts,
-          budgetPct: hedge.budgetPct,
-          parallel: hedge.parallel,
-          tied: hedge.tied ?? false,
-          cancelMode: hedge.cancel,
-        },
-      },
-    }
+  #hedgedLane(derived: DerivedDelay, hedge: ResolvedHedge): LaneSpec {
+    const { value, warnings } = laneHedging(derived, hedge, this.cfg.timeoutMs)
+    this.#warnings.push(...warnings)
+    return { name: 'hedged', hedge: { ...value, delay: delaySource(hedge, value.setup.delayMs) } }
   }
 
   /** The hedge delay from a measured phase (or fixed); `from` null = nothing measured. */
   #deriveDelay(from: PhaseName | null, hedge: ResolvedHedge = this.cfg.hedge): DerivedDelay {
-    const stats = from ? this.#stats.get(from) : undefined
-    const histogram = stats?.delayBasis()
-    const p50 = histogram ? percentileMs(histogram, 50) : 0
-    if (typeof hedge.delay === 'object' && 'fixedMs' in hedge.delay) {
-      return { ms: hedge.delay.fixedMs, text: `fixed ${formatMs(hedge.delay.fixedMs)}`, p50 }
-    }
-    const percentile = delayPercentile(hedge)
-    if (!histogram || histogram.totalCount === 0) {
-      const none =
-        stats && stats.figures.requests > 0
-          ? `none of the ${stats.figures.requests} ${from === 'warmup' ? 'warm-up' : 'plain-phase'} requests was answered successfully`
-          : 'no latency was measured'
-      this.#warnings.push(`${none} to derive the hedge delay from; hedging with a 1 s delay`)
-      return { ms: 1000, text: 'fallback 1 s (nothing measured)', p50 }
-    }
-    const ms = percentileMs(histogram, percentile)
-    const n = histogram.totalCount
-    const needed = requestsNeeded(percentile)
-    if (n < needed) {
-      const more = from === 'warmup' ? `; use --warmup ${2 * needed} or more (the delay is measured on the second half)` : ''
-      this.#warnings.push(`the hedge delay is the p${percentile} of only ${n} requests, too few to place it (a p${percentile} needs at least ${needed})${more}`)
-    }
-    const phase = from === 'warmup' ? 'warm-up' : 'plain-phase'
-    const calls = stats?.calls?.requests ?? 0
-    const where =
-      this.cfg.fanout > 1
-        ? from === 'warmup' && n < calls
-          ? `the last ${n} of ${calls} warm-up calls`
-          : `${n} ${phase} calls`
-        : from === 'warmup'
-          ? `the last ${n} of ${stats!.figures.requests} warm-up requests`
-          : `${n} plain-phase requests`
-    const warmupBasis = from === 'warmup' && this.cfg.fanout === 1 ? { requests: n, of: stats!.figures.requests } : undefined
-    return { ms, text: `p${percentile} of ${where} = ${formatMs(ms)}`, p50, ...(warmupBasis ? { warmupBasis } : {}) }
+    const { value, warnings } = deriveDelay(hedge, from, from ? this.#stats.get(from) : undefined, this.cfg.fanout)
+    this.#warnings.push(...warnings)
+    return value
   }
 
   /** A window's progress, to options.onProgress. */
