@@ -55,7 +55,13 @@ export interface WindowPlan {
   spreadMs?: number
   /** With spreadMs: this thread's slots start this fraction of a step late (worker i of n: i/n), so that threads interleave. */
   spreadPhase?: number
-  /** Open loop: the schedule starts this much after the window (a shard's place among the others), ms. */
+  /**
+   * Open loop: the instant (performance.now()) the schedule counts from;
+   * absent: the window's start. The threads of --workers share one, so that
+   * a thread whose window started late does not send late all along.
+   */
+  scheduleOrigin?: number
+  /** Open loop: the schedule starts this much after its origin (a thread's and a shard's place among the others), ms. */
   scheduleOffsetMs?: number
 }
 
@@ -72,7 +78,7 @@ export class LoadWindow {
   #draining = false
   readonly #slots: Slot[]
   readonly #interval: number
-  /** Open loop: the schedule's first send (the window's start, plus a shard's place among the others). */
+  /** Open loop: the schedule's first send (its origin, plus this thread's and shard's place among the others). */
   readonly #scheduleStart: number
   #resolve: (() => void) | null = null
 
@@ -80,7 +86,7 @@ export class LoadWindow {
     const slots = plan.requests === null ? plan.concurrency : Math.min(plan.concurrency, plan.requests)
     this.#slots = Array.from({ length: Math.max(1, slots) }, () => new Slot(this, plan.fanout))
     this.#interval = plan.rate ? 1000 / plan.rate : 0
-    this.#scheduleStart = this.startedAt + (plan.scheduleOffsetMs ?? 0)
+    this.#scheduleStart = (plan.scheduleOrigin ?? this.startedAt) + (plan.scheduleOffsetMs ?? 0)
   }
 
   /** Resolves when every slot is idle (the last request of the window finished). */

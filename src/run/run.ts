@@ -5,18 +5,11 @@
  * prints; interruption (options.signal) ends the run early with
  * `partial: true` and whatever was measured.
  */
-import type { Dispatcher } from 'undici'
-import { ConnectionPool } from '../engine/connection-pool.js'
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
 import { printableDeep } from '../core/printable.js'
 import { shownOrigin } from '../core/target-url.js'
-import { InterruptedError } from '../core/interruption.js'
-import type { DelaySource } from '../hedging/delay-source.js'
-import { buildLane, delaySource, phaseStatsOptions, shuffledBlocks } from './lane.js'
 import { percentileMs } from '../stats/histogram.js'
-import { LoadWindow, type Lane } from '../engine/load-generator.js'
-import { PhaseStats } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-snapshot.js'
 import { checkReachable, preflightTimeoutMs, type Reached } from '../engine/preflight.js'
 import { checkGrpcTargets } from './grpc-probe.js'
@@ -25,29 +18,33 @@ import { resolveOptions, type ResolvedHedge, type ResolvedRun } from './resolve-
 import { withReflectedSchema } from './grpc-reflection.js'
 import { callMessages, type CallMessages } from './grpc-target.js'
 import type { RunOptions } from './run-options.js'
-import { attachServerCheck, ServerCounter } from './server-check.js'
+import { ServerCounter } from './server-check.js'
 import { checkRunOptions } from './option-check.js'
-import { RESULT_SCHEMA, type PhaseName, type PhaseResult, type RunConfig, type RunResult, type ServerCrossCheck } from '../results/run-result.js'
+import {
+  RESULT_SCHEMA,
+  type GrpcClientResult,
+  type PhaseName,
+  type PhaseResult,
+  type RunConfig,
+  type RunResult,
+  type ServerCrossCheck,
+} from '../results/run-result.js'
 import { buildConfigRecord } from './config-record.js'
 import { checkRunId, defaultMaxLateness, deriveRunId, hostName, shardPart, startRecord } from './run-identity.js'
 import { waitUntil } from './start-at.js'
 import { systemClock, type WallClock } from '../core/wall-clock.js'
-import { ClockOffsetEstimator, combineOffsets } from '../stats/clock-offset.js'
-import { sampleDates } from '../engine/date-sampler.js'
+import { combineOffsets } from '../stats/clock-offset.js'
 import { VERSION } from '../core/version.js'
-import { noConnections, WindowRunner, type WindowConnections } from './window-runner.js'
+import { noConnections, type WindowConnections } from './window-runner.js'
 import { UsageError } from '../core/errors.js'
-import { deriveDelay, laneHedging, planRun, spreadMs, type DerivedDelay, type LaneHedging, type PlannedLane, type WindowSize } from './run-plan.js'
+import { deriveDelay, laneHedging, planRun, spreadMs, type DerivedDelay, type LaneHedging, type PlannedLane, type PlannedWindow } from './run-plan.js'
+import { buildDispatchOptions, createAgent, INTERRUPT_GRACE_MS, type ThreadLane } from './thread-windows.js'
+import { windowsFor, type Windows } from './windows.js'
 import { sameAddressWarnings } from './same-address.js'
-import { WorkerPool } from './worker-pool.js'
-import { protocolFor, requestSpec } from './protocol-choice.js'
-import { fdLimitWarning } from './fd-limit.js'
-import { settleHeap, type HeapSettle } from './settle-heap.js'
-import type { GrpcClientResult } from '../results/run-result.js'
+import { protocolFor } from './protocol-choice.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
-
-/** In-flight requests get this long to finish after an interruption, then they are aborted. */
-const INTERRUPT_GRACE_MS = 2000
+import { fdLimitWarning } from './fd-limit.js'
+import type { HeapSettle } from './settle-heap.js'
 
 export async function run(given: RunOptions): Promise<RunResult> {
   return (await session(given, null)).execute()
@@ -132,16 +129,6 @@ function withStreamLimits(cfg: ResolvedRun, reached: readonly Reached[]): Resolv
   return Object.keys(limits).length > 0 ? { ...cfg, streamLimits: limits } : cfg
 }
 
-interface LaneSpec {
-  name: PhaseName
-  /** Warm-up only: measure the delay on the requests after this many. */
-  steadyAfter?: number
-  /** null: plain (one attempt per request). */
-  hedge: (LaneHedging & { delay: DelaySource }) | null
-  /** A sweep's setting lane: its index, and its hedging in place of the run's. */
-  setting?: { index: number; hedge: ResolvedHedge }
-}
-
 class RunSession {
   readonly #clock: WallClock
   readonly #startedAt: Date
@@ -150,28 +137,20 @@ class RunSession {
   #firstPhaseAt: number | null = null
   /** The first window's full collection was done while waiting for --start-at. */
   #settledBeforeStart = false
-  readonly #clockOffset: ClockOffsetEstimator
-  readonly #agent: ConnectionPool
-  /** Runs each single-thread window on #agent (the same code as a worker thread's). */
-  readonly #runner: WindowRunner
-  readonly #random: () => number
+  /** Where the windows run: on this thread, or on --workers threads (windows.ts). */
+  readonly #windows: Windows
   readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
   readonly #stats = new Map<PhaseName, MeasuredPhase>()
   readonly #warnings: string[] = []
-  readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
   /** Per-call data (a gRPC -d template): each call's message, numbered across the run's phases; undefined without one. */
   readonly #messages: CallMessages | undefined
   readonly #server: ServerCounter | null
-  #window: LoadWindow | null = null
   #current: PhaseName | null = null
   #interrupted = false
-  #grace: NodeJS.Timeout | null = null
   #grpcClient: GrpcClientResult | null = null
-  /** --workers N > 1: the worker threads, for the whole run. */
-  #pool: WorkerPool | null = null
   /** A sweep's settings (runSettings): their hedged lanes' results, by index, and the window's totals. */
   readonly #settingPhases: PhaseResult[] = []
-  readonly #sweepWindow: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] } = { connections: noConnections() }
+  #sweepWindow: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] } = { connections: noConnections() }
 
   constructor(
     readonly cfg: ResolvedRun,
@@ -184,13 +163,17 @@ class RunSession {
   ) {
     this.#clock = options.wallClock ?? systemClock
     this.#startedAt = new Date(this.#clock())
-    this.#clockOffset = new ClockOffsetEstimator(this.#clock)
-    this.#random = seededRandom(cfg.seed)
-    this.#agent = createAgent(cfg)
-    this.#runner = new WindowRunner(this.#agent, cfg.timeoutMs)
-    this.#optsByOrigin = buildDispatchOptions(cfg)
     this.#messages = callMessages(cfg.grpc, cfg.seed)
     this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
+    this.#windows = windowsFor({
+      cfg,
+      t0: this.#t0,
+      clock: this.#clock,
+      random: seededRandom(cfg.seed),
+      messages: this.#messages,
+      sink: options.requestSink,
+      server: this.#server,
+    })
   }
 
   async execute(): Promise<RunResult> {
@@ -203,12 +186,10 @@ class RunSession {
     try {
       const start = this.options.startAt
       if (start !== undefined) {
-        // Threads take a while to start: not after the agreed time.
-        if (this.cfg.workers > 1) this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
-        // Nor the first window's full collection (10-30 ms, with exposing gc): done while waiting, here or in
-        // every worker, so that the start is on time (one process started 32-36 ms after --start-at on an idle machine).
-        if (this.#pool) this.#pool.settle()
-        else settleHeap('full')
+        // Threads take a while to start: not after the agreed time. Nor the first window's full collection
+        // (10-30 ms, with exposing gc): done while waiting, here or in every worker, so that the start is on
+        // time (one process started 32-36 ms after --start-at on an idle machine).
+        await this.#windows.prepare()
         this.#settledBeforeStart = true
         this.options.onWait?.('start')
         if (!(await waitUntil(start, this.#clock, signal))) this.#interrupt()
@@ -219,9 +200,7 @@ class RunSession {
     } finally {
       signal?.removeEventListener('abort', onAbort)
       this.options.stopNow?.removeEventListener('abort', onStopNow)
-      if (this.#grace) clearTimeout(this.#grace)
-      await this.#agent.close().catch(() => this.#agent.destroy())
-      await this.#pool?.close()
+      await this.#windows.close()
     }
     return this.#result()
   }
@@ -231,11 +210,11 @@ class RunSession {
     const plan = planRun(this.cfg, this.settings?.length ?? null)
     let delay: DerivedDelay | null = null
     for (const window of plan.windows) {
-      const specs = window.lanes.map((lane) => this.#laneSpec(lane, delay, plan.delayFrom))
-      const size = window.size
-      const choice = window.choice
-      const chooseLane = choice === 'coin' ? () => (this.#random() < 0.5 ? 0 : 1) : choice === 'blocks' ? shuffledBlocks(specs.length, this.#random) : undefined
-      await this.#runWindow(specs, size, chooseLane)
+      if (!this.#interrupted)
+        await this.#runWindow(
+          window,
+          window.lanes.map((lane) => this.#laneSpec(lane, delay, plan.delayFrom)),
+        )
       // A run stopped by Ctrl-C has no hedge delay to warn about.
       if (window.derivesDelay && !this.#interrupted) delay = this.#deriveDelay(window.lanes[0]!.name)
       if (window.lanes[0]!.name === 'warmup') this.#reportWarmup()
@@ -244,12 +223,12 @@ class RunSession {
   }
 
   /** A planned lane as the window runs it: a hedged lane's delay is the run's, derived before (or from `delayFrom` now); a setting's its own. */
-  #laneSpec(lane: PlannedLane, delay: DerivedDelay | null, delayFrom: PhaseName | null): LaneSpec {
+  #laneSpec(lane: PlannedLane, delay: DerivedDelay | null, delayFrom: PhaseName | null): ThreadLane {
     if (!lane.hedged) return { name: lane.name, hedge: null, ...(lane.steadyAfter === undefined ? {} : { steadyAfter: lane.steadyAfter }) }
-    if (lane.setting === undefined) return this.#hedgedLane(delay ?? this.#deriveDelay(delayFrom), this.cfg.hedge)
+    if (lane.setting === undefined) return { name: 'hedged', hedge: this.#hedging(delay ?? this.#deriveDelay(delayFrom), this.cfg.hedge) }
     const setting = this.settings![lane.setting]!
     const hedge: ResolvedHedge = { ...this.cfg.hedge, delay: setting.delay, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct }
-    return { ...this.#hedgedLane(this.#deriveDelay(delayFrom, hedge), hedge), setting: { index: lane.setting, hedge } }
+    return { name: 'hedged', hedge: this.#hedging(this.#deriveDelay(delayFrom, hedge), hedge), setting: { index: lane.setting, hedge } }
   }
 
   /** What runSettings returns beside the run: each setting's lane, and the window's connections and server count. */
@@ -295,57 +274,31 @@ class RunSession {
     })
   }
 
-  async #runWindow(specs: LaneSpec[], size: WindowSize, chooseLane?: () => number): Promise<void> {
-    if (this.#interrupted) return
-    if (this.cfg.workers > 1) return this.#runWindowInWorkers(specs, size)
-    const { requests, durationMs } = size
-    // The target's counts before the window, taken before its clock starts:
-    // the window's duration and an open-loop schedule begin at its construction.
-    const before = await this.#server?.snapshot()
-    settleHeap(this.#heapSettle())
-    const lanes = specs.map((spec) => this.#lane(spec))
-    const window = new LoadWindow({
+  /** One window of the plan on the run's window runner; its lanes' results filed by phase (a sweep's setting lanes by index). */
+  async #runWindow(window: PlannedWindow, lanes: ThreadLane[]): Promise<void> {
+    const phase = lanes[lanes.length - 1]!.name
+    const outcome = await this.#windows.run({
       lanes,
-      requests,
-      durationMs,
-      minDurationMs: size.minDurationMs,
-      concurrency: this.cfg.concurrency,
-      rate: this.cfg.rate,
-      fanout: this.cfg.fanout,
-      optsByOrigin: this.#optsByOrigin,
-      ...(this.#messages ? { nextBody: this.#messages.body } : {}),
-      runStartedAt: this.#t0,
-      sink: this.options.requestSink,
-      spreadMs: this.#spreadMs(durationMs),
-      ...(this.cfg.shardOffsetMs ? { scheduleOffsetMs: this.cfg.shardOffsetMs } : {}),
-      ...(chooseLane ? { chooseLane } : {}),
+      size: window.size,
+      choice: window.choice,
+      settle: this.#heapSettle(),
+      spreadMs: this.#spreadMs(window.size.durationMs),
+      started: () => {
+        this.#current = phase
+        return this.#phaseStarts()
+      },
+      onProgress: this.#progress(phase, window.size.requests),
     })
-    this.#window = window
-    const phase = (this.#current = specs[specs.length - 1]!.name)
-    const sweep = specs.some((s) => s.setting)
-    this.#runner.begin(lanes, sweep ? this.#sweepWindow.connections : undefined)
-    const wallStart = this.#phaseStarts()
-    const end = await this.#runner.run(window, specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null, this.#progress(phase, requests))
-    const wall = { startMs: wallStart, endMs: this.#clock() }
-    const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
-    const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
-    // A sweep's lanes are told apart at the server by the tag each carried (#lane).
-    const tags = sweep ? specs.map((spec, i) => ({ tag: laneTag(spec), attempts: lanes[i]!.stats.figures.attempts })) : []
-    const counted = before && this.#server ? await this.#server.checkLanes(before, attempts, cancelled, tags) : undefined
-    const server = counted?.window
-    const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
-    // A sweep's window is one count for all its lanes, kept beside them rather than on one.
-    if (sweep) {
-      if (server) this.#sweepWindow.server = server
-      if (counted?.lanes) this.#sweepWindow.laneServers = counted.lanes
-    } else attachServerCheck(results, server)
-    for (const [i, result] of results.entries()) {
-      result.wall = wall
-      const setting = specs[i]!.setting
+    if (!outcome) return
+    for (const [i, { result, measured }] of outcome.lanes.entries()) {
+      const setting = lanes[i]!.setting
       if (setting) this.#settingPhases[setting.index] = result
-      else this.#phases[result.name] = result
+      else {
+        this.#phases[result.name] = result
+        this.#stats.set(result.name, measured)
+      }
     }
-    this.#window = null
+    if (outcome.sweep) this.#sweepWindow = outcome.sweep
   }
 
   /** How long the next window spreads its slots' first requests over (run-plan.ts): from the median of the phase that ran last. */
@@ -359,49 +312,6 @@ class RunSession {
     return this.#firstPhaseAt === null && !this.#settledBeforeStart ? 'full' : 'young'
   }
 
-  /** The same window spread over worker threads (worker-pool.ts), merged exactly into one PhaseResult per lane. */
-  async #runWindowInWorkers(specs: LaneSpec[], size: WindowSize): Promise<void> {
-    const { requests, durationMs } = size
-    this.#pool ??= await WorkerPool.start(this.cfg, performance.timeOrigin + this.#t0)
-    if (this.#interrupted) return
-    const phase = (this.#current = specs[specs.length - 1]!.name)
-    const settle = this.#heapSettle()
-    const wallStart = this.#phaseStarts()
-    const merged = await this.#pool.runWindow({
-      settle,
-      lanes: specs.map((s) => ({
-        name: s.name,
-        ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }),
-        hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs },
-      })),
-      requests,
-      durationMs,
-      minDurationMs: size.minDurationMs,
-      hedgeDelayMs: specs.find((s) => s.hedge)?.hedge?.setup.delayMs ?? null,
-      spreadMs: this.#spreadMs(durationMs),
-      sink: this.options.requestSink,
-      server: this.#server,
-      onProgress: this.#progress(phase, requests),
-    })
-    const wall = { startMs: wallStart, endMs: this.#clock() }
-    for (const m of merged) {
-      this.#phases[m.result.name] = { ...m.result, wall }
-      this.#stats.set(m.result.name, m)
-    }
-  }
-
-  #lane(spec: LaneSpec): Lane {
-    const stats = new PhaseStats(phaseStatsOptions(this.cfg, spec.name, this.#t0, spec.steadyAfter))
-    // A setting's lane is no phase a delay is derived from.
-    if (!spec.setting) this.#stats.set(spec.name, stats)
-    if (spec.hedge) stats.hedging = spec.hedge.setup
-    const dispatch = sampleDates(this.#agent.dispatch.bind(this.#agent), this.#clockOffset)
-    const cfg = spec.setting ? { ...this.cfg, hedge: spec.setting.hedge } : this.cfg
-    // A sweep tags its window's lanes when the servers' count is read: the one reader of the tag.
-    const tag = this.settings && this.#server && spec.name !== 'warmup' ? laneTag(spec) : null
-    return buildLane(cfg, stats, spec.hedge, dispatch, this.#random, tag)
-  }
-
   /** A window starts now: its wall-clock time, which is the run's real start when it is the first. */
   #phaseStarts(): number {
     const now = this.#clock()
@@ -409,10 +319,11 @@ class RunSession {
     return now
   }
 
-  #hedgedLane(derived: DerivedDelay, hedge: ResolvedHedge): LaneSpec {
+  /** A hedged lane's set-up from its derived delay (run-plan.ts), its warnings collected. */
+  #hedging(derived: DerivedDelay, hedge: ResolvedHedge): LaneHedging {
     const { value, warnings } = laneHedging(derived, hedge, this.cfg.timeoutMs)
     this.#warnings.push(...warnings)
-    return { name: 'hedged', hedge: { ...value, delay: delaySource(hedge, value.setup.delayMs) } }
+    return value
   }
 
   /** The hedge delay from a measured phase (or fixed); `from` null = nothing measured. */
@@ -428,13 +339,10 @@ class RunSession {
     return onProgress && ((done, elapsedMs) => onProgress({ phase, done, total, elapsedMs }))
   }
 
-  /** Stop sending; in-flight requests get `graceMs`, then they are aborted. */
-  #interrupt(graceMs = INTERRUPT_GRACE_MS): void {
-    if (this.#grace) clearTimeout(this.#grace)
+  /** Stop sending; in-flight requests get `graceMs` (by default INTERRUPT_GRACE_MS), then they are aborted. */
+  #interrupt(graceMs?: number): void {
     this.#interrupted = true
-    this.#window?.stop()
-    this.#pool?.stop(graceMs)
-    this.#grace = setTimeout(() => void this.#agent.destroy(new InterruptedError()).catch(() => {}), graceMs)
+    this.#windows.stop(graceMs)
   }
 
   #result(): RunResult {
@@ -491,15 +399,10 @@ class RunSession {
           `started ${formatMs(record.lateMs)} after --start-at (more than the ${formatMs(record.maxLatenessMs)} allowed): this shard's window may not overlap the others'`,
         )
     }
-    const clock = combineOffsets([this.#clockOffset.result(), ...(this.#pool?.clockOffsets() ?? [])])
+    const clock = combineOffsets(this.#windows.clockOffsets())
     if (clock) out.clock = clock
     return out
   }
-}
-
-/** A sweep lane's LANE_HEADER value: plain, or the setting's place in the list from 1. */
-function laneTag(spec: LaneSpec): string {
-  return spec.setting ? String(spec.setting.index + 1) : 'plain'
 }
 
 function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
@@ -547,32 +450,4 @@ function ignoredOptions(o: RunOptions, cfg: ResolvedRun): string[] {
       `--workers ${cfg.workers} with -c ${cfg.concurrency}: ${cfg.concurrency} worker thread${cfg.concurrency === 1 ? '' : 's'} ran (one per request in flight at most)`,
     )
   return out
-}
-
-/** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
-export function createAgent(cfg: ResolvedRun): ConnectionPool {
-  const connectTimeoutMs = Math.min(cfg.timeoutMs, 10_000)
-  const http2 = protocolFor(cfg).transport.http2
-  return new ConnectionPool({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 60_000,
-    connectTimeoutMs,
-    allowH2: http2,
-    attemptTimeoutMs: cfg.timeoutMs,
-    ...(cfg.streamLimits ? { streamLimits: cfg.streamLimits } : {}),
-    ...(cfg.connections !== null ? { connections: cfg.connections } : {}),
-    tls: cfg.tls,
-  })
-}
-
-/** Dispatch options per target origin, framed by the run's protocol; built once. */
-export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.DispatchOptions> {
-  const protocol = protocolFor(cfg)
-  const spec = requestSpec(cfg)
-  const map = new Map<string, Dispatcher.DispatchOptions>()
-  for (const raw of cfg.urls) {
-    const opts = protocol.requestOptions(new URL(raw), spec)
-    map.set(opts.origin as string, opts)
-  }
-  return map
 }

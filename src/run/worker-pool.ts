@@ -24,20 +24,17 @@
 import { Worker } from 'node:worker_threads'
 import { assessGenerator, GeneratorMonitor, worstLoop } from '../stats/generator-monitor.js'
 import { mergeGcPauses } from '../stats/gc-monitor.js'
-import type { HedgingSetup } from '../stats/phase-stats.js'
 import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, type PhaseSnapshot } from '../stats/phase-snapshot.js'
 import type { ResolvedRun } from './resolve-options.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'
 import type { HeapSettle } from './settle-heap.js'
-import type { ClockOffset, GeneratorHealth, PhaseName } from '../results/run-result.js'
+import type { LaneChoice } from './run-plan.js'
+import { scheduleOffsetMs, type ThreadLane } from './thread-windows.js'
+import type { ClockOffset, GeneratorHealth } from '../results/run-result.js'
 
-/** A lane as the worker rebuilds it (its delay source is rebuilt from the setup). */
-export interface WorkerLaneSpec {
-  name: PhaseName
-  steadyAfter?: number
-  hedge: { setup: HedgingSetup; minHedgeWindowMs: number } | null
-}
+/** A lane as the worker rebuilds it (its delay source is rebuilt from the setup: thread-windows.ts); a sweep's setting lanes never run on workers. */
+export type WorkerLaneSpec = Omit<ThreadLane, 'setting'>
 
 export interface WorkerInit {
   cfg: ResolvedRun
@@ -50,6 +47,8 @@ export interface WorkerInit {
 export interface WindowOrder {
   type: 'window'
   lanes: WorkerLaneSpec[]
+  /** How a request picks its lane (thread-windows.ts). */
+  choice: LaneChoice
   requests: number | null
   durationMs: number | null
   /** The default warm-up's least duration (load-generator.ts). */
@@ -79,6 +78,7 @@ export type FromWorker =
 
 export interface PoolWindow {
   lanes: WorkerLaneSpec[]
+  choice: LaneChoice
   requests: number | null
   durationMs: number | null
   minDurationMs: number
@@ -218,6 +218,7 @@ export class WorkerPool {
             ? {}
             : { steadyAfter: Math.floor((l.steadyAfter * requests) / plan.requests) }),
         })),
+        choice: plan.choice,
         requests,
         durationMs: plan.durationMs,
         minDurationMs: plan.minDurationMs,
@@ -225,7 +226,7 @@ export class WorkerPool {
         concurrency: share(this.cfg.concurrency, n, i),
         rate: rate === null ? null : rate / n,
         // This worker's place in the shard's schedule, after the shard's own place among the shards.
-        offsetMs: rate === null ? 0 : (i * 1000) / rate + (this.cfg.shardOffsetMs ?? 0),
+        offsetMs: scheduleOffsetMs(this.cfg, i),
         startAtEpoch,
         log: plan.sink !== undefined,
         hedgeDelayMs: plan.hedgeDelayMs,

@@ -4,19 +4,14 @@
  * share of each window it is given; answers with a PhaseSnapshot per lane.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { buildLane, delaySource, phaseStatsOptions } from './lane.js'
-import { LoadWindow, type Lane, type WindowPlan } from '../engine/load-generator.js'
-import { InterruptedError } from '../core/interruption.js'
+import { phaseStatsOptions } from './lane.js'
 import { SnapshotPhaseStats } from '../stats/phase-snapshot.js'
 import { seededRandom } from '../core/random.js'
 import type { ResolvedRun } from './resolve-options.js'
-import { buildDispatchOptions, createAgent } from './run.js'
 import { callMessages } from './grpc-target.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
-import { WindowRunner } from './window-runner.js'
-import { ClockOffsetEstimator } from '../stats/clock-offset.js'
-import { sampleDates } from '../engine/date-sampler.js'
-import type { FromWorker, ToWorker, WindowOrder, WorkerInit, WorkerLaneSpec } from './worker-pool.js'
+import { ThreadWindows } from './thread-windows.js'
+import type { FromWorker, ToWorker, WindowOrder, WorkerInit } from './worker-pool.js'
 import { settleHeap } from './settle-heap.js'
 
 /** Records go to the main thread in batches of this many (or every FLUSH_MS). */
@@ -32,17 +27,15 @@ const cfg: ResolvedRun = { ...init.cfg, body: body ? Buffer.from(body.buffer, bo
 const counters = new Int32Array(init.counters)
 /** The run's t0 on this thread's clock (each thread has its own performance.timeOrigin). */
 const runStartedAt = init.runStartedAtEpoch - performance.timeOrigin
-const random = seededRandom((cfg.seed + init.index) >>> 0)
-const agent = createAgent(cfg)
-const optsByOrigin = buildDispatchOptions(cfg)
-const messages = callMessages(cfg.grpc, cfg.seed, init.index, init.workers)
-const runner = new WindowRunner(agent, cfg.timeoutMs)
-let window: LoadWindow | null = null
-let stopped = false
-let grace: NodeJS.Timeout | null = null
+/** This thread's connections, lanes and windows, built as the main thread builds its own (thread-windows.ts). */
+const thread = new ThreadWindows(cfg, {
+  random: seededRandom((cfg.seed + init.index) >>> 0),
+  runStartedAt,
+  messages: callMessages(cfg.grpc, cfg.seed, init.index, init.workers),
+  // This thread's reading of the target's clock, over the whole run (sent with every window's snapshots).
+  clock: () => Date.now(),
+})
 let sink: PortSink | null = null
-/** This thread's reading of the target's clock, over the whole run (sent with every window's snapshots). */
-const clockOffset = new ClockOffsetEstimator(() => Date.now())
 
 function post(message: FromWorker): void {
   port.postMessage(message)
@@ -51,84 +44,50 @@ function post(message: FromWorker): void {
 port.on('message', (m: ToWorker) => {
   if (m.type === 'window')
     void runWindow(m).catch((err: unknown) => post({ type: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }))
-  else if (m.type === 'stop') stop(m.graceMs)
+  else if (m.type === 'stop') thread.stop(m.graceMs)
   else if (m.type === 'ack') sink?.ack()
   else if (m.type === 'close') void close()
   else if (m.type === 'settle') settleHeap('full')
 })
 post({ type: 'ready' })
 
-/** Open loop: the global schedule, offset for this worker, from the instant all workers share. */
-class OffsetWindow extends LoadWindow {
-  constructor(
-    plan: WindowPlan,
-    private readonly origin: number,
-  ) {
-    super(plan)
-  }
-
-  override intendedStart(seq: number): number {
-    const t = super.intendedStart(seq)
-    return t < 0 ? t : t - this.startedAt + this.origin
-  }
-}
-
 async function runWindow(order: WindowOrder): Promise<void> {
   const start = order.startAtEpoch - performance.timeOrigin
-  const lanes = order.lanes.map((spec) => lane(spec, start))
+  // Adaptive delays are tracked per worker, on its own originals.
+  const lanes = order.lanes.map((spec) =>
+    thread.lane(spec, new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt, spec.steadyAfter), { counters, secondsOrigin: start })),
+  )
   sink = order.log ? new PortSink(init.index, init.workers) : null
   settleHeap(order.settle)
-  runner.begin(lanes)
+  thread.runner.begin(lanes)
   const wait = start - performance.now()
   if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-  const plan: WindowPlan = {
+  const win = thread.open({
     lanes,
-    requests: order.requests,
-    durationMs: order.durationMs,
-    minDurationMs: order.minDurationMs,
+    choice: order.choice,
+    size: { requests: order.requests, durationMs: order.durationMs, minDurationMs: order.minDurationMs },
     concurrency: Math.max(1, order.concurrency),
     rate: order.rate,
-    fanout: cfg.fanout,
-    optsByOrigin,
-    ...(messages ? { nextBody: messages.body } : {}),
-    runStartedAt,
-    sink: sink ?? undefined,
     spreadMs: order.spreadMs,
     spreadPhase: order.spreadPhase,
-    ...(lanes.length > 1 ? { chooseLane: () => (random() < 0.5 ? 0 : 1) } : {}),
-  }
-  const win = (window = order.rate === null ? new LoadWindow(plan) : new OffsetWindow(plan, start + order.offsetMs))
-  if (stopped) win.stop()
-  const end = await runner.run(win, order.hedgeDelayMs)
+    sink: sink ?? undefined,
+    // Open loop: the global schedule, offset for this worker, from the instant all workers share.
+    scheduleOrigin: start,
+    scheduleOffsetMs: order.offsetMs,
+  })
+  const end = await thread.runner.run(win, order.hedgeDelayMs)
   sink?.flush()
   const origin = performance.timeOrigin
   // The phase began at the instant every worker was given, also for a worker whose timer fired late (a loaded
   // machine): an open-loop schedule counts from that instant, so a late start must not shorten the phase.
   const startedAt = Math.min(win.startedAt, start)
   const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.endedAt - startedAt, end.health, origin + startedAt, origin + end.endedAt))
-  window = null
-  post({ type: 'done', snapshots, clock: clockOffset.result() })
-}
-
-/** The same lane as the main thread builds (lane.ts); adaptive delays are tracked per worker, on its own originals. */
-function lane(spec: WorkerLaneSpec, secondsOrigin: number): Lane {
-  const stats = new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt, spec.steadyAfter), { counters, secondsOrigin })
-  const h = spec.hedge
-  if (h) stats.hedging = h.setup
-  const hedge = h ? { delay: delaySource(cfg.hedge, h.setup.delayMs), minHedgeWindowMs: h.minHedgeWindowMs } : null
-  return buildLane(cfg, stats, hedge, sampleDates(agent.dispatch.bind(agent), clockOffset), random)
-}
-
-function stop(graceMs: number): void {
-  stopped = true
-  window?.stop()
-  if (grace) clearTimeout(grace)
-  grace = setTimeout(() => void agent.destroy(new InterruptedError()).catch(() => {}), graceMs)
+  thread.closeWindow()
+  post({ type: 'done', snapshots, clock: thread.clockOffset.result() })
 }
 
 async function close(): Promise<void> {
-  if (grace) clearTimeout(grace)
-  await agent.close().catch(() => agent.destroy())
+  await thread.close()
   port.close()
 }
 
@@ -158,7 +117,7 @@ class PortSink implements RequestSink {
   }
 
   waitForDrain(): Promise<void> {
-    if (this.#unacked < MAX_UNACKED || stopped) return Promise.resolve()
+    if (this.#unacked < MAX_UNACKED || thread.stopped) return Promise.resolve()
     return new Promise((resolve) => this.#waiters.push(resolve))
   }
 

@@ -1,0 +1,191 @@
+/**
+ * One thread's side of running windows, the same for the main thread (a run
+ * without --workers: windows.ts InThreadWindows) and for every worker thread
+ * (worker-thread.ts), so the two cannot drift apart: the thread's
+ * connections and dispatch options, its seeded randomness and its reading of
+ * the target's clock; how a lane is built on them; how a window's requests
+ * pick their lane (one coin flip, one shuffle of blocks); where an open-loop
+ * schedule starts (one shard offset); and how an interruption ends the
+ * window (stop sending, then, after a grace, destroy what is in flight).
+ * Counting the window's connections, waiting for losers and the generator's
+ * health are window-runner.ts's, also shared.
+ */
+import type { Dispatcher } from 'undici'
+import { ConnectionPool } from '../engine/connection-pool.js'
+import { sampleDates } from '../engine/date-sampler.js'
+import { LoadWindow, type Lane, type WindowPlan } from '../engine/load-generator.js'
+import { InterruptedError } from '../core/interruption.js'
+import type { WallClock } from '../core/wall-clock.js'
+import { ClockOffsetEstimator } from '../stats/clock-offset.js'
+import type { PhaseStats } from '../stats/phase-stats.js'
+import type { RequestSink } from '../results/request-record.js'
+import type { PhaseName } from '../results/run-result.js'
+import type { CallMessages } from './grpc-target.js'
+import { buildLane, delaySource, shuffledBlocks } from './lane.js'
+import { protocolFor, requestSpec } from './protocol-choice.js'
+import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
+import type { LaneChoice, LaneHedging, WindowSize } from './run-plan.js'
+import { WindowRunner } from './window-runner.js'
+
+/** A lane of a window as a thread builds it: its phase, and how it hedges (null: plain). */
+export interface ThreadLane {
+  name: PhaseName
+  /** Warm-up only: measure the delay on the requests after this many. */
+  steadyAfter?: number
+  hedge: LaneHedging | null
+  /** A sweep's setting lane: its index, and its hedging in place of the run's. */
+  setting?: { index: number; hedge: ResolvedHedge }
+}
+
+/** A window as a thread runs it: its lanes (built by `lane`), their choice, and this thread's share of the load. */
+export interface ThreadWindow {
+  lanes: Lane[]
+  choice: LaneChoice
+  size: WindowSize
+  concurrency: number
+  /** This thread's requests/s, or null (closed loop). */
+  rate: number | null
+  spreadMs: number
+  /** With spreadMs: this thread's slots start this fraction of a step late (worker i of n: i/n). */
+  spreadPhase?: number
+  sink?: RequestSink | undefined
+  /** Open loop: the instant (performance.now()) the schedule counts from, the same for every thread of a window; default: the window's start. */
+  scheduleOrigin?: number
+  /** Open loop: the schedule starts this much after its origin (scheduleOffsetMs). */
+  scheduleOffsetMs: number
+}
+
+export interface ThreadSetup {
+  random: () => number
+  /** The run's t0 on this thread's clock (performance.now()). */
+  runStartedAt: number
+  messages: CallMessages | undefined
+  clock: WallClock
+}
+
+/** In-flight requests get this long to finish after an interruption, then they are aborted. */
+export const INTERRUPT_GRACE_MS = 2000
+
+/**
+ * Open loop: where thread `index` of a shard's threads starts its schedule,
+ * ms after the window's shared start: its place among the threads (each
+ * sends at RATE/N, offset by i/RATE, so that together they send the global
+ * schedule), after the shard's own place among the shards. Closed loop: 0.
+ */
+export function scheduleOffsetMs(cfg: Pick<ResolvedRun, 'rate' | 'shardOffsetMs'>, index = 0): number {
+  return cfg.rate === null ? 0 : (index * 1000) / cfg.rate + (cfg.shardOffsetMs ?? 0)
+}
+
+export class ThreadWindows {
+  readonly agent: ConnectionPool
+  /** Counts the window's connections, waits for its losers, judges the generator (window-runner.ts). */
+  readonly runner: WindowRunner
+  /** This thread's reading of the target's clock, over the whole run. */
+  readonly clockOffset: ClockOffsetEstimator
+  readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
+  #window: LoadWindow | null = null
+  #stopped = false
+  #grace: NodeJS.Timeout | null = null
+
+  constructor(
+    readonly cfg: ResolvedRun,
+    readonly setup: ThreadSetup,
+  ) {
+    this.agent = createAgent(cfg)
+    this.runner = new WindowRunner(this.agent, cfg.timeoutMs)
+    this.clockOffset = new ClockOffsetEstimator(setup.clock)
+    this.#optsByOrigin = buildDispatchOptions(cfg)
+  }
+
+  /** The thread was stopped (an interruption): no window sends any more. */
+  get stopped(): boolean {
+    return this.#stopped
+  }
+
+  /** A lane on this thread's connections, counted by `stats`; a hedged lane's delay source is made here, from its set-up; `tag`: its LANE_HEADER value (lane.ts), or null. */
+  lane(spec: ThreadLane, stats: PhaseStats, tag: string | null = null): Lane {
+    if (spec.hedge) stats.hedging = spec.hedge.setup
+    const cfg = spec.setting ? { ...this.cfg, hedge: spec.setting.hedge } : this.cfg
+    const hedge = spec.hedge && { delay: delaySource(cfg.hedge, spec.hedge.setup.delayMs), minHedgeWindowMs: spec.hedge.minHedgeWindowMs }
+    return buildLane(cfg, stats, hedge, sampleDates(this.agent.dispatch.bind(this.agent), this.clockOffset), this.setup.random, tag)
+  }
+
+  /** The window, built now (its clock starts); stopped at once when the thread already was. */
+  open(w: ThreadWindow): LoadWindow {
+    const plan: WindowPlan = {
+      lanes: w.lanes,
+      requests: w.size.requests,
+      durationMs: w.size.durationMs,
+      minDurationMs: w.size.minDurationMs,
+      concurrency: w.concurrency,
+      rate: w.rate,
+      fanout: this.cfg.fanout,
+      optsByOrigin: this.#optsByOrigin,
+      ...(this.setup.messages ? { nextBody: this.setup.messages.body } : {}),
+      runStartedAt: this.setup.runStartedAt,
+      sink: w.sink,
+      spreadMs: w.spreadMs,
+      ...(w.spreadPhase === undefined ? {} : { spreadPhase: w.spreadPhase }),
+      ...(w.scheduleOrigin === undefined ? {} : { scheduleOrigin: w.scheduleOrigin }),
+      ...(w.scheduleOffsetMs ? { scheduleOffsetMs: w.scheduleOffsetMs } : {}),
+      ...chooser(w.choice, w.lanes.length, this.setup.random),
+    }
+    const window = new LoadWindow(plan)
+    this.#window = window
+    if (this.#stopped) window.stop()
+    return window
+  }
+
+  /** The window has ended: an interruption no longer has it to stop. */
+  closeWindow(): void {
+    this.#window = null
+  }
+
+  /** Stop sending; in-flight requests get `graceMs`, then they are aborted. */
+  stop(graceMs = INTERRUPT_GRACE_MS): void {
+    this.#stopped = true
+    this.#window?.stop()
+    if (this.#grace) clearTimeout(this.#grace)
+    this.#grace = setTimeout(() => void this.agent.destroy(new InterruptedError()).catch(() => {}), graceMs)
+  }
+
+  /** Closes the connections (destroyed if they do not close). */
+  async close(): Promise<void> {
+    if (this.#grace) clearTimeout(this.#grace)
+    await this.agent.close().catch(() => this.agent.destroy())
+  }
+}
+
+/** How a request picks its lane: one lane needs no choice; a fair coin (interleaved); a seeded shuffle of blocks (a sweep: lane.ts). */
+function chooser(choice: LaneChoice, lanes: number, random: () => number): Pick<WindowPlan, 'chooseLane'> {
+  if (lanes < 2 || choice === 'one') return {}
+  return { chooseLane: choice === 'coin' ? () => (random() < 0.5 ? 0 : 1) : shuffledBlocks(lanes, random) }
+}
+
+/** The connections: a free list of undici Clients per origin (see connection-pool.ts), used as an Agent. */
+export function createAgent(cfg: ResolvedRun): ConnectionPool {
+  const connectTimeoutMs = Math.min(cfg.timeoutMs, 10_000)
+  const http2 = protocolFor(cfg).transport.http2
+  return new ConnectionPool({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    connectTimeoutMs,
+    allowH2: http2,
+    attemptTimeoutMs: cfg.timeoutMs,
+    ...(cfg.streamLimits ? { streamLimits: cfg.streamLimits } : {}),
+    ...(cfg.connections !== null ? { connections: cfg.connections } : {}),
+    tls: cfg.tls,
+  })
+}
+
+/** Dispatch options per target origin, framed by the run's protocol; built once. */
+export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.DispatchOptions> {
+  const protocol = protocolFor(cfg)
+  const spec = requestSpec(cfg)
+  const map = new Map<string, Dispatcher.DispatchOptions>()
+  for (const raw of cfg.urls) {
+    const opts = protocol.requestOptions(new URL(raw), spec)
+    map.set(opts.origin as string, opts)
+  }
+  return map
+}

@@ -1,0 +1,202 @@
+/**
+ * Where a run's windows run: on this thread (InThreadWindows) or spread
+ * over --workers threads (WorkerWindows). run.ts carries out its plan
+ * (run-plan.ts) on one of them and does not know which: each takes a window
+ * of planned lanes and answers with one PhaseResult per lane. Both build
+ * their windows with thread-windows.ts (here, or in each worker thread), so
+ * the lane choice, the shard offset and the grace-then-destroy of an
+ * interruption are written once.
+ */
+import { PhaseStats } from '../stats/phase-stats.js'
+import type { MeasuredPhase } from '../stats/phase-snapshot.js'
+import type { RequestSink } from '../results/request-record.js'
+import type { ClockOffset, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
+import type { LaneServerCount } from '../results/sweep-result.js'
+import type { WallClock } from '../core/wall-clock.js'
+import type { CallMessages } from './grpc-target.js'
+import { phaseStatsOptions } from './lane.js'
+import type { ResolvedRun } from './resolve-options.js'
+import type { LaneChoice, WindowSize } from './run-plan.js'
+import { attachServerCheck, type ServerCounter } from './server-check.js'
+import { settleHeap, type HeapSettle } from './settle-heap.js'
+import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, type ThreadLane } from './thread-windows.js'
+import { noConnections, type WindowConnections } from './window-runner.js'
+import { WorkerPool } from './worker-pool.js'
+
+/** One window as the run orders it, whichever runner runs it. */
+export interface RunWindow {
+  lanes: ThreadLane[]
+  size: WindowSize
+  choice: LaneChoice
+  /** How the heap is settled before it (settle-heap.ts). */
+  settle: HeapSettle
+  spreadMs: number
+  /** Called the moment the window starts; returns that moment's wall-clock time. */
+  started: () => number
+  onProgress?: ((done: number, elapsedMs: number) => void) | undefined
+}
+
+export interface WindowOutcome {
+  /** Each lane's result and what a hedge delay is derived from, in the order of the window's lanes. */
+  lanes: Array<{ result: PhaseResult; measured: MeasuredPhase }>
+  /** A sweep's window (setting lanes): its connection events and the servers' count, one for all its lanes. */
+  sweep?: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] }
+}
+
+export interface Windows {
+  /** Before --start-at: what takes time (threads starting, the first full collection) is done now, so that the start is on time. */
+  prepare(): Promise<void>
+  /** Runs one window; null when the run was stopped before it started. */
+  run(window: RunWindow): Promise<WindowOutcome | null>
+  /** Stop sending; in-flight requests get `graceMs`, then they are aborted. */
+  stop(graceMs?: number): void
+  /** Each thread's bounds on the target's clock, over the run. */
+  clockOffsets(): Array<ClockOffset | null>
+  close(): Promise<void>
+}
+
+/** What both runners are given: the run, its t0, where its records and server counts go. */
+export interface WindowsSetup {
+  cfg: ResolvedRun
+  /** performance.now() when the run started. */
+  t0: number
+  clock: WallClock
+  random: () => number
+  messages: CallMessages | undefined
+  sink: RequestSink | undefined
+  server: ServerCounter | null
+}
+
+export function windowsFor(setup: WindowsSetup): Windows {
+  return setup.cfg.workers > 1 ? new WorkerWindows(setup) : new InThreadWindows(setup)
+}
+
+/** Every window on this thread, on one set of connections for the whole run. */
+class InThreadWindows implements Windows {
+  readonly #thread: ThreadWindows
+
+  constructor(readonly setup: WindowsSetup) {
+    this.#thread = new ThreadWindows(setup.cfg, { random: setup.random, runStartedAt: setup.t0, messages: setup.messages, clock: setup.clock })
+  }
+
+  async prepare(): Promise<void> {
+    settleHeap('full')
+  }
+
+  async run(w: RunWindow): Promise<WindowOutcome | null> {
+    const { cfg, server } = this.setup
+    const thread = this.#thread
+    // The target's counts before the window, taken before its clock starts:
+    // the window's duration and an open-loop schedule begin at its construction.
+    const before = await server?.snapshot()
+    settleHeap(w.settle)
+    // A sweep's window tags its lanes when the servers' count is read: the one reader of the tag.
+    const tagged = server !== null && w.lanes.some((l) => l.setting)
+    const lanes = w.lanes.map((spec) =>
+      thread.lane(spec, new PhaseStats(phaseStatsOptions(cfg, spec.name, this.setup.t0, spec.steadyAfter)), tagged ? laneTag(spec) : null),
+    )
+    const window = thread.open({
+      lanes,
+      choice: w.choice,
+      size: w.size,
+      concurrency: cfg.concurrency,
+      rate: cfg.rate,
+      spreadMs: w.spreadMs,
+      sink: this.setup.sink,
+      scheduleOffsetMs: scheduleOffsetMs(cfg),
+    })
+    const sweep = w.lanes.some((l) => l.setting) ? { connections: noConnections() } : undefined
+    thread.runner.begin(lanes, sweep?.connections)
+    const wallStart = w.started()
+    const end = await thread.runner.run(window, hedgeDelayMs(w), w.onProgress)
+    const wall = { startMs: wallStart, endMs: this.setup.clock() }
+    thread.closeWindow()
+    const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
+    const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
+    // A sweep's lanes are told apart at the server by the tag each carried.
+    const tags = sweep ? w.lanes.map((spec, i) => ({ tag: laneTag(spec), attempts: lanes[i]!.stats.figures.attempts })) : []
+    const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags) : undefined
+    const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
+    // A sweep's window is one count for all its lanes, kept beside them rather than on one.
+    if (sweep) {
+      if (counted?.window) Object.assign(sweep, { server: counted.window })
+      if (counted?.lanes) Object.assign(sweep, { laneServers: counted.lanes })
+    } else attachServerCheck(results, counted?.window)
+    return {
+      lanes: results.map((result, i) => ({ result: { ...result, wall }, measured: lanes[i]!.stats })),
+      ...(sweep ? { sweep } : {}),
+    }
+  }
+
+  stop(graceMs = INTERRUPT_GRACE_MS): void {
+    this.#thread.stop(graceMs)
+  }
+
+  clockOffsets(): Array<ClockOffset | null> {
+    return [this.#thread.clockOffset.result()]
+  }
+
+  close(): Promise<void> {
+    return this.#thread.close()
+  }
+}
+
+/** --workers N: every window spread over N threads (worker-pool.ts), started at the first window (or before --start-at), merged exactly. */
+class WorkerWindows implements Windows {
+  #pool: WorkerPool | null = null
+  #stopped = false
+
+  constructor(readonly setup: WindowsSetup) {}
+
+  async prepare(): Promise<void> {
+    // Threads take a while to start: not after the agreed time; nor the first window's full collection (done in every worker).
+    this.#pool ??= await WorkerPool.start(this.setup.cfg, performance.timeOrigin + this.setup.t0)
+    this.#pool.settle()
+  }
+
+  async run(w: RunWindow): Promise<WindowOutcome | null> {
+    this.#pool ??= await WorkerPool.start(this.setup.cfg, performance.timeOrigin + this.setup.t0)
+    if (this.#stopped) return null
+    const wallStart = w.started()
+    const merged = await this.#pool.runWindow({
+      settle: w.settle,
+      lanes: w.lanes.map((s) => ({
+        name: s.name,
+        ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }),
+        hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs },
+      })),
+      choice: w.choice,
+      ...w.size,
+      hedgeDelayMs: hedgeDelayMs(w),
+      spreadMs: w.spreadMs,
+      sink: this.setup.sink,
+      server: this.setup.server,
+      onProgress: w.onProgress,
+    })
+    const wall = { startMs: wallStart, endMs: this.setup.clock() }
+    return { lanes: merged.map((m) => ({ result: { ...m.result, wall }, measured: m })) }
+  }
+
+  stop(graceMs = INTERRUPT_GRACE_MS): void {
+    this.#stopped = true
+    this.#pool?.stop(graceMs)
+  }
+
+  clockOffsets(): Array<ClockOffset | null> {
+    return this.#pool?.clockOffsets() ?? []
+  }
+
+  async close(): Promise<void> {
+    await this.#pool?.close()
+  }
+}
+
+/** The hedged lane's delay, for the generator's health (loop delay against the delay). */
+function hedgeDelayMs(w: RunWindow): number | null {
+  return w.lanes.find((l) => l.hedge)?.hedge?.setup.delayMs ?? null
+}
+
+/** A sweep lane's LANE_HEADER value: plain, or the setting's place in the list from 1. */
+function laneTag(spec: ThreadLane): string {
+  return spec.setting ? String(spec.setting.index + 1) : 'plain'
+}
