@@ -5,7 +5,6 @@
  * prints; interruption (options.signal) ends the run early with
  * `partial: true` and whatever was measured.
  */
-import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
 import { printableDeep } from '../core/printable.js'
 import { shownOrigin } from '../core/target-url.js'
@@ -40,10 +39,9 @@ import { UsageError } from '../core/errors.js'
 import { deriveDelay, laneHedging, planRun, spreadMs, type DerivedDelay, type LaneHedging, type PlannedLane, type PlannedWindow } from './run-plan.js'
 import { buildDispatchOptions, createAgent, INTERRUPT_GRACE_MS, type ThreadLane } from './thread-windows.js'
 import { windowsFor, type Windows } from './windows.js'
-import { sameAddressWarnings } from './same-address.js'
+import { RunWarnings } from './run-warnings.js'
 import { protocolFor } from './protocol-choice.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
-import { fdLimitWarning } from './fd-limit.js'
 import type { HeapSettle } from './settle-heap.js'
 
 export async function run(given: RunOptions): Promise<RunResult> {
@@ -141,7 +139,8 @@ class RunSession {
   readonly #windows: Windows
   readonly #phases: Partial<Record<PhaseName, PhaseResult>> = {}
   readonly #stats = new Map<PhaseName, MeasuredPhase>()
-  readonly #warnings: string[] = []
+  /** The one place the run's warnings are collected (run-warnings.ts). */
+  readonly #warnings = new RunWarnings()
   /** Per-call data (a gRPC -d template): each call's message, numbered across the run's phases; undefined without one. */
   readonly #messages: CallMessages | undefined
   readonly #server: ServerCounter | null
@@ -322,14 +321,14 @@ class RunSession {
   /** A hedged lane's set-up from its derived delay (run-plan.ts), its warnings collected. */
   #hedging(derived: DerivedDelay, hedge: ResolvedHedge): LaneHedging {
     const { value, warnings } = laneHedging(derived, hedge, this.cfg.timeoutMs)
-    this.#warnings.push(...warnings)
+    this.#warnings.add(...warnings)
     return value
   }
 
   /** The hedge delay from a measured phase (or fixed); `from` null = nothing measured. */
   #deriveDelay(from: PhaseName | null, hedge: ResolvedHedge = this.cfg.hedge): DerivedDelay {
     const { value, warnings } = deriveDelay(hedge, from, from ? this.#stats.get(from) : undefined, this.cfg.fanout)
-    this.#warnings.push(...warnings)
+    this.#warnings.add(...warnings)
     return value
   }
 
@@ -348,23 +347,15 @@ class RunSession {
   #result(): RunResult {
     const cfg = this.cfg
     const identity = this.#identity() // first: a late start adds a warning
-    const warnings = [
-      ...this.#warnings,
-      ...runWarnings(
-        cfg,
-        this.reached.map((r) => r.address),
-      ),
-      ...ignoredOptions(this.options, cfg),
-    ]
-    if (this.options.durationMs !== undefined && this.options.requests !== undefined) {
-      warnings.push(
-        `-z ${formatMs(this.options.durationMs)} and -n ${this.options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(this.options.durationMs)} and -n was ignored`,
-      )
-    }
-    const statsFailure = this.#server?.failure
-    if (statsFailure) warnings.unshift(`--server-stats ${redactUrl(this.#server!.statsUrl)} could not be read: ${statsFailure}; no server cross-check`)
-    for (const phase of Object.values(this.#phases)) for (const w of phase.generator.warnings) warnings.push(`${phase.name}: ${w}`)
-    for (const w of this.#grpcClient?.generator?.warnings ?? []) warnings.push(`grpc-js: ${w}`)
+    const server = this.#server
+    const warnings = this.#warnings.finish({
+      cfg,
+      options: this.options,
+      peers: this.reached.map((r) => r.address),
+      serverStats: server && { url: server.statsUrl, failure: server.failure },
+      phases: Object.values(this.#phases),
+      grpcClient: this.#grpcClient,
+    })
     // What a target said (a grpc-message, a stats endpoint's replica names) is printed: it must not drive the terminal.
     return printableDeep({
       schema: RESULT_SCHEMA,
@@ -394,60 +385,10 @@ class RunSession {
     if (startAt !== undefined) {
       const record = startRecord(startAt, this.#firstPhaseAt ?? this.#clock(), this.options.maxStartLatenessMs ?? defaultMaxLateness(this.cfg))
       out.start = record
-      if (record.late)
-        this.#warnings.push(
-          `started ${formatMs(record.lateMs)} after --start-at (more than the ${formatMs(record.maxLatenessMs)} allowed): this shard's window may not overlap the others'`,
-        )
+      this.#warnings.lateStart(record)
     }
     const clock = combineOffsets(this.#windows.clockOffsets())
     if (clock) out.clock = clock
     return out
   }
-}
-
-function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
-  const warnings: string[] = []
-  if (cfg.mode !== 'plain' && cfg.urls.length === 1) {
-    const how = protocolFor(cfg).transport.http2 ? 'as another stream on its HTTP/2 connection' : 'on a separate connection'
-    warnings.push(`one URL: hedges go to the same origin ${how}, so replica independence is not guaranteed`)
-  }
-  if (cfg.mode !== 'plain') warnings.push(...sameAddressWarnings(cfg.urls.map(shownOrigin), peers))
-  if (cfg.hedge.allowedBy === '--unsafe-hedge') {
-    warnings.push(`--unsafe-hedge: ${cfg.method} requests were hedged without idempotency keys; the target may have executed them twice`)
-  }
-  if (cfg.mode !== 'plain' && cfg.hedge.maxAttempts === 1 && !cfg.hedge.parallel) {
-    warnings.push('--max-attempts 1 counts the original only: the hedged phase sends no hedge (use 2 or more to hedge)')
-  }
-  const fds = fdLimitWarning(cfg)
-  if (fds !== null) warnings.push(fds)
-  if (cfg.rate === null) {
-    warnings.push(
-      'closed loop: latency is what each worker observed, which understates the tail when the target stalls (use -q RATE for open-loop, corrected latency)',
-    )
-  }
-  return warnings
-}
-
-/**
- * Options that had no effect in this run, said rather than recorded as if
- * they had: hedging settings of a run with no hedged phase, a delay beside
- * --parallel or --tied (every copy goes at once), adaptive bounds without
- * --adaptive, more worker threads than requests in flight.
- */
-function ignoredOptions(o: RunOptions, cfg: ResolvedRun): string[] {
-  const h = o.hedge ?? {}
-  const out: string[] = []
-  // A profile's "auto" delay is the default, not a choice the user made.
-  const hedgeKeys = Object.keys(h).filter((k) => h[k as keyof typeof h] !== undefined && !(k === 'delay' && h.delay === 'auto'))
-  if (cfg.mode === 'plain' && hedgeKeys.length > 0) out.push(`--mode plain sends no hedge: the hedging options given (${hedgeKeys.join(', ')}) had no effect`)
-  else if ((h.parallel || h.tied) && h.delay !== undefined)
-    out.push(`--hedge-delay has no effect with ${h.tied ? '--tied' : '--parallel'}: every copy is sent at once`)
-  if (!h.adaptive && (h.adaptiveWindow !== undefined || h.delayMinMs !== undefined || h.delayMaxMs !== undefined)) {
-    out.push('--adaptive-window, --delay-min and --delay-max bound an adaptive delay: without --adaptive they had no effect')
-  }
-  if (cfg.workers > cfg.concurrency)
-    out.push(
-      `--workers ${cfg.workers} with -c ${cfg.concurrency}: ${cfg.concurrency} worker thread${cfg.concurrency === 1 ? '' : 's'} ran (one per request in flight at most)`,
-    )
-  return out
 }
