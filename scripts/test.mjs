@@ -86,6 +86,8 @@ const LIGHT = [
   'result-frames',
   'result-merge',
   'run-options-check',
+  'run-plan',
+  'run-warnings',
   'saturation-gate',
   'settle-heap',
   'sim-model',
