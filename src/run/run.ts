@@ -1,7 +1,9 @@
 /**
- * `run(options)`: the library entry point. Warm-up, then the plain and/or
- * hedged phases (one after another, or interleaved in one window), the
- * hedge delay derived from what was measured, and one RunResult out. Never
+ * `run(options)`: the library entry point. The targets checked, then the
+ * run's plan (run-plan.ts: warm-up, then the plain and/or hedged phases,
+ * one after another or interleaved in one window, the hedge delay derived
+ * from what was measured) carried out on a window runner (windows.ts), and
+ * one RunResult out, its warnings collected in run-warnings.ts. Never
  * prints; interruption (options.signal) ends the run early with
  * `partial: true` and whatever was measured.
  */
@@ -127,6 +129,7 @@ function withStreamLimits(cfg: ResolvedRun, reached: readonly Reached[]): Resolv
   return Object.keys(limits).length > 0 ? { ...cfg, streamLimits: limits } : cfg
 }
 
+/** One run carried out: its plan's windows in order, what they measured, its interruption, the grpc-js phase and the shard's identity. */
 class RunSession {
   readonly #clock: WallClock
   readonly #startedAt: Date
