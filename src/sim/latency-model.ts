@@ -18,65 +18,9 @@
  */
 import { seededRandom } from '../core/random.js'
 
-export interface Range {
-  min: number
-  max: number
-}
-
-export type BaseSpec = { type: 'uniform'; min: number; max: number } | { type: 'lognormal'; median: number; sigma: number } | { type: 'fixed'; ms: number }
-
-export interface IndependentStallSpec {
-  type: 'independent'
-  probability: number
-  /** Extra time added to a stalled request: fixed, or uniform in a range. */
-  ms: number | Range
-}
-
-export interface PauseStallSpec {
-  type: 'pause'
-  /** Mean gap between the end of one pause and the start of the next (exponential). */
-  everyMs: number
-  durationMs: Range
-  scope: 'replica' | 'shared'
-}
-
-export type StallSpec = IndependentStallSpec | PauseStallSpec
-
-export interface QueueSpec {
-  /** Requests served at once by one replica. */
-  workers: number
-  /** Requests allowed to wait for a worker; beyond that the replica answers 503. */
-  depth: number
-}
-
-export interface ErrorSpec {
-  rate: number
-  status: number
-}
-
-/** Changes for one replica: `base`, `queue`, `errors` replace; `addMs` and `stalls` add. */
-export interface ReplicaOverride {
-  /** 0-based replica index. */
-  index: number
-  addMs?: number
-  base?: BaseSpec
-  /** Extra stalls for this replica only (shared pauses are not allowed here). */
-  stalls?: StallSpec[]
-  queue?: QueueSpec
-  errors?: ErrorSpec
-  /** The replica dies (stops listening, drops its connections) once it has received this many requests. */
-  dieAfter?: number
-}
-
-export interface ModelSpec {
-  base: BaseSpec
-  /** Constant added to every request (network, parsing). */
-  addMs?: number
-  stalls?: StallSpec[]
-  queue?: QueueSpec
-  errors?: ErrorSpec
-  overrides?: ReplicaOverride[]
-}
+// The model's parts are declared once, by the profile schema that checks them.
+import type { BaseSpec, IndependentStallSpec, ModelSpec, PauseStallSpec, QueueSpec, Range, ReplicaOverride } from './profile-schema.js'
+export type { BaseSpec, ErrorSpec, IndependentStallSpec, ModelSpec, PauseStallSpec, QueueSpec, Range, ReplicaOverride, StallSpec } from './profile-schema.js'
 
 /** What one request will cost, drawn when a worker picks it up. */
 export interface ServiceDraw {
