@@ -13,6 +13,14 @@ export { v }
 /** The type a schema declares. */
 export type Infer<S extends v.GenericSchema> = v.InferOutput<S>
 
+/**
+ * Begins a message that is a whole sentence, the field's path not put in
+ * front of it; `%path%` in it stands for the path ("unknown option
+ * hedge.delya").
+ */
+export const WHOLE = '%whole%'
+export const PATH = '%path%'
+
 /** Stands in a message for the path of the object holding the field ("must be >= %parent%.min"): a message is made before its field knows where it sits. */
 export const PARENT = '%parent%'
 
@@ -36,12 +44,21 @@ export interface PathStyle {
 export function check<S extends v.GenericSchema>(schema: S, value: unknown, style: PathStyle = {}): { value: Infer<S> } | { problem: string } {
   // abortEarly: the first issue is the one reported, so nothing after it is checked.
   const result = v.safeParse(schema, value, { abortEarly: true })
-  if (result.success) return { value: result.output }
-  const issue = result.issues[0]
+  return result.success ? { value: result.output } : { problem: describe(result.issues[0], style) }
+}
+
+/** The first thing wrong with `value`, or null when it is what `schema` declares (`value` itself is then the one to keep: unknown fields and key order are its own). */
+export function problemWith(schema: v.GenericSchema, value: unknown, style: PathStyle = {}): string | null {
+  const result = v.safeParse(schema, value, { abortEarly: true })
+  return result.success ? null : describe(result.issues[0], style)
+}
+
+function describe(issue: v.BaseIssue<unknown>, style: PathStyle): string {
   const keys = (issue.path ?? []).map((item) => item.key as string | number)
   const path = keys.length === 0 ? (style.top ?? '') : formatPath(keys, style.quoteTop === true)
+  if (issue.message.startsWith(WHOLE)) return issue.message.slice(WHOLE.length).replaceAll(PATH, formatPath(keys, false))
   const message = issue.message.replaceAll(PARENT, formatPath(keys.slice(0, -1), false))
-  return { problem: path === '' ? message : `${path} ${message}` }
+  return path === '' ? message : `${path} ${message}`
 }
 
 function formatPath(keys: ReadonlyArray<string | number>, quoteTop: boolean): string {
@@ -57,53 +74,81 @@ function messageWhenAbsent(schema: v.GenericSchema): string {
 
 type ObjectMessage = (issue: v.BaseIssue<unknown>) => string
 
+/** What a value that is not an object is told: fixed words, or words about the value ("got the string ..."). */
+export type NotObject = string | ((input: unknown) => string)
+
+const notObjectMessage = (notObject: NotObject) => (issue: v.BaseIssue<unknown>) => (typeof notObject === 'string' ? notObject : notObject(issue.input))
+
 /** An object's messages: not an object, an unknown key (for strict objects), a required field absent. */
-function objectMessage(entries: v.ObjectEntries, notObject: string): ObjectMessage {
+function objectMessage(entries: v.ObjectEntries, notObject: NotObject): ObjectMessage {
   return (issue) => {
     const key = issue.path?.[0]?.key
-    if (typeof key !== 'string') return notObject
+    if (typeof key !== 'string') return notObjectMessage(notObject)(issue)
     if (issue.expected === 'never') return unknownFieldMessage(entries)
     const entry = entries[key]
-    return entry === undefined ? notObject : messageWhenAbsent(entry)
+    return entry === undefined ? notObjectMessage(notObject)(issue) : messageWhenAbsent(entry)
   }
 }
 
 /** `schema`, refusing an array as `notObject` (valibot's objects take an array for an object with keys "0", "1", ...). */
-export function notArray<S extends v.GenericSchema>(schema: S, notObject = 'must be an object') {
-  const array = v.never(notObject)
+export function notArray<S extends v.GenericSchema>(schema: S, notObject: NotObject = 'must be an object') {
+  const array = v.never(notObjectMessage(notObject))
   return v.lazy((input) => (Array.isArray(input) ? array : schema))
 }
 
 /** An object whose fields are exactly these, as a variant's option: an unknown one is refused (a typo must not silently change a scenario). */
-export function fields<const E extends v.ObjectEntries>(entries: E, notObject = 'must be an object') {
+export function fields<const E extends v.ObjectEntries>(entries: E, notObject: NotObject = 'must be an object') {
   return v.strictObject(entries, objectMessage(entries, notObject))
 }
 
 /**
  * An object whose fields are exactly these. An unknown field is the first
  * problem reported, before the fields' values: a misspelt required field
- * reads as the typo it is, not as the field missing.
+ * reads as the typo it is, not as the field missing. `onUnknown` words it
+ * about the object instead ('"phases" has an unknown phase "turbo"').
  */
-export function exact<const E extends v.ObjectEntries>(entries: E, notObject = 'must be an object') {
-  const array = v.never(notObject)
+export function exact<const E extends v.ObjectEntries>(entries: E, notObject: NotObject = 'must be an object', onUnknown?: (key: string) => string) {
+  const array = v.never(notObjectMessage(notObject))
   const schema = fields(entries, notObject)
   const message = unknownFieldMessage(entries)
   return v.lazy((input) => {
     if (Array.isArray(input)) return array
     const unknown = typeof input === 'object' && input !== null ? Object.keys(input).find((k) => !Object.hasOwn(entries, k)) : undefined
     if (unknown === undefined) return schema
+    const issue = onUnknown ? { message: onUnknown(unknown) } : { message, path: pathTo(unknown) }
     return v.pipe(
       v.unknown(),
-      v.rawCheck(({ addIssue }) => addIssue({ message, path: pathTo(unknown) })),
+      v.rawCheck(({ addIssue }) => addIssue(issue)),
     ) as unknown as typeof schema
   })
 }
 
+/** `schema`, with one message for whatever is wrong inside the value ("protocols[0] must be {url, protocol} ..."): for a small value read as one thing. */
+export function whole<S extends v.GenericSchema>(schema: S, message: string) {
+  const wrong = v.never(message)
+  return v.lazy((input) => (v.is(schema, input) ? schema : (wrong as unknown as S)))
+}
+
+/** A list; 'must be an array'. */
+export function list<S extends v.GenericSchema>(item: S, message = 'must be an array') {
+  return v.array(item, message)
+}
+
+/** An object of any keys with values of one kind (counts by status); 'must be an object'. */
+export function record<S extends v.GenericSchema>(value: S, message = 'must be an object') {
+  return notArray(v.record(v.string(), value, message), message)
+}
+
 const unknownFieldMessage = (entries: v.ObjectEntries): string => `is not a known field (expected one of: ${Object.keys(entries).join(', ')})`
 
-/** An object with at least these fields; others pass through untouched (a saved result from a later minor version). */
+/**
+ * An object with at least these fields; others are not checked (a field a
+ * later version added). The output drops them, so a caller that must keep
+ * them keeps the value it checked (result-json.ts does), and the type has
+ * no index signature: every field is one the schema names.
+ */
 export function loose<const E extends v.ObjectEntries>(entries: E, notObject = 'must be an object') {
-  return notArray(v.looseObject(entries, objectMessage(entries, notObject)), notObject)
+  return notArray(v.object(entries, objectMessage(entries, notObject)), notObject)
 }
 
 const bounds = (what: string, min: number, max: number): string => {
