@@ -84,7 +84,8 @@ test('ejection: out for the back-off, readmitted on probation where one failure 
 })
 
 test('ejection: failures that arrive while a replica is out neither count nor lengthen its back-off', () => {
-  const { health, events, advance } = healthAt(['a', 'b'])
+  // Three replicas: with two, the last-standing rule alone would stop a second ejection.
+  const { health, events, advance } = healthAt(['a', 'b', 'c'])
   for (let i = 0; i < 3; i++) health.record('a', 'E')
   advance(50)
   for (let i = 0; i < 3; i++) health.record('a', 'late')
