@@ -4,11 +4,12 @@
  * 256-octet table that evicts (C.5, C.6), each chain on one decoder with the
  * dynamic table checked after every block; the Huffman code against codes
  * printed in Appendix B; the encoder's blocks decoded back; malformed blocks
- * refused with HpackError.
+ * refused with HpackError; the decoder's generation and the block cache that
+ * relies on it.
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { encodeBlock, HpackDecoder, HpackError, HUFFMAN_CODES, huffmanDecode, huffmanEncode } from '../src/engine/hpack.js'
+import { BlockCache, encodeBlock, HpackDecoder, HpackError, HUFFMAN_CODES, huffmanDecode, huffmanEncode } from '../src/engine/hpack.js'
 import { seededRandom } from '../src/core/random.js'
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex')
@@ -197,4 +198,44 @@ test('the encoder: static indices and literals without indexing, which a decoder
   const decoder = new HpackDecoder()
   assert.deepEqual(fields(decoder.decode(block)), sent)
   assert.equal(decoder.tableSize, 0)
+})
+
+test('the generation moves only when the dynamic table changes, and a cached block is found only for the same octets at the same generation', () => {
+  const decoder = new HpackDecoder()
+  const cache = new BlockCache<string>(2)
+  // Literal with incremental indexing of a new name: the table changes.
+  const insert = (name: string, value: string): Buffer =>
+    Buffer.concat([Buffer.from([0x40, name.length]), Buffer.from(name), Buffer.from([value.length]), Buffer.from(value)])
+  decoder.decode(insert('x-a', 'one'))
+  const g1 = decoder.generation
+  // Indexed (62: the newest dynamic entry) and a literal without indexing: the table does not change.
+  const same = hex('be 0f0d 0133')
+  assert.deepEqual(fields(decoder.decode(same)), [
+    ['x-a', 'one'],
+    ['content-length', '3'],
+  ])
+  assert.equal(decoder.generation, g1)
+  const read = Buffer.concat([hex('ffff'), same, hex('ee')])
+  cache.set(read, 2, 2 + same.length, g1, 'x-a: one')
+  assert.equal(cache.get(Buffer.from(same), 0, same.length, g1), 'x-a: one', 'the same octets elsewhere in another read')
+  assert.equal(cache.get(hex('be 0f0d 0134'), 0, 5, g1), undefined, 'other octets')
+  read.fill(0) // a copy was kept, not a view of the read
+  assert.equal(cache.get(same, 0, same.length, g1), 'x-a: one')
+  // A new entry shifts the indices: the same octets now mean another field, and the cache no longer answers them.
+  decoder.decode(insert('x-b', 'two'))
+  assert.notEqual(decoder.generation, g1)
+  assert.equal(cache.get(same, 0, same.length, decoder.generation), undefined)
+  assert.deepEqual(fields(decoder.decode(same)), [
+    ['x-b', 'two'],
+    ['content-length', '3'],
+  ])
+  // A size update changes the table too; two more entries push out the oldest of a cache of two.
+  const g2 = decoder.generation
+  decoder.decode(hex('3fe11f'))
+  assert.notEqual(decoder.generation, g2)
+  cache.set(hex('82'), 0, 1, 7, 'a')
+  cache.set(hex('83'), 0, 1, 7, 'b')
+  assert.equal(cache.get(same, 0, same.length, g1), undefined, 'evicted')
+  assert.equal(cache.get(hex('82'), 0, 1, 7), 'a')
+  assert.equal(cache.get(hex('83'), 0, 1, 7), 'b')
 })

@@ -2,6 +2,11 @@
  * HTTP/2 frames (RFC 9113 section 4 and 6) for h2-client.ts: a reader that
  * cuts a byte stream into frames without copying (a frame split across
  * socket reads is the only copy), and the few frames a client writes.
+ *
+ * The reader hands each frame over as a range of the read (buffer, start,
+ * end), not as a Buffer view: a view is an object per frame, and the
+ * frames of a load generator's answers (a HEADERS block the client has
+ * seen before, an empty DATA that ends a stream) mostly need none.
  */
 
 export const FRAME_HEADER = 9
@@ -81,9 +86,9 @@ export class H2ProtocolError extends Error {
   }
 }
 
-/** Receives each frame; the payload is a view valid only during the call. */
+/** Receives each frame; its payload is buf[start, end), valid only during the call. */
 export interface FrameSink {
-  onFrame(type: number, flags: number, streamId: number, payload: Buffer): void
+  onFrame(type: number, flags: number, streamId: number, buf: Buffer, start: number, end: number): void
 }
 
 /** Cuts what a socket reads into frames, and refuses frames larger than we allow. */
@@ -112,7 +117,7 @@ export class FrameReader {
       const streamId = buf.readUInt32BE(at + 5) & 0x7fffffff
       const start = at + FRAME_HEADER
       at = start + length
-      this.sink.onFrame(type, flags, streamId, buf.subarray(start, at))
+      this.sink.onFrame(type, flags, streamId, buf, start, at)
     }
     if (at < end) this.#rest = buf.subarray(at)
   }
@@ -166,17 +171,23 @@ export function goawayFrame(lastStreamId: number, code: number): Buffer {
   return frame(FrameType.GOAWAY, 0, 0, payload)
 }
 
-/** The payload of a DATA or HEADERS frame without its padding (and, for HEADERS, its priority fields). */
-export function unpadded(payload: Buffer, flags: number, priority: boolean): Buffer {
-  if ((flags & (Flag.PADDED | Flag.PRIORITY)) === 0) return payload
-  let start = 0
-  let end = payload.length
+/** Where the content of a DATA or HEADERS frame at [start, end) of a read begins: after its pad length (and, for HEADERS, its priority fields). */
+export function contentStart(start: number, end: number, flags: number, priority: boolean): number {
+  if ((flags & (Flag.PADDED | Flag.PRIORITY)) === 0) return start
+  let at = start
   if (flags & Flag.PADDED) {
-    if (end < 1) throw new H2ProtocolError('padded frame without a pad length')
-    end -= payload[0]!
-    start = 1
+    if (end - start < 1) throw new H2ProtocolError('padded frame without a pad length')
+    at++
   }
-  if (priority && flags & Flag.PRIORITY) start += 5
-  if (end < start) throw new H2ProtocolError('padding longer than the frame')
-  return payload.subarray(start, end)
+  if (priority && flags & Flag.PRIORITY) at += 5
+  return at
+}
+
+/** Where it ends: before its padding. Throws when the padding (or the priority fields) do not fit in the frame. */
+export function contentEnd(buf: Buffer, start: number, end: number, flags: number, priority: boolean): number {
+  if ((flags & (Flag.PADDED | Flag.PRIORITY)) === 0) return end
+  const from = contentStart(start, end, flags, priority)
+  const to = flags & Flag.PADDED ? end - buf[start]! : end
+  if (to < from) throw new H2ProtocolError('padding longer than the frame')
+  return to
 }

@@ -7,7 +7,8 @@
  * because servers use both. Decoded fields are raw Buffers as undici hands
  * them over ([name, value, ...]); an entry of either table is one Buffer
  * shared by every block that refers to it, so an indexed field costs no
- * allocation.
+ * allocation; and a block that changes nothing in the dynamic table, seen
+ * again, need not be decoded again (BlockCache).
  */
 
 /** A block that does not follow RFC 7541: the connection cannot go on (COMPRESSION_ERROR). */
@@ -143,6 +144,8 @@ export class HpackDecoder {
   /** Newest first. */
   readonly #dynamic: Entry[] = []
   #size = 0
+  /** Moves on at every change of the dynamic table (an insertion, a size update): what a cached block's fields depend on. */
+  #generation = 0
   /** The table size the decoder's peer may use at most (what we announced: SETTINGS_HEADER_TABLE_SIZE). */
   readonly #maxAllowed: number
   /** The size the peer chose with its last size update. */
@@ -151,6 +154,11 @@ export class HpackDecoder {
   constructor(maxTableSize = 4096) {
     this.#maxAllowed = maxTableSize
     this.#max = maxTableSize
+  }
+
+  /** The dynamic table's state: a block that left it unchanged decodes the same way while this stays the same (BlockCache). */
+  get generation(): number {
+    return this.#generation
   }
 
   /** The dynamic table's size in RFC octets. */
@@ -189,6 +197,7 @@ export class HpackDecoder {
         if (max > this.#maxAllowed) throw new HpackError(`dynamic table size ${max} above ${this.#maxAllowed}`)
         this.#max = max
         this.#evict(0)
+        this.#generation++
         continue
       } else {
         // Literal without indexing (0000) or never indexed (0001): the same to a decoder.
@@ -211,6 +220,7 @@ export class HpackDecoder {
   }
 
   #insert(e: Entry): void {
+    this.#generation++
     // An entry larger than the table empties it and is not added (RFC 7541 4.4).
     this.#evict(e.size)
     if (e.size > this.#max) return
@@ -223,6 +233,53 @@ export class HpackDecoder {
   #evict(room: number): void {
     const d = this.#dynamic
     while (d.length > 0 && this.#size + room > this.#max) this.#size -= d.pop()!.size
+  }
+}
+
+/**
+ * The last few header blocks that changed nothing in a decoder's dynamic
+ * table (only indexed fields and literals without indexing), by their
+ * octets: such a block decodes to the same fields for as long as the table
+ * stays as it was (HpackDecoder.generation). A load generator reads the
+ * same one or two blocks over and over (nghttpd's answer, after its first,
+ * is ten octets of indices and a content-length; a gRPC server's headers
+ * and trailers), so most blocks cost a comparison of a few octets and no
+ * allocation instead of a decode and an array of fields.
+ */
+export class BlockCache<T> {
+  readonly #entries: Array<{ readonly bytes: Buffer; readonly generation: number; readonly value: T }> = []
+  #next = 0
+
+  constructor(
+    readonly size = 4,
+    /** Longer blocks are not kept (nor compared). */
+    readonly maxBytes = 256,
+  ) {}
+
+  /** What was stored for the octets buf[start, end) at this generation of the table, if anything. */
+  get(buf: Buffer, start: number, end: number, generation: number): T | undefined {
+    const n = end - start
+    const entries = this.#entries
+    for (let k = 0; k < entries.length; k++) {
+      const e = entries[k]!
+      if (e.generation !== generation || e.bytes.length !== n) continue
+      const bytes = e.bytes
+      let i = 0
+      while (i < n && bytes[i] === buf[start + i]) i++
+      if (i === n) return e.value
+    }
+    return undefined
+  }
+
+  /** Keeps `value` for a copy of buf[start, end), in place of the oldest entry when full. */
+  set(buf: Buffer, start: number, end: number, generation: number, value: T): void {
+    if (end - start > this.maxBytes) return
+    const e = { bytes: Buffer.from(buf.subarray(start, end)), generation, value }
+    if (this.#entries.length < this.size) this.#entries.push(e)
+    else {
+      this.#entries[this.#next] = e
+      this.#next = (this.#next + 1) % this.size
+    }
   }
 }
 
