@@ -35,6 +35,8 @@ import { ParseError, ResponseParser, type ResponseSink } from './h1-response-par
 import { requestBytes, type WireRequest } from './h1-request.js'
 import { openSocket } from './open-socket.js'
 import type { Connection } from './connection.js'
+// Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
+import { performance } from 'node:perf_hooks'
 
 export interface H1ClientOptions {
   /** Opens the socket (undici's connector: TCP, or TLS with ALPN http/1.1). */

@@ -18,6 +18,8 @@ import type { RoundRobin } from '../hedging/replica-picker.js'
 import type { RequestSink } from '../results/request-record.js'
 import { stillEarly } from './early-timer.js'
 import { round3 } from '../core/round.js'
+// Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
+import { performance } from 'node:perf_hooks'
 
 export interface Lane {
   stats: PhaseStats

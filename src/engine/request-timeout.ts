@@ -21,6 +21,8 @@
  * the native timer's precision, as before.
  */
 import { errors } from 'undici'
+// Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
+import { performance } from 'node:perf_hooks'
 
 /** An entry of a DeadlineQueue: a pending attempt. */
 export abstract class Deadline {

@@ -12,6 +12,8 @@ import type { ReplicaHealth } from './replica-health.js'
 import type { SaturationGate } from './saturation-gate.js'
 import type { CancelMode } from '../results/run-result.js'
 import { DEFAULT_HEDGE_HEADER } from '../wire/stats.js'
+// Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
+import { performance } from 'node:perf_hooks'
 
 /** gRPC: "Values greater than 5 are treated as 5." */
 export const MAX_ATTEMPTS_CAP = 5

@@ -28,6 +28,8 @@ import { extraLoadPctOf } from '../results/extra-load.js'
 import { isInterruption } from '../core/interruption.js'
 import { localFailureCode } from '../core/local-failure.js'
 import { round3 } from '../core/round.js'
+// Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
+import { performance } from 'node:perf_hooks'
 
 export interface PhaseStatsOptions {
   name: PhaseName
