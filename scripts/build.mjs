@@ -8,6 +8,11 @@
  * the package files changed since the last compile started, so `npm ci &&
  * npm test` compiles once (in `prepare`), not twice. A deleted file changes
  * its directory's mtime, so it counts as a change too.
+ *
+ * `prepare` runs `--if-stale` too: npm runs `prepare` whenever the tree is
+ * installed, and `npx hedgebench` installs it (a link) the first time it
+ * runs in a clone; a clean compile there removed dist/ under a test suite
+ * running from it (the launcher's npx test, on a fresh machine).
  */
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
