@@ -7,7 +7,8 @@
  *   npm run test:all    node scripts/test.mjs all    both (what .ci/run runs)
  *
  * E2E files are the long end-to-end runs (sweeps, worker threads, Chromium,
- * the demo, shards, the stall statistics): about a quarter of the suite's
+ * the demo, shards, the stall statistics, the Kubernetes sequence run as
+ * documented, the docs' snippets type-checked and run): about a quarter of the suite's
  * CPU time, most of its waiting on stalls and browsers, and the files that
  * must run alone. A file in no list is in `npm test`.
  *
@@ -36,7 +37,7 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'test')
 
 const ALONE = ['hedging-stalls', 'grpc-js-hedging', 'h2c', 'grpc-hedging']
 
-const E2E = new Set([...ALONE, 'sweep', 'workers', 'html-e2e', 'html-chromium', 'demo', 'demo-terminal', 'shards-e2e', 'hedging-telemetry', 'verdict-sim'])
+const E2E = new Set([...ALONE, 'sweep', 'workers', 'html-e2e', 'html-chromium', 'demo', 'demo-terminal', 'shards-e2e', 'hedging-telemetry', 'verdict-sim', 'deploy-kubernetes', 'docs-snippets'])
 
 /** Longest first (their time on a loaded 2-core machine, 2026-12-02). */
 const FIRST = [
