@@ -39,25 +39,37 @@ const ALONE = ['hedging-stalls', 'grpc-js-hedging', 'h2c', 'grpc-hedging']
 
 const E2E = new Set([...ALONE, 'sweep', 'workers', 'html-e2e', 'html-chromium', 'demo', 'demo-terminal', 'shards-e2e', 'hedging-telemetry', 'verdict-sim', 'deploy-kubernetes', 'docs-snippets'])
 
-/** Longest first (their time on a loaded 2-core machine, 2026-12-02). */
+/** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
 const FIRST = [
   'sweep',
   'hedging-telemetry',
-  'hedging-options',
+  'docs-snippets',
+  'deploy-kubernetes',
   'workers',
   'html-e2e',
   'html-chromium',
-  'result-edited',
-  'replica-ejection',
   'verdict-sim',
   'demo',
   'shards-e2e',
-  'interrupt',
+  'hedging-options',
+  'replica-ejection',
   'hedging-saturation',
-  'verdict',
-  'warmup-duration',
   'cross-check',
+  'cli-stdout-and-paths',
+  'cli-help',
+  'progress-tty',
+  'run-fail-if',
+  'sweep-deploy',
+  'launcher',
+  'compare-small-n',
+  'spinner',
+  'result-edited',
+  'interrupt',
   'misbehaving-target',
+  'details',
+  'accuracy',
+  'warmup-duration',
+  'verdict',
 ]
 
 const LIGHT = [
