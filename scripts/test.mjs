@@ -37,7 +37,20 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'test')
 
 const ALONE = ['hedging-stalls', 'grpc-js-hedging', 'h2c', 'grpc-hedging']
 
-const E2E = new Set([...ALONE, 'sweep', 'workers', 'html-e2e', 'html-chromium', 'demo', 'demo-terminal', 'shards-e2e', 'hedging-telemetry', 'verdict-sim', 'deploy-kubernetes', 'docs-snippets'])
+const E2E = new Set([
+  ...ALONE,
+  'sweep',
+  'workers',
+  'html-e2e',
+  'html-chromium',
+  'demo',
+  'demo-terminal',
+  'shards-e2e',
+  'hedging-telemetry',
+  'verdict-sim',
+  'deploy-kubernetes',
+  'docs-snippets',
+])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
 const FIRST = [
