@@ -7,7 +7,7 @@
 // Running a measurement
 export { run } from './run/run.js'
 export type { RunOptions, HedgeRunOptions, GrpcRunOptions, RequestRecord, RequestSink, Progress } from './run/run-options.js'
-export type { ServiceConfig } from './run/grpc-target.js'
+export type { ServiceConfig } from './protocol/grpc-service-config.js'
 export { runDemo, type DemoOptions, type DemoResult } from './cli/demo.js'
 
 // The result shape every renderer reads

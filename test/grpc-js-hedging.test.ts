@@ -15,7 +15,7 @@ import { spawnTarget } from '../src/sim/target.js'
 import type { Target } from '../src/sim/target.js'
 import { SIM_PROTO, SIM_SERVICE, SIM_WORK_CALL } from '../src/sim/grpc-replica.js'
 import type { Profile } from '../src/sim/profile.js'
-import type { ServiceConfig } from '../src/run/grpc-target.js'
+import type { ServiceConfig } from '../src/protocol/grpc-service-config.js'
 import { watchFreezes } from './helpers/freeze-watch.js'
 
 const STALL_MS = 200

@@ -10,7 +10,7 @@ import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { parseGrpcNonFatal } from '../protocol/grpc-status.js'
 import type { GrpcRunOptions } from '../run/run-options.js'
-import type { ServiceConfig } from '../run/grpc-target.js'
+import type { ServiceConfig } from '../protocol/grpc-service-config.js'
 
 export interface GrpcFlags {
   grpc?: boolean

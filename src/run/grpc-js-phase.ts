@@ -21,7 +21,7 @@ import { GeneratorMonitor } from '../stats/generator-monitor.js'
 import { GRPC_OVER_DELAY_SLACK_MS, type GrpcClientAsked, type GrpcClientResult } from '../results/run-result.js'
 import type { ServerCounter } from './server-check.js'
 import { serviceConfigCaveats } from './grpc-js-caveats.js'
-import { methodConfigFor, type ServiceConfig } from './grpc-target.js'
+import { methodConfigFor, type ServiceConfig } from '../protocol/grpc-service-config.js'
 
 export interface GrpcClientPhaseOptions {
   urls: string[]

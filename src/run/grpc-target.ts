@@ -10,46 +10,10 @@ import { encodeRequestMessage, fromJsonText, jsonSource } from '../protocol/grpc
 import { compileTemplate, isTemplate, type TemplateInput } from '../protocol/grpc-template.js'
 import { seededRandom } from '../core/random.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
-import type { GrpcMessageSource } from '../protocol/grpc-message.js'
 import { loadGrpcMethod } from '../protocol/grpc-method.js'
 import type { GrpcMethod, GrpcSchemaSource, IdempotencyLevel } from '../protocol/grpc-method.js'
-
-/** A gRPC service config as grpc-js reads it (the parts hedgebench looks at). */
-export interface ServiceConfig {
-  loadBalancingConfig?: Array<Record<string, unknown>>
-  loadBalancingPolicy?: string
-  methodConfig?: Array<{ name?: Array<{ service?: string; method?: string }>; hedgingPolicy?: HedgingPolicy; retryPolicy?: unknown }>
-  retryThrottling?: { maxTokens: number; tokenRatio: number }
-}
-
-interface HedgingPolicy {
-  maxAttempts?: number
-  /** A JSON Duration, as gRPC writes it: "0.01s". */
-  hedgingDelay?: string
-  nonFatalStatusCodes?: Array<string | number>
-}
-
-/** The methodConfig grpc-js applies to a call (`/package.Service/Method`): its own name first, then a service-wide one, then a default one. */
-export function methodConfigFor(config: ServiceConfig, path: string): NonNullable<ServiceConfig['methodConfig']>[number] | undefined {
-  const [service, method] = path.slice(1).split('/') as [string, string]
-  const configs = config.methodConfig ?? []
-  return (
-    configs.find((m) => (m.name ?? []).some((n) => n.service === service && (n.method === undefined || n.method === '' || n.method === method))) ??
-    configs.find((m) => (m.name ?? []).some((n) => n.service === undefined || n.service === ''))
-  )
-}
-
-/** What a gRPC run needs beyond the URLs (ghz's flags: --proto/-i/--protoset, --call, -d/-D/-B). */
-export interface GrpcRunOptions extends GrpcSchemaSource, GrpcMessageSource {
-  /** `package.Service/Method`. */
-  call?: string
-  /** Read the schema from the server's reflection service (also what happens when neither proto nor protoset is given). */
-  reflect?: boolean
-  /** Who hedges the hedged calls: hedgebench's engine (default), or also a real grpc-js client with `serviceConfig`. */
-  hedgeBy?: 'hedgebench' | 'grpc-js'
-  /** A gRPC service config (methodConfig[].hedgingPolicy, retryThrottling), for hedgeBy 'grpc-js'. */
-  serviceConfig?: ServiceConfig
-}
+import type { GrpcRunOptions } from './run-options.js'
+import { methodConfigFor, type ServiceConfig } from '../protocol/grpc-service-config.js'
 
 export interface ResolvedGrpc {
   /** `package.Service/Method`. */

@@ -12,8 +12,7 @@ import { checkHeader } from '../core/header-parse.js'
 import type { RequestSink } from '../results/request-record.js'
 import type { Shard } from './shard.js'
 import type { WallClock } from '../core/wall-clock.js'
-import type { GrpcRunOptions } from './grpc-target.js'
-export type { GrpcRunOptions } from './grpc-target.js'
+import type { ServiceConfig } from '../protocol/grpc-service-config.js'
 export type { RequestRecord, RequestSink } from '../results/request-record.js'
 
 /**
@@ -117,6 +116,42 @@ const tlsEntries = {
 const TlsSchema = exact(tlsEntries, objectKind, (key) => unknownOption('tls.', key, tlsEntries))
 export type TlsRunOptions = Infer<typeof TlsSchema>
 
+/** A list of strings: "importPaths must be an array of strings, got the string "protos"". */
+const strings = v.optional(
+  v.custom<string[]>(
+    (x) => Array.isArray(x) && x.every((s) => typeof s === 'string'),
+    (issue) => `must be an array of strings, got ${describe(issue.input)}`,
+  ),
+)
+
+/** What a grpc:// run needs beyond the URLs, as ghz's flags give it (--proto/-i/--protoset, --call, -d/-D/-B). */
+const grpcEntries = {
+  /** `package.Service/Method`. */
+  call: string,
+  /** A .proto file (exclusive with protoset). */
+  proto: string,
+  /** Directories searched for the proto file and its imports, in order. */
+  importPaths: strings,
+  /** A binary FileDescriptorSet (exclusive with proto). */
+  protoset: string,
+  /** A FileDescriptorSet already read (from the server's reflection service): the schema without a file. */
+  descriptorSet: kind<Uint8Array>('object'),
+  /** Read the schema from the server's reflection service (also what happens when neither proto nor protoset is given). */
+  reflect: boolean,
+  /** `-d`: the message as JSON text. */
+  data: string,
+  /** `-D`: a file holding the JSON. */
+  dataFile: string,
+  /** `-B`: a file holding the already-encoded message bytes. */
+  binaryFile: string,
+  /** Who hedges the hedged calls: hedgebench's engine (default), or also a real grpc-js client with `serviceConfig`. */
+  hedgeBy: kind<'hedgebench' | 'grpc-js'>('string'),
+  /** A gRPC service config (methodConfig[].hedgingPolicy, retryThrottling), for hedgeBy 'grpc-js'. */
+  serviceConfig: kind<ServiceConfig>('object'),
+}
+const GrpcSchema = exact(grpcEntries, objectKind, (key) => unknownOption('grpc.', key, grpcEntries))
+export type GrpcRunOptions = Infer<typeof GrpcSchema>
+
 /** Hedging, as --hedge-* give it. */
 const hedgeEntries = {
   /** 'auto' (= p95 of the warm-up), 'p90'/'p99'/..., or a fixed delay in ms. */
@@ -171,7 +206,7 @@ const runEntries = {
   /** https:// and grpcs://: the CAs to trust, a client certificate (mTLS), the name the server's certificate must carry. */
   tls: v.optional(TlsSchema),
   /** For grpc:// targets: the schema, --call and the message (the body and method come from these). */
-  grpc: kind<GrpcRunOptions>('object'),
+  grpc: v.optional(GrpcSchema),
   keepAlive: boolean,
   fanout: number,
   workers: number,

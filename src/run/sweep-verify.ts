@@ -7,7 +7,7 @@
 import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import type { RunResult } from '../results/run-result.js'
-import type { ServiceConfig } from './grpc-target.js'
+import type { ServiceConfig } from '../protocol/grpc-service-config.js'
 import { run } from './run.js'
 import type { SweepOptions } from './sweep.js'
 
