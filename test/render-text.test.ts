@@ -250,3 +250,10 @@ test('--tied against a target that never dropped a twin asks whether it implemen
   // Not tied: no such line.
   assert.doesNotMatch(renderText(makeHedgedRun()), /Tied:/)
 })
+
+test('the Requests line counts attempts and connections in the singular when there is one', () => {
+  const one = makePhase('plain', [5], { attempts: 1, connectionsOpened: 1 })
+  assert.match(renderText(makeRunResult({ phases: { plain: one } })), /Requests: +1 \(1 attempt on the wire, 1 connection opened\)/)
+  const many = makePhase('plain', [5, 6], { attempts: 3, connectionsOpened: 2 })
+  assert.match(renderText(makeRunResult({ phases: { plain: many } })), /Requests: +2 \(3 attempts on the wire, 2 connections opened\)/)
+})
