@@ -179,7 +179,10 @@ function summary(p: PhaseResult): string[] {
     ['Average:', formatMs(p.latencyMs.mean)],
     ['Stddev:', formatMs(p.latencyMs.stddev)],
     ['Requests/sec:', p.rps.toFixed(2)],
-    ['Requests:', `${p.requests} (${p.attempts} attempt${p.attempts === 1 ? '' : 's'} on the wire, ${p.connectionsOpened} connection${p.connectionsOpened === 1 ? '' : 's'} opened)`],
+    [
+      'Requests:',
+      `${p.requests} (${p.attempts} attempt${p.attempts === 1 ? '' : 's'} on the wire, ${p.connectionsOpened} connection${p.connectionsOpened === 1 ? '' : 's'} opened)`,
+    ],
     ['Errors:', `${p.errors} (${pct(p.errors, p.requests)})`],
     ...(p.streamsResentAfterGoaway ? [['Resent:', resentText(p.streamsResentAfterGoaway)]] : []),
     ...(p.interrupted ? [['Interrupted:', interruptedText(p)!]] : []),
