@@ -8,8 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -18,15 +17,11 @@ import type { RunResult } from '../src/results/run-result.js'
 import { stderrLines } from './helpers/cli.js'
 import { runMain } from './helpers/main-cases.js'
 import { skipWithout } from './helpers/required-tool.js'
+import { selfSigned } from './helpers/tls-cert.js'
 
-const hasOpenssl = ((): boolean => {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-})()
+/** A throwaway self-signed certificate for 127.0.0.1 (test/helpers/tls-cert.ts); null without openssl. */
+const cert = selfSigned()
+const hasOpenssl = cert !== null
 
 let dir = ''
 let server: Server
@@ -34,33 +29,9 @@ let url = ''
 let received = 0
 
 before(async () => {
-  if (!hasOpenssl) return
+  if (!cert) return
   dir = await mkdtemp(join(tmpdir(), 'hedgebench-tls-'))
-  // A throwaway self-signed certificate for 127.0.0.1, valid one day.
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore', timeout: 10_000 },
-  )
-  server = createServer({ key: await readFile(join(dir, 'key.pem')), cert: await readFile(join(dir, 'cert.pem')) }, (req, res) => {
+  server = createServer(cert!, (req, res) => {
     received++
     req.resume()
     res.end('ok\n')
