@@ -57,18 +57,15 @@ function client(p: TestPki): NonNullable<RunOptions['tls']> {
   return { ca: readFileSync(p.files.ca), cert: readFileSync(p.files.clientCert), key: readFileSync(p.files.clientKey) }
 }
 
+/** The mTLS server's URL and the call, as the CLI is given them. */
+const mtlsCall = (): string[] => [mtls.url, '--call', CALL, '--proto', schema.proto, '-i', schema.importPath]
+
 describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl not found (apt-get install openssl): cannot make test certificates') }, () => {
   test('grpcs:// mTLS from the CLI: --cacert, --cert/--key and --cname; the server saw the client certificate on every call', async () => {
     const before = mtls.seen.length
     const f = pki!.files
     const r = await runMain([
-      mtls.url,
-      '--call',
-      CALL,
-      '--proto',
-      schema.proto,
-      '-i',
-      schema.importPath,
+      ...mtlsCall(),
       '-d',
       '{"sku": "a"}',
       '--cacert',
@@ -179,18 +176,7 @@ describe('TLS options', { skip: skipWithout(pki !== null, 'openssl', 'openssl no
     await refused({ tls: { ca: 'not a certificate' } }, /^--cacert is not a PEM certificate/)
     await refused({ urls: ['grpc://127.0.0.1:1'], tls: { ca: pki!.ca } }, /^--cacert: only for TLS targets/)
     // A missing file: the CLI's one line, exit 2.
-    const r = await runMain([
-      mtls.url,
-      '--call',
-      CALL,
-      '--proto',
-      schema.proto,
-      '-i',
-      schema.importPath,
-      '--cacert',
-      join(pki!.dir, 'missing.pem'),
-      '--no-save',
-    ])
+    const r = await runMain([...mtlsCall(), '--cacert', join(pki!.dir, 'missing.pem'), '--no-save'])
     assert.equal(r.code, 2, r.stderr)
     assert.deepEqual(stderrLines(r), [`hedgebench: cannot read --cacert ${join(pki!.dir, 'missing.pem')}: ENOENT`])
   })
