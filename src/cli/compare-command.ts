@@ -9,7 +9,7 @@ import type { CommandModule } from 'yargs'
 import type { Comparison } from '../report/compare.js'
 import { UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
-import { OUTPUT_FORMATS, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
+import { OUTPUT_OPTION, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 
 const PHASES = ['plain', 'hedged', 'grpc-js'] as const
@@ -34,13 +34,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
           choices: PHASES,
           describe: 'plain, hedged or grpc-js (the calls of --hedge-by grpc-js): the phase compared in every run [default: hedged if present]',
         })
-        .option('output', {
-          alias: 'o',
-          requiresArg: true,
-          choices: OUTPUT_FORMATS,
-          default: 'text' as OutputFormat,
-          describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]`,
-        })
+        .option('output', OUTPUT_OPTION)
         .option('fail-if', {
           type: 'string',
           requiresArg: true,

@@ -9,6 +9,15 @@ import type { RunResult } from '../results/run-result.js'
 export const OUTPUT_FORMATS = ['text', 'json', 'csv'] as const
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
 
+/** `-o`/`--output` as the commands that print a saved result take it (report, compare). */
+export const OUTPUT_OPTION = {
+  alias: 'o',
+  requiresArg: true,
+  choices: OUTPUT_FORMATS,
+  default: 'text' as OutputFormat,
+  describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]`,
+} as const
+
 /** Colours and arrows only for a person at a terminal; NO_COLOR (no-color.org) turns them off. */
 /** Colours on a terminal unless NO_COLOR; FORCE_COLOR forces them on (1, true, or empty) or off (0, false), as Node's own tools read it. */
 export function stdoutColor(env: NodeJS.ProcessEnv = process.env, tty: boolean = process.stdout.isTTY === true): boolean {

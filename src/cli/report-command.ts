@@ -4,7 +4,7 @@
  * report can be diffed against the original.
  */
 import type { CommandModule } from 'yargs'
-import { OUTPUT_FORMATS, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
+import { OUTPUT_OPTION, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 
 interface ReportArgs {
   file: string
@@ -19,13 +19,7 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
     builder: (yargs) =>
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'a JSON file written by a run (results/...json)' })
-        .option('output', {
-          alias: 'o',
-          requiresArg: true,
-          choices: OUTPUT_FORMATS,
-          default: 'text' as OutputFormat,
-          describe: `stdout format: ${OUTPUT_FORMATS.join(', ')} [default: text]`,
-        })
+        .option('output', OUTPUT_OPTION)
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' }),
     handler: async (argv) => {
       const { loadResult } = await import('../report/results-store.js')
