@@ -1,7 +1,6 @@
 /**
- * What `npm run mutate` mutates, by group, and the tests that must catch each group's mutants: the fast,
- * deterministic tests of those files (a mutant run is the group's tests once, so end-to-end files with
- * servers and seconds of traffic would make a group take hours).
+ * What `npm run mutate` mutates, by group, and the test files that may catch each group's mutants, fastest
+ * first: a mutant runs only the files that execute it (stryker.config.mjs), in this order, until one fails.
  */
 export const MUTATION_GROUPS = {
   policy: {
@@ -16,10 +15,26 @@ export const MUTATION_GROUPS = {
   },
   stats: {
     mutate: ['src/stats/noise.ts', 'src/stats/phase-algebra.ts', 'src/stats/result-merge.ts', 'src/stats/timeline.ts'],
-    tests: ['phase-merge', 'result-merge', 'compare-noise', 'compare-small-n'],
+    tests: ['compare-noise', 'phase-merge', 'result-merge', 'compare-small-n'],
   },
   verdict: {
     mutate: ['src/report/verdict.ts', 'src/report/fail-if.ts', 'src/report/run-fail-if.ts', 'src/results/extra-load.ts'],
-    tests: ['verdict', 'fail-if', 'run-fail-if', 'extra-load', 'render-text', 'render-csv'],
+    tests: ['fail-if', 'render-csv', 'extra-load', 'render-text', 'verdict', 'run-fail-if'],
+  },
+  engine: {
+    mutate: ['src/engine/hedged-request.ts', 'src/engine/attempt.ts'],
+    tests: [
+      'hedge-interceptor',
+      'engine-counting',
+      'delay-from-answers',
+      'h2-cancel',
+      'engine-reports',
+      'engine-connections',
+      'engine-window-runner',
+      'open-loop',
+      'attempt-timeout',
+      'misbehaving-target',
+      'hedging-options',
+    ],
   },
 }
