@@ -13,9 +13,14 @@
  * must run alone. A file in no list is in `npm test`.
  *
  * Within a tier, two steps:
- * 1. Everything except ALONE and LIGHT, two files at a time (Node's default
- *    on 2 cores is one), the files that take longest started first (FIRST),
- *    so that the step does not end on one long file with a core idle.
+ * 1. Everything except ALONE and LIGHT, the files that take longest started
+ *    first (FIRST), so that the step does not end on one long file with a
+ *    core idle. Three files at a time in the fast tier (Node's default on 2
+ *    cores is one): most of them wait on sockets, timers and child processes
+ *    more than they compute, so a third keeps both cores busy
+ *    (docs/development.md has the times). Two at a time once E2E files are
+ *    in the step: their sweeps, browsers and worker threads each keep a
+ *    core busy for seconds.
  * 2. The ALONE files one after another, and beside them the LIGHT files one
  *    after another (their output is printed once the step ends).
  *
@@ -153,7 +158,7 @@ function nodeTest(concurrency, names, stdio) {
 const alone = present(ALONE)
 // Without an ALONE file in the tier, the LIGHT files run in step 1 like any other.
 const light = alone.length > 0 ? present(LIGHT) : []
-const first = await nodeTest(2, [...paired, ...(alone.length > 0 ? [] : present(LIGHT))], 'inherit')
+const first = await nodeTest(tier === 'fast' ? 3 : 2, [...paired, ...(alone.length > 0 ? [] : present(LIGHT))], 'inherit')
 const [second, beside] = await Promise.all([nodeTest(1, alone, 'inherit'), nodeTest(1, light, ['ignore', 'pipe', 'pipe'])])
 process.stdout.write(beside.output)
 process.exitCode = [first, second, beside].find((r) => r.code !== 0)?.code ?? 0
