@@ -15,7 +15,18 @@ export const MUTATION_GROUPS = {
   },
   stats: {
     mutate: ['src/stats/noise.ts', 'src/stats/phase-algebra.ts', 'src/stats/result-merge.ts', 'src/stats/timeline.ts'],
-    tests: ['compare-noise', 'phase-merge', 'result-merge', 'compare-small-n'],
+    tests: [
+      'compare-noise',
+      'compare',
+      'compare-render',
+      'render-json',
+      'phase-merge',
+      'render-text',
+      'clock-offset',
+      'result-algebra',
+      'result-merge',
+      'compare-small-n',
+    ],
   },
   verdict: {
     mutate: ['src/report/verdict.ts', 'src/report/fail-if.ts', 'src/report/run-fail-if.ts', 'src/results/extra-load.ts'],
