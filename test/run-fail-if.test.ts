@@ -12,8 +12,9 @@ import { runMain } from './helpers/main-cases.js'
 import { until } from './helpers/until.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 import { parseFailIf } from '../src/report/fail-if.js'
-import { checkErrorLimit, checkRunFailIf } from '../src/report/run-fail-if.js'
+import { assertCheckable, checkErrorLimit, checkRunFailIf } from '../src/report/run-fail-if.js'
 import type { RunResult } from '../src/results/run-result.js'
+import { UsageError } from '../src/core/errors.js'
 import { makeHedgedRun } from './helpers/result-fixture.js'
 
 const servers: CountingServer[] = []
@@ -80,6 +81,36 @@ test('conditions the run cannot answer are refused before it starts (exit 2)', a
     assert.equal(run.stderr.trim().split('\n').length, 1, 'one line')
   }
   assert.equal(s.received, 0, 'nothing was sent')
+})
+
+test('which conditions a run of each mode can answer, checked in this process (the CLI cases above run it in a child)', () => {
+  const refused = (text: string, mode: 'both' | 'plain' | 'hedged') => {
+    try {
+      assertCheckable([parseFailIf(text)], mode)
+      return null
+    } catch (err) {
+      assert.ok(err instanceof UsageError, String(err))
+      return err.message
+    }
+  }
+  for (const mode of ['both', 'plain', 'hedged'] as const) {
+    assert.equal(refused('p99>5ms', mode), null, mode)
+    assert.equal(refused(`${mode === 'both' ? 'hedged' : mode}.p99>5ms`, mode), null, mode)
+  }
+  assert.equal(refused('plain.p99>5ms', 'both'), null)
+  assert.equal(refused('p99>+10%', 'both'), null)
+  assert.equal(refused('plain.p99>5ms', 'hedged'), '--fail-if "plain.p99>5ms": this run has no plain phase (--mode hedged)')
+  assert.equal(refused('hedged.p99>5ms', 'plain'), '--fail-if "hedged.p99>5ms": this run has no hedged phase (--mode plain)')
+  for (const mode of ['plain', 'hedged'] as const)
+    assert.equal(refused('p99>+10%', mode), '--fail-if "p99>+10%": a change (+N% or -N%) compares the hedged phase with the plain one: it needs --mode both')
+  // The phase name is refused first, in every mode: a change is always hedged against plain.
+  for (const mode of ['both', 'plain', 'hedged'] as const)
+    assert.equal(
+      refused('hedged.p99>+10%', mode),
+      '--fail-if "hedged.p99>+10%": a change (+N% or -N%) is the hedged phase against the plain one: drop the phase name',
+    )
+  // Every condition is checked, not only the first.
+  assert.throws(() => assertCheckable([parseFailIf('p99>5ms'), parseFailIf('plain.p99>5ms')], 'hedged'), /no plain phase/)
 })
 
 test('compare refuses a phase-named condition and says to use --phase', async () => {

@@ -8,6 +8,7 @@ import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { formatMs } from '../src/core/duration.js'
 import { seededRandom } from '../src/core/random.js'
 import { causes, hedgeVerdict } from '../src/report/verdict.js'
 import { renderText } from '../src/report/text.js'
@@ -239,4 +240,36 @@ test('a gRPC phase that failed names its codes (they are below 100, not HTTP err
   const phase = makePhase('hedged', [3, 4, 5, 6, 7], { statusCodes: { 0: 1, 12: 3, 14: 1 }, ok: 1, errors: 4 })
   assert.equal(causes(phase), '12 UNIMPLEMENTED x3, 14 UNAVAILABLE x1')
   assert.equal(causes(makePhase('hedged', [3], { statusCodes: { 12: 1 }, ok: 0, errors: 1 })), '12 UNIMPLEMENTED')
+})
+
+test('no hedge sent: the headline says why, each cause by its count, in a fixed order; the delay above every answer comes first', () => {
+  const run = makeHedgedRun()
+  const plain = run.phases.plain!
+  const hedged = run.phases.hedged!
+  const max = hedged.latencyMs.max!
+  const none = { hedgesSent: 0, unsent: 0, budgetDenied: 0, deadlineSuppressed: 0 }
+  const verdict = (h: Parameters<typeof makeHedgingStats>[0]) => hedgeVerdict(plain, { ...hedged, hedging: makeHedgingStats({ ...none, delayMs: 10, ...h }) })
+  const quiet = verdict({})
+  assert.equal(quiet.decision, 'no hedges')
+  assert.equal(quiet.tone, 'neutral')
+  assert.equal(quiet.headline, 'no hedge was sent (delay 10.0 ms)')
+  const all = verdict({ budgetDenied: 3, deadlineSuppressed: 2, unsent: 4, suppressed: { overload: 0, errorRate: 1, targetBusy: 0, pushback: 0 } })
+  assert.equal(
+    all.headline,
+    'no hedge was sent (delay 10.0 ms): the budget refused 3, the deadline left no time for 2, the saturation gate held them back, 4 never reached the wire',
+  )
+  // Each of the gate's three signals closes it alone; pushback is not one of them (it is counted elsewhere).
+  for (const signal of ['overload', 'errorRate', 'targetBusy'] as const)
+    assert.equal(
+      verdict({ suppressed: { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0, [signal]: 1 } }).headline,
+      'no hedge was sent (delay 10.0 ms): the saturation gate held them back',
+    )
+  assert.equal(verdict({ suppressed: { overload: 0, errorRate: 0, targetBusy: 0, pushback: 5 } }).headline, 'no hedge was sent (delay 10.0 ms)')
+  // A delay at or above the slowest answer explains everything: the other causes are not listed.
+  const above = verdict({ delayMs: max, budgetDenied: 3 })
+  assert.equal(above.headline, `no hedge was sent: the delay ${formatMs(max)} was above every answer (the slowest took ${formatMs(max)})`)
+  // Adaptive: the smallest delay used is the one compared, not the starting one.
+  const adaptive = verdict({ adaptive: true, delayMs: 1, delayUsedMs: { min: max + 1, p50: max + 2, max: max + 3 } })
+  assert.match(adaptive.headline, new RegExp(`^no hedge was sent: the delay ${formatMs(max + 1).replace('.', '\\.')} was above every answer`))
+  assert.equal(verdict({ adaptive: true, delayMs: max + 5, delayUsedMs: { min: 2, p50: 3, max: 4 } }).headline, 'no hedge was sent (delay 2.00 ms)')
 })
