@@ -16,6 +16,7 @@ export const MUTATION_GROUPS = {
   stats: {
     mutate: ['src/stats/noise.ts', 'src/stats/phase-algebra.ts', 'src/stats/result-merge.ts', 'src/stats/timeline.ts'],
     tests: [
+      'timeline',
       'compare-noise',
       'compare',
       'compare-render',

@@ -122,6 +122,7 @@ const LIGHT = [
   'saturation-gate',
   'settle-heap',
   'sim-model',
+  'timeline',
 ]
 
 const TIERS = {

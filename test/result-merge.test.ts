@@ -6,6 +6,8 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import * as hdr from 'hdr-histogram-js'
+import { UsageError } from '../src/core/errors.js'
 import { mergeResults } from '../src/stats/result-merge.js'
 import { renderText } from '../src/report/text.js'
 import type { RunResult, TimelinePoint } from '../src/results/run-result.js'
@@ -214,4 +216,139 @@ test('a merge keeps what a one-process run reports: cancel costs, ejections and 
     ]).phases.hedged!.connectionsClosedByCancel,
     undefined,
   )
+})
+
+/** Shard `index` of `count`, each its own latencies; the same run id, configuration and precision. */
+const part = (index: number, count: number, overrides: Partial<RunResult> = {}): RunResult =>
+  makeHedgedRun({ runId: 'r1', shard: { index, count }, host: `pod-${index}`, ...overrides }, index)
+const named = (...results: RunResult[]): Array<{ result: RunResult; source: string }> => results.map((result, i) => ({ result, source: `s${i}` }))
+
+/** Refused with a UsageError (one line, exit 2 at the CLI) whose message is exactly `message`. */
+function refuses(inputs: Array<{ result: RunResult; source: string }>, message: string, opts = {}): void {
+  assert.throws(
+    () => mergeResults(inputs, opts),
+    (e: unknown) => e instanceof UsageError && e.message === message,
+    message,
+  )
+}
+
+test('what is not one run is refused in process, each with its own line naming the sources', () => {
+  refuses([], "nothing to merge (give the shards' result files, or --from-logs -)")
+  refuses(
+    named(part(0, 2), part(1, 2, { runId: 'r2' })),
+    's1 is run r2, s0 is run r1: shards of one run share a run id (one --run-id, or one --start-at and config)',
+  )
+  refuses(
+    named(part(0, 2, { runId: undefined }), part(1, 2)),
+    's1 is run r1, s0 is run (none): shards of one run share a run id (one --run-id, or one --start-at and config)',
+  )
+  refuses(named(part(0, 2), part(1, 3)), 's1 is a shard of 3, s0 of 2: not one run')
+  const other = part(1, 2)
+  other.config = { ...other.config, concurrency: other.config.concurrency + 1 }
+  refuses(named(part(0, 2), other), `s0 and s1 were configured differently: concurrency (${other.config.concurrency - 1} vs ${other.config.concurrency})`)
+})
+
+test('histograms that cannot be added are refused: another precision, two in one result, one that does not decode', () => {
+  const coarse = hdr.build({ numberOfSignificantValueDigits: 2, useWebAssembly: false })
+  coarse.recordValue(1500)
+  const coarseAll = part(1, 2)
+  for (const p of Object.values(coarseAll.phases)) p.histogram = hdr.encodeIntoCompressedBase64(coarse)
+  refuses(named(part(0, 2), coarseAll), 's1 has histograms of 2 significant digits, s0 of 3: refusing to add histograms of different precision')
+  // The same the other way round: the first file's precision is the one named second.
+  refuses(named(coarseAll, part(0, 2)), 's1 has histograms of 3 significant digits, s0 of 2: refusing to add histograms of different precision')
+  const mixed = part(1, 2)
+  mixed.phases.hedged!.histogram = hdr.encodeIntoCompressedBase64(coarse)
+  refuses(named(part(0, 2), mixed), 's1: histograms of 3 and 2 significant digits in one result')
+  const broken = part(1, 2)
+  broken.phases.plain!.histogram = 'not a histogram'
+  refuses(named(part(0, 2), broken), 's1: the plain histogram cannot be decoded')
+})
+
+test('a broken shard field or generator row is refused before anything is added', () => {
+  const shardField = 's0: invalid "shard" (expected {index, count} with 0 <= index < count)'
+  for (const shard of [
+    { index: 2, count: 2 },
+    { index: -1, count: 2 },
+    { index: 0.5, count: 2 },
+    { index: 0, count: -1 },
+    { index: '0', count: 2 },
+  ])
+    refuses(named(part(0, 2, { shard: shard as never })), shardField)
+  const merged = mergeResults(named(part(0, 2), part(1, 2)))
+  refuses(named({ ...merged, merge: undefined }), 's0: invalid merged result ("generators" and "merge" go together)')
+  refuses(named({ ...merged, generators: {} as never }), 's0: invalid merged result ("generators" and "merge" go together)')
+  refuses(named({ ...merged, merge: { ...merged.merge!, shardCount: 1.5 } }), 's0: invalid merged result ("generators" and "merge" go together)')
+  const rowBroken = (change: Record<string, unknown>): RunResult => ({
+    ...merged,
+    generators: [merged.generators![0]!, { ...merged.generators![1]!, ...change }],
+  })
+  for (const change of [{ shard: 2 }, { shard: -1 }, { phases: null }, { phases: 'x' }, { warnings: 'x' }])
+    refuses(named(rowBroken(change)), 's0: invalid row in "generators"')
+})
+
+test('every shard once: one given twice is refused, missing ones are named, and --allow-partial merges the rest saying so', () => {
+  refuses(named(part(0, 2), part(1, 2), part(0, 2)), 'shard 0/2 given twice (s0 and s2)')
+  refuses(named(part(0, 3), part(2, 3)), 'shard 1 of 3 missing (give every shard, or --allow-partial to merge the 2 here)')
+  refuses(named(part(1, 3)), 'shards 0, 2 of 3 missing (give every shard, or --allow-partial to merge the 1 here)')
+  // A merged input counts as the shards it holds.
+  refuses(named(mergeResults(named(part(0, 3), part(1, 3)), { allowPartial: true }), part(1, 3)), 'shard 1/3 given twice (s0 and s1)')
+
+  const one = mergeResults(named(part(0, 3), part(2, 3)), { allowPartial: true })
+  assert.deepEqual(one.merge!.missing, [1])
+  assert.equal(one.warnings[0], 'partial merge: shard 1 of 3 missing; the figures cover 2 of 3 shards')
+  const two = mergeResults(named(part(1, 3)), { allowPartial: true })
+  assert.deepEqual(two.merge!.missing, [0, 2])
+  assert.equal(two.warnings[0], 'partial merge: shards 0, 2 of 3 missing; the figures cover 1 of 3 shards')
+  const whole = mergeResults(named(part(0, 2), part(1, 2)))
+  assert.deepEqual(whole.merge!.missing, [])
+  assert.ok(!whole.warnings.some((w) => w.startsWith('partial merge')), whole.warnings.join('\n'))
+})
+
+test('a merge does not depend on the order of its inputs, and merging in steps gives the merge of all at once', () => {
+  const [a, b, c] = [part(0, 3), part(1, 3), part(2, 3)]
+  for (const [i, r] of [a, b, c].entries()) {
+    for (const p of Object.values(r.phases))
+      p.wall = { startMs: 1_000_000 + 7 * i + p.startOffsetMs, endMs: 1_000_000 + 7 * i + p.startOffsetMs + p.durationMs }
+    r.phases.hedged!.hedging = makeHedgingStats({ ...r.phases.hedged!.hedging!, delayMs: 12 + i, triggerRate: 1.5 + i })
+  }
+  const all = mergeResults(named(a, b, c))
+  assert.deepEqual(mergeResults(named(c, a, b)), all)
+  assert.deepEqual(mergeResults(named(mergeResults(named(c, a), { allowPartial: true }), b)), all)
+  assert.deepEqual(mergeResults(named(a, mergeResults(named(b, c), { allowPartial: true }))), all)
+  assert.equal(all.phases.hedged!.hedging!.delaySource, 'per shard, 12.0 ms to 14.0 ms (each generator derived its own; see Generators)')
+  assert.deepEqual(
+    all.generators!.map((g) => g.shard),
+    [0, 1, 2],
+  )
+})
+
+test("the merged run's own fields: its name, its time span, whether it is partial, where it stopped, its seed", () => {
+  const a = part(0, 2, { startedAt: '2026-11-30T10:00:09.000Z', finishedAt: '2026-11-30T10:00:30.000Z' })
+  const b = part(1, 2, { startedAt: '2026-11-30T10:00:10.500Z', finishedAt: '2026-11-30T10:00:29.000Z' })
+  const m = mergeResults(named(b, a))
+  assert.equal(m.label, 'hedged-fixture (merged, 2 shards)')
+  assert.equal(m.startedAt, '2026-11-30T10:00:09.000Z')
+  assert.equal(m.finishedAt, '2026-11-30T10:00:30.000Z')
+  assert.equal(m.partial, false)
+  assert.equal(m.stoppedIn, null)
+  assert.equal(m.runId, 'r1')
+  assert.equal(m.config.seed, a.config.seed, 'one seed: kept')
+  assert.equal(m.schema, a.schema)
+
+  const stopped = mergeResults(named(a, { ...b, partial: true, stoppedIn: 'hedged', label: 'other', config: { ...b.config, seed: 99 } }))
+  assert.equal(stopped.partial, true)
+  assert.equal(stopped.stoppedIn, 'hedged')
+  assert.equal(stopped.label, 'merged 2 shards (hedged-fixture, other)')
+  assert.ok(!('seed' in stopped.config), 'shards of different seeds: the merge claims none')
+  assert.ok(!('runId' in mergeResults(named(part(0, 1, { runId: undefined })))), 'no run id: none invented')
+})
+
+test("a shard's own warning is shown once: as it is when every shard had it, else naming the shards that had it", () => {
+  const a = part(0, 3, { warnings: ['slow DNS', 'all of them', 'slow DNS'] })
+  const b = part(1, 3, { warnings: ['all of them'] })
+  const c = part(2, 3, { warnings: ['all of them', 'slow DNS'] })
+  const w = mergeResults(named(a, b, c)).warnings
+  assert.equal(w.filter((x) => x === 'all of them').length, 1)
+  assert.equal(w.filter((x) => x.endsWith('slow DNS')).length, 1)
+  assert.ok(w.includes('shard 0, 2: slow DNS'), w.join('\n'))
 })
