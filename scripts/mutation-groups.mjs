@@ -17,6 +17,7 @@ export const MUTATION_GROUPS = {
     mutate: ['src/stats/noise.ts', 'src/stats/phase-algebra.ts', 'src/stats/result-merge.ts', 'src/stats/timeline.ts'],
     tests: [
       'timeline',
+      'phase-algebra',
       'compare-noise',
       'compare',
       'compare-render',

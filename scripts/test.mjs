@@ -106,6 +106,7 @@ const LIGHT = [
   'hpack',
   'html',
   'output-color',
+  'phase-algebra',
   'phase-merge',
   'progress-line',
   'redact',
