@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { run } from '../src/run/run.js'
 import { renderText } from '../src/report/text.js'
 import { spawnTarget } from '../src/sim/target.js'
-import { extraLoadPct } from '../src/results/extra-load.js'
+import { extraLoadPct, extraLoadPctOf } from '../src/results/extra-load.js'
 import { simSession, writeTempProfile } from './helpers/sim.js'
 
 const { targets, temps } = simSession()
@@ -42,4 +42,15 @@ test('a dead replica: extra load is hedges sent per request, positive when hedge
   const text = renderText(result)
   assert.match(text, new RegExp(`Hedges sent:\\s+${h.hedgesSent} \\(\\+${expected.toFixed(1)}% extra load\\)`))
   assert.doesNotMatch(text, /-\d+(\.\d+)?% (extra load|requests)/)
+})
+
+test('extra load is hedges sent per call, in percent to 0.001: fan-out calls when there are any, none without hedging or calls', () => {
+  assert.equal(extraLoadPctOf(1, 3), 33.333)
+  assert.equal(extraLoadPctOf(2, 3), 66.667, 'rounded, not cut')
+  assert.equal(extraLoadPctOf(5, 0), 0)
+  assert.equal(extraLoadPctOf(0, 10), 0)
+  const hedged = { requests: 100, hedging: { hedgesSent: 7 } }
+  assert.equal(extraLoadPct(hedged), 7)
+  assert.equal(extraLoadPct({ ...hedged, calls: { requests: 500 } as never }), 1.4, 'per fan-out call, each hedged on its own')
+  assert.equal(extraLoadPct({ requests: 100 }), 0)
 })

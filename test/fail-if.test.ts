@@ -123,3 +123,31 @@ test('conditions hold exactly at their thresholds, on runs after the first', () 
   const [check] = checkFailIf([parseFailIf('p50>+10%')], c)
   assert.deepEqual(check!.runs, ['after.json'])
 })
+
+test('what a gate says it saw: the value in its unit, the change against the first run, and the runs a change could not be checked for', () => {
+  // 1 ms -> 1.2 ms over 100 requests, 2 % errors: p99 of 100 cannot be bounded.
+  const c = comparisonOf(Array(100).fill(1), Array(100).fill(1.2), 2)
+  const [p50, errors, slow, rps, p99, p99abs, lower] = checkFailIf(
+    ['p50>+10%', 'error_rate>1.5%', 'slow>=0', 'rps<=100000', 'p99>+10%', 'p99>1ms', 'p50<=1.2ms'].map(parseFailIf),
+    c,
+  )
+  assert.deepEqual(p50!.observed, ["p50 = 1.2 ms (+20.0% against before.json's 1 ms)"])
+  assert.deepEqual(errors!.observed, ['error_rate = 2%'], 'from 0 % there is no relative change to show')
+  assert.deepEqual(slow!.observed, ['slow = 0'], 'a count, without a unit')
+  assert.deepEqual(rps!.observed, ["rps = 100 req/s (+0.0% against before.json's 100 req/s)"])
+  assert.deepEqual([p99!.holds, p99!.runs], [false, []], 'a change that 100 requests cannot bound does not hold')
+  assert.deepEqual(p99!.unchecked, [{ run: 'after.json', why: 'not enough requests (n = 100 for p99; needs 368)' }])
+  assert.deepEqual([p99abs!.holds, p99abs!.unchecked], [true, []], 'an absolute value is checked however few the requests')
+  assert.deepEqual(p99abs!.observed, ["p99 = 1.2 ms (+20.0% against before.json's 1 ms)"])
+  assert.equal(lower!.holds, true, '<= holds at the value itself')
+})
+
+test('showValue: each metric in its own unit, four significant digits, none for a missing value', async () => {
+  const { showValue } = await import('../src/report/fail-if.js')
+  assert.equal(showValue('p99', 63.24567), '63.25 ms')
+  assert.equal(showValue('error_rate', 1.23456), '1.235%')
+  assert.equal(showValue('extra_load', 3.5), '3.5%')
+  assert.equal(showValue('rps', 980.44), '980.4 req/s')
+  assert.equal(showValue('slow', 12), '12')
+  assert.equal(showValue('p50', null), 'none')
+})
