@@ -164,6 +164,8 @@ test('mean, share and rate intervals to nine significant digits, and when each h
   assert.deepEqual(rateDifference({ count: 1000, exposure: 10 }, { count: 1500, exposure: 12 }), [16.1437781, 33.8562219])
   assert.equal(rateDifference({ count: 1000, exposure: 0 }, { count: 1500, exposure: 12 }), null)
   assert.equal(rateDifference({ count: 1000, exposure: 10 }, { count: 1500, exposure: -1 }), null)
+  assert.equal(rateDifference({ count: 1000, exposure: 10 }, { count: 1500, exposure: 0 }), null)
+  assert.deepEqual(countChange({ count: 0, n: 100 }, { count: 0, n: 50 }), { ratio: [0, Infinity], difference: [0, 0] }, 'none slow in either: no evidence')
   assert.equal(countChange({ count: 3, n: 0 }, { count: 3, n: 100 }), null)
   assert.equal(countChange({ count: 3, n: 100 }, { count: 3, n: 0 }), null)
 })

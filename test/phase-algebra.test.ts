@@ -8,7 +8,17 @@
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { histogramSummary, mergeCounts, mergeEncoded, mergePhaseParts, mergePoints, phaseRate, type PhaseMergeContext } from '../src/stats/phase-algebra.js'
+import {
+  MERGE_KINDS,
+  MERGE_TABLES,
+  histogramSummary,
+  mergeCounts,
+  mergeEncoded,
+  mergePhaseParts,
+  mergePoints,
+  phaseRate,
+  type PhaseMergeContext,
+} from '../src/stats/phase-algebra.js'
 import { createHistogram, encodeHistogram, recordMs } from '../src/stats/histogram.js'
 import { MAX_POINTS } from '../src/stats/timeline.js'
 import type { PhaseResult, ServerCrossCheck, TimelinePoint } from '../src/results/run-result.js'
@@ -360,4 +370,43 @@ test('timeline points merged by time: counts summed, the higher p50 and p99 and 
   const fineA = phase([0.5], { timelineFine: [point(0.1)] })
   assert.deepEqual(merge([fineA, fineA]).timelineFine, [point(0.1, { requests: 2 })])
   assert.ok(!('timelineFine' in merge([fineA, phase([0.5])])))
+})
+
+test('every rule of every table, nested ones too, names one of the kinds a reader checks it by', () => {
+  const kinds = new Set<string>(MERGE_KINDS)
+  for (const [table, rules] of Object.entries(MERGE_TABLES))
+    for (const [field, rule] of Object.entries(rules as Record<string, { kind: string }>))
+      assert.ok(kinds.has(rule.kind), `${table}.${field}: kind ${JSON.stringify(rule.kind)}`)
+})
+
+test('what a part that measured nothing adds: no min of 0 to the service time or to an attempt, no exact min or max to an empty histogram', () => {
+  const zero = { latencyMs: phase([], { requests: 0 }).latencyMs, histogram: encoded(), lateSends: 0 }
+  const a = phase([0.5], { serviceTime: { latencyMs: phase([0.75]).latencyMs, histogram: encoded(0.75), lateSends: 0 } })
+  const s = merge([a, phase([0.5], { serviceTime: zero })]).serviceTime!
+  assert.deepEqual([s.latencyMs.min, s.latencyMs.max], [0.75, 0.75])
+  const attempt = (ms: number[]) => ({ attempt: 1, count: ms.length, latencyMs: phase(ms, { requests: ms.length }).latencyMs, histogram: encoded(...ms) })
+  const h = merge([hedgedPart(10, { perAttempt: [attempt([1.5])] }), hedgedPart(10, { perAttempt: [attempt([])] })]).hedging!
+  assert.deepEqual([h.perAttempt[0]!.count, h.perAttempt[0]!.latencyMs.min], [1, 1.5])
+  // Nothing measured anywhere: the empty histogram's own figures, not the parts' zeros stamped on it.
+  const none = merge([phase([0.5], { serviceTime: zero }), phase([0.5], { serviceTime: zero })]).serviceTime!
+  assert.deepEqual(none.latencyMs, zero.latencyMs)
+})
+
+test("a generator's saturation causes and GC pauses are kept when only some parts measured them", () => {
+  const a = phase([0.5], { generator: makeGenerator({ saturatedBy: ['event-loop'], gc: { count: 2, young: 2, totalMs: 3, maxMs: 2 } }) })
+  const g = merge([a, phase([0.5])]).generator
+  assert.deepEqual(g.saturatedBy, ['event-loop'])
+  assert.deepEqual(g.gc, { count: 2, young: 2, totalMs: 3, maxMs: 2 })
+})
+
+test('timeline points with the histograms behind them are merged exactly only when every part has them; the highest delay of the rest', () => {
+  const h = encoded(0.25, 1.5)
+  const exact = (t: number, requests: number): TimelinePoint =>
+    ({ ...point(t, { requests }), histogram: h, delaySum: 24, delayCount: 2 }) as unknown as TimelinePoint
+  const both = mergePoints([[exact(0, 2)], [exact(0, 2)]])
+  assert.deepEqual(both, [{ t: 0, requests: 4, errors: 0, p50Ms: 0.25, p99Ms: 1.5, hedges: 0, delayMs: 12 }])
+  const mixed = mergePoints([[exact(0, 2)], [point(0, { p50Ms: 7, p99Ms: 8 })]])
+  assert.deepEqual(mixed, [{ t: 0, requests: 3, errors: 0, p50Ms: 7, p99Ms: 8, hedges: 0, delayMs: null }])
+  const delays = mergePoints([[point(0, { delayMs: 12 })], [point(0, { delayMs: 15 })], [point(0, { delayMs: null })]])
+  assert.equal(delays[0]!.delayMs, 15)
 })

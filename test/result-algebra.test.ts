@@ -225,6 +225,8 @@ function checkKind(kind: MergeKind, m: unknown, ps: unknown[], at: string): void
       // Checked by what they are about: the union window's duration and the rate over it (above), a generator's own.
       assert.notEqual(m, undefined, at)
       return
+    default:
+      assert.fail(`${at}: no check for the kind ${JSON.stringify(kind)}`)
   }
 }
 

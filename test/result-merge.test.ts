@@ -311,7 +311,13 @@ test('a merge does not depend on the order of its inputs, and merging in steps g
       p.wall = { startMs: 1_000_000 + 7 * i + p.startOffsetMs, endMs: 1_000_000 + 7 * i + p.startOffsetMs + p.durationMs }
     r.phases.hedged!.hedging = makeHedgingStats({ ...r.phases.hedged!.hedging!, delayMs: 12 + i, triggerRate: 1.5 + i })
   }
+  // Shards list their replicas in their own order: the merge lists them as shard 0 does, whatever order the files come in.
+  c.phases.plain!.replicas.reverse()
   const all = mergeResults(named(a, b, c))
+  assert.deepEqual(
+    all.phases.plain!.replicas.map((r) => r.url),
+    a.phases.plain!.replicas.map((r) => r.url),
+  )
   assert.deepEqual(mergeResults(named(c, a, b)), all)
   assert.deepEqual(mergeResults(named(mergeResults(named(c, a), { allowPartial: true }), b)), all)
   assert.deepEqual(mergeResults(named(a, mergeResults(named(b, c), { allowPartial: true }))), all)
@@ -323,8 +329,10 @@ test('a merge does not depend on the order of its inputs, and merging in steps g
 })
 
 test("the merged run's own fields: its name, its time span, whether it is partial, where it stopped, its seed", () => {
-  const a = part(0, 2, { startedAt: '2026-11-30T10:00:09.000Z', finishedAt: '2026-11-30T10:00:30.000Z' })
-  const b = part(1, 2, { startedAt: '2026-11-30T10:00:10.500Z', finishedAt: '2026-11-30T10:00:29.000Z' })
+  // Shard 1 started first and finished last: the merge spans from its start to its end.
+  const a = part(0, 2, { startedAt: '2026-11-30T10:00:10.500Z', finishedAt: '2026-11-30T10:00:29.000Z' })
+  const b = part(1, 2, { startedAt: '2026-11-30T10:00:09.000Z', finishedAt: '2026-11-30T10:00:30.000Z' })
+  a.config.seed = b.config.seed = 5
   const m = mergeResults(named(b, a))
   assert.equal(m.label, 'hedged-fixture (merged, 2 shards)')
   assert.equal(m.startedAt, '2026-11-30T10:00:09.000Z')
@@ -332,7 +340,7 @@ test("the merged run's own fields: its name, its time span, whether it is partia
   assert.equal(m.partial, false)
   assert.equal(m.stoppedIn, null)
   assert.equal(m.runId, 'r1')
-  assert.equal(m.config.seed, a.config.seed, 'one seed: kept')
+  assert.equal(m.config.seed, 5, 'one seed: kept')
   assert.equal(m.schema, a.schema)
 
   const stopped = mergeResults(named(a, { ...b, partial: true, stoppedIn: 'hedged', label: 'other', config: { ...b.config, seed: 99 } }))
@@ -351,4 +359,59 @@ test("a shard's own warning is shown once: as it is when every shard had it, els
   assert.equal(w.filter((x) => x === 'all of them').length, 1)
   assert.equal(w.filter((x) => x.endsWith('slow DNS')).length, 1)
   assert.ok(w.includes('shard 0, 2: slow DNS'), w.join('\n'))
+})
+
+test("a shard saved without its phases' wall clock, host, start record or hedging gets a generator row from what it has", () => {
+  const a = part(0, 2, { host: undefined, startedAt: '2026-11-30T10:00:00.000Z' })
+  const b = part(1, 2, { startedAt: '2026-11-30T10:00:00.250Z', start: { lateMs: 3.5, late: true } as never })
+  delete a.phases.hedged!.hedging
+  const m = mergeResults(named(a, b))
+  const [ra, rb] = m.generators!
+  const plain = a.phases.plain!
+  const start = Date.parse(a.startedAt) + plain.startOffsetMs
+  assert.deepEqual(ra!.phases.plain, {
+    requests: plain.requests,
+    attempts: plain.attempts,
+    rps: plain.rps,
+    p99Ms: plain.latencyMs.p99,
+    startMs: start,
+    endMs: start + plain.durationMs,
+  })
+  assert.deepEqual([ra!.host, ra!.lateMs, ra!.late, ra!.hedgeDelayMs, ra!.delaySource, ra!.delayUsedMs], ['unknown', 0, false, null, null, null])
+  assert.deepEqual([rb!.host, rb!.lateMs, rb!.late], ['pod-1', 3.5, true])
+  assert.equal(m.merge!.startSpreadMs, 250)
+  assert.deepEqual(m.phases.plain!.wall, { startMs: start, endMs: Date.parse(b.startedAt) + b.phases.plain!.startOffsetMs + b.phases.plain!.durationMs })
+})
+
+test("the clocks: no spread claimed from fewer than two clocked shards; with two, the target's view of their starts", () => {
+  const clock = (minMs: number, maxMs: number) => ({ minMs, maxMs, samples: 10 })
+  const one = mergeResults(named(part(0, 2, { clock: clock(-5, 5) }), part(1, 2)))
+  assert.deepEqual([one.merge!.offsetSpreadMs, one.merge!.targetStartSpreadMs, one.merge!.offsetGapMs], [null, null, null])
+  const a = part(0, 2, { clock: clock(-5, 5), startedAt: '2026-11-30T10:00:00.000Z' })
+  const b = part(1, 2, { clock: clock(200, 220), startedAt: '2026-11-30T10:00:00.040Z' })
+  const two = mergeResults(named(a, b)).merge!
+  // Midpoints 0 and 210; starts 40 ms apart as each generator saw them, 250 ms by the target's clock.
+  assert.deepEqual([two.startSpreadMs, two.offsetSpreadMs, two.targetStartSpreadMs, two.offsetGapMs], [40, 210, 250, 195])
+  assert.ok(
+    mergeResults(named(a, b)).warnings.includes(
+      "the generators' clocks disagree: their offsets against the target's Date headers spread over 210.0 ms (at least 195.0 ms), so their own start spread (40.0 ms) is not what the target saw (250.0 ms); sync their clocks (NTP/chrony)",
+    ),
+  )
+})
+
+test('shards that started 100 ms apart started together; a saturated warning only for the shard that was', () => {
+  const a = part(0, 2, { startedAt: '2026-11-30T10:00:00.000Z' })
+  const b = part(1, 2, { startedAt: '2026-11-30T10:00:00.100Z' })
+  b.phases.hedged!.startOffsetMs += 60_000
+  b.phases.hedged!.generator = { ...b.phases.hedged!.generator, saturated: true }
+  const w = mergeResults(named(a, b)).warnings
+  assert.ok(
+    w.some((x) => x.startsWith('hedged: the shards did not all run at the same time') && x.includes('the shards started together')),
+    w.join('\n'),
+  )
+  assert.ok(!w.some((x) => x.startsWith('plain: the shards did not')), w.join('\n'))
+  assert.deepEqual(
+    w.filter((x) => x.includes('the generator was saturated')).map((x) => x.slice(0, 14)),
+    ['shard 1 (pod-1'],
+  )
 })

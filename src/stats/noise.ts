@@ -220,9 +220,8 @@ function betaFraction(x: number, a: number, b: number): number {
   return h
 }
 
-/** ln Γ(x) for x > 0 (Lanczos, g = 7). */
+/** ln Γ(x) for x >= 1 (Lanczos, g = 7; valid from 0.5): only ever called with counts, a and b of at least 1. */
 function logGamma(x: number): number {
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x)
   const g = [
     0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
     9.9843695780195716e-6, 1.5056327351493116e-7,

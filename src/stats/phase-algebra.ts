@@ -45,7 +45,8 @@ export type EveryField<T> = { [K in keyof Required<T>]: T[K] | undefined }
  * computed from other merged fields; 'table' an object merged field by field
  * by its own table.
  */
-export type MergeKind = 'same' | 'sum' | 'histogram' | 'union' | 'min' | 'max' | 'span' | 'bounded' | 'derived' | 'table'
+export const MERGE_KINDS = ['same', 'sum', 'histogram', 'union', 'min', 'max', 'span', 'bounded', 'derived', 'table'] as const
+export type MergeKind = (typeof MERGE_KINDS)[number]
 
 /** How one field merges: `values` are the parts' values of the field, `parts` the parts themselves. */
 export interface FieldRule<P, C, V> {
@@ -401,6 +402,20 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
     },
   },
 }
+
+/** Every table of the algebra by the shape it merges, nested ones too: what a reader (and a test) can check each kind of. */
+export const MERGE_TABLES = {
+  phase: PHASE_FIELDS,
+  figures: FIGURES_FIELDS,
+  replica: REPLICA_FIELDS,
+  calls: CALLS_FIELDS,
+  serviceTime: SERVICE_TIME_FIELDS,
+  hedging: HEDGING_FIELDS,
+  suppressed: SUPPRESSED_FIELDS,
+  perAttempt: PER_ATTEMPT_FIELDS,
+  generator: GENERATOR_FIELDS,
+  server: SERVER_FIELDS,
+} as const
 
 function mergeHedging(values: HedgingStats[], parts: PhaseResult[], c: PhaseMergeContext): HedgingStats {
   const withCalls = values.map((h, i) => ({ ...h, calls: callsOf(parts[i]!) }))
