@@ -273,3 +273,35 @@ test('no hedge sent: the headline says why, each cause by its count, in a fixed 
   assert.match(adaptive.headline, new RegExp(`^no hedge was sent: the delay ${formatMs(max + 1).replace('.', '\\.')} was above every answer`))
   assert.equal(verdict({ adaptive: true, delayMs: max + 5, delayUsedMs: { min: 2, p50: 3, max: 4 } }).headline, 'no hedge was sent (delay 2.00 ms)')
 })
+
+test('the sentence in its other forms: phases of different sizes, slow requests from none, the same count, a partly failed phase, errors that fell', () => {
+  const hedged = (n: number, seed: number, tails: Array<[number, number]>, sent: number, o: Partial<PhaseResult> = {}): PhaseResult =>
+    makePhase('hedged', latencies(n, seed, tails), { attempts: n + sent, hedging: makeHedgingStats({ hedgesSent: sent }), ...o })
+  // 40 of 4000 (1 %) against 2 of 2000 (0.1 %): -90 % per request, named with both sizes.
+  const sized = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[100, 1003.7]])), hedged(2000, 2, [[1000, 1003.7]], 80))
+  assert.equal(sized.headline, 'Hedging cut requests over 1 s from 40 of 4000 to 2 of 2000 (-90 %, 95 % CI -99 % to -61 %), for +4.0 % requests.')
+  // From none: no ratio to give.
+  const fromNone = hedgeVerdict(makePhase('plain', latencies(4000, 1, [])), hedged(4000, 2, [[100, 1003.7]], 80))
+  assert.equal(
+    fromNone.headline,
+    'Hedging did not improve the tail: requests over 1 s rose from 0 to 40, p99.9 rose from 15.0 ms to 1.00 s, for +2.0 % requests; the mean rose 9.95 ms (+100 %).',
+  )
+  assert.deepEqual([fromNone.decision, fromNone.tone], ['not improved', 'bad'])
+  // The same count: a change under 1 % keeps a decimal, and the interval's open end is given.
+  const same = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[2000, 1003.7]])), hedged(4000, 2, [[2000, 1003.7]], 80))
+  assert.equal(
+    same.headline,
+    'Hedging did not improve the tail: requests over 1 s 2 -> 2 (within noise: +0.0 %, 95 % CI -93 % to +1280 %), p99.9 15.0 ms -> 15.0 ms (within noise), for +2.0 % requests.',
+  )
+  // 150 of 200 failed in plain only: its share, and the errors that fell without their causes.
+  const failing = hedgeVerdict(
+    makePhase('plain', latencies(200, 1, []), { ok: 50, errors: 150, statusCodes: { '200': 50, '503': 150 } }),
+    hedged(200, 2, [], 4),
+  )
+  assert.equal(failing.headline, 'plain: 150 of 200 requests failed (75.0%): 503 Service Unavailable; no latency verdict from failures')
+  assert.deepEqual(failing.details, ['errors 75.0% -> 0.0% of requests, better beyond noise'])
+  assert.equal(
+    causes(makePhase('hedged', [1], { statusCodes: { '200': 1, '503': 5, '500': 3, '502': 1 }, errorKinds: { ECONNRESET: 4, ETIMEDOUT: 2 } })),
+    '503 Service Unavailable x5, ECONNRESET x4, 500 Internal Server Error x3, 2 more kinds',
+  )
+})
