@@ -2,7 +2,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { compareRuns } from '../src/report/compare.js'
 import { UsageError } from '../src/core/errors.js'
-import { checkFailIf, parseFailIf } from '../src/report/fail-if.js'
+import { checkFailIf, parseFailIf, showValue } from '../src/report/fail-if.js'
 import { seededRandom } from '../src/core/random.js'
 import { makePhase, makeRunResult } from './helpers/result-fixture.js'
 
@@ -142,8 +142,7 @@ test('what a gate says it saw: the value in its unit, the change against the fir
   assert.equal(lower!.holds, true, '<= holds at the value itself')
 })
 
-test('showValue: each metric in its own unit, four significant digits, none for a missing value', async () => {
-  const { showValue } = await import('../src/report/fail-if.js')
+test('showValue: each metric in its own unit, four significant digits, none for a missing value', () => {
   assert.equal(showValue('p99', 63.24567), '63.25 ms')
   assert.equal(showValue('error_rate', 1.23456), '1.235%')
   assert.equal(showValue('extra_load', 3.5), '3.5%')
