@@ -37,6 +37,8 @@ export const MUTATION_GROUPS = {
   engine: {
     mutate: ['src/engine/hedged-request.ts', 'src/engine/attempt.ts'],
     tests: [
+      'attempt-lifecycle',
+      'hedged-request',
       'hedge-interceptor',
       'engine-counting',
       'delay-from-answers',

@@ -92,6 +92,7 @@ const FIRST = [
 
 const LIGHT = [
   'architecture',
+  'attempt-lifecycle',
   'compare-noise',
   'compare-render',
   'compare',
@@ -102,6 +103,7 @@ const LIGHT = [
   'fuzz-parsers',
   'grpc-client-text',
   'grpc-schema',
+  'hedged-request',
   'hedging-policy-units',
   'hpack',
   'html',

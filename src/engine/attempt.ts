@@ -209,7 +209,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
       return
     }
     this.#report(err, false, this.#elapsed())
-    if (!this.discarding || this === this.req.winner) this.req.attemptFailed(this, err)
+    // A discarded answer's failure decides nothing (the winner is never one).
+    if (!this.discarding) this.req.attemptFailed(this, err)
   }
 
   /** The request was decided by another attempt (or failed): stop this one. */
@@ -227,11 +228,6 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     this.req.policy.observer?.attemptCancelled(this.index, this.origin)
     if (this.index === 0) this.req.policy.delay.observe(this.#elapsed()) // a lower bound: it was at least this slow
     this.#cancel('another attempt answered first')
-  }
-
-  /** Abort the winner itself (caller abort or deadline): its error reaches the caller. */
-  abortWith(reason: Error): void {
-    if (this.#abort) this.abort(reason) // only once undici handed it a connection
   }
 
   /** Stops this attempt on its connection as the loser of the race (a control-flow error, without a stack). */
@@ -272,7 +268,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     if (decidedAt > 0) this.req.policy.observer?.loserFinished(this.req.policy.now() - decidedAt)
   }
 
-  /** Latency so far: from the write of its headers (or from its launch, if it never got that far). */
+  /** Latency so far: from its launch, the wait for a connection included (as the caller waits). */
   #elapsed(): number {
     return this.req.policy.now() - this.launchedAt
   }

@@ -177,7 +177,7 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
   abortAll(reason: Error): void {
     if (this.finished) return
     if (this.winner && !this.winner.finished) {
-      this.winner.abortWith(reason) // its error reaches attemptFailed -> #fail
+      this.winner.abort(reason) // on its connection (a winner has had onConnect): its error reaches attemptFailed -> #fail
       return
     }
     this.#fail(reason)
