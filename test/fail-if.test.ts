@@ -150,3 +150,72 @@ test('showValue: each metric in its own unit, four significant digits, none for 
   assert.equal(showValue('slow', 12), '12')
   assert.equal(showValue('p50', null), 'none')
 })
+
+test('each bad condition says what is wrong with it, and every one lists the same forms', () => {
+  const FORMS =
+    'use [PHASE.]METRIC OP VALUE, e.g. p99>+10% (change from the first run), p50>25ms, hedged.p99>50ms, error_rate>1%, rps<-5%, extra_load>10; ' +
+    'metrics: min p10 p25 p50 p75 p90 p95 p99 p99.9 p99.99 max mean stddev slow error_rate rps extra_load; operators: > < >= <='
+  const a57 = 'a'.repeat(57)
+  for (const [text, why] of [
+    ['p99', 'not understood'],
+    ['1p99>10ms', 'not understood'],
+    ['p98>10ms', 'unknown metric "p98"'],
+    ['xplain.p99>1ms', 'unknown metric "xplain.p99"'],
+    ['p99>10%', 'p99 is not a percentage; write a change as +N% or -N%'],
+    ['rps>10ms', 'rps is not a latency; drop the unit "ms"'],
+    ['slow>1ms', 'slow is not a latency; drop the unit "ms"'],
+    ['extra_load>1s', 'extra_load is not a latency; drop the unit "s"'],
+    ['p99>ten', 'bad value "ten"'],
+    ['p99>x+10%', 'bad value "x+10%"'],
+    ['p99>+10%x', 'bad value "+10%x"'],
+    ['error_rate>x1%', 'bad value "x1%"'],
+    ['error_rate>1%x', 'bad value "1%x"'],
+    [`p99>+${'9'.repeat(400)}%`, 'value too large'],
+  ] as const) {
+    assert.throws(
+      () => parseFailIf(text),
+      new UsageError(`invalid --fail-if ${JSON.stringify(text.length > 60 ? `${text.slice(0, 57)}...` : text)}: ${why}; ${FORMS}`),
+      text,
+    )
+  }
+  // Up to 60 characters are quoted whole; beyond, 57 and an ellipsis, in the condition and in the name.
+  assert.throws(() => parseFailIf(`${'a'.repeat(61)}>1`), new UsageError(`invalid --fail-if "${a57}...": unknown metric "${a57}..."; ${FORMS}`))
+  assert.throws(
+    () => parseFailIf(`${'a'.repeat(58)}>1`),
+    new UsageError(`invalid --fail-if "${'a'.repeat(58)}>1": unknown metric "${'a'.repeat(58)}"; ${FORMS}`),
+  )
+})
+
+test('values with decimals, or only decimals, in changes and percentages', () => {
+  assert.deepEqual(
+    ['p99>+1.25%', 'p99>-.25%', 'error_rate>12%', 'error_rate>1.25%', 'error_rate>.25%'].map((t) => parseFailIf(t).value),
+    [1.25, -0.25, 12, 1.25, 0.25],
+  )
+})
+
+test('every operator on both sides of its threshold; a missing value holds nothing, not even "<"', () => {
+  const c = comparisonOf(Array(100).fill(1), Array(100).fill(1.2)) // p50 1.2 ms after, 0 errors on both sides
+  const holds = (text: string) => checkFailIf([parseFailIf(text)], c)[0]!.holds
+  assert.deepEqual(['p50>=1ms', 'p50>=2ms', 'p50<=1ms', 'p50<=2ms', 'p50<1.2ms', 'p50<2ms', 'p50>1ms', 'p50>1.2ms'].map(holds), [
+    true,
+    false,
+    false,
+    true,
+    false,
+    true,
+    true,
+    false,
+  ])
+  assert.equal(holds('extra_load<5'), false, 'no hedging: no extra load to be below anything')
+  // 0 % -> 0 %: no change, which "<= +0%" holds and "> +0%" does not.
+  assert.equal(holds('error_rate<=+0%'), true)
+  assert.equal(holds('error_rate>+0%'), false)
+  const [missing] = checkFailIf([parseFailIf('extra_load>+10%')], c)
+  assert.deepEqual([missing!.holds, missing!.unchecked], [false, []], 'a change with nothing to compare is not "not enough requests"')
+})
+
+test('a fall is shown with its minus sign', () => {
+  const c = comparisonOf(Array(100).fill(1.2), Array(100).fill(1))
+  const [check] = checkFailIf([parseFailIf('p50<-10%')], c)
+  assert.deepEqual(check!.observed, ["p50 = 1 ms (-16.7% against before.json's 1.2 ms)"])
+})

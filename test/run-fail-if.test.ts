@@ -239,3 +239,39 @@ test('a phase stopped in, or whose requests the generator could not all send (EM
   assert.deepEqual(checkErrorLimit(100, emfile).unmeasured, [`--fail-on-errors 100% not checked: ${why}`])
   assert.deepEqual(checkErrorLimit(100, makeHedgedRun()), { breaches: [], unmeasured: [] }, 'a whole run is checked')
 })
+
+test('a change against plain is said with its sign, or by its amount from a zero', () => {
+  const run = makeHedgedRun()
+  const observed = (text: string) => checkRunFailIf([parseFailIf(text)], run)[0]!.observed
+  assert.equal(observed('p99.9>+10%'), 'hedged p99.9 changed -97.0% against plain')
+  assert.equal(observed('rps>+1%'), 'hedged rps changed +98.6% against plain')
+  assert.equal(observed('p99>-10%'), 'hedged p99 changed 0.0% against plain')
+  assert.equal(observed('error_rate>+10%'), 'hedged error_rate changed by 0 against plain')
+  assert.equal(observed('extra_load>+1%'), 'hedged extra_load changed by 3.45 against plain')
+})
+
+test('interleaved phases stopped: a change names both phases cut short', () => {
+  const mixed = makeHedgedRun({ partial: true, stoppedIn: 'hedged' })
+  mixed.config.schedule = 'interleaved'
+  const [check] = checkRunFailIf([parseFailIf('p99>+10%')], mixed)
+  const why =
+    'the plain phase was interrupted (4000 requests measured, fewer than asked for); the hedged phase was interrupted (4000 requests measured, fewer than asked for)'
+  assert.deepEqual([check!.holds, check!.observed, check!.unmeasured], [false, why, why])
+})
+
+test('--fail-on-errors: over the limit is a breach named with its share; at the limit is not; a plain run checks plain', () => {
+  const run = makeHedgedRun()
+  run.phases.hedged!.errors = 41
+  run.phases.plain!.errors = 40
+  assert.deepEqual(checkErrorLimit(1, run), {
+    breaches: ['--fail-on-errors 1%: hedged error rate 1.03% (41 of 4000) is over it'],
+    unmeasured: [],
+  })
+  const plainOnly = makeHedgedRun()
+  plainOnly.config.mode = 'plain'
+  delete plainOnly.phases.hedged
+  plainOnly.phases.plain!.errors = 41
+  assert.deepEqual(checkErrorLimit(1, plainOnly).breaches, ['--fail-on-errors 1%: plain error rate 1.03% (41 of 4000) is over it'])
+  const [p99] = checkRunFailIf([parseFailIf('p99>1h')], plainOnly)
+  assert.match(p99!.observed, /^plain p99 = /, 'a condition naming no phase is checked on plain in a plain run')
+})

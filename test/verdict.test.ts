@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { formatMs } from '../src/core/duration.js'
 import { seededRandom } from '../src/core/random.js'
-import { causes, hedgeVerdict } from '../src/report/verdict.js'
+import { causes, change, hedgeVerdict } from '../src/report/verdict.js'
 import { renderText } from '../src/report/text.js'
 import { extraLoadPct } from '../src/results/extra-load.js'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
@@ -303,5 +303,96 @@ test('the sentence in its other forms: phases of different sizes, slow requests 
   assert.equal(
     causes(makePhase('hedged', [1], { statusCodes: { '200': 1, '503': 5, '500': 3, '502': 1 }, errorKinds: { ECONNRESET: 4, ETIMEDOUT: 2 } })),
     '503 Service Unavailable x5, ECONNRESET x4, 500 Internal Server Error x3, 2 more kinds',
+  )
+})
+
+test('no verdict without requests in a phase, naming it; neutral, with no details', () => {
+  const hedged = makePhase('hedged', latencies(100, 2, []), { attempts: 104, hedging: makeHedgingStats({ hedgesSent: 4 }) })
+  assert.deepEqual(hedgeVerdict(makePhase('plain', []), hedged), {
+    decision: 'no verdict',
+    tone: 'neutral',
+    headline: 'no verdict: no request finished in the plain phase',
+    details: [],
+  })
+  assert.equal(hedgeVerdict(makePhase('plain', []), makePhase('hedged', [])).headline, 'no verdict: no request finished in the plain and hedged phase')
+})
+
+test('failures lead from half the requests failed, not below', () => {
+  const hedged = makePhase('hedged', latencies(200, 2, []), { attempts: 204, hedging: makeHedgingStats({ hedgesSent: 4 }) })
+  const failed = (errors: number) =>
+    hedgeVerdict(makePhase('plain', latencies(200, 1, []), { ok: 200 - errors, errors, statusCodes: { '200': 200 - errors, '503': errors } }), hedged)
+  assert.equal(failed(100).headline, 'plain: 100 of 200 requests failed (50.0%): 503 Service Unavailable; no latency verdict from failures')
+  assert.equal(failed(99).decision, 'too few requests')
+})
+
+test('p99 speaks for the tail when p99.9 cannot be bounded (1000 requests a phase)', () => {
+  const v = hedgeVerdict(
+    makePhase('plain', latencies(1000, 1, [[50, 1003.7]])),
+    makePhase('hedged', latencies(1000, 2, []), { attempts: 1020, hedging: makeHedgingStats({ hedgesSent: 20 }) }),
+  )
+  assert.equal(
+    v.headline,
+    'Hedging removed 20 of 20 requests over 1 s (-100 %, 95 % CI -100 % to -80 %) and cut p99 from 1.00 s to 14.9 ms, for +2.0 % requests.',
+  )
+  assert.deepEqual([v.decision, v.details], ['improved', []])
+})
+
+test('slow requests that rose from some give their ratio; from none, or within noise from none, they do not', () => {
+  const hedged = (tails: Array<[number, number]>) =>
+    makePhase('hedged', latencies(4000, 2, tails), { attempts: 4080, hedging: makeHedgingStats({ hedgesSent: 80 }) })
+  const rose = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[2000, 1003.7]])), hedged([[100, 1003.7]]))
+  assert.equal(
+    rose.headline,
+    'Hedging did not improve the tail: requests over 1 s rose from 2 to 40 (+1900 %, 95 % CI +419 % to +16983 %), p99.9 15.0 ms -> 1.00 s (within noise), for +2.0 % requests; the mean rose 9.45 ms (+90 %).',
+  )
+  const one = hedgeVerdict(makePhase('plain', latencies(4000, 1, [])), hedged([[4000, 1003.7]]))
+  assert.equal(
+    one.headline,
+    'Hedging did not improve the tail: requests over 1 s 0 -> 1 (within noise), p99.9 15.0 ms -> 15.0 ms (within noise), for +2.0 % requests.',
+  )
+})
+
+test('too few requests: the smaller phase is the one that counts', () => {
+  const v = hedgeVerdict(
+    makePhase('plain', latencies(100, 1, [])),
+    makePhase('hedged', latencies(200, 2, []), { attempts: 204, hedging: makeHedgingStats({ hedgesSent: 4 }) }),
+  )
+  assert.equal(v.headline, 'Too few requests to judge the tail: none was over 1 s, and p99 needs 368 requests a phase (this run has 100), for +2.0 % requests.')
+})
+
+test('the prices after the tail: the body by its first row and the others by name, then the errors, joined by commas', () => {
+  const base = latencies(4000, 30, [])
+  const top = [...base].sort((a, b) => a - b)[3700]!
+  // Only the slowest 7.5 % slower by 3 ms: p95 and the mean rise, the median does not.
+  const twoBody = hedgeVerdict(
+    makePhase('plain', base),
+    makePhase(
+      'hedged',
+      base.map((ms) => (ms >= top ? ms + 3 : ms)),
+      { attempts: 4080, hedging: makeHedgingStats({ hedgesSent: 80 }) },
+    ),
+  )
+  assert.equal(
+    twoBody.headline,
+    'Hedging did not improve the tail: p99 rose from 14.9 ms to 17.9 ms, p99.9 rose from 15.0 ms to 18.0 ms, for +2.0 % requests; p95 rose 3.01 ms (+21 %), as did the mean.',
+  )
+  assert.deepEqual(twoBody.details, ['worse beyond noise: mean 9.97 ms -> 10.2 ms (+2.3%)'])
+
+  const { plain, hedged } = stallCase(95, 7, 0.9)
+  const erring = { ...hedged, ok: 3880, errors: 120, statusCodes: { '200': 3880, '503': 120 } }
+  const v = hedgeVerdict(plain, erring)
+  assert.equal(v.headline, ISSUE_SENTENCE.replace(/\.$/, ', errors rose from 0.0% to 3.0% of requests.'))
+  assert.deepEqual([v.decision, v.tone], ['errors rose', 'bad'])
+  assert.equal(v.details[1], 'errors 0.0% -> 3.0% of requests, worse beyond noise (hedged: 503 Service Unavailable)')
+})
+
+test('a relative change as the tables print it: signed, one decimal, "n/a" from zero', () => {
+  assert.deepEqual([change(0, 0), change(0, 5), change(10, 10), change(10, 11), change(10, 9)], ['0.0%', 'n/a', '0.0%', '+10.0%', '-10.0%'])
+})
+
+test('causes: three kinds are listed whole; a status without a name is its number', () => {
+  assert.equal(
+    causes(makePhase('hedged', [1], { statusCodes: { '200': 1, '503': 5, '599': 3 }, errorKinds: { ECONNRESET: 4 } })),
+    '503 Service Unavailable x5, ECONNRESET x4, 599 x3',
   )
 })

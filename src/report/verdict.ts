@@ -125,7 +125,8 @@ function slowFinding(plain: PhaseResult, hedged: PhaseResult): SlowFinding | nul
 function ratioText(k1: number, n1: number, k2: number, n2: number, ratio: Interval): string {
   const point = (k2 / n2 / (k1 / n1) - 1) * 100
   const [low, high] = ratio.map((r) => (r - 1) * 100) as [number, number]
-  return `${signed(point)}, 95 % CI ${signed(low)} to ${Number.isFinite(high) ? signed(high) : 'unbounded'}`
+  // Finite: a ratio is given only when plain had slow requests (k1 > 0), so the hedged share's upper bound is below 1.
+  return `${signed(point)}, 95 % CI ${signed(low)} to ${signed(high)}`
 }
 
 /** "cut p99 from 1.00 s to 36.3 ms", "p99.9 rose from …", "p99 1.00 s -> 1.00 s (within noise)". */
@@ -182,8 +183,7 @@ function verdictOf(m: MetricRow): MetricChange['verdict'] | undefined {
 /** -83 -> "-83 %", 6.2 -> "+6 %", 0.4 -> "+0.4 %"; `digits` fixes the decimals (the extra load keeps one). */
 function signed(pct: number, digits?: number): string {
   const d = digits ?? (Math.abs(pct) < 1 ? 1 : 0)
-  const text = pct.toFixed(d)
-  return `${pct >= 0 && !text.startsWith('-') ? '+' : ''}${text} %`
+  return `${pct >= 0 ? '+' : ''}${pct.toFixed(d)} %`
 }
 
 /** Relative change in percent, signed; "n/a" when the baseline is zero. */
@@ -193,8 +193,9 @@ export function change(before: number, after: number): string {
   return `${c > 0 ? '+' : ''}${c.toFixed(1)}%`
 }
 
+/** Of a phase with requests (an empty one gets no verdict before this is asked). */
 function mostlyErrors(p: PhaseResult): boolean {
-  return p.requests > 0 && p.errors / p.requests >= MOSTLY_ERRORS
+  return p.errors / p.requests >= MOSTLY_ERRORS
 }
 
 /** "hedged: all 200 requests failed: 500 Internal Server Error" or "plain: 150 of 200 requests failed (75.0%): ...". */
