@@ -438,3 +438,93 @@ test('outlier ejection hears a failure named as the error table names it; our ow
     '1 failure in a row (last: ECONNREFUSED)',
   ])
 })
+
+test('a copy written on a connection already open did not open one', () => {
+  const s = new Script({ maxAttempts: 1 })
+  s.connect(0)
+  s.headers(0, 200)
+  s.copies[0]!.handler.onComplete(null)
+  assert.equal(s.log.outcomes[0]!.openedConnection, false)
+})
+
+test('only the original samples the delay: a hedge cancelled on the wire does not', () => {
+  const s = new Script()
+  s.connect(0, 1)
+  s.connect(1, 1)
+  s.headers(0, 200, [], 8)
+  assert.deepEqual(s.log.since().slice(-1), ['cancelled 1'])
+  assert.deepEqual(s.delays, [])
+  s.copies[0]!.handler.onComplete(null)
+  assert.deepEqual(s.delays, [8])
+})
+
+test('an original that never reached the wire gives no token back: only a hedge spent one', () => {
+  const s = new Script({ budgetPct: 10, budgetBurst: 1 })
+  s.connect(1)
+  s.headers(1, 200)
+  s.copies[0]!.handler.onError(new Error('pool closed'))
+  assert.deepEqual(s.log.since().slice(-2), ['unsent 0', 'settled 0'])
+  assert.equal(tokenAvailable(s), false)
+})
+
+test('a winner that fails mid-body: its outcome has the error and no status; no loser time is charged to it', () => {
+  const s = new Script()
+  s.connect(0, 1)
+  s.connect(1, 1)
+  s.headers(0, 200, [], 5)
+  s.copies[1]!.handler.onError(s.copies[1]!.aborted!)
+  s.log.since()
+  s.t = 9
+  s.copies[0]!.handler.onError(codeError('UND_ERR_SOCKET'))
+  assert.deepEqual(s.log.since(), ['done 0', 'settled 0'])
+  const [o] = s.log.outcomes
+  assert.deepEqual([o!.status, (o!.error as { code?: string }).code, o!.won], [null, 'UND_ERR_SOCKET', false])
+  assert.deepEqual(s.caller.got, ['start', 'response 200', 'error UND_ERR_SOCKET'])
+})
+
+test('a copy that failed before the race was decided is not cancelled afterwards', () => {
+  const s = new Script()
+  s.connect(0)
+  s.connect(1)
+  s.copies[0]!.handler.onError(codeError('ECONNRESET'))
+  s.log.since()
+  s.headers(1, 200)
+  assert.deepEqual(s.log.since(), [], 'nothing to cancel')
+  assert.equal(s.copies[0]!.aborted, null)
+})
+
+test('a hedge’s latency runs from its own launch', () => {
+  const s = new Script({ parallel: false }, HTTP1, new Caller(), { delayMs: 10 })
+  s.t = 10
+  s.req.fireTimer()
+  s.connect(1, 11)
+  s.headers(1, 200, [], 20)
+  s.copies[1]!.handler.onComplete(null)
+  assert.equal(s.log.outcomes[0]!.latencyMs, 10, 'launched at 10, answered at 20')
+})
+
+test('a cancelled copy that still completes is reported without a status, its trailers unread', () => {
+  const s = new Script({}, GRPC)
+  s.connect(0)
+  s.connect(1)
+  s.headers(0, 200, raw('grpc-status', '0'))
+  s.headers(1, 200, raw('content-type', 'application/grpc'))
+  s.copies[1]!.handler.onComplete({ 'grpc-status': '14', 'grpc-message': 'late' } as never)
+  const loser = s.log.outcomes.find((o) => o.index === 1)!
+  assert.deepEqual([loser.status, s.copies[1]!.handler.message], [null, null])
+})
+
+test('without an observer every path still runs: refused, unsent, late, cancelled', () => {
+  const s = new Script({ cancel: 'ignore', maxAttempts: 3, replicas: [A, B, 'http://127.0.0.1:1003'] }, HTTP1, new Caller(), { unobserved: true })
+  s.connect(0)
+  s.copies[0]!.handler.onRequestRefused()
+  s.connect(0)
+  s.connect(1)
+  s.headers(0, 200)
+  s.headers(1, 200) // late
+  s.copies[2]!.handler.onError(new Error('pool closed')) // unsent
+  s.copies[0]!.handler.onComplete(null)
+  s.copies[1]!.handler.onComplete(null)
+  assert.deepEqual(s.caller.got, ['start', 'response 200', 'end {}'])
+  assert.deepEqual(s.log.events, [])
+})

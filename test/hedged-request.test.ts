@@ -12,7 +12,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
+import type { HedgeCaller } from '../src/engine/hedged-request.js'
 import { SaturationGate, DEFAULT_SATURATION } from '../src/hedging/saturation-gate.js'
+import { ReplicaHealth } from '../src/hedging/replica-health.js'
 import { DEFAULT_HEDGE_HEADER, TIE_HEADER } from '../src/hedging/policy.js'
 import { A, B, Caller, codeError, GRPC, HTTP1, raw, Script } from './helpers/scripted-wire.js'
 
@@ -27,7 +29,7 @@ function headersOf(opts: Dispatcher.DispatchOptions): Record<string, string> {
 }
 
 /** Ends the request (clears its timers): the original answers. */
-function finish(s: Script): void {
+function finish(s: Script<HedgeCaller>): void {
   if (!s.copies[0]!.handler.sent) s.connect(0)
   s.headers(0, 200)
   s.copies[0]!.handler.onComplete(null)
@@ -336,4 +338,122 @@ test('busy and tried replicas: what the picker is told', () => {
   finish(s)
   assert.deepEqual(s.req.busyOrigins(), [])
   assert.deepEqual(s.req.triedOrigins(), [A, B, C])
+})
+
+test("before any answer the caller's controller has no reading to pause: nothing is paused, nothing throws", () => {
+  const s = new Script({ maxAttempts: 1 })
+  assert.equal(s.req.paused, false)
+  s.req.pause()
+  s.req.resume()
+  assert.equal(s.req.paused, false)
+  finish(s)
+})
+
+test('a caller that implements only some callbacks gets those', () => {
+  const got: string[] = []
+  const answered = new Script<HedgeCaller>({ maxAttempts: 1 }, HTTP1, { onResponseError: (_c, err) => void got.push(err.message) })
+  finish(answered)
+  const failed = new Script<HedgeCaller>({ maxAttempts: 1 }, HTTP1, { onResponseStart: () => void got.push('start') })
+  failed.copies[0]!.handler.onError(codeError('ECONNREFUSED'))
+  assert.deepEqual(got, [])
+})
+
+test('gRPC: a failed status in the headers is what the caller starts with', () => {
+  const s = new Script({ maxAttempts: 1 }, GRPC)
+  s.connect(0)
+  s.headers(0, 200, raw('grpc-status', '14', 'grpc-message', 'down'))
+  assert.deepEqual(s.caller.got, ['start', 'response 14'])
+})
+
+test('gRPC without a deadline sends no grpc-timeout', () => {
+  const s = new Script({ parallel: false }, GRPC, new Caller(), { delayMs: 10 })
+  s.t = 10
+  s.req.fireTimer()
+  assert.deepEqual(
+    s.copies.map((c) => headersOf(c.opts)['grpc-timeout']),
+    [undefined, undefined],
+  )
+  finish(s)
+})
+
+test('the default protocol is HTTP/1.1: a replica failing it is named so', () => {
+  const causes: string[] = []
+  const health = new ReplicaHealth(
+    [A, B],
+    { consecutiveFailures: 1, baseEjectionMs: 1000, maxEjectionMs: 1000 },
+    { replicaEjected: (_o, cause) => void causes.push(cause), replicaReadmitted: () => {} },
+    () => 0,
+  )
+  const s = new Script({ maxAttempts: 1, health }, undefined)
+  s.connect(0)
+  s.headers(0, 503)
+  s.copies[0]!.handler.onComplete(null)
+  assert.deepEqual(causes, ['1 failure in a row (last: HTTP/1.1 503)'])
+})
+
+test('a non-fatal answer with no time left before the deadline for a hedge is the answer', () => {
+  const s = new Script({ parallel: false, deadlineMs: 100, minHedgeWindowMs: 30 }, HTTP1, new Caller(), { delayMs: 90 })
+  s.connect(0)
+  s.headers(0, 503, [], 80)
+  assert.deepEqual(s.caller.got, ['start', 'response 503'])
+  assert.equal(s.copies.length, 1)
+  s.copies[0]!.handler.onComplete(null)
+})
+
+test('the timer says how late it fired, never less than 0', () => {
+  const s = new Script({ parallel: false, maxAttempts: 3, replicas: [A, B, C] }, HTTP1, new Caller(), { delayMs: 10 })
+  s.t = 13
+  s.req.fireTimer()
+  s.t = 30
+  s.req.fireTimer()
+  assert.deepEqual(
+    s.log.events.filter((e) => e.startsWith('timer late')),
+    ['timer late 3', 'timer late 7'],
+  )
+  finish(s)
+})
+
+test('a failed winner leaves the decision where it was: a loser still running is timed from the answer', () => {
+  const s = new Script({ cancel: 'ignore' })
+  s.connect(0, 1)
+  s.connect(1, 1)
+  s.headers(0, 200, [], 5)
+  s.t = 8
+  s.copies[0]!.handler.onError(codeError('UND_ERR_SOCKET'))
+  s.t = 10
+  s.copies[1]!.handler.onComplete(null)
+  assert.ok(s.log.events.includes('loser finished 5'), s.log.events.join(', '))
+})
+
+/** The timers this process holds (hedge timers, deadline timers, the test runner's own). */
+function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+}
+
+test('a request leaves no timer behind: not its hedge timer, not its deadline, not one armed with no attempt left', () => {
+  const before = activeTimers()
+  const s = new Script({ parallel: false, deadlineMs: 1000, maxAttempts: 2 }, HTTP1, new Caller(), { delayMs: 10 })
+  assert.equal(activeTimers(), before + 2, 'the hedge timer and the deadline')
+  s.connect(0)
+  s.headers(0, 503, [], 1) // non-fatal: a hedge at once, and none left after it
+  assert.equal(s.copies.length, 2)
+  assert.equal(activeTimers(), before + 1, 'only the deadline: no timer for a hedge that cannot be')
+  finishCopy(s, 1)
+  assert.equal(activeTimers(), before)
+
+  const timed = new Script({ parallel: false, maxAttempts: 3, replicas: [A, B, C] }, HTTP1, new Caller(), { delayMs: 10 })
+  timed.connect(0)
+  timed.headers(0, 503, [], 1) // a hedge at once; the timer is armed again for the third
+  assert.equal(activeTimers(), before + 1, 'the old timer was cleared')
+  finishCopy(timed, 1)
+  assert.equal(activeTimers(), before)
+})
+
+test('parallel copies the budget stops are not tried again later: no timer is armed for them', () => {
+  const before = activeTimers()
+  const s = new Script({ maxAttempts: 3, replicas: [A, B, C], budgetPct: 10, budgetBurst: 1 }, HTTP1, new Caller(), { delayMs: 0 })
+  assert.equal(activeTimers(), before)
+  assert.equal(s.copies.length, 2)
+  assert.equal(s.log.events.filter((e) => e === 'budget denied').length, 1)
+  finish(s)
 })

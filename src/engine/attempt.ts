@@ -181,8 +181,11 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
 
   onComplete(rawTrailers: string[] | Buffer[] | null): void {
     this.finished = true
-    if (this.status !== null) this.status = this.req.protocol.endStatus(this.status, rawTrailers)
-    if (rawTrailers != null && this.status !== null && !isOkStatus(this.status)) this.message = this.req.protocol.failureText(null, rawTrailers) ?? this.message
+    // A copy cancelled before its headers were read has no status, and its trailers are not read either.
+    if (this.status !== null) {
+      this.status = this.req.protocol.endStatus(this.status, rawTrailers)
+      if (!isOkStatus(this.status)) this.message = this.req.protocol.failureText(null, rawTrailers) ?? this.message
+    }
     this.#heardAtEnd(rawTrailers)
     const won = this === this.req.winner
     const elapsed = this.#elapsed()
@@ -194,7 +197,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   /** The end-of-attempt hook: an overload signal in the trailers (gRPC's status and pushback) reaches the saturation gate. */
   #heardAtEnd(rawTrailers: string[] | Buffer[] | null): void {
     const gate = this.req.policy.saturation
-    if (!gate || rawTrailers == null) return
+    if (!gate) return
     const signal = this.req.protocol.endSignal(rawTrailers)
     if (signal) gate.signal(this.origin, signal)
   }

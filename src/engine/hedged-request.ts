@@ -90,7 +90,8 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
     if (policy.deadlineMs !== null) this.#deadlineTimer = setTimeout(onDeadline, policy.deadlineMs, this)
     this.#launch(0, this.#opts.origin as string, this.startedAt)
     if (!this.#hedgeable || this.decided) return
-    if (policy.parallel) while (this.attempts.length < policy.maxAttempts && this.#tryHedge('parallel'));
+    // Until the attempts allowed are out, or the budget, the deadline or the gate refuses one.
+    if (policy.parallel) while (this.#tryHedge('parallel'));
     else this.#schedule()
   }
 
@@ -175,7 +176,6 @@ export class HedgedRequest extends AbortOnce implements AttemptOwner {
 
   /** Caller (or deadline) aborts the whole request. */
   abortAll(reason: Error): void {
-    if (this.finished) return
     if (this.winner && !this.winner.finished) {
       this.winner.abort(reason) // on its connection (a winner has had onConnect): its error reaches attemptFailed -> #fail
       return

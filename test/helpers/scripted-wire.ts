@@ -72,7 +72,9 @@ export class Log implements HedgeObserver {
   loserFinished(ms: number): void {
     this.events.push(`loser finished ${ms}`)
   }
-  timerLateness(): void {}
+  timerLateness(ms: number): void {
+    this.events.push(`timer late ${ms}`)
+  }
   /** The events since the last call. */
   #read = 0
   since(): string[] {
@@ -134,17 +136,25 @@ export interface ScriptOptions {
   delayMs?: number
   /** The dispatcher throws for this copy (as undici does for options it refuses). */
   throwsFor?: number
+  /** A policy without an observer (the interceptor's, when its user gives none): nothing is logged. */
+  unobserved?: boolean
 }
 
-export class Script {
+export class Script<C extends HedgeCaller = Caller> {
   readonly copies: Copy[] = []
   readonly log = new Log()
-  readonly caller: Caller
+  readonly caller: C
   readonly delays: number[] = []
   t = 0
   readonly req: HedgedRequest
 
-  constructor(policy: Partial<HedgePolicy> = {}, protocol: Protocol = HTTP1, caller = new Caller(), options: ScriptOptions = {}) {
+  /** `protocol`: undefined leaves HedgedRequest's own default. */
+  constructor(
+    policy: Partial<HedgePolicy> = {},
+    protocol: Protocol | undefined = HTTP1,
+    caller: C = new Caller() as HedgeCaller as C,
+    options: ScriptOptions = {},
+  ) {
     this.caller = caller
     const delayMs = options.delayMs ?? 50
     const delay: DelaySource = { current: () => delayMs, observe: (ms) => void this.delays.push(ms) }
@@ -155,7 +165,7 @@ export class Script {
       replicas: [A, B],
       random: () => 0,
       ...policy,
-      observer: this.log,
+      observer: options.unobserved ? undefined : this.log,
       now: () => this.t,
     })
     const dispatch = (opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean => {
