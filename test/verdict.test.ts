@@ -396,3 +396,20 @@ test('causes: three kinds are listed whole; a status without a name is its numbe
     '503 Service Unavailable x5, ECONNRESET x4, 599 x3',
   )
 })
+
+test('beside a better tail, slow requests that rose are the trade-off; without one, the tail that rose is the evidence', () => {
+  const hedged = (tails: Array<[number, number]>) =>
+    makePhase('hedged', latencies(4000, 2, tails), { attempts: 4080, hedging: makeHedgingStats({ hedgesSent: 80 }) })
+  const traded = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[100, 5000]])), hedged([[40, 1001]]))
+  assert.equal(
+    traded.headline,
+    'Hedging cut p99.9 from 5.00 s to 1.00 s, for +2.0 % requests; requests over 1 s rose from 40 to 100 (+150 %, 95 % CI +72 % to +270 %), p95 rose 176 µs (+1 %).',
+  )
+  assert.equal(traded.decision, 'trade-off')
+  // p99 rose; p99.9, the last tail row, is within noise: the row that rose is named, not the last one.
+  const rose = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[1000, 30]])), hedged([[50, 30]]))
+  assert.equal(
+    rose.headline,
+    'Hedging did not improve the tail: p99 rose from 14.9 ms to 30.0 ms, for +2.0 % requests; p95 rose 192 µs (+1 %), as did the mean.',
+  )
+})

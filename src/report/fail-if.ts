@@ -114,7 +114,8 @@ export function checkFailIf(conditions: FailCondition[], comparison: Comparison)
     const row = comparison.metrics.find((m) => m.metric === condition.metric)
     const held = comparison.runs.flatMap((_, i) => (i > 0 && row !== undefined && holdsAt(condition, row.values[i] ?? null, row.changes[i] ?? null) ? [i] : []))
     const unchecked = comparison.runs.flatMap((r, i) => {
-      const why = i > 0 ? uncheckedWhy(condition, row?.changes[i] ?? null) : null
+      // The first run is the baseline: its change is null, so it is never "not checked".
+      const why = uncheckedWhy(condition, row?.changes[i] ?? null)
       return why === null ? [] : [{ run: r.name, why }]
     })
     const observed = held.map((i) => {
