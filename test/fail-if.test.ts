@@ -4,7 +4,7 @@ import { compareRuns } from '../src/report/compare.js'
 import { UsageError } from '../src/core/errors.js'
 import { checkFailIf, parseFailIf, showValue } from '../src/report/fail-if.js'
 import { seededRandom } from '../src/core/random.js'
-import { makePhase, makeRunResult } from './helpers/result-fixture.js'
+import { makeHedgedRun, makePhase, makeRunResult } from './helpers/result-fixture.js'
 
 test('parses relative, absolute and unit forms', () => {
   assert.deepEqual(parseFailIf('p99>+10%'), { text: 'p99>+10%', metric: 'p99', op: '>', kind: 'relative', value: 10 })
@@ -218,4 +218,14 @@ test('a fall is shown with its minus sign', () => {
   const c = comparisonOf(Array(100).fill(1.2), Array(100).fill(1))
   const [check] = checkFailIf([parseFailIf('p50<-10%')], c)
   assert.deepEqual(check!.observed, ["p50 = 1 ms (-16.7% against before.json's 1.2 ms)"])
+})
+
+test('a value with nothing to compare it to (no hedging in the first run) is shown alone', () => {
+  const before = makeRunResult({ phases: { plain: makePhase('plain', Array(100).fill(1), { durationMs: 1000 }) } })
+  const c = compareRuns([
+    { name: 'before.json', result: before },
+    { name: 'after.json', result: makeHedgedRun() },
+  ])
+  const [check] = checkFailIf([parseFailIf('extra_load>1')], c)
+  assert.deepEqual([check!.holds, check!.observed], [true, ['extra_load = 3.45%']])
 })
