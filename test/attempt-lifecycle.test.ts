@@ -528,3 +528,12 @@ test('without an observer every path still runs: refused, unsent, late, cancelle
   assert.deepEqual(s.caller.got, ['start', 'response 200', 'end {}'])
   assert.deepEqual(s.log.events, [])
 })
+
+test('an observer without the optional attemptRefused still sees the resend as sent again', () => {
+  const s = new Script({ maxAttempts: 1 })
+  Object.assign(s.log, { attemptRefused: undefined })
+  s.connect(0)
+  s.copies[0]!.handler.onRequestRefused()
+  s.connect(0)
+  assert.deepEqual(s.log.since(), [`launched 0 ${A}`, 'sent 0', 'sent 0'])
+})
