@@ -415,3 +415,39 @@ test('shards that started 100 ms apart started together; a saturated warning onl
     ['shard 1 (pod-1'],
   )
 })
+
+test('a null shard field or generator row is refused as broken, not thrown on; a second input without a run id is named so', () => {
+  refuses(named(part(0, 2, { shard: null as never })), 's0: invalid "shard" (expected {index, count} with 0 <= index < count)')
+  const merged = mergeResults(named(part(0, 2), part(1, 2)))
+  refuses(named({ ...merged, generators: [merged.generators![0]!, null as never] }), 's0: invalid row in "generators"')
+  refuses(
+    named(part(0, 2), part(1, 2, { runId: undefined })),
+    's1 is run (none), s0 is run r1: shards of one run share a run id (one --run-id, or one --start-at and config)',
+  )
+})
+
+test('a run saved without sharding merges as the one shard of one', () => {
+  const whole = makeHedgedRun({ runId: 'r1' })
+  delete whole.shard
+  const m = mergeResults(named(whole))
+  assert.deepEqual([m.merge!.shardCount, m.generators!.map((g) => g.shard), m.merge!.missing], [1, [0], []])
+  assert.equal(m.phases.hedged!.requests, whole.phases.hedged!.requests)
+})
+
+test('a saturated shard of a timed run (-z) may have sent less than its share', () => {
+  const timed = [part(0, 2), part(1, 2)]
+  timed[0]!.phases.hedged!.generator = { ...timed[0]!.phases.hedged!.generator, saturated: true }
+  for (const r of timed) r.config = { ...r.config, requests: null, durationMs: 10_000 } as RunResult['config']
+  const merged = mergeResults(named(...timed))
+  assert.ok(
+    merged.warnings.includes('shard 0 (pod-0): the generator was saturated, so it may have sent less than its share; see its own report'),
+    merged.warnings.join('\n'),
+  )
+})
+
+test('the merged run ends when its last shard ended, whichever shard that is', () => {
+  const a = part(0, 2, { startedAt: '2026-11-30T10:00:09.000Z', finishedAt: '2026-11-30T10:00:31.000Z' })
+  const b = part(1, 2, { startedAt: '2026-11-30T10:00:10.000Z', finishedAt: '2026-11-30T10:00:30.000Z' })
+  const m = mergeResults(named(a, b))
+  assert.deepEqual([m.startedAt, m.finishedAt], ['2026-11-30T10:00:09.000Z', '2026-11-30T10:00:31.000Z'])
+})
