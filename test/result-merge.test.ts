@@ -451,3 +451,13 @@ test('the merged run ends when its last shard ended, whichever shard that is', (
   const m = mergeResults(named(a, b))
   assert.deepEqual([m.startedAt, m.finishedAt], ['2026-11-30T10:00:09.000Z', '2026-11-30T10:00:31.000Z'])
 })
+
+test('a shard stopped before any phase (no histograms) merges beside shards that have them, in either order', () => {
+  for (const order of [0, 1]) {
+    const empty = part(1, 2, { phases: {}, partial: true })
+    const full = part(0, 2)
+    const m = mergeResults(named(...(order === 0 ? [full, empty] : [empty, full])))
+    assert.equal(m.phases.hedged!.requests, full.phases.hedged!.requests)
+    assert.equal(m.partial, true)
+  }
+})
