@@ -459,5 +459,7 @@ test('a shard stopped before any phase (no histograms) merges beside shards that
     const m = mergeResults(named(...(order === 0 ? [full, empty] : [empty, full])))
     assert.equal(m.phases.hedged!.requests, full.phases.hedged!.requests)
     assert.equal(m.partial, true)
+    // Its start is not among the starts compared: it has none.
+    assert.equal(m.merge!.startSpreadMs, 0)
   }
 })
