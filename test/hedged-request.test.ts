@@ -457,3 +457,31 @@ test('parallel copies the budget stops are not tried again later: no timer is ar
   assert.equal(s.log.events.filter((e) => e === 'budget denied').length, 1)
   finish(s)
 })
+
+test('without an observer the refusals still refuse: budget, non-fatal failover, saturation, deadline', () => {
+  const quiet = { unobserved: true }
+  const budget = new Script({ maxAttempts: 3, replicas: [A, B, C], budgetPct: 10, budgetBurst: 1 }, HTTP1, new Caller(), quiet)
+  assert.equal(budget.copies.length, 2)
+  finish(budget)
+  const failover = new Script({ parallel: false }, HTTP1, new Caller(), { ...quiet, delayMs: 50 })
+  failover.connect(0)
+  failover.headers(0, 503)
+  assert.equal(failover.copies.length, 2)
+  finishCopy(failover, 1)
+  const gate = new SaturationGate(DEFAULT_SATURATION, () => 0)
+  gate.signal(A, { overloadMs: 5000 })
+  const held = new Script({ parallel: false, saturation: gate }, HTTP1, new Caller(), { ...quiet, delayMs: 10 })
+  held.t = 10
+  held.req.fireTimer()
+  assert.equal(held.copies.length, 1)
+  finish(held)
+  const late = new Script({ parallel: false, deadlineMs: 100, minHedgeWindowMs: 30 }, HTTP1, new Caller(), { ...quiet, delayMs: 50 })
+  late.t = 80
+  late.req.fireTimer()
+  assert.equal(late.copies.length, 1)
+  finish(late)
+  assert.deepEqual(
+    [budget, failover, held, late].flatMap((s) => s.log.events),
+    [],
+  )
+})

@@ -148,13 +148,8 @@ export class Script<C extends HedgeCaller = Caller> {
   t = 0
   readonly req: HedgedRequest
 
-  /** `protocol`: undefined leaves HedgedRequest's own default. */
-  constructor(
-    policy: Partial<HedgePolicy> = {},
-    protocol: Protocol | undefined = HTTP1,
-    caller: C = new Caller() as HedgeCaller as C,
-    options: ScriptOptions = {},
-  ) {
+  /** `protocol`: by default HedgedRequest's own (HTTP/1.1). */
+  constructor(policy: Partial<HedgePolicy> = {}, protocol?: Protocol, caller: C = new Caller() as HedgeCaller as C, options: ScriptOptions = {}) {
     this.caller = caller
     const delayMs = options.delayMs ?? 50
     const delay: DelaySource = { current: () => delayMs, observe: (ms) => void this.delays.push(ms) }
