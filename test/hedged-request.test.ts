@@ -12,6 +12,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Readable } from 'node:stream'
 import type { Dispatcher } from 'undici'
+import { rawHeaderLookup, type HeaderLookup } from '../src/protocol/request-headers.js'
 import type { HedgeCaller } from '../src/engine/hedged-request.js'
 import { SaturationGate, DEFAULT_SATURATION } from '../src/hedging/saturation-gate.js'
 import { ReplicaHealth } from '../src/hedging/replica-health.js'
@@ -20,19 +21,14 @@ import { A, B, Caller, codeError, GRPC, HTTP1, raw, Script } from './helpers/scr
 
 const C = 'http://127.0.0.1:1003'
 
-/** A copy's request headers as name → value. */
-function headersOf(opts: Dispatcher.DispatchOptions): Record<string, string> {
-  const list = (opts.headers ?? []) as string[]
-  const out: Record<string, string> = {}
-  for (let i = 0; i < list.length; i += 2) out[list[i]!] = list[i + 1]!
-  return out
+/** A copy's request headers, looked up by name. */
+function headersOf(opts: Dispatcher.DispatchOptions): HeaderLookup {
+  return rawHeaderLookup((opts.headers ?? []) as string[])
 }
 
 /** Ends the request (clears its timers): the original answers. */
 function finish(s: Script<HedgeCaller>): void {
-  if (!s.copies[0]!.handler.sent) s.connect(0)
-  s.headers(0, 200)
-  s.copies[0]!.handler.onComplete(null)
+  s.answer(0)
 }
 
 test('a hedge leaves when its delay is up, not before: a timer that fires early is armed again for the rest', () => {
@@ -74,7 +70,7 @@ test('each hedge arms the timer for the next one, up to the attempts allowed', (
     [A, B, C],
   )
   assert.deepEqual(
-    s.copies.map((c) => headersOf(c.opts)[DEFAULT_HEDGE_HEADER]),
+    s.copies.map((c) => headersOf(c.opts)(DEFAULT_HEDGE_HEADER)),
     [undefined, '1', '2'],
   )
   finish(s)
@@ -102,7 +98,7 @@ test('without replicas a hedge goes to the request’s own origin', () => {
 
 test('no hedge header when the policy names none', () => {
   const s = new Script({ header: null })
-  assert.equal(headersOf(s.copies[1]!.opts)[DEFAULT_HEDGE_HEADER], undefined)
+  assert.equal(headersOf(s.copies[1]!.opts)(DEFAULT_HEDGE_HEADER), undefined)
   assert.equal(s.copies[1]!.opts.origin, B)
   finish(s)
 })
@@ -130,10 +126,10 @@ test('gRPC: every copy carries the time left before the deadline, a hedge its at
   s.t = 30
   s.req.fireTimer()
   const [first, hedge] = s.copies.map((c) => headersOf(c.opts))
-  assert.equal(first!['grpc-timeout'], '100m')
-  assert.equal(first!['grpc-previous-rpc-attempts'], undefined)
-  assert.equal(hedge!['grpc-timeout'], '70m')
-  assert.equal(hedge!['grpc-previous-rpc-attempts'], '1')
+  assert.equal(first!('grpc-timeout'), '100m')
+  assert.equal(first!('grpc-previous-rpc-attempts'), undefined)
+  assert.equal(hedge!('grpc-timeout'), '70m')
+  assert.equal(hedge!('grpc-previous-rpc-attempts'), '1')
   finish(s)
 })
 
@@ -207,15 +203,9 @@ test('an attempt that fails while another is in flight waits for it', () => {
   const s = new Script({ maxAttempts: 2 })
   s.copies[0]!.handler.onError(codeError('ECONNREFUSED'))
   assert.deepEqual(s.caller.got, [])
-  finishCopy(s, 1)
+  s.answer(1)
   assert.deepEqual(s.caller.got, ['start', 'response 200', 'end {}'])
 })
-
-function finishCopy(s: Script, i: number): void {
-  s.connect(i)
-  s.headers(i, 200)
-  s.copies[i]!.handler.onComplete(null)
-}
 
 test('a copy the dispatcher refuses fails like any other attempt', () => {
   const s = new Script({ maxAttempts: 1 }, HTTP1, new Caller(), { throwsFor: 0 })
@@ -278,20 +268,20 @@ test('every copy carries the request’s one idempotency key and tie id; a key t
   let n = 0
   const s = new Script({ idempotencyKey: () => `key-${++n}`, tie: true })
   const [first, hedge] = s.copies.map((c) => headersOf(c.opts))
-  assert.equal(first!['idempotency-key'], 'key-1')
-  assert.equal(hedge!['idempotency-key'], 'key-1')
-  assert.match(first![TIE_HEADER]!, /^[0-9a-f-]{36}$/)
-  assert.equal(hedge![TIE_HEADER], first![TIE_HEADER])
+  assert.equal(first!('idempotency-key'), 'key-1')
+  assert.equal(hedge!('idempotency-key'), 'key-1')
+  assert.match(first!(TIE_HEADER)!, /^[0-9a-f-]{36}$/)
+  assert.equal(hedge!(TIE_HEADER), first!(TIE_HEADER))
   finish(s)
 
   const own = new Script({ idempotencyKey: () => 'ours' }, HTTP1, new Caller(), { request: { headers: ['idempotency-key', 'theirs'] } })
   const sent = (own.copies[0]!.opts.headers as string[]).filter((h) => h.toLowerCase() === 'idempotency-key')
   assert.equal(sent.length, 1)
-  assert.equal(headersOf(own.copies[0]!.opts)['idempotency-key'], 'theirs')
+  assert.equal(headersOf(own.copies[0]!.opts)('idempotency-key'), 'theirs')
   finish(own)
 
   const plain = new Script({ maxAttempts: 1, idempotencyKey: () => 'k' })
-  assert.equal(headersOf(plain.copies[0]!.opts)['idempotency-key'], 'k', 'keyed even when it is not hedged')
+  assert.equal(headersOf(plain.copies[0]!.opts)('idempotency-key'), 'k', 'keyed even when it is not hedged')
   finish(plain)
 })
 
@@ -303,7 +293,7 @@ test('the answer’s trailers reach the caller parsed; a caller that ignores hea
   assert.deepEqual(s.caller.got, ['start', 'response 200 from A', 'end {"x-checksum":"abc"}'])
 
   const empty = new Script({ maxAttempts: 1 })
-  finishCopyWith(empty, [])
+  empty.answer(0, [])
   assert.deepEqual(empty.caller.got.at(-1), 'end {}')
 
   const ignoring = new Script({ maxAttempts: 1 }, HTTP1, new Caller(true))
@@ -312,12 +302,6 @@ test('the answer’s trailers reach the caller parsed; a caller that ignores hea
   ignoring.copies[0]!.handler.onComplete(raw('x-checksum', 'abc') as never)
   assert.deepEqual(ignoring.caller.got, ['start', 'response 200', 'end {}'])
 })
-
-function finishCopyWith(s: Script, trailers: Buffer[]): void {
-  s.connect(0)
-  s.headers(0, 200)
-  s.copies[0]!.handler.onComplete(trailers as never)
-}
 
 test('the gate is told of a 429 even by a caller that reads no headers', () => {
   const gate = new SaturationGate(DEFAULT_SATURATION, () => 0)
@@ -370,7 +354,7 @@ test('gRPC without a deadline sends no grpc-timeout', () => {
   s.t = 10
   s.req.fireTimer()
   assert.deepEqual(
-    s.copies.map((c) => headersOf(c.opts)['grpc-timeout']),
+    s.copies.map((c) => headersOf(c.opts)('grpc-timeout')),
     [undefined, undefined],
   )
   finish(s)
@@ -438,14 +422,14 @@ test('a request leaves no timer behind: not its hedge timer, not its deadline, n
   s.headers(0, 503, [], 1) // non-fatal: a hedge at once, and none left after it
   assert.equal(s.copies.length, 2)
   assert.equal(activeTimers(), before + 1, 'only the deadline: no timer for a hedge that cannot be')
-  finishCopy(s, 1)
+  s.answer(1)
   assert.equal(activeTimers(), before)
 
   const timed = new Script({ parallel: false, maxAttempts: 3, replicas: [A, B, C] }, HTTP1, new Caller(), { delayMs: 10 })
   timed.connect(0)
   timed.headers(0, 503, [], 1) // a hedge at once; the timer is armed again for the third
   assert.equal(activeTimers(), before + 1, 'the old timer was cleared')
-  finishCopy(timed, 1)
+  timed.answer(1)
   assert.equal(activeTimers(), before)
 })
 
@@ -467,7 +451,7 @@ test('without an observer the refusals still refuse: budget, non-fatal failover,
   failover.connect(0)
   failover.headers(0, 503)
   assert.equal(failover.copies.length, 2)
-  finishCopy(failover, 1)
+  failover.answer(1)
   const gate = new SaturationGate(DEFAULT_SATURATION, () => 0)
   gate.signal(A, { overloadMs: 5000 })
   const held = new Script({ parallel: false, saturation: gate }, HTTP1, new Caller(), { ...quiet, delayMs: 10 })

@@ -187,6 +187,13 @@ export class Script<C extends HedgeCaller = Caller> {
     })
   }
 
+  /** Copy `i` answers 200 and ends (connected first if it was not), with these trailers. */
+  answer(i: number, trailers: Buffer[] | null = null): void {
+    if (!this.copies[i]!.handler.sent) this.connect(i)
+    this.headers(i, 200)
+    this.copies[i]!.handler.onComplete(trailers as never)
+  }
+
   /** Its answer's headers arrive; what the handler returned (false: pause reading). */
   headers(i: number, status: number, rawHeaders: Buffer[] = [], t = this.t): boolean {
     this.t = t
