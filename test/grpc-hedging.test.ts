@@ -77,6 +77,8 @@ test('the Raspberry Pi experiment over gRPC: the plain tail, the hedged tail wit
   const h = hedged.hedging!
   // Stalls per phase ~ Poisson(N * 0.01 = 10): P(fewer than 3) = e^-10 (1 + 10 + 50) < 0.3 %.
   assert.ok(plain.slow.count >= 3, `plain calls over ${SLOW_MS} ms: ${plain.slow.count}`)
+  // Each call the replicas stalled is slow, whatever the machine: exactly at least those.
+  assert.ok(plain.slow.count >= plain.server!.stalled!, `plain calls over ${SLOW_MS} ms: ${plain.slow.count}, stalled ${plain.server!.stalled}`)
   assert.ok(plain.latencyMs['p99.9'] >= STALL_MS, `plain p99.9 ${plain.latencyMs['p99.9']} ms`)
   // A hedged call is slow only if its hedge stalls too: Poisson(10 * 0.01 = 0.1), P(2 or more) < 0.5 %.
   // Calls in flight during a client freeze are left out (a freeze only adds slow calls); past 20

@@ -95,6 +95,7 @@ test('counts calls, grpc-previous-rpc-attempts values and answers by code name; 
   )
   assert.deepEqual(stats.totals.previousAttempts, { '1': 1, '2': 1 })
   assert.deepEqual(stats.totals.byStatus, { OK: 3, UNAVAILABLE: 1 })
+  assert.equal(stats.totals.stalled, 0, 'replicas 0 and 2 never stall')
   assert.deepEqual(
     stats.replicas.map((r) => r.received),
     [3, 0, 1],
@@ -126,6 +127,11 @@ test('a stalled call sends no headers before its stall ends, and one cancelled b
   await new Promise((r) => setTimeout(r, STALL_MS))
   const totals = (await fetchGrpcServerStats(target.statsUrl)).totals
   assert.deepEqual([totals.received, totals.completed, totals.cancelled], [2, 1, 1])
+  assert.equal(totals.stalled, 2, 'both began their stall: the cancelled one too')
+  assert.deepEqual(
+    (await fetchGrpcServerStats(target.statsUrl)).replicas.map((r) => r.stalled),
+    [0, 2, 0],
+  )
 })
 
 test('hedgebench serve --grpc as a child process prints grpc:// URLs that answer', async () => {

@@ -218,13 +218,14 @@ test("the server's counts: summed, matched only when every part matched, each re
     match: true,
     ...o,
   })
-  const a = phase([0.5], { server: server({ started: 8, tiedDropped: 1, utilisation: [{ url: U1, busy: 0.5 }] }) })
+  const a = phase([0.5], { server: server({ started: 8, tiedDropped: 1, stalled: 3, utilisation: [{ url: U1, busy: 0.5 }] }) })
   const b = phase([0.5], {
     server: server({
       received: 20,
       match: false,
       started: 19,
       tiedDropped: 0,
+      stalled: 4,
       utilisation: [
         { url: U2, busy: 0.25 },
         { url: U1, busy: 0.75 },
@@ -236,13 +237,14 @@ test("the server's counts: summed, matched only when every part matched, each re
   assert.equal(s.match, false)
   assert.equal(s.started, 27)
   assert.equal(s.tiedDropped, 1)
+  assert.equal(s.stalled, 7)
   assert.deepEqual(s.utilisation, [
     { url: U1, busy: 0.75 },
     { url: U2, busy: 0.25 },
   ])
   assert.equal(merge([a, a]).server!.match, true)
   const old = merge([a, phase([0.5], { server: server({}) })]).server!
-  assert.ok(!('started' in old) && !('tiedDropped' in old) && !('utilisation' in old), Object.keys(old).join())
+  assert.ok(!('started' in old) && !('tiedDropped' in old) && !('stalled' in old) && !('utilisation' in old), Object.keys(old).join())
   assert.equal(merge([a, phase([0.5])]).server, undefined, 'one part without server counts: none claimed')
 })
 

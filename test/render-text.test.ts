@@ -186,6 +186,9 @@ test('fan-out calls, service time, server cross-check and generator health appea
   assert.match(text, /Service time \(from the actual send/)
   assert.match(text, /17 sends left later than scheduled/)
   assert.match(text, /server received 205 vs client attempts 200: MISMATCH/)
+  assert.match(text, /completed 200, cancelled 0, carrying the hedge header 0\n/, 'a target that stalls nothing on purpose: no such count')
+  phase.server!.stalled = 19
+  assert.match(renderText(run), /completed 200, cancelled 0, carrying the hedge header 0, stalled on purpose 19\n/)
   assert.match(text, /CPU 23\.5% of one core .* SATURATED/)
   assert.match(text, /WARNING: event loop p99 42 ms/)
 })

@@ -81,7 +81,17 @@ test('the replicas count each lane apart, summed over the replicas, and a reset 
 test("the client's read of the lanes: each lane's difference, against its attempts; started only where the target counts it per lane", async () => {
   const answers = [
     // before the window: counters that only grow, one lane seen earlier
-    { totals: { received: 10, completed: 10, cancelled: 0, hedgeHeader: 0, started: 10, lanes: { plain: { received: 4, completed: 4, cancelled: 0 } } } },
+    {
+      totals: {
+        received: 10,
+        completed: 10,
+        cancelled: 0,
+        hedgeHeader: 0,
+        started: 10,
+        stalled: 2,
+        lanes: { plain: { received: 4, completed: 4, cancelled: 0 } },
+      },
+    },
     // after: the totals count starts, the lanes do not
     {
       totals: {
@@ -90,6 +100,7 @@ test("the client's read of the lanes: each lane's difference, against its attemp
         cancelled: 1,
         hedgeHeader: 1,
         started: 25,
+        stalled: 5,
         lanes: { plain: { received: 9, completed: 9, cancelled: 0 }, '1': { received: 10, completed: 9, cancelled: 1 } },
       },
     },
@@ -111,6 +122,7 @@ test("the client's read of the lanes: each lane's difference, against its attemp
       { tag: '2', attempts: 0 },
     ])
     assert.equal(checked?.window.received, 15)
+    assert.equal(checked?.window.stalled, 3, 'the stalls of the window: a difference, as every counter')
     assert.equal(checked?.window.match, true)
     assert.deepEqual(checked?.lanes, [
       { received: 5, completed: 5, cancelled: 0, clientAttempts: 5, match: true },
@@ -121,7 +133,9 @@ test("the client's read of the lanes: each lane's difference, against its attemp
     answers.splice(0, 2, { totals: { received: 1, completed: 1, cancelled: 0, hedgeHeader: 0 } } as never)
     reads = 0
     const plainBefore = (await counter.snapshot())!
-    assert.equal((await counter.checkLanes(plainBefore, 0, 0, [{ tag: 'plain', attempts: 0 }]))?.lanes, null)
+    const bare = await counter.checkLanes(plainBefore, 0, 0, [{ tag: 'plain', attempts: 0 }])
+    assert.equal(bare?.lanes, null)
+    assert.ok(bare && !('stalled' in bare.window), 'a target that does not count stalls: none claimed')
   } finally {
     await new Promise<void>((r) => stats.close(() => r()))
   }

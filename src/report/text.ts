@@ -369,7 +369,7 @@ function serverCheck(covered: PhaseResult[], phase: PhaseResult, s: ServerCrossC
   return [
     'Server cross-check:',
     `  server received ${s.received} vs client attempts ${s.clientAttempts}${coveredText(s)}: ${verdict}`,
-    `  completed ${s.completed}, cancelled ${s.cancelled}, carrying the hedge header ${s.hedgeHeader}`,
+    `  completed ${s.completed}, cancelled ${s.cancelled}, carrying the hedge header ${s.hedgeHeader}${s.stalled === undefined ? '' : `, stalled on purpose ${s.stalled}`}`,
     ...(work ? [`  work: ${work}`] : []),
     ...(cancels ? [`  cancellation success: ${cancels}`] : []),
     ...(busy ? [`  replica utilisation (mean requests executing): ${busy}`] : []),

@@ -290,6 +290,8 @@ const ServerCrossCheckSchema = loose({
   started: opt(n),
   /** Tied copies the target dropped before they started (--tied). */
   tiedDropped: opt(n),
+  /** Started requests the target stalled on purpose (the simulated replicas): each slow whatever the client, so the slow count is at least this. */
+  stalled: opt(n),
   /** Per replica: busy time over the phase's wall time (mean requests executing at once), for targets that report busyMs. */
   utilisation: opt(list(loose({ url: str(), busy: n }))),
   /**

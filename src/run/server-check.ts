@@ -103,6 +103,7 @@ export class ServerCounter {
     }
     if (now.totals.started !== undefined) check.started = delta('started')
     if (now.totals.tiedDropped !== undefined) check.tiedDropped = delta('tiedDropped')
+    if (now.totals.stalled !== undefined) check.stalled = delta('stalled')
     if (now.busyMs.size > 0) check.utilisation = utilisation(before, now)
     const counted = isLaneMap(now.totals.lanes) ? now.totals.lanes : null
     const was = isLaneMap(before.totals.lanes) ? before.totals.lanes : {}

@@ -8,6 +8,7 @@
  *   received   when the call's handler runs (headers and message in)
  *   started    when its simulated work begins (out of the queue): the
  *              work a run's copies really cost, as the HTTP replica's
+ *   stalled    a started call whose draw hit an independent stall
  *   completed  when the answer is handed to grpc-js (any status)
  *   cancelled  when the client went away before the answer: grpc-js emits
  *              'cancelled' also after a normal end, so only a call not yet
@@ -40,6 +41,8 @@ export interface GrpcReplicaCounts {
   received: number
   /** Calls whose work began (the rest were rejected, or cancelled while queued). */
   started: number
+  /** Started calls whose draw hit an independent stall: the slow answers a run must count at least. */
+  stalled: number
   completed: number
   cancelled: number
   /** Answered UNAVAILABLE at once because every worker was busy and the queue full. */
@@ -223,11 +226,12 @@ export class GrpcReplica {
 
   private start(job: Job): void {
     job.state = 'running'
+    const draw = this.model.draw()
     if (job.epoch === this.shared.epoch) {
       this.counts.started++
+      if (draw.stalled) this.counts.stalled++
       countLane(this.counts.lanes, job.lane, 'started')
     }
-    const draw = this.model.draw()
     const now = performance.now()
     const finish = this.model.finishAt(now, draw.workMs)
     // Rounded up: Node truncates fractional delays, and a simulated server must never answer early.
@@ -298,13 +302,13 @@ function bindError(err: Error): Error {
 }
 
 function zeroGrpcCounts(): GrpcReplicaCounts {
-  return { received: 0, started: 0, completed: 0, cancelled: 0, rejected: 0, byStatus: {}, hedgeHeader: 0, previousAttempts: {}, lanes: {} }
+  return { received: 0, started: 0, stalled: 0, completed: 0, cancelled: 0, rejected: 0, byStatus: {}, hedgeHeader: 0, previousAttempts: {}, lanes: {} }
 }
 
 function sumGrpcCounts(list: GrpcReplicaCounts[]): GrpcReplicaCounts {
   const t = zeroGrpcCounts()
   for (const r of list) {
-    for (const k of ['received', 'started', 'completed', 'cancelled', 'rejected', 'hedgeHeader'] as const) t[k] += r[k]
+    for (const k of ['received', 'started', 'stalled', 'completed', 'cancelled', 'rejected', 'hedgeHeader'] as const) t[k] += r[k]
     for (const [s, n] of Object.entries(r.byStatus)) t.byStatus[s] = (t.byStatus[s] ?? 0) + n
     for (const [v, n] of Object.entries(r.previousAttempts)) t.previousAttempts[v] = (t.previousAttempts[v] ?? 0) + n
     addLanes(t.lanes, r.lanes)

@@ -10,6 +10,8 @@
  *   cancelled  when the connection closes before the answer: the timer is
  *              cleared and the worker/queue slot released, as a real server
  *              stops work the caller no longer wants
+ *   stalled    when a started request's draw hits an independent stall: it
+ *              answers at least the stall late, whatever the client's load
  * so received = completed + cancelled + in flight. Requests received before a
  * reset are not counted after it. `/__hedgebench/*` is never counted.
  * A request carrying a sweep's lane (x-hedgebench-lane, wire/stats.ts) is
@@ -65,6 +67,8 @@ export interface ReplicaCounts extends StatsTotals {
   executions: number
   /** Requests that began executing (took a worker): the work actually done, copies included. */
   started: number
+  /** Started requests whose draw hit an independent stall: the slow answers a run must count at least. */
+  stalled: number
   /** Time workers spent executing requests, ms (cancelled ones until they were stopped). */
   busyMs: number
   /** Tied copies dropped before they started because their twin started first (--tied). */
@@ -335,6 +339,7 @@ export class Replica {
     job.startedAt = now
     if (job.epoch === this.shared.epoch) {
       this.counts.started++
+      if (draw.stalled) this.counts.stalled++
       countLane(this.counts.lanes, job.lane, 'started')
     }
     const finish = this.model.finishAt(now, draw.workMs)
@@ -520,6 +525,7 @@ function zeroCounts(): ReplicaCounts {
     duplicatesSuppressed: 0,
     executions: 0,
     started: 0,
+    stalled: 0,
     busyMs: 0,
     tiedDropped: 0,
     connections: 0,
@@ -542,6 +548,7 @@ function sumCounts(list: ReplicaCounts[]): ReplicaCounts {
       'duplicatesSuppressed',
       'executions',
       'started',
+      'stalled',
       'busyMs',
       'tiedDropped',
       'connections',

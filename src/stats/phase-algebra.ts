@@ -304,6 +304,7 @@ const SERVER_FIELDS: MergeTable<ServerCrossCheck> = {
   match: { kind: 'same', merge: (values) => values.every((v) => v) },
   started: SUM_OF_ALL,
   tiedDropped: SUM_OF_ALL,
+  stalled: SUM_OF_ALL,
   // Each generator saw the whole server busy over its own window: the highest per replica, not a sum.
   utilisation: ifAll('bounded', (values: Utilisation[]) => {
     const busiest = new Map<string, number>()

@@ -75,6 +75,8 @@ export interface StatsTotals {
   started?: number
   /** Tied copies dropped before they started because their twin started first. */
   tiedDropped?: number
+  /** Started requests a simulated target stalled on purpose: slow whatever the client, so a run's slow count is at least this. */
+  stalled?: number
   /** Per sweep lane (the LANE_HEADER value): a target that reports it lets a sweep show each setting's server work. */
   lanes?: Record<string, LaneTotals>
 }
