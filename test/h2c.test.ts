@@ -40,7 +40,10 @@ interface Counts {
   /** Closed by the client before the answer (h2: RST_STREAM). */
   reset: number
   stalls: number
+  /** Stalled requests closed by the client while their connection stayed up (h2: a RST_STREAM of their own). */
   stallsReset: number
+  /** Stalled requests still open when their connection ended (the run's end): not a cancel. */
+  stallsClosedWithConnection: number
   /** Stalled requests that were answered instead of reset: [arrival, answer], performance.now() ms. */
   stallsAnswered: Array<{ from: number; to: number }>
   /** Most requests in flight at once. */
@@ -60,12 +63,18 @@ type Res = ServerResponse | Http2ServerResponse
 function handler(counts: Counts, stalls: boolean, fastMs: (n: number) => number): (req: Req, res: Res) => void {
   let inFlight = 0
   const seen = new WeakSet<object>()
+  // h2 sessions whose socket ended. A stream's close is emitted a tick after
+  // its cause, so one reset by a frame read before the end is heard before
+  // it, and one closed by the end after. (On HTTP/1.1 the close is the cancel.)
+  const ended = new WeakSet<object>()
   return (req, res) => {
     const n = counts.received++
     const connection = 'stream' in req ? req.stream.session! : req.socket
     if (!seen.has(connection)) {
       seen.add(connection)
       counts.connections++
+      // The session's socket (a request's own socket proxies its stream's events).
+      if ('stream' in req) for (const event of ['end', 'close']) req.stream.session!.socket.on(event, () => ended.add(connection))
     }
     counts.maxInFlight = Math.max(counts.maxInFlight, ++inFlight)
     const stalled = stalls && n % STALL_EVERY === 0
@@ -86,12 +95,24 @@ function handler(counts: Counts, stalls: boolean, fastMs: (n: number) => number)
       if (res.writableEnded) return
       clearTimeout(timer)
       counts.reset++
-      if (stalled) counts.stallsReset++
+      if (stalled && ended.has(connection)) counts.stallsClosedWithConnection++
+      else if (stalled) counts.stallsReset++
     })
   }
 }
 
-const zero = (): Counts => ({ connections: 0, accepted: 0, received: 0, completed: 0, reset: 0, stalls: 0, stallsReset: 0, stallsAnswered: [], maxInFlight: 0 })
+const zero = (): Counts => ({
+  connections: 0,
+  accepted: 0,
+  received: 0,
+  completed: 0,
+  reset: 0,
+  stalls: 0,
+  stallsReset: 0,
+  stallsClosedWithConnection: 0,
+  stallsAnswered: [],
+  maxInFlight: 0,
+})
 
 async function startReplica(t: TestContext, http2: boolean, stalls: boolean, fastMs: (n: number) => number = (n) => 2 + ((n * 3) % 5)): Promise<Replica> {
   const counts = zero()
@@ -145,9 +166,19 @@ async function hedgedRun(t: TestContext, http2: boolean): Promise<{ result: RunR
 function assertStallsReset(t: TestContext, a: Counts, freezes: FreezeWatch): void {
   assert.ok(a.stalls >= REQUESTS / 2 / STALL_EVERY, `stalls at A: ${a.stalls}`)
   t.diagnostic(
-    `stalls at A: ${a.stalls}, reset ${a.stallsReset}, answered ${a.stallsAnswered.length}; freezes ${JSON.stringify(freezes.windows.map((w) => Math.round(w.to - w.from)))}`,
+    `stalls at A: ${a.stalls}, reset ${a.stallsReset}, closed with their connection ${a.stallsClosedWithConnection}, answered ${a.stallsAnswered.length}; freezes ${JSON.stringify(freezes.windows.map((w) => Math.round(w.to - w.from)))}`,
   )
-  assert.equal(a.stallsReset + a.stallsAnswered.length, a.stalls)
+  assert.equal(a.stallsReset + a.stallsClosedWithConnection + a.stallsAnswered.length, a.stalls)
+  // A loser's RST_STREAM is written when its race is decided, before the
+  // run's end closes the session on the same socket, so the server reads it
+  // first, however late: a stall still open at the end was never cancelled
+  // on the wire (a cancel counted but not sent), whatever the machine.
+  assert.equal(a.stallsClosedWithConnection, 0, 'stalls left open until their session ended: their losers were never reset')
+  // An answered stall is excused by a freeze of ~250 ms at the wrong moment
+  // (the hedge's answer is read ~46 ms into a 300 ms stall); the loaded VM
+  // once excused 4 of 22. Past half of them the machine, not the engine,
+  // decided, and the test fails rather than excuse more.
+  assert.ok(a.stallsReset * 2 > a.stalls, `only ${a.stallsReset} of ${a.stalls} stalls at A were reset before their answer`)
   for (const s of a.stallsAnswered)
     assert.ok(freezes.overlaps(s.from, s.to), `a stall answered at ${(s.to - s.from).toFixed(0)} ms with the client not frozen: its loser was not reset`)
 }
