@@ -64,7 +64,7 @@ export function addLanes(into: Record<string, LaneTotals>, from: Readonly<Record
   for (const [lane, counts] of Object.entries(from)) for (const [key, n] of Object.entries(counts)) countLane(into, lane, key as keyof LaneTotals, n)
 }
 
-/** The counters a stats endpoint must report under `totals`; the last three are optional. */
+/** The counters a stats endpoint must report under `totals`; the last four are optional. */
 export interface StatsTotals {
   received: number
   completed: number
