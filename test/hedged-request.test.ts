@@ -31,6 +31,19 @@ function finish(s: Script<HedgeCaller>): void {
   s.answer(0)
 }
 
+/** Three replicas, a hedge 10 ms after each attempt (on the script's clock), sent one at a time. */
+function timedOverThree(): Script<Caller> {
+  return new Script({ parallel: false, maxAttempts: 3, replicas: [A, B, C] }, HTTP1, new Caller(), { delayMs: 10 })
+}
+
+/** The hedge timer fires at each of these times. */
+function fireAt(s: Script<HedgeCaller>, ...times: number[]): void {
+  for (const t of times) {
+    s.t = t
+    s.req.fireTimer()
+  }
+}
+
 test('a hedge leaves when its delay is up, not before: a timer that fires early is armed again for the rest', () => {
   const s = new Script({ parallel: false }, HTTP1, new Caller(), { delayMs: 50 })
   s.connect(0, 1)
@@ -58,13 +71,8 @@ test('a timer re-armed five times leaves anyway: a clock that never reaches the 
 })
 
 test('each hedge arms the timer for the next one, up to the attempts allowed', () => {
-  const s = new Script({ parallel: false, maxAttempts: 3, replicas: [A, B, C] }, HTTP1, new Caller(), { delayMs: 10 })
-  s.t = 10
-  s.req.fireTimer()
-  s.t = 20
-  s.req.fireTimer()
-  s.t = 30
-  s.req.fireTimer()
+  const s = timedOverThree()
+  fireAt(s, 10, 20, 30)
   assert.deepEqual(
     s.copies.map((c) => c.opts.origin),
     [A, B, C],
@@ -385,11 +393,8 @@ test('a non-fatal answer with no time left before the deadline for a hedge is th
 })
 
 test('the timer says how late it fired, never less than 0', () => {
-  const s = new Script({ parallel: false, maxAttempts: 3, replicas: [A, B, C] }, HTTP1, new Caller(), { delayMs: 10 })
-  s.t = 13
-  s.req.fireTimer()
-  s.t = 30
-  s.req.fireTimer()
+  const s = timedOverThree()
+  fireAt(s, 13, 30)
   assert.deepEqual(
     s.log.events.filter((e) => e.startsWith('timer late')),
     ['timer late 3', 'timer late 7'],
@@ -425,7 +430,7 @@ test('a request leaves no timer behind: not its hedge timer, not its deadline, n
   s.answer(1)
   assert.equal(activeTimers(), before)
 
-  const timed = new Script({ parallel: false, maxAttempts: 3, replicas: [A, B, C] }, HTTP1, new Caller(), { delayMs: 10 })
+  const timed = timedOverThree()
   timed.connect(0)
   timed.headers(0, 503, [], 1) // a hedge at once; the timer is armed again for the third
   assert.equal(activeTimers(), before + 1, 'the old timer was cleared')

@@ -337,15 +337,18 @@ test('p99 speaks for the tail when p99.9 cannot be bounded (1000 requests a phas
   assert.deepEqual([v.decision, v.details], ['improved', []])
 })
 
+/** A hedged phase of 4,000 requests (+2 % hedges) at 2 ms, with these [count, ms] tails. */
+function hedgedWith(tails: Array<[number, number]>) {
+  return makePhase('hedged', latencies(4000, 2, tails), { attempts: 4080, hedging: makeHedgingStats({ hedgesSent: 80 }) })
+}
+
 test('slow requests that rose from some give their ratio; from none, or within noise from none, they do not', () => {
-  const hedged = (tails: Array<[number, number]>) =>
-    makePhase('hedged', latencies(4000, 2, tails), { attempts: 4080, hedging: makeHedgingStats({ hedgesSent: 80 }) })
-  const rose = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[2000, 1003.7]])), hedged([[100, 1003.7]]))
+  const rose = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[2000, 1003.7]])), hedgedWith([[100, 1003.7]]))
   assert.equal(
     rose.headline,
     'Hedging did not improve the tail: requests over 1 s rose from 2 to 40 (+1900 %, 95 % CI +419 % to +16983 %), p99.9 15.0 ms -> 1.00 s (within noise), for +2.0 % requests; the mean rose 9.45 ms (+90 %).',
   )
-  const one = hedgeVerdict(makePhase('plain', latencies(4000, 1, [])), hedged([[4000, 1003.7]]))
+  const one = hedgeVerdict(makePhase('plain', latencies(4000, 1, [])), hedgedWith([[4000, 1003.7]]))
   assert.equal(
     one.headline,
     'Hedging did not improve the tail: requests over 1 s 0 -> 1 (within noise), p99.9 15.0 ms -> 15.0 ms (within noise), for +2.0 % requests.',
@@ -398,16 +401,14 @@ test('causes: three kinds are listed whole; a status without a name is its numbe
 })
 
 test('beside a better tail, slow requests that rose are the trade-off; without one, the tail that rose is the evidence', () => {
-  const hedged = (tails: Array<[number, number]>) =>
-    makePhase('hedged', latencies(4000, 2, tails), { attempts: 4080, hedging: makeHedgingStats({ hedgesSent: 80 }) })
-  const traded = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[100, 5000]])), hedged([[40, 1001]]))
+  const traded = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[100, 5000]])), hedgedWith([[40, 1001]]))
   assert.equal(
     traded.headline,
     'Hedging cut p99.9 from 5.00 s to 1.00 s, for +2.0 % requests; requests over 1 s rose from 40 to 100 (+150 %, 95 % CI +72 % to +270 %), p95 rose 176 µs (+1 %).',
   )
   assert.equal(traded.decision, 'trade-off')
   // p99 rose; p99.9, the last tail row, is within noise: the row that rose is named, not the last one.
-  const rose = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[1000, 30]])), hedged([[50, 30]]))
+  const rose = hedgeVerdict(makePhase('plain', latencies(4000, 1, [[1000, 30]])), hedgedWith([[50, 30]]))
   assert.equal(
     rose.headline,
     'Hedging did not improve the tail: p99 rose from 14.9 ms to 30.0 ms, for +2.0 % requests; p95 rose 192 µs (+1 %), as did the mean.',
