@@ -1,12 +1,10 @@
 /**
  * The engine's connections, per origin, one pool per transport behind one
  * `Connection` (connection.ts): HTTP/1.1 connections, one exchange each
- * (h1-pool.ts), and shared h2 sessions (h2-pool.ts). With `allowH2`, an
- * http:// origin speaks h2c with prior knowledge on hedgebench's own H2Client;
- * an https:// connection (undici's Client) is h2 only if ALPN says so, and is
- * shared from then on: until then, and for a server that only speaks
- * HTTP/1.1, each attempt gets a connection of its own (never HTTP/1.1
- * pipelining). The hot path skips undici's Agent -> Pool -> Client layers
+ * (h1-pool.ts), and shared h2 sessions (h2-pool.ts). With `allowH2`, every
+ * connection is hedgebench's own H2Client: h2c with prior knowledge on
+ * http://, h2 by ALPN on https://. Without it, each attempt gets an HTTP/1.1
+ * connection of its own (never pipelining). The hot path skips undici's Agent -> Pool -> Client layers
  * for one Map lookup and a pop.
  *
  * What the transports share is here: the origins, the lease each attempt
@@ -29,10 +27,10 @@
  * `close`, `destroy` and the events above.
  */
 import { EventEmitter } from 'node:events'
-import { buildConnector, type Client, type Dispatcher } from 'undici'
+import { buildConnector, type Dispatcher } from 'undici'
 import type { Connection, PooledConnection } from './connection.js'
 import { H1Pool, closesOnCancel, openH1 } from './h1-pool.js'
-import { H2Pool, STREAMS_PER_SESSION } from './h2-pool.js'
+import { H2Pool } from './h2-pool.js'
 import { tlsTrust, type TlsSettings } from './tls-options.js'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
@@ -89,7 +87,6 @@ class Origin {
 
 export class ConnectionPool extends EventEmitter {
   readonly #origins = new Map<string, Origin>()
-  readonly #clientOptions: Client.Options
   readonly #keepAlive: { keepAliveTimeout: number; keepAliveMaxTimeout: number }
   /** Opens a socket: undici's connector (TLS with ALPN when allowH2), or the caller's. */
   readonly #connect: buildConnector.connector
@@ -104,12 +101,6 @@ export class ConnectionPool extends EventEmitter {
   constructor(options: ConnectionPoolOptions) {
     super()
     const h2 = options.allowH2
-    this.#clientOptions = {
-      ...(h2 ? { maxConcurrentStreams: STREAMS_PER_SESSION } : {}),
-      keepAliveTimeout: options.keepAliveTimeout,
-      keepAliveMaxTimeout: options.keepAliveMaxTimeout,
-      allowH2: h2,
-    }
     this.#keepAlive = { keepAliveTimeout: options.keepAliveTimeout, keepAliveMaxTimeout: options.keepAliveMaxTimeout }
     // One connector (and TLS session cache) for every connection.
     this.#connect = options.connector ?? tlsConnector(options.tls ?? {}, options.connectTimeoutMs, h2)
@@ -151,9 +142,7 @@ export class ConnectionPool extends EventEmitter {
     const c =
       h2 === null
         ? openH1(origin.url, { connect: this.#connect, ...this.#keepAlive })
-        : origin.url.startsWith('http:')
-          ? h2.openH2c(origin.url, this.#connect, this.#told)
-          : h2.openTls(origin.url, this.#clientOptions, this.#connect)
+        : h2.open(origin.url, { connect: this.#connect }, this.#told)
     c.conn.on('connect', (...args: unknown[]) => {
       // The connection's first request is written right after this, in the same call (every Connection alike): that attempt opened it.
       c.opened()
@@ -182,14 +171,9 @@ export class ConnectionPool extends EventEmitter {
   }
 
   /** A cancelled attempt (the loser of a race) left its connection: count what it cost. */
-  attemptCancelled(c: PooledConnection, sent: boolean): void {
-    if (c.ownStreams) return // it counts the streams it really reset
-    if (!c.h2) {
-      // An HTTP/1.1 socket is closed to stop the attempt on it: counted when it has closed.
-      if (closesOnCancel(c)) this.#closing++
-      return
-    }
-    if (sent) this.emit('stream-reset') // aborted before its headers: no stream to reset
+  attemptCancelled(c: PooledConnection): void {
+    // An h2 connection counts the streams it really reset; an HTTP/1.1 socket is closed to stop the attempt on it, counted when it has closed.
+    if (!c.h2 && closesOnCancel(c)) this.#closing++
   }
 
   /** Waits for in-flight attempts, then closes every connection. */
@@ -236,8 +220,6 @@ class Lease extends Deadline implements LegacyHandler {
   #abort: Abort | null = null
   #headers = false
   #expired: Error | null = null
-  /** Inside the attempt's onConnect: an abort now stops it before its headers are written. */
-  #connecting = false
   /** The attempt's handler already heard its end (expired while waiting for a connection). */
   #told = false
 
@@ -277,9 +259,7 @@ class Lease extends Deadline implements LegacyHandler {
     // written, and before the attempt is told it reached the wire (it would
     // count as sent, and the server's count would be one short).
     if (this.#expired) return abort(this.#expired)
-    this.#connecting = true
     this.inner.onConnect(abort, context)
-    this.#connecting = false
   }
 
   wantsHeaders(statusCode: number): boolean {
@@ -302,18 +282,9 @@ class Lease extends Deadline implements LegacyHandler {
 
   onError(err: Error): void {
     this.queue?.remove(this)
-    if (err instanceof HedgeCancelledError) this.pool.attemptCancelled(this.client, !this.#connecting)
-    // undici may be failing the Client's whole queue (a connection error):
-    // give the Client back once that is over, not to an attempt dispatched
-    // from inside this callback (a shared h2 session is not given back, so
-    // it is marked failing until then). A cancel or our own deadline only
-    // ends this attempt: the session stays usable.
-    const own = err instanceof HedgeCancelledError || err === this.#expired || this.client.ownStreams === true
-    if (!own) this.client.failing = true
-    queueMicrotask(() => {
-      if (!own) this.client.failing = false
-      this.#release()
-    })
+    if (err instanceof HedgeCancelledError) this.pool.attemptCancelled(this.client)
+    // Given back once this callback is over: not to an attempt dispatched from inside it.
+    queueMicrotask(() => this.#release())
     if (!this.#told) this.inner.onError(err)
   }
 

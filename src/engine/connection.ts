@@ -1,8 +1,8 @@
 /**
  * One connection as the pool (connection-pool.ts) sees it, whatever it
- * speaks: hedgebench's HTTP/1.1 connection (h1-client.ts), its h2c client
- * (h2-client.ts), or undici's Client for h2 over TLS (undici-connection.ts).
- * The part of undici's Client the pool uses, and no more.
+ * speaks: hedgebench's HTTP/1.1 connection (h1-client.ts) or its HTTP/2
+ * one (h2-client.ts, h2c and TLS). The part of undici's Client the pool
+ * uses, and no more.
  */
 import type { Dispatcher } from 'undici'
 
@@ -19,19 +19,8 @@ export interface Connection {
 /** What the pool keeps beside each connection: attempts in flight, its protocol, and what its attempts cost. */
 export class PooledConnection {
   inFlight = 0
-  /** Speaks h2 (prior knowledge, or ALPN chose it): attempts share it. */
-  h2 = false
   /** Its last attempt was cancelled, and closing the connection is what that cost (HTTP/1.1). */
   cancelledLast = false
-  /**
-   * undici is failing this connection's queue (a connection error) until
-   * the next microtask: no attempt may join it meanwhile. An h2 session is
-   * shared, so an attempt re-dispatched from an error callback would
-   * otherwise land in the very queue undici is emptying, and undici's
-   * `assert(client[kSize] === 0)` throws out of a socket event (the process
-   * dies; seen with h2c against an HTTP/1.1 server).
-   */
-  failing = false
   /**
    * It said 'connect' and has not yet written a request since (cleared at
    * the next microtask in any case): the attempt it writes next opened it.
@@ -41,12 +30,12 @@ export class PooledConnection {
   constructor(
     readonly conn: Connection,
     /**
-     * hedgebench's own h2c connection (H2Client): it says itself which
-     * cancels reset a stream ('stream-reset') and which streams a GOAWAY
-     * sent again ('stream-resent'), and never fails a queue from under a
-     * callback.
+     * An HTTP/2 connection (H2Client), shared by attempts: it says itself
+     * which cancels reset a stream ('stream-reset') and which streams a
+     * GOAWAY sent again ('stream-resent'), and never fails a queue from
+     * under a callback.
      */
-    readonly ownStreams: boolean,
+    readonly h2: boolean,
   ) {}
 
   /** A socket of this connection just opened: its next request is written in the same call. */

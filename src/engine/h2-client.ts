@@ -1,8 +1,8 @@
 /**
  * hedgebench's own HTTP/2 client for h2c (prior knowledge) and gRPC over
  * it: the pool's connection for http:// origins with --http2 and grpc://
- * (connection-pool.ts), in place of undici's h2 Client. TLS with ALPN
- * (https://, grpcs://) stays on undici.
+ * (connection-pool.ts), in place of undici's h2 Client, and the same over
+ * TLS once ALPN chose h2 (https:// with --http2, grpcs://).
  *
  * Why not undici's (or Node's) h2 client: both run every stream through
  * Node's http2 core (nghttp2 behind a C++ binding, a Http2Stream object
@@ -59,6 +59,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Socket } from 'node:net'
+import type { TLSSocket } from 'node:tls'
 import { errors, type buildConnector, type Dispatcher } from 'undici'
 import type { Abort, LegacyHandler } from './forwarding-handler.js'
 import type { Connection } from './connection.js'
@@ -130,7 +131,7 @@ const built = new WeakMap<Dispatcher.DispatchOptions, WireRequest>()
 /** Connection-specific headers HTTP/2 forbids (RFC 9113 8.2.2): left out, as undici does. */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host', 'content-length'])
 
-function wireRequest(opts: Dispatcher.DispatchOptions, authority: string): WireRequest {
+function wireRequest(opts: Dispatcher.DispatchOptions, scheme: string, authority: string): WireRequest {
   let wire = built.get(opts)
   if (wire !== undefined) return wire
   const method = opts.method ?? 'GET'
@@ -146,7 +147,7 @@ function wireRequest(opts: Dispatcher.DispatchOptions, authority: string): WireR
   }
   const body = bodyBuffer(opts.body)
   if (body !== null && body.length > 0) rest.push(['content-length', String(body.length)])
-  const fields: Array<[string, string]> = [[':method', method], [':scheme', 'http'], [':authority', host], [':path', opts.path], ...rest]
+  const fields: Array<[string, string]> = [[':method', method], [':scheme', scheme], [':authority', host], [':path', opts.path], ...rest]
   const block = encodeBlock(fields)
   const sent = body !== null && body.length > 0 ? body : null
   const headersFrame = block.length <= DEFAULT_MAX_FRAME ? frame(FrameType.HEADERS, (sent === null ? Flag.END_STREAM : 0) | Flag.END_HEADERS, 0, block) : null
@@ -185,6 +186,8 @@ export class H2Client extends EventEmitter implements Connection {
   closed = false
   readonly #url: URL
   readonly #authority: string
+  /** 'http' (h2c) or 'https' (TLS, ALPN h2). */
+  readonly #scheme: string
   readonly #options: H2ClientOptions
   /** The connection new streams go on; null until one is open (or after it went away). */
   #current: Session | null = null
@@ -199,6 +202,7 @@ export class H2Client extends EventEmitter implements Connection {
     super()
     this.#url = new URL(origin)
     this.#authority = this.#url.host
+    this.#scheme = this.#url.protocol === 'https:' ? 'https' : 'http'
     this.#options = options
   }
 
@@ -210,7 +214,7 @@ export class H2Client extends EventEmitter implements Connection {
     }
     let wire: WireRequest
     try {
-      wire = wireRequest(opts, this.#authority)
+      wire = wireRequest(opts, this.#scheme, this.#authority)
     } catch (err) {
       h.onError(err as Error)
       return false
@@ -331,15 +335,15 @@ export class H2Client extends EventEmitter implements Connection {
     this.#connecting = true
     openSocket(this.#options.connect, this.#url, (err, socket) => {
       this.#connecting = false
-      if (err !== null) {
-        // As undici's Client: every stream waiting for this connection fails with the connector's error.
-        for (const st of this.#queue.splice(0)) this.#fail(st, err)
-        this.emit('connectionError', this.#url, [this], err)
-        return this.#closeIfDone()
-      }
+      if (err !== null) return this.#connectFailed(err)
       if (this.destroyed) {
         socket!.destroy()
         return this.#closeIfDone()
+      }
+      const refused = this.#scheme === 'https' ? notH2(socket as TLSSocket) : null
+      if (refused !== null) {
+        socket!.destroy()
+        return this.#connectFailed(refused)
       }
       const session = new Session(this, socket!, this.#options.maxStreams)
       this.#sessions.add(session)
@@ -347,6 +351,13 @@ export class H2Client extends EventEmitter implements Connection {
       this.emit('connect', this.#url, [this])
       this.pump()
     })
+  }
+
+  /** As undici's Client: every stream waiting for this connection fails with the connector's error. */
+  #connectFailed(err: Error): void {
+    for (const st of this.#queue.splice(0)) this.#fail(st, err)
+    this.emit('connectionError', this.#url, [this], err)
+    this.#closeIfDone()
   }
 
   /** A connection's socket closed. */
@@ -896,6 +907,12 @@ function statusOf(value: Buffer): number {
 function hasPseudo(raw: Buffer[], from: number): boolean {
   for (let i = from; i < raw.length; i += 2) if (raw[i]![0] === 0x3a) return true
   return false
+}
+
+/** A TLS socket whose ALPN did not choose h2: the server would read our frames as HTTP/1.1. */
+function notH2(socket: TLSSocket): Error | null {
+  const chosen = socket.alpnProtocol
+  return chosen === 'h2' ? null : streamError(`ALPN chose ${chosen || 'no protocol'}, not h2`, 'HTTP2_ALPN')
 }
 
 function streamError(message: string, code: string): Error {

@@ -10,15 +10,14 @@
  * flight (ties take turns), where it waits, not yet sent, while that session
  * is at its server's limit.
  *
- * h2c (prior knowledge) is hedgebench's own H2Client, which counts the
- * streams it resets and resends itself; h2 over TLS is undici's Client,
- * shared once ALPN chose h2 (until then it is an HTTP/1.1 connection of
- * h1-pool.ts).
+ * Every session is hedgebench's own H2Client, which counts the streams it
+ * resets and resends itself: h2c with prior knowledge on http://, and h2
+ * over TLS on https:// (ALPN must choose h2: the pre-run check refused an
+ * origin whose server would not, and a connection whose server does not
+ * fails its streams).
  */
-import type { buildConnector, Client } from 'undici'
-import { H2Client } from './h2-client.js'
+import { H2Client, type H2ClientOptions } from './h2-client.js'
 import { PooledConnection } from './connection.js'
-import { UndiciConnection } from './undici-connection.js'
 
 /**
  * Streams one h2 session carries at once, as undici's Client allows by
@@ -46,7 +45,7 @@ export class H2Pool {
   /** A session this attempt may use now, or null (open another, or take an HTTP/1.1 connection). */
   take(): PooledConnection | null {
     if (this.connections !== null) return this.#spread(this.connections)
-    for (const c of this.#sessions) if (c.inFlight < this.streams && !c.failing && !c.conn.destroyed && !c.conn.closed) return c
+    for (const c of this.#sessions) if (c.inFlight < this.streams && !c.conn.destroyed && !c.conn.closed) return c
     return null
   }
 
@@ -64,47 +63,23 @@ export class H2Pool {
       const c = all[(this.#turn + k) % all.length]!
       if (c.conn.destroyed || c.conn.closed) continue
       open++
-      if (!c.failing && (best === null || c.inFlight < best.inFlight)) best = c
+      if (best === null || c.inFlight < best.inFlight) best = c
     }
     this.#turn = all.length === 0 ? 0 : (this.#turn + 1) % all.length
     return open < n ? null : best
   }
 
-  /** `c` speaks h2 from now on: streams on it, up to the session's limit. */
-  share(c: PooledConnection): void {
-    if (c.h2) return
-    c.h2 = true
-    if (c.conn instanceof UndiciConnection) c.conn.share(this.streams)
-    this.#sessions.push(c)
-  }
-
   /**
-   * h2c with prior knowledge: hedgebench's own HTTP/2 connection, shared
-   * before it has even connected. It says which cancels reset a stream and
-   * which streams a GOAWAY sent again: `told` hears both.
+   * hedgebench's own HTTP/2 connection (h2c or TLS), shared before it has
+   * even connected. It says which cancels reset a stream and which streams
+   * a GOAWAY sent again: `told` hears both.
    */
-  openH2c(url: string, connect: buildConnector.connector, told: (event: 'stream-reset' | 'stream-resent') => void): PooledConnection {
-    const client = new H2Client(url, { connect, maxStreams: this.streams })
+  open(url: string, options: Omit<H2ClientOptions, 'maxStreams'>, told: (event: 'stream-reset' | 'stream-resent') => void): PooledConnection {
+    const client = new H2Client(url, { ...options, maxStreams: this.streams })
     client.on('stream-reset', () => told('stream-reset'))
     client.on('stream-resent', () => told('stream-resent'))
     const c = new PooledConnection(client, true)
-    this.share(c)
-    return c
-  }
-
-  /**
-   * h2 over TLS: undici's Client, shared once a socket's ALPN chose h2, or at
-   * once with --connections (the pre-run check refused any origin whose ALPN
-   * did not choose h2, so its first attempts need not each open a connection
-   * while the handshake is under way).
-   */
-  openTls(url: string, options: Client.Options, connect: buildConnector.connector): PooledConnection {
-    let c: PooledConnection | null = null
-    const conn = new UndiciConnection(url, options, connect, () => {
-      if (c !== null) this.share(c)
-    })
-    c = new PooledConnection(conn, false)
-    if (this.connections !== null) this.share(c)
+    this.#sessions.push(c)
     return c
   }
 }
