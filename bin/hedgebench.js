@@ -5,6 +5,13 @@
 import { fileURLToPath } from 'node:url'
 import { launchFlags, relaunch, watchLauncher } from '../dist/src/cli/launcher.js'
 
+// Node's own exit for a top-level await that can never settle (13) would print nothing: say so, and fail.
+process.on('exit', (code) => {
+  if (code !== 13) return
+  process.stderr.write('hedgebench: internal error: the command stopped with work still pending and nothing left to wait for\n')
+  process.exitCode = 1
+})
+
 const args = process.argv.slice(2)
 const flags = launchFlags(args, process.execArgv, process.env)
 if (flags.length > 0) {

@@ -61,7 +61,9 @@ function get(pool: ConnectionPool, origin: string): Promise<number> {
   })
 }
 
-function track(seen: Seen): (req: { httpVersion: string; headers: Record<string, unknown> }, res: { end(body: string): void; on(e: 'close', f: () => void): void }) => void {
+function track(
+  seen: Seen,
+): (req: { httpVersion: string; headers: Record<string, unknown> }, res: { end(body: string): void; on(e: 'close', f: () => void): void }) => void {
   let inFlight = 0
   return (req, res) => {
     seen.versions.add(req.httpVersion)
@@ -107,7 +109,9 @@ test('--http2 on https:// against an HTTP/1.1-only server: no h2 frame sent, eve
     connector: buildConnector({ allowH2: true, rejectUnauthorized: false }),
   })
   t.after(() => pool.destroy())
-  const outcomes = await Promise.all(Array.from({ length: 3 }, () => get(pool, origin).then(String, (e: { code?: string; message: string }) => `${e.code}: ${e.message}`)))
+  const outcomes = await Promise.all(
+    Array.from({ length: 3 }, () => get(pool, origin).then(String, (e: { code?: string; message: string }) => `${e.code}: ${e.message}`)),
+  )
   assert.deepEqual(outcomes, Array(3).fill('HTTP2_ALPN: ALPN chose http/1.1, not h2'))
   assert.equal(seen.versions.size, 0, 'the server answered no request')
 })

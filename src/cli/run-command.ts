@@ -10,7 +10,9 @@ import { TargetUnreachableError, UsageError } from '../core/errors.js'
 import { DEFAULT_EJECTION } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION } from '../hedging/saturation-gate.js'
 import { DEFAULT_BUDGET_BURST, DEFAULT_HEDGE_HEADER, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
+import { DEFAULT_H2_LIMITS, octets } from '../engine/h2-limits.js'
 import { DEFAULTS, resolveOptions } from '../run/resolve-options.js'
+import { h2LimitWarnings } from '../run/h2-limit-warnings.js'
 import type { RequestLog } from '../results/request-log.js'
 import type { RunOptions } from '../run/run-options.js'
 import { loadProfile, type Profile } from '../sim/profile.js'
@@ -90,6 +92,26 @@ export function requestFlags(y: Argv): Argv {
       group: 'Request:',
     })
     .option('disable-keepalive', { type: 'boolean', describe: 'new connection for every request', group: 'Request:' })
+    .option('h2-max-header-list', {
+      type: 'string',
+      describe: `HTTP/2: octets of one response header list, advertised as SETTINGS_MAX_HEADER_LIST_SIZE; a server over it has its connection closed (ENHANCE_YOUR_CALM) ${dflt(octets(DEFAULT_H2_LIMITS.maxHeaderList))}`,
+      group: 'HTTP/2 limits:',
+    })
+    .option('h2-max-continuations', {
+      type: 'string',
+      describe: `HTTP/2: CONTINUATION frames after one HEADERS ${dflt(String(DEFAULT_H2_LIMITS.maxContinuations))}`,
+      group: 'HTTP/2 limits:',
+    })
+    .option('h2-header-table', {
+      type: 'string',
+      describe: `HTTP/2: octets of the HPACK dynamic table the server may fill, advertised as SETTINGS_HEADER_TABLE_SIZE ${dflt(String(DEFAULT_H2_LIMITS.headerTable))}`,
+      group: 'HTTP/2 limits:',
+    })
+    .option('h2-max-owed-frames', {
+      type: 'string',
+      describe: `HTTP/2: PING/SETTINGS ACKs and resets owed to a server that does not read them before its connection is closed as a flood ${dflt(String(DEFAULT_H2_LIMITS.maxOwedFrames))}`,
+      group: 'HTTP/2 limits:',
+    })
 }
 
 /** The target's stats URL, for the client/server cross-check. */
@@ -394,6 +416,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     }
     // A log that could not be written (a full disk) costs the log, never the measurement: the result is still printed and saved.
     const logFailure = await closeLog(log)
+    for (const line of h2LimitWarnings(Object.values(result.phases))) process.stderr.write(`hedgebench: ${line}\n`)
     await writeOutputs(argv, result, logFailure === null ? log : null, spinner)
     if (logFailure !== null) process.stderr.write(`hedgebench: ${logFailure}; the result above is complete\n`)
     if (interrupt.twice()) return 130
@@ -531,12 +554,22 @@ export function onInterrupt(startAt: number | undefined): { signal: AbortSignal;
     first.abort()
   }
   for (const sig of STOP_SIGNALS) process.on(sig, handler)
+  // Node found nothing left to wait for while the run still waits (a connection whose end never comes): stop it
+  // as a second Ctrl-C would, so what was measured is still written, instead of Node's silent exit 13.
+  const stalled = (): void => {
+    if (second.signal.aborted) return
+    process.stderr.write('hedgebench: the run was left waiting on nothing (a connection that never ended): stopping and writing what was measured\n')
+    first.abort()
+    second.abort()
+  }
+  process.on('beforeExit', stalled)
   return {
     signal: first.signal,
     stopNow: second.signal,
     twice: () => second.signal.aborted,
     dispose: () => {
       for (const sig of STOP_SIGNALS) process.off(sig, handler)
+      process.off('beforeExit', stalled)
     },
   }
 }

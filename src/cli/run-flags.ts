@@ -7,6 +7,7 @@ import { parseDuration } from '../core/duration.js'
 import { UsageError } from '../core/errors.js'
 import { parseHedgeDelayFlag } from '../core/delay-spec.js'
 import { parseHeader } from '../core/header-parse.js'
+import { parseOctets } from '../core/octets.js'
 import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
 import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
 import { applyTlsFlags, type TlsFlags } from './tls-flags.js'
@@ -39,6 +40,10 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
   fanout?: string
   workers?: string
   connections?: string
+  h2MaxHeaderList?: string
+  h2MaxContinuations?: string
+  h2HeaderTable?: string
+  h2MaxOwedFrames?: string
   seed?: string
   redact?: string | string[]
   serverStats?: string
@@ -117,6 +122,8 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
     if (body) o.body = body
   }
   applyTlsFlags(o, f)
+  const h2Limits = h2LimitOptions(f)
+  if (Object.keys(h2Limits).length > 0) o.h2Limits = h2Limits
   const hedge = hedgeOptions(f, grpc)
   if (Object.keys(hedge).length > 0) o.hedge = hedge
   const eject = ejectOptions(f)
@@ -124,6 +131,16 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   const saturation = saturationOptions(f)
   if (saturation !== undefined) o.saturation = saturation
   return o
+}
+
+/** --h2-max-header-list and the other HTTP/2 limits given. */
+function h2LimitOptions(f: RunFlags): NonNullable<RunOptions['h2Limits']> {
+  const l: NonNullable<RunOptions['h2Limits']> = {}
+  setIf(l, 'maxHeaderList', f.h2MaxHeaderList, (v) => parseOctets(v, '--h2-max-header-list'))
+  setIf(l, 'maxContinuations', f.h2MaxContinuations, (v) => integer(v, '--h2-max-continuations'))
+  setIf(l, 'headerTable', f.h2HeaderTable, (v) => parseOctets(v, '--h2-header-table'))
+  setIf(l, 'maxOwedFrames', f.h2MaxOwedFrames, (v) => integer(v, '--h2-max-owed-frames'))
+  return l
 }
 
 /** --no-suppress, or the saturation gate's knobs; undefined leaves the defaults. */

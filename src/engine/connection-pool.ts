@@ -31,6 +31,7 @@ import { buildConnector, type Dispatcher } from 'undici'
 import type { Connection, PooledConnection } from './connection.js'
 import { H1Pool, closesOnCancel, openH1 } from './h1-pool.js'
 import { H2Pool } from './h2-pool.js'
+import type { H2Limits } from './h2-limits.js'
 import { tlsTrust, type TlsSettings } from './tls-options.js'
 import { Deadline, DeadlineQueue, timeoutError } from './request-timeout.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
@@ -61,6 +62,8 @@ export interface ConnectionPoolOptions {
   streamLimits?: Readonly<Record<string, number>>
   /** h2: the sessions each origin's attempts are spread over (see above); absent: one, and another only when its streams are all in use. */
   connections?: number
+  /** h2: what a server may make a connection hold; absent: DEFAULT_H2_LIMITS. */
+  h2Limits?: H2Limits
 }
 
 /** One origin's connections: HTTP/1.1 ones, and h2 sessions when the run may speak h2. */
@@ -94,6 +97,7 @@ export class ConnectionPool extends EventEmitter {
   readonly #streamLimits: Readonly<Record<string, number>> | undefined
   readonly #connections: number | null
   readonly #deadlines: DeadlineQueue | null
+  readonly #h2Limits: H2Limits | undefined
   /** Connections a cancel is closing that have not closed yet. */
   #closing = 0
   #closed = false
@@ -108,6 +112,7 @@ export class ConnectionPool extends EventEmitter {
     this.#streamLimits = options.streamLimits
     this.#connections = h2 && options.connections !== undefined ? options.connections : null
     this.#deadlines = options.attemptTimeoutMs === undefined ? null : new DeadlineQueue(options.attemptTimeoutMs)
+    this.#h2Limits = options.h2Limits
   }
 
   /** Connections made so far (every Client, idle or not). */
@@ -142,7 +147,7 @@ export class ConnectionPool extends EventEmitter {
     const c =
       h2 === null
         ? openH1(origin.url, { connect: this.#connect, ...this.#keepAlive })
-        : h2.open(origin.url, { connect: this.#connect }, this.#told)
+        : h2.open(origin.url, { connect: this.#connect, ...(this.#h2Limits ? { limits: this.#h2Limits } : {}) }, this.#told)
     c.conn.on('connect', (...args: unknown[]) => {
       // The connection's first request is written right after this, in the same call (every Connection alike): that attempt opened it.
       c.opened()

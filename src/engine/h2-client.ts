@@ -79,6 +79,7 @@ import {
   goawayFrame,
   H2Code,
   H2ProtocolError,
+  MAX_WINDOW,
   rstStreamFrame,
   Setting,
   SETTINGS_ACK,
@@ -88,6 +89,7 @@ import {
   type FrameSink,
 } from './h2-frames.js'
 import { BlockCache, encodeBlock, HpackDecoder, HpackError } from './hpack.js'
+import { continuationError, DEFAULT_H2_LIMITS, floodError, flowControlError, headerListError, type H2Limits } from './h2-limits.js'
 import { openSocket } from './open-socket.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
 
@@ -96,6 +98,8 @@ export interface H2ClientOptions {
   connect: buildConnector.connector
   /** Streams one connection carries at once until the server's SETTINGS say otherwise (the preflight read them). */
   maxStreams: number
+  /** What a server may make it hold (h2-limits.ts); absent: DEFAULT_H2_LIMITS. */
+  limits?: H2Limits
 }
 
 /** Our receive windows: large, so that the server never waits for a WINDOW_UPDATE (h2load uses the same). */
@@ -107,11 +111,27 @@ const MAX_RESENDS = 5
 /** Client stream ids are odd and never reused: a connection this far along is replaced. */
 const LAST_STREAM_ID = 2 ** 31 - 1
 
-const OUR_SETTINGS = settingsFrame([
-  [Setting.ENABLE_PUSH, 0],
-  [Setting.INITIAL_WINDOW_SIZE, RECEIVE_WINDOW],
-])
-const CONNECTION_START = Buffer.concat([CLIENT_PREFACE, OUR_SETTINGS, windowUpdateFrame(0, RECEIVE_WINDOW - DEFAULT_WINDOW)])
+/**
+ * Reading stops while more than this waits to leave, until it has (a server
+ * that floods us and reads nothing cannot make us hold more). Well above
+ * what maxOwedFrames control frames take, so that such a flood is still
+ * seen and named before reading stops.
+ */
+const WRITE_BACKLOG = 1024 * 1024
+
+/** A session's last frame is written; the socket is destroyed if it has not finished after this (a server that does not read never lets it). */
+const END_GRACE_MS = 1000
+
+/** The preface, our SETTINGS (the limits HTTP/2 has a setting for among them) and the connection's WINDOW_UPDATE. */
+function connectionStart(limits: H2Limits): Buffer {
+  const settings = settingsFrame([
+    [Setting.HEADER_TABLE_SIZE, limits.headerTable],
+    [Setting.ENABLE_PUSH, 0],
+    [Setting.INITIAL_WINDOW_SIZE, RECEIVE_WINDOW],
+    [Setting.MAX_HEADER_LIST_SIZE, limits.maxHeaderList],
+  ])
+  return Buffer.concat([CLIENT_PREFACE, settings, windowUpdateFrame(0, RECEIVE_WINDOW - DEFAULT_WINDOW)])
+}
 
 const noop = (): void => {}
 
@@ -189,6 +209,7 @@ export class H2Client extends EventEmitter implements Connection {
   /** 'http' (h2c) or 'https' (TLS, ALPN h2). */
   readonly #scheme: string
   readonly #options: H2ClientOptions
+  readonly #limits: H2Limits
   /** The connection new streams go on; null until one is open (or after it went away). */
   #current: Session | null = null
   /** Every open connection: the current one and any finishing its streams after a GOAWAY. */
@@ -204,6 +225,7 @@ export class H2Client extends EventEmitter implements Connection {
     this.#authority = this.#url.host
     this.#scheme = this.#url.protocol === 'https:' ? 'https' : 'http'
     this.#options = options
+    this.#limits = options.limits ?? DEFAULT_H2_LIMITS
   }
 
   dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
@@ -345,7 +367,7 @@ export class H2Client extends EventEmitter implements Connection {
         socket!.destroy()
         return this.#connectFailed(refused)
       }
-      const session = new Session(this, socket!, this.#options.maxStreams)
+      const session = new Session(this, socket!, this.#options.maxStreams, this.#limits)
       this.#sessions.add(session)
       this.#current = session
       this.emit('connect', this.#url, [this])
@@ -389,7 +411,7 @@ export class H2Client extends EventEmitter implements Connection {
 class Session implements FrameSink {
   readonly streams = new Map<number, Stream>()
   readonly #reader: FrameReader = new FrameReader(this)
-  readonly #decoder = new HpackDecoder()
+  readonly #decoder: HpackDecoder
   #nextId = 1
   /** The server's SETTINGS_MAX_CONCURRENT_STREAMS, at most the client's own limit. */
   #maxStreams: number
@@ -419,20 +441,32 @@ class Session implements FrameSink {
   #blockStream = 0
   #blockParts: Buffer[] | null = null
   #blockEndStream = false
+  /** Its octets so far (the header list limit, before decoding) and its CONTINUATION frames. */
+  #blockBytes = 0
+  #continuations = 0
+  /** Control frames owed to the server since our writes last left in full (h2-limits.ts maxOwedFrames). */
+  #owed = 0
 
   constructor(
     readonly client: H2Client,
     readonly socket: Socket,
     readonly clientLimit: number,
+    readonly limits: H2Limits,
   ) {
     this.#maxStreams = clientLimit
+    this.#decoder = new HpackDecoder(limits.headerTable)
     let error: Error | null = null
     socket.on('data', (chunk: Buffer) => this.#feed(chunk))
     socket.on('error', (err: Error) => {
       error = err
     })
     socket.on('close', () => this.#closed(error))
-    socket.write(CONNECTION_START)
+    // Reading stops while our writes are backed up (#feed, WRITE_BACKLOG), and goes on once they have left.
+    socket.on('drain', () => {
+      this.#owed = 0
+      socket.resume()
+    })
+    socket.write(connectionStart(limits))
   }
 
   /** New streams may go on it. */
@@ -488,6 +522,8 @@ class Session implements FrameSink {
     // A large body grew it: not kept for the small frames that follow.
     if (this.#out.length > OUT_KEEP) this.#out = Buffer.allocUnsafeSlow(OUT_INITIAL)
     this.socket.write(chunk)
+    // The kernel took it all: nothing is owed any more.
+    if (this.socket.writableLength === 0) this.#owed = 0
   }
 
   /** Writes `st`'s HEADERS (and body); its handler hears onConnect first (a resend too: a refused stream was taken back). */
@@ -599,6 +635,13 @@ class Session implements FrameSink {
     } finally {
       this.uncork()
     }
+    if (this.socket.writableLength > WRITE_BACKLOG) this.socket.pause()
+  }
+
+  /** A control frame the server's frames call for: bounded while our writes wait to leave (its flood ends the connection). */
+  #owe(reply: Buffer, kind: string): void {
+    if (++this.#owed > this.limits.maxOwedFrames) throw floodError(kind, this.limits.maxOwedFrames)
+    this.#send(reply)
   }
 
   onFrame(type: number, flags: number, id: number, buf: Buffer, start: number, end: number): void {
@@ -616,7 +659,7 @@ class Session implements FrameSink {
         return this.#settings(flags, id, buf.subarray(start, end))
       case FrameType.PING:
         if (id !== 0 || end - start !== 8) throw new H2ProtocolError('malformed PING', H2Code.FRAME_SIZE_ERROR)
-        if ((flags & Flag.ACK) === 0) this.#send(frame(FrameType.PING, Flag.ACK, 0, buf.subarray(start, end)))
+        if ((flags & Flag.ACK) === 0) this.#owe(frame(FrameType.PING, Flag.ACK, 0, buf.subarray(start, end)), 'PING')
         return
       case FrameType.GOAWAY:
         return this.#goaway(id, buf.subarray(start, end))
@@ -634,6 +677,7 @@ class Session implements FrameSink {
     const length = end - start
     // Flow control counts the whole frame, padding included, for streams we reset too.
     this.#unacked += length
+    if (this.#unacked > RECEIVE_WINDOW) throw flowControlError('DATA beyond the connection window we gave')
     if (this.#unacked >= WINDOW_REFILL) {
       this.#send(windowUpdateFrame(0, this.#unacked))
       this.#unacked = 0
@@ -644,6 +688,7 @@ class Session implements FrameSink {
     const to = contentEnd(buf, start, end, flags, false)
     if (!st.answered) return this.#streamError(st, 'DATA before the response headers')
     st.unacked += length
+    if (st.unacked > RECEIVE_WINDOW) return this.#streamError(st, 'DATA beyond the stream window we gave', H2Code.FLOW_CONTROL_ERROR)
     if (st.unacked >= WINDOW_REFILL && (flags & Flag.END_STREAM) === 0) {
       this.#send(windowUpdateFrame(id, st.unacked))
       st.unacked = 0
@@ -657,16 +702,24 @@ class Session implements FrameSink {
     const from = contentStart(start, end, flags, true)
     const to = contentEnd(buf, start, end, flags, true)
     const endStream = (flags & Flag.END_STREAM) !== 0
+    this.#blockBytes = to - from
+    if (this.#blockBytes > this.limits.maxHeaderList) throw headerListError(this.limits.maxHeaderList)
     if (flags & Flag.END_HEADERS) return this.#block(id, endStream, buf, from, to)
     this.#blockStream = id
-    this.#blockParts = [buf.subarray(from, to)]
+    // Copied: a view would keep the whole socket read alive until the block ends.
+    this.#blockParts = [Buffer.from(buf.subarray(from, to))]
     this.#blockEndStream = endStream
+    this.#continuations = 0
   }
 
+  /** A header block's next fragment: counted and measured before it is kept, so a flood of them holds at most the limits. */
   #continuation(flags: number, id: number, payload: Buffer): void {
     const parts = this.#blockParts
     if (parts === null || id !== this.#blockStream) throw new H2ProtocolError('CONTINUATION without its HEADERS')
-    parts.push(payload)
+    if (++this.#continuations > this.limits.maxContinuations) throw continuationError(this.limits.maxContinuations)
+    this.#blockBytes += payload.length
+    if (this.#blockBytes > this.limits.maxHeaderList) throw headerListError(this.limits.maxHeaderList)
+    parts.push(Buffer.from(payload))
     if ((flags & Flag.END_HEADERS) === 0) return
     this.#blockParts = null
     const block = Buffer.concat(parts)
@@ -705,7 +758,7 @@ class Session implements FrameSink {
    */
   #decode(buf: Buffer, start: number, end: number): ResponseBlock {
     const generation = this.#decoder.generation
-    const raw = this.#decoder.decode(buf.subarray(start, end))
+    const raw = this.#decoder.decode(buf.subarray(start, end), this.limits.maxHeaderList)
     // A response's first field is :status (pseudo-headers come first, and a response has only this one).
     const status = raw.length >= 2 && raw[0]!.equals(STATUS) ? statusOf(raw[1]!) : -1
     const fields = status > 0 ? raw.slice(2) : raw
@@ -751,7 +804,10 @@ class Session implements FrameSink {
           if (value > 0x7fffffff) throw new H2ProtocolError('INITIAL_WINDOW_SIZE above 2^31-1', H2Code.FLOW_CONTROL_ERROR)
           const delta = value - this.#peerInitialWindow
           this.#peerInitialWindow = value
-          for (const st of this.streams.values()) st.sendWindow += delta
+          for (const st of this.streams.values()) {
+            st.sendWindow += delta
+            if (st.sendWindow > MAX_WINDOW) throw flowControlError(`INITIAL_WINDOW_SIZE took stream ${st.id}'s window past 2^31-1`)
+          }
           break
         }
         case Setting.MAX_FRAME_SIZE:
@@ -761,7 +817,7 @@ class Session implements FrameSink {
         default: // HEADER_TABLE_SIZE bounds an encoder table we never use; unknown settings are ignored
       }
     }
-    this.#send(SETTINGS_ACK)
+    this.#owe(SETTINGS_ACK, 'SETTINGS')
     this.#flushBodies()
   }
 
@@ -787,10 +843,13 @@ class Session implements FrameSink {
     if (id === 0) {
       if (increment === 0) throw new H2ProtocolError('WINDOW_UPDATE of 0')
       this.#sendWindow += increment
+      if (this.#sendWindow > MAX_WINDOW) throw flowControlError('WINDOW_UPDATE took the connection window past 2^31-1')
     } else {
       const st = this.streams.get(id)
       if (st === undefined) return
+      if (increment === 0) return this.#streamError(st, 'WINDOW_UPDATE of 0')
       st.sendWindow += increment
+      if (st.sendWindow > MAX_WINDOW) return this.#streamError(st, 'WINDOW_UPDATE took the stream window past 2^31-1', H2Code.FLOW_CONTROL_ERROR)
     }
     this.#flushBodies()
   }
@@ -804,11 +863,11 @@ class Session implements FrameSink {
     if (id >= this.#nextId || id % 2 === 0) throw new H2ProtocolError(`a frame on stream ${id}, never opened`)
   }
 
-  /** One stream broke the protocol: reset it (PROTOCOL_ERROR) and fail it; the connection goes on. */
-  #streamError(st: Stream, why: string): void {
+  /** One stream broke the protocol: reset it (with `code`) and fail it; the connection goes on. */
+  #streamError(st: Stream, why: string, code: number = H2Code.PROTOCOL_ERROR): void {
     this.#forget(st)
-    this.#send(rstStreamFrame(st.id, H2Code.PROTOCOL_ERROR))
-    this.client.fail(st, new H2ProtocolError(why))
+    this.client.fail(st, code === H2Code.FLOW_CONTROL_ERROR ? flowControlError(why) : new H2ProtocolError(why, code))
+    this.#owe(rstStreamFrame(st.id, code), 'RST_STREAM')
     this.#endIfDrained()
   }
 
@@ -852,8 +911,11 @@ class Session implements FrameSink {
 
   /** Writes a last frame and closes: once it is flushed, not when the server closes its side (Node's h2 server may never). */
   #endWith(last: Buffer): void {
-    this.socket.once('finish', () => this.socket.destroy())
-    this.socket.end(last)
+    const socket = this.socket
+    socket.once('finish', () => socket.destroy())
+    const grace = setTimeout(() => socket.destroy(), END_GRACE_MS)
+    socket.once('close', () => clearTimeout(grace))
+    socket.end(last)
   }
 
   #closed(error: Error | null): void {

@@ -35,6 +35,7 @@ export const enum Setting {
   MAX_CONCURRENT_STREAMS = 0x3,
   INITIAL_WINDOW_SIZE = 0x4,
   MAX_FRAME_SIZE = 0x5,
+  MAX_HEADER_LIST_SIZE = 0x6,
 }
 /** RFC 9113 section 7. */
 export const enum H2Code {
@@ -46,6 +47,7 @@ export const enum H2Code {
   REFUSED_STREAM = 0x7,
   CANCEL = 0x8,
   COMPRESSION_ERROR = 0x9,
+  ENHANCE_YOUR_CALM = 0xb,
 }
 
 const CODE_NAMES = [
@@ -75,12 +77,17 @@ export const DEFAULT_WINDOW = 65_535
 export const DEFAULT_MAX_FRAME = 16_384
 export const MAX_WINDOW = 0x7fffffff
 
-/** A frame the peer sent that breaks the protocol: the connection ends (GOAWAY with `code`). */
+/**
+ * A frame the peer sent that breaks the protocol or one of our limits: the
+ * connection (or, for a stream error, the stream) ends with `h2Code`.
+ * `code` is the kind its requests' errors are counted under: the protocol's
+ * one, or a limit's own name (h2-limits.ts), so a report says which.
+ */
 export class H2ProtocolError extends Error {
-  readonly code = 'HTTP2_PROTOCOL_ERROR'
   constructor(
     message: string,
     readonly h2Code: number = H2Code.PROTOCOL_ERROR,
+    readonly code: string = 'HTTP2_PROTOCOL_ERROR',
   ) {
     super(message)
   }

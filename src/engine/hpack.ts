@@ -11,6 +11,8 @@
  * again, need not be decoded again (BlockCache).
  */
 
+import { headerListError } from './h2-limits.js'
+
 /** A block that does not follow RFC 7541: the connection cannot go on (COMPRESSION_ERROR). */
 export class HpackError extends Error {
   readonly code = 'HTTP2_COMPRESSION_ERROR'
@@ -171,12 +173,19 @@ export class HpackDecoder {
     return this.#dynamic.map((e) => [e.name.toString('latin1'), e.value.toString('latin1')])
   }
 
-  /** Decodes one complete header block to [name, value, ...] in the order sent; throws HpackError when it is malformed. */
-  decode(block: Buffer): Buffer[] {
+  /**
+   * Decodes one complete header block to [name, value, ...] in the order
+   * sent; throws HpackError when it is malformed, and the header-list error
+   * once its fields add up to more than `maxList` (RFC 9113 6.5.2's size:
+   * a block of one-octet references to a large entry is small on the wire
+   * and huge decoded).
+   */
+  decode(block: Buffer, maxList = Number.POSITIVE_INFINITY): Buffer[] {
     const raw: Buffer[] = []
     const cursor = { at: 0 }
     const end = block.length
     let fieldsSeen = false
+    let listSize = 0
     while (cursor.at < end) {
       const b = block[cursor.at]!
       let name: Buffer
@@ -206,6 +215,8 @@ export class HpackDecoder {
         value = readString(block, cursor)
       }
       fieldsSeen = true
+      listSize += name.length + value.length + 32
+      if (listSize > maxList) throw headerListError(maxList)
       raw.push(name, value)
     }
     return raw

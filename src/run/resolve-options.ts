@@ -23,8 +23,9 @@ import {
 } from '../hedging/policy.js'
 import { DEFAULT_EJECTION, type EjectionPolicy } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION, type SaturationPolicy } from '../hedging/saturation-gate.js'
-import type { HedgeRunOptions, RunOptions, TlsRunOptions } from './run-options.js'
+import type { H2LimitOptions, HedgeRunOptions, RunOptions, TlsRunOptions } from './run-options.js'
 import type { TlsSettings } from '../engine/tls-options.js'
+import { DEFAULT_H2_LIMITS, type H2Limits } from '../engine/h2-limits.js'
 import { transportOrigin } from '../core/target-url.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
@@ -76,6 +77,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   redact: string[]
   /** -k, --cacert, --cert/--key, --cname: how https:// and grpcs:// connections are made. */
   tls: TlsSettings
+  /** HTTP/2: what a server may make the client hold (--h2-max-header-list and the rest). */
+  h2Limits: H2Limits
   /** The default warm-up goes on past its requests until it has lasted this long, ms (0: no minimum). */
   warmupMinMs: number
   /**
@@ -135,6 +138,18 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     hedge,
     redact: o.redact ?? [],
     tls: resolveTls(o, urls),
+    h2Limits: resolveH2Limits(o.h2Limits ?? {}),
+  }
+}
+
+/** Each limit a whole number of at least 1 (a header table may be 0: no dynamic table), the rest nghttp2's defaults. */
+function resolveH2Limits(l: H2LimitOptions): H2Limits {
+  const d = DEFAULT_H2_LIMITS
+  return {
+    maxHeaderList: positiveInt(l.maxHeaderList ?? d.maxHeaderList, '--h2-max-header-list', 'header list size'),
+    headerTable: nonNegativeInt(l.headerTable ?? d.headerTable, '--h2-header-table'),
+    maxContinuations: nonNegativeInt(l.maxContinuations ?? d.maxContinuations, '--h2-max-continuations'),
+    maxOwedFrames: positiveInt(l.maxOwedFrames ?? d.maxOwedFrames, '--h2-max-owed-frames', 'frame count'),
   }
 }
 

@@ -113,6 +113,20 @@ const tlsEntries = {
   /** --cname: check the server's certificate against this name (and send it as SNI) instead of the URL's host. */
   servername: string,
 }
+/** What a server may make the HTTP/2 client hold (engine/h2-limits.ts), each raised by its flag. */
+const h2LimitEntries = {
+  /** --h2-max-header-list: octets of one header list (SETTINGS_MAX_HEADER_LIST_SIZE). */
+  maxHeaderList: number,
+  /** --h2-header-table: octets of the HPACK dynamic table the server may use (SETTINGS_HEADER_TABLE_SIZE). */
+  headerTable: number,
+  /** --h2-max-continuations: CONTINUATION frames after one HEADERS. */
+  maxContinuations: number,
+  /** --h2-max-owed-frames: control frames owed to the server while our writes wait to leave. */
+  maxOwedFrames: number,
+}
+const H2LimitsSchema = exact(h2LimitEntries, objectKind, (key) => unknownOption('h2Limits.', key, h2LimitEntries))
+export type H2LimitOptions = Infer<typeof H2LimitsSchema>
+
 const TlsSchema = exact(tlsEntries, objectKind, (key) => unknownOption('tls.', key, tlsEntries))
 export type TlsRunOptions = Infer<typeof TlsSchema>
 
@@ -205,6 +219,8 @@ const runEntries = {
   insecure: boolean,
   /** https:// and grpcs://: the CAs to trust, a client certificate (mTLS), the name the server's certificate must carry. */
   tls: v.optional(TlsSchema),
+  /** HTTP/2 (h2c, TLS, gRPC): the limits on what a server may make the client hold; absent ones keep nghttp2's defaults. */
+  h2Limits: v.optional(H2LimitsSchema),
   /** For grpc:// targets: the schema, --call and the message (the body and method come from these). */
   grpc: v.optional(GrpcSchema),
   keepAlive: boolean,

@@ -17,6 +17,7 @@ import { protocolFor } from './protocol-choice.js'
 import type { ResolvedRun } from './resolve-options.js'
 import type { RunOptions } from './run-options.js'
 import { sameAddressWarnings } from './same-address.js'
+import { h2LimitWarnings } from './h2-limit-warnings.js'
 
 /** What the result's warnings are read from once the run is over. */
 export interface RunEnd {
@@ -61,6 +62,7 @@ export class RunWarnings {
         `-z ${formatMs(options.durationMs)} and -n ${options.requests} given: -z wins (as in hey), each phase ran for ${formatMs(options.durationMs)} and -n was ignored`,
       )
     }
+    out.push(...h2LimitWarnings(end.phases))
     for (const phase of end.phases) for (const w of phase.generator.warnings) out.push(`${phase.name}: ${w}`)
     for (const w of end.grpcClient?.generator?.warnings ?? []) out.push(`grpc-js: ${w}`)
     return out

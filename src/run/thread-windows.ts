@@ -175,6 +175,7 @@ export function createAgent(cfg: ResolvedRun): ConnectionPool {
     ...(cfg.streamLimits ? { streamLimits: cfg.streamLimits } : {}),
     ...(cfg.connections !== null ? { connections: cfg.connections } : {}),
     tls: cfg.tls,
+    h2Limits: cfg.h2Limits,
   })
 }
 
