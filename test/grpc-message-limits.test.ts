@@ -9,7 +9,7 @@
  * node:http2 server on 127.0.0.1 sending crafted DATA frames, through run().
  */
 import assert from 'node:assert/strict'
-import { constants, createServer, type ServerHttp2Stream } from 'node:http2'
+import { constants, createSecureServer, createServer, type ServerHttp2Stream } from 'node:http2'
 import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
 import { run } from '../src/run/run.js'
@@ -17,6 +17,7 @@ import { renderJson } from '../src/results/result-json.js'
 import { COMPRESSED_WITHOUT_ENCODING, DEFAULT_MAX_RECV_BYTES, GrpcBodyReader, tooLargeKind } from '../src/protocol/grpc-body-reader.js'
 import type { RunResult } from '../src/results/run-result.js'
 import { SHOP_PROTO } from './helpers/grpc-server.js'
+import { selfSigned } from './helpers/tls-cert.js'
 
 /** What the server sends on a call: response headers beyond content-type, DATA frames in order, then trailers (OK) or nothing. */
 interface Reply {
@@ -30,12 +31,14 @@ interface Server {
   url: string
   /** Calls seen, the pre-run check's left out. */
   calls: number
-  /** The codes the client reset streams with (0, a stream that ended, left out). */
+  /** The codes the client reset streams with while their connection was open (0, a stream that ended, left out). */
   rstCodes: number[]
 }
 
 const closers: Array<() => void> = []
-after(() => closers.forEach((close) => close()))
+after(() => {
+  for (const close of closers) close()
+})
 
 /** A prefix: the flag byte, then the length big-endian. */
 function prefix(flag: number, length: number): Buffer {
@@ -48,10 +51,11 @@ function prefix(flag: number, length: number): Buffer {
 /** The pre-run check's call (run/grpc-probe.ts) carries one undecodable byte: answered INTERNAL, as a real server does. */
 const isProbe = (body: Buffer): boolean => body.length === 6 && body[5] === 0x07
 
-async function start(reply: Reply): Promise<Server> {
-  const h2 = createServer()
+/** h2c (grpc://), or TLS with this certificate (grpcs://). */
+async function start(reply: Reply, tls: { key: Buffer; cert: Buffer } | null = null): Promise<Server> {
+  const h2 = tls ? createSecureServer(tls) : createServer()
   const port = await new Promise<number>((resolve) => h2.listen(0, '127.0.0.1', () => resolve((h2.address() as AddressInfo).port)))
-  const server: Server = { url: `grpc://127.0.0.1:${port}`, calls: 0, rstCodes: [] }
+  const server: Server = { url: `${tls ? 'grpcs' : 'grpc'}://127.0.0.1:${port}`, calls: 0, rstCodes: [] }
   h2.on('stream', (stream) => {
     stream.on('error', () => {})
     const body: Buffer[] = []
@@ -59,8 +63,10 @@ async function start(reply: Reply): Promise<Server> {
     stream.on('end', () => {
       if (isProbe(Buffer.concat(body))) return stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '13' }, { endStream: true })
       server.calls++
+      // A stream still open when its session ends closes with CANCEL too, never reset on the wire: not counted.
+      const session = stream.session!
       stream.on('close', () => {
-        if (stream.rstCode !== constants.NGHTTP2_NO_ERROR) server.rstCodes.push(stream.rstCode)
+        if (stream.rstCode !== constants.NGHTTP2_NO_ERROR && !session.destroyed) server.rstCodes.push(stream.rstCode)
       })
       void answer(stream, reply)
     })
@@ -93,6 +99,7 @@ function plainRun(server: Server, maxRecvBytes?: number): Promise<RunResult> {
     warmup: 0,
     mode: 'plain',
     timeoutMs: TIMEOUT_MS,
+    insecure: server.url.startsWith('grpcs:'),
   })
 }
 
@@ -131,6 +138,14 @@ test('a 4 GB length prefix fails each call at once as RESOURCE_EXHAUSTED, its st
   allFailedWith(result, server, tooLargeKind(DEFAULT_MAX_RECV_BYTES))
   assert.equal(tooLargeKind(DEFAULT_MAX_RECV_BYTES), 'RESOURCE_EXHAUSTED: received message larger than --max-recv-size (4194304 bytes)')
   assert.deepEqual(await resetsSeen(server, CALLS), Array(CALLS).fill(constants.NGHTTP2_CANCEL))
+})
+
+const cert = selfSigned()
+// How the stream is reset is the TLS transport's (undici's h2 resets an aborted stream with NO_ERROR, and not always before
+// its session ends): the refusal and its count are the protocol's, the same on both.
+test('over TLS (grpcs://) too: a 4 GB prefix fails each call at once as RESOURCE_EXHAUSTED', { skip: cert === null && 'no openssl' }, async () => {
+  const server = await start({ frames: [prefix(0, 0xffff_ffff)], end: false }, cert)
+  allFailedWith(await plainRun(server), server, tooLargeKind(DEFAULT_MAX_RECV_BYTES))
 })
 
 test('a prefix split across DATA frames (1 byte, then 4) is judged once its 5 bytes are in', async () => {

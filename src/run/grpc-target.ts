@@ -66,7 +66,17 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
   const schemaFile = options?.protoset ?? options?.proto ?? ''
   const maxRecvBytes = recvLimit(options?.maxRecvBytes)
-  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig, idempotency: method.idempotency, schemaFile, template, maxRecvBytes }
+  return {
+    call: method.call,
+    path: method.path,
+    body: frameMessage(message),
+    message,
+    serviceConfig,
+    idempotency: method.idempotency,
+    schemaFile,
+    template,
+    maxRecvBytes,
+  }
 }
 
 /** A whole number of bytes a length prefix can say (the CLI's units are parsed before: core/byte-size.ts). */
