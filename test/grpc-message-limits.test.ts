@@ -189,3 +189,12 @@ test('the reader judges every prefix of a body, wherever the chunks cut it, and 
     }
   }
 })
+
+test('run() refuses a limit a length prefix cannot be judged by, before anything is sent', async () => {
+  for (const maxRecvBytes of [1.5, -1, 2 ** 32 + 1]) {
+    await assert.rejects(
+      run({ urls: ['grpc://127.0.0.1:9'], grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get', data: '{}', maxRecvBytes } }),
+      new RegExp(`^UsageError: invalid --max-recv-size ${maxRecvBytes} \\(a whole number of bytes, 0 to 4294967296\\)$`),
+    )
+  }
+})
