@@ -93,6 +93,7 @@ const FIRST = [
 const LIGHT = [
   'architecture',
   'attempt-lifecycle',
+  'byte-size',
   'compare-noise',
   'compare-render',
   'compare',

@@ -104,6 +104,26 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
     message: /^hedgebench: a content-type header: a gRPC call/,
   },
   { name: '-m metadata not JSON', args: [TARGET, ...OK, '-m', 'POST'], message: /-m for a gRPC target is metadata as JSON/ },
+  {
+    name: '--max-recv-size not a size',
+    args: [TARGET, ...OK, '--max-recv-size', '4 megs'],
+    message: /invalid size for --max-recv-size: "4 megs" \(use bytes, or a number with KiB/,
+  },
+  {
+    name: '--max-recv-size not whole bytes',
+    args: [TARGET, ...OK, '--max-recv-size', '0.1KiB'],
+    message: /--max-recv-size: "0\.1KiB" is not a whole number of bytes/,
+  },
+  {
+    name: '--max-recv-size beyond a length prefix',
+    args: [TARGET, ...OK, '--max-recv-size', '5GiB'],
+    message: /--max-recv-size: "5GiB" is over 4294967296 bytes/,
+  },
+  {
+    name: '--max-recv-size on an http target',
+    args: ['http://127.0.0.1:9/', '--max-recv-size', '1MiB', '--no-save'],
+    message: /--max-recv-size: only for gRPC targets/,
+  },
   { name: '--call on an http target', args: ['http://127.0.0.1:9/', '--call', SIM_WORK_CALL, '--no-save'], message: /--call: only for gRPC targets/ },
   {
     name: 'grpc:// with user:password@',

@@ -9,6 +9,8 @@ import type { Argv } from 'yargs'
 import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { parseGrpcNonFatal } from '../protocol/grpc-status.js'
+import { parseByteSize } from '../core/byte-size.js'
+import { MAX_RECV_LIMIT_BYTES } from '../protocol/grpc-body-reader.js'
 import type { GrpcRunOptions } from '../run/run-options.js'
 import type { ServiceConfig } from '../protocol/grpc-service-config.js'
 
@@ -25,6 +27,7 @@ export interface GrpcFlags {
   m?: string
   hedgeBy?: string
   serviceConfig?: string
+  maxRecvSize?: string
 }
 
 export function grpcFlags(y: Argv): Argv {
@@ -50,6 +53,12 @@ export function grpcFlags(y: Argv): Argv {
       group: 'gRPC:',
     })
     .option('B', { type: 'string', describe: 'the request message as encoded bytes, from a file (gRPC; -d/-D take JSON)', group: 'gRPC:' })
+    .option('max-recv-size', {
+      type: 'string',
+      describe:
+        'the longest response message accepted, judged on its length prefix (bytes, or 4MiB, 512KiB, ...); a longer one fails the call at once as RESOURCE_EXHAUSTED [default: 4MiB]',
+      group: 'gRPC:',
+    })
 }
 
 /**
@@ -78,6 +87,7 @@ export function grpcRunOptions(f: GrpcFlags): GrpcRunOptions {
   if (f.B !== undefined) o.binaryFile = f.B
   if (f.hedgeBy !== undefined) o.hedgeBy = f.hedgeBy as GrpcRunOptions['hedgeBy']
   if (f.serviceConfig !== undefined) o.serviceConfig = readServiceConfig(f.serviceConfig)
+  if (f.maxRecvSize !== undefined) o.maxRecvBytes = parseByteSize(f.maxRecvSize, '--max-recv-size', MAX_RECV_LIMIT_BYTES)
   return o
 }
 
@@ -109,6 +119,7 @@ export function assertNoGrpcFlags(f: GrpcFlags): void {
     i: '-i',
     hedgeBy: '--hedge-by',
     serviceConfig: '--service-config',
+    maxRecvSize: '--max-recv-size',
   } as const
   const given = (Object.keys(names) as Array<keyof typeof names>).filter((k) => f[k] !== undefined)
   if (given.length > 0) throw new UsageError(`${given.map((k) => names[k]).join(', ')}: only for gRPC targets (grpc://host:port)`)

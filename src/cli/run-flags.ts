@@ -7,7 +7,7 @@ import { parseDuration } from '../core/duration.js'
 import { UsageError } from '../core/errors.js'
 import { parseHedgeDelayFlag } from '../core/delay-spec.js'
 import { parseHeader } from '../core/header-parse.js'
-import { parseOctets } from '../core/octets.js'
+import { parseByteSize } from '../core/byte-size.js'
 import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
 import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
 import { applyTlsFlags, type TlsFlags } from './tls-flags.js'
@@ -133,12 +133,15 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   return o
 }
 
+/** An HTTP/2 SETTINGS value is 32 bits. */
+const MAX_SETTING = 2 ** 32 - 1
+
 /** --h2-max-header-list and the other HTTP/2 limits given. */
 function h2LimitOptions(f: RunFlags): NonNullable<RunOptions['h2Limits']> {
   const l: NonNullable<RunOptions['h2Limits']> = {}
-  setIf(l, 'maxHeaderList', f.h2MaxHeaderList, (v) => parseOctets(v, '--h2-max-header-list'))
+  setIf(l, 'maxHeaderList', f.h2MaxHeaderList, (v) => parseByteSize(v, '--h2-max-header-list', MAX_SETTING))
   setIf(l, 'maxContinuations', f.h2MaxContinuations, (v) => integer(v, '--h2-max-continuations'))
-  setIf(l, 'headerTable', f.h2HeaderTable, (v) => parseOctets(v, '--h2-header-table'))
+  setIf(l, 'headerTable', f.h2HeaderTable, (v) => parseByteSize(v, '--h2-header-table', MAX_SETTING))
   setIf(l, 'maxOwedFrames', f.h2MaxOwedFrames, (v) => integer(v, '--h2-max-owed-frames'))
   return l
 }

@@ -14,7 +14,7 @@
 import type { Dispatcher } from 'undici'
 import type { AttemptOutcome } from '../hedging/observer.js'
 import type { ResolvedPolicy } from '../hedging/policy.js'
-import type { Protocol } from '../protocol/protocol.js'
+import type { BodyReader, Protocol } from '../protocol/protocol.js'
 import { AbortOnce } from './abort-once.js'
 import type { AttemptTimes } from './attempt-timing.js'
 import { INTERRUPTED_CODE } from '../core/interruption.js'
@@ -78,6 +78,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   #abort: Abort | null = null
   #resume: (() => void) | null = null
   #paused = false
+  /** The protocol's reader of this answer's body (protocol.ts bodyReader); null: no byte of it is judged (HTTP). */
+  #body: BodyReader | null = null
 
   constructor(
     readonly req: AttemptOwner,
@@ -150,6 +152,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     this.firstByteAt = this.req.policy.now()
     this.status = this.req.protocol.answerStatus(statusCode, rawHeaders)
     if (!isOkStatus(this.status)) this.message = this.req.protocol.failureText(rawHeaders, null)
+    this.#body = this.req.protocol.bodyReader(statusCode, rawHeaders)
     this.req.attemptResponded(this, statusCode, rawHeaders, statusMessage)
     return !this.#paused
   }
@@ -175,6 +178,10 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
 
   onData(chunk: Buffer): boolean {
     this.bytes += chunk.length
+    if (this.#body !== null && !this.cancelled) {
+      const refused = this.#body.read(chunk)
+      if (refused !== null) return this.#refuse(refused)
+    }
     if (this === this.req.winner) this.req.winnerData(chunk)
     return !this.#paused
   }
@@ -231,6 +238,18 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
     this.req.policy.observer?.attemptCancelled(this.index, this.origin)
     if (this.index === 0) this.req.policy.delay.observe(this.#elapsed()) // a lower bound: it was at least this slow
     this.#cancel('another attempt answered first')
+  }
+
+  /**
+   * The protocol refused what its body began with: the attempt ends now, its
+   * stream reset (RST_STREAM CANCEL on h2), instead of waiting for a body
+   * that may never come; onError counts it under the refusal's code, won by
+   * nothing, whether it was racing, the winner or being drained.
+   */
+  #refuse(err: Error): boolean {
+    this.#body = null
+    this.abort(err)
+    return false
   }
 
   /** Stops this attempt on its connection as the loser of the race (a control-flow error, without a stack). */

@@ -15,6 +15,10 @@
  * no status is provisionally UNKNOWN and takes the trailers' status when
  * they come (a 200 that ends without one stays UNKNOWN, as in grpc-js).
  * Its headers still commit the race, as a gRPC client commits on headers.
+ *
+ * Its body is read only for the message prefixes a gRPC client refuses
+ * (grpc-body-reader.ts): such an answer ends at once, as an error named for
+ * the status a gRPC client would end the call with.
  */
 import type { Dispatcher } from 'undici'
 import { transportOrigin } from '../core/target-url.js'
@@ -29,16 +33,17 @@ import {
   GRPC_UNKNOWN,
   isGrpcStrainCode,
 } from './grpc-status.js'
-import type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol.js'
+import type { AnswerClass, BodyReader, Protocol, RequestSpec, Transport } from './protocol.js'
+import { DEFAULT_MAX_RECV_BYTES, GrpcBodyReader } from './grpc-body-reader.js'
 import { rawHeaderLookup as rawLookup, withHeaders, type HeaderLookup } from './request-headers.js'
 import { httpOverloadSignal } from './http.js'
 import type { OverloadSignal } from '../hedging/saturation-gate.js'
 
 export const PREVIOUS_ATTEMPTS_HEADER = 'grpc-previous-rpc-attempts'
 
-/** The Protocol for one method (`path` = `/package.Service/Method`). */
-export function grpcProtocol(path: string): Protocol {
-  return new GrpcProtocol(path)
+/** The Protocol for one method (`path` = `/package.Service/Method`); a response message longer than `maxRecvBytes` is refused. */
+export function grpcProtocol(path: string, maxRecvBytes = DEFAULT_MAX_RECV_BYTES): Protocol {
+  return new GrpcProtocol(path, maxRecvBytes)
 }
 
 class GrpcProtocol implements Protocol {
@@ -46,7 +51,10 @@ class GrpcProtocol implements Protocol {
   readonly readsHeaders = true
   readonly transport: Transport = { http2: true }
 
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    readonly maxRecvBytes: number,
+  ) {}
 
   requestOptions(url: URL, spec: RequestSpec): Dispatcher.DispatchOptions {
     return {
@@ -116,6 +124,13 @@ class GrpcProtocol implements Protocol {
     if (!lookup || code === undefined || !/^\d+$/.test(code.trim())) return null
     const message = decodeGrpcMessage(lookup('grpc-message')).trim()
     return message === '' ? null : `${grpcCodeName(Number(code))}: ${bounded(message)}`
+  }
+
+  /** A 200 whose status is still to come carries messages; a trailers-only answer or a proxy's error page none to judge. */
+  bodyReader(status: number, rawHeaders: Buffer[]): BodyReader | null {
+    if (status !== 200 || hasRawHeader(rawHeaders, 'grpc-status')) return null
+    const encoding = rawLookup(rawHeaders)('grpc-encoding')?.trim().toLowerCase()
+    return new GrpcBodyReader(this.maxRecvBytes, encoding !== undefined && encoding !== '' && encoding !== 'identity')
   }
 
   statusLabel(status: number): string {

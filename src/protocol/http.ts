@@ -76,6 +76,11 @@ class HttpProtocol implements Protocol {
     return null
   }
 
+  /** An HTTP body is the application's: read by no one here. */
+  bodyReader(): null {
+    return null
+  }
+
   statusLabel(status: number): string {
     return String(status)
   }

@@ -37,6 +37,11 @@
  *        for the saturation gate's error rate.
  *      - `failureText`: the words a failed answer came with (grpc-message),
  *        bounded, for the error breakdown.
+ *      - `bodyReader`: a reader of one answer's body as it arrives, for a
+ *        protocol that refuses an answer by what its body starts with (gRPC:
+ *        a length prefix over --max-recv-size, a compressed message without
+ *        grpc-encoding); null when nothing in the body is judged (HTTP), so
+ *        the engine reads no byte of it.
  *      - `statusLabel`: how a status is shown in reports (`200`, `UNAVAILABLE`).
  *   2. Choose it in `run/run.ts` (`protocolFor`) from the target URL's scheme.
  * The hedging policy's `nonFatal` set and every status the engine records
@@ -52,6 +57,15 @@ export type AnswerClass = 'success' | 'non-fatal' | 'fatal'
 export interface Transport {
   /** Speak HTTP/2: with ALPN over TLS, with prior knowledge (h2c) over cleartext. */
   readonly http2: boolean
+}
+
+/**
+ * Reads one answer's body, chunk by chunk, as it arrives. `read` returns the
+ * error that ends the attempt at once (its stream reset, counted under the
+ * error's `code`), or null to read on.
+ */
+export interface BodyReader {
+  read(chunk: Buffer): Error | null
 }
 
 /** A run's request, independent of protocol: what the user asked for. */
@@ -105,6 +119,8 @@ export interface Protocol {
   strained(status: number): boolean
   /** What a failed answer's server said with its status, from the headers (a trailers-only answer) or the trailers, as reports show it (`UNAVAILABLE: no backend`); null when it said nothing. */
   failureText(rawHeaders: Buffer[] | null, trailers: unknown): string | null
+  /** A reader for the body of an answer with this status and these raw headers, or null when its body is not judged. */
+  bodyReader(status: number, rawHeaders: Buffer[]): BodyReader | null
   /** Report label for a status. */
   statusLabel(status: number): string
 }

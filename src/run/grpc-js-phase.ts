@@ -36,6 +36,8 @@ export interface GrpcClientPhaseOptions {
   tls?: TlsSettings
   /** The user's service config, parsed. */
   serviceConfig: ServiceConfig
+  /** --max-recv-size: grpc-js refuses a longer response message as the engine does (RESOURCE_EXHAUSTED). */
+  maxRecvBytes: number
   concurrency: number
   requests: number | null
   durationMs: number | null
@@ -71,6 +73,7 @@ export async function runGrpcClientPhase(o: GrpcClientPhaseOptions): Promise<Grp
       'grpc.service_config': JSON.stringify(config),
       'grpc.enable_channelz': 1,
       'grpc.enable_retries': 1,
+      'grpc.max_receive_message_length': o.maxRecvBytes,
     })
   } catch (err) {
     throw new UsageError(`--service-config rejected by grpc-js: ${(err as Error).message}`)

@@ -14,6 +14,7 @@ import { loadGrpcMethod } from '../protocol/grpc-method.js'
 import type { GrpcMethod, GrpcSchemaSource, IdempotencyLevel } from '../protocol/grpc-method.js'
 import type { GrpcRunOptions } from './run-options.js'
 import { methodConfigFor, type ServiceConfig } from '../protocol/grpc-service-config.js'
+import { DEFAULT_MAX_RECV_BYTES, MAX_RECV_LIMIT_BYTES } from '../protocol/grpc-body-reader.js'
 
 export interface ResolvedGrpc {
   /** `package.Service/Method`. */
@@ -32,6 +33,8 @@ export interface ResolvedGrpc {
   schemaFile: string
   /** -d/-D with template actions: each call renders its own message (callMessages); `message` is call 0's. */
   template: GrpcTemplate | null
+  /** --max-recv-size: a response message longer than this is refused (RESOURCE_EXHAUSTED), bytes. */
+  maxRecvBytes: number
 }
 
 /** What a thread needs to render the calls' messages: the text, and the schema to load the request type from again. */
@@ -48,6 +51,7 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   if (grpc.length === 0) {
     if (options?.call !== undefined) throw new UsageError('--call is for grpc:// targets (got http URLs)')
     if (options?.hedgeBy === 'grpc-js') throw new UsageError('--hedge-by grpc-js needs grpc:// targets')
+    if (options?.maxRecvBytes !== undefined) throw new UsageError('--max-recv-size is for grpc:// targets (got http URLs)')
     return null
   }
   if (grpc.length !== urls.length) throw new UsageError('mix of grpc:// and http URLs: every replica of a run speaks the same protocol')
@@ -61,7 +65,26 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   const serviceConfig = clientConfig(options ?? {})
   if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
   const schemaFile = options?.protoset ?? options?.proto ?? ''
-  return { call: method.call, path: method.path, body: frameMessage(message), message, serviceConfig, idempotency: method.idempotency, schemaFile, template }
+  const maxRecvBytes = recvLimit(options?.maxRecvBytes)
+  return {
+    call: method.call,
+    path: method.path,
+    body: frameMessage(message),
+    message,
+    serviceConfig,
+    idempotency: method.idempotency,
+    schemaFile,
+    template,
+    maxRecvBytes,
+  }
+}
+
+/** A whole number of bytes a length prefix can say (the CLI's units are parsed before: core/byte-size.ts). */
+function recvLimit(bytes: number | undefined): number {
+  if (bytes === undefined) return DEFAULT_MAX_RECV_BYTES
+  if (!Number.isInteger(bytes) || bytes < 0 || bytes > MAX_RECV_LIMIT_BYTES)
+    throw new UsageError(`invalid --max-recv-size ${bytes} (a whole number of bytes, 0 to ${MAX_RECV_LIMIT_BYTES})`)
+  return bytes
 }
 
 function templateOf(o: GrpcRunOptions, call: string): GrpcTemplate | null {

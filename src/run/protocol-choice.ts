@@ -9,7 +9,7 @@ import { isIdempotentMethod } from '../hedging/policy.js'
 import type { ResolvedRun } from './resolve-options.js'
 
 export function protocolFor(cfg: ResolvedRun): Protocol {
-  if (cfg.grpc) return grpcProtocol(cfg.grpc.path)
+  if (cfg.grpc) return grpcProtocol(cfg.grpc.path, cfg.grpc.maxRecvBytes)
   return httpProtocol(cfg.http2)
 }
 

@@ -162,6 +162,8 @@ const grpcEntries = {
   hedgeBy: kind<'hedgebench' | 'grpc-js'>('string'),
   /** A gRPC service config (methodConfig[].hedgingPolicy, retryThrottling), for hedgeBy 'grpc-js'. */
   serviceConfig: kind<ServiceConfig>('object'),
+  /** `--max-recv-size`: the longest response message accepted, bytes, judged on its length prefix (4 MiB when absent). */
+  maxRecvBytes: number,
 }
 const GrpcSchema = exact(grpcEntries, objectKind, (key) => unknownOption('grpc.', key, grpcEntries))
 export type GrpcRunOptions = Infer<typeof GrpcSchema>

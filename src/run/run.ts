@@ -260,6 +260,7 @@ class RunSession {
       metadata: cfg.headers,
       tls: cfg.tls,
       serviceConfig: grpc.serviceConfig,
+      maxRecvBytes: grpc.maxRecvBytes,
       concurrency: cfg.concurrency,
       requests: cfg.requests,
       durationMs: cfg.durationMs,
