@@ -141,11 +141,10 @@ test('a 4 GB length prefix fails each call at once as RESOURCE_EXHAUSTED, its st
 })
 
 const cert = selfSigned()
-// How the stream is reset is the TLS transport's (undici's h2 resets an aborted stream with NO_ERROR, and not always before
-// its session ends): the refusal and its count are the protocol's, the same on both.
-test('over TLS (grpcs://) too: a 4 GB prefix fails each call at once as RESOURCE_EXHAUSTED', { skip: cert === null && 'no openssl' }, async () => {
+test('over TLS (grpcs://) too: a 4 GB prefix fails each call at once as RESOURCE_EXHAUSTED, its stream reset with CANCEL', { skip: cert === null && 'no openssl' }, async () => {
   const server = await start({ frames: [prefix(0, 0xffff_ffff)], end: false }, cert)
   allFailedWith(await plainRun(server), server, tooLargeKind(DEFAULT_MAX_RECV_BYTES))
+  assert.deepEqual(await resetsSeen(server, CALLS), Array(CALLS).fill(constants.NGHTTP2_CANCEL))
 })
 
 test('a prefix split across DATA frames (1 byte, then 4) is judged once its 5 bytes are in', async () => {

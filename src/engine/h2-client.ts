@@ -694,7 +694,8 @@ class Session implements FrameSink {
       st.unacked = 0
     }
     if (to > from) st.handler.onData(buf.subarray(from, to))
-    if (flags & Flag.END_STREAM) this.#streamEnded(st, null)
+    // A handler that aborted in onData (a gRPC message over --max-recv-size) has already reset the stream.
+    if (flags & Flag.END_STREAM && !st.done) this.#streamEnded(st, null)
   }
 
   #headers(flags: number, id: number, buf: Buffer, start: number, end: number): void {
