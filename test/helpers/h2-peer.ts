@@ -81,7 +81,7 @@ export const windowUpdate = (streamId: number, increment: number): Buffer => fra
 export const settings = (pairs: ReadonlyArray<readonly [number, number]>): Buffer => settingsFrame(pairs)
 export const data = (streamId: number, content: Buffer | string, flags = 0): Buffer => frame(FrameType.DATA, flags, streamId, Buffer.from(content))
 /** HEADERS with a raw block (END_HEADERS unless `flags` says otherwise). */
-export const headers = (streamId: number, block: Buffer, flags = Flag.END_HEADERS): Buffer => frame(FrameType.HEADERS, flags, streamId, block)
+export const headers = (streamId: number, block: Buffer, flags: number = Flag.END_HEADERS): Buffer => frame(FrameType.HEADERS, flags, streamId, block)
 export const continuation = (streamId: number, block: Buffer, flags = 0): Buffer => frame(FrameType.CONTINUATION, flags, streamId, block)
 
 /** HPACK: an indexed field (RFC 7541 6.1), for indices below 127. */
@@ -104,6 +104,8 @@ export class PeerConnection {
   /** The first octets after the preface, as written: the client's first frames, byte for byte. */
   readonly rawAfterPreface: Buffer[] = []
   closed = false
+  /** What the client wrote that is no HTTP/2 (a frame above 16,384 octets, a block that does not decode): every wait fails with it. */
+  broken: string | null = null
   readonly #reader: FrameReader
   readonly #decoder = new HpackDecoder()
   /** A request's HEADERS whose block has not ended, and the parts so far. */
@@ -115,11 +117,9 @@ export class PeerConnection {
   #pending = Buffer.alloc(0)
 
   constructor(readonly socket: Socket) {
-    // Large enough for any frame the client may write (it never writes more than the peer's MAX_FRAME_SIZE, at most 2^24-1).
-    this.#reader = new FrameReader(
-      { onFrame: (type, flags, id, buf, start, end) => this.#frame(type, flags, id, Buffer.from(buf.subarray(start, end))) },
-      0xffffff,
-    )
+    // At most 16,384 octets a frame, SETTINGS_MAX_FRAME_SIZE's initial value, which no test raises before the client
+    // writes: a larger frame is the client's fault (or garbage where a frame header should be).
+    this.#reader = new FrameReader({ onFrame: (type, flags, id, buf, start, end) => this.#frame(type, flags, id, Buffer.from(buf.subarray(start, end))) })
     socket.on('error', () => {})
     socket.on('data', (chunk: Buffer) => this.#read(chunk))
     socket.on('close', () => {
@@ -137,7 +137,11 @@ export class PeerConnection {
       rest = this.#pending.subarray(CLIENT_PREFACE.length)
     }
     if (this.rawAfterPreface.length < 4) this.rawAfterPreface.push(Buffer.from(rest))
-    this.#reader.execute(rest)
+    try {
+      if (this.broken === null) this.#reader.execute(rest)
+    } catch (err) {
+      this.broken = (err as Error).message
+    }
     this.#changed()
   }
 
@@ -186,7 +190,9 @@ export class PeerConnection {
       const check = (): void => {
         const value = pick()
         if (value !== undefined) return done(null, value)
-        if (this.closed) done(new Error(`the connection closed while waiting for ${what}; the client wrote: ${this.#log()}`))
+        if (this.broken !== null)
+          done(new Error(`the client wrote what is not HTTP/2 (${this.broken}) while the peer waited for ${what}; before it: ${this.#log()}`))
+        else if (this.closed) done(new Error(`the connection closed while waiting for ${what}; the client wrote: ${this.#log()}`))
       }
       this.#waiters.add(check)
       check()
@@ -406,6 +412,10 @@ function pairs(raw: Buffer[]): string {
   for (let i = 0; i < raw.length; i += 2) out.push(`${raw[i]!.toString('latin1')}: ${raw[i + 1]!.toString('latin1')}`)
   return out.length === 0 ? '' : ` ${out.join(', ')}`
 }
+
+/** A bug in src the tests that meet it are marked todo with: the bug that breaks any frame larger than the output buffer's free room (a large header block, a body's DATA). */
+export const TODO_OUT_GROWS =
+  'h2-client.ts Session#send: copyInto(buf, this.#out, this.#reserve(n)) reads #out before #reserve grows it: the frame goes into the old buffer, the socket gets uninitialized octets'
 
 // ---- tests over both transports ----
 
