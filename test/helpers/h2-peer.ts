@@ -172,6 +172,25 @@ export class PeerConnection {
     this.socket.write(Buffer.concat(chunks))
   }
 
+  /**
+   * Writes `chunk` `times` times, waiting for the socket to drain when it is
+   * full (half a gigabyte of DATA for a flow-control test never sits in
+   * memory); fails if the connection closes first.
+   */
+  async pour(chunk: Buffer, times: number): Promise<void> {
+    for (let i = 0; i < times; i++) {
+      if (this.closed) throw new Error(`the connection closed after ${i} of ${times} writes; the client wrote: ${this.#log()}`)
+      if (this.socket.write(chunk)) continue
+      await new Promise<void>((resolve) => {
+        const go = (): void => {
+          this.socket.off('drain', go).off('close', go)
+          resolve()
+        }
+        this.socket.on('drain', go).on('close', go)
+      })
+    }
+  }
+
   /** The client's frames of `type` so far (and, if given, on `streamId`). */
   ofType(type: number, streamId?: number): PeerFrame[] {
     return this.frames.filter((f) => f.type === type && (streamId === undefined || f.streamId === streamId))
