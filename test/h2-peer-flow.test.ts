@@ -30,8 +30,9 @@ import {
 const REFILL = 2 ** 29
 /** The WINDOW_UPDATE(0) right after the preface, which takes the connection window to 2^30-1. */
 const OPENING: [number, number] = [0, 2 ** 30 - 1 - 65_535]
-/** The client reads half a gigabyte before a barrier returns. */
+/** The client reads half a gigabyte before a barrier returns: the wait for it, and the test's limit. */
 const BULK_WAIT_MS = 5000
+const BULK = { timeoutMs: 20_000 }
 
 /** The client's WINDOW_UPDATEs as [stream, increment]. */
 const updates = (c: PeerConnection): Array<[number, number]> => c.ofType(FrameType.WINDOW_UPDATE).map((f) => [f.streamId, f.payload.readUInt32BE(0)])
@@ -71,6 +72,7 @@ peerTest(
     assert.equal(a.received, crossing * 15_899 + 3, 'the content without the padding')
     assert.equal(a.chunks, crossing + 1)
   },
+  BULK,
 )
 
 peerTest(
@@ -104,6 +106,7 @@ peerTest(
     assert.equal(live.received, own * 16_000)
     assert.deepEqual(a.events, ['connect', 'error HEDGE_CANCELLED'], 'none of the lost stream delivered')
   },
+  BULK,
 )
 
 /** Sizes of the client's DATA on `streamId`, with '!' for END_STREAM. */

@@ -441,6 +441,8 @@ export const TODO_OUT_GROWS =
 export interface PeerTestOptions {
   /** Also over TLS (the representative set). */
   tls?: boolean
+  /** Its own time limit, for a test that moves half a gigabyte (TEST_TIMEOUT_MS by default). */
+  timeoutMs?: number
   /** Marks the test todo on a transport (a rule src breaks, or a TLS path not finished). */
   todo?: Partial<Record<Transport, string>>
 }
@@ -451,6 +453,6 @@ export function peerTest(name: string, fn: (t: TestContext, transport: Transport
   for (const transport of transports) {
     const skip = transport === 'TLS' ? skipWithout(certificate() !== null, 'openssl', NO_OPENSSL) : false
     const todo = options.todo?.[transport]
-    test(`${name} (${transport})`, { timeout: TEST_TIMEOUT_MS, skip, ...(todo ? { todo } : {}) }, (t) => fn(t, transport))
+    test(`${name} (${transport})`, { timeout: options.timeoutMs ?? TEST_TIMEOUT_MS, skip, ...(todo ? { todo } : {}) }, (t) => fn(t, transport))
   }
 }
