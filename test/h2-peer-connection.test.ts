@@ -8,35 +8,11 @@
  * WINDOW_UPDATEs a client must refuse, each with its GOAWAY code.
  */
 import assert from 'node:assert/strict'
-import type { TestContext } from 'node:test'
-import { codeName, Flag, frame, FrameType, H2Code, Setting } from '../src/engine/h2-frames.js'
-import { Exchange, headers, type PeerConnection, peerTest, ping, settings, setUp, STATUS_200, type Transport, u32, windowUpdate } from './helpers/h2-peer.js'
+import { Flag, frame, FrameType, H2Code, Setting } from '../src/engine/h2-frames.js'
+import { answer, connectionError, Exchange, headers, opened, peerTest, ping, settings, setUp, STATUS_200, u32, windowUpdate } from './helpers/h2-peer.js'
 
 const settingsPairs = (payload: Buffer): Array<[number, number]> =>
   Array.from({ length: payload.length / 6 }, (_, i) => [payload.readUInt16BE(6 * i), payload.readUInt32BE(6 * i + 2)])
-
-/** The peer's answer that ends stream `id`: 200, no body. */
-const answer = (id: number): Buffer => headers(id, STATUS_200, Flag.END_HEADERS | Flag.END_STREAM)
-
-/** The connection ends with our GOAWAY(0, code) and the request in flight fails; nothing else is written after it. */
-async function connectionError(c: PeerConnection, ex: Exchange, code: string): Promise<void> {
-  await c.settle()
-  const goaways = c.ofType(FrameType.GOAWAY).map((f) => ({ lastStreamId: f.payload.readUInt32BE(0), code: codeName(f.payload.readUInt32BE(4)) }))
-  assert.deepEqual(goaways, [{ lastStreamId: 0, code }])
-  await c.whenClosed()
-  assert.deepEqual(await ex.ended(), ['connect', 'error HTTP2_PROTOCOL_ERROR'])
-  assert.equal(c.frames.at(-1)!.type, FrameType.GOAWAY, 'the GOAWAY is the last frame')
-}
-
-/** A request on a fresh connection whose SETTINGS exchange is over. */
-async function opened(t: TestContext, transport: Transport): Promise<{ c: PeerConnection; ex: Exchange }> {
-  const { peer, client } = await setUp(t, transport)
-  const ex = new Exchange(client)
-  const c = await peer.connection()
-  await c.handshake()
-  await c.request(1)
-  return { c, ex }
-}
 
 peerTest(
   'the preface, then SETTINGS (push off, stream window 2^30-1) and WINDOW_UPDATE(0) to 2^30-1, byte for byte, then the request',

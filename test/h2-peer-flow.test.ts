@@ -8,23 +8,9 @@
  * its WINDOW_UPDATEs and a new SETTINGS_INITIAL_WINDOW_SIZE.
  */
 import assert from 'node:assert/strict'
-import type { TestContext } from 'node:test'
-import type { H2Client } from '../src/engine/h2-client.js'
 import { Flag, FrameType, Setting } from '../src/engine/h2-frames.js'
 import { HedgeCancelledError } from '../src/hedging/errors.js'
-import {
-  data,
-  Exchange,
-  headers,
-  padded,
-  type PeerConnection,
-  peerTest,
-  setUp,
-  STATUS_200,
-  TODO_OUT_GROWS,
-  type Transport,
-  windowUpdate,
-} from './helpers/h2-peer.js'
+import { data, Exchange, headers, opened, padded, type PeerConnection, peerTest, STATUS_200, TODO_OUT_GROWS, windowUpdate } from './helpers/h2-peer.js'
 
 /** h2-client.ts: a WINDOW_UPDATE goes out once half of our 2^30-1 window, 2^29 octets, has been consumed. */
 const REFILL = 2 ** 29
@@ -43,19 +29,10 @@ async function repeat(c: PeerConnection, frame: Buffer, n: number): Promise<void
   await c.pour(frame, n % 32)
 }
 
-async function opened(t: TestContext, transport: Transport): Promise<{ client: H2Client; c: PeerConnection; a: Exchange }> {
-  const { peer, client } = await setUp(t, transport)
-  const a = new Exchange(client)
-  const c = await peer.connection()
-  await c.handshake()
-  await c.request(1)
-  return { client, c, a }
-}
-
 peerTest(
   'WINDOW_UPDATE for the connection and the stream: none before 2^29 octets of DATA (padding counted), then each for exactly what was consumed',
   async (t, transport) => {
-    const { c, a } = await opened(t, transport)
+    const { c, ex: a } = await opened(t, transport, [], {})
     c.write(headers(1, STATUS_200))
     // 16,000 octets a frame: the pad length, 15,899 of content, 100 of padding.
     const one = data(1, padded(Buffer.alloc(15_899, 0x61), 100), Flag.PADDED)
@@ -78,7 +55,7 @@ peerTest(
 peerTest(
   'DATA on a stream we reset counts against the connection window and is dropped: WINDOW_UPDATE(0) at 2^29 with it, none for that stream',
   async (t, transport) => {
-    const { client, c, a } = await opened(t, transport)
+    const { client, c, ex: a } = await opened(t, transport, [], {})
     const live = new Exchange(client, { path: '/live' })
     await c.request(3)
     a.abort!(new HedgeCancelledError('lost'))
@@ -116,7 +93,7 @@ const sent = (c: PeerConnection, streamId: number): string[] =>
 peerTest(
   'a body within SETTINGS_INITIAL_WINDOW_SIZE 30: 30 octets, then as WINDOW_UPDATE(stream) and a larger INITIAL_WINDOW_SIZE allow',
   async (t, transport) => {
-    const { client, c, a } = await opened(t, transport)
+    const { client, c, ex: a } = await opened(t, transport, [], {})
     await c.handshake([[Setting.INITIAL_WINDOW_SIZE, 30]])
     const post = new Exchange(client, { method: 'POST', path: '/post', body: 'x'.repeat(100) })
     const req = await c.request(3)
@@ -143,7 +120,7 @@ peerTest(
 peerTest(
   'a body larger than the connection window: 65,535 octets in frames of 16,384, the rest after WINDOW_UPDATE(0) and WINDOW_UPDATE(stream)',
   async (t, transport) => {
-    const { client, c } = await opened(t, transport)
+    const { client, c } = await opened(t, transport, [], {})
     const post = new Exchange(client, { method: 'POST', path: '/post', body: 'y'.repeat(70_000) })
     await c.request(3)
     await c.sync()

@@ -10,48 +10,16 @@
  * whatever the server still sends on that stream dropped.
  */
 import assert from 'node:assert/strict'
-import type { TestContext } from 'node:test'
 import { errors } from 'undici'
-import type { H2Client } from '../src/engine/h2-client.js'
 import { codeName, Flag, FrameType, H2Code, Setting } from '../src/engine/h2-frames.js'
 import { HedgeCancelledError } from '../src/hedging/errors.js'
-import {
-  countEvents,
-  data,
-  Exchange,
-  goaway,
-  type H2Peer,
-  headers,
-  type PeerConnection,
-  peerTest,
-  rst,
-  setUp,
-  STATUS_200,
-  type Transport,
-} from './helpers/h2-peer.js'
-
-/** The peer's answer that ends stream `id`: 200, no body. */
-const answer = (id: number): Buffer => headers(id, STATUS_200, Flag.END_HEADERS | Flag.END_STREAM)
+import { answer, countEvents, data, Exchange, goaway, headers, opened, type PeerConnection, peerTest, rst, STATUS_200 } from './helpers/h2-peer.js'
 
 /** The stream ids of the client's HEADERS on a connection, in order. */
 const headerIds = (c: PeerConnection): number[] => c.ofType(FrameType.HEADERS).map((f) => f.streamId)
 
 /** Its RST_STREAMs as 'id CODE'. */
 const resets = (c: PeerConnection): string[] => c.ofType(FrameType.RST_STREAM).map((f) => `${f.streamId} ${codeName(f.payload.readUInt32BE(0))}`)
-
-/** A client whose first connection's SETTINGS exchange (with `settings`) is over, with request '/a' on stream 1. */
-async function opened(
-  t: TestContext,
-  transport: Transport,
-  settings: Array<[number, number]> = [],
-): Promise<{ peer: H2Peer; client: H2Client; c: PeerConnection; a: Exchange }> {
-  const { peer, client } = await setUp(t, transport)
-  const a = new Exchange(client, { path: '/a' })
-  const c = await peer.connection()
-  await c.handshake(settings)
-  await c.request(1)
-  return { peer, client, c, a }
-}
 
 const path = (f: { fields: Array<[string, string]> | null }): string | undefined => f.fields?.find(([n]) => n === ':path')?.[1]
 
@@ -60,7 +28,7 @@ const path = (f: { fields: Array<[string, string]> | null }): string | undefined
 peerTest(
   'MAX_CONCURRENT_STREAMS 2: a third request is neither written nor connected until a stream ends, then at once; a reset frees a slot too',
   async (t, transport) => {
-    const { client, c, a } = await opened(t, transport, [[Setting.MAX_CONCURRENT_STREAMS, 2]])
+    const { client, c, ex: a } = await opened(t, transport, [[Setting.MAX_CONCURRENT_STREAMS, 2]])
     const b = new Exchange(client, { path: '/b' })
     const third = new Exchange(client, { path: '/c' })
     await c.request(3)
@@ -87,7 +55,7 @@ peerTest(
 )
 
 peerTest('MAX_CONCURRENT_STREAMS raised from 1 to 3 mid-connection: the two waiting requests go out at once', async (t, transport) => {
-  const { client, c, a } = await opened(t, transport, [[Setting.MAX_CONCURRENT_STREAMS, 1]])
+  const { client, c, ex: a } = await opened(t, transport, [[Setting.MAX_CONCURRENT_STREAMS, 1]])
   const waiting = [new Exchange(client, { path: '/b' }), new Exchange(client, { path: '/c' })]
   await c.sync()
   assert.deepEqual(headerIds(c), [1])
@@ -101,7 +69,7 @@ peerTest('MAX_CONCURRENT_STREAMS raised from 1 to 3 mid-connection: the two wait
 // ---- REFUSED_STREAM ----
 
 peerTest('REFUSED_STREAM: the request is taken back (onRequestRefused) and sent again on the same connection with the next id', async (t, transport) => {
-  const { peer, client, c, a } = await opened(t, transport)
+  const { peer, client, c, ex: a } = await opened(t, transport)
   const counts = countEvents(client, 'stream-resent')
   const first = await c.request(1)
   c.write(rst(1, H2Code.REFUSED_STREAM))
@@ -115,7 +83,7 @@ peerTest('REFUSED_STREAM: the request is taken back (onRequestRefused) and sent 
 })
 
 peerTest('REFUSED_STREAM six times: sent again five times, then it fails as HTTP2_REFUSED_STREAM', async (t, transport) => {
-  const { c, a } = await opened(t, transport)
+  const { c, ex: a } = await opened(t, transport)
   for (let id = 1; id <= 11; id += 2) {
     await c.request(id)
     c.write(rst(id, H2Code.REFUSED_STREAM))
@@ -127,7 +95,7 @@ peerTest('REFUSED_STREAM six times: sent again five times, then it fails as HTTP
 })
 
 peerTest('REFUSED_STREAM after the answer began is no refusal: the request fails and is not sent again', async (t, transport) => {
-  const { c, a } = await opened(t, transport)
+  const { c, ex: a } = await opened(t, transport)
   c.write(headers(1, STATUS_200), rst(1, H2Code.REFUSED_STREAM))
   assert.deepEqual(await a.ended(), ['connect', 'headers 200', 'error ERR_HTTP2_STREAM_ERROR'])
   await c.sync()
@@ -139,7 +107,7 @@ peerTest('REFUSED_STREAM after the answer began is no refusal: the request fails
 peerTest(
   'GOAWAY(last 3): stream 5 taken back and sent again on a new connection, streams 1 and 3 finish on the old one, which then closes with GOAWAY(0)',
   async (t, transport) => {
-    const { peer, client, c, a } = await opened(t, transport)
+    const { peer, client, c, ex: a } = await opened(t, transport)
     const counts = countEvents(client, 'stream-resent')
     const b = new Exchange(client, { path: '/b' })
     const above = new Exchange(client, { path: '/c' })
@@ -172,7 +140,7 @@ peerTest(
 )
 
 peerTest('GOAWAY(last 1) then the close: stream 1 fails as HTTP2_GOAWAY, stream 3 is sent again on a new connection', async (t, transport) => {
-  const { peer, client, c, a } = await opened(t, transport)
+  const { peer, client, c, ex: a } = await opened(t, transport)
   const above = new Exchange(client, { path: '/b' })
   await c.request(3)
   c.write(goaway(1, H2Code.NO_ERROR))
@@ -190,7 +158,7 @@ peerTest('GOAWAY(last 1) then the close: stream 1 fails as HTTP2_GOAWAY, stream 
 peerTest(
   "a lost hedge (aborted with HedgeCancelledError): RST_STREAM CANCEL, one 'stream-reset', and the server's late answer on it dropped",
   async (t, transport) => {
-    const { client, c, a } = await opened(t, transport)
+    const { client, c, ex: a } = await opened(t, transport)
     const counts = countEvents(client, 'stream-reset')
     a.abort!(new HedgeCancelledError('lost the race'))
     const reset = await c.next(FrameType.RST_STREAM)
@@ -213,7 +181,7 @@ peerTest(
 )
 
 peerTest("an abort that is no hedge cancel (the caller's, a deadline's): RST_STREAM CANCEL too, no 'stream-reset'", async (t, transport) => {
-  const { client, c, a } = await opened(t, transport)
+  const { client, c, ex: a } = await opened(t, transport)
   const counts = countEvents(client, 'stream-reset')
   c.write(headers(1, STATUS_200))
   await c.sync()
@@ -225,7 +193,7 @@ peerTest("an abort that is no hedge cancel (the caller's, a deadline's): RST_STR
 })
 
 peerTest('a cancel after the stream ended writes nothing and counts no reset', async (t, transport) => {
-  const { client, c, a } = await opened(t, transport)
+  const { client, c, ex: a } = await opened(t, transport)
   const counts = countEvents(client, 'stream-reset')
   c.write(answer(1))
   assert.deepEqual(await a.ended(), ['connect', 'headers 200', 'complete'])
@@ -236,7 +204,7 @@ peerTest('a cancel after the stream ended writes nothing and counts no reset', a
 })
 
 peerTest('a lost hedge reset before its answer, then GOAWAY below it: the server never processed it, its attempt is taken back', async (t, transport) => {
-  const { client, c, a } = await opened(t, transport)
+  const { client, c, ex: a } = await opened(t, transport)
   const hedge = new Exchange(client, { path: '/hedge' })
   await c.request(3)
   c.write(answer(1))

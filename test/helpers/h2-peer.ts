@@ -15,6 +15,7 @@
  * The client side: an H2Client on the peer, and requests whose handlers write
  * down the legacy callbacks they hear, in order (Exchange).
  */
+import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { createServer as createTlsServer } from 'node:tls'
@@ -350,6 +351,43 @@ export async function setUp(t: TestContext, transport: Transport, maxStreams = 1
     await peer.close()
   })
   return { peer, client }
+}
+
+/** The peer's answer that ends stream `id`: 200, no body. */
+export const answer = (id: number): Buffer => headers(id, STATUS_200, Flag.END_HEADERS | Flag.END_STREAM)
+
+/**
+ * A client with one request (path '/a' unless `opts` say otherwise) on
+ * stream 1 of a connection whose SETTINGS exchange (with `pairs`) is over.
+ */
+export async function opened(
+  t: TestContext,
+  transport: Transport,
+  pairs: ReadonlyArray<readonly [number, number]> = [],
+  opts: Partial<Dispatcher.DispatchOptions> = { path: '/a' },
+): Promise<{ peer: H2Peer; client: H2Client; c: PeerConnection; ex: Exchange }> {
+  const { peer, client } = await setUp(t, transport)
+  const ex = new Exchange(client, opts)
+  const c = await peer.connection()
+  await c.handshake(pairs)
+  await c.request(1)
+  return { peer, client, c, ex }
+}
+
+/**
+ * The client ended the connection for what the peer wrote: one GOAWAY(0,
+ * `code`), its last frame, then the close; the request in flight failed
+ * (HTTP2_COMPRESSION_ERROR for an HPACK error, else HTTP2_PROTOCOL_ERROR)
+ * after what its handler heard `before`.
+ */
+export async function connectionError(c: PeerConnection, ex: Exchange, code: string, before: string[] = ['connect']): Promise<void> {
+  await c.settle()
+  const goaways = c.ofType(FrameType.GOAWAY).map((f) => `${f.payload.readUInt32BE(0)} ${codeName(f.payload.readUInt32BE(4))}`)
+  assert.deepEqual(goaways, [`0 ${code}`])
+  await c.whenClosed()
+  assert.equal(c.frames.at(-1)!.type, FrameType.GOAWAY, 'the GOAWAY is the last frame')
+  const error = code === 'COMPRESSION_ERROR' ? 'HTTP2_COMPRESSION_ERROR' : 'HTTP2_PROTOCOL_ERROR'
+  assert.deepEqual(await ex.ended(), [...before, `error ${error}`])
 }
 
 /** Counts the client's events of these names (e.g. 'stream-reset', 'stream-resent'). */
