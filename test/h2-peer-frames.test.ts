@@ -27,7 +27,7 @@ import {
   ping,
   setUp,
   STATUS_200,
-  TODO_OUT_GROWS,
+ 
 } from './helpers/h2-peer.js'
 
 const END = Flag.END_HEADERS | Flag.END_STREAM
@@ -151,7 +151,6 @@ peerTest(
     c.write(headers(1, STATUS_200, END))
     assert.deepEqual(await ex.ended(), ['connect', 'headers 200', 'complete'])
   },
-  { todo: { h2c: TODO_OUT_GROWS } },
 )
 
 // ---- HPACK as a server uses it ----

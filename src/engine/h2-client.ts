@@ -495,7 +495,9 @@ class Session implements FrameSink {
    * request.
    */
   #send(buf: Buffer): void {
-    copyInto(buf, this.#out, this.#reserve(buf.length))
+    // #reserve may replace #out with a larger buffer: read it after.
+    const at = this.#reserve(buf.length)
+    copyInto(buf, this.#out, at)
     if (this.#corked === 0) this.#flush()
   }
 
@@ -658,7 +660,8 @@ class Session implements FrameSink {
       case FrameType.SETTINGS:
         return this.#settings(flags, id, buf.subarray(start, end))
       case FrameType.PING:
-        if (id !== 0 || end - start !== 8) throw new H2ProtocolError('malformed PING', H2Code.FRAME_SIZE_ERROR)
+        if (id !== 0) throw new H2ProtocolError('PING on a stream')
+        if (end - start !== 8) throw new H2ProtocolError('PING of other than 8 octets', H2Code.FRAME_SIZE_ERROR)
         if ((flags & Flag.ACK) === 0) this.#owe(frame(FrameType.PING, Flag.ACK, 0, buf.subarray(start, end)), 'PING')
         return
       case FrameType.GOAWAY:
@@ -793,7 +796,10 @@ class Session implements FrameSink {
 
   #settings(flags: number, id: number, payload: Buffer): void {
     if (id !== 0) throw new H2ProtocolError('SETTINGS on a stream')
-    if (flags & Flag.ACK) return
+    if (flags & Flag.ACK) {
+      if (payload.length !== 0) throw new H2ProtocolError('SETTINGS ACK with a payload', H2Code.FRAME_SIZE_ERROR)
+      return
+    }
     if (payload.length % 6 !== 0) throw new H2ProtocolError('SETTINGS length not a multiple of 6', H2Code.FRAME_SIZE_ERROR)
     for (let at = 0; at < payload.length; at += 6) {
       const value = payload.readUInt32BE(at + 2)
@@ -802,7 +808,7 @@ class Session implements FrameSink {
           this.#maxStreams = Math.min(this.clientLimit, value)
           break
         case Setting.INITIAL_WINDOW_SIZE: {
-          if (value > 0x7fffffff) throw new H2ProtocolError('INITIAL_WINDOW_SIZE above 2^31-1', H2Code.FLOW_CONTROL_ERROR)
+          if (value > MAX_WINDOW) throw flowControlError('INITIAL_WINDOW_SIZE above 2^31-1')
           const delta = value - this.#peerInitialWindow
           this.#peerInitialWindow = value
           for (const st of this.streams.values()) {
@@ -811,6 +817,10 @@ class Session implements FrameSink {
           }
           break
         }
+        case Setting.ENABLE_PUSH:
+          // A server never sets it to 1 (RFC 9113 6.5.2), and no other value than 0 or 1 is valid.
+          if (value !== 0) throw new H2ProtocolError(`ENABLE_PUSH ${value} from a server`)
+          break
         case Setting.MAX_FRAME_SIZE:
           if (value < DEFAULT_MAX_FRAME || value > 0xffffff) throw new H2ProtocolError('MAX_FRAME_SIZE out of range')
           this.#maxFrame = value
