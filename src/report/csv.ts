@@ -133,7 +133,7 @@ function grpcClientRows(g: GrpcClientResult): Cell[][] {
 
 /** Label, start, the target URLs (redacted, space-separated) and "true" for an interrupted run. */
 function runCells(result: RunResult): Cell[] {
-  return [result.label, result.startedAt, result.config.urls.map(redactUrl).join(' '), String(result.partial)]
+  return [result.label, result.startedAt, result.config.urls.map((url) => redactUrl(url, result.config.showSecrets)).join(' '), String(result.partial)]
 }
 
 function phaseRow(phase: PhaseResult): Cell[] {

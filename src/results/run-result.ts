@@ -454,6 +454,8 @@ const RunConfigSchema = loose(
     urls: whole(v.pipe(list(str()), v.minLength(1)), URLS),
     method: str(),
     headers: record(str()),
+    /** Names that look like credentials but were written as they are, knowingly (--show-secret): the renderers keep them too. Absent when none. */
+    showSecrets: opt(list(str())),
     bodyBytes: c,
     concurrency: c,
     /** Requests per measured phase, or null when the phase is timed (-z). */

@@ -74,6 +74,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   seed: number
   hedge: ResolvedHedge
   redact: string[]
+  /** Names the credential rule would redact, kept (--show-secret). */
+  showSecret: string[]
   /** -k, --cacert, --cert/--key, --cname: how https:// and grpcs:// connections are made. */
   tls: TlsSettings
   /** The default warm-up goes on past its requests until it has lasted this long, ms (0: no minimum). */
@@ -134,6 +136,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     seed,
     hedge,
     redact: o.redact ?? [],
+    showSecret: o.showSecret ?? [],
     tls: resolveTls(o, urls),
   }
 }
