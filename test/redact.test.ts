@@ -1,5 +1,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { isSecretName, redactHeaders, redactUrl, SECRET_NAME_PARTS } from '../src/core/redact.js'
 
 test('every credential header is redacted, whatever its case', () => {
@@ -145,4 +147,14 @@ test('--show-secret keeps the names given, case-insensitively, and only those', 
   assert.deepEqual(out, { 'X-Access-Key': 'k1', Authorization: '***', 'X-Tenant': '***' }, '--redact wins over --show-secret')
   assert.equal(redactUrl('http://h/?pw=a&token=b#sig=c', ['PW', 'sig']), 'http://h/?pw=a&token=***#sig=c')
   assert.equal(redactUrl('http://u:p@h/?pw=a', ['pw']), 'http://***@h/?pw=a', 'the userinfo is never kept')
+})
+
+test('docs/reliability.md lists the words of the rule, in its order', () => {
+  const docs = readFileSync(fileURLToPath(new URL('../../docs/reliability.md', import.meta.url)), 'utf8')
+  const sentence = /holds anywhere in it one of\s+([\s\S]*?)\s+\(`Authorization`/.exec(docs)
+  assert.ok(sentence, 'the sentence that lists them')
+  assert.deepEqual(
+    [...sentence[1]!.matchAll(/`([a-z]+)`/g)].map((m) => m[1]),
+    [...SECRET_NAME_PARTS],
+  )
 })
