@@ -214,18 +214,15 @@ test('URL credentials as a header: decoded, refused when malformed or on grpc://
   assert.throws(() => withUrlCredentials(['http://u:p@h:1/', 'http://h:2/'], []), /different credentials/)
 })
 
-test('query tokens, a token as the user name, a URL with spaces around and the common token headers appear in no output; files are 0600', async () => {
-  const needles = ['qu3ry-t0ken', 'us3r-t0ken', 'x-auth-v4lue', 'metad4ta-t0ken']
-  const out = join(dir, 'tokens')
+/**
+ * A small run with every output on (stdout, stderr, --frames, the saved JSON
+ * and CSV, --csv-requests, --html): each as [where, text]. Files are 0600.
+ */
+async function everyOutput(out: string, args: string[]): Promise<{ run: CliRun; texts: Array<[string, string]> }> {
   await mkdir(out)
-  const url = ` ${server.url.replace('http://', 'http://us3r-t0ken@')}?id=1&access_token=qu3ry-t0ken `
   const run = await runMain(
     [
-      url,
-      '-H',
-      'X-Auth-Token: x-auth-v4lue',
-      '-H',
-      'x-token: metad4ta-t0ken',
+      ...args,
       '-n',
       '4',
       '-c',
@@ -263,6 +260,14 @@ test('query tokens, a token as the user name, a URL with spaces around and the c
     texts.push([path, await readFile(path, 'utf8')])
     assert.equal((await stat(path)).mode & 0o777, 0o600, `${path} is for its owner only`)
   }
+  return { run, texts }
+}
+
+test('query tokens, a token as the user name, a URL with spaces around and the common token headers appear in no output; files are 0600', async () => {
+  const needles = ['qu3ry-t0ken', 'us3r-t0ken', 'x-auth-v4lue', 'metad4ta-t0ken']
+  const out = join(dir, 'tokens')
+  const url = ` ${server.url.replace('http://', 'http://us3r-t0ken@')}?id=1&access_token=qu3ry-t0ken `
+  const { run, texts } = await everyOutput(out, [url, '-H', 'X-Auth-Token: x-auth-v4lue', '-H', 'x-token: metad4ta-t0ken'])
   assert.equal(texts.length, 3 + 4)
   for (const [what, text] of texts) for (const needle of needles) assert.ok(!text.includes(needle), `${what} contains "${needle}"`)
   assert.match(run.stdout, /access_token=\*\*\*/)
@@ -270,4 +275,30 @@ test('query tokens, a token as the user name, a URL with spaces around and the c
   const bad = await runMain(['http://us3r-t0ken@127.0.0.1:99999/?token=qu3ry-t0ken', '--no-save'], { cwd: dir, timeoutMs: 60_000 })
   assert.equal(bad.code, 2)
   for (const needle of needles) assert.ok(!bad.stderr.includes(needle), bad.stderr)
+})
+
+test('names that look like credentials anywhere in them (X-Authorization, Authentication, X-Access-Key, ?pw=) appear in no output; --show-secret keeps one knowingly', async () => {
+  const secrets = { 'X-Authorization': 'xauth-v4lue', Authentication: 'authn-v4lue', 'X-Access-Key': 'acc3ss-k3y' }
+  const headers = Object.entries(secrets).flatMap(([name, value]) => ['-H', `${name}: ${value}`])
+  const url = `${server.url}?pw=pw-v4lue&page=2`
+  const needles = [...Object.values(secrets), 'pw-v4lue']
+  const hidden = await everyOutput(join(dir, 'pattern'), [url, ...headers])
+  assert.equal(hidden.texts.length, 3 + 4)
+  for (const [what, text] of hidden.texts) for (const needle of needles) assert.ok(!text.includes(needle), `${what} contains "${needle}"`)
+  assert.match(hidden.run.stdout, /\?pw=\*\*\*&page=2/)
+
+  const shown = await everyOutput(join(dir, 'shown'), [url, ...headers, '--show-secret', 'x-access-key', '--show-secret', 'PW'])
+  const text = (where: RegExp): string =>
+    shown.texts
+      .filter(([what]) => where.test(what))
+      .map(([, t]) => t)
+      .join('\n')
+  for (const [what, t] of shown.texts) for (const needle of ['xauth-v4lue', 'authn-v4lue']) assert.ok(!t.includes(needle), `${what} contains "${needle}"`)
+  const json = text(/results\/.*\.json$/)
+  assert.match(json, /"X-Access-Key": "acc3ss-k3y"/)
+  assert.match(json, /"showSecrets": \[\s*"x-access-key",\s*"PW"\s*\]/)
+  assert.match(json, /"X-Authorization": "\*\*\*"/)
+  for (const where of [/^stdout$/, /^--frames$/, /results\/.*\.json$/, /results\/.*\.csv$/, /report\.html$/])
+    assert.match(text(where), /\?pw=pw-v4lue(&|&amp;)page=2/, String(where))
+  assert.match(text(/^--frames$/), /"X-Access-Key": "acc3ss-k3y"/)
 })

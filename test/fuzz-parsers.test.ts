@@ -1,13 +1,19 @@
 /**
- * Seeded fuzzing of the input parsers: random and mutated inputs either
- * parse to a well-formed value or throw a UsageError with a one-line
- * message; never any other exception, never a multi-line message. The
+ * Seeded fuzzing of the input parsers (durations, -H, --fail-if, profiles,
+ * saved results, -m metadata, -d templates, target URLs, -d/-D data for a
+ * gRPC call): random and mutated inputs either parse to a well-formed value
+ * or throw a UsageError with a one-line message; never any other exception,
+ * never a multi-line message, never a hang (the CLI turns a UsageError into
+ * that one line and exit 2). The
  * HTTP/1.1 response parser likewise: an answer or a ParseError, and the same
  * one however the bytes are split across reads.
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseDuration } from '../src/core/duration.js'
 import { UsageError } from '../src/core/errors.js'
@@ -16,6 +22,15 @@ import { parseHeader } from '../src/core/header-parse.js'
 import { seededRandom } from '../src/core/random.js'
 import { parseProfile } from '../src/sim/profile.js'
 import { ParseError, ResponseParser } from '../src/engine/h1-response-parser.js'
+import { parseResult, renderJson } from '../src/results/result-json.js'
+import { grpcMetadata } from '../src/cli/grpc-flags.js'
+import { compileTemplate } from '../src/protocol/grpc-template.js'
+import { fromJsonText } from '../src/protocol/grpc-message.js'
+import { loadGrpcMethod } from '../src/protocol/grpc-method.js'
+import { resolveOptions } from '../src/run/resolve-options.js'
+import { SIM_PROTO, SIM_WORK_CALL } from '../src/sim/grpc-sim-service.js'
+import { makeHedgedRun } from './helpers/result-fixture.js'
+import { runCli, stderrLines } from './helpers/cli.js'
 
 const CASES = 3000
 
@@ -281,4 +296,148 @@ test('response parser: mutated and random answers parse or fail with a reason, t
     assert.equal(parseWire(wire, [cut]), whole, `${JSON.stringify(text)} split at ${cut}`)
   }
   assert.ok(failed > CASES / 10 && failed < CASES - CASES / 10, `a mix of answers and errors (${failed} of ${CASES} failed)`)
+})
+
+// ---------------------------------------------------------------- the result reader and the other parsers of a user's string
+
+/** A valid saved result, as text and as a value to mutate. */
+const RESULT_TEXT = renderJson(makeHedgedRun())
+const RESULT = JSON.parse(RESULT_TEXT) as unknown
+
+/** JSON that tends to break a result reader: keys that name prototypes, numbers out of range, deep nesting, huge counts. */
+const JSON_ALPHABET = [
+  ...ALPHABET,
+  '"__proto__":',
+  '"constructor":',
+  '{"__proto__":{}}',
+  '1e400',
+  '-5',
+  '1e300',
+  '[[[[[[[[',
+  ']]]]',
+  '{',
+  '}',
+  ',',
+  ':',
+  'null',
+  'true',
+  '"histogram":"HIST"',
+]
+
+/** Text-level mutations of a valid result: a few pieces of JSON_ALPHABET put in, taken out or swapped at random places. */
+function mutatedResultText(r: Rand): string {
+  const text = mutate(r, RESULT_TEXT, JSON_ALPHABET)
+  // Now and then, nesting far past any result's: the reader must refuse it before anything recurses.
+  if (r() >= 0.05) return text
+  const depth = int(r, 60, 100_000)
+  // Closed as deep as it opens, mostly: an unbalanced one is only "not JSON".
+  return text.replace('"label":', `"x":${'['.repeat(depth)}0${']'.repeat(r() < 0.8 ? depth : int(r, 0, 10))},"label":`)
+}
+
+test('parseResult: a result, or a one-line UsageError, for mutated, random and deeply nested results', { timeout: 120_000 }, () => {
+  const r = seededRandom(21)
+  let parsed = 0
+  assert.ok(
+    parsesOrUsage('parseResult', 'valid', () => parseResult(RESULT_TEXT, 'fuzz.json')),
+    'a valid result parses',
+  )
+  const cases = CASES / 3
+  for (let i = 0; i < cases; i++) {
+    const choice = r()
+    const text = choice < 0.5 ? JSON.stringify(mutateJson(r, RESULT)) : choice < 0.9 ? mutatedResultText(r) : JSON.stringify(randomJson(r))
+    const result = parsesOrUsage('parseResult', text.slice(0, 200), () => parseResult(text, 'fuzz.json'))
+    if (result === undefined) continue
+    parsed++
+    // What parses renders: every count a renderer divides or sums by is a whole number.
+    for (const phase of Object.values(result.phases))
+      for (const n of [phase!.requests, phase!.errors, phase!.attempts]) assert.ok(Number.isSafeInteger(n) && n >= 0)
+  }
+  assert.ok(parsed > 50 && parsed < cases, `some mutations still parse, most do not (${parsed} of ${cases})`)
+})
+
+test('-m metadata: [name, value] strings, or a one-line UsageError', () => {
+  let parsed = 0
+  for (const input of inputs(22, ['{"authorization": "Bearer x"}', '{"x-token-bin": "AAE="}', '{}', '{"a": 1}', '[]', 'null', '{"__proto__": "x"}'])) {
+    const metadata = parsesOrUsage('grpcMetadata', input, () => grpcMetadata(input))
+    if (metadata === undefined) continue
+    parsed++
+    for (const [name, value] of metadata) assert.ok(typeof name === 'string' && typeof value === 'string')
+  }
+  assert.ok(parsed > 3, `some inputs parsed (${parsed})`)
+})
+
+test('-d templates: compiled and run to a string, or a one-line UsageError', () => {
+  const r = seededRandom(23)
+  let parsed = 0
+  for (const input of inputs(24, [
+    '{"id": "{{.RequestNumber}}"}',
+    '{{.UUID}}',
+    '{{randomInt 1 10}}',
+    '{{randomString 8}}',
+    '{{ randomInt 5 2 }}',
+    '{{nope}}',
+    '{{',
+  ])) {
+    const render = parsesOrUsage('compileTemplate', input, () => compileTemplate(input, '-d'))
+    if (render === undefined) continue
+    parsed++
+    assert.equal(typeof render({ requestNumber: int(r, 0, 1000), random: r }), 'string')
+  }
+  assert.ok(parsed > 100, `some inputs parsed (${parsed})`)
+})
+
+test('targets: a run with the URL resolves, or a one-line UsageError', () => {
+  let parsed = 0
+  const valid = [
+    'http://127.0.0.1:8080/',
+    'https://h/x?y=1',
+    'grpc://h:50051',
+    'grpcs://h:443',
+    'localhost:8080',
+    'ftp://h/',
+    'http://',
+    'http://u:p@h/',
+    'http://[::1]:80/',
+  ]
+  for (const input of inputs(25, valid)) {
+    const run = parsesOrUsage('resolveOptions', input, () => resolveOptions({ urls: [input] }, 1))
+    if (run === undefined) continue
+    parsed++
+    assert.equal(run.urls.length, 1)
+  }
+  assert.ok(parsed > 20, `some inputs parsed (${parsed})`)
+})
+
+test('-d and -D data for a gRPC call: the encoded message, or a one-line UsageError', () => {
+  const method = loadGrpcMethod({ proto: SIM_PROTO }, SIM_WORK_CALL)
+  let parsed = 0
+  const valid = ['{"payload": "x", "replyBytes": 10}', '{"reply_bytes": "9007199254740993"}', '{}', '{"payload": 5}', '{"nope": 1}', '[]', '{"replyBytes": -1}']
+  for (const input of inputs(26, valid)) {
+    const bytes = parsesOrUsage('fromJsonText', input, () => fromJsonText(method, input, '-D data.json'))
+    if (bytes === undefined) continue
+    parsed++
+    assert.ok(bytes instanceof Uint8Array)
+  }
+  assert.ok(parsed > 3, `some inputs parsed (${parsed})`)
+})
+
+test('through the CLI: mutated results that parseResult refuses are exit 2 and one line from report, never a trace', { timeout: 120_000 }, async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'hedgebench-fuzz-'))
+  t.after(() => rm(dir, { recursive: true, force: true }))
+  const r = seededRandom(27)
+  const refused: string[] = []
+  for (let i = 0; refused.length < 8 && i < 1000; i++) {
+    const text = i % 2 === 0 ? JSON.stringify(mutateJson(r, RESULT)) : mutatedResultText(r)
+    if (parsesOrUsage('parseResult', text.slice(0, 200), () => parseResult(text, 'fuzz.json')) !== undefined) continue
+    const path = join(dir, `refused-${refused.length}.json`)
+    await writeFile(path, text)
+    refused.push(path)
+  }
+  assert.equal(refused.length, 8)
+  for (const path of refused) {
+    const run = await runCli(['report', path])
+    assert.equal(run.code, 2, run.stderr)
+    assert.equal(stderrLines(run).length, 1, run.stderr)
+    assert.ok(run.stderr.startsWith(`hedgebench: ${path}: `), run.stderr)
+  }
 })

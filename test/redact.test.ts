@@ -1,6 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { redactHeaders, redactUrl } from '../src/core/redact.js'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { isSecretName, redactHeaders, redactUrl, SECRET_NAME_PARTS } from '../src/core/redact.js'
 
 test('every credential header is redacted, whatever its case', () => {
   const headers: Array<[string, string]> = [
@@ -104,5 +106,55 @@ test('the common token headers and gRPC metadata are redacted by default', () =>
   const out = redactHeaders([...names.map((n): [string, string] => [n, 's3cret']), ['x-request-id', 'r1'], ['Idempotency-Key', 'k1']])
   for (const n of names) assert.equal(out[n], '***', n)
   assert.equal(out['x-request-id'], 'r1')
-  assert.equal(out['Idempotency-Key'], 'k1')
+})
+
+test('one rule for header and parameter names: a credential word anywhere in the name, whatever its case', () => {
+  const names = [
+    'X-Authorization',
+    'Authentication',
+    'X-Access-Key',
+    'Idempotency-Key',
+    'x-session-id',
+    'X-Sig',
+    'X-Passphrase',
+    'X-JWT',
+    'X-User-Credential',
+    'my-cookie-jar',
+  ]
+  const out = redactHeaders([...names.map((n): [string, string] => [n, 's3cret']), ['Accept', 'a/b'], ['x-request-id', 'r1'], ['Content-Type', 'c']])
+  for (const n of names) assert.equal(out[n], '***', n)
+  assert.deepEqual([out.Accept, out['x-request-id'], out['Content-Type']], ['a/b', 'r1', 'c'])
+  assert.equal(
+    redactUrl('http://h/?pw=a&PWD=b&userPassword=c&my_sig=d&oauth_code=e&SessionKey=f&page=2&q=x'),
+    'http://h/?pw=***&PWD=***&userPassword=***&my_sig=***&oauth_code=***&SessionKey=***&page=2&q=x',
+  )
+  for (const part of SECRET_NAME_PARTS) {
+    assert.ok(isSecretName(`x-${part.toUpperCase()}-y`), part)
+    assert.equal(redactUrl(`http://h/?a${part}b=s3cret`), `http://h/?a${part}b=***`, part)
+  }
+})
+
+test('--show-secret keeps the names given, case-insensitively, and only those', () => {
+  const out = redactHeaders(
+    [
+      ['X-Access-Key', 'k1'],
+      ['Authorization', 'Bearer t'],
+      ['X-Tenant', 't1'],
+    ],
+    ['x-tenant'],
+    ['x-access-key', 'X-TENANT'],
+  )
+  assert.deepEqual(out, { 'X-Access-Key': 'k1', Authorization: '***', 'X-Tenant': '***' }, '--redact wins over --show-secret')
+  assert.equal(redactUrl('http://h/?pw=a&token=b#sig=c', ['PW', 'sig']), 'http://h/?pw=a&token=***#sig=c')
+  assert.equal(redactUrl('http://u:p@h/?pw=a', ['pw']), 'http://***@h/?pw=a', 'the userinfo is never kept')
+})
+
+test('docs/reliability.md lists the words of the rule, in its order', () => {
+  const docs = readFileSync(fileURLToPath(new URL('../../docs/reliability.md', import.meta.url)), 'utf8')
+  const sentence = /holds anywhere in it one of\s+([\s\S]*?)\s+\(`Authorization`/.exec(docs)
+  assert.ok(sentence, 'the sentence that lists them')
+  assert.deepEqual(
+    [...sentence[1]!.matchAll(/`([a-z]+)`/g)].map((m) => m[1]),
+    [...SECRET_NAME_PARTS],
+  )
 })

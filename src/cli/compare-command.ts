@@ -9,6 +9,7 @@ import type { CommandModule } from 'yargs'
 import type { Comparison } from '../report/compare.js'
 import { UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
+import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
 import { OUTPUT_OPTION, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 
@@ -20,6 +21,7 @@ interface CompareArgs {
   output: OutputFormat
   'fail-if'?: string | string[]
   html?: string
+  maxResultSize?: number
 }
 
 export function compareCommand(setExitCode: (code: number) => void): CommandModule<object, CompareArgs> {
@@ -43,7 +45,8 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
             'slow, error_rate, rps, extra_load; ops > < >= <=; +N%/-N% = change from the first run, else absolute (us, ms, s, m, %): ' +
             '"p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%"',
         })
-        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' }),
+        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' })
+        .option('max-result-size', MAX_RESULT_SIZE_OPTION),
     handler: async (argv) => {
       // Loaded when comparing, not for --help (issue 14: start-up time).
       const { checkFailIf, parseFailIf } = await import('../report/fail-if.js')
@@ -56,7 +59,8 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       if (files.length === 1 && argv.phase !== undefined)
         throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
       const { loadResult } = await import('../report/results-store.js')
-      const results = await Promise.all(files.map((f) => loadResult(f)))
+      const maxMb = maxResultMb(argv.maxResultSize)
+      const results = await Promise.all(files.map((f) => loadResult(f, maxMb)))
       const comparison = await compareLoaded(files, results, argv.phase)
       if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
       if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, results))

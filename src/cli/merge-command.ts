@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream'
 import type { CommandModule } from 'yargs'
 import { UsageError } from '../core/errors.js'
 import type { MergeInput } from '../stats/result-merge.js'
+import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, writeHtmlReport, type OutputFormat } from './output.js'
 
 interface MergeArgs {
@@ -20,6 +21,7 @@ interface MergeArgs {
   out?: string
   fromLogs?: string
   allowPartial?: boolean
+  maxResultSize?: number
 }
 
 export function mergeCommand(setExitCode: (code: number) => void): CommandModule<object, MergeArgs> {
@@ -38,13 +40,15 @@ export function mergeCommand(setExitCode: (code: number) => void): CommandModule
           describe: 'read framed results (run --frames) from this log file, - for stdin (kubectl logs ... --prefix | ...)',
         })
         .option('allow-partial', { type: 'boolean', describe: 'merge what is there when shards are missing, and say what is missing' })
+        .option('max-result-size', MAX_RESULT_SIZE_OPTION)
         .example('$0 merge results/*-shard-*.json --out merged.json', 'merge saved shard results')
         .example('kubectl logs -l job-name=hedgebench --tail=-1 --prefix --max-log-requests=8 | $0 merge --from-logs -', 'merge what the pods printed'),
     handler: async (argv) => {
       // Loaded here, not at start-up: every other command (and --help) goes without the CSV and JSON writers.
       const [{ loadResult, writeOutputFile }, { renderJson }] = await Promise.all([import('../report/results-store.js'), import('../results/result-json.js')])
       const inputs: MergeInput[] = []
-      for (const file of argv.files ?? []) inputs.push({ result: await loadResult(file), source: file })
+      const maxMb = maxResultMb(argv.maxResultSize)
+      for (const file of argv.files ?? []) inputs.push({ result: await loadResult(file, maxMb), source: file })
       if (argv.fromLogs !== undefined) inputs.push(...(await readLogs(argv.fromLogs)))
       if (inputs.length === 0) throw new UsageError("nothing to merge: give result files, or --from-logs - with the pods' logs on stdin")
       const { mergeResults } = await import('../stats/result-merge.js')

@@ -4,12 +4,14 @@
  * report can be diffed against the original.
  */
 import type { CommandModule } from 'yargs'
+import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
 import { OUTPUT_OPTION, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 
 interface ReportArgs {
   file: string
   output: OutputFormat
   html?: string
+  maxResultSize?: number
 }
 
 export function reportCommand(setExitCode: (code: number) => void): CommandModule<object, ReportArgs> {
@@ -20,10 +22,11 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
       yargs
         .positional('file', { type: 'string', demandOption: true, describe: 'a JSON file written by a run (results/...json)' })
         .option('output', OUTPUT_OPTION)
-        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' }),
+        .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' })
+        .option('max-result-size', MAX_RESULT_SIZE_OPTION),
     handler: async (argv) => {
       const { loadResult } = await import('../report/results-store.js')
-      const result = await loadResult(argv.file)
+      const result = await loadResult(argv.file, maxResultMb(argv.maxResultSize))
       if (argv.html !== undefined) await writeHtmlReport(argv.html, [result])
       if (!stdoutTaken(argv.html)) process.stdout.write(await renderOutput(result, argv.output, stdoutColor()))
       setExitCode(0)

@@ -276,6 +276,12 @@ function runFlags(y: Argv): Argv {
     .option('csv-requests', { type: 'string', describe: 'write one CSV row per request to this file', group: 'Output:' })
     .option('html', { type: 'string', describe: 'write a self-contained HTML report with charts (- : to stdout, instead of -o)', group: 'Output:' })
     .option('redact', { type: 'string', describe: 'a header name whose values are never written (repeatable)', group: 'Output:' })
+    .option('show-secret', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'a header or query parameter name that looks like a credential, written as it is anyway (repeatable)',
+      group: 'Output:',
+    })
     .option('fail-on-errors', { type: 'string', describe: "exit 1 when a phase's error rate is above this %", group: 'Output:' })
     // Not `array: true`: that would take the URLs after it as more conditions.
     .option('fail-if', {

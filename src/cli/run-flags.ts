@@ -46,6 +46,7 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
   h2MaxOwedFrames?: string
   seed?: string
   redact?: string | string[]
+  showSecret?: string | string[]
   serverStats?: string
   hedgeDelay?: string
   adaptive?: boolean
@@ -72,7 +73,7 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
 }
 
 /** Flags that may be given more than once; any other repeated flag is an error, not a silent pick. */
-const REPEATABLE = new Set(['urls', 'files', 'H', 'header', 'redact', 'i', 'fail-if', 'failIf', '_', '$0', '--'])
+const REPEATABLE = new Set(['urls', 'files', 'H', 'header', 'redact', 'show-secret', 'i', 'fail-if', 'failIf', '_', '$0', '--'])
 
 /** yargs turns `-n 2 -n 0` into ["2", "0"]: refuse it with the values named. */
 export function assertNoRepeats(argv: Record<string, unknown>): void {
@@ -108,6 +109,8 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   if (f.disableKeepalive) o.keepAlive = false
   const redact = list(f.redact)
   if (redact.length) o.redact = redact
+  const shown = list(f.showSecret)
+  if (shown.length) o.showSecret = shown
   o.headers = grpc ? [...headers(f), ...grpcMetadata(f.m)] : headers(f)
   // A gRPC call's content-type is the protocol's own: another one makes the server refuse every call (HTTP 415),
   // which the pre-run check would report as "not a gRPC server".

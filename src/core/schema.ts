@@ -90,10 +90,29 @@ function objectMessage(entries: v.ObjectEntries, notObject: NotObject): ObjectMe
   }
 }
 
-/** `schema`, refusing an array as `notObject` (valibot's objects take an array for an object with keys "0", "1", ...). */
+/**
+ * Keys no object read from outside may have: JSON.parse makes `__proto__`
+ * an own key, which an assignment elsewhere (`out[key] = n`) would turn into
+ * the object's prototype; valibot's records skip all three unchecked.
+ */
+const FORBIDDEN_KEYS = ['__proto__', 'constructor', 'prototype'] as const
+
+/** A schema that refuses its value with `issue` (a message, and a path below the value if the fault is there). */
+function refused<S extends v.GenericSchema>(issue: { message: string; path?: [v.IssuePathItem, ...v.IssuePathItem[]] }): S {
+  return v.pipe(
+    v.unknown(),
+    v.rawCheck(({ addIssue }) => addIssue(issue)),
+  ) as unknown as S
+}
+
+/** `schema`, refusing an array as `notObject` (valibot's objects take an array for an object with keys "0", "1", ...) and an object with a key of FORBIDDEN_KEYS. */
 export function notArray<S extends v.GenericSchema>(schema: S, notObject: NotObject = 'must be an object') {
   const array = v.never(notObjectMessage(notObject))
-  return v.lazy((input) => (Array.isArray(input) ? array : schema))
+  return v.lazy((input) => {
+    if (Array.isArray(input)) return array
+    const forbidden = typeof input === 'object' && input !== null ? FORBIDDEN_KEYS.find((k) => Object.hasOwn(input, k)) : undefined
+    return forbidden === undefined ? schema : refused<S>({ message: 'is not allowed as a key', path: pathTo(forbidden) })
+  })
 }
 
 /** An object whose fields are exactly these, as a variant's option: an unknown one is refused (a typo must not silently change a scenario). */
@@ -115,11 +134,7 @@ export function exact<const E extends v.ObjectEntries>(entries: E, notObject: No
     if (Array.isArray(input)) return array
     const unknown = typeof input === 'object' && input !== null ? Object.keys(input).find((k) => !Object.hasOwn(entries, k)) : undefined
     if (unknown === undefined) return schema
-    const issue = onUnknown ? { message: onUnknown(unknown) } : { message, path: pathTo(unknown) }
-    return v.pipe(
-      v.unknown(),
-      v.rawCheck(({ addIssue }) => addIssue(issue)),
-    ) as unknown as typeof schema
+    return refused<typeof schema>(onUnknown ? { message: onUnknown(unknown) } : { message, path: pathTo(unknown) })
   })
 }
 
@@ -164,6 +179,11 @@ export function num(min = -Infinity, max = Infinity, message = `must be ${bounds
 /** An integer in [min, max]; "must be an integer between 1 and 64". */
 export function int(min: number, max: number, message = `must be ${bounds('an integer', min, max)}`) {
   return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message))
+}
+
+/** A count: a whole number from 0 to 2^53 - 1, where every integer is exact ("must be a whole number from 0 to 9007199254740991"). */
+export function count(message = `must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`) {
+  return int(0, Number.MAX_SAFE_INTEGER, message)
 }
 
 export function str(message = 'must be a string') {

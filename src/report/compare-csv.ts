@@ -5,6 +5,7 @@
  * why a verdict is "not enough requests" (n = 50 for p99.9; needs 3688).
  */
 import { stringify } from 'csv-stringify/sync'
+import { CSV_SAFETY } from '../core/csv-safety.js'
 import type { Comparison } from './compare.js'
 
 export const COMPARE_CSV_COLUMNS = [
@@ -42,5 +43,5 @@ export function renderCompareCsv(c: Comparison): string {
       ]
     }),
   )
-  return stringify(rows, { header: true, columns: [...COMPARE_CSV_COLUMNS], record_delimiter: 'unix' })
+  return stringify(rows, { header: true, columns: [...COMPARE_CSV_COLUMNS], record_delimiter: 'unix', ...CSV_SAFETY })
 }

@@ -24,6 +24,7 @@ const NAMES: Record<string, string> = {
   connections: 'HTTP/2 connections per replica (--connections)',
   profile: 'built-in profile (--profile)',
   seed: 'seed (--seed)',
+  showSecrets: 'names that look like credentials, shown (--show-secret)',
   'hedge.delay': 'hedge delay (--hedge-delay)',
   'hedge.adaptive': 'adaptive delay (--adaptive)',
   'hedge.adaptiveWindow': 'adaptive window (--adaptive-window)',

@@ -1,13 +1,15 @@
 /**
  * The CSV summary (-o csv and the saved `.csv`): one row per phase and one
  * per phase x replica, every figure a column, so a spreadsheet can chart
- * runs side by side. csv-stringify does the RFC 4180 quoting.
+ * runs side by side. csv-stringify does the RFC 4180 quoting
+ * and escapes formulas (core/csv-safety.ts).
  *
  * Every row carries the run's identity (label, start time, target, and
  * whether it was interrupted), so rows pasted together from several runs
  * stay apart. Every share is a percentage, named `_pct` in its header.
  */
 import { stringify } from 'csv-stringify/sync'
+import { CSV_SAFETY } from '../core/csv-safety.js'
 import { redactUrl } from '../core/redact.js'
 import { extraLoadPct, extraLoadPctOf } from '../results/extra-load.js'
 import { PERCENTILE_KEYS, PHASE_NAMES } from '../results/run-result.js'
@@ -96,7 +98,7 @@ export function renderCsvSummary(result: RunResult): string {
     for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null), replicaProtocol(result, replica.url)])
   }
   if (result.grpcClient) for (const row of grpcClientRows(result.grpcClient)) rows.push([...run, ...row])
-  return stringify(rows)
+  return stringify(rows, CSV_SAFETY)
 }
 
 /**
@@ -131,7 +133,7 @@ function grpcClientRows(g: GrpcClientResult): Cell[][] {
 
 /** Label, start, the target URLs (redacted, space-separated) and "true" for an interrupted run. */
 function runCells(result: RunResult): Cell[] {
-  return [result.label, result.startedAt, result.config.urls.map(redactUrl).join(' '), String(result.partial)]
+  return [result.label, result.startedAt, result.config.urls.map((url) => redactUrl(url, result.config.showSecrets)).join(' '), String(result.partial)]
 }
 
 function phaseRow(phase: PhaseResult): Cell[] {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { link, open, readFile, rename, unlink, writeFile } from 'node:fs/promises'
+import { link, open, rename, unlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { UsageError } from '../core/errors.js'
 import { makeDirs } from '../core/make-dirs.js'
@@ -15,6 +15,7 @@ import { isSpecialFile, TEMP_PREFIX, tempPathBeside } from '../core/temp-file.js
 import { renderCsvSummary } from './csv.js'
 import { parseResult, renderJson } from '../results/result-json.js'
 import type { RunResult } from '../results/run-result.js'
+import { DEFAULT_MAX_RESULT_MB } from '../results/result-size.js'
 
 export interface SavedFiles {
   json: string
@@ -175,15 +176,41 @@ export async function assertWritableDir(outDir: string): Promise<string | undefi
   }
 }
 
-/** Reads and validates a saved run; every failure is one line naming the file. */
-export async function loadResult(path: string): Promise<RunResult> {
+const MB = 1024 * 1024
+
+/** Reads and validates a saved run of at most `maxMb` MB; every failure is one line naming the file. */
+export async function loadResult(path: string, maxMb = DEFAULT_MAX_RESULT_MB): Promise<RunResult> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    text = await readBounded(path, maxMb)
   } catch (err) {
-    throw new UsageError(`${path}: ${reason(err)}`)
+    throw err instanceof UsageError ? err : new UsageError(`${path}: ${reason(err)}`)
   }
   return parseResult(text, path)
+}
+
+/** The file as text, refused by its size (fstat) when over `maxMb`; a pipe or device, which has no size, is read up to the limit. */
+async function readBounded(path: string, maxMb: number): Promise<string> {
+  const limit = Math.floor(maxMb * MB)
+  const tooLarge = (size: string): UsageError =>
+    new UsageError(`${path}: ${size}, over the limit of ${maxMb} MB for a result file (--max-result-size MB raises it)`)
+  const handle = await open(path, 'r')
+  try {
+    const stat = await handle.stat()
+    if (stat.isFile() && stat.size > limit) throw tooLarge(`${stat.size} bytes`)
+    const chunks: Buffer[] = []
+    let total = 0
+    for (;;) {
+      const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(Math.min(MB, limit + 1 - total)), 0, Math.min(MB, limit + 1 - total))
+      if (bytesRead === 0) break
+      chunks.push(buffer.subarray(0, bytesRead))
+      total += bytesRead
+      if (total > limit) throw tooLarge(`more than ${limit} bytes`)
+    }
+    return Buffer.concat(chunks, total).toString('utf8')
+  } finally {
+    await handle.close()
+  }
 }
 
 const REASONS: Record<string, string> = {

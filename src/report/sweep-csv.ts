@@ -5,6 +5,7 @@
  * (empty where they do not count per lane).
  */
 import { stringify } from 'csv-stringify/sync'
+import { CSV_SAFETY } from '../core/csv-safety.js'
 import type { Figure, SweepFrontier } from './sweep-frontier.js'
 import type { LaneServerCount, SweepResult } from '../results/sweep-result.js'
 
@@ -62,7 +63,7 @@ export function renderSweepCsv(sweep: SweepResult, frontier: SweepFrontier): str
     r.label === frontier.recommendation.label,
     sweep.partial,
   ])
-  return stringify([[...SWEEP_CSV_COLUMNS], ...rows], { cast: { boolean: (b) => String(b) } })
+  return stringify([[...SWEEP_CSV_COLUMNS], ...rows], { cast: { boolean: (b) => String(b) }, ...CSV_SAFETY })
 }
 
 function serverCells(server: LaneServerCount | undefined): Array<number | string | boolean> {

@@ -81,7 +81,7 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
 
 function header(result: RunResult): string[] {
   const c = result.config
-  const urls = c.urls.length === 1 ? redactUrl(c.urls[0]!) : `${c.urls.length} replicas`
+  const urls = c.urls.length === 1 ? redactUrl(c.urls[0]!, c.showSecrets) : `${c.urls.length} replicas`
   // One shard's own report: its share of the run's -n and -q (the config is the whole run's, for merge).
   const part = result.shard && !result.generators ? result.shard : null
   const size =
@@ -153,8 +153,8 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     statusCodes(phase),
     errorDistribution(phase),
     phase.hedging ? hedging(phase, phase.hedging, result, paint) : [],
-    replicas(phase.replicas, phase.hedging !== undefined, paint),
-    phase.ejections?.length ? ejections(phase.ejections) : [],
+    replicas(phase.replicas, phase.hedging !== undefined, paint, result.config.showSecrets),
+    phase.ejections?.length ? ejections(phase.ejections, result.config.showSecrets) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
     phase.serviceTime ? serviceTime(phase, phase.serviceTime, askedRate(result)) : [],
     phase.server ? serverCheck(coveredPhases(phase.server, phase, result.phases), phase, phase.server, paint) : [],
@@ -281,13 +281,14 @@ function perAttempt(attempts: HedgingStats['perAttempt']): string[] {
 // ---- per-replica and the optional sections ---------------------------------
 
 /** A replica erroring or answering far worse than the others is marked, so a broken one stands out. */
-function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint): string[] {
+/** `shown`: the names --show-secret kept in the URLs (the figures carry them redacted otherwise). */
+function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint, shown: readonly string[] = []): string[] {
   if (list.length === 0) return []
   const ejecting = list.some((r) => r.ejections !== undefined)
   const rows = [
     ['url', 'attempts', 'ok', 'errors', 'p50', 'p99', 'max', 'wins', ...(hedged ? ['cancelled'] : []), ...(ejecting ? ['ejected'] : []), ''],
     ...list.map((r) => [
-      redactUrl(r.url),
+      redactUrl(r.url, shown),
       String(r.attempts),
       String(r.ok),
       String(r.errors),
@@ -305,10 +306,10 @@ function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint): string
 }
 
 /** When outlier detection took a replica out, and when it came back (on probation). */
-function ejections(events: EjectionEvent[]): string[] {
+function ejections(events: EjectionEvent[], shown: readonly string[] = []): string[] {
   const lines = events.map((e) => {
     const back = e.readmittedAtMs === null ? 'still out at the end' : `readmitted at ${formatMs(e.readmittedAtMs)}`
-    return `${redactUrl(e.url)} ejected at ${formatMs(e.atMs)} for ${formatMs(e.forMs)} (${e.cause}); ${back}`
+    return `${redactUrl(e.url, shown)} ejected at ${formatMs(e.atMs)} for ${formatMs(e.forMs)} (${e.cause}); ${back}`
   })
   return ['Ejections:', ...indent(lines)]
 }

@@ -18,6 +18,7 @@ import { open, rename, unlink } from 'node:fs/promises'
 import { pipeline } from 'node:stream/promises'
 import { stringify } from 'csv-stringify'
 import type { Stringifier } from 'csv-stringify'
+import { CSV_SAFETY } from '../core/csv-safety.js'
 import { UsageError } from '../core/errors.js'
 import { redactUrl } from '../core/redact.js'
 import { statusKey } from '../core/status.js'
@@ -64,7 +65,7 @@ class CsvRequestLog implements RequestLog {
   constructor(file: WriteStream, path: string, temp: string | null) {
     this.#path = path
     this.#temp = temp
-    this.#csv = stringify({ header: true, columns: [...REQUEST_LOG_COLUMNS] })
+    this.#csv = stringify({ header: true, columns: [...REQUEST_LOG_COLUMNS], ...CSV_SAFETY })
     // Caught here so a disk error never becomes an unhandled rejection; close() reports it.
     this.#done = pipeline(this.#csv, file).catch((err: Error) => {
       this.#error = err

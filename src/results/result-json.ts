@@ -48,6 +48,8 @@ function withStatusKeys(result: RunResult, key: (status: number) => string): Run
  * what the types say is there.
  */
 export function parseResult(text: string, source: string): RunResult {
+  const deep = nestingPastLimit(text)
+  if (deep !== null) throw new UsageError(`${source}: not a hedgebench result (nested deeper than ${MAX_RESULT_DEPTH} levels at character ${deep})`)
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -68,6 +70,33 @@ export function parseResult(text: string, source: string): RunResult {
 }
 
 type Json = Record<string, unknown>
+
+/**
+ * How deep a result's objects and arrays may nest. A result nests about
+ * seven levels (generators[].phases.plain, phases.hedged.details[].wait);
+ * the rest is room for fields a later version adds. Every step after
+ * JSON.parse (the upgrade, the schema, printableDeep) recurses once per
+ * level, so a file nested 200,000 deep would end in a stack overflow.
+ */
+export const MAX_RESULT_DEPTH = 64
+
+/** Where the text first nests past MAX_RESULT_DEPTH (its character offset), or null: brackets counted outside strings, before anything recurses. */
+function nestingPastLimit(text: string): number | null {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    if (inString) {
+      if (ch === 0x5c)
+        i++ // a backslash: the next character is escaped
+      else if (ch === 0x22) inString = false
+    } else if (ch === 0x22) inString = true
+    else if (ch === 0x7b || ch === 0x5b) {
+      if (++depth > MAX_RESULT_DEPTH) return i
+    } else if (ch === 0x7d || ch === 0x5d) depth--
+  }
+  return null
+}
 
 /** A merged result's generator row reads as `merge` has always refused it, the field named after. */
 const invalid = (problem: string): string => (problem.startsWith('generators[') ? `invalid row in "generators" (${problem})` : `invalid result: ${problem}`)

@@ -7,7 +7,8 @@
  * RunResultSchema, each problem one line naming the field. Objects are
  * loose: a field this version does not know passes through untouched.
  */
-import { bool, exact, type Infer, list, loose, num, oneOf, record, str, v, whole } from '../core/schema.js'
+import { histogramBoundProblem } from '../core/histogram-payload.js'
+import { bool, count, exact, type Infer, list, loose, num, oneOf, record, str, v, whole } from '../core/schema.js'
 
 /**
  * The saved form's version. A result of an older version is upgraded once,
@@ -27,6 +28,9 @@ export type PhaseName = Infer<typeof PhaseNameSchema>
 export const PHASE_NAMES: readonly PhaseName[] = PHASES
 
 const n = num()
+/** A count of things (requests, attempts, bytes): a whole number from 0, exact as a double. */
+const c = count()
+const cOrNull = v.nullable(count(`must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, or null`))
 const nOrNull = v.nullable(num(-Infinity, Infinity, 'must be a number or null'))
 const sOrNull = v.nullable(str('must be a string or null'))
 const opt = v.optional
@@ -57,7 +61,20 @@ export const OTHER_MESSAGES = '(other messages)'
 export const PERCENTILE_KEYS = ['p10', 'p25', 'p50', 'p75', 'p90', 'p95', 'p99', 'p99.9', 'p99.99'] as const
 export type PercentileKey = (typeof PERCENTILE_KEYS)[number]
 
-const counts = record(n)
+const counts = record(c)
+
+/**
+ * An HDR histogram (microseconds) as compressed base64. One that would
+ * inflate past its bound is refused (core/histogram-payload.ts); a damaged
+ * one is kept, and its figures render without it.
+ */
+const histogram = v.pipe(
+  str(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    const problem = dataset.typed ? histogramBoundProblem(dataset.value) : null
+    if (problem !== null) addIssue({ message: problem })
+  }),
+)
 
 /**
  * The figures every scope reports: a whole phase, one replica, one attempt
@@ -66,13 +83,13 @@ const counts = record(n)
  */
 const figuresEntries = {
   /** Logical requests that finished (ok or not). For a replica: its finished attempts. */
-  requests: n,
+  requests: c,
   /** HTTP requests whose headers were written to a connection. */
-  attempts: n,
+  attempts: c,
   /** Finished with a 1xx-3xx status. */
-  ok: n,
+  ok: c,
   /** Finished without a response, or with a status >= 400. */
-  errors: n,
+  errors: c,
   statusCodes: counts,
   /** Transport error kinds by name (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, "HTTPParserError (invalid content-length)", ...). */
   errorKinds: counts,
@@ -83,16 +100,16 @@ const figuresEntries = {
    * rest under OTHER_MESSAGES). Absent when no answer carried one.
    */
   errorMessages: opt(counts),
-  bytes: n,
+  bytes: c,
   latencyMs: LatencySummarySchema,
-  slow: loose({ thresholdMs: n, count: n }),
-  histogram: str(),
+  slow: loose({ thresholdMs: n, count: c }),
+  histogram,
   /**
    * Requests (or attempts) hedgebench aborted itself after the run was
    * interrupted (Ctrl-C): not server errors, and outside `requests`, `errors`
    * and every latency figure. Absent when none.
    */
-  interrupted: opt(n),
+  interrupted: opt(c),
   /**
    * Of `interrupted`, those that had been in flight longer than the slow
    * threshold when they were aborted, and the longest time any had been:
@@ -100,7 +117,7 @@ const figuresEntries = {
    * these say it was there. Absent when none was interrupted (and in results
    * saved before they were counted).
    */
-  interruptedSlow: opt(n),
+  interruptedSlow: opt(c),
   interruptedMaxMs: opt(n),
   /**
    * Requests (or attempts) that failed on the generator's machine before
@@ -117,11 +134,11 @@ const ReplicaFiguresSchema = loose({
   ...figuresEntries,
   url: str(),
   /** Attempts on this replica whose answer was the one used. */
-  wins: n,
+  wins: c,
   /** Attempts on this replica aborted because another attempt won. */
-  cancelled: n,
+  cancelled: c,
   /** Times outlier ejection took this replica out of rotation in the phase. */
-  ejections: opt(n),
+  ejections: opt(c),
 })
 export type ReplicaFigures = Infer<typeof ReplicaFiguresSchema>
 
@@ -140,13 +157,13 @@ export type EjectionEvent = Infer<typeof EjectionEventSchema>
 /** Hedges the saturation gate held back, by reason. */
 const SuppressedHedgesSchema = loose({
   /** A replica answered 429, 503 with Retry-After, or gRPC RESOURCE_EXHAUSTED. */
-  overload: n,
+  overload: c,
   /** Too many recent attempts failed. */
-  errorRate: n,
+  errorRate: c,
   /** The hedge's replica already had --hedge-max-inflight of our attempts in flight. */
-  targetBusy: n,
+  targetBusy: c,
   /** The hedge's replica had asked for no more attempts for a while (gRPC grpc-retry-pushback-ms). */
-  pushback: n,
+  pushback: c,
 })
 export type SuppressedHedges = Infer<typeof SuppressedHedgesSchema>
 
@@ -159,11 +176,11 @@ const HedgingStatsSchema = loose({
   /** Human wording of where the delay came from: "p95 of 1000 warm-up requests = 14.8 ms". */
   delaySource: str(),
   /** The delay was measured on the last `requests` of the `of` warm-up requests (absent when it was not, and in older results). */
-  warmupBasis: opt(loose({ requests: n, of: n })),
+  warmupBasis: opt(loose({ requests: c, of: c })),
   adaptive: bool(),
   /** Delay actually used per request, over the phase (adaptive delays move). */
   delayUsedMs: loose({ min: n, p50: n, max: n }),
-  maxAttempts: n,
+  maxAttempts: c,
   /** Extra load the budget allows, %; null = no budget (--hedge-budget off). */
   budgetPct: nOrNull,
   parallel: bool(),
@@ -171,34 +188,34 @@ const HedgingStatsSchema = loose({
   tied: bool(),
   cancelMode: CancelModeSchema,
   /** Hedges whose headers reached the wire (like `attempts`). */
-  hedgesSent: n,
+  hedgesSent: c,
   /**
    * Attempts started but stopped before they reached the wire (never seen by
    * a server): hedges, and originals still waiting for a connection when a
    * hedge won (counted here too; hedgesSent + unsent can exceed the requests
    * that launched a hedge by those).
    */
-  unsent: n,
+  unsent: c,
   /** Of `unsent`, the originals; the rest were hedges. Absent in results saved before they were told apart. */
-  unsentOriginals: opt(n),
+  unsentOriginals: opt(c),
   /** --tied: copies their server answered 409 (dropped: the twin started elsewhere); kept out of the replicas' errors. Absent otherwise. */
-  tiedDropped: opt(n),
+  tiedDropped: opt(c),
   /** Hedges sent per logical request (call), in percent: results/extra-load.ts. */
   extraLoadPct: n,
   /** Share of logical requests that fired at least one hedge, in percent. */
   triggerRate: n,
-  hedgeWins: n,
-  originalWins: n,
+  hedgeWins: c,
+  originalWins: c,
   /** Attempts on the wire aborted because another attempt won (or the deadline passed). */
-  cancelled: n,
+  cancelled: c,
   /** Answers that arrived after the request was already decided; discarded. */
-  lateDiscarded: n,
-  budgetDenied: n,
+  lateDiscarded: c,
+  budgetDenied: c,
   /** Requests slower than --slow that wanted a hedge the budget refused (absent in runs saved before it was counted). */
-  slowBudgetDenied: opt(n),
-  deadlineSuppressed: n,
+  slowBudgetDenied: opt(c),
+  deadlineSuppressed: c,
   /** Hedges fired at once because an attempt failed with a non-fatal status or a connection error. */
-  nonFatalTriggered: n,
+  nonFatalTriggered: c,
   /** Hedges not sent because the replicas showed saturation, by reason (hedging/saturation-gate.ts). */
   suppressed: SuppressedHedgesSchema,
   /**
@@ -206,13 +223,13 @@ const HedgingStatsSchema = loose({
    * request was decided: until the abort took effect (--cancel abort), or
    * until their answer arrived (--cancel ignore). The 'Controlled Duplication' article's "loser runtime".
    */
-  loserRuntimeMs: opt(loose({ count: n, p50: n, p99: n, max: n, histogram: str() })),
+  loserRuntimeMs: opt(loose({ count: c, p50: n, p99: n, max: n, histogram })),
   /** Logical requests by the attempts they launched: {"1": 3900, "2": 100}. */
   attemptsPerRequest: opt(counts),
   /** Hedge timer lateness (fire time minus intended fire time). */
   timerLatenessMs: loose({ p50: n, p99: n, max: n }),
   /** Latency of each attempt number (0 = original) measured from its own start. */
-  perAttempt: list(loose({ attempt: n, count: n, latencyMs: LatencySummarySchema, histogram: str() })),
+  perAttempt: list(loose({ attempt: c, count: c, latencyMs: LatencySummarySchema, histogram })),
 })
 export type HedgingStats = Infer<typeof HedgingStatsSchema>
 
@@ -220,11 +237,11 @@ export type HedgingStats = Infer<typeof HedgingStatsSchema>
 const TimelinePointSchema = loose({
   /** Seconds since the phase started. */
   t: n,
-  requests: n,
-  errors: n,
+  requests: c,
+  errors: c,
   p50Ms: n,
   p99Ms: n,
-  hedges: n,
+  hedges: c,
   /** Median hedge delay used in that second, when the phase hedges. */
   delayMs: nOrNull,
 })
@@ -236,7 +253,7 @@ const EventLoopDelaySchema = loose({
   p99: n,
   max: n,
   /** Samples taken; 0 when the phase was shorter than one, and the figures above are no measurement (absent in runs saved before it was counted). */
-  samples: opt(n),
+  samples: opt(c),
 })
 export type EventLoopDelay = Infer<typeof EventLoopDelaySchema>
 
@@ -247,9 +264,9 @@ export type EventLoopDelay = Infer<typeof EventLoopDelaySchema>
  */
 const GcPausesSchema = loose({
   /** Collections of every kind. */
-  count: n,
+  count: c,
   /** Young-generation collections (scavenges) among them. */
-  young: n,
+  young: c,
   totalMs: n,
   /** The longest single pause. */
   maxMs: n,
@@ -262,7 +279,7 @@ const GeneratorHealthSchema = loose({
   /** Process CPU time / wall time, in percent of one core. */
   cpuPct: n,
   /** Threads that generated the load (--workers; 1 without). Not the machine's cores: see machineCores. */
-  cores: n,
+  cores: c,
   saturated: bool(),
   warnings: list(str()),
   /** What made `saturated` true: the CPU share, the event-loop delay, or both. */
@@ -270,9 +287,9 @@ const GeneratorHealthSchema = loose({
   /** False when the phase was too short for its CPU share to mean anything (start-up, JIT and GC threads dominate); no CPU verdict then. */
   cpuJudged: bool(),
   /** Logical cores of the machine (os.availableParallelism()). */
-  machineCores: opt(n),
+  machineCores: opt(c),
   /** Local ports the machine connects from (Linux's ip_local_port_range), for the TIME_WAIT estimate; absent elsewhere and in older results. */
-  ephemeralPorts: opt(n),
+  ephemeralPorts: opt(c),
   /** Garbage-collection pauses over the phase (absent in runs saved before it was measured). */
   gc: opt(GcPausesSchema),
 })
@@ -280,18 +297,18 @@ export type GeneratorHealth = Infer<typeof GeneratorHealthSchema>
 
 /** Server-side counts beside the client's (built-in target or --server-stats). */
 const ServerCrossCheckSchema = loose({
-  received: n,
-  completed: n,
-  cancelled: n,
-  hedgeHeader: n,
-  clientAttempts: n,
+  received: c,
+  completed: c,
+  cancelled: c,
+  hedgeHeader: c,
+  clientAttempts: c,
   match: bool(),
   /** Requests that began executing (copies included): the work actually done. Targets that do not report it leave it out. */
-  started: opt(n),
+  started: opt(c),
   /** Tied copies the target dropped before they started (--tied). */
-  tiedDropped: opt(n),
+  tiedDropped: opt(c),
   /** Started requests the target stalled on purpose (the simulated replicas): each slow whatever the client, so the slow count is at least this. */
-  stalled: opt(n),
+  stalled: opt(c),
   /** Per replica: busy time over the phase's wall time (mean requests executing at once), for targets that report busyMs. */
   utilisation: opt(list(loose({ url: str(), busy: n }))),
   /**
@@ -305,18 +322,18 @@ export type ServerCrossCheck = Infer<typeof ServerCrossCheckSchema>
 
 /** One stage of an attempt's time, over the attempts that went through it. */
 const StageSummarySchema = loose({
-  count: n,
+  count: c,
   p50: n,
   p99: n,
   max: n,
   /** HDR histogram (base64), for an exact merge of worker threads. */
-  histogram: str(),
+  histogram,
 })
 export type StageSummary = Infer<typeof StageSummarySchema>
 
 /** hey's Details for one attempt number, ms. */
 const AttemptDetailsSchema = loose({
-  attempt: n,
+  attempt: c,
   /** Dispatch to connection ready, for attempts that opened their connection (DNS + connect + TLS). */
   connect: StageSummarySchema,
   /** Writing the request (headers and body) to the socket. */
@@ -346,31 +363,31 @@ const PhaseResultSchema = loose({
   /** Logical requests per second: requests over durationMs (stats/phase-algebra.ts phaseRate; for a merged phase too). */
   rps: n,
   /** Connections opened during the phase (a cancel on HTTP/1.1 closes one). */
-  connectionsOpened: n,
+  connectionsOpened: c,
   /**
    * Connections closed because the attempt on them was cancelled (HTTP/1.1:
    * undici destroys the socket to stop it, the next attempt reopens one).
    * Absent in results saved before it was measured.
    */
-  connectionsClosedByCancel: opt(n),
+  connectionsClosedByCancel: opt(c),
   /** Cancelled attempts whose HTTP/2 stream was reset (RST_STREAM) while the connection lived on. */
-  streamsResetByCancel: opt(n),
+  streamsResetByCancel: opt(c),
   /**
    * HTTP/2 streams the server did not process (above a GOAWAY's
    * last-stream-id, or refused with REFUSED_STREAM) and that were sent again
    * on a new stream: neither errors nor extra attempts (each was counted once,
    * and processed once). Absent in results saved before it was measured.
    */
-  streamsResentAfterGoaway: opt(n),
+  streamsResentAfterGoaway: opt(c),
   replicas: list(ReplicaFiguresSchema),
   /** Outlier ejections in this phase, in time order; absent when ejection was off. */
   ejections: opt(list(EjectionEventSchema)),
   /** Present when --fanout > 1: latency of the individual calls. */
-  calls: opt(loose({ ...figuresEntries, fanout: n })),
+  calls: opt(loose({ ...figuresEntries, fanout: c })),
   /** Present when the phase hedged. */
   hedging: opt(HedgingStatsSchema),
   /** Open-loop (-q) runs: service time measured from the actual send (wrk2 -U). */
-  serviceTime: opt(loose({ latencyMs: LatencySummarySchema, histogram: str(), lateSends: n })),
+  serviceTime: opt(loose({ latencyMs: LatencySummarySchema, histogram, lateSends: c })),
   /**
    * hey's "Details": where the time of completed attempts went, per attempt
    * number (0 = original; hedges only in a hedged phase). See
@@ -400,7 +417,7 @@ export type Schedule = Infer<typeof ScheduleSchema>
 
 /** Outlier ejection settings (hedging/replica-health.ts): out after this many failures in a row, for a back-off that doubles. */
 const EjectionConfigSchema = loose({
-  consecutiveFailures: n,
+  consecutiveFailures: c,
   baseEjectionMs: n,
   maxEjectionMs: n,
 })
@@ -437,24 +454,26 @@ const RunConfigSchema = loose(
     urls: whole(v.pipe(list(str()), v.minLength(1)), URLS),
     method: str(),
     headers: record(str()),
-    bodyBytes: n,
-    concurrency: n,
+    /** Names that look like credentials but were written as they are, knowingly (--show-secret): the renderers keep them too. Absent when none. */
+    showSecrets: opt(list(str())),
+    bodyBytes: c,
+    concurrency: c,
     /** Requests per measured phase, or null when the phase is timed (-z). */
-    requests: nOrNull,
+    requests: cOrNull,
     durationMs: nOrNull,
     /** Global requests/s (-q), or null for closed loop. */
     rate: nOrNull,
     timeoutMs: n,
     mode: ModeSchema,
     schedule: ScheduleSchema,
-    warmup: n,
+    warmup: c,
     slowMs: n,
     http2: bool(),
     keepAlive: bool(),
-    fanout: n,
-    workers: n,
+    fanout: c,
+    workers: c,
     /** --connections: HTTP/2 sessions per replica, the streams spread over them. Absent when not given (one, and another only when its streams are all in use), and in results saved before it existed. */
-    connections: opt(n),
+    connections: opt(c),
     profile: sOrNull,
     /** Outlier ejection; null when off (--no-eject, or one replica). */
     eject: v.nullable(EjectionConfigSchema),
@@ -470,9 +489,9 @@ const RunConfigSchema = loose(
       adaptiveWindow: str(),
       delayMinMs: n,
       delayMaxMs: n,
-      maxAttempts: n,
+      maxAttempts: c,
       budgetPct: nOrNull,
-      nonFatalStatus: list(n),
+      nonFatalStatus: list(c),
       deadlineMs: nOrNull,
       minHedgeWindowMs: nOrNull,
       parallel: bool(),
@@ -519,7 +538,7 @@ export type ReplicaProtocol = Infer<typeof ReplicaProtocolSchema>
  */
 const GrpcClientAskedSchema = loose({
   /** hedgingPolicy.maxAttempts (1 = no hedgingPolicy for the method). */
-  maxAttempts: n,
+  maxAttempts: c,
   /** hedgingPolicy.hedgingDelay in ms (0 when absent). */
   hedgingDelayMs: n,
   nonFatalStatusCodes: list(str()),
@@ -535,15 +554,15 @@ export const GRPC_OVER_DELAY_SLACK_MS = 20
 const GrpcClientResultSchema = loose({
   client: str(),
   asked: GrpcClientAskedSchema,
-  requests: n,
-  ok: n,
-  errors: n,
+  requests: c,
+  ok: c,
+  errors: c,
   /** Calls by gRPC code name (OK, UNAVAILABLE, DEADLINE_EXCEEDED, ...). */
   statusCodes: counts,
   latencyMs: LatencySummarySchema,
   /** The calls' latency as an HDR histogram (base64), for compare's intervals. Absent in results saved before it was kept. */
-  histogram: opt(str()),
-  slow: loose({ thresholdMs: n, count: n }),
+  histogram: opt(histogram),
+  slow: loose({ thresholdMs: n, count: c }),
   durationMs: n,
   rps: n,
   /** The deadline each call was given, ms (--deadline, else -t). Absent in results saved before it was recorded. */
@@ -551,19 +570,19 @@ const GrpcClientResultSchema = loose({
   /** The generator over this phase: event loop, CPU, GC (as a hedgebench phase's). Absent in results saved before it was measured. */
   generator: opt(GeneratorHealthSchema),
   /** Attempts the client started: channelz calls_started summed over its subchannels. */
-  attempts: n,
+  attempts: c,
   /** Per replica address, from channelz. */
-  perReplica: list(loose({ address: str(), attempts: n })),
+  perReplica: list(loose({ address: str(), attempts: c })),
   /** attempts - calls: the copies the client added. */
-  hedgesSent: n,
+  hedgesSent: c,
   /** Calls made first through the same client and left out of every figure here (the run's --warmup); absent when none. */
-  warmup: opt(n),
+  warmup: opt(c),
   /** Calls answered by attempt N (grpc-previous-rpc-attempts in the response metadata; 0 = the original). */
   winsByAttempt: counts,
   /** Calls that took longer than the hedging delay plus GRPC_OVER_DELAY_SLACK_MS (a timer firing a little late is not a missing hedge): each should have hedged. */
-  callsOverDelay: n,
+  callsOverDelay: c,
   /** Of those, calls whose response headers arrived before the delay: grpc-js had committed to that attempt. Absent in results saved before it was observed. */
-  committedByHeaders: opt(n),
+  committedByHeaders: opt(c),
   server: opt(ServerCrossCheckSchema),
   /** What a user would not expect, shown when it happened. */
   caveats: list(str()),
@@ -591,13 +610,13 @@ const ClockOffsetSchema = loose({
   minMs: n,
   maxMs: n,
   /** Responses whose Date header was read. */
-  samples: n,
+  samples: c,
 })
 export type ClockOffset = Infer<typeof ClockOffsetSchema>
 
 const GeneratorPhaseSchema = loose({
-  requests: n,
-  attempts: n,
+  requests: c,
+  attempts: c,
   rps: n,
   p99Ms: n,
   startMs: n,
@@ -609,7 +628,7 @@ const DelayUsedSchema = loose({ min: n, p50: n, max: n })
 
 /** One generator of a merged result. */
 const GeneratorRowSchema = loose({
-  shard: n,
+  shard: c,
   /** The shard's own --label (absent in results merged before it was recorded). */
   label: opt(str()),
   host: str(),
@@ -630,10 +649,10 @@ const GeneratorRowSchema = loose({
 export type GeneratorRow = Infer<typeof GeneratorRowSchema>
 
 const MergeSummarySchema = loose({
-  generators: n,
-  shardCount: n,
+  generators: c,
+  shardCount: c,
   /** Shards not in the merge (--allow-partial). */
-  missing: list(n),
+  missing: list(c),
   /** Latest minus earliest first-phase start, ms, by the generators' own clocks. */
   startSpreadMs: n,
   /** Spread of the clock-offset midpoints, ms; null when fewer than two generators measured one. */
@@ -667,7 +686,7 @@ export const RunResultSchema = loose({
   /** Names the run the shards belong to (--run-id, or derived from the start time and config). */
   runId: opt(str()),
   /** --shard I/N: this result is shard `index` (0-based) of `count`. Absent on a merged result. */
-  shard: opt(loose({ index: n, count: n })),
+  shard: opt(loose({ index: c, count: c })),
   /** Host name of the generator. */
   host: opt(str()),
   /** --start-at: when the first phase was to start, and how late it really started. */

@@ -7,9 +7,10 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
   const h = cfg.hedge
   const delay = h.delay === 'auto' ? 'auto' : 'percentile' in h.delay ? `p${h.delay.percentile}` : `${h.delay.fixedMs}ms`
   return {
-    urls: cfg.urls.map(redactUrl),
+    urls: cfg.urls.map((url) => redactUrl(url, cfg.showSecret)),
     method: cfg.method,
-    headers: redactHeaders(cfg.headers, cfg.redact),
+    headers: redactHeaders(cfg.headers, cfg.redact, cfg.showSecret),
+    ...(cfg.showSecret.length > 0 ? { showSecrets: cfg.showSecret } : {}),
     bodyBytes: cfg.body?.length ?? 0,
     concurrency: cfg.concurrency,
     requests: cfg.requests,

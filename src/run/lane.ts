@@ -29,7 +29,7 @@ export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedA
   return {
     name,
     slowMs: cfg.slowMs,
-    replicas: cfg.urls.map(redactUrl), // the per-replica figures carry the URL into every output
+    replicas: cfg.urls.map((url) => redactUrl(url, cfg.showSecret)), // the per-replica figures carry the URL into every output
     fanout: cfg.fanout,
     openLoop: cfg.rate !== null,
     runStartedAt,

@@ -75,6 +75,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   seed: number
   hedge: ResolvedHedge
   redact: string[]
+  /** Names the credential rule would redact, kept (--show-secret). */
+  showSecret: string[]
   /** -k, --cacert, --cert/--key, --cname: how https:// and grpcs:// connections are made. */
   tls: TlsSettings
   /** HTTP/2: what a server may make the client hold (--h2-max-header-list and the rest). */
@@ -137,6 +139,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     seed,
     hedge,
     redact: o.redact ?? [],
+    showSecret: o.showSecret ?? [],
     tls: resolveTls(o, urls),
     h2Limits: resolveH2Limits(o.h2Limits ?? {}),
   }

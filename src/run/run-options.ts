@@ -241,6 +241,8 @@ const runEntries = {
   seed: number,
   /** Extra header names to redact in everything written. */
   redact: REDACT,
+  /** Header or parameter names that look like credentials (core/redact.ts) but are written as they are, knowingly (--show-secret). */
+  showSecret: REDACT,
   /** Stats endpoint of a compatible target, for the client/server cross-check. */
   serverStatsUrl: string,
   /** Aborting stops new requests; in-flight ones get a short grace; the run resolves with partial = true. */

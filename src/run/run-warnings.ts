@@ -52,7 +52,7 @@ export class RunWarnings {
     const { cfg, options } = end
     const failure = end.serverStats?.failure
     const out = [
-      ...(failure ? [`--server-stats ${redactUrl(end.serverStats!.url)} could not be read: ${failure}; no server cross-check`] : []),
+      ...(failure ? [`--server-stats ${redactUrl(end.serverStats!.url, cfg.showSecret)} could not be read: ${failure}; no server cross-check`] : []),
       ...this.#said,
       ...runWarnings(cfg, end.peers),
       ...ignoredOptions(options, cfg),

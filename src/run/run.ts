@@ -374,7 +374,7 @@ class RunSession {
       warnings,
       ...identity,
       ...(this.#grpcClient ? { grpcClient: this.#grpcClient } : {}),
-      protocols: cfg.urls.map((url, i) => ({ url: redactUrl(url), protocol: this.reached[i]!.protocol })),
+      protocols: cfg.urls.map((url, i) => ({ url: redactUrl(url, cfg.showSecret), protocol: this.reached[i]!.protocol })),
     }) as RunResult
   }
 

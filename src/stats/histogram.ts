@@ -4,6 +4,7 @@
  * digits, auto-resizing so a 30 s stall cannot overflow it.
  */
 import * as hdr from 'hdr-histogram-js'
+import { inflateHistogram } from '../core/histogram-payload.js'
 import type { LatencySummary } from '../results/run-result.js'
 
 export type Histogram = hdr.Histogram
@@ -54,8 +55,16 @@ export function encodeHistogram(h: Histogram): string {
   return hdr.encodeIntoCompressedBase64(h)
 }
 
+/** hdr-histogram-js's decoder of the inflated form: JsHistogram.decode, added by its encoding module, whose types its index leaves out. */
+const JsDecoder = hdr.JsHistogram as unknown as { decode(data: Uint8Array, bitBucketSize: 32, minBarForHighestTrackableValue: number): Histogram }
+
+/** A saved histogram as the library reads it, inflated with bounds (core/histogram-payload.ts), never by the library's unbounded inflate. */
+function decodeSaved(base64: string): Histogram {
+  return JsDecoder.decode(inflateHistogram(base64), 32, 0)
+}
+
 export function decodeHistogram(base64: string): Histogram {
-  const decoded = hdr.decodeFromCompressedBase64(base64, 32, false)
+  const decoded = decodeSaved(base64)
   // Decoded histograms are not auto-resizing; re-home them so add() of a
   // histogram with a larger range works when merging.
   const h = createHistogram()
@@ -149,5 +158,5 @@ export function summarize(h: Histogram): LatencySummary {
 
 /** Significant digits a saved histogram was recorded with (histograms of different precision must not be added). */
 export function histogramPrecision(base64: string): number {
-  return hdr.decodeFromCompressedBase64(base64, 32, false).numberOfSignificantValueDigits
+  return decodeSaved(base64).numberOfSignificantValueDigits
 }
