@@ -150,10 +150,20 @@ const listed = new Set([...ALONE, ...FIRST, ...LIGHT])
 const paired = [...present(FIRST), ...files.filter((f) => !listed.has(f))]
 const path = (name) => join(dir, `${name}.test.js`)
 
+/**
+ * Time limits, so that a test that hangs fails, named, instead of hanging the run: each test at most TEST_LIMIT_MS
+ * (test/helpers/test-watchdog.ts; above the longest `{ timeout }` a test sets itself, 120 s), each file at most
+ * FILE_LIMIT_MS (Node's --test-timeout, which in Node 20 bounds a file, not a test). E2E tests run sweeps and browsers.
+ */
+const TEST_LIMIT_MS = tier === 'fast' ? 150_000 : 300_000
+const FILE_LIMIT_MS = 900_000
+const WATCHDOG = join(dir, 'helpers', 'test-watchdog.js')
+
 /** Runs `node --test` on the files; resolves with its exit code (and, when piped, what it printed). */
 function nodeTest(concurrency, names, stdio) {
   if (names.length === 0) return Promise.resolve({ code: 0, output: '' })
-  const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...names.map(path)], { stdio })
+  const args = ['--import', WATCHDOG, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${FILE_LIMIT_MS}`, '--test-force-exit', '--test-reporter=spec']
+  const child = spawn(process.execPath, [...args, ...names.map(path)], { stdio, env: { ...process.env, HEDGEBENCH_TEST_LIMIT_MS: String(TEST_LIMIT_MS) } })
   let output = ''
   child.stdout?.setEncoding('utf8').on('data', (s) => (output += s))
   child.stderr?.setEncoding('utf8').on('data', (s) => (output += s))
