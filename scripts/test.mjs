@@ -162,7 +162,15 @@ const WATCHDOG = join(dir, 'helpers', 'test-watchdog.js')
 /** Runs `node --test` on the files; resolves with its exit code (and, when piped, what it printed). */
 function nodeTest(concurrency, names, stdio) {
   if (names.length === 0) return Promise.resolve({ code: 0, output: '' })
-  const args = ['--import', WATCHDOG, '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${FILE_LIMIT_MS}`, '--test-force-exit', '--test-reporter=spec']
+  const args = [
+    '--import',
+    WATCHDOG,
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${FILE_LIMIT_MS}`,
+    '--test-force-exit',
+    '--test-reporter=spec',
+  ]
   const child = spawn(process.execPath, [...args, ...names.map(path)], { stdio, env: { ...process.env, HEDGEBENCH_TEST_LIMIT_MS: String(TEST_LIMIT_MS) } })
   let output = ''
   child.stdout?.setEncoding('utf8').on('data', (s) => (output += s))

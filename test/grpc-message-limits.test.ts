@@ -141,7 +141,9 @@ test('a 4 GB length prefix fails each call at once as RESOURCE_EXHAUSTED, its st
 })
 
 const cert = selfSigned()
-test('over TLS (grpcs://) too: a 4 GB prefix fails each call at once as RESOURCE_EXHAUSTED, its stream reset with CANCEL', { skip: cert === null && 'no openssl' }, async () => {
+test('over TLS (grpcs://) too: a 4 GB prefix fails each call at once as RESOURCE_EXHAUSTED, its stream reset with CANCEL', {
+  skip: cert === null && 'no openssl',
+}, async () => {
   const server = await start({ frames: [prefix(0, 0xffff_ffff)], end: false }, cert)
   allFailedWith(await plainRun(server), server, tooLargeKind(DEFAULT_MAX_RECV_BYTES))
   assert.deepEqual(await resetsSeen(server, CALLS), Array(CALLS).fill(constants.NGHTTP2_CANCEL))

@@ -109,14 +109,11 @@ peerTest('a PING of 7 octets: GOAWAY FRAME_SIZE_ERROR', async (t, transport) => 
   await connectionError(c, ex, 'FRAME_SIZE_ERROR')
 })
 
-peerTest(
-  'a PING on a stream: GOAWAY PROTOCOL_ERROR (RFC 9113 6.7)',
-  async (t, transport) => {
-    const { c, ex } = await opened(t, transport)
-    c.write(frame(FrameType.PING, 0, 1, Buffer.alloc(8)))
-    await connectionError(c, ex, 'PROTOCOL_ERROR')
-  },
-)
+peerTest('a PING on a stream: GOAWAY PROTOCOL_ERROR (RFC 9113 6.7)', async (t, transport) => {
+  const { c, ex } = await opened(t, transport)
+  c.write(frame(FrameType.PING, 0, 1, Buffer.alloc(8)))
+  await connectionError(c, ex, 'PROTOCOL_ERROR')
+})
 
 peerTest('unknown frame types (on stream 0 and on an open stream), PRIORITY and unknown settings are ignored: the request completes', async (t, transport) => {
   const { peer, client } = await setUp(t, transport)
@@ -141,35 +138,29 @@ peerTest('WINDOW_UPDATE of 0 on the connection: GOAWAY PROTOCOL_ERROR', async (t
   await connectionError(c, ex, 'PROTOCOL_ERROR')
 })
 
-peerTest(
-  'WINDOW_UPDATE of 0 on a stream: RST_STREAM PROTOCOL_ERROR for it, the connection goes on (RFC 9113 6.9)',
-  async (t, transport) => {
-    const { peer, client } = await setUp(t, transport)
-    const first = new Exchange(client)
-    const c = await peer.connection()
-    await c.handshake()
-    await c.request(1)
-    c.write(windowUpdate(1, 0))
-    await c.sync()
-    const resets = c.ofType(FrameType.RST_STREAM).map((f) => [f.streamId, f.payload.readUInt32BE(0)])
-    assert.deepEqual(resets, [[1, H2Code.PROTOCOL_ERROR]])
-    assert.deepEqual(await first.ended(), ['connect', 'error HTTP2_PROTOCOL_ERROR'])
-    const second = new Exchange(client)
-    await c.request(3)
-    c.write(answer(3))
-    assert.deepEqual(await second.ended(), ['connect', 'headers 200', 'complete'])
-  },
-)
+peerTest('WINDOW_UPDATE of 0 on a stream: RST_STREAM PROTOCOL_ERROR for it, the connection goes on (RFC 9113 6.9)', async (t, transport) => {
+  const { peer, client } = await setUp(t, transport)
+  const first = new Exchange(client)
+  const c = await peer.connection()
+  await c.handshake()
+  await c.request(1)
+  c.write(windowUpdate(1, 0))
+  await c.sync()
+  const resets = c.ofType(FrameType.RST_STREAM).map((f) => [f.streamId, f.payload.readUInt32BE(0)])
+  assert.deepEqual(resets, [[1, H2Code.PROTOCOL_ERROR]])
+  assert.deepEqual(await first.ended(), ['connect', 'error HTTP2_PROTOCOL_ERROR'])
+  const second = new Exchange(client)
+  await c.request(3)
+  c.write(answer(3))
+  assert.deepEqual(await second.ended(), ['connect', 'headers 200', 'complete'])
+})
 
-peerTest(
-  'WINDOW_UPDATE taking the connection window past 2^31-1: GOAWAY FLOW_CONTROL_ERROR (RFC 9113 6.9.1)',
-  async (t, transport) => {
-    const { c, ex } = await opened(t, transport)
-    // 65,535 + (2^31 - 65,535) = 2^31: one past the largest window.
-    c.write(windowUpdate(0, 2 ** 31 - 65_535))
-    await connectionError(c, ex, 'FLOW_CONTROL_ERROR')
-  },
-)
+peerTest('WINDOW_UPDATE taking the connection window past 2^31-1: GOAWAY FLOW_CONTROL_ERROR (RFC 9113 6.9.1)', async (t, transport) => {
+  const { c, ex } = await opened(t, transport)
+  // 65,535 + (2^31 - 65,535) = 2^31: one past the largest window.
+  c.write(windowUpdate(0, 2 ** 31 - 65_535))
+  await connectionError(c, ex, 'FLOW_CONTROL_ERROR')
+})
 
 /** SETTINGS the client must refuse, each with its GOAWAY code; and the edge values it must take. */
 const BAD_SETTINGS: Array<{ name: string; bytes: Buffer; code: string }> = [
@@ -190,15 +181,12 @@ const BAD_SETTINGS: Array<{ name: string; bytes: Buffer; code: string }> = [
   },
 ]
 for (const bad of BAD_SETTINGS) {
-  peerTest(
-    `SETTINGS with ${bad.name}: GOAWAY ${bad.code}`,
-    async (t, transport) => {
-      const { c, ex } = await opened(t, transport)
-      c.write(bad.bytes)
-      await connectionError(c, ex, bad.code)
-      assert.equal(c.ofType(FrameType.SETTINGS).filter((f) => f.flags & Flag.ACK).length, 1, 'the bad SETTINGS is not ACKed')
-    },
-  )
+  peerTest(`SETTINGS with ${bad.name}: GOAWAY ${bad.code}`, async (t, transport) => {
+    const { c, ex } = await opened(t, transport)
+    c.write(bad.bytes)
+    await connectionError(c, ex, bad.code)
+    assert.equal(c.ofType(FrameType.SETTINGS).filter((f) => f.flags & Flag.ACK).length, 1, 'the bad SETTINGS is not ACKed')
+  })
 }
 
 peerTest('SETTINGS at the edges (INITIAL_WINDOW_SIZE 2^31-1, MAX_FRAME_SIZE 16,384 and 2^24-1) are ACKed and the request completes', async (t, transport) => {

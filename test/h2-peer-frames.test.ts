@@ -27,7 +27,6 @@ import {
   ping,
   setUp,
   STATUS_200,
- 
 } from './helpers/h2-peer.js'
 
 const END = Flag.END_HEADERS | Flag.END_STREAM
@@ -125,33 +124,30 @@ peerTest('CONTINUATION without a HEADERS before it: GOAWAY PROTOCOL_ERROR', asyn
   await connectionError(c, ex, 'PROTOCOL_ERROR')
 })
 
-peerTest(
-  'a request block larger than a frame: HEADERS of 16,384 octets and its CONTINUATION, nothing between, the fields intact',
-  async (t, transport) => {
-    const { peer, client } = await setUp(t, transport)
-    const big = 'v'.repeat(20_000)
-    const ex = new Exchange(client, { path: '/big', headers: { 'x-big': big } })
-    const c = await peer.connection()
-    const req = await c.request(1)
-    const block = c.frames.filter((f) => f.streamId === 1)
-    assert.deepEqual(
-      block.map((f) => [f.type, f.flags, f.payload.length <= 16_384]),
-      [
-        [FrameType.HEADERS, Flag.END_STREAM, true],
-        [FrameType.CONTINUATION, Flag.END_HEADERS, true],
-      ],
-    )
-    assert.equal(block[0]!.payload.length, 16_384)
-    const at = c.frames.indexOf(block[0]!)
-    assert.equal(c.frames[at + 1], block[1], 'the CONTINUATION right after its HEADERS')
-    assert.deepEqual(req.fields!.slice(3), [
-      [':path', '/big'],
-      ['x-big', big],
-    ])
-    c.write(headers(1, STATUS_200, END))
-    assert.deepEqual(await ex.ended(), ['connect', 'headers 200', 'complete'])
-  },
-)
+peerTest('a request block larger than a frame: HEADERS of 16,384 octets and its CONTINUATION, nothing between, the fields intact', async (t, transport) => {
+  const { peer, client } = await setUp(t, transport)
+  const big = 'v'.repeat(20_000)
+  const ex = new Exchange(client, { path: '/big', headers: { 'x-big': big } })
+  const c = await peer.connection()
+  const req = await c.request(1)
+  const block = c.frames.filter((f) => f.streamId === 1)
+  assert.deepEqual(
+    block.map((f) => [f.type, f.flags, f.payload.length <= 16_384]),
+    [
+      [FrameType.HEADERS, Flag.END_STREAM, true],
+      [FrameType.CONTINUATION, Flag.END_HEADERS, true],
+    ],
+  )
+  assert.equal(block[0]!.payload.length, 16_384)
+  const at = c.frames.indexOf(block[0]!)
+  assert.equal(c.frames[at + 1], block[1], 'the CONTINUATION right after its HEADERS')
+  assert.deepEqual(req.fields!.slice(3), [
+    [':path', '/big'],
+    ['x-big', big],
+  ])
+  c.write(headers(1, STATUS_200, END))
+  assert.deepEqual(await ex.ended(), ['connect', 'headers 200', 'complete'])
+})
 
 // ---- HPACK as a server uses it ----
 

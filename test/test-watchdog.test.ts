@@ -44,12 +44,15 @@ function runFile(source: string, limitMs: number): Promise<{ code: number | null
 }
 
 test('a test that never ends fails its file, named, and the ones before it still report', async () => {
-  const r = await runFile(`
+  const r = await runFile(
+    `
 import { test } from 'node:test'
 import { createServer } from 'node:net'
 test('finishes', () => {})
 test('never ends', async () => { createServer().listen(0, '127.0.0.1'); await new Promise(() => {}) })
-`, 300)
+`,
+    300,
+  )
   assert.equal(r.killed, false, r.out)
   assert.notEqual(r.code, 0)
   assert.match(r.out, /test watchdog: "never ends" in .*case\.test\.mjs still running after 300 ms/)
@@ -57,12 +60,15 @@ test('never ends', async () => { createServer().listen(0, '127.0.0.1'); await ne
 })
 
 test('tests that end are untouched, a slower one under the limit included', async () => {
-  const r = await runFile(`
+  const r = await runFile(
+    `
 import { test } from 'node:test'
 test('quick', () => {})
 test('200 ms', () => new Promise((resolve) => setTimeout(resolve, 200)))
 test('quick again', () => {})
-`, 5000)
+`,
+    5000,
+  )
   assert.equal(r.code, 0, r.out)
   assert.doesNotMatch(r.out, /watchdog/)
 })

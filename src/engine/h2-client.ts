@@ -680,7 +680,6 @@ class Session implements FrameSink {
     const length = end - start
     // Flow control counts the whole frame, padding included, for streams we reset too.
     this.#unacked += length
-    if (this.#unacked > RECEIVE_WINDOW) throw flowControlError('DATA beyond the connection window we gave')
     if (this.#unacked >= WINDOW_REFILL) {
       this.#send(windowUpdateFrame(0, this.#unacked))
       this.#unacked = 0
@@ -691,7 +690,6 @@ class Session implements FrameSink {
     const to = contentEnd(buf, start, end, flags, false)
     if (!st.answered) return this.#streamError(st, 'DATA before the response headers')
     st.unacked += length
-    if (st.unacked > RECEIVE_WINDOW) return this.#streamError(st, 'DATA beyond the stream window we gave', H2Code.FLOW_CONTROL_ERROR)
     if (st.unacked >= WINDOW_REFILL && (flags & Flag.END_STREAM) === 0) {
       this.#send(windowUpdateFrame(id, st.unacked))
       st.unacked = 0

@@ -377,17 +377,17 @@ export async function opened(
 /**
  * The client ended the connection for what the peer wrote: one GOAWAY(0,
  * `code`), its last frame, then the close; the request in flight failed
- * (HTTP2_COMPRESSION_ERROR for an HPACK error, else HTTP2_PROTOCOL_ERROR)
- * after what its handler heard `before`.
+ * (HTTP2_COMPRESSION_ERROR for an HPACK error, else HTTP2_PROTOCOL_ERROR, or
+ * the limit's `kind`) after what its handler heard `before`.
  */
-export async function connectionError(c: PeerConnection, ex: Exchange, code: string, before: string[] = ['connect']): Promise<void> {
+export async function connectionError(c: PeerConnection, ex: Exchange, code: string, before: string[] = ['connect'], kind?: string): Promise<void> {
   await c.settle()
   const goaways = c.ofType(FrameType.GOAWAY).map((f) => `${f.payload.readUInt32BE(0)} ${codeName(f.payload.readUInt32BE(4))}`)
   assert.deepEqual(goaways, [`0 ${code}`])
   await c.whenClosed()
   assert.equal(c.frames.at(-1)!.type, FrameType.GOAWAY, 'the GOAWAY is the last frame')
   // The kind its requests fail under: HPACK's, a flow-control breach's (engine/h2-limits.ts), or the protocol's.
-  const error = { COMPRESSION_ERROR: 'HTTP2_COMPRESSION_ERROR', FLOW_CONTROL_ERROR: 'h2: flow-control error' }[code] ?? 'HTTP2_PROTOCOL_ERROR'
+  const error = kind ?? { COMPRESSION_ERROR: 'HTTP2_COMPRESSION_ERROR', FLOW_CONTROL_ERROR: 'h2: flow-control error' }[code] ?? 'HTTP2_PROTOCOL_ERROR'
   assert.deepEqual(await ex.ended(), [...before, `error ${error}`])
 }
 
@@ -470,7 +470,6 @@ function pairs(raw: Buffer[]): string {
   for (let i = 0; i < raw.length; i += 2) out.push(`${raw[i]!.toString('latin1')}: ${raw[i + 1]!.toString('latin1')}`)
   return out.length === 0 ? '' : ` ${out.join(', ')}`
 }
-
 
 // ---- tests over both transports ----
 
