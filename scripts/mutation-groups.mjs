@@ -52,4 +52,22 @@ export const MUTATION_GROUPS = {
       'hedging-options',
     ],
   },
+  h2: {
+    mutate: ['src/engine/h2-client.ts', 'src/engine/h2-frames.ts', 'src/engine/hpack.ts', 'src/engine/h2-limits.ts'],
+    tests: [
+      'hpack',
+      'h2-peer-connection',
+      'h2-peer-frames',
+      'h2-peer-limits',
+      'h2-peer-streams',
+      'h2-peer-flow',
+      'h2-header-cache',
+      'h2-cancel',
+      'h2-stream-limit',
+      'h2-goaway-after-reset',
+      'h2-goaway',
+      'h2-connections',
+      'fuzz-h2-frames',
+    ],
+  },
 }
