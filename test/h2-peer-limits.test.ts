@@ -81,16 +81,20 @@ function inFrames(id: number, block: Buffer, size = 16_000): Buffer[] {
 /** What a handler heard, an answer's fields left out. */
 const outline = (events: string[]): string[] => events.map((e) => (e.startsWith('headers ') ? e.slice(0, 'headers 200'.length) : e))
 
-peerTest('a header list of exactly 64 KiB (decoded) is taken; one octet more closes the connection: GOAWAY ENHANCE_YOUR_CALM', async (t, transport) => {
-  const ok = await opened(t, transport)
-  ok.c.write(...inFrames(1, blockOf(LIST)))
-  assert.deepEqual(outline(await ok.ex.ended()), ['connect', 'headers 200', 'complete'])
-  const over = await opened(t, transport)
-  // Smaller than 64 KiB on the wire: the decoded size is what breaks the limit.
-  assert.ok(blockOf(LIST + 1).length < LIST)
-  over.c.write(...inFrames(1, blockOf(LIST + 1)))
-  await connectionError(over.c, over.ex, 'ENHANCE_YOUR_CALM', ['connect'], 'h2: header list over 64 KiB')
-})
+peerTest(
+  'a header list of exactly 64 KiB (decoded) is taken; one octet more closes the connection: GOAWAY ENHANCE_YOUR_CALM',
+  async (t, transport) => {
+    const ok = await opened(t, transport)
+    ok.c.write(...inFrames(1, blockOf(LIST)))
+    assert.deepEqual(outline(await ok.ex.ended()), ['connect', 'headers 200', 'complete'])
+    const over = await opened(t, transport)
+    // Smaller than 64 KiB on the wire: the decoded size is what breaks the limit.
+    assert.ok(blockOf(LIST + 1).length < LIST)
+    over.c.write(...inFrames(1, blockOf(LIST + 1)))
+    await connectionError(over.c, over.ex, 'ENHANCE_YOUR_CALM', ['connect'], 'h2: header list over 64 KiB')
+  },
+  { tls: true },
+)
 
 peerTest(
   'a header block larger than 64 KiB on the wire is refused before it is decoded (a flood of CONTINUATIONs is never kept whole)',
@@ -101,26 +105,35 @@ peerTest(
     for (let i = 0; i < 4; i++) c.write(continuation(1, Buffer.alloc(16_384, 0xff)))
     await connectionError(c, ex, 'ENHANCE_YOUR_CALM', ['connect'], 'h2: header list over 64 KiB')
   },
+  { tls: true },
 )
 
-peerTest('a 4 KB dynamic-table entry referred to by one octet each: refused once the decoded list passes 64 KiB', async (t, transport) => {
-  const { c, ex } = await opened(t, transport)
-  // "x" with a 4,000-octet value, indexed (dynamic entry 62: 4,033 octets), then 16 one-octet references to it:
-  // 17 x 4,033 + 42 > 64 KiB decoded from a 4 KB block.
-  c.write(headers(1, Buffer.concat([STATUS_200, longLiteral('x', 4000, 0x40), Buffer.alloc(16, 0x80 | 62)]), END))
-  await connectionError(c, ex, 'ENHANCE_YOUR_CALM', ['connect'], 'h2: header list over 64 KiB')
-})
+peerTest(
+  'a 4 KB dynamic-table entry referred to by one octet each: refused once the decoded list passes 64 KiB',
+  async (t, transport) => {
+    const { c, ex } = await opened(t, transport)
+    // "x" with a 4,000-octet value, indexed (dynamic entry 62: 4,033 octets), then 16 one-octet references to it:
+    // 17 x 4,033 + 42 > 64 KiB decoded from a 4 KB block.
+    c.write(headers(1, Buffer.concat([STATUS_200, longLiteral('x', 4000, 0x40), Buffer.alloc(16, 0x80 | 62)]), END))
+    await connectionError(c, ex, 'ENHANCE_YOUR_CALM', ['connect'], 'h2: header list over 64 KiB')
+  },
+  { tls: true },
+)
 
-peerTest('8 CONTINUATIONs after a HEADERS are taken; a 9th closes the connection: GOAWAY ENHANCE_YOUR_CALM', async (t, transport) => {
-  const ok = await opened(t, transport)
-  ok.c.write(headers(1, STATUS_200, Flag.END_STREAM))
-  for (let i = 1; i <= 8; i++) ok.c.write(continuation(1, indexed(32), i === 8 ? Flag.END_HEADERS : 0))
-  assert.deepEqual(outline(await ok.ex.ended()), ['connect', 'headers 200', 'complete'])
-  const over = await opened(t, transport)
-  over.c.write(headers(1, STATUS_200, Flag.END_STREAM))
-  for (let i = 1; i <= 9; i++) over.c.write(continuation(1, indexed(32), i === 9 ? Flag.END_HEADERS : 0))
-  await connectionError(over.c, over.ex, 'ENHANCE_YOUR_CALM', ['connect'], 'h2: more than 8 CONTINUATION frames')
-})
+peerTest(
+  '8 CONTINUATIONs after a HEADERS are taken; a 9th closes the connection: GOAWAY ENHANCE_YOUR_CALM',
+  async (t, transport) => {
+    const ok = await opened(t, transport)
+    ok.c.write(headers(1, STATUS_200, Flag.END_STREAM))
+    for (let i = 1; i <= 8; i++) ok.c.write(continuation(1, indexed(32), i === 8 ? Flag.END_HEADERS : 0))
+    assert.deepEqual(outline(await ok.ex.ended()), ['connect', 'headers 200', 'complete'])
+    const over = await opened(t, transport)
+    over.c.write(headers(1, STATUS_200, Flag.END_STREAM))
+    for (let i = 1; i <= 9; i++) over.c.write(continuation(1, indexed(32), i === 9 ? Flag.END_HEADERS : 0))
+    await connectionError(over.c, over.ex, 'ENHANCE_YOUR_CALM', ['connect'], 'h2: more than 8 CONTINUATION frames')
+  },
+  { tls: true },
+)
 
 peerTest('--h2-max-continuations 9 and --h2-max-header-list 128 KiB take what the defaults refuse', async (t) => {
   const { c, ex } = await openedWith(t, { maxContinuations: 9, maxHeaderList: 128 * 1024 })
