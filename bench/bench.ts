@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import type { ClientOutcome, ClientSpec } from './bench-client.js'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
+import { selfSigned } from '../test/helpers/tls-cert.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const SERVER_JS = join(HERE, 'echo-server.js')
@@ -973,33 +974,15 @@ async function http2(): Promise<void> {
   await grpcRows(c, short / 2, long / 4, serverPin, clientPin, where)
 }
 
-/** A throwaway certificate for 127.0.0.1 made by openssl (nghttpd's TLS), or null without openssl. */
+/** The tests' throwaway certificate for 127.0.0.1 (openssl), as the files nghttpd reads; null without openssl. */
 function selfSignedFiles(): { key: string; cert: string } | null {
-  if (!which('openssl')) return null
+  const made = selfSigned()
+  if (made === null) return null
   const dir = mkdtempSync(join(tmpdir(), 'hedgebench-cert-'))
-  const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')]
-  const r = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-days',
-      '1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  )
-  return r.status === 0 ? { key, cert } : null
+  const files = { key: join(dir, 'key.pem'), cert: join(dir, 'cert.pem') }
+  writeFileSync(files.key, made.key)
+  writeFileSync(files.cert, made.cert)
+  return files
 }
 
 /**

@@ -27,16 +27,19 @@ interface Seen {
   schemes: Set<string>
 }
 
-/** One GET (the connection learns its protocol), then IN_FLIGHT concurrent GETs, through a pool with allowH2. */
-async function burst(origin: string): Promise<number[]> {
-  const pool = new ConnectionPool({
+/** A pool with allowH2 whose connector trusts the throwaway certificate. */
+const h2Pool = (): ConnectionPool =>
+  new ConnectionPool({
     connectTimeoutMs: 5000,
     keepAliveTimeout: 10_000,
     keepAliveMaxTimeout: 10_000,
     allowH2: true,
-    // The pool's own connector, trusting the throwaway certificate.
     connector: buildConnector({ allowH2: true, rejectUnauthorized: false }),
   })
+
+/** One GET (the connection learns its protocol), then IN_FLIGHT concurrent GETs, through a pool with allowH2. */
+async function burst(origin: string): Promise<number[]> {
+  const pool = h2Pool()
   try {
     const first = await get(pool, origin)
     return [first, ...(await Promise.all(Array.from({ length: IN_FLIGHT }, () => get(pool, origin))))]
@@ -101,13 +104,7 @@ test('--http2 on https:// against an HTTP/1.1-only server: no h2 frame sent, eve
     server.close()
   })
   const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const pool = new ConnectionPool({
-    connectTimeoutMs: 5000,
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 10_000,
-    allowH2: true,
-    connector: buildConnector({ allowH2: true, rejectUnauthorized: false }),
-  })
+  const pool = h2Pool()
   t.after(() => pool.destroy())
   const outcomes = await Promise.all(
     Array.from({ length: 3 }, () => get(pool, origin).then(String, (e: { code?: string; message: string }) => `${e.code}: ${e.message}`)),

@@ -12,29 +12,24 @@ import { buildConnector } from 'undici'
 import { Flag, FrameType } from '../src/engine/h2-frames.js'
 import { H2Client } from '../src/engine/h2-client.js'
 import { DEFAULT_H2_LIMITS, type H2Limits } from '../src/engine/h2-limits.js'
-import { connectionError, continuation, Exchange, headers, H2Peer, indexed, opened, peerTest, ping, STATUS_200, within } from './helpers/h2-peer.js'
+import {
+  connectionError,
+  continuation,
+  Exchange,
+  headers,
+  H2Peer,
+  indexed,
+  longLiteral,
+  opened,
+  peerTest,
+  ping,
+  STATUS_200,
+  within,
+} from './helpers/h2-peer.js'
 import type { TestContext } from 'node:test'
 
 const END = Flag.END_HEADERS | Flag.END_STREAM
 const LIST = DEFAULT_H2_LIMITS.maxHeaderList
-
-/** An HPACK integer (RFC 7541 5.1) with a `prefix`-bit prefix, the first octet's other bits `flags`. */
-function hpackInt(n: number, prefix: number, flags: number): Buffer {
-  const max = (1 << prefix) - 1
-  if (n < max) return Buffer.from([flags | n])
-  const out = [flags | max]
-  let rest = n - max
-  while (rest >= 128) {
-    out.push((rest % 128) + 128)
-    rest = Math.floor(rest / 128)
-  }
-  out.push(rest)
-  return Buffer.from(out)
-}
-
-/** A literal field with a new one-octet name, no Huffman: without indexing (0x00) or with incremental indexing (0x40). */
-const longLiteral = (name: string, valueLength: number, flags = 0x00): Buffer =>
-  Buffer.concat([Buffer.from([flags, 1]), Buffer.from(name), hpackInt(valueLength, 7, 0), Buffer.alloc(valueLength, 0x76)])
 
 /** A field of exactly `size` octets as RFC 9113 counts it (name + value + 32): "x" and a value of size - 33 octets. */
 const fieldOfSize = (size: number): Buffer => longLiteral('x', size - 33)

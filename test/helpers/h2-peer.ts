@@ -91,6 +91,24 @@ export const indexed = (index: number): Buffer => Buffer.from([0x80 | index])
 export function literal(name: string, value: string): Buffer {
   return Buffer.concat([Buffer.from([0x00, name.length]), Buffer.from(name, 'latin1'), Buffer.from([value.length]), Buffer.from(value, 'latin1')])
 }
+/** An HPACK integer (RFC 7541 5.1) with a `prefix`-bit prefix, the first octet's other bits `flags`. */
+export function hpackInt(n: number, prefix: number, flags: number): Buffer {
+  const max = (1 << prefix) - 1
+  if (n < max) return Buffer.from([flags | n])
+  const out = [flags | max]
+  let rest = n - max
+  while (rest >= 128) {
+    out.push((rest % 128) + 128)
+    rest = Math.floor(rest / 128)
+  }
+  out.push(rest)
+  return Buffer.from(out)
+}
+
+/** A literal field with a new one-octet name, no Huffman: without indexing (0x00) or with incremental indexing (0x40). */
+export const longLiteral = (name: string, valueLength: number, flags = 0x00): Buffer =>
+  Buffer.concat([Buffer.from([flags, 1]), Buffer.from(name), hpackInt(valueLength, 7, 0), Buffer.alloc(valueLength, 0x76)])
+
 /** :status 200 (static index 8). */
 export const STATUS_200 = indexed(8)
 

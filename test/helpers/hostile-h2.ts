@@ -9,6 +9,8 @@
  */
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { createServer as createTlsServer } from 'node:tls'
+import { frame } from '../../src/engine/h2-frames.js'
+import { longLiteral } from './h2-peer.js'
 
 export type Attack =
   /** HEADERS without END_HEADERS, then CONTINUATION frames of 16 KiB, without end. */
@@ -39,34 +41,11 @@ const FLOOD_CAP = 512 * 1024 * 1024
 const FLOOD_MS = 30_000
 const FRAGMENT = 16_384
 
-export function h2frame(type: number, flags: number, stream: number, payload: Buffer = Buffer.alloc(0)): Buffer {
-  const head = Buffer.alloc(9)
-  head.writeUIntBE(payload.length, 0, 3)
-  head[3] = type
-  head[4] = flags
-  head.writeUInt32BE(stream, 5)
-  return Buffer.concat([head, payload])
-}
-
-const SETTINGS = h2frame(4, 0, 0, Buffer.from([0, 3, 0, 0, 0, 100]))
-const SETTINGS_ACK = h2frame(4, 1, 0)
+const SETTINGS = frame(4, 0, 0, Buffer.from([0, 3, 0, 0, 0, 100]))
+const SETTINGS_ACK = frame(4, 1, 0, null)
 /** ":status: 200" from the static table. */
 const STATUS_200 = Buffer.from([0x88])
 const PREFACE_LENGTH = 24
-
-/** A literal header with incremental indexing, new name "x", a raw value of `n` octets: it becomes dynamic index 62. */
-function indexedLiteral(n: number): Buffer {
-  const value = Buffer.alloc(n, 0x61)
-  // Length as an HPACK integer with a 7-bit prefix.
-  const len: number[] = [0x7f]
-  let rest = n - 127
-  while (rest >= 128) {
-    len.push((rest % 128) + 128)
-    rest = Math.floor(rest / 128)
-  }
-  len.push(rest)
-  return Buffer.concat([Buffer.from([0x40, 0x01, 0x78]), Buffer.from(len), value])
-}
 
 /** Writes `next()` frames while the client is there, bounded in octets and time. */
 function flood(socket: Socket, next: () => Buffer): void {
@@ -86,36 +65,36 @@ function flood(socket: Socket, next: () => Buffer): void {
 function attack(kind: Attack, socket: Socket, stream: number): void {
   switch (kind) {
     case 'continuation-flood':
-      socket.write(h2frame(1, 0, stream, STATUS_200))
-      return flood(socket, () => h2frame(9, 0, stream, Buffer.alloc(FRAGMENT, 0x88)))
+      socket.write(frame(1, 0, stream, STATUS_200))
+      return flood(socket, () => frame(9, 0, stream, Buffer.alloc(FRAGMENT, 0x88)))
     case 'header-list-16mb': {
-      socket.write(h2frame(1, 0, stream, STATUS_200))
+      socket.write(frame(1, 0, stream, STATUS_200))
       let n = 0
       return flood(socket, () => {
         if (++n > 1000) return Buffer.alloc(0)
         // Repeated ":status: 200" is a valid (if odd) field; the block is 16 MB of them.
-        return h2frame(9, n === 1000 ? 4 : 0, stream, Buffer.alloc(FRAGMENT, 0x88))
+        return frame(9, n === 1000 ? 4 : 0, stream, Buffer.alloc(FRAGMENT, 0x88))
       })
     }
     case 'nine-continuations': {
       // A whole answer (END_STREAM): ":status: 200", then one "cookie" field (static index 32) per CONTINUATION.
-      const frames = [h2frame(1, 1, stream, STATUS_200)]
-      for (let i = 1; i <= 9; i++) frames.push(h2frame(9, i === 9 ? 4 : 0, stream, Buffer.from([0x80 | 32])))
+      const frames = [frame(1, 1, stream, STATUS_200)]
+      for (let i = 1; i <= 9; i++) frames.push(frame(9, i === 9 ? 4 : 0, stream, Buffer.from([0x80 | 32])))
       return void socket.write(Buffer.concat(frames))
     }
     case 'hpack-bomb': {
-      const entry = indexedLiteral(4000)
+      const entry = longLiteral('x', 4000, 0x40)
       const refs = Buffer.alloc(FRAGMENT - STATUS_200.length - entry.length, 0x80 | 62)
-      return void socket.write(h2frame(1, 5, stream, Buffer.concat([STATUS_200, entry, refs])))
+      return void socket.write(frame(1, 5, stream, Buffer.concat([STATUS_200, entry, refs])))
     }
     case 'ping-flood':
       socket.pause()
-      return flood(socket, () => h2frame(6, 0, 0, Buffer.alloc(8, 7)))
+      return flood(socket, () => frame(6, 0, 0, Buffer.alloc(8, 7)))
     case 'settings-flood':
       socket.pause()
       return flood(socket, () => SETTINGS)
     case 'window-overflow':
-      return void socket.write(h2frame(8, 0, 0, Buffer.from([0x7f, 0xff, 0xff, 0xff])))
+      return void socket.write(frame(8, 0, 0, Buffer.from([0x7f, 0xff, 0xff, 0xff])))
   }
 }
 
