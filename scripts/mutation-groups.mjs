@@ -57,13 +57,16 @@ export const MUTATION_GROUPS = {
   h2: {
     mutate: ['src/engine/h2-client.ts', 'src/engine/h2-frames.ts', 'src/engine/hpack.ts', 'src/engine/h2-limits.ts'],
     tests: [
+      'h2-limits',
       'hpack',
+      'h2-peer-rules',
       'h2-peer-connection',
       'h2-peer-frames',
       'h2-peer-limits',
       'h2-peer-streams',
       'h2-peer-flow',
       'h2-header-cache',
+      'h2-alpn',
     ],
   },
 }

@@ -104,6 +104,7 @@ const LIGHT = [
   'fuzz-parsers',
   'grpc-client-text',
   'grpc-schema',
+  'h2-limits',
   'hedged-request',
   'hedging-policy-units',
   'hpack',
