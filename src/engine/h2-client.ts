@@ -91,6 +91,7 @@ import {
 import { BlockCache, encodeBlock, HpackDecoder, HpackError } from './hpack.js'
 import { continuationError, DEFAULT_H2_LIMITS, floodError, flowControlError, headerListError, type H2Limits } from './h2-limits.js'
 import { openSocket } from './open-socket.js'
+import { StreamTable } from './stream-table.js'
 import { HedgeCancelledError } from '../hedging/errors.js'
 
 export interface H2ClientOptions {
@@ -409,7 +410,7 @@ export class H2Client extends EventEmitter implements Connection {
 
 /** One connection (socket) of an H2Client, and the frames on it. */
 class Session implements FrameSink {
-  readonly streams = new Map<number, Stream>()
+  readonly streams = new StreamTable<Stream>()
   readonly #reader: FrameReader = new FrameReader(this)
   readonly #decoder: HpackDecoder
   #nextId = 1
@@ -899,7 +900,7 @@ class Session implements FrameSink {
     this.#ended = true
     this.#blocked.clear()
     this.#outLength = 0
-    const streams = [...this.streams.values()]
+    const streams = this.streams.values()
     this.streams.clear()
     for (const st of streams) this.client.fail(st, err)
   }
@@ -930,7 +931,7 @@ class Session implements FrameSink {
   #closed(error: Error | null): void {
     this.#ended = true
     this.#goingAway = true
-    const streams = [...this.streams.values()]
+    const streams = this.streams.values()
     this.streams.clear()
     if (streams.length > 0) {
       const err = this.#goawayReceived
