@@ -59,6 +59,7 @@ const E2E = new Set([
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
 const FIRST = [
+  'hostile-results',
   'sweep',
   'hedging-telemetry',
   'docs-snippets',
@@ -70,6 +71,8 @@ const FIRST = [
   'demo',
   'shards-e2e',
   'hedging-options',
+  'h2-hostile',
+  'grpc-message-limits',
   'replica-ejection',
   'hedging-saturation',
   'cross-check',
