@@ -48,7 +48,9 @@ for (const workers of [1, 2]) {
     // (seen: 8 ms), so the contrast is checked on one thread.
     const warm = firstStarts(rows, 'warmup')
     assert.equal(warm.length, C)
-    if (workers === 1) assert.ok(span(warm) < p50 / 4, `warm-up starts ${warm.join(', ')}`)
+    // The first slot's send runs the request path cold (its first connection, code not yet compiled): 19 ms before the
+    // second on a busy machine (56.1, then 75.3 ... 76.9). The slots after it are what shows "at once".
+    if (workers === 1) assert.ok(span(warm.slice(1)) < p50 / 4, `warm-up starts ${warm.join(', ')}`)
 
     // The measured phases: slot i leaves i/c of a median latency after the first (per worker thread: its own c/2 slots
     // over the same interval). Timers fire late on a busy machine, never much early: only a lower bound is safe.
