@@ -12,11 +12,22 @@
  * alone is never reached), and Node refuses it in NODE_OPTIONS, so the
  * launcher starts the command again in a child Node with it. Read-only
  * commands (report, compare, merge, help, version) and `serve` run in place.
+ *
+ * And without V8's allocation-site pretenuring: a burst in which many
+ * requests' objects survive a scavenge (a short warm-up, a phase's start)
+ * marks their allocation sites long-lived, and from then on every request's
+ * objects are made in the old generation, where they keep the young ones
+ * they point to alive: each scavenge copies most of the young generation
+ * (20-120 ms instead of about 1) until a full collection, for the rest of
+ * the run. docs/benchmarks.md has the figures.
  */
 import { spawn } from 'node:child_process'
 
-/** 32 MB semi-spaces: 0.8-1.0 scavenges per 10,000 requests at -c 40 instead of 3.5-4.0, for ~45 MB more peak RSS (npm run bench, heap section). */
-export const YOUNG_GENERATION_FLAGS: readonly string[] = ['--min-semi-space-size=32', '--max-semi-space-size=32']
+/**
+ * 32 MB semi-spaces: 0.8-1.0 scavenges per 10,000 requests at -c 40 instead of 3.5-4.0, for ~45 MB more peak RSS
+ * (npm run bench, heap section); every request's objects made young.
+ */
+export const YOUNG_GENERATION_FLAGS: readonly string[] = ['--min-semi-space-size=32', '--max-semi-space-size=32', '--no-allocation-site-pretenuring']
 
 /** Set in the child, so that it never starts another one. */
 const CHILD_MARK = 'HEDGEBENCH_LAUNCHED'
