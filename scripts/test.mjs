@@ -130,6 +130,7 @@ const LIGHT = [
   'saturation-gate',
   'settle-heap',
   'sim-model',
+  'stream-table',
   'timeline',
 ]
 

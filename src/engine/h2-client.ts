@@ -538,7 +538,7 @@ class Session implements FrameSink {
     st.id = id
     st.session = this
     st.sendWindow = this.#peerInitialWindow
-    this.streams.set(id, st)
+    this.streams.set(st)
     this.#writeHeaders(st)
     if (st.wire.body !== null) this.#sendBody(st)
     st.handler.onRequestSent?.()
