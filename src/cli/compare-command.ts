@@ -16,7 +16,8 @@ import type { RunResult } from '../results/run-result.js'
 const PHASES = ['plain', 'hedged', 'grpc-js'] as const
 
 interface CompareArgs {
-  files: string[]
+  files?: string[]
+  baseline?: string[]
   phase?: (typeof PHASES)[number]
   output: OutputFormat
   'fail-if'?: string | string[]
@@ -26,11 +27,19 @@ interface CompareArgs {
 
 export function compareCommand(setExitCode: (code: number) => void): CommandModule<object, CompareArgs> {
   return {
-    command: 'compare <files..>',
+    command: 'compare [files..]',
     describe: "compare saved runs with the first, or one run's two phases",
     builder: (yargs) =>
       yargs
-        .positional('files', { type: 'string', array: true, demandOption: true, describe: 'JSON files written by runs; the first is the baseline' })
+        .positional('files', { type: 'string', array: true, describe: 'JSON files written by runs; the first is the baseline (unless --baseline is given)' })
+        .option('baseline', {
+          type: 'string',
+          array: true,
+          requiresArg: true,
+          describe:
+            'runs of the baseline, an A/A set (after the files: compare AFTER.json --baseline A1.json A2.json A3.json): every file is judged against ' +
+            'their mean, and two or more make their spread a noise floor (docs/compare-and-ci.md)',
+        })
         .option('phase', {
           requiresArg: true,
           choices: PHASES,
@@ -55,15 +64,25 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       const phased = conditions.find((c) => c.phase)
       if (phased)
         throw new UsageError(`--fail-if ${JSON.stringify(phased.text)}: compare checks one phase per run, chosen with --phase; drop "${phased.phase}."`)
-      const files = argv.files
+      const baselines = argv.baseline ?? []
+      const candidates = argv.files ?? []
+      if (candidates.length === 0)
+        throw new UsageError(
+          baselines.length > 0
+            ? 'compare --baseline needs the runs to judge before it: compare AFTER.json --baseline A1.json A2.json'
+            : 'compare needs files: compare BEFORE.json AFTER.json, or one run to compare its own phases',
+        )
+      const files = [...baselines, ...candidates]
       if (files.length === 1 && argv.phase !== undefined)
         throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
       const { loadResult } = await import('../report/results-store.js')
       const maxMb = maxResultMb(argv.maxResultSize)
       const results = await Promise.all(files.map((f) => loadResult(f, maxMb)))
-      const comparison = await compareLoaded(files, results, argv.phase)
-      if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
-      if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, results))
+      const comparison = await compareLoaded(files, results, argv.phase, baselines.length)
+      // The runs in the table: with a baseline set, its first run and the files judged.
+      const shown = baselines.length > 1 ? [results[0]!, ...results.slice(baselines.length)] : results
+      if (argv.html !== undefined) await writeHtml(argv.html, shown, comparison, files.length === 1)
+      if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, shown))
       const checks = checkFailIf(conditions, comparison)
       for (const check of checks)
         for (const u of check.unchecked)
@@ -75,14 +94,14 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
   }
 }
 
-async function compareLoaded(files: string[], results: RunResult[], phase: CompareArgs['phase']): Promise<Comparison> {
+/** The first `baselines` files are the A/A set: its first run heads the table, the others only lend their spread. */
+async function compareLoaded(files: string[], results: RunResult[], phase: CompareArgs['phase'], baselines: number): Promise<Comparison> {
   const { compareRuns, compareWithin } = await import('../report/compare.js')
   if (results.length === 1) return compareWithin(results[0]!)
   const names = runNames(files)
-  return compareRuns(
-    results.map((result, i) => ({ name: names[i]!, result })),
-    phase ? { phase } : {},
-  )
+  const runs = results.map((result, i) => ({ name: names[i]!, result }))
+  const set = runs.slice(0, baselines)
+  return compareRuns(baselines > 1 ? [runs[0]!, ...runs.slice(baselines)] : runs, { ...(phase ? { phase } : {}), ...(baselines > 1 ? { baselines: set } : {}) })
 }
 
 /** File names, or the paths as given when two files share a name; repeats get "#2". */
