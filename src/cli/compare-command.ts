@@ -7,7 +7,7 @@
 import { basename } from 'node:path'
 import type { CommandModule } from 'yargs'
 import type { Comparison } from '../report/compare.js'
-import { UsageError } from '../core/errors.js'
+import { INCONCLUSIVE_EXIT_CODE, UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
 import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
 import { OUTPUT_OPTION, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
@@ -23,6 +23,7 @@ interface CompareArgs {
   'fail-if'?: string | string[]
   html?: string
   maxResultSize?: number
+  allowUnjudged?: boolean
 }
 
 export function compareCommand(setExitCode: (code: number) => void): CommandModule<object, CompareArgs> {
@@ -54,11 +55,15 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
             'slow, error_rate, rps, extra_load; ops > < >= <=; +N%/-N% = change from the first run, else absolute (us, ms, s, m, %): ' +
             '"p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%"',
         })
+        .option('allow-unjudged', {
+          type: 'boolean',
+          describe: 'let a --fail-if change that cannot be judged (too few requests for its percentile) pass; by default it fails closed (exit 1)',
+        })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' })
         .option('max-result-size', MAX_RESULT_SIZE_OPTION),
     handler: async (argv) => {
       // Loaded when comparing, not for --help (issue 14: start-up time).
-      const { checkFailIf, parseFailIf } = await import('../report/fail-if.js')
+      const { checkFailIf, inconclusiveWhy, parseFailIf } = await import('../report/fail-if.js')
       // Parse conditions first: a typo should fail before any file is read.
       const conditions = ([] as string[]).concat(argv['fail-if'] ?? []).map(parseFailIf)
       const phased = conditions.find((c) => c.phase)
@@ -83,13 +88,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       const shown = baselines.length > 1 ? [results[0]!, ...results.slice(baselines.length)] : results
       if (argv.html !== undefined) await writeHtml(argv.html, shown, comparison, files.length === 1)
       if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, shown))
-      const checks = checkFailIf(conditions, comparison)
-      for (const check of checks)
-        for (const u of check.unchecked)
-          process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}\n`)
-      const failed = checks.filter((c) => c.holds)
-      for (const check of failed) process.stderr.write(`${failMessage(check)}\n`)
-      setExitCode(failed.length > 0 ? 1 : 0)
+      setExitCode(gateExitCode(checkFailIf(conditions, comparison), conditions.length > 0 ? inconclusiveWhy(comparison) : [], argv.allowUnjudged === true))
     },
   }
 }
@@ -133,6 +132,20 @@ async function writeHtml(out: string, results: RunResult[], comparison: Comparis
   await writeHtmlReport(out, within ? results.slice(0, 1) : results, { title, comparison })
 }
 
-function failMessage(check: FailCheck): string {
-  return `hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds for ${check.runs.map((run, i) => `${run}: ${check.observed[i]}`).join('; ')}`
+/**
+ * One stderr line per gate and run, which way it went and why; then the
+ * exit code: INCONCLUSIVE_EXIT_CODE when the runs cannot answer (one line
+ * each why), else 1 when a gate holds or one could not be judged (fails
+ * closed unless --allow-unjudged), else 0.
+ */
+function gateExitCode(checks: FailCheck[], inconclusive: string[], allowUnjudged: boolean): number {
+  const say = (line: string): void => void process.stderr.write(`hedgebench: ${line}\n`)
+  for (const check of checks) for (const line of check.lines) say(`--fail-if ${JSON.stringify(check.condition.text)} ${line}`)
+  const unjudged = checks.some((c) => c.unchecked.length > 0)
+  if (inconclusive.length > 0) {
+    for (const why of inconclusive) say(`gates inconclusive (exit ${INCONCLUSIVE_EXIT_CODE}): ${why}`)
+    return INCONCLUSIVE_EXIT_CODE
+  }
+  if (unjudged && !allowUnjudged) say('a gate could not be judged: failing closed (--allow-unjudged lets it pass)')
+  return checks.some((c) => c.holds) || (unjudged && !allowUnjudged) ? 1 : 0
 }

@@ -49,6 +49,8 @@ export interface ComparedRun {
   requests: number
   durationMs: number
   partial: boolean
+  /** The load generator was saturated in the compared phase: its latencies include its own delay. */
+  generatorSaturated: boolean
 }
 
 /** One run's value against the first run's. */
@@ -192,7 +194,16 @@ function grpcClientPhase(g: GrpcClientResult | undefined): ComparedPhase | undef
 
 function sideOf(name: string, result: Pick<RunResult, 'label' | 'partial'>, phase: ComparedPhase): Side {
   return {
-    run: { name, tag: name, label: result.label, phase: phase.name, requests: phase.requests, durationMs: phase.durationMs, partial: result.partial },
+    run: {
+      name,
+      tag: name,
+      label: result.label,
+      phase: phase.name,
+      requests: phase.requests,
+      durationMs: phase.durationMs,
+      partial: result.partial,
+      generatorSaturated: phase.generator?.saturated === true,
+    },
     phase,
     histogram: phase.histogram === undefined ? null : tryDecodeHistogram(phase.histogram), // a run without one still compares, without percentile intervals
     spread: runSpread(phase),
