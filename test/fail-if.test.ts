@@ -117,7 +117,9 @@ test('conditions hold exactly at their thresholds, on runs after the first', () 
   assert.equal(holds('p50<1.1'), false, 'the baseline (1 ms) is not checked')
   assert.equal(holds('error_rate>1%'), true)
   assert.equal(holds('error_rate>2%'), false)
-  assert.equal(holds('error_rate>+50%'), true, 'from 0 errors any rise is an infinite relative change')
+  // From 0 errors any rise is an infinite relative change, but 2 of 100 is within noise of 0 of 100: a gate says what the table says.
+  assert.equal(c.metrics.find((m) => m.metric === 'error_rate')?.changes[1]?.verdict, 'within noise')
+  assert.equal(holds('error_rate>+50%'), false)
   assert.equal(holds('rps<-5%'), false)
   assert.equal(holds('extra_load>0'), false, 'no hedging: the metric is absent, the condition cannot hold')
   const [check] = checkFailIf([parseFailIf('p50>+10%')], c)
@@ -207,8 +209,8 @@ test('every operator on both sides of its threshold; a missing value holds nothi
     false,
   ])
   assert.equal(holds('extra_load<5'), false, 'no hedging: no extra load to be below anything')
-  // 0 % -> 0 %: no change, which "<= +0%" holds and "> +0%" does not.
-  assert.equal(holds('error_rate<=+0%'), true)
+  // 0 % -> 0 %: no change, within noise: no change gate holds on it, whatever its operator.
+  assert.equal(holds('error_rate<=+0%'), false)
   assert.equal(holds('error_rate>+0%'), false)
   const [missing] = checkFailIf([parseFailIf('extra_load>+10%')], c)
   assert.deepEqual([missing!.holds, missing!.unchecked], [false, []], 'a change with nothing to compare is not "not enough requests"')

@@ -31,6 +31,16 @@ async function server(delayMs: number): Promise<CountingServer> {
 
 const small = ['-n', '20', '-c', '2', '--warmup', '4', '--no-save']
 
+/**
+ * The exit code a run's gates give: `expected`, unless the generator was
+ * saturated on this machine (a busy one can be), which makes them
+ * inconclusive (exit 3), said on stderr: the product's answer, not a pass.
+ */
+function assertGateCode(run: { code: number | null; stderr: string }, expected: number): void {
+  const inconclusive = /^hedgebench: gates inconclusive \(exit 3\): the load generator was saturated in the \w+ phase/m.test(run.stderr)
+  assert.equal(run.code, inconclusive ? 3 : expected, run.stderr)
+}
+
 test('a phase may be named before the metric; metrics keep their own dots', () => {
   assert.deepEqual(parseFailIf('hedged.p99.9>50ms'), { text: 'hedged.p99.9>50ms', metric: 'p99.9', op: '>', kind: 'absolute', value: 50, phase: 'hedged' })
   assert.equal(parseFailIf('plain.error_rate>1%').phase, 'plain')
@@ -42,27 +52,34 @@ test('a run exits 1 when a condition holds, naming it and the value seen; 0 when
   // Every answer takes >= 30 ms, so p99 of either phase is above 10 ms and far below 5 s.
   const s = await server(30)
   const held = await runMain([s.url, ...small, '--fail-if', 'hedged.p99>10ms', '--fail-if', 'plain.p50>5s'])
-  assert.equal(held.code, 1, held.stderr)
+  assertGateCode(held, 1)
   // At least the server's 30 ms; how far above is the machine's, not the product's.
   assert.match(held.stderr, /--fail-if "hedged\.p99>10ms" holds: hedged p99 = ((3\d|[4-9]\d|[1-9]\d{2,})(\.\d+)? ms|[\d.]+ s)/)
-  assert.doesNotMatch(held.stderr, /plain\.p50/)
+  // Every gate says which way it went (issue 44).
+  assert.match(held.stderr, /--fail-if "plain\.p50>5s" does not hold: plain p50 = /)
   assert.match(held.stdout, /hedged/, 'the report is still printed')
   const passed = await runMain([s.url, ...small, '--fail-if', 'p99>5s', '--fail-if', 'plain.error_rate>1%'])
-  assert.equal(passed.code, 0, passed.stderr)
+  assertGateCode(passed, 0)
 })
 
-test('a change against plain that 20 requests cannot judge is named as not checked, and does not hold', async () => {
+test('a change against plain that 20 requests cannot judge fails closed (exit 1), or passes knowingly with --allow-unjudged', async () => {
   const s = await server(2)
   const run = await runMain([s.url, ...small, '--fail-if', 'p99.9>-100%'])
-  assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stderr, /^hedgebench: --fail-if "p99\.9>-100%" not checked: not enough requests \(n = 20 for p99\.9; needs \d+\)$/m)
+  assertGateCode(run, 1)
+  assert.match(
+    run.stderr,
+    /^hedgebench: --fail-if "p99\.9>-100%" not judged: not enough requests \(n = 20 for p99\.9; needs \d+\); failing closed \(--allow-unjudged lets it pass\)$/m,
+  )
+  const allowed = await runMain([s.url, ...small, '--fail-if', 'p99.9>-100%', '--allow-unjudged'])
+  assertGateCode(allowed, 0)
+  assert.match(allowed.stderr, /not judged: not enough requests .*; passing \(--allow-unjudged\)$/m)
 })
 
 test('extra_load and a URL after --fail-if (not swallowed as a second condition)', async () => {
   const s = await server(20)
   // A 1 ms delay against a 20 ms server fires a hedge for every request: extra load ~100 %.
   const run = await runMain([...small, '--hedge-delay', '1ms', '--hedge-budget', 'off', '--fail-if', 'extra_load>8%', s.url])
-  assert.equal(run.code, 1, run.stderr)
+  assertGateCode(run, 1)
   assert.match(run.stderr, /"extra_load>8%" holds: hedged extra_load = (9\d|100)(\.\d+)?%/)
 })
 
@@ -243,11 +260,11 @@ test('a phase stopped in, or whose requests the generator could not all send (EM
 test('a change against plain is said with its sign, or by its amount from a zero', () => {
   const run = makeHedgedRun()
   const observed = (text: string) => checkRunFailIf([parseFailIf(text)], run)[0]!.observed
-  assert.equal(observed('p99.9>+10%'), 'hedged p99.9 changed -97.0% against plain')
-  assert.equal(observed('rps>+1%'), 'hedged rps changed +98.6% against plain')
-  assert.equal(observed('p99>-10%'), 'hedged p99 changed 0.0% against plain')
-  assert.equal(observed('error_rate>+10%'), 'hedged error_rate changed by 0 against plain')
-  assert.equal(observed('extra_load>+1%'), 'hedged extra_load changed by 3.45 against plain')
+  assert.equal(observed('p99.9>+10%'), 'hedged p99.9 changed -97.0% against plain, better beyond noise')
+  assert.equal(observed('rps>+1%'), 'hedged rps changed +98.6% against plain, better beyond noise')
+  assert.equal(observed('p99>-10%'), 'hedged p99 changed 0.0% against plain, within noise')
+  assert.equal(observed('error_rate>+10%'), 'hedged error_rate changed by 0 against plain, within noise')
+  assert.equal(observed('extra_load>+1%'), 'hedged extra_load changed by 3.45 against plain, worse beyond noise')
 })
 
 test('interleaved phases stopped: a change names both phases cut short', () => {

@@ -7,7 +7,7 @@
 import { basename } from 'node:path'
 import type { CommandModule } from 'yargs'
 import type { Comparison } from '../report/compare.js'
-import { UsageError } from '../core/errors.js'
+import { INCONCLUSIVE_EXIT_CODE, UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
 import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
 import { OUTPUT_OPTION, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
@@ -16,21 +16,31 @@ import type { RunResult } from '../results/run-result.js'
 const PHASES = ['plain', 'hedged', 'grpc-js'] as const
 
 interface CompareArgs {
-  files: string[]
+  files?: string[]
+  baseline?: string[]
   phase?: (typeof PHASES)[number]
   output: OutputFormat
   'fail-if'?: string | string[]
   html?: string
   maxResultSize?: number
+  allowUnjudged?: boolean
 }
 
 export function compareCommand(setExitCode: (code: number) => void): CommandModule<object, CompareArgs> {
   return {
-    command: 'compare <files..>',
+    command: 'compare [files..]',
     describe: "compare saved runs with the first, or one run's two phases",
     builder: (yargs) =>
       yargs
-        .positional('files', { type: 'string', array: true, demandOption: true, describe: 'JSON files written by runs; the first is the baseline' })
+        .positional('files', { type: 'string', array: true, describe: 'JSON files written by runs; the first is the baseline (unless --baseline is given)' })
+        .option('baseline', {
+          type: 'string',
+          array: true,
+          requiresArg: true,
+          describe:
+            'runs of the baseline, an A/A set (after the files: compare AFTER.json --baseline A1.json A2.json A3.json): every file is judged against ' +
+            'their mean, and two or more make their spread a noise floor (docs/compare-and-ci.md)',
+        })
         .option('phase', {
           requiresArg: true,
           choices: PHASES,
@@ -45,44 +55,52 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
             'slow, error_rate, rps, extra_load; ops > < >= <=; +N%/-N% = change from the first run, else absolute (us, ms, s, m, %): ' +
             '"p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%"',
         })
+        .option('allow-unjudged', {
+          type: 'boolean',
+          describe: 'let a --fail-if change that cannot be judged (too few requests for its percentile) pass; by default it fails closed (exit 1)',
+        })
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' })
         .option('max-result-size', MAX_RESULT_SIZE_OPTION),
     handler: async (argv) => {
       // Loaded when comparing, not for --help (issue 14: start-up time).
-      const { checkFailIf, parseFailIf } = await import('../report/fail-if.js')
+      const { checkFailIf, inconclusiveWhy, parseFailIf } = await import('../report/fail-if.js')
       // Parse conditions first: a typo should fail before any file is read.
       const conditions = ([] as string[]).concat(argv['fail-if'] ?? []).map(parseFailIf)
       const phased = conditions.find((c) => c.phase)
       if (phased)
         throw new UsageError(`--fail-if ${JSON.stringify(phased.text)}: compare checks one phase per run, chosen with --phase; drop "${phased.phase}."`)
-      const files = argv.files
+      const baselines = argv.baseline ?? []
+      const candidates = argv.files ?? []
+      if (candidates.length === 0)
+        throw new UsageError(
+          baselines.length > 0
+            ? 'compare --baseline needs the runs to judge before it: compare AFTER.json --baseline A1.json A2.json'
+            : 'compare needs files: compare BEFORE.json AFTER.json, or one run to compare its own phases',
+        )
+      const files = [...baselines, ...candidates]
       if (files.length === 1 && argv.phase !== undefined)
         throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
       const { loadResult } = await import('../report/results-store.js')
       const maxMb = maxResultMb(argv.maxResultSize)
       const results = await Promise.all(files.map((f) => loadResult(f, maxMb)))
-      const comparison = await compareLoaded(files, results, argv.phase)
-      if (argv.html !== undefined) await writeHtml(argv.html, results, comparison, files.length === 1)
-      if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, results))
-      const checks = checkFailIf(conditions, comparison)
-      for (const check of checks)
-        for (const u of check.unchecked)
-          process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}\n`)
-      const failed = checks.filter((c) => c.holds)
-      for (const check of failed) process.stderr.write(`${failMessage(check)}\n`)
-      setExitCode(failed.length > 0 ? 1 : 0)
+      const comparison = await compareLoaded(files, results, argv.phase, baselines.length)
+      // The runs in the table: with a baseline set, its first run and the files judged.
+      const shown = baselines.length > 1 ? [results[0]!, ...results.slice(baselines.length)] : results
+      if (argv.html !== undefined) await writeHtml(argv.html, shown, comparison, files.length === 1)
+      if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, shown))
+      setExitCode(gateExitCode(checkFailIf(conditions, comparison), conditions.length > 0 ? inconclusiveWhy(comparison) : [], argv.allowUnjudged === true))
     },
   }
 }
 
-async function compareLoaded(files: string[], results: RunResult[], phase: CompareArgs['phase']): Promise<Comparison> {
+/** The first `baselines` files are the A/A set: its first run heads the table, the others only lend their spread. */
+async function compareLoaded(files: string[], results: RunResult[], phase: CompareArgs['phase'], baselines: number): Promise<Comparison> {
   const { compareRuns, compareWithin } = await import('../report/compare.js')
   if (results.length === 1) return compareWithin(results[0]!)
   const names = runNames(files)
-  return compareRuns(
-    results.map((result, i) => ({ name: names[i]!, result })),
-    phase ? { phase } : {},
-  )
+  const runs = results.map((result, i) => ({ name: names[i]!, result }))
+  const set = runs.slice(0, baselines)
+  return compareRuns(baselines > 1 ? [runs[0]!, ...runs.slice(baselines)] : runs, { ...(phase ? { phase } : {}), ...(baselines > 1 ? { baselines: set } : {}) })
 }
 
 /** File names, or the paths as given when two files share a name; repeats get "#2". */
@@ -114,6 +132,20 @@ async function writeHtml(out: string, results: RunResult[], comparison: Comparis
   await writeHtmlReport(out, within ? results.slice(0, 1) : results, { title, comparison })
 }
 
-function failMessage(check: FailCheck): string {
-  return `hedgebench: --fail-if ${JSON.stringify(check.condition.text)} holds for ${check.runs.map((run, i) => `${run}: ${check.observed[i]}`).join('; ')}`
+/**
+ * One stderr line per gate and run, which way it went and why; then the
+ * exit code: INCONCLUSIVE_EXIT_CODE when the runs cannot answer (one line
+ * each why), else 1 when a gate holds or one could not be judged (fails
+ * closed unless --allow-unjudged), else 0.
+ */
+function gateExitCode(checks: FailCheck[], inconclusive: string[], allowUnjudged: boolean): number {
+  const say = (line: string): void => void process.stderr.write(`hedgebench: ${line}\n`)
+  for (const check of checks) for (const line of check.lines) say(`--fail-if ${JSON.stringify(check.condition.text)} ${line}`)
+  const unjudged = checks.some((c) => c.unchecked.length > 0)
+  if (inconclusive.length > 0) {
+    for (const why of inconclusive) say(`gates inconclusive (exit ${INCONCLUSIVE_EXIT_CODE}): ${why}`)
+    return INCONCLUSIVE_EXIT_CODE
+  }
+  if (unjudged && !allowUnjudged) say('a gate could not be judged: failing closed (--allow-unjudged lets it pass)')
+  return checks.some((c) => c.holds) || (unjudged && !allowUnjudged) ? 1 : 0
 }

@@ -6,7 +6,7 @@
 import type { Argv, CommandModule } from 'yargs'
 import { rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { TargetUnreachableError, UsageError } from '../core/errors.js'
+import { INCONCLUSIVE_EXIT_CODE, TargetUnreachableError, UsageError } from '../core/errors.js'
 import { DEFAULT_EJECTION } from '../hedging/replica-health.js'
 import { DEFAULT_SATURATION } from '../hedging/saturation-gate.js'
 import { DEFAULT_BUDGET_BURST, DEFAULT_HEDGE_HEADER, MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
@@ -42,6 +42,7 @@ interface CliFlags extends RunFlags, ShardFlags {
   replicas?: string
   failOnErrors?: string
   failIf?: string | string[]
+  allowUnjudged?: boolean
 }
 
 export function runCommand(setExitCode: (code: number) => void): CommandModule<object, CliFlags> {
@@ -291,6 +292,11 @@ function runFlags(y: Argv): Argv {
         'exit 1 when [PHASE.]METRIC OP VALUE holds (repeatable): "hedged.p99>50ms", "extra_load>8%", "p99>+10%" (hedged vs plain); metrics as compare\'s',
       group: 'Output:',
     })
+    .option('allow-unjudged', {
+      type: 'boolean',
+      describe: 'let a --fail-if change that cannot be judged (too few requests for its percentile) pass; by default it fails closed',
+      group: 'Output:',
+    })
     .option('profile', { type: 'string', describe: 'scenario from profiles/ (or a file); with no URL, starts the built-in target', group: 'Target:' })
     .option('replicas', { type: 'string', describe: "replicas of the built-in target [default: the profile's]", group: 'Target:' })
   return serverStatsFlag(flags)
@@ -426,8 +432,8 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     await writeOutputs(argv, result, logFailure === null ? log : null, spinner)
     if (logFailure !== null) process.stderr.write(`hedgebench: ${logFailure}; the result above is complete\n`)
     if (interrupt.twice()) return 130
-    const gates = await checkGates(conditions, failLimit, result)
-    return gates || logFailure !== null ? 1 : 0
+    const gates = await checkGates(conditions, failLimit, result, argv.allowUnjudged === true)
+    return gates !== 0 ? gates : logFailure !== null ? 1 : 0
   } finally {
     interrupt.dispose()
   }
@@ -514,26 +520,33 @@ function interruptedBeforeStart(result: RunResult, options: RunOptions): boolean
 }
 
 /**
- * --fail-if and --fail-on-errors on the result; true when one failed. Every
- * gate that failed or could not be checked is named, not only the first
- * kind: a CI log must show each reason. A gate whose phase was never
- * measured (an interrupted run) fails closed.
+ * --fail-if and --fail-on-errors on the result: the exit code they give
+ * (0, 1, or INCONCLUSIVE_EXIT_CODE when a phase's generator was saturated).
+ * Every gate is named with which way it went, not only the first kind: a CI
+ * log must show each reason. A gate whose phase was never measured (an
+ * interrupted run), or that cannot be judged (too few requests, unless
+ * --allow-unjudged), fails closed.
  */
-async function checkGates(conditions: FailCondition[], failLimit: number | null, result: RunResult): Promise<boolean> {
-  if (conditions.length === 0 && failLimit === null) return false
-  const { checkErrorLimit, checkRunFailIf } = await import('../report/run-fail-if.js')
+async function checkGates(conditions: FailCondition[], failLimit: number | null, result: RunResult, allowUnjudged: boolean): Promise<number> {
+  if (conditions.length === 0 && failLimit === null) return 0
+  const { checkErrorLimit, checkRunFailIf, saturatedWhy } = await import('../report/run-fail-if.js')
   const say = (line: string): void => void process.stderr.write(`hedgebench: ${line}\n`)
   const checks = checkRunFailIf(conditions, result)
   for (const check of checks) {
-    const why = check.unmeasured ?? check.unchecked
-    if (why) say(`--fail-if ${JSON.stringify(check.condition.text)} not checked: ${why}${check.unmeasured ? '; failing closed' : ''}`)
+    const gate = `--fail-if ${JSON.stringify(check.condition.text)}`
+    if (check.unmeasured) say(`${gate} not checked: ${check.unmeasured}; failing closed`)
+    else if (check.unchecked)
+      say(`${gate} not judged: ${check.unchecked}${allowUnjudged ? '; passing (--allow-unjudged)' : '; failing closed (--allow-unjudged lets it pass)'}`)
+    else say(`${gate} ${check.holds ? 'holds' : 'does not hold'}: ${check.observed}`)
   }
-  const failed = checks.filter((c) => c.holds)
-  for (const check of failed) say(`--fail-if ${JSON.stringify(check.condition.text)} holds: ${check.observed}`)
   const errors = failLimit === null ? { breaches: [], unmeasured: [] } : checkErrorLimit(failLimit, result)
   for (const line of errors.unmeasured) say(`${line}; failing closed`)
   for (const line of errors.breaches) say(line)
-  return failed.length > 0 || checks.some((c) => c.unmeasured) || errors.breaches.length > 0 || errors.unmeasured.length > 0
+  const saturated = saturatedWhy(result)
+  for (const why of saturated) say(`gates inconclusive (exit ${INCONCLUSIVE_EXIT_CODE}): ${why}`)
+  if (saturated.length > 0) return INCONCLUSIVE_EXIT_CODE
+  const unjudged = !allowUnjudged && checks.some((c) => c.unchecked)
+  return checks.some((c) => c.holds || c.unmeasured) || unjudged || errors.breaches.length > 0 || errors.unmeasured.length > 0 ? 1 : 0
 }
 
 /** A closed terminal or a dropped SSH session (SIGHUP) stops a run as SIGTERM does: what was measured is saved. */

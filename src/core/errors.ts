@@ -30,6 +30,15 @@ export class TargetUnreachableError extends Error {
   readonly exitCode = 1
 }
 
+/**
+ * Exit code of gates (--fail-if, --fail-on-errors) that could not be
+ * answered either way: a generator that was saturated measured itself, and
+ * runs that are not comparable measured different experiments. Distinct from
+ * 1 (a gate failed) so that CI can tell "worse" from "unknown"; the same in
+ * `compare` and in a run's own gates.
+ */
+export const INCONCLUSIVE_EXIT_CODE = 3
+
 /** Exit code an error maps to (1 for anything unexpected). */
 export function exitCodeOf(err: unknown): number {
   if (err instanceof UsageError || err instanceof TargetUnreachableError) return err.exitCode

@@ -21,6 +21,7 @@ export interface CompareTextOptions {
 export function renderCompareText(c: Comparison, opts: CompareTextOptions = { color: false }): string {
   const sections = [
     runsSection(c, opts.width),
+    baselineSetLine(c),
     configSection(c, opts.width),
     warningsSection(c, opts.width),
     metricsTables(c, opts),
@@ -28,6 +29,12 @@ export function renderCompareText(c: Comparison, opts: CompareTextOptions = { co
     legend(c, opts.width),
   ]
   return `${sections.filter((s) => s !== '').join('\n\n')}\n`
+}
+
+/** With compare --baseline: what the first column is, and what else judges the changes. */
+function baselineSetLine(c: Comparison): string {
+  if (!c.baselineSet) return ''
+  return `Baseline ${c.runs[0]!.tag}: the mean of ${c.baselineSet.length} baseline runs (${c.baselineSet.join(', ')}); their spread is a noise floor`
 }
 
 function runsSection(c: Comparison, width = Infinity): string {

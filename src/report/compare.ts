@@ -10,6 +10,7 @@ import { extraLoadPct } from '../results/extra-load.js'
 import { generatorImpact } from './generator-impact.js'
 import { UsageError } from '../core/errors.js'
 import { tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
+import { baselineSetInterval, relativeSpread, runSpread, timeSeriesInterval, type RunSpread } from '../stats/drift-noise.js'
 import {
   LATENCY_RESOLUTION_MS,
   countChange,
@@ -48,6 +49,8 @@ export interface ComparedRun {
   requests: number
   durationMs: number
   partial: boolean
+  /** The load generator was saturated in the compared phase: its latencies include its own delay. */
+  generatorSaturated: boolean
 }
 
 /** One run's value against the first run's. */
@@ -58,6 +61,12 @@ export interface MetricChange {
   pct: number | null
   /** 95 % interval of `abs`; null when the method gives none. */
   interval: Interval | null
+  /**
+   * Which estimate set the interval, when drift's did (drift-noise.ts): the
+   * runs' own time series, or the spread of the A/A baseline set. Absent
+   * when the request count's was the widest.
+   */
+  noise?: NoiseFloor
   verdict: Verdict
   /** Why there is no verdict: "n = 50 for p99.9; needs 7130" (verdict 'not enough requests'). */
   note?: string
@@ -75,6 +84,9 @@ export interface MetricRow {
   changes: Array<MetricChange | null>
 }
 
+/** The drift estimates that can widen an interval (drift-noise.ts). */
+export type NoiseFloor = 'time series' | 'baseline set'
+
 export interface ConfigDifference {
   /** Dotted config path ("concurrency", "hedge.delay") or "phase". */
   key: string
@@ -90,22 +102,32 @@ export interface Comparison {
   metrics: MetricRow[]
   /** Things that make the comparison less trustworthy (interrupted run, saturated generator). */
   warnings: string[]
+  /** The A/A baseline set whose spread is a noise floor (compare --baseline), by name; absent without one. */
+  baselineSet?: string[]
 }
 
 export interface CompareOptions {
   /** Phase to compare in every run; default: hedged when a run has it, else plain. */
   phase?: ComparedPhaseName
+  /**
+   * An A/A set: runs of the baseline, the first of which is `runs[0]`. The
+   * spread of their values is a noise floor for every change (two or more).
+   */
+  baselines?: Array<{ name: string; result: RunResult }>
 }
 
 /** Compares each run against the first. Throws UsageError when a run lacks the phase. */
 export function compareRuns(runs: Array<{ name: string; result: RunResult }>, opts: CompareOptions = {}): Comparison {
   if (runs.length < 2) throw new UsageError('compare needs at least two runs (or one run with a plain and a hedged phase)')
   const sides = runs.map(({ name, result }) => sideOf(name, result, pickPhase(name, result, opts.phase)))
-  return build(
+  const baselines = (opts.baselines ?? []).map(({ name, result }) => sideOf(name, result, pickPhase(name, result, opts.phase)))
+  const comparison = build(
     'runs',
     sides,
     runs.map((r) => r.result),
+    baselines.length >= 2 ? baselines : [],
   )
+  return baselines.length >= 2 ? { ...comparison, baselineSet: baselines.map((b) => b.run.name) } : comparison
 }
 
 /** Compares a run's own plain phase (baseline) with its hedged phase. */
@@ -129,17 +151,20 @@ export function phaseMetric(result: RunResult, phase: PhaseResult, key: MetricKe
 }
 
 /** What compare reads of a phase (a PhaseResult is one; so is grpcClientPhase's view of the grpc-js calls). */
-type ComparedPhase = Pick<PhaseResult, 'requests' | 'errors' | 'latencyMs' | 'slow' | 'rps' | 'durationMs' | 'calls'> & {
-  name: ComparedPhaseName
-  histogram?: string
-  hedging?: Pick<NonNullable<PhaseResult['hedging']>, 'hedgesSent' | 'delayMs'>
-  generator?: Pick<PhaseResult['generator'], 'saturated' | 'eventLoopDelayMs'>
-}
+type ComparedPhase = Pick<PhaseResult, 'requests' | 'errors' | 'latencyMs' | 'slow' | 'rps' | 'durationMs' | 'calls'> &
+  Partial<Pick<PhaseResult, 'timeline' | 'timelineFine'>> & {
+    name: ComparedPhaseName
+    histogram?: string
+    hedging?: Pick<NonNullable<PhaseResult['hedging']>, 'hedgesSent' | 'delayMs'>
+    generator?: Pick<PhaseResult['generator'], 'saturated' | 'eventLoopDelayMs'>
+  }
 
 interface Side {
   run: ComparedRun
   phase: ComparedPhase
   histogram: Histogram | null
+  /** The drift of its latency over its own time series; null without enough windows. */
+  spread: RunSpread | null
 }
 
 function pickPhase(name: string, result: RunResult, wanted: ComparedPhaseName | undefined): ComparedPhase {
@@ -169,17 +194,27 @@ function grpcClientPhase(g: GrpcClientResult | undefined): ComparedPhase | undef
 
 function sideOf(name: string, result: Pick<RunResult, 'label' | 'partial'>, phase: ComparedPhase): Side {
   return {
-    run: { name, tag: name, label: result.label, phase: phase.name, requests: phase.requests, durationMs: phase.durationMs, partial: result.partial },
+    run: {
+      name,
+      tag: name,
+      label: result.label,
+      phase: phase.name,
+      requests: phase.requests,
+      durationMs: phase.durationMs,
+      partial: result.partial,
+      generatorSaturated: phase.generator?.saturated === true,
+    },
     phase,
     histogram: phase.histogram === undefined ? null : tryDecodeHistogram(phase.histogram), // a run without one still compares, without percentile intervals
+    spread: runSpread(phase),
   }
 }
 
-function build(kind: Comparison['kind'], sides: Side[], results: RunResult[]): Comparison {
+function build(kind: Comparison['kind'], sides: Side[], results: RunResult[], baselines: Side[] = []): Comparison {
   const hedges = sides.some((s) => s.phase.hedging)
   // Extra load only means something when some side hedged.
   const keys = METRIC_KEYS.filter((key) => key !== 'extra_load' || hedges)
-  const metrics = keys.map((key) => metricRow(key, sides))
+  const metrics = keys.map((key) => metricRow(key, sides, baselines))
   const configDifferences = diffConfigs(results)
   if (kind === 'runs') {
     const phases = sides.map((s) => s.run.phase)
@@ -301,24 +336,54 @@ function scale(interval: Interval | null, factor: number): Interval | null {
   return interval ? [round(interval[0] * factor), round(interval[1] * factor)] : null
 }
 
-function metricRow(metric: MetricKey, sides: Side[]): MetricRow {
+function metricRow(metric: MetricKey, sides: Side[], baselines: Side[]): MetricRow {
   const spec = specOf(metric)
   const values = sides.map((s) => finiteOrNull(spec.value(s)))
+  const baselineValues = baselines.flatMap((s) => finiteOrNull(spec.value(s)) ?? [])
+  // A baseline set's value is its mean: the level a new run of the baseline is predicted around.
+  if (baselineValues.length >= 2) values[0] = round(baselineValues.reduce((a, b) => a + b, 0) / baselineValues.length)
   const base = values[0] ?? null
   const changes = sides.map((side, i) => {
     const value = values[i] ?? null
     if (i === 0 || base === null || value === null) return null
     const tooFew = spec.tooFew?.(sides[0]!, side) ?? null
-    if (tooFew !== null) return { ...changeOf(base, value, null, spec), verdict: 'not enough requests' as const, note: tooFew }
-    return changeOf(base, value, spec.interval(sides[0]!, side), spec)
+    if (tooFew !== null) return { ...changeOf(base, value, { interval: null }, spec), verdict: 'not enough requests' as const, note: tooFew }
+    const abs = round(value - base)
+    const spreadOf = (s: Side, v: number) => ({
+      value: v,
+      spread: s.spread && spec.unit === 'ms' ? relativeSpread(s.spread, metric) : null,
+      df: s.spread?.df ?? 0,
+    })
+    const drift = {
+      'time series': timeSeriesInterval(abs, spreadOf(sides[0]!, base), spreadOf(side, value)),
+      'baseline set': baselineSetInterval(abs, baselineValues),
+    }
+    return changeOf(base, value, widest(spec.interval(sides[0]!, side), drift), spec)
   })
   return { metric, unit: spec.unit, better: spec.better, method: spec.method, values, changes }
 }
 
-function changeOf(base: number, value: number, interval: Interval | null, spec: MetricSpec): MetricChange {
+/**
+ * The request count's interval, widened to cover every drift estimate's:
+ * a change is called only when it stands out of all of them (the bigger
+ * estimate wins). No interval stays none: such a metric is never judged.
+ */
+function widest(counted: Interval | null, drift: Record<NoiseFloor, Interval | null>): { interval: Interval | null; noise?: NoiseFloor } {
+  if (!counted) return { interval: null }
+  let interval = counted
+  let noise: NoiseFloor | undefined
+  for (const [source, other] of Object.entries(drift) as Array<[NoiseFloor, Interval | null]>) {
+    if (!other || other[1] - other[0] <= interval[1] - interval[0]) continue
+    interval = [Math.min(interval[0], other[0]), Math.max(interval[1], other[1])]
+    noise = source
+  }
+  return { interval: [round(interval[0]), round(interval[1])], ...(noise ? { noise } : {}) }
+}
+
+function changeOf(base: number, value: number, judged: { interval: Interval | null; noise?: NoiseFloor }, spec: MetricSpec): MetricChange {
   const abs = round(value - base)
   const pct = base === 0 ? null : round((100 * (value - base)) / Math.abs(base))
-  return { abs, pct, interval, verdict: verdictOf(abs, base, interval, spec.better === 'lower', spec.absoluteFloor) }
+  return { abs, pct, ...judged, verdict: verdictOf(abs, base, judged.interval, spec.better === 'lower', spec.absoluteFloor) }
 }
 
 function finiteOrNull(x: number | null | undefined): number | null {

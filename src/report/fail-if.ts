@@ -11,8 +11,11 @@
  * A signed percentage is a change relative to the first run; anything else
  * is an absolute value in the metric's unit. Conditions are checked on every
  * run after the first (the baseline); one run meeting it is enough. A
- * percentile compare marks "not enough requests" never holds: its value is
- * the slowest request or close to it, not the percentile.
+ * change holds only where the table judges it beyond noise (better or
+ * worse) and it passes the threshold: never on a change the table calls
+ * within noise. A percentile compare marks "not enough requests" cannot be
+ * judged: its value is the slowest request or close to it, not the
+ * percentile; the gate fails closed unless --allow-unjudged.
  *
  * On a run itself (run-fail-if.ts) a condition may name a phase,
  * `hedged.p99>50ms` or `plain.error_rate>1%`; there the baseline of a
@@ -46,6 +49,8 @@ export interface FailCheck {
   observed: string[]
   /** Runs a change (+N%/-N%) could not be judged for, and why: "n = 50 for p99.9; needs 3688". */
   unchecked: Array<{ run: string; why: string }>
+  /** One line per run after the first: which way the gate went there and why. */
+  lines: string[]
 }
 
 const CONDITION_RE = /^([a-z_][a-z0-9_.]*)\s*(>=|<=|>|<)\s*(\S+)$/i
@@ -127,28 +132,76 @@ export function checkFailIf(conditions: FailCondition[], comparison: Comparison)
           : ` (${pct >= 0 ? '+' : ''}${pct.toFixed(1)}% against ${comparison.runs[0]!.name}'s ${showValue(condition.metric, row!.values[0] ?? null)})`
       return seen + against
     })
-    return { condition, holds: held.length > 0, runs: held.map((i) => comparison.runs[i]!.name), observed, unchecked }
+    const lines = comparison.runs.flatMap((r, i) => (i === 0 ? [] : [gateLine(condition, r.name, row?.values[i] ?? null, row?.changes[i] ?? null)]))
+    return { condition, holds: held.length > 0, runs: held.map((i) => comparison.runs[i]!.name), observed, unchecked, lines }
   })
 }
 
 /**
  * An absolute condition is checked on the value measured, however few the
  * requests (as the run's own --fail-if does); a change (+N%/-N%) only when
- * compare could judge it: with too few requests it does not hold, and
- * uncheckedWhy says so, so that a gate never passes unnoticed.
+ * compare could judge it (with too few requests it does not hold, and
+ * uncheckedWhy says so: the caller fails closed), and only when compare
+ * judged it beyond noise: a gate says what the table says.
  */
 export function holdsAt(c: FailCondition, value: number | null, change: MetricChange | null): boolean {
   if (c.kind === 'absolute') return value !== null && compare(value, c.op, c.value)
-  if (!change || uncheckedWhy(c, change) !== null) return false
-  // From a baseline of 0, any rise is an infinite relative change.
-  const pct = change.pct ?? (change.abs === 0 ? 0 : Math.sign(change.abs) * Infinity)
-  return compare(pct, c.op, c.value)
+  if (!change || uncheckedWhy(c, change) !== null || change.verdict === 'within noise') return false
+  return compare(relativePct(change), c.op, c.value)
+}
+
+/** From a baseline of 0, any rise is an infinite relative change. */
+function relativePct(change: MetricChange): number {
+  return change.pct ?? (change.abs === 0 ? 0 : Math.sign(change.abs) * Infinity)
+}
+
+/**
+ * Which way a gate went for one run, and why: "holds: p99 +14.2%, worse
+ * beyond noise", "does not hold: p99 +14.2% is within noise (interval -2.1
+ * to 20.3 ms, from the baseline set)", "not judged: not enough requests (...)".
+ */
+export function gateLine(c: FailCondition, run: string, value: number | null, change: MetricChange | null): string {
+  const verb = holdsAt(c, value, change) ? 'holds' : 'does not hold'
+  const held = `${verb} for ${run}`
+  if (c.kind === 'absolute') return `${held}: ${c.metric} = ${showValue(c.metric, value)}, against ${c.op} ${c.value}`
+  const unjudged = uncheckedWhy(c, change)
+  if (unjudged !== null) return `not judged for ${run}: ${unjudged}`
+  if (!change) return `${held}: no ${c.metric} to compare`
+  const pct = relativePct(change)
+  const seen = `${c.metric} ${pct >= 0 ? '+' : ''}${Number.isFinite(pct) ? pct.toFixed(1) : pct}%`
+  if (change.verdict === 'within noise') {
+    const interval = change.interval
+      ? ` (interval ${change.interval[0]} to ${change.interval[1]}${change.noise ? `, from the ${change.noise}` : ''})`
+      : ' (no interval)'
+    return `${held}: ${seen} is within noise${interval}`
+  }
+  return `${held}: ${seen}, ${change.verdict} beyond noise, ${verb === 'holds' ? 'past' : 'not past'} ${c.op} ${c.value > 0 ? '+' : ''}${c.value}%`
 }
 
 /** Why a change condition could not be checked (too few requests for the percentile), or null. */
 export function uncheckedWhy(c: FailCondition, change: MetricChange | null): string | null {
   if (c.kind !== 'relative' || change?.verdict !== 'not enough requests') return null
   return `not enough requests${change.note ? ` (${change.note})` : ''}`
+}
+
+/**
+ * Settings that make two runs different experiments, not a before and an
+ * after: another load (concurrency, as compare counts it across shards; a
+ * rate; calls per request), another request (method, body), another
+ * threshold for what is slow, another phase. A flag flipped on hedging, a
+ * URL, a header or the request count leave them comparable.
+ */
+const NOT_COMPARABLE = new Set(['concurrency', 'rate', 'fanout', 'method', 'bodyBytes', 'slowMs', 'phase'])
+
+/**
+ * Why gates on this comparison cannot be answered either way (exit
+ * INCONCLUSIVE_EXIT_CODE), or none: a run whose generator was saturated
+ * measured itself; runs not comparable measured different experiments.
+ */
+export function inconclusiveWhy(comparison: Comparison): string[] {
+  const saturated = comparison.runs.filter((r) => r.generatorSaturated).map((r) => `${r.name}: the load generator was saturated (${r.phase} phase)`)
+  const differs = comparison.kind === 'runs' ? comparison.configDifferences.filter((d) => NOT_COMPARABLE.has(d.key)) : []
+  return [...saturated, ...differs.map((d) => `the runs are not comparable: ${d.key} differs (${d.values.join(' vs ')})`)]
 }
 
 /** A metric's value as a gate message shows it: "63.2 ms", "1.5%", "980 req/s", "12". */

@@ -70,7 +70,7 @@ function relative(condition: FailCondition, result: RunResult): RunFailCheck {
   const change = row?.changes[1] ?? null
   const pct = change?.pct
   const observed = change
-    ? `hedged ${condition.metric} changed ${pct === null || pct === undefined ? `by ${change.abs}` : `${pct > 0 ? '+' : ''}${pct.toFixed(1)}%`} against plain`
+    ? `hedged ${condition.metric} changed ${pct === null || pct === undefined ? `by ${change.abs}` : `${pct > 0 ? '+' : ''}${pct.toFixed(1)}%`} against plain, ${change.verdict === 'within noise' ? 'within noise' : `${change.verdict} beyond noise`}`
     : `no ${condition.metric} to compare`
   const why = uncheckedWhy(condition, change)
   return { condition, holds: holdsAt(condition, null, change), observed, ...(why ? { unchecked: why } : {}) }
@@ -99,6 +99,17 @@ function cutShort(result: RunResult, name: Exclude<PhaseName, 'warmup'>): string
   if (failed > 0)
     return `${failed} of the ${name} phase's requests failed on this machine before reaching the target (${failures.map(([kind, n]) => `${kind} ${n}`).join(', ')})`
   return null
+}
+
+/**
+ * Why the run's gates cannot be answered either way: a measured phase whose
+ * load generator was saturated measured its own delay (fail-if.ts
+ * inconclusiveWhy says the same for compare).
+ */
+export function saturatedWhy(result: RunResult): string[] {
+  return runPhases(result.config.mode).flatMap((name) =>
+    result.phases[name]?.generator.saturated ? [`the load generator was saturated in the ${name} phase; its latencies include its own delay`] : [],
+  )
 }
 
 /** The phase a condition naming none is checked on: the hedged one, the answer a run gives, or plain when only plain ran. */

@@ -10,6 +10,8 @@
  *   queue     bounded workers + a waiting line (applied by the server)
  *   errors    a share of requests answered with an error status
  *   overrides per-replica changes (a broken replica)
+ *   drift     work time scaled by a factor that wanders over time, the same
+ *             for every replica (a shared machine; drift.ts)
  *
  * All randomness is seeded. Each replica has its own request stream, and each
  * pause schedule its own stream, so a run replays whatever the interleaving:
@@ -17,6 +19,7 @@
  * Times are milliseconds on one monotonic clock (performance.now()).
  */
 import { seededRandom } from '../core/random.js'
+import { Drift } from './drift.js'
 
 // The model's parts are declared once, by the profile schema that checks them.
 import type { BaseSpec, IndependentStallSpec, ModelSpec, PauseStallSpec, QueueSpec, Range, ReplicaOverride } from './profile-schema.js'
@@ -47,10 +50,11 @@ export function createReplicaModels(spec: ModelSpec, replicas: number, seed: num
   const shared = (spec.stalls ?? []).flatMap((s, k) =>
     s.type === 'pause' && s.scope === 'shared' ? [new PauseSchedule(s, seededRandom(deriveSeed(seed, 0xffff, k)), originMs)] : [],
   )
+  const drift = spec.drift ? new Drift(spec.drift, deriveSeed(seed, 0xfffe, 0), originMs) : null
   const models: ReplicaModel[] = []
   for (let index = 0; index < replicas; index++) {
     const override = spec.overrides?.find((o) => o.index === index)
-    models.push(replicaModel(spec, override, index, seed, originMs, shared))
+    models.push(replicaModel(spec, override, index, seed, originMs, shared, drift))
   }
   return models
 }
@@ -62,6 +66,7 @@ function replicaModel(
   seed: number,
   originMs: number,
   shared: PauseSchedule[],
+  drift: Drift | null,
 ): ReplicaModel {
   const random = seededRandom(deriveSeed(seed, index, 1))
   const stalls = [...(spec.stalls ?? []), ...(override?.stalls ?? [])]
@@ -91,7 +96,7 @@ function replicaModel(
       const failed = random() < (errors?.rate ?? 0)
       return { workMs: Math.max(0, workMs), status: failed && errors ? errors.status : 200, stalled }
     },
-    finishAt: (startMs, workMs) => finishWithPauses(startMs, workMs, schedules),
+    finishAt: (startMs, workMs) => finishWithPauses(startMs, drift ? workMs * drift.factorAt(startMs) : workMs, schedules),
   }
 }
 

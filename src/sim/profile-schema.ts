@@ -113,6 +113,10 @@ const OverrideSchema = exact({
 })
 export type ReplicaOverride = Infer<typeof OverrideSchema>
 
+/** Latency that wanders over time, on every replica alike (sim/drift.ts). */
+const DriftSchema = exact({ sigma: num(0, 2), tauMs: num(1) })
+export type DriftSpec = Infer<typeof DriftSchema>
+
 const ModelSchema = exact({
   base: BaseSchema,
   /** Constant added to every request (network, parsing). */
@@ -121,6 +125,7 @@ const ModelSchema = exact({
   queue: v.optional(QueueSchema),
   errors: v.optional(ErrorSchema),
   overrides: v.optional(arrayOf(OverrideSchema)),
+  drift: v.optional(DriftSchema),
 })
 export type ModelSpec = Infer<typeof ModelSchema>
 

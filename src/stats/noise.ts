@@ -199,6 +199,20 @@ function incompleteBeta(x: number, a: number, b: number): number {
   return x < (a + 1) / (a + b + 2) ? (front * betaFraction(x, a, b)) / a : 1 - (front * betaFraction(1 - x, b, a)) / b
 }
 
+/** The quantile of Student's t with `df` degrees of freedom at p (0.5 < p < 1), by bisection on its CDF. */
+export function studentTQuantile(p: number, df: number): number {
+  // P(T <= t) = 1 - I_{df/(df+t^2)}(df/2, 1/2) / 2 for t >= 0.
+  const cdf = (t: number): number => 1 - incompleteBeta(df / (df + t * t), df / 2, 0.5) / 2
+  let [lo, hi] = [0, 1]
+  for (let i = 0; i < 64 && cdf(hi) < p; i++) hi *= 2
+  for (let i = 0; i < 100 && hi - lo > 1e-9; i++) {
+    const mid = (lo + hi) / 2
+    if (cdf(mid) < p) lo = mid
+    else hi = mid
+  }
+  return (lo + hi) / 2
+}
+
 /** Lentz's method for the incomplete beta's continued fraction. */
 function betaFraction(x: number, a: number, b: number): number {
   const tiny = 1e-300
@@ -220,7 +234,7 @@ function betaFraction(x: number, a: number, b: number): number {
   return h
 }
 
-/** ln Γ(x) for x >= 1 (Lanczos, g = 7; valid from 0.5): only ever called with counts, a and b of at least 1. */
+/** ln Γ(x) (Lanczos, g = 7; valid from 0.5): called with counts of at least 1, and with half-integers of t's degrees of freedom. */
 function logGamma(x: number): number {
   const g = [
     0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
