@@ -10,7 +10,7 @@ import type { Comparison } from '../report/compare.js'
 import { UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
 import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
-import { OUTPUT_OPTION, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
+import { fitStdout, OUTPUT_OPTION, stdoutColor, stdoutColumns, writeStderrLine, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 
 const PHASES = ['plain', 'hedged', 'grpc-js'] as const
@@ -66,10 +66,9 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       if (!stdoutTaken(argv.html)) process.stdout.write(await render(comparison, argv.output, results))
       const checks = checkFailIf(conditions, comparison)
       for (const check of checks)
-        for (const u of check.unchecked)
-          process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}\n`)
+        for (const u of check.unchecked) writeStderrLine(`hedgebench: --fail-if ${JSON.stringify(check.condition.text)} not checked for ${u.run}: ${u.why}`)
       const failed = checks.filter((c) => c.holds)
-      for (const check of failed) process.stderr.write(`${failMessage(check)}\n`)
+      for (const check of failed) writeStderrLine(failMessage(check))
       setExitCode(failed.length > 0 ? 1 : 0)
     },
   }
@@ -106,7 +105,7 @@ async function render(c: Comparison, format: OutputFormat, results: RunResult[])
     const { plain, hedged } = result.phases
     return plain && hedged ? [{ run: c.kind === 'runs' ? c.runs[i]!.tag : result.label, verdict: hedgeVerdict(plain, hedged, result) }] : []
   })
-  return (await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor(), verdicts, width: stdoutColumns() })
+  return fitStdout((await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor(), verdicts, width: stdoutColumns() }))
 }
 
 async function writeHtml(out: string, results: RunResult[], comparison: Comparison, within: boolean): Promise<void> {
