@@ -10,9 +10,9 @@ import assert from 'node:assert/strict'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startTarget, type Target } from '../src/sim/target.js'
+import type { Target } from '../src/sim/target.js'
 import { runMain } from './helpers/main-cases.js'
-import { writeTempProfile, type TempProfile } from './helpers/sim.js'
+import { startFastTarget, type FastTarget } from './helpers/sim.js'
 
 /** What only a merge has: its generators' rows, the merge's own facts, the shards' common run id, each phase's common window. */
 const MERGE_ONLY = [/^\.generators\b/, /^\.merge\b/, /^\.runId$/, /^\.phases\.\w+\.window\b/]
@@ -26,25 +26,17 @@ const KEPT_IN_ROWS: Record<string, string> = {
 }
 
 let dir: string
+let fast: FastTarget
 let target: Target
-let profile: TempProfile
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'hedgebench-merge-fields-'))
-  // Fast answers: every phase well inside the fine timeline's horizon, in one process and in each shard alike.
-  profile = writeTempProfile({
-    name: 'fields',
-    description: 'fast answers, no stalls',
-    replicas: 2,
-    seed: 7,
-    model: { base: { type: 'uniform', min: 1, max: 3 } },
-  })
-  target = await startTarget({ profile: profile.path })
+  fast = await startFastTarget()
+  target = fast.target
 })
 
 after(async () => {
-  await target?.close()
-  profile?.cleanup()
+  await fast?.close()
   await rm(dir, { recursive: true, force: true })
 })
 

@@ -9,29 +9,22 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { textWidth } from '../src/core/wrap.js'
-import { startTarget, type Target } from '../src/sim/target.js'
+import type { Target } from '../src/sim/target.js'
 import { runMain } from './helpers/main-cases.js'
-import { writeTempProfile, type TempProfile } from './helpers/sim.js'
+import { startFastTarget, type FastTarget } from './helpers/sim.js'
 
 let dir: string
+let fast: FastTarget
 let target: Target
-let profile: TempProfile
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'hedgebench-sweep-width-'))
-  profile = writeTempProfile({
-    name: 'width',
-    description: 'fast answers, a few slow ones to hedge',
-    replicas: 2,
-    seed: 5,
-    model: { base: { type: 'uniform', min: 1, max: 3 }, stalls: [{ type: 'independent', probability: 0.03, ms: 25 }] },
-  })
-  target = await startTarget({ profile: profile.path })
+  fast = await startFastTarget(0.03)
+  target = fast.target
 })
 
 after(async () => {
-  await target?.close()
-  profile?.cleanup()
+  await fast?.close()
   await rm(dir, { recursive: true, force: true })
 })
 
