@@ -12,7 +12,7 @@ import { closeSync, existsSync, openSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { BIN, runCli, startCli, stderrLines } from './helpers/cli.js'
+import { BIN, PLAIN_OUTPUT, runCli, startCli, stderrLines } from './helpers/cli.js'
 import type { CountingServer } from './helpers/servers.js'
 import { cliSession } from './helpers/cli-session.js'
 import { until } from './helpers/until.js'
@@ -31,7 +31,7 @@ interface Closed {
 
 /** Runs the CLI with a stdout whose reader has already gone (as `| true` does): every write gets EPIPE. With `stdout`, that file instead. */
 function withClosedStdout(args: string[], cwd: string, stdout?: number): Promise<Closed> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', stdout ?? 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...PLAIN_OUTPUT }, stdio: ['ignore', stdout ?? 'pipe', 'pipe'] })
   child.stdout?.destroy()
   let stderr = ''
   child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s))

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs'
 import { resolveOptions } from '../src/run/resolve-options.js'
 import { fdLimitWarning, readFdLimit, socketsNeeded } from '../src/run/fd-limit.js'
 import type { RunResult } from '../src/results/run-result.js'
-import { BIN } from './helpers/cli.js'
+import { BIN, PLAIN_OUTPUT } from './helpers/cli.js'
 import { startServer, type CountingServer } from './helpers/servers.js'
 
 const LIMITS = `Limit                     Soft Limit           Hard Limit           Units
@@ -84,7 +84,7 @@ test("a run over its ulimit -n: the EMFILE failures are the generator's, apart f
       'json',
       '--no-save',
     ],
-    { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, ...PLAIN_OUTPUT }, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let stdout = ''
   let stderr = ''

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchFlags, YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { killAllChildren, startCli } from './helpers/cli.js'
+import { killAllChildren, PLAIN_OUTPUT, startCli } from './helpers/cli.js'
 import { startServer } from './helpers/servers.js'
 import { until } from './helpers/until.js'
 
@@ -99,7 +99,7 @@ test('one Ctrl-C to `npx hedgebench` is one graceful stop: what was measured is 
     cwd: fileURLToPath(new URL('../../', import.meta.url)),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, ...PLAIN_OUTPUT },
   })
   let stdout = ''
   let stderr = ''

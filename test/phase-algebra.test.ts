@@ -195,7 +195,7 @@ test("the generator: the worst loop, the highest CPU share, threads added, warni
   assert.deepEqual(g.saturatedBy, ['cpu', 'gc'])
   assert.equal(g.cpuJudged, false, 'judged only when every part was')
   assert.equal(g.machineCores, 2)
-  assert.equal(g.ephemeralPorts, undefined, 'two generators: two port ranges')
+  assert.equal(g.ephemeralPorts, 56_000, 'two generators: their two ranges together')
   assert.equal(merge([a]).generator.ephemeralPorts, 28_000)
   const other = phase([0.5], { generator: makeGenerator({ machineCores: 8 }) })
   assert.equal(merge([a, other]).generator.machineCores, undefined, 'two machines')
@@ -314,7 +314,11 @@ test('hedging: one delay as it is; several stated as a range and never averaged;
   const ranged = merge([a, c]).hedging!
   assert.equal(ranged.delayMs, 12, 'the range starts at the lowest')
   assert.equal(ranged.delaySource, 'per shard, 12.0 ms to 20.0 ms (each generator derived its own; see Generators)')
-  assert.ok(!('warmupBasis' in ranged), 'no one warm-up basis for several delays')
+  assert.ok(!('warmupBasis' in ranged), 'no warm-up basis when a part measured its delay elsewhere')
+  // Generators that measured on different warm-ups: their bases together (issue 44: merge kept none).
+  const d = hedgedPart(100, { delayMs: 20, warmupBasis: { requests: 30, of: 60 } })
+  const e = hedgedPart(100, { delayMs: 14, warmupBasis: { requests: 31, of: 62 } })
+  assert.deepEqual(merge([d, e]).hedging!.warmupBasis, { requests: 61, of: 122 })
   // A merged input's rows name the delays: they decide, not the parts' own.
   const fromRows = merge([a, b], { ...threads, hedgeDelays: [12, 30] }).hedging!
   assert.equal(fromRows.delaySource, 'per shard, 12.0 ms to 30.0 ms (each generator derived its own; see Generators)')

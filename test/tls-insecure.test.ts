@@ -60,7 +60,7 @@ describe('HTTPS with a self-signed certificate', {
     assert.match(
       lines[0]!,
       new RegExp(
-        `^hedgebench: TLS handshake with ${url.replace(/\/$/, '').replace(/[.]/g, '\\.')} failed \\(DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate\\): pass -k/--insecure`,
+        `^hedgebench: TLS handshake with ${url.replace(/\/$/, '').replace(/[.]/g, '\\.')} failed \\(DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate\\): the server's certificate is not signed by a CA trusted here: pass --cacert FILE with the CA that signed it, or -k/--insecure`,
       ),
     )
     assert.equal(run.stdout, '')

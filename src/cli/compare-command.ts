@@ -10,7 +10,7 @@ import type { Comparison } from '../report/compare.js'
 import { INCONCLUSIVE_EXIT_CODE, UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
 import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
-import { OUTPUT_OPTION, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
+import { fitStdout, OUTPUT_OPTION, stdoutColor, stdoutColumns, writeStderrLine, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 
 const PHASES = ['plain', 'hedged', 'grpc-js'] as const
@@ -124,7 +124,7 @@ async function render(c: Comparison, format: OutputFormat, results: RunResult[])
     const { plain, hedged } = result.phases
     return plain && hedged ? [{ run: c.kind === 'runs' ? c.runs[i]!.tag : result.label, verdict: hedgeVerdict(plain, hedged, result) }] : []
   })
-  return (await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor(), verdicts, width: stdoutColumns() })
+  return fitStdout((await import('../report/compare-text.js')).renderCompareText(c, { color: stdoutColor(), verdicts, width: stdoutColumns() }))
 }
 
 async function writeHtml(out: string, results: RunResult[], comparison: Comparison, within: boolean): Promise<void> {
@@ -139,7 +139,7 @@ async function writeHtml(out: string, results: RunResult[], comparison: Comparis
  * closed unless --allow-unjudged), else 0.
  */
 function gateExitCode(checks: FailCheck[], inconclusive: string[], allowUnjudged: boolean): number {
-  const say = (line: string): void => void process.stderr.write(`hedgebench: ${line}\n`)
+  const say = (line: string): void => writeStderrLine(`hedgebench: ${line}`)
   for (const check of checks) for (const line of check.lines) say(`--fail-if ${JSON.stringify(check.condition.text)} ${line}`)
   const unjudged = checks.some((c) => c.unchecked.length > 0)
   if (inconclusive.length > 0) {

@@ -5,6 +5,7 @@
  */
 import type { HtmlOptions } from '../report/html.js'
 import type { RunResult } from '../results/run-result.js'
+import { streamColumns, wrapText } from '../core/wrap.js'
 
 export const OUTPUT_FORMATS = ['text', 'json', 'csv'] as const
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number]
@@ -28,13 +29,21 @@ export function stdoutColor(env: NodeJS.ProcessEnv = process.env, tty: boolean =
 
 /**
  * Columns for stdout's text: the terminal's; without one, COLUMNS when set,
- * else no limit, as git and ls do: a file or a pipe gets every figure in
- * one table, for grep and diff.
+ * else 80 (core/wrap.ts): a file or a pipe read in a terminal later (a CI
+ * log, `| less`) gets lines that fit one, as a terminal does.
  */
 export function stdoutColumns(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean; columns?: number } = process.stdout): number {
-  if (stdout.isTTY && stdout.columns && stdout.columns > 0) return stdout.columns
-  const columns = Number(env.COLUMNS)
-  return Number.isInteger(columns) && columns > 0 ? columns : Infinity
+  return streamColumns(env, stdout)
+}
+
+/** Text for stdout within its columns (the renderers' tables fit themselves; prose is filled). */
+export function fitStdout(text: string): string {
+  return wrapText(text, stdoutColumns())
+}
+
+/** A warning or a note on stderr, filled to stderr's columns with a hanging indent. */
+export function writeStderrLine(line: string): void {
+  process.stderr.write(`${wrapText(line, streamColumns(process.env, process.stderr))}\n`)
 }
 
 export async function renderOutput(result: RunResult, format: OutputFormat, color = false): Promise<string> {
@@ -43,7 +52,7 @@ export async function renderOutput(result: RunResult, format: OutputFormat, colo
       ? (await import('../results/result-json.js')).renderJson(result)
       : format === 'csv'
         ? (await import('../report/csv.js')).renderCsvSummary(result)
-        : (await import('../report/text.js')).renderText(result, { color })
+        : fitStdout((await import('../report/text.js')).renderText(result, { color, width: stdoutColumns() }))
   return out.endsWith('\n') ? out : `${out}\n`
 }
 

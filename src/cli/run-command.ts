@@ -26,7 +26,7 @@ import { tlsFlags } from './tls-flags.js'
 import type { Mode, RunResult } from '../results/run-result.js'
 import type { FailCondition } from '../report/fail-if.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
-import { OUTPUT_FORMATS, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
+import { OUTPUT_FORMATS, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport, writeStderrLine, type OutputFormat } from './output.js'
 import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
 import { planOf } from './progress-line.js'
 import { valuesRequired } from './argv.js'
@@ -368,7 +368,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
   // Said before the run as well as in the report: the fix (ulimit -n) is the shell's, and must come before the next try.
   const { fdLimitWarning } = await import('../run/fd-limit.js')
   const fds = fdLimitWarning(resolved)
-  if (fds !== null) process.stderr.write(`hedgebench: warning: ${fds}\n`)
+  if (fds !== null) writeStderrLine(`hedgebench: warning: ${fds}`)
   const created: string[] = []
   let log: RequestLog | null = null
   try {
@@ -423,14 +423,14 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
       // An empty shard file would pollute `merge results/*`: save nothing, as if never started.
       await log?.discard()
       await takeBack(created)
-      process.stderr.write('hedgebench: interrupted before the agreed start: nothing measured\n')
+      writeStderrLine('hedgebench: interrupted before the agreed start: nothing measured')
       return 130
     }
     // A log that could not be written (a full disk) costs the log, never the measurement: the result is still printed and saved.
     const logFailure = await closeLog(log)
-    for (const line of h2LimitWarnings(Object.values(result.phases))) process.stderr.write(`hedgebench: ${line}\n`)
+    for (const line of h2LimitWarnings(Object.values(result.phases))) writeStderrLine(`hedgebench: ${line}`)
     await writeOutputs(argv, result, logFailure === null ? log : null, spinner)
-    if (logFailure !== null) process.stderr.write(`hedgebench: ${logFailure}; the result above is complete\n`)
+    if (logFailure !== null) writeStderrLine(`hedgebench: ${logFailure}; the result above is complete`)
     if (interrupt.twice()) return 130
     const gates = await checkGates(conditions, failLimit, result, argv.allowUnjudged === true)
     return gates !== 0 ? gates : logFailure !== null ? 1 : 0
@@ -501,13 +501,13 @@ async function writeOutputs(argv: CliFlags, result: RunResult, log: RequestLog |
     spinner.show('save')
     const { saveResult } = await import('../report/results-store.js')
     const saved = await saveResult(result, argv.outDir).finally(() => spinner.show(null))
-    process.stderr.write(`saved ${saved.json} and ${saved.csv}\n`)
+    writeStderrLine(`saved ${saved.json} and ${saved.csv}`)
   }
   if (argv.html) {
     spinner.show('render')
     await writeHtmlReport(argv.html, [result]).finally(() => spinner.show(null))
   }
-  if (log && argv.csvRequests) process.stderr.write(`per-request rows in ${argv.csvRequests}\n`)
+  if (log && argv.csvRequests) writeStderrLine(`per-request rows in ${argv.csvRequests}`)
 }
 
 /**
@@ -530,7 +530,7 @@ function interruptedBeforeStart(result: RunResult, options: RunOptions): boolean
 async function checkGates(conditions: FailCondition[], failLimit: number | null, result: RunResult, allowUnjudged: boolean): Promise<number> {
   if (conditions.length === 0 && failLimit === null) return 0
   const { checkErrorLimit, checkRunFailIf, saturatedWhy } = await import('../report/run-fail-if.js')
-  const say = (line: string): void => void process.stderr.write(`hedgebench: ${line}\n`)
+  const say = (line: string): void => writeStderrLine(`hedgebench: ${line}`)
   const checks = checkRunFailIf(conditions, result)
   for (const check of checks) {
     const gate = `--fail-if ${JSON.stringify(check.condition.text)}`
@@ -562,14 +562,14 @@ export function onInterrupt(startAt: number | undefined): { signal: AbortSignal;
   const second = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {
     if (first.signal.aborted) {
-      process.stderr.write(`hedgebench: second ${sig}: aborting in-flight requests and exiting\n`)
+      writeStderrLine(`hedgebench: second ${sig}: aborting in-flight requests and exiting`)
       second.abort()
       // Still write what was measured if that takes a moment; never hang.
       setTimeout(() => process.exit(130), 1500).unref()
       return
     }
     // Before --start-at nothing is in flight: the one line comes when the run returns.
-    if (startAt === undefined || Date.now() >= startAt) process.stderr.write(`hedgebench: ${sig}: stopping, finishing in-flight requests (again to quit now)\n`)
+    if (startAt === undefined || Date.now() >= startAt) writeStderrLine(`hedgebench: ${sig}: stopping, finishing in-flight requests (again to quit now)`)
     first.abort()
   }
   for (const sig of STOP_SIGNALS) process.on(sig, handler)
@@ -577,7 +577,7 @@ export function onInterrupt(startAt: number | undefined): { signal: AbortSignal;
   // as a second Ctrl-C would, so what was measured is still written, instead of Node's silent exit 13.
   const stalled = (): void => {
     if (second.signal.aborted) return
-    process.stderr.write('hedgebench: the run was left waiting on nothing (a connection that never ended): stopping and writing what was measured\n')
+    writeStderrLine('hedgebench: the run was left waiting on nothing (a connection that never ended): stopping and writing what was measured')
     first.abort()
     second.abort()
   }

@@ -10,6 +10,7 @@ import type { SweepResult } from '../results/sweep-result.js'
 import type { DeploySetting } from '../report/deploy-config.js'
 import type { SweepFrontier } from '../report/sweep-frontier.js'
 import type { SweepOptions } from '../run/sweep.js'
+import { fitStdout, stdoutColumns, writeStderrLine } from './output.js'
 
 export const SWEEP_FORMATS = ['text', 'json', 'csv', 'html'] as const
 
@@ -41,25 +42,25 @@ export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepO
   if (verification && setting) {
     const { renderVerifyText } = await import('../report/sweep-verify-text.js')
     // Beside the text, or on stderr when stdout holds a document (its JSON has the run).
-    ;(flags.o === 'text' ? process.stdout : process.stderr).write(`\n${renderVerifyText(setting.label, verification)}`)
+    ;(flags.o === 'text' ? process.stdout : process.stderr).write(`\n${fitStdout(renderVerifyText(setting.label, verification))}`)
   }
   if (!flags.save) return
   if (sweep.settings.length === 0) {
-    process.stderr.write('nothing saved: no setting finished\n')
+    writeStderrLine('nothing saved: no setting finished')
     return
   }
   const { saveSweep } = await import('../report/sweep-store.js')
   const saved = await saveSweep(flags.outDir, sweep, frontier, deploy, extra)
-  process.stderr.write(`saved ${saved.json} and ${saved.csv}\n`)
-  if (saved.deployDir) process.stderr.write(`configs to deploy for ${setting!.label}: ${saved.deployDir}/ (${deploy.map((f) => f.name).join(', ')})\n`)
-  else process.stderr.write('no configs to deploy: no setting is recommended (--emit-for SETTING writes them for one)\n')
+  writeStderrLine(`saved ${saved.json} and ${saved.csv}`)
+  if (saved.deployDir) writeStderrLine(`configs to deploy for ${setting!.label}: ${saved.deployDir}/ (${deploy.map((f) => f.name).join(', ')})`)
+  else writeStderrLine('no configs to deploy: no setting is recommended (--emit-for SETTING writes them for one)')
 }
 
 async function render(format: string, sweep: SweepResult, frontier: SweepFrontier, extra: Record<string, unknown>): Promise<string> {
   if (format === 'json') return (await import('../report/sweep-store.js')).renderSweepJson(sweep, frontier, extra)
   if (format === 'csv') return (await import('../report/sweep-csv.js')).renderSweepCsv(sweep, frontier)
   if (format === 'html') return (await import('../report/sweep-html.js')).renderSweepHtml(sweep, frontier)
-  return (await import('../report/sweep-text.js')).renderSweepText(sweep, frontier)
+  return fitStdout((await import('../report/sweep-text.js')).renderSweepText(sweep, frontier, stdoutColumns()))
 }
 
 /** The chosen setting through grpc-js with the service config just written; null (with a line why) when there is nothing to verify. */
@@ -71,7 +72,7 @@ async function verify(options: SweepOptions, setting: DeploySetting | null, depl
     )
     return null
   }
-  process.stderr.write(`--verify: ${setting.label} through grpc-js with ${config.name}, on the same replicas\n`)
+  writeStderrLine(`--verify: ${setting.label} through grpc-js with ${config.name}, on the same replicas`)
   const { verifySetting } = await import('../run/sweep-verify.js')
   return verifySetting(options, setting, JSON.parse(config.text))
 }

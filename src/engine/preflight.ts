@@ -39,7 +39,7 @@ import { connect, isIP, type Socket } from 'node:net'
 import { connect as connectTls, type TLSSocket } from 'node:tls'
 import { TargetUnreachableError, UsageError } from '../core/errors.js'
 import type { WireProtocol } from '../results/run-result.js'
-import { isTlsError, tlsConnectOptions, tlsFailure, type TlsSettings } from './tls-options.js'
+import { certificateRefused, handshakeSeen, isTlsError, tlsConnectOptions, tlsFailure, type TlsSettings } from './tls-options.js'
 
 export interface PreflightOptions {
   /** -k, --cacert, --cert/--key, --cname: the TLS the run's connections will use. */
@@ -112,9 +112,19 @@ async function probe(origin: string, name: string, timeoutMs: number, options: P
   }
 }
 
-/** TLS: HTTP/1.1 unless the run speaks h2, which ALPN must then have chosen; then its SETTINGS say the streams it takes at once, as h2c's do. */
+/**
+ * TLS: HTTP/1.1 unless the run speaks h2, which ALPN must then have chosen;
+ * then its SETTINGS say the streams it takes at once, as h2c's do. Either
+ * way something is read back: a TLS 1.3 server refuses a client
+ * certificate (or its absence) only after the client's side of the
+ * handshake is done, so a handshake that seemed to succeed is not yet one
+ * the run can use.
+ */
 async function overTls(socket: TLSSocket, target: Target): Promise<Omit<Reached, 'address'>> {
-  if (!target.options.http2) return { maxConcurrentStreams: null, protocol: 'http/1.1' }
+  if (!target.options.http2) {
+    await expectTlsAnswer(socket, target)
+    return { maxConcurrentStreams: null, protocol: 'http/1.1' }
+  }
   const chosen = socket.alpnProtocol
   if (chosen !== 'h2')
     throw new UsageError(`${target.name} does not speak HTTP/2 over TLS (ALPN chose ${chosen || 'no protocol'}, not h2)${withoutH2(target.name)}`)
@@ -134,7 +144,7 @@ function open(target: Target, tls: boolean): Promise<Socket> {
       reject(err)
     }
     socket.setTimeout(timeoutMs, () => fail(new TargetUnreachableError(`cannot connect to ${name} (no answer within ${timeoutMs} ms): is the target running?`)))
-    socket.once('error', (err: NodeJS.ErrnoException) => fail(connectError(target, tls, connected, err)))
+    socket.once('error', (err: NodeJS.ErrnoException) => fail(connectError(target, tls ? (socket as TLSSocket) : null, connected, err)))
     socket.once('connect', () => (connected = true))
     socket.once(tls ? 'secureConnect' : 'connect', () => {
       socket.setTimeout(0)
@@ -146,7 +156,7 @@ function open(target: Target, tls: boolean): Promise<Socket> {
   })
 }
 
-function connectError(target: Target, tls: boolean, connected: boolean, err: NodeJS.ErrnoException): Error {
+function connectError(target: Target, tls: TLSSocket | null, connected: boolean, err: NodeJS.ErrnoException): Error {
   const { name } = target
   const code = err.code ?? err.message
   // The TCP connection was made (a certificate error has no 'connect' before it either, so look at the code): what failed is the TLS handshake.
@@ -154,7 +164,7 @@ function connectError(target: Target, tls: boolean, connected: boolean, err: Nod
   if (isNotTls(code)) return new UsageError(`${name} does not answer in TLS (${code}): is it a cleartext port? use ${cleartextName(name)}`)
   if (/NO_APPLICATION_PROTOCOL/.test(code))
     return new UsageError(`${name} speaks HTTP/2 only (TLS ALPN offered http/1.1 and the server refused it): add --http2`)
-  return new TargetUnreachableError(tlsFailure(name, err))
+  return new TargetUnreachableError(tlsFailure(name, err, handshakeSeen(tls, target.options.tls ?? {})))
 }
 
 function peerAddress(socket: Socket): string {
@@ -215,8 +225,7 @@ async function h2Settings(socket: Socket, target: Target): Promise<number | null
   if (f && f.type === SETTINGS_FRAME && f.stream === 0 && heard.bytes.length >= FRAME_HEADER_BYTES + f.length) {
     return maxStreamsOf(heard.bytes.subarray(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + f.length))
   }
-  // A TLS 1.3 server's refusal of the client's certificate arrives here, after the handshake seemed done.
-  if (heard.error && target.url.protocol === 'https:' && isTlsError(heard.error.code ?? '')) throw new TargetUnreachableError(tlsFailure(name, heard.error))
+  if (target.url.protocol === 'https:') refusedAfterHandshake(socket as TLSSocket, target, heard)
   if (heard.timedOut && heard.bytes.length === 0) throw new TargetUnreachableError(notH2(name, `no HTTP/2 SETTINGS within ${timeoutMs} ms`))
   const text = heard.bytes.subarray(0, 64).toString('latin1')
   if (text.startsWith('HTTP/1.')) throw new UsageError(notH2(name, `it answered ${text.split('\r')[0]}`))
@@ -257,6 +266,24 @@ const http1Probe = (host: string): Buffer => Buffer.from(`OPTIONS * HTTP/1.1\r\n
 
 /** Enough to tell "HTTP/1.x" (7 bytes) from an h2 frame header (9). */
 const answerRead = (b: Buffer): boolean => b.length >= FRAME_HEADER_BYTES
+
+/**
+ * A TLS 1.3 server's refusal of the client's certificate (or its absence),
+ * which arrives after the handshake seemed done: its alert, or (a server
+ * that sends none) a close without a word after it asked for a
+ * certificate; then the run is told so, not that the server speaks no
+ * HTTP/2 or gRPC.
+ */
+function refusedAfterHandshake(socket: TLSSocket, target: Target, heard: Heard): void {
+  const seen = handshakeSeen(socket, target.options.tls ?? {})
+  if (heard.error && (isTlsError(heard.error.code ?? '') || seen.askedForCert)) throw new TargetUnreachableError(tlsFailure(target.name, heard.error, seen))
+  if (heard.bytes.length === 0 && !heard.timedOut && seen.askedForCert) throw new TargetUnreachableError(certificateRefused(target.name, seen))
+}
+
+/** HTTPS/1.1: the request every server refuses (http1Probe), to hear a TLS 1.3 refusal of the client's certificate before the run. */
+async function expectTlsAnswer(socket: TLSSocket, target: Target): Promise<void> {
+  refusedAfterHandshake(socket, target, await exchange(socket, http1Probe(target.url.host), target.timeoutMs, answerRead))
+}
 
 /** Cleartext HTTP/1.1: refused when the answer is an h2 server's SETTINGS or GOAWAY; anything else (400, a close, silence) lets the run go on. */
 async function expectHttp1(socket: Socket, target: Target): Promise<void> {

@@ -8,6 +8,7 @@ import type { Comparison, MetricChange, Verdict } from './compare.js'
 import { metricCells } from './compare-format.js'
 import { readableConfigValue } from '../results/config-entries.js'
 import type { HedgeVerdict } from './verdict.js'
+import { fill, textWidth } from '../core/wrap.js'
 
 export interface CompareTextOptions {
   /** Arrows and ANSI colours for better/worse (the command passes isTTY && !NO_COLOR). */
@@ -80,21 +81,7 @@ function configSection(c: Comparison, width = Infinity): string {
 }
 
 function warningsSection(c: Comparison, width = Infinity): string {
-  return c.warnings.length === 0 ? '' : `Warnings:\n${c.warnings.map((w) => wrap(`! ${w}`, width, '  ', '    ')).join('\n')}`
-}
-
-/** Words filled into lines of at most `width` columns (a word longer than a line keeps its own). */
-function wrap(text: string, columns: number, first = '', rest = first): string {
-  const lines: string[] = []
-  let line = first
-  for (const word of text.split(' ')) {
-    const indent = lines.length === 0 ? first : rest
-    if (line.length > indent.length && width(`${line} ${word}`) > columns) {
-      lines.push(line)
-      line = rest + word
-    } else line = line.length > indent.length ? `${line} ${word}` : line + word
-  }
-  return [...lines, line].join('\n')
+  return c.warnings.length === 0 ? '' : `Warnings:\n${c.warnings.map((w) => fill(`! ${w}`, width, '  ', '    ')).join('\n')}`
 }
 
 /**
@@ -120,7 +107,7 @@ function metricsTables(c: Comparison, opts: CompareTextOptions): string {
     const text = tables.join('\n\n')
     if (widest(text) <= width || layout === NO_INTERVALS)
       return layout === NO_INTERVALS
-        ? `${text}\n${wrap(`(95 % intervals left out to fit ${width} columns: a wider terminal, or -o csv, shows them)`, width, '  ')}`
+        ? `${text}\n${fill(`(95 % intervals left out to fit ${width} columns: a wider terminal, or -o csv, shows them)`, width, '  ')}`
         : text
   }
   return all
@@ -182,7 +169,7 @@ function metricsTableOnly(c: Comparison, shown: number[], color: boolean, layout
 }
 
 function widest(text: string): number {
-  return Math.max(0, ...text.split('\n').map(width))
+  return Math.max(0, ...text.split('\n').map(textWidth))
 }
 
 const TONE_ANSI: Record<HedgeVerdict['tone'], string> = { good: '\u001b[32m', neutral: '\u001b[33m', bad: '\u001b[31m' }
@@ -210,7 +197,7 @@ function paint(paddedCell: string, change: MetricChange): string {
 
 function legend(c: Comparison, columns = Infinity): string {
   if (c.runs.length < 2) return ''
-  return wrap(
+  return fill(
     'Verdict: better / worse when the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one extreme request decides them); ' +
       '"not enough requests": the interval of that percentile would run past the slowest (or fastest) request measured, so it cannot be judged and --fail-if ignores it.',
     columns,
@@ -226,10 +213,6 @@ type CellDecorator = (row: number, col: number, paddedCell: string) => string
 /** Left-aligned columns, two spaces apart, trailing spaces trimmed. */
 function tableLines(rows: string[][], indent: string, decorate: CellDecorator = (_r, _c, cell) => cell): string[] {
   const widths: number[] = []
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, width(cell))))
-  return rows.map((row, r) => `${indent}${row.map((cell, i) => decorate(r, i, cell + ' '.repeat((widths[i] ?? 0) - width(cell)))).join('  ')}`.trimEnd())
-}
-
-function width(cell: string): number {
-  return [...cell].length
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, textWidth(cell))))
+  return rows.map((row, r) => `${indent}${row.map((cell, i) => decorate(r, i, cell + ' '.repeat((widths[i] ?? 0) - textWidth(cell)))).join('  ')}`.trimEnd())
 }

@@ -7,7 +7,7 @@
  */
 import { configEntries } from '../results/config-entries.js'
 import { extraLoadPct } from '../results/extra-load.js'
-import { generatorImpact } from './generator-impact.js'
+import { loopImpact } from './generator-impact.js'
 import { UsageError } from '../core/errors.js'
 import { tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import { baselineSetInterval, relativeSpread, runSpread, timeSeriesInterval, type RunSpread } from '../stats/drift-noise.js'
@@ -428,16 +428,30 @@ function warningsOf(sides: Side[], kind: Comparison['kind']): string[] {
     if (run.partial) warnings.push(`${run.name}: the run was interrupted; its figures cover part of it`)
   }
   // Within one run the verdict says it, beside the answer it could have changed.
-  if (kind === 'runs') {
-    for (const { run, phase } of sides.slice(1)) {
-      const impact = generatorImpact(sides[0]!.phase, phase)
-      if (impact) warnings.push(`${run.name}: ${impact}`)
-    }
-  }
+  if (kind === 'runs') warnings.push(...lateLoops(sides))
   for (const { run, phase, histogram } of sides) {
     if (phase.generator?.saturated) warnings.push(`${run.name}: the load generator was saturated in the ${phase.name} phase; latencies include its own delay`)
     if (phase.requests === 0) warnings.push(`${run.name}: the ${phase.name} phase has no requests`)
     else if (!histogram) warnings.push(`${run.name}: no usable latency histogram; percentile intervals are missing`)
   }
   return warnings
+}
+
+/**
+ * Each run whose own generator ran late enough to matter, named by its file:
+ * a later run against the first; the first against the first later run
+ * whose difference its lateness could have changed (it is every run's
+ * baseline, so it is said once).
+ */
+function lateLoops(sides: Side[]): string[] {
+  const [first, ...later] = sides
+  if (!first) return []
+  const ofFirst = later.map((s) => loopImpact([first.phase], first.phase, s.phase)).find((w) => w !== null)
+  return [
+    ...(ofFirst ? [`${first.run.name}: ${ofFirst}`] : []),
+    ...later.flatMap((s) => {
+      const impact = loopImpact([s.phase], first.phase, s.phase)
+      return impact ? [`${s.run.name}: ${impact}`] : []
+    }),
+  ]
 }

@@ -16,8 +16,17 @@ import type { PhaseResult } from '../results/run-result.js'
 export type ImpactPhase = Pick<PhaseResult, 'latencyMs'> & { hedging?: { delayMs: number }; generator?: Pick<PhaseResult['generator'], 'eventLoopDelayMs'> }
 
 export function generatorImpact(before: ImpactPhase, after: ImpactPhase): string | null {
+  return loopImpact([before, after], before, after)
+}
+
+/**
+ * The same check with only `owners`' event loops as the lateness: a compare
+ * of several runs says it of the run whose generator ran late, never of the
+ * run it was compared with.
+ */
+export function loopImpact(owners: ImpactPhase[], before: ImpactPhase, after: ImpactPhase): string | null {
   const hedging = after.hedging ?? before.hedging
-  const loops = [before, after].flatMap((p) => (p.generator ? [p.generator.eventLoopDelayMs] : [])).filter((l) => l.samples !== 0)
+  const loops = owners.flatMap((p) => (p.generator ? [p.generator.eventLoopDelayMs] : [])).filter((l) => l.samples !== 0)
   if (!hedging || hedging.delayMs <= 0 || loops.length === 0) return null
   const late = Math.max(...loops.map((l) => l.p99))
   const difference = Math.abs(after.latencyMs.p99 - before.latencyMs.p99)

@@ -4,7 +4,8 @@ import type { Figure, LaneFigures, SweepFrontier } from './sweep-frontier.js'
 import type { SweepResult } from '../results/sweep-result.js'
 import { formatTable } from './table.js'
 
-export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): string {
+/** `width`: the columns to fit (the terminal's); a frontier table wider than that is written one lane a line. */
+export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier, width = Infinity): string {
   const lines: string[] = []
   const n = sweep.settings.length
   const finished = sweep.partial ? `, interrupted: what each lane measured until then` : ''
@@ -50,7 +51,9 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
     r.decision,
   ])
   if (rows.length > 0) {
-    lines.push('', ...formatTable([header, plain, ...body], ['left', 'right', 'left']))
+    const table = formatTable([header, plain, ...body], ['left', 'right', 'left'])
+    const lead = 3 + (attempts ? 1 : 0) + (budgets ? 1 : 0)
+    lines.push('', ...(Math.max(...table.map((l) => l.length)) <= width ? table : laneLines(header, [plain, ...body], lead)))
     lines.push(
       '',
       '[low, high]: 95 % interval (none: too few requests to bound it). (*) on the frontier: neither the plain lane nor another setting is clearly better on the tail (p99, p99.9, p99.99, requests over the threshold: better on one, worse on none) or on extra load (hedges sent per request) without being clearly worse on either.',
@@ -68,6 +71,20 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
   }
   if (sweep.warnings.length > 0) lines.push('', 'Warnings:', ...sweep.warnings.map((w) => `  - ${w}`))
   return `${lines.join('\n')}\n`
+}
+
+/**
+ * The table too wide for the terminal: each lane on a line of its own (the
+ * setting, then each figure named by its column), which the output fills
+ * to the width with a hanging indent.
+ */
+function laneLines(header: string[], rows: string[][], lead: number): string[] {
+  return rows.map((row) => {
+    const setting = row.slice(0, lead).filter((cell) => cell !== '')
+    const figures = header.slice(lead, -1).map((name, i) => `${name} ${row[lead + i]}`)
+    const verdict = row.at(-1) ? `; ${row.at(-1)}` : ''
+    return `${setting.join(' ')}: ${figures.join(', ')}${verdict}`
+  })
 }
 
 /** The server-work column is shown when the servers' count was read (--server-stats): '-' in it where they do not count a lane. */

@@ -50,6 +50,8 @@ import { rateShareOf, shareOf } from '../results/shard-share.js'
 export interface TextOptions {
   /** ANSI colours for headings, warnings and the verdict (only on a TTY). */
   color?: boolean
+  /** Columns the report is to fit (the terminal's): a table too wide for them is laid out narrower. Unlimited when absent. */
+  width?: number
 }
 
 type Paint = (style: Style, text: string) => string
@@ -66,7 +68,7 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
   const { warmup, plain, hedged } = result.phases
   const blocks: string[][] = [header(result), banner(result, paint)]
   if (warmup) blocks.push(warmupLine(warmup, hedged?.hedging))
-  for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint))
+  for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint, opts.width))
   if (plain && hedged) blocks.push(comparison(plain, hedged, result, paint))
   blocks.push(shardBlock(result))
   blocks.push(grpcClientText(result))
@@ -143,7 +145,7 @@ function warmupLine(w: PhaseResult, hedging: HedgingStats | undefined): string[]
 
 // ---- one phase, in hey's order ---------------------------------------------
 
-function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): string[] {
+function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint, width = Infinity): string[] {
   const sections: string[][] = [
     [paint('bold', `=== ${phase.name} phase ===`)],
     summary(phase),
@@ -153,7 +155,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint): strin
     statusCodes(phase),
     errorDistribution(phase),
     phase.hedging ? hedging(phase, phase.hedging, result, paint) : [],
-    replicas(phase.replicas, phase.hedging !== undefined, paint, result.config.showSecrets),
+    replicas(phase.replicas, phase.hedging !== undefined, paint, result.config.showSecrets, width),
     phase.ejections?.length ? ejections(phase.ejections, result.config.showSecrets) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
     phase.serviceTime ? serviceTime(phase, phase.serviceTime, askedRate(result)) : [],
@@ -282,7 +284,7 @@ function perAttempt(attempts: HedgingStats['perAttempt']): string[] {
 
 /** A replica erroring or answering far worse than the others is marked, so a broken one stands out. */
 /** `shown`: the names --show-secret kept in the URLs (the figures carry them redacted otherwise). */
-function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint, shown: readonly string[] = []): string[] {
+function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint, shown: readonly string[] = [], width = Infinity): string[] {
   if (list.length === 0) return []
   const ejecting = list.some((r) => r.ejections !== undefined)
   const rows = [
@@ -301,8 +303,16 @@ function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint, shown: 
       replicaFlag(r, list),
     ]),
   ]
-  const lines = formatTable(rows).map((line) => (line.endsWith('!') ? paint('red', line) : line))
-  return ['Replicas:', ...indent(lines)]
+  const red = (line: string, flagged: boolean): string => (flagged ? paint('red', line) : line)
+  const lines = formatTable(rows)
+  if (Math.max(...lines.map((l) => l.length)) + 2 <= width) return ['Replicas:', ...indent(lines.map((l) => red(l, l.endsWith('!'))))]
+  // Too wide for the terminal (URLs are long): each replica's URL on a line of its own above its figures.
+  const [header, ...figures] = formatTable(
+    rows.map((r) => r.slice(1)),
+    rows[0]!.slice(1).map(() => 'right' as const),
+  )
+  const narrow = figures.flatMap((line, i) => [red(rows[i + 1]![0]!, line.endsWith('!')), red(line, line.endsWith('!'))])
+  return ['Replicas:', ...indent([header!, ...narrow])]
 }
 
 /** When outlier detection took a replica out, and when it came back (on probation). */

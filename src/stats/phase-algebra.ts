@@ -215,7 +215,7 @@ export const HEDGING_FIELDS: MergeTable<HedgingStats, HedgingContext> = {
         ? `per shard, ${formatMs(Math.min(...c.delays))} to ${formatMs(Math.max(...c.delays))} (each generator derived its own; see Generators)`
         : values[0],
   },
-  warmupBasis: { kind: 'same', merge: (values, _, c) => (perGenerator(c) ? undefined : values[0]) },
+  warmupBasis: { kind: 'same', merge: (values) => mergeWarmupBasis(values) },
   adaptive: SAME,
   delayUsedMs: {
     kind: 'bounded',
@@ -265,6 +265,22 @@ export const HEDGING_FIELDS: MergeTable<HedgingStats, HedgingContext> = {
   perAttempt: { kind: 'union', merge: (values) => mergeKeyed(values, (a) => a.attempt, PER_ATTEMPT_FIELDS) },
 }
 
+type WarmupBasis = NonNullable<HedgingStats['warmupBasis']>
+
+/**
+ * The warm-up a delay was measured on: one generator's threads share it;
+ * generators that each measured the same basis on their own warm-up keep
+ * it (each left out the same first requests); different ones are stated
+ * together, the requests they measured on out of their warm-ups' total.
+ * Absent when a part measured its delay elsewhere.
+ */
+function mergeWarmupBasis(values: Array<WarmupBasis | undefined>): WarmupBasis | undefined {
+  if (values.some((v) => v === undefined)) return undefined
+  const all = values as WarmupBasis[]
+  if (all.every((v) => v.requests === all[0]!.requests && v.of === all[0]!.of)) return all[0]
+  return { requests: sum(all.map((v) => v.requests)), of: sum(all.map((v) => v.of)) }
+}
+
 /** Requests that fired a hedge: counted by worker threads; from a saved result, its rounded trigger rate times its requests. */
 function triggeredOf(parts: HedgingStats[], c: HedgingContext): number {
   if (c.exact) return sum(c.exact.map((e) => e.triggered))
@@ -289,8 +305,8 @@ const GENERATOR_FIELDS: MergeTable<GeneratorHealth> = {
   // Judged only if every generator's phase was long enough to judge.
   cpuJudged: { kind: 'same', merge: (values) => values.every((v) => v) },
   machineCores: { kind: 'same', merge: (values) => (new Set(values).size === 1 ? values[0] : undefined) },
-  // Each machine has its own ports: the closes of several generators are not held against one range.
-  ephemeralPorts: { kind: 'same', merge: (values) => (values.length === 1 ? values[0] : undefined) },
+  // Each generator (a shard's own machine) has its own ports: the closes of several are held against their ranges together.
+  ephemeralPorts: { kind: 'sum', merge: (values) => (values.every((v) => v !== undefined) ? sum(values) : undefined) },
   gc: { kind: 'sum', merge: (values) => (values.some((v) => v !== undefined) ? mergeGcPauses(values) : undefined) },
 }
 

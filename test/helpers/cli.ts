@@ -5,6 +5,14 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
+/**
+ * The environment the CLI runs in under test: no colours, and a width no
+ * report reaches, so that tests of what is said read it on one line
+ * (without a terminal the output fits 80 columns; wrap-width.test.ts
+ * checks that at COLUMNS=80 and 120).
+ */
+export const PLAIN_OUTPUT = { NO_COLOR: '1', COLUMNS: '1000' }
+
 export const BIN = fileURLToPath(new URL('../../../bin/hedgebench.js', import.meta.url))
 
 export interface CliRun {
@@ -47,7 +55,7 @@ export function startCli(args: string[], opts: CliOptions = {}): CliChild {
   const started = performance.now()
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, ...args], {
     cwd: opts.cwd ?? process.cwd(),
-    env: { ...process.env, NO_COLOR: '1', ...opts.env },
+    env: { ...process.env, ...PLAIN_OUTPUT, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   live.add(child)

@@ -13,7 +13,7 @@ import type { Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { YOUNG_GENERATION_FLAGS } from '../../src/cli/launcher.js'
 import { after } from 'node:test'
-import type { CliRun } from './cli.js'
+import { PLAIN_OUTPUT, type CliRun } from './cli.js'
 import type { DriverCase, DriverResult } from './main-driver.js'
 
 const DRIVER = fileURLToPath(new URL('./main-driver.js', import.meta.url))
@@ -25,7 +25,7 @@ export function runMainCases(cases: DriverCase[], timeoutMs = 60_000): CliRun[] 
   try {
     const r = spawnSync(process.execPath, [...YOUNG_GENERATION_FLAGS, DRIVER], {
       input: JSON.stringify(cases),
-      env: { ...process.env, NO_COLOR: '1', MAIN_DRIVER_OUT: out },
+      env: { ...process.env, ...PLAIN_OUTPUT, MAIN_DRIVER_OUT: out },
       timeout: timeoutMs,
       encoding: 'utf8',
     })
@@ -58,7 +58,7 @@ const queue: Array<{ c: DriverCase; timeoutMs: number; resolve(run: CliRun): voi
 
 function startDriver(): Driver {
   const child = spawn(process.execPath, [...YOUNG_GENERATION_FLAGS, DRIVER], {
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, ...PLAIN_OUTPUT },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   })
   const d: Driver = { child, stray: '', current: null }

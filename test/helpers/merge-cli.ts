@@ -3,11 +3,11 @@
  * it), bounded in time, for the sharding tests.
  */
 import { spawn } from 'node:child_process'
-import { BIN, type CliRun } from './cli.js'
+import { BIN, PLAIN_OUTPUT, type CliRun } from './cli.js'
 
 export function runMergeWithStdin(args: string[], stdin: string, timeoutMs = 15_000, cwd = process.cwd()): Promise<CliRun> {
   const started = performance.now()
-  const child = spawn(process.execPath, [BIN, 'merge', ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [BIN, 'merge', ...args], { cwd, env: { ...process.env, ...PLAIN_OUTPUT }, stdio: ['pipe', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s))

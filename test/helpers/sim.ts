@@ -112,3 +112,34 @@ export function simSession(connections = 128): { agent: Agent; targets: Target[]
   })
   return session
 }
+
+/** A running simulated target and the temp profile it serves, closed together. */
+export interface FastTarget {
+  target: Target
+  close(): Promise<void>
+}
+
+/**
+ * Two simulated replicas answering in 1-3 ms, `stallProbability` of the
+ * requests 25 ms slower (something to hedge): short runs whose every phase
+ * stays well inside the report's fine timeline, for tests of a result's
+ * shape and its text rather than of its numbers.
+ */
+export async function startFastTarget(stallProbability = 0): Promise<FastTarget> {
+  const { startTarget } = await import('../../src/sim/target.js')
+  const profile = writeTempProfile({
+    name: 'fast',
+    description: 'fast answers, a few slow ones to hedge',
+    replicas: 2,
+    seed: 5,
+    model: { base: { type: 'uniform', min: 1, max: 3 }, stalls: stallProbability > 0 ? [{ type: 'independent', probability: stallProbability, ms: 25 }] : [] },
+  })
+  const target = await startTarget({ profile: profile.path })
+  return {
+    target,
+    close: async () => {
+      await target.close()
+      profile.cleanup()
+    },
+  }
+}
