@@ -55,6 +55,7 @@ const E2E = new Set([
   'verdict-sim',
   'deploy-kubernetes',
   'docs-snippets',
+  'docs-commands',
 ])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
@@ -63,6 +64,7 @@ const FIRST = [
   'sweep',
   'hedging-telemetry',
   'docs-snippets',
+  'docs-commands',
   'deploy-kubernetes',
   'workers',
   'html-e2e',
