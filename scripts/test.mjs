@@ -56,6 +56,7 @@ const E2E = new Set([
   'deploy-kubernetes',
   'docs-snippets',
   'sweep-width',
+  'docs-commands',
 ])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
@@ -64,6 +65,7 @@ const FIRST = [
   'sweep',
   'hedging-telemetry',
   'docs-snippets',
+  'docs-commands',
   'deploy-kubernetes',
   'workers',
   'html-e2e',

@@ -127,11 +127,12 @@ test('the README stays a first contact (at most ~250 lines) whose table links ev
     "docs pages missing from the README's Documentation table",
   )
   for (const page of pages.filter((p) => p !== 'flags.md')) {
-    // After the title, the first thing on the page is a fenced command (flags.md is generated: a command per section).
+    // After the title, the first thing on the page is a fenced command (flags.md is generated: a command per section),
+    // after the annotations that say how it exits (docs-commands.test.ts).
     const first = (await readFile(join(ROOT, 'docs', page), 'utf8'))
       .split('\n')
       .slice(1)
-      .find((l) => l.trim() !== '')
+      .find((l) => l.trim() !== '' && !l.startsWith('<!-- docs-commands:'))
     assert.match(first ?? '', /^```(sh|ts)$/, `docs/${page} starts from a command`)
   }
 })

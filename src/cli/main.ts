@@ -16,6 +16,7 @@ import { demoCommand } from './demo-command.js'
 import { assertSwitchValues, joinNegativeValues } from './argv.js'
 import { assertNoRepeats } from './run-flags.js'
 import { mergeCommand } from './merge-command.js'
+import { type DeclaredOptions, flagName, nearestFlag } from './nearest-flag.js'
 import { sweepCommand } from './sweep-command.js'
 import { stdoutFailed, tolerateClosedStdout } from './output.js'
 
@@ -51,9 +52,11 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     // in a pipe, a log and a wide window. Types are left out (see above).
     .wrap(HELP_WIDTH)
     .fail((msg, err) => {
+      // The command's own options (yargs resets the instance to them when it enters a command): what a misspelt flag is matched against.
+      const options = (parser as unknown as { getOptions(): DeclaredOptions }).getOptions()
       // yargs' own parse errors (a flag without its value, a bad --config file) arrive as err, not msg: still usage errors.
-      if (err?.name === 'YError') throw new CliUsage(usageMessage(err.message, argv))
-      throw err ?? new CliUsage(usageMessage(msg, argv))
+      if (err?.name === 'YError') throw new CliUsage(usageMessage(err.message, argv, options))
+      throw err ?? new CliUsage(usageMessage(msg, argv, options))
     })
   try {
     await parser.parseAsync()
@@ -84,7 +87,7 @@ class CliUsage extends Error {}
  * `Invalid values: Argument: mode, Given: "fast", Choices: ...` and
  * `Unknown arguments: bogus-flag, bogusFlag` (it lists the camelCase twin too).
  */
-function usageMessage(msg: string, argv: string[]): string {
+function usageMessage(msg: string, argv: string[], options: DeclaredOptions): string {
   const text = msg.replace(/\s*\n\s*/g, ' ').trim()
   const invalid = /^Invalid values: Argument: ([\w-]+), Given: (".*?"|\S+), Choices: (.*)$/.exec(text)
   if (invalid) {
@@ -95,9 +98,14 @@ function usageMessage(msg: string, argv: string[]): string {
   if (unknown) {
     const names = unknown[1]!.split(/,\s*/)
     const typed = names.filter((n) => !names.some((o) => o !== n && o.includes('-') && camel(o) === n))
-    const shown = typed.map((n) => (argv.some((a) => a === flagName(n) || a.startsWith(`${flagName(n)}=`)) ? flagName(n) : `"${n}"`))
-    return `unknown ${typed.length > 1 ? 'arguments' : 'argument'} ${shown.join(', ')} (see hedgebench --help for the valid options)`
+    return unknownMessage(
+      typed.map((n) => asTyped(n, argv)),
+      options,
+    )
   }
+  // `serve --profil pi`: the required flag is missing because it was misspelt; the misspelling is what to fix.
+  const misspelt = /^Missing required arguments?:/.test(text) ? undeclaredFlags(argv, options).filter((f) => nearestFlag(f, options)) : []
+  if (misspelt.length > 0) return unknownMessage(misspelt, options)
   const noValue = /^Not enough arguments following: ([\w-]+)$/.exec(text)
   if (noValue) return `${flagName(noValue[1]!)} needs a value`
   const config = /^Invalid JSON config file: (.*)$/.exec(text)
@@ -127,7 +135,34 @@ function configMessage(path: string): string {
   }
 }
 
-const flagName = (name: string): string => (name.length === 1 ? `-${name}` : `--${name}`)
+/**
+ * One line for flags the command does not take, each with the nearest valid
+ * one when one is close: `unknown option --hedge-dealy; did you mean --hedge-delay?`.
+ */
+function unknownMessage(shown: string[], options: DeclaredOptions): string {
+  const hints = shown.map((s) => (s.startsWith('-') ? nearestFlag(s, options) : undefined))
+  if (shown.length === 1 && hints[0] !== undefined) return `unknown option ${shown[0]}; did you mean ${hints[0]}?`
+  const listed = shown.map((s, i) => (hints[i] === undefined ? s : `${s} (did you mean ${hints[i]}?)`))
+  return `unknown ${shown.length > 1 ? 'arguments' : 'argument'} ${listed.join(', ')} (see hedgebench --help for the valid options)`
+}
+
+/** A name yargs calls unknown, as it was typed: `--name`, `-n`, `--no-name` (yargs reports `name`), or quoted when not a flag. */
+function asTyped(name: string, argv: string[]): string {
+  const typed = [flagName(name), `--no-${name}`].find((f) => argv.some((a) => a === f || a.startsWith(`${f}=`)))
+  return typed ?? `"${name}"`
+}
+
+/** The long flags on the line (before `--`) that the command does not declare, as typed. */
+function undeclaredFlags(argv: string[], options: DeclaredOptions): string[] {
+  const known = new Set(Object.keys(options.key).flatMap((k) => [k, camel(k)]))
+  for (const b of options.boolean) known.add(`no-${b}`)
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).flatMap((a) => {
+    const m = /^--([A-Za-z][\w-]*)(?:=|$)/.exec(a)
+    return m && !known.has(m[1]!) ? [`--${m[1]}`] : []
+  })
+}
+
 const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 
 function oneLine(err: unknown): string {

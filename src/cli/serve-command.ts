@@ -67,12 +67,14 @@ export function serveCommand(setExitCode: (code: number) => void): CommandModule
         hedgeHeader: argv.hedgeHeader,
         grpc: argv.grpc,
       })
+      // Listening for Ctrl-C before saying ready: a script that stops it on the ready line must not find the default (death by SIGINT).
+      const stopped = untilStopped(argv.exitWithParent)
       process.stdout.write(`${target.urls.join('\n')}\n`)
       const [speaks, stats] = argv.grpc ? ['gRPC', `stats by ${SIM_SERVICE}/Stats`] : ['HTTP/1.1 and h2c', `stats at ${target.statsUrl}`]
       process.stderr.write(
         `hedgebench: serving profile "${target.profile}" on ${target.urls.length} replicas (${speaks}), seed ${target.seed}; ${stats}; ready (Ctrl-C stops)\n`,
       )
-      await untilStopped(argv.exitWithParent)
+      await stopped
       await target.close()
       setExitCode(0)
     },

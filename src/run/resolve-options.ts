@@ -27,6 +27,7 @@ import type { H2LimitOptions, HedgeRunOptions, RunOptions, TlsRunOptions } from 
 import type { TlsSettings } from '../engine/tls-options.js'
 import { DEFAULT_H2_LIMITS, type H2Limits } from '../engine/h2-limits.js'
 import { transportOrigin } from '../core/target-url.js'
+import { checkOneService } from './one-service.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
@@ -98,6 +99,7 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
 
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const urls = checkUrls(o.urls)
+  checkOneService(urls)
   const grpc = resolveGrpc(urls, o.grpc)
   const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
   const durationMs = o.durationMs === undefined ? null : positiveMs(o.durationMs, '-z', 'duration')
