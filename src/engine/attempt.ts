@@ -318,10 +318,10 @@ const STRAIN_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  */
 function failureOf(error: Error | null, status: number | null, protocol: Protocol): string | null {
   if (error) {
-    // Named as the phase's error table names it, so an ejection's cause is one of the errors listed.
-    const code = errorKind(error)
     // Our own abort after Ctrl-C says nothing about the replica.
-    return code === INTERRUPTED_CODE ? null : code
+    if (errorKind(error) === INTERRUPTED_CODE) return null
+    // Named as the phase's error table names it, so an ejection's cause is one of the errors listed.
+    return protocol.errorKind(error)
   }
   return status !== null && protocol.strained(status) ? `${protocol.name} ${protocol.statusLabel(status)}` : null
 }

@@ -48,6 +48,8 @@ export interface PhaseStatsOptions {
    * whose points keep their histogram, for an exact merge (phase-snapshot.ts).
    */
   timelines?: { seconds: SecondRecorder<TimelinePoint>; fine: SecondRecorder<TimelinePoint> }
+  /** The name a transport error is counted under (the run's protocol's, protocol.ts errorKind); default figures.ts errorKind. */
+  errorKind?: (err: Error) => string
 }
 
 /** How hedging was configured for the phase (the counts come from the observer). */
@@ -129,8 +131,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #fine: SecondRecorder<TimelinePoint> | null
 
   constructor(readonly opts: PhaseStatsOptions) {
-    this.figures = new FiguresAccumulator(opts.slowMs)
-    this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs) : null
+    this.figures = new FiguresAccumulator(opts.slowMs, opts.errorKind)
+    this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs, opts.errorKind) : null
     this.timeline = opts.timelines?.seconds ?? new TimelineRecorder(this.startedAt)
     this.#fine = opts.timelines?.fine ?? new TimelineRecorder(this.startedAt, FINE_BUCKET_MS)
     this.#serviceTime = opts.openLoop ? createHistogram() : null
@@ -138,7 +140,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     this.#steadyCalls = opts.steadyAfter === undefined || opts.fanout <= 1 ? null : createHistogram()
     for (const url of opts.replicas) {
       const origin = transportOrigin(url)
-      this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs))
+      this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs, opts.errorKind))
       this.#replicaUrls.set(origin, url)
     }
   }
@@ -430,7 +432,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     if (origin === this.#lastOrigin) return this.#lastReplica!
     let acc = this.#replicas.get(origin)
     if (!acc) {
-      acc = new ReplicaAccumulator(this.opts.slowMs)
+      acc = new ReplicaAccumulator(this.opts.slowMs, this.opts.errorKind)
       this.#replicas.set(origin, acc)
     }
     this.#lastOrigin = origin
@@ -439,7 +441,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   }
 
   #attemptFigures(index: number): FiguresAccumulator {
-    while (this.#perAttempt.length <= index) this.#perAttempt.push(new FiguresAccumulator(this.opts.slowMs))
+    while (this.#perAttempt.length <= index) this.#perAttempt.push(new FiguresAccumulator(this.opts.slowMs, this.opts.errorKind))
     return this.#perAttempt[index]!
   }
 }
