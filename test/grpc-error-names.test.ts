@@ -32,7 +32,7 @@ let deadline: RunResult
 before(async () => {
   server = await startGrpcStub({ delayMs: STALL_MS })
   deadline = await run({
-    urls: [server.url],
+    urls: server.urls,
     grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' },
     concurrency: CALLS,
     requests: CALLS,
@@ -63,7 +63,7 @@ test('--deadline with --mode plain ended every call: not said to have had no eff
 
 test('-t on a gRPC call is DEADLINE_EXCEEDED too, named for -t', async () => {
   const result = await run({
-    urls: [server.url],
+    urls: server.urls,
     grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' },
     concurrency: CALLS,
     requests: CALLS,

@@ -3,6 +3,7 @@ import { formatMs, formatThreshold } from '../core/duration.js'
 import type { Figure, LaneFigures, SweepFrontier } from './sweep-frontier.js'
 import type { SweepResult } from '../results/sweep-result.js'
 import { formatTable } from './table.js'
+import { crossCheckLabel } from './server-check-verdict.js'
 
 export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): string {
   const lines: string[] = []
@@ -62,7 +63,7 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier): st
   if (window) {
     lines.push(
       '',
-      `Servers received ${window.received} requests; the lanes sent ${window.clientAttempts} attempts${window.match ? ' (they match)' : ' (MISMATCH)'}.`,
+      `Servers received ${window.received} requests; the lanes sent ${window.clientAttempts} attempts${window.match ? ' (they match)' : ` (${crossCheckLabel(window)})`}.`,
     )
     lines.push(laneCountsLine(sweep))
   }

@@ -36,6 +36,7 @@ export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedA
     runStartedAt,
     ...(steadyAfter === undefined ? {} : { steadyAfter }),
     errorKind: (err) => protocol.errorKind(err),
+    earlyCancelMs: cfg.crossCheckGraceMs,
   }
 }
 

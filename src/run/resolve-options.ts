@@ -52,6 +52,7 @@ export const DEFAULTS = {
   adaptiveWindowRequests: 1000,
   nonFatalStatus: DEFAULT_NON_FATAL,
   cancel: 'abort',
+  crossCheckGraceMs: 1,
 } as const
 
 /** The hedging settings as the engine uses them; the saved RunConfig records the same fields as text. */
@@ -94,6 +95,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   firstReplica?: number
   /** h2 (h2c and over TLS): per origin, the streams its server takes at once on one session (the preflight reads its SETTINGS). */
   streamLimits?: Record<string, number>
+  /** --cross-check-grace: an attempt cancelled sooner than this after its send is counted as one a server may never have handled. */
+  crossCheckGraceMs: number
 }
 
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
@@ -142,6 +145,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     showSecret: o.showSecret ?? [],
     tls: resolveTls(o, urls),
     h2Limits: resolveH2Limits(o.h2Limits ?? {}),
+    crossCheckGraceMs: nonNegativeMs(o.crossCheckGraceMs ?? DEFAULTS.crossCheckGraceMs, '--cross-check-grace'),
   }
 }
 
@@ -406,6 +410,12 @@ function positiveNumber(value: number, flag: string, what: string): number {
 }
 
 /** A time above 0 that a timer may wait on: no longer than a timer can wait. */
+/** A time that may be 0 (0: nothing is counted). */
+function nonNegativeMs(value: number, flag: string): number {
+  if (!Number.isFinite(value) || value < 0) throw new UsageError(`invalid ${flag} ${value} ms (must be 0 or more)`)
+  return value
+}
+
 function positiveMs(value: number, flag: string, what: string): number {
   return checkTimerMs(positiveNumber(value, flag, what), flag)
 }

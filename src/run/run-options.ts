@@ -245,6 +245,8 @@ const runEntries = {
   showSecret: REDACT,
   /** Stats endpoint of a compatible target, for the client/server cross-check. */
   serverStatsUrl: string,
+  /** Cancels this soon after their send may never reach a server's handler: the cross-check judges a shortfall against them (ms, default 1). */
+  crossCheckGraceMs: number,
   /** Aborting stops new requests; in-flight ones get a short grace; the run resolves with partial = true. */
   signal: kind<AbortSignal>('object'),
   /** Aborting also aborts in-flight requests at once (a second Ctrl-C). */

@@ -15,6 +15,7 @@ import { hedgingStats, histogramSummary, phaseRate, phaseResult, replicaFigures 
 import { TimingBreakdown } from './timing-breakdown.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
 import type {
+  EarlyCancels,
   EjectionEvent,
   GeneratorHealth,
   HedgingStats,
@@ -50,6 +51,8 @@ export interface PhaseStatsOptions {
   timelines?: { seconds: SecondRecorder<TimelinePoint>; fine: SecondRecorder<TimelinePoint> }
   /** The name a transport error is counted under (the run's protocol's, protocol.ts errorKind); default figures.ts errorKind. */
   errorKind?: (err: Error) => string
+  /** Count the attempts cancelled sooner than this after their send (earlyCancels: a server may drop them before its handler); absent: not counted. */
+  earlyCancelMs?: number
 }
 
 /** How hedging was configured for the phase (the counts come from the observer). */
@@ -96,6 +99,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #unsentOriginals = 0
   #tiedDropped = 0
   #cancelled = 0
+  #earlyCancels = 0
   #lateDiscarded = 0
   #budgetDenied = 0
   readonly #suppressed: Required<SuppressedHedges> = { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 }
@@ -193,13 +197,14 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     }
   }
 
-  attemptRefused(index: number, origin: string, cancelled: boolean): void {
+  attemptRefused(index: number, origin: string, cancelled: boolean, sentForMs?: number): void {
     const replica = this.#replica(origin)
     this.figures.attempts--
     replica.attempts--
     if (cancelled) {
       this.#cancelled--
       replica.cancelled--
+      if (this.#early(sentForMs)) this.#earlyCancels--
     }
     if (index > 0) {
       this.#hedgesSent--
@@ -219,9 +224,20 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     return this.#cancelled
   }
 
-  attemptCancelled(_index: number, origin: string): void {
+  attemptCancelled(_index: number, origin: string, sentForMs?: number): void {
     this.#cancelled++
     this.#replica(origin).cancelled++
+    if (this.#early(sentForMs)) this.#earlyCancels++
+  }
+
+  /** Attempts cancelled within `earlyCancelMs` of their send, so far (null: not counted). */
+  get earlyCancels(): EarlyCancels | null {
+    const withinMs = this.opts.earlyCancelMs
+    return withinMs === undefined ? null : { withinMs, count: this.#earlyCancels }
+  }
+
+  #early(sentForMs: number | undefined): boolean {
+    return sentForMs !== undefined && this.opts.earlyCancelMs !== undefined && sentForMs < this.opts.earlyCancelMs
   }
 
   attemptDone(o: AttemptOutcome): void {
@@ -361,6 +377,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       connectionsClosedByCancel: this.connectionsClosedByCancel,
       streamsResetByCancel: this.streamsResetByCancel,
       streamsResentAfterGoaway: this.streamsResentAfterGoaway,
+      earlyCancels: this.earlyCancels ?? undefined,
       replicas: this.#replicaFigures(),
       timeline: this.timeline.finish(now),
       generator,

@@ -4,8 +4,8 @@
  * grpc-timeout says (a deadline is then always the client's), and count a
  * call only once its stream has stayed open `countAfterMs` (a server that
  * drops a stream reset before its handler runs, as gRPC C-core does).
- * Its counts are served as the stats JSON (wire/stats.ts) on a separate
- * HTTP/1.1 port, for `serverStatsUrl`. The pre-run check's undecodable call
+ * The replicas' counts together are served as the stats JSON
+ * (wire/stats.ts) on a separate HTTP/1.1 port, for `serverStatsUrl`. The pre-run check's undecodable call
  * is answered INTERNAL and counted nowhere.
  */
 import { createServer as createH2Server, type ServerHttp2Stream } from 'node:http2'
@@ -20,12 +20,14 @@ export interface StubOptions {
 }
 
 export interface GrpcStub {
-  url: string
+  /** One URL per replica, in the order given. */
+  urls: string[]
+  /** The replicas' counts together, as the stats JSON (wire/stats.ts). */
   statsUrl: string
-  /** Calls counted (the stats' `received`). */
-  received: number
-  /** Calls whose stream closed before `countAfterMs`: never counted. */
-  dropped: number
+  /** Calls counted per replica (the stats' `received`). */
+  received: number[]
+  /** Calls per replica whose stream was reset before `countAfterMs`: never counted. */
+  dropped: number[]
   close(): Promise<void>
 }
 
@@ -34,46 +36,49 @@ const isProbe = (body: Buffer): boolean => body.length === 6 && body[5] === 0x07
 
 const EMPTY_MESSAGE = Buffer.alloc(5)
 
-export async function startGrpcStub(opts: StubOptions): Promise<GrpcStub> {
-  const counts = { received: 0, completed: 0, cancelled: 0, hedgeHeader: 0 }
-  const h2 = createH2Server()
-  const stub: GrpcStub = { url: '', statsUrl: '', received: 0, dropped: 0, close: async () => {} }
-  h2.on('stream', (stream, headers) => {
-    stream.on('error', () => {})
-    const hedge = headers['grpc-previous-rpc-attempts'] !== undefined
-    const body: Buffer[] = []
-    let counted = false
-    const count = (): void => {
-      if (counted || stream.closed) return
-      counted = true
-      stub.received = ++counts.received
-      if (hedge) counts.hedgeHeader++
-    }
-    stream.on('data', (chunk: Buffer) => body.push(chunk))
-    stream.on('end', () => {
-      if (isProbe(Buffer.concat(body))) return stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '13' }, { endStream: true })
-      if ((opts.countAfterMs ?? 0) === 0) count()
-      else setTimeout(count, opts.countAfterMs)
-      setTimeout(() => answer(stream), opts.delayMs)
-    })
-    stream.on('close', () => {
-      if (isProbe(Buffer.concat(body))) return
-      if (!counted && stream.rstCode !== 0) {
-        stub.dropped++
-        return
+/** Replicas as `replicas` say, one stats endpoint for all of them. */
+export async function startGrpcStub(...replicas: StubOptions[]): Promise<GrpcStub> {
+  const totals = { received: 0, completed: 0, cancelled: 0, hedgeHeader: 0 }
+  const stub: GrpcStub = { urls: [], statsUrl: '', received: replicas.map(() => 0), dropped: replicas.map(() => 0), close: async () => {} }
+  const servers = replicas.map((opts, i) => {
+    const h2 = createH2Server()
+    h2.on('stream', (stream, headers) => {
+      stream.on('error', () => {})
+      const hedge = headers['grpc-previous-rpc-attempts'] !== undefined
+      const body: Buffer[] = []
+      let counted = false
+      const count = (): void => {
+        if (counted || stream.closed) return
+        counted = true
+        totals.received++
+        stub.received[i]!++
+        if (hedge) totals.hedgeHeader++
       }
-      if (!counted) return
-      if (stream.rstCode === 0) counts.completed++
-      else counts.cancelled++
+      stream.on('data', (chunk: Buffer) => body.push(chunk))
+      stream.on('end', () => {
+        if (isProbe(Buffer.concat(body)))
+          return stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '13' }, { endStream: true })
+        if ((opts.countAfterMs ?? 0) === 0) count()
+        else setTimeout(count, opts.countAfterMs)
+        setTimeout(() => answer(stream), opts.delayMs)
+      })
+      stream.on('close', () => {
+        if (isProbe(Buffer.concat(body))) return
+        if (!counted) {
+          if (stream.rstCode !== 0) stub.dropped[i]!++
+          return
+        }
+        if (stream.rstCode === 0) totals.completed++
+        else totals.cancelled++
+      })
     })
+    return h2
   })
-  const port = await listen(h2)
-  const stats = createHttpServer((_req, res) => res.end(JSON.stringify({ totals: counts })))
-  const statsPort = await listen(stats)
-  stub.url = `grpc://127.0.0.1:${port}`
-  stub.statsUrl = `http://127.0.0.1:${statsPort}/stats`
+  for (const h2 of servers) stub.urls.push(`grpc://127.0.0.1:${await listen(h2)}`)
+  const stats = createHttpServer((_req, res) => res.end(JSON.stringify({ totals })))
+  stub.statsUrl = `http://127.0.0.1:${await listen(stats)}/stats`
   stub.close = async () => {
-    await Promise.all([new Promise((r) => h2.close(r)), new Promise((r) => stats.close(r))])
+    await Promise.all([...servers, stats].map((server) => new Promise((r) => server.close(r))))
   }
   return stub
 }
