@@ -29,6 +29,7 @@ import { DEFAULT_H2_LIMITS, type H2Limits } from '../engine/h2-limits.js'
 import { transportOrigin } from '../core/target-url.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
+import { refuseMetadataActions } from '../protocol/grpc-template.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
 
 /** What an option left out means; the CLI's help shows these, so they are written down once. */
@@ -107,6 +108,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
   // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
   const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
+  if (grpc) refuseMetadataActions(o.headers ?? [])
   const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
