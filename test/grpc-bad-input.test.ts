@@ -138,7 +138,8 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
   {
     name: 'an unknown template action in -d',
     args: [TARGET, ...OK, '-d', '{"payload": "{{.RequestNum}}"}'],
-    message: /^hedgebench: -d: unknown template action \{\{\.RequestNum\}\} \(known: \{\{\.RequestNumber\}\}, \{\{\.UUID\}\}, \{\{randomInt MIN MAX\}\}, \{\{randomString N\}\}\)$/,
+    message:
+      /^hedgebench: -d: unknown template action \{\{\.RequestNum\}\} \(known: \{\{\.RequestNumber\}\}, \{\{\.UUID\}\}, \{\{randomInt MIN MAX\}\}, \{\{randomString N\}\}\)$/,
   },
   {
     name: 'a template action in metadata, which is sent as given',

@@ -404,6 +404,12 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
         stopNow: interrupt.stopNow,
         onProgress: progress.update,
         onWait: spinner.show,
+        // Said as soon as it is known, clear of the spinner, which goes on with the check.
+        onWarning: (warning) => {
+          spinner.show(null)
+          process.stderr.write(`hedgebench: warning: ${warning}\n`)
+          spinner.show('check')
+        },
         ...(log ? { requestSink: log } : {}),
       })
     } catch (err) {

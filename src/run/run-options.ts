@@ -254,6 +254,8 @@ const runEntries = {
   onProgress: kind<(progress: Progress) => void>('function'),
   /** A wait that measures nothing begins ('check': the pre-run check; 'start': waiting for startAt), or ends before the first phase (null). */
   onWait: kind<(wait: 'check' | 'start' | null) => void>('function'),
+  /** A warning said before anything is measured (a --proto that differs from the server's schema); it is in the result's warnings too. */
+  onWarning: kind<(warning: string) => void>('function'),
   requestSink: kind<RequestSink>('object'),
   /** Run shard `index` of `count`: requests and rate are split exactly (see shard.ts); the config records the whole run. */
   shard: kind<Shard>('object'),
