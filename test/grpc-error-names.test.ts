@@ -14,6 +14,7 @@ import { parseResult, renderJson } from '../src/results/result-json.js'
 import { renderCsvSummary } from '../src/report/csv.js'
 import { renderText } from '../src/report/text.js'
 import type { RunResult } from '../src/results/run-result.js'
+import type { RunOptions } from '../src/run/run-options.js'
 import { grpcErrorKind } from '../src/protocol/grpc-error-kind.js'
 import { httpProtocol } from '../src/protocol/http.js'
 import { DeadlineExceededError } from '../src/hedging/errors.js'
@@ -31,17 +32,22 @@ let server: GrpcStub
 let deadline: RunResult
 before(async () => {
   server = await startGrpcStub({ delayMs: STALL_MS })
-  deadline = await run({
+  deadline = await plainRun({ hedge: { deadlineMs: 20, tied: true } })
+})
+after(() => server.close())
+
+/** CALLS plain calls at once to the stub, with these options besides. */
+function plainRun(extra: Partial<RunOptions>): Promise<RunResult> {
+  return run({
     urls: server.urls,
     grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' },
     concurrency: CALLS,
     requests: CALLS,
     warmup: 0,
     mode: 'plain',
-    hedge: { deadlineMs: 20, tied: true },
+    ...extra,
   })
-})
-after(() => server.close())
+}
 
 const DEADLINE = 'DEADLINE_EXCEEDED (--deadline)'
 
@@ -62,15 +68,7 @@ test('--deadline with --mode plain ended every call: not said to have had no eff
 })
 
 test('-t on a gRPC call is DEADLINE_EXCEEDED too, named for -t', async () => {
-  const result = await run({
-    urls: server.urls,
-    grpc: { proto: SHOP_PROTO, call: 'shop.Inventory/Get' },
-    concurrency: CALLS,
-    requests: CALLS,
-    warmup: 0,
-    mode: 'plain',
-    timeoutMs: 20,
-  })
+  const result = await plainRun({ timeoutMs: 20 })
   assert.deepEqual(result.phases.plain!.errorKinds, { 'DEADLINE_EXCEEDED (-t: no response headers in time)': CALLS })
 })
 
