@@ -135,6 +135,23 @@ const CASES: Array<{ name: string; args: string[]; message: RegExp }> = [
     args: ['-n', '10', '--grpc', 'http://127.0.0.1:9/', '--no-save'],
     message: /--grpc is for --profile's built-in replicas; give a gRPC target as grpc:\/\/host:port \(got "http:\/\/127\.0\.0\.1:9\/"\)/,
   },
+  {
+    name: 'an unknown template action in -d',
+    args: [TARGET, ...OK, '-d', '{"payload": "{{.RequestNum}}"}'],
+    message:
+      /^hedgebench: -d: unknown template action \{\{\.RequestNum\}\} \(known: \{\{\.RequestNumber\}\}, \{\{\.UUID\}\}, \{\{randomInt MIN MAX\}\}, \{\{randomString N\}\}\)$/,
+  },
+  {
+    name: 'a template action in metadata, which is sent as given',
+    args: [TARGET, ...OK, '-m', '{"x-request-id": "{{.UUID}}"}'],
+    message:
+      /^hedgebench: metadata "x-request-id": template action \{\{\.UUID\}\} is not rendered in metadata, which is sent as given \(-d\/-D render \{\{\.RequestNumber\}\}, \{\{\.UUID\}\}, \{\{randomInt MIN MAX\}\}, \{\{randomString N\}\}\)$/,
+  },
+  {
+    name: 'a template action in -H metadata',
+    args: [TARGET, ...OK, '-H', 'x-n: {{ .RequestNumber }}'],
+    message: /^hedgebench: metadata "x-n": template action \{\{ \.RequestNumber \}\} is not rendered in metadata/,
+  },
 ]
 
 // Every case through main() in one Node process (runMain): the check is main()'s validation;

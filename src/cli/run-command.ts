@@ -115,9 +115,15 @@ export function requestFlags(y: Argv): Argv {
     })
 }
 
-/** The target's stats URL, for the client/server cross-check. */
+/** The target's stats URL, for the client/server cross-check, and the grace it judges a shortfall by. */
 export function serverStatsFlag(y: Argv): Argv {
-  return y.option('server-stats', { type: 'string', describe: 'stats URL of a compatible target, for the client/server cross-check', group: 'Target:' })
+  return y
+    .option('server-stats', { type: 'string', describe: 'stats URL of a compatible target, for the client/server cross-check', group: 'Target:' })
+    .option('cross-check-grace', {
+      type: 'string',
+      describe: `attempts cancelled sooner than this after their send may never reach a server's handler: the cross-check counts the server's shortfall against them ${dflt(ms(DEFAULTS.crossCheckGraceMs))}`,
+      group: 'Target:',
+    })
 }
 
 function runFlags(y: Argv): Argv {
@@ -404,6 +410,12 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
         stopNow: interrupt.stopNow,
         onProgress: progress.update,
         onWait: spinner.show,
+        // Said as soon as it is known, clear of the spinner, which goes on with the check.
+        onWarning: (warning) => {
+          spinner.show(null)
+          process.stderr.write(`hedgebench: warning: ${warning}\n`)
+          spinner.show('check')
+        },
         ...(log ? { requestSink: log } : {}),
       })
     } catch (err) {

@@ -48,6 +48,7 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
   redact?: string | string[]
   showSecret?: string | string[]
   serverStats?: string
+  crossCheckGrace?: string
   hedgeDelay?: string
   adaptive?: boolean
   adaptiveWindow?: string
@@ -104,6 +105,7 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   setIf(o, 'seed', f.seed, (v) => integer(v, '--seed'))
   setIf(o, 'label', f.label, (v) => v)
   setIf(o, 'serverStatsUrl', f.serverStats, (v) => v)
+  setIf(o, 'crossCheckGraceMs', f.crossCheckGrace, (v) => parseDuration(v, '--cross-check-grace'))
   if (f.http2) o.http2 = true
   if (f.k) o.insecure = true
   if (f.disableKeepalive) o.keepAlive = false

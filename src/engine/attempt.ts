@@ -75,6 +75,8 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   /** Told by the pool before onConnect: the connection about to carry this copy was opened for it. */
   #opening = false
   #unsentCounted = false
+  /** How long after its send it was cancelled (loseRace), for a refusal that takes the cancel back. */
+  #cancelledAfterMs: number | undefined = undefined
   #abort: Abort | null = null
   #resume: (() => void) | null = null
   #paused = false
@@ -167,7 +169,7 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
   onRequestRefused(): void {
     if (!this.sent) return
     this.sent = false
-    this.req.policy.observer?.attemptRefused?.(this.index, this.origin, this.cancelled)
+    this.req.policy.observer?.attemptRefused?.(this.index, this.origin, this.cancelled, this.#cancelledAfterMs)
     if (this.finished && this.cancelled) this.#countUnsent()
   }
 
@@ -235,7 +237,9 @@ export class Attempt extends AbortOnce implements Dispatcher.DispatchHandler, At
       return
     }
     this.cancelled = true
-    this.req.policy.observer?.attemptCancelled(this.index, this.origin)
+    // How soon after its send: a stream reset that early may be dropped by a server before its handler (run/server-check.ts).
+    this.#cancelledAfterMs = this.req.policy.now() - this.connectedAt
+    this.req.policy.observer?.attemptCancelled(this.index, this.origin, this.#cancelledAfterMs)
     if (this.index === 0) this.req.policy.delay.observe(this.#elapsed()) // a lower bound: it was at least this slow
     this.#cancel('another attempt answered first')
   }
@@ -318,10 +322,10 @@ const STRAIN_ERRORS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  */
 function failureOf(error: Error | null, status: number | null, protocol: Protocol): string | null {
   if (error) {
-    // Named as the phase's error table names it, so an ejection's cause is one of the errors listed.
-    const code = errorKind(error)
     // Our own abort after Ctrl-C says nothing about the replica.
-    return code === INTERRUPTED_CODE ? null : code
+    if (errorKind(error) === INTERRUPTED_CODE) return null
+    // Named as the phase's error table names it, so an ejection's cause is one of the errors listed.
+    return protocol.errorKind(error)
   }
   return status !== null && protocol.strained(status) ? `${protocol.name} ${protocol.statusLabel(status)}` : null
 }

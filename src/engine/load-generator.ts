@@ -308,7 +308,7 @@ class Slot {
       startMs: round3(this.intendedAt - this.win.plan.runStartedAt),
       latencyMs: round3(latencyMs),
       status: call.error ? null : call.status,
-      error: call.error ? errorKind(call.error) : null,
+      error: call.error ? (lane.stats.opts.errorKind ?? errorKind)(call.error) : null,
       replica: outcome?.origin ?? call.origin,
       attempts: outcome?.launched ?? 1,
       winner: !outcome || outcome.winner < 0 ? 'none' : outcome.winner === 0 ? 'original' : `hedge-${outcome.winner}`,

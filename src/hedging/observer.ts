@@ -44,13 +44,13 @@ export interface HedgeObserver {
    * a GOAWAY's last-stream-id, or REFUSED_STREAM): it is no longer counted.
    * attemptSent follows when it is sent again, attemptUnsent if it is not.
    * `cancelled`: it had already lost the race (counted by attemptCancelled),
-   * and that cancel is taken back too.
+   * and that cancel is taken back too (`sentForMs`: as attemptCancelled was told).
    */
-  attemptRefused?(index: number, origin: string, cancelled: boolean): void
+  attemptRefused?(index: number, origin: string, cancelled: boolean, sentForMs?: number): void
   /** An attempt was cancelled before it reached the wire: no server saw it. */
   attemptUnsent(index: number, origin: string): void
-  /** An attempt on the wire was aborted because the request was decided. */
-  attemptCancelled(index: number, origin: string): void
+  /** An attempt on the wire was aborted because the request was decided, `sentForMs` after its headers were written. */
+  attemptCancelled(index: number, origin: string, sentForMs?: number): void
   /** An attempt finished (answer or error) while it still counted. Read the outcome during the call: it may be the attempt object itself. */
   attemptDone(outcome: AttemptOutcome): void
   /** An answer arrived after the request was already decided. */

@@ -52,6 +52,19 @@ export function compileTemplate(text: string, flag: string): (input: TemplateInp
   }
 }
 
+/**
+ * Metadata (-m, -H) is sent as given, the same on every call: an action in
+ * it would go out literally, so it is refused before anything is sent,
+ * naming the actions -d/-D render. Only the action is quoted (a value may be a credential).
+ */
+export function refuseMetadataActions(metadata: ReadonlyArray<readonly [string, string]>): void {
+  for (const [name, value] of metadata) {
+    const found = /\{\{.*?\}\}/.exec(value)
+    if (found)
+      throw new UsageError(`metadata "${name}": template action ${found[0]} is not rendered in metadata, which is sent as given (-d/-D render ${KNOWN})`)
+  }
+}
+
 function action(source: string, flag: string): (input: TemplateInput) => string {
   const [name, ...args] = source.split(/\s+/)
   if (name === '.RequestNumber' && args.length === 0) return (i) => String(i.requestNumber)

@@ -35,6 +35,7 @@ import {
 } from './grpc-status.js'
 import type { AnswerClass, BodyReader, Protocol, RequestSpec, Transport } from './protocol.js'
 import { DEFAULT_MAX_RECV_BYTES, GrpcBodyReader } from './grpc-body-reader.js'
+import { grpcErrorKind } from './grpc-error-kind.js'
 import { rawHeaderLookup as rawLookup, withHeaders, type HeaderLookup } from './request-headers.js'
 import { httpOverloadSignal } from './http.js'
 import type { OverloadSignal } from '../hedging/saturation-gate.js'
@@ -135,6 +136,10 @@ class GrpcProtocol implements Protocol {
 
   statusLabel(status: number): string {
     return grpcCodeName(status)
+  }
+
+  errorKind(err: Error): string {
+    return grpcErrorKind(err)
   }
 }
 

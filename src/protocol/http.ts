@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici'
 import { rawHeaderLookup, withHeaders, type HeaderLookup } from './request-headers.js'
 import type { AnswerClass, Protocol, RequestSpec, Transport } from './protocol.js'
 import type { OverloadSignal } from '../hedging/saturation-gate.js'
+import { errorKind } from '../stats/figures.js'
 
 /** HTTP/1.1, or HTTP/2 on every connection (h2c with prior knowledge on http://, ALPN on https://). */
 export function httpProtocol(http2: boolean): Protocol {
@@ -83,6 +84,10 @@ class HttpProtocol implements Protocol {
 
   statusLabel(status: number): string {
     return String(status)
+  }
+
+  errorKind(err: Error): string {
+    return errorKind(err)
   }
 }
 

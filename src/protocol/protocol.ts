@@ -43,6 +43,8 @@
  *        grpc-encoding); null when nothing in the body is judged (HTTP), so
  *        the engine reads no byte of it.
  *      - `statusLabel`: how a status is shown in reports (`200`, `UNAVAILABLE`).
+ *      - `errorKind`: the name a transport failure is counted under (HTTP:
+ *        ECONNREFUSED; gRPC: `UNAVAILABLE: connection refused`).
  *   2. Choose it in `run/run.ts` (`protocolFor`) from the target URL's scheme.
  * The hedging policy's `nonFatal` set and every status the engine records
  * hold the protocol's own status numbers (HTTP codes, gRPC codes).
@@ -123,4 +125,6 @@ export interface Protocol {
   bodyReader(status: number, rawHeaders: Buffer[]): BodyReader | null
   /** Report label for a status. */
   statusLabel(status: number): string
+  /** The kind a transport failure is counted under in every error table and the per-request log. */
+  errorKind(err: Error): string
 }

@@ -15,6 +15,7 @@ import { formatTable } from './table.js'
 import { hedgeVerdict } from './verdict.js'
 import { extraLoadPct } from '../results/extra-load.js'
 import { unsentBreakdown } from './unsent-text.js'
+import { crossCheckLabel } from './server-check-verdict.js'
 
 export function renderDemo(demo: DemoResult): string {
   const blocks = demo.runs.map(({ concurrency, result, protocol }) => demoBlock(concurrency, result, protocol))
@@ -50,7 +51,7 @@ function demoBlock(concurrency: number, result: RunResult, protocol?: DemoProtoc
 
 function row(name: string, phase: PhaseResult): string[] {
   const server = phase.server
-  const check = server ? `${server.received} / ${server.clientAttempts}  ${server.match ? 'match' : 'MISMATCH'}` : `? / ${phase.attempts}`
+  const check = server ? `${server.received} / ${server.clientAttempts}  ${crossCheckLabel(server)}` : `? / ${phase.attempts}`
   const extra = phase.hedging ? `${extraLoadPct(phase).toFixed(1)}%` : '-'
   return [name, formatMs(phase.latencyMs.p99), formatMs(phase.latencyMs['p99.9']), String(phase.slow.count), extra, check]
 }

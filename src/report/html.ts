@@ -35,6 +35,7 @@ import { readableConfig } from './config-names.js'
 import { generatorTable, mergeFacts } from './generators-text.js'
 import { grpcClientFacts, grpcClientTail } from './grpc-client-text.js'
 import { unsentBreakdown } from './unsent-text.js'
+import { crossCheckLabel } from './server-check-verdict.js'
 
 export interface HtmlOptions {
   title?: string
@@ -335,7 +336,7 @@ function serverSection(sources: ChartSource[]): string {
     return [
       [
         name,
-        `${s.received} / ${s.clientAttempts} ${s.match ? 'match' : 'MISMATCH'}${coveredText(s)}`,
+        `${s.received} / ${s.clientAttempts} ${crossCheckLabel(s)}${coveredText(s)}`,
         workText(s, coveredPhases(s, phase, runPhases ?? {})) ?? '-',
         cancellationSuccessText(s, phase.hedging) ?? '-',
         utilisationText(s) ?? '-',

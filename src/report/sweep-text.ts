@@ -3,6 +3,7 @@ import { formatMs, formatThreshold } from '../core/duration.js'
 import type { Figure, LaneFigures, SweepFrontier } from './sweep-frontier.js'
 import type { SweepResult } from '../results/sweep-result.js'
 import { formatTable } from './table.js'
+import { crossCheckLabel } from './server-check-verdict.js'
 
 /** `width`: the columns to fit (the terminal's); a frontier table wider than that is written one lane a line. */
 export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier, width = Infinity): string {
@@ -65,7 +66,7 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier, wid
   if (window) {
     lines.push(
       '',
-      `Servers received ${window.received} requests; the lanes sent ${window.clientAttempts} attempts${window.match ? ' (they match)' : ' (MISMATCH)'}.`,
+      `Servers received ${window.received} requests; the lanes sent ${window.clientAttempts} attempts${window.match ? ' (they match)' : ` (${crossCheckLabel(window)})`}.`,
     )
     lines.push(laneCountsLine(sweep))
   }

@@ -46,6 +46,7 @@ import {
 import { formatTable } from './table.js'
 import { generatorLines, shardBlock } from './generators-text.js'
 import { rateShareOf, shareOf } from '../results/shard-share.js'
+import { crossCheckVerdict, explainedText } from './server-check-verdict.js'
 
 export interface TextOptions {
   /** ANSI colours for headings, warnings and the verdict (only on a TTY). */
@@ -373,13 +374,15 @@ function serviceTime(phase: PhaseResult, s: NonNullable<PhaseResult['serviceTime
 }
 
 function serverCheck(covered: PhaseResult[], phase: PhaseResult, s: ServerCrossCheck, paint: Paint): string[] {
-  const verdict = s.match ? paint('green', 'MATCH') : paint('red', 'MISMATCH')
+  const verdict = crossCheckVerdict(s) === 'MATCH' ? paint('green', 'MATCH') : paint('red', 'MISMATCH')
+  // A shortfall within the early cancels is said as such, in place of the count and its verdict.
+  const explained = explainedText(s, coveredText(s))
   const work = workText(s, covered)
   const cancels = cancellationSuccessText(s, phase.hedging)
   const busy = utilisationText(s)
   return [
     'Server cross-check:',
-    `  server received ${s.received} vs client attempts ${s.clientAttempts}${coveredText(s)}: ${verdict}`,
+    explained ? `  ${explained}` : `  server received ${s.received} vs client attempts ${s.clientAttempts}${coveredText(s)}: ${verdict}`,
     `  completed ${s.completed}, cancelled ${s.cancelled}, carrying the hedge header ${s.hedgeHeader}${s.stalled === undefined ? '' : `, stalled on purpose ${s.stalled}`}`,
     ...(work ? [`  work: ${work}`] : []),
     ...(cancels ? [`  cancellation success: ${cancels}`] : []),

@@ -295,6 +295,14 @@ const GeneratorHealthSchema = loose({
 })
 export type GeneratorHealth = Infer<typeof GeneratorHealthSchema>
 
+/**
+ * Attempts the client cancelled sooner than `withinMs` after writing them
+ * (--cross-check-grace): a server may drop a stream reset that early before
+ * its handler runs (gRPC C-core does), so it may never count them.
+ */
+const EarlyCancelsSchema = loose({ withinMs: n, count: c })
+export type EarlyCancels = Infer<typeof EarlyCancelsSchema>
+
 /** Server-side counts beside the client's (built-in target or --server-stats). */
 const ServerCrossCheckSchema = loose({
   received: c,
@@ -311,6 +319,8 @@ const ServerCrossCheckSchema = loose({
   stalled: opt(c),
   /** Per replica: busy time over the phase's wall time (mean requests executing at once), for targets that report busyMs. */
   utilisation: opt(list(loose({ url: str(), busy: n }))),
+  /** The client's early cancels over the same window (absent in results saved before they were counted): a shortfall within them is explained. */
+  earlyCancels: opt(EarlyCancelsSchema),
   /**
    * The phases these counts cover when one window ran several (--schedule
    * interleaved): the server cannot tell their requests apart, so the one
@@ -379,6 +389,8 @@ const PhaseResultSchema = loose({
    * and processed once). Absent in results saved before it was measured.
    */
   streamsResentAfterGoaway: opt(c),
+  /** Attempts cancelled soon after their send (see EarlyCancelsSchema); absent in results saved before they were counted. */
+  earlyCancels: opt(EarlyCancelsSchema),
   replicas: list(ReplicaFiguresSchema),
   /** Outlier ejections in this phase, in time order; absent when ejection was off. */
   ejections: opt(list(EjectionEventSchema)),

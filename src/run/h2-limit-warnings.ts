@@ -14,7 +14,8 @@ export function h2LimitWarnings(phases: readonly PhaseResult[]): string[] {
   for (const phase of phases)
     for (const r of phase.replicas)
       for (const [kind, n] of Object.entries(r.errorKinds)) {
-        if (!kind.startsWith(H2_LIMIT_KIND)) continue
+        // A gRPC run names it after the status its call ended with (INTERNAL: h2: ..., protocol/grpc-error-kind.ts).
+        if (!kind.startsWith(H2_LIMIT_KIND) && !kind.startsWith(`INTERNAL: ${H2_LIMIT_KIND}`)) continue
         const key = `${r.url}\0${kind}`
         const seen = counts.get(key) ?? { url: r.url, kind, n: 0 }
         seen.n += n

@@ -26,6 +26,7 @@ export interface LaneHedge {
 }
 
 export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedAt: number, steadyAfter?: number): PhaseStatsOptions {
+  const protocol = protocolFor(cfg)
   return {
     name,
     slowMs: cfg.slowMs,
@@ -34,6 +35,8 @@ export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedA
     openLoop: cfg.rate !== null,
     runStartedAt,
     ...(steadyAfter === undefined ? {} : { steadyAfter }),
+    errorKind: (err) => protocol.errorKind(err),
+    earlyCancelMs: cfg.crossCheckGraceMs,
   }
 }
 

@@ -30,6 +30,7 @@ import { transportOrigin } from '../core/target-url.js'
 import { checkOneService } from './one-service.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
+import { refuseMetadataActions } from '../protocol/grpc-template.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
 
 /** What an option left out means; the CLI's help shows these, so they are written down once. */
@@ -53,6 +54,7 @@ export const DEFAULTS = {
   adaptiveWindowRequests: 1000,
   nonFatalStatus: DEFAULT_NON_FATAL,
   cancel: 'abort',
+  crossCheckGraceMs: 1,
 } as const
 
 /** The hedging settings as the engine uses them; the saved RunConfig records the same fields as text. */
@@ -95,6 +97,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   firstReplica?: number
   /** h2 (h2c and over TLS): per origin, the streams its server takes at once on one session (the preflight reads its SETTINGS). */
   streamLimits?: Record<string, number>
+  /** --cross-check-grace: an attempt cancelled sooner than this after its send is counted as one a server may never have handled. */
+  crossCheckGraceMs: number
 }
 
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
@@ -106,6 +110,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
   // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
   const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
+  if (grpc) refuseMetadataActions(o.headers ?? [])
   const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
@@ -144,6 +149,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     showSecret: o.showSecret ?? [],
     tls: resolveTls(o, urls),
     h2Limits: resolveH2Limits(o.h2Limits ?? {}),
+    crossCheckGraceMs: nonNegativeMs(o.crossCheckGraceMs ?? DEFAULTS.crossCheckGraceMs, '--cross-check-grace'),
   }
 }
 
@@ -408,6 +414,12 @@ function positiveNumber(value: number, flag: string, what: string): number {
 }
 
 /** A time above 0 that a timer may wait on: no longer than a timer can wait. */
+/** A time that may be 0 (0: nothing is counted). */
+function nonNegativeMs(value: number, flag: string): number {
+  if (!Number.isFinite(value) || value < 0) throw new UsageError(`invalid ${flag} ${value} ms (must be 0 or more)`)
+  return value
+}
+
 function positiveMs(value: number, flag: string, what: string): number {
   return checkTimerMs(positiveNumber(value, flag, what), flag)
 }

@@ -245,6 +245,8 @@ const runEntries = {
   showSecret: REDACT,
   /** Stats endpoint of a compatible target, for the client/server cross-check. */
   serverStatsUrl: string,
+  /** Cancels this soon after their send may never reach a server's handler: the cross-check judges a shortfall against them (ms, default 1). */
+  crossCheckGraceMs: number,
   /** Aborting stops new requests; in-flight ones get a short grace; the run resolves with partial = true. */
   signal: kind<AbortSignal>('object'),
   /** Aborting also aborts in-flight requests at once (a second Ctrl-C). */
@@ -252,6 +254,8 @@ const runEntries = {
   onProgress: kind<(progress: Progress) => void>('function'),
   /** A wait that measures nothing begins ('check': the pre-run check; 'start': waiting for startAt), or ends before the first phase (null). */
   onWait: kind<(wait: 'check' | 'start' | null) => void>('function'),
+  /** A warning said before anything is measured (a --proto that differs from the server's schema); it is in the result's warnings too. */
+  onWarning: kind<(warning: string) => void>('function'),
   requestSink: kind<RequestSink>('object'),
   /** Run shard `index` of `count`: requests and rate are split exactly (see shard.ts); the config records the whole run. */
   shard: kind<Shard>('object'),

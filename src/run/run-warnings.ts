@@ -93,6 +93,9 @@ function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
   return warnings
 }
 
+/** Hedging options every phase's requests carry (lane.ts): the deadline ends a plain call as a hedged one, the key is sent on both. */
+const EVERY_PHASE_KEYS: ReadonlySet<string> = new Set(['deadlineMs', 'idempotencyKey'])
+
 /**
  * Options that had no effect in this run, said rather than recorded as if
  * they had: hedging settings of a run with no hedged phase, a delay beside
@@ -102,8 +105,8 @@ function runWarnings(cfg: ResolvedRun, peers: readonly string[]): string[] {
 function ignoredOptions(o: RunOptions, cfg: ResolvedRun): string[] {
   const h = o.hedge ?? {}
   const out: string[] = []
-  // A profile's "auto" delay is the default, not a choice the user made.
-  const hedgeKeys = Object.keys(h).filter((k) => h[k as keyof typeof h] !== undefined && !(k === 'delay' && h.delay === 'auto'))
+  // A profile's "auto" delay is the default, not a choice the user made; a deadline and a key act on every phase.
+  const hedgeKeys = Object.keys(h).filter((k) => h[k as keyof typeof h] !== undefined && !(k === 'delay' && h.delay === 'auto') && !EVERY_PHASE_KEYS.has(k))
   if (cfg.mode === 'plain' && hedgeKeys.length > 0) out.push(`--mode plain sends no hedge: the hedging options given (${hedgeKeys.join(', ')}) had no effect`)
   else if ((h.parallel || h.tied) && h.delay !== undefined)
     out.push(`--hedge-delay has no effect with ${h.tied ? '--tied' : '--parallel'}: every copy is sent at once`)

@@ -17,6 +17,7 @@ import { checkGrpcTargets } from './grpc-probe.js'
 import { randomSeed, seededRandom } from '../core/random.js'
 import { resolveOptions, type ResolvedHedge, type ResolvedRun } from './resolve-options.js'
 import { withReflectedSchema } from './grpc-reflection.js'
+import { schemaDriftWarning } from './grpc-schema-drift.js'
 import { callMessages, type CallMessages } from './grpc-target.js'
 import type { RunOptions } from './run-options.js'
 import { ServerCounter } from './server-check.js'
@@ -100,7 +101,10 @@ async function session(given: RunOptions, settings: readonly SettingHedge[] | nu
   const reached = await checkReachable(cfg.origins, preflightTimeoutMs(cfg.timeoutMs), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names })
   const checked = withStreamLimits(cfg, reached)
   if (checked.grpc) await checkGrpcService(checked, checked.grpc.call, names)
-  return new RunSession(checked, options, buildConfigRecord(whole), reached, settings)
+  // Once the servers are known to answer the method: the schema given against the one they serve.
+  const drift = checked.grpc ? await schemaDriftWarning(options) : null
+  if (drift !== null) options.onWarning?.(drift)
+  return new RunSession(checked, options, buildConfigRecord(whole), reached, settings, drift === null ? [] : [drift])
 }
 
 /** gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method (grpc-probe.ts). */
@@ -162,7 +166,10 @@ class RunSession {
     readonly reached: readonly Reached[],
     /** A sweep's settings: one window with a hedged lane each (null: a run). */
     readonly settings: readonly SettingHedge[] | null = null,
+    /** Warnings said before the run (onWarning), kept first among its own. */
+    before: readonly string[] = [],
   ) {
+    this.#warnings.add(...before)
     this.#clock = options.wallClock ?? systemClock
     this.#startedAt = new Date(this.#clock())
     this.#messages = callMessages(cfg.grpc, cfg.seed)

@@ -3,7 +3,7 @@
  * received, beside the client's count of attempts put on the wire. This is
  * how hedgebench shows it does not have the lost-update bug.
  */
-import type { PhaseResult, ServerCrossCheck } from '../results/run-result.js'
+import type { EarlyCancels, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { fetchGrpcStatsJson } from '../wire/grpc-stats.js'
@@ -67,8 +67,8 @@ export class ServerCounter {
    * cancelled seen closing (its close can land a moment after its answer's
    * race was decided).
    */
-  async check(before: ServerSnapshot, clientAttempts: number, clientCancelled = 0): Promise<ServerCrossCheck | undefined> {
-    return (await this.checkLanes(before, clientAttempts, clientCancelled, []))?.window
+  async check(before: ServerSnapshot, clientAttempts: number, clientCancelled = 0, early?: EarlyCancels): Promise<ServerCrossCheck | undefined> {
+    return (await this.checkLanes(before, clientAttempts, clientCancelled, [], early))?.window
   }
 
   /**
@@ -81,6 +81,7 @@ export class ServerCounter {
     clientAttempts: number,
     clientCancelled: number,
     lanes: ReadonlyArray<{ tag: string; attempts: number }>,
+    early?: EarlyCancels,
   ): Promise<{ window: ServerCrossCheck; lanes: LaneServerCount[] | null } | undefined> {
     const deadline = performance.now() + SETTLE_MS
     const behind = (s: ServerSnapshot): boolean =>
@@ -105,6 +106,7 @@ export class ServerCounter {
     if (now.totals.tiedDropped !== undefined) check.tiedDropped = delta('tiedDropped')
     if (now.totals.stalled !== undefined) check.stalled = delta('stalled')
     if (now.busyMs.size > 0) check.utilisation = utilisation(before, now)
+    if (early) check.earlyCancels = early
     const counted = isLaneMap(now.totals.lanes) ? now.totals.lanes : null
     const was = isLaneMap(before.totals.lanes) ? before.totals.lanes : {}
     // A lane with nothing started has no `started` yet: 0 when the target counts starts per lane at all (another lane has it).

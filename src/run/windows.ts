@@ -18,6 +18,7 @@ import { phaseStatsOptions } from './lane.js'
 import type { ResolvedRun } from './resolve-options.js'
 import type { LaneChoice, WindowSize } from './run-plan.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'
+import { mergeEarlyCancels } from '../stats/phase-algebra.js'
 import { settleHeap, type HeapSettle } from './settle-heap.js'
 import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, type ThreadLane } from './thread-windows.js'
 import { noConnections, type WindowConnections } from './window-runner.js'
@@ -115,7 +116,8 @@ class InThreadWindows implements Windows {
     const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
     // A sweep's lanes are told apart at the server by the tag each carried.
     const tags = sweep ? w.lanes.map((spec, i) => ({ tag: laneTag(spec), attempts: lanes[i]!.stats.figures.attempts })) : []
-    const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags) : undefined
+    const early = mergeEarlyCancels(lanes.map((l) => l.stats.earlyCancels))
+    const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags, early) : undefined
     const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {

@@ -28,6 +28,7 @@ import { COUNTER_ATTEMPTS, COUNTER_COMPLETED, mergePhases, type MergedPhase, typ
 import type { ResolvedRun } from './resolve-options.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'
+import { mergeEarlyCancels } from '../stats/phase-algebra.js'
 import type { HeapSettle } from './settle-heap.js'
 import type { LaneChoice } from './run-plan.js'
 import { scheduleOffsetMs, type ThreadLane } from './thread-windows.js'
@@ -270,7 +271,8 @@ export class WorkerPool {
       health.warnings.push(`attempts counted across threads (${live}) differ from the merged count (${attempts}): attempts settled after the phase ended`)
     }
     const cancelled = merged.reduce((s, m) => s + (m.result.hedging?.cancelled ?? 0), 0)
-    const server = before && plan.server ? await plan.server.check(before, attempts, cancelled) : undefined
+    const early = mergeEarlyCancels(merged.map((m) => m.result.earlyCancels))
+    const server = before && plan.server ? await plan.server.check(before, attempts, cancelled, early) : undefined
     attachServerCheck(
       merged.map((m) => m.result),
       server,

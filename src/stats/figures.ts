@@ -29,7 +29,11 @@ export class FiguresAccumulator {
   readonly localFailures = new Map<string, number>()
   readonly histogram: Histogram = createHistogram()
 
-  constructor(readonly slowMs: number) {}
+  /** `kindOf`: the name a transport error is counted under (the run's protocol's: gRPC names its own, protocol/grpc-error-kind.ts). */
+  constructor(
+    readonly slowMs: number,
+    readonly kindOf: (err: Error) => string = errorKind,
+  ) {}
 
   /** A finished request (or attempt): a status (and the message a failed answer carried), or a transport error. */
   add(latencyMs: number, status: number | null, error: Error | null, bytes: number, message: string | null = null): void {
@@ -46,7 +50,7 @@ export class FiguresAccumulator {
     recordMs(this.histogram, latencyMs)
     if (latencyMs > this.slowMs) this.slowCount++
     if (status !== null) increment(this.statusCodes, status)
-    if (error) increment(this.errorKinds, errorKind(error))
+    if (error) increment(this.errorKinds, this.kindOf(error))
     if (message !== null) this.#message(message)
     if (status !== null && isOkStatus(status)) this.ok++
     else this.errors++

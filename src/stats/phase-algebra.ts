@@ -19,6 +19,7 @@ import { MAX_POINTS, timelinePoint, type SecondSums } from './timeline.js'
 import { worstLoop } from './generator-monitor.js'
 import { mergeGcPauses } from './gc-monitor.js'
 import type {
+  EarlyCancels,
   Figures,
   GeneratorHealth,
   HedgingStats,
@@ -310,6 +311,16 @@ const GENERATOR_FIELDS: MergeTable<GeneratorHealth> = {
   gc: { kind: 'sum', merge: (values) => (values.some((v) => v !== undefined) ? mergeGcPauses(values) : undefined) },
 }
 
+/** Counted by every part with one grace: summed; a part without it, or another grace, leaves it out (a sum would be a claim). */
+const EARLY_CANCELS: FieldRule<unknown, unknown, EarlyCancels | undefined> = { kind: 'sum', merge: (values) => mergeEarlyCancels(values) }
+
+/** Early cancels of several parts (threads, shards, the phases of one window): one count, when every part counted with the same grace. */
+export function mergeEarlyCancels(values: ReadonlyArray<EarlyCancels | null | undefined>): EarlyCancels | undefined {
+  const all = values.filter((v) => v != null)
+  if (all.length === 0 || all.length < values.length || new Set(all.map((v) => v.withinMs)).size !== 1) return undefined
+  return { withinMs: all[0]!.withinMs, count: sum(all.map((v) => v.count)) }
+}
+
 type Utilisation = NonNullable<ServerCrossCheck['utilisation']>
 const SERVER_FIELDS: MergeTable<ServerCrossCheck> = {
   received: SUM,
@@ -321,6 +332,7 @@ const SERVER_FIELDS: MergeTable<ServerCrossCheck> = {
   started: SUM_OF_ALL,
   tiedDropped: SUM_OF_ALL,
   stalled: SUM_OF_ALL,
+  earlyCancels: EARLY_CANCELS,
   // Each generator saw the whole server busy over its own window: the highest per replica, not a sum.
   utilisation: ifAll('bounded', (values: Utilisation[]) => {
     const busiest = new Map<string, number>()
@@ -388,6 +400,7 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
   connectionsClosedByCancel: SUM_OF_ALL,
   streamsResetByCancel: SUM_OF_ALL,
   streamsResentAfterGoaway: SUM_OF_ALL,
+  earlyCancels: EARLY_CANCELS,
   replicas: { kind: 'union', merge: (values) => mergeReplicas(values) },
   timeline: { kind: 'union', merge: (values) => mergePoints(values) },
   generator: { kind: 'bounded', merge: (values, _, c) => c.generator ?? mergeBy(GENERATOR_FIELDS, values, undefined) },

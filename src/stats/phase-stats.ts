@@ -15,6 +15,7 @@ import { hedgingStats, histogramSummary, phaseRate, phaseResult, replicaFigures 
 import { TimingBreakdown } from './timing-breakdown.js'
 import type { EjectionListener } from '../hedging/replica-health.js'
 import type {
+  EarlyCancels,
   EjectionEvent,
   GeneratorHealth,
   HedgingStats,
@@ -48,6 +49,10 @@ export interface PhaseStatsOptions {
    * whose points keep their histogram, for an exact merge (phase-snapshot.ts).
    */
   timelines?: { seconds: SecondRecorder<TimelinePoint>; fine: SecondRecorder<TimelinePoint> }
+  /** The name a transport error is counted under (the run's protocol's, protocol.ts errorKind); default figures.ts errorKind. */
+  errorKind?: (err: Error) => string
+  /** Count the attempts cancelled sooner than this after their send (earlyCancels: a server may drop them before its handler); absent: not counted. */
+  earlyCancelMs?: number
 }
 
 /** How hedging was configured for the phase (the counts come from the observer). */
@@ -94,6 +99,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #unsentOriginals = 0
   #tiedDropped = 0
   #cancelled = 0
+  #earlyCancels = 0
   #lateDiscarded = 0
   #budgetDenied = 0
   readonly #suppressed: Required<SuppressedHedges> = { overload: 0, errorRate: 0, targetBusy: 0, pushback: 0 }
@@ -129,8 +135,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   #fine: SecondRecorder<TimelinePoint> | null
 
   constructor(readonly opts: PhaseStatsOptions) {
-    this.figures = new FiguresAccumulator(opts.slowMs)
-    this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs) : null
+    this.figures = new FiguresAccumulator(opts.slowMs, opts.errorKind)
+    this.calls = opts.fanout > 1 ? new FiguresAccumulator(opts.slowMs, opts.errorKind) : null
     this.timeline = opts.timelines?.seconds ?? new TimelineRecorder(this.startedAt)
     this.#fine = opts.timelines?.fine ?? new TimelineRecorder(this.startedAt, FINE_BUCKET_MS)
     this.#serviceTime = opts.openLoop ? createHistogram() : null
@@ -138,7 +144,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     this.#steadyCalls = opts.steadyAfter === undefined || opts.fanout <= 1 ? null : createHistogram()
     for (const url of opts.replicas) {
       const origin = transportOrigin(url)
-      this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs))
+      this.#replicas.set(origin, new ReplicaAccumulator(opts.slowMs, opts.errorKind))
       this.#replicaUrls.set(origin, url)
     }
   }
@@ -191,13 +197,14 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     }
   }
 
-  attemptRefused(index: number, origin: string, cancelled: boolean): void {
+  attemptRefused(index: number, origin: string, cancelled: boolean, sentForMs?: number): void {
     const replica = this.#replica(origin)
     this.figures.attempts--
     replica.attempts--
     if (cancelled) {
       this.#cancelled--
       replica.cancelled--
+      if (this.#early(sentForMs)) this.#earlyCancels--
     }
     if (index > 0) {
       this.#hedgesSent--
@@ -217,9 +224,20 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     return this.#cancelled
   }
 
-  attemptCancelled(_index: number, origin: string): void {
+  attemptCancelled(_index: number, origin: string, sentForMs?: number): void {
     this.#cancelled++
     this.#replica(origin).cancelled++
+    if (this.#early(sentForMs)) this.#earlyCancels++
+  }
+
+  /** Attempts cancelled within `earlyCancelMs` of their send, so far (null: not counted). */
+  get earlyCancels(): EarlyCancels | null {
+    const withinMs = this.opts.earlyCancelMs
+    return withinMs === undefined ? null : { withinMs, count: this.#earlyCancels }
+  }
+
+  #early(sentForMs: number | undefined): boolean {
+    return sentForMs !== undefined && this.opts.earlyCancelMs !== undefined && sentForMs < this.opts.earlyCancelMs
   }
 
   attemptDone(o: AttemptOutcome): void {
@@ -359,6 +377,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       connectionsClosedByCancel: this.connectionsClosedByCancel,
       streamsResetByCancel: this.streamsResetByCancel,
       streamsResentAfterGoaway: this.streamsResentAfterGoaway,
+      earlyCancels: this.earlyCancels ?? undefined,
       replicas: this.#replicaFigures(),
       timeline: this.timeline.finish(now),
       generator,
@@ -430,7 +449,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
     if (origin === this.#lastOrigin) return this.#lastReplica!
     let acc = this.#replicas.get(origin)
     if (!acc) {
-      acc = new ReplicaAccumulator(this.opts.slowMs)
+      acc = new ReplicaAccumulator(this.opts.slowMs, this.opts.errorKind)
       this.#replicas.set(origin, acc)
     }
     this.#lastOrigin = origin
@@ -439,7 +458,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   }
 
   #attemptFigures(index: number): FiguresAccumulator {
-    while (this.#perAttempt.length <= index) this.#perAttempt.push(new FiguresAccumulator(this.opts.slowMs))
+    while (this.#perAttempt.length <= index) this.#perAttempt.push(new FiguresAccumulator(this.opts.slowMs, this.opts.errorKind))
     return this.#perAttempt[index]!
   }
 }
