@@ -10,11 +10,11 @@ import { escapeHtml } from './escape.js'
 import { page, table } from './html.js'
 import { niceTicks, PALETTE, renderChart, type Point, type Series } from './svg-chart.js'
 import type { LaneFigures, SweepFrontier } from './sweep-frontier.js'
-import { countFigure, msFigure, pctFigure, SERVER_WORK_LEGEND, showsServerWork } from './sweep-text.js'
+import { countFigure, msFigure, pctFigure, SERVER_WORK_LEGEND, showsServerWork, sweepTitle } from './sweep-text.js'
 import type { SweepResult } from '../results/sweep-result.js'
 
 export function renderSweepHtml(sweep: SweepResult, frontier: SweepFrontier): string {
-  const title = `hedgebench sweep: ${sweep.settings.length} settings${sweep.partial ? ' (interrupted)' : ''}`
+  const title = `${sweepTitle(sweep, 'hedgebench sweep')}: ${sweep.settings.length} settings${sweep.partial ? ' (interrupted)' : ''}`
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="verdict">${escapeHtml(frontier.recommendation.sentence)}</p>`,

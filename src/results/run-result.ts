@@ -296,7 +296,7 @@ const GeneratorHealthSchema = loose({
 export type GeneratorHealth = Infer<typeof GeneratorHealthSchema>
 
 /** Server-side counts beside the client's (built-in target or --server-stats). */
-const ServerCrossCheckSchema = loose({
+export const ServerCrossCheckSchema = loose({
   received: c,
   completed: c,
   cancelled: c,
@@ -354,7 +354,7 @@ const PhaseWindowSchema = loose({
 })
 export type PhaseWindow = Infer<typeof PhaseWindowSchema>
 
-const PhaseResultSchema = loose({
+export const PhaseResultSchema = loose({
   ...figuresEntries,
   name: PhaseNameSchema,
   /** Milliseconds since the run started when this phase began. */
