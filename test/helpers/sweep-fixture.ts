@@ -19,7 +19,7 @@ export interface SweepFixture {
   stallEvery?: number
 }
 
-export const TWELVE_DELAYS = ['p50', 'p60', 'p70', 'p75', 'p80', 'p85', 'p90', 'p95', 'p99', '20ms', '50ms', '200ms']
+export const TWELVE_DELAYS = ['p50', 'p70', 'p75', 'p80', 'p85', 'p90', 'p95', 'p99', '20ms', '22ms', '50ms', '200ms']
 
 export function makeSweep({ delays, requests = 2000, seed = 1, label = 'sweep-fixture', stallEvery = 50 }: SweepFixture): SweepResult {
   const plainLatencies = stallingLatencies(requests, seed, stallEvery)
