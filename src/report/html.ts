@@ -256,10 +256,11 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
   })
   return section(
     'Hedging',
-    `${table(
+    // Several runs' columns: their cells wrap, so the table fits the page.
+    `<div class="wrap">${table(
       ['', ...hedged.map((s) => s.name)],
       rows.map(([label, get]) => [label, ...hedged.map((s) => get(s.phase.hedging, s.phase))]),
-    )}\n` +
+    )}</div>\n` +
       (advice.length > 0 ? `<ul class="warnings">${advice.join('')}</ul>\n` : '') +
       table(['attempt', 'count', 'p50', 'p99', 'max'], perAttempt, 'Latency of each attempt, from its own start'),
   )
@@ -412,6 +413,7 @@ const CSS = `
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 24px auto; max-width: 1400px; padding: 0 16px; }
 .verdict { font-size: 17px; font-weight: 600; margin: 8px 0; } .legend, .note { color: #555; font-size: 13px; }
 .scroll { overflow-x: auto; } table.comparison { font-size: 13px; }
+.wrap td { white-space: normal; } .wrap td.text { min-width: 0; } td .sub { display: block; color: #555; font-size: 12px; }
 td { white-space: nowrap; } td.text { white-space: normal; overflow-wrap: anywhere; min-width: 8em; }
 h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }

@@ -102,5 +102,5 @@ function frontierTable(frontier: SweepFrontier, server: boolean): string {
     ]),
   ]
   const caption = `Latency is of each lane; extra load is hedges sent per request; [low, high] is the 95 % interval. On the frontier: neither the plain lane nor another setting is clearly better on tail or extra load without being clearly worse on either.${server ? ` ${SERVER_WORK_LEGEND}` : ''}`
-  return `<h2>Settings</h2>\n${table(header, rows, caption)}`
+  return `<h2>Settings</h2>\n<div class="wrap">${table(header, rows, caption)}</div>`
 }

@@ -1,0 +1,76 @@
+/**
+ * The pages a reader is shown (issue 45), built in process from fixtures: a
+ * run, compares of 3 and 6 runs, and a sweep of 12 settings. The browser
+ * test checks them; scripts/screenshots.mjs photographs the same pages for
+ * the docs.
+ */
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { compareRuns } from '../../src/report/compare.js'
+import { renderHtml } from '../../src/report/html.js'
+import { sweepFrontier } from '../../src/report/sweep-frontier.js'
+import { renderSweepHtml } from '../../src/report/sweep-html.js'
+import { hedgedRunWithTimeline } from './html-fixture.js'
+import { makeHedgedRun } from './result-fixture.js'
+import { makeSweep, TWELVE_DELAYS } from './sweep-fixture.js'
+
+export interface PicturePage {
+  name: string
+  file: string
+}
+
+const LABELS = ['baseline', 'delay-p90', 'delay-p95', 'budget-5', 'budget-20', 'tied']
+
+function compareOf(count: number): string {
+  const runs = LABELS.slice(0, count).map((label, i) => (i === 0 ? { ...hedgedRunWithTimeline(), label } : makeHedgedRun({ label }, i)))
+  const comparison = compareRuns(runs.map((result) => ({ name: `2026-12-04T10-00-00Z-${result.label}.json`, result })))
+  return renderHtml(runs, { comparison })
+}
+
+/** Writes the four pages into `dir`; returns them in order. */
+export function writePicturePages(dir: string): PicturePage[] {
+  const sweep = makeSweep({ delays: TWELVE_DELAYS, label: 'nightly' })
+  const pages: Array<[string, string]> = [
+    ['run', renderHtml(hedgedRunWithTimeline())],
+    ['compare-3', compareOf(3)],
+    ['compare-6', compareOf(6)],
+    ['sweep-12', renderSweepHtml(sweep, sweepFrontier(sweep))],
+  ]
+  return pages.map(([name, html]) => {
+    const file = join(dir, `${name}.html`)
+    writeFileSync(file, html)
+    return { name, file }
+  })
+}
+
+/** Runs in the page: what a reader meets (a JSON string). */
+export const PICTURE_FACTS = `JSON.stringify((() => {
+  const boxes = (svg) => [...svg.querySelectorAll('text')].map((t) => { const r = t.getBoundingClientRect(); return { text: t.textContent, x: r.left, y: r.top, w: r.width, h: r.height } }).filter((b) => b.w > 0 && b.h > 0)
+  const hit = (a, b) => a.x < b.x + b.w - 0.5 && b.x < a.x + a.w - 0.5 && a.y < b.y + b.h - 0.5 && b.y < a.y + a.h - 0.5
+  const overlaps = []
+  for (const svg of document.querySelectorAll('svg[data-chart]')) {
+    const t = boxes(svg)
+    for (let i = 0; i < t.length; i++) for (let j = i + 1; j < t.length; j++) if (hit(t[i], t[j])) overlaps.push(svg.getAttribute('data-chart') + ': ' + t[i].text + ' / ' + t[j].text)
+  }
+  const verdict = document.querySelector('.verdict')
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth,
+    overlaps,
+    verdictBottom: verdict ? verdict.getBoundingClientRect().bottom + scrollY : null,
+    staticCharts: [...document.querySelectorAll('svg[data-chart]')].map((s) => { const r = s.getBoundingClientRect(); return { chart: s.getAttribute('data-chart'), drawn: r.width > 0 && r.height > 0, series: [...s.querySelectorAll('[data-series]')].filter((p) => p.getTotalLength() > 0).length } }),
+    liveCharts: [...document.querySelectorAll('.live-chart')].map((c) => c.querySelectorAll('canvas').length),
+    scrolledTables: [...document.querySelectorAll('.scroll')].filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => (d.closest('section')?.querySelector('h2')?.textContent ?? 'answer') + ': ' + d.scrollWidth + ' px'),
+  }
+})())`
+
+export interface PictureFacts {
+  scrollWidth: number
+  innerWidth: number
+  overlaps: string[]
+  verdictBottom: number | null
+  staticCharts: Array<{ chart: string; drawn: boolean; series: number }>
+  liveCharts: number[]
+  /** Tables that scroll sideways inside their box (their section's heading, and their width). */
+  scrolledTables: string[]
+}
