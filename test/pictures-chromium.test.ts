@@ -41,6 +41,8 @@ for (const page of pages) {
       if (live) for (const canvases of facts.liveCharts) assert.ok(canvases > 0, 'a live chart drawn')
       else for (const c of facts.staticCharts) assert.ok(c.drawn && c.series > 0, `${c.chart} drawn`)
       assert.deepEqual(facts.overlaps, [], 'no text over other text in a chart')
+      // A legend of more than 8 lines is matched by colour alone (the sweep's chart names each point where it is, no legend).
+      for (const n of facts.panelSeries) assert.ok(n <= 8, `a panel of ${n} series: ${JSON.stringify(facts.panelSeries)}`)
       if (width === 1280) {
         assert.ok(facts.scrollWidth <= facts.innerWidth, `no horizontal scroll: the page is ${facts.scrollWidth} px wide`)
         assert.deepEqual(facts.scrolledTables, [], 'no table scrolls sideways in its box')

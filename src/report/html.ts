@@ -64,7 +64,9 @@ export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     answerSection(runs, comparison),
-    measured.length > 0 ? section('Latency', figure(percentileSpec(measured)) + figure(histogramSpec(measured))) : '<p>No measured phase to chart.</p>',
+    measured.length > 0
+      ? section('Latency', [...split(percentileSpec, measured), ...split(histogramSpec, measured)].map(figure).join(''))
+      : '<p>No measured phase to chart.</p>',
     overTimeSection(all, measured, figure),
     comparison ? configDifferences(comparison) : '',
     runsSection(named),
@@ -121,6 +123,36 @@ function sourcesOf(runs: NamedRun[], phases: PhaseName[]): ChartSource[] {
 /** Several runs: plain solid, hedged dashed, warm-up dotted. */
 const PHASE_DASH: Record<PhaseName, string> = { warmup: '2 3', plain: '', hedged: '6 4' }
 
+/** The most series a chart's panel holds (a reader matches lines to names within a panel): past it, by colour alone. */
+export const MAX_SERIES = 8
+
+/**
+ * A chart of these sources, or several when one would hold more than
+ * MAX_SERIES series in a panel (a compare of many runs): one per phase, then each phase
+ * in as few equal parts as keep every chart within it. A source keeps its
+ * colour (its run's) in every part.
+ */
+export function split(build: (sources: ChartSource[]) => ChartSpec, sources: ChartSource[]): ChartSpec[] {
+  const whole = build(sources)
+  if (seriesIn(whole) <= MAX_SERIES) return [whole]
+  const phases = [...new Set(sources.map((s) => s.phase.name))]
+  return phases.flatMap((phase) => {
+    const group = sources.filter((s) => s.phase.name === phase)
+    for (let parts = 1; parts <= group.length; parts++) {
+      const size = Math.ceil(group.length / parts)
+      const chunks = Array.from({ length: Math.ceil(group.length / size) }, (_, i) => group.slice(i * size, (i + 1) * size))
+      const specs = chunks.map(build)
+      if (parts < group.length && specs.some((spec) => seriesIn(spec) > MAX_SERIES)) continue
+      return specs.map((spec, i) => ({ ...spec, title: `${spec.title}: ${phase}${specs.length > 1 ? ` (${i + 1} of ${specs.length})` : ''}` }))
+    }
+    return []
+  })
+}
+
+function seriesIn(spec: ChartSpec): number {
+  return Math.max(0, ...spec.panels.map((p) => p.series.filter((s) => !s.noLine).length))
+}
+
 // ---- tables ----------------------------------------------------------------
 
 export function table(header: string[], rows: string[][], caption?: string): string {
@@ -176,7 +208,7 @@ function overTimeSection(all: ChartSource[], measured: ChartSource[], figure: (s
     (s) =>
       `<p class="note">${escapeHtml(`${s.name}: ${(s.phase.durationMs / 1000).toFixed(2)} s is too short for a chart over time; its figures are in the tables.`)}</p>`,
   )
-  const charts = [charted.length > 0 ? figure(timelineSpec(charted)) : '', hedged.length > 0 ? figure(hedgesSpec(hedged)) : '']
+  const charts = [charted.length > 0 ? split(timelineSpec, charted) : [], hedged.length > 0 ? split(hedgesSpec, hedged) : []].flat().map(figure)
   const content = [...notes, ...charts].filter(Boolean).join('\n')
   return content ? section('Over time', content) : ''
 }
