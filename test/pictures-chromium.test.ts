@@ -2,7 +2,8 @@
  * The pages people read (issue 45) in Chromium, at 1280 px and at a phone's
  * 390 px: a run, a compare of 3 and of 6 runs, a sweep of 12 settings. No
  * horizontal scroll at 1280 (the page's nor a table's), no console or CSP error, every chart drawn, no
- * two texts of a chart over each other, the verdict on the first screen
+ * two texts of a chart over each other, the verdict on the first screen,
+ * charts at the page's full width, no panel of more than 8 series
  * (1280 x 800). Skipped without Chromium, as html-chromium.test.ts.
  */
 import { after, test } from 'node:test'
@@ -46,6 +47,7 @@ for (const page of pages) {
       if (width === 1280) {
         assert.ok(facts.scrollWidth <= facts.innerWidth, `no horizontal scroll: the page is ${facts.scrollWidth} px wide`)
         assert.deepEqual(facts.scrolledTables, [], 'no table scrolls sideways in its box')
+        for (const share of facts.chartShare) assert.ok(share > 0.97, `a chart at full width: ${JSON.stringify(facts.chartShare)}`)
         assert.ok(facts.verdictBottom !== null && facts.verdictBottom <= 800, `the verdict within the first 800 px (ends at ${facts.verdictBottom})`)
       }
     })

@@ -60,6 +60,7 @@ export const PICTURE_FACTS = `JSON.stringify((() => {
     verdictBottom: verdict ? verdict.getBoundingClientRect().bottom + scrollY : null,
     staticCharts: [...document.querySelectorAll('svg[data-chart]')].map((s) => { const r = s.getBoundingClientRect(); return { chart: s.getAttribute('data-chart'), drawn: r.width > 0 && r.height > 0, series: [...s.querySelectorAll('[data-series]')].filter((p) => p.getTotalLength() > 0).length } }),
     liveCharts: [...document.querySelectorAll('.live-chart')].map((c) => c.querySelectorAll('canvas').length),
+    chartShare: [...document.querySelectorAll('.live-chart')].map((c) => c.querySelector('.uplot').getBoundingClientRect().width / c.parentElement.getBoundingClientRect().width),
     panelSeries: [...document.querySelectorAll('.live-chart .uplot')].map((p) => [...p.querySelectorAll('.u-legend .u-series')].filter((tr) => tr.querySelector('.u-marker')).length),
     scrolledTables: [...document.querySelectorAll('.scroll')].filter((d) => d.scrollWidth > d.clientWidth + 1).map((d) => (d.closest('section')?.querySelector('h2')?.textContent ?? 'answer') + ': ' + d.scrollWidth + ' px'),
   }
@@ -72,6 +73,8 @@ export interface PictureFacts {
   verdictBottom: number | null
   staticCharts: Array<{ chart: string; drawn: boolean; series: number }>
   liveCharts: number[]
+  /** Each live chart's width as a share of its figure's. */
+  chartShare: number[]
   /** Series named in each live chart's panel (its legend). */
   panelSeries: number[]
   /** Tables that scroll sideways inside their box (their section's heading, and their width). */
