@@ -1,10 +1,11 @@
 /**
  * The pages people read (issue 45) in Chromium, at 1280 px and at a phone's
  * 390 px: a run, a compare of 3 and of 6 runs, a sweep of 12 settings. No
- * horizontal scroll at 1280 (the page's nor a table's), no console or CSP error, every chart drawn, no
- * two texts of a chart over each other, the verdict on the first screen,
- * charts at the page's full width, no panel of more than 8 series
- * (1280 x 800). Skipped without Chromium, as html-chromium.test.ts.
+ * console or CSP error, every chart drawn, no two texts of a chart over
+ * each other, no panel of more than 8 series, every text's contrast at
+ * WCAG AA (4.5:1); at 1280 px no sideways scroll (the page's nor a
+ * table's), charts at the page's full width, the verdict within the first
+ * 800 px. Skipped without Chromium, as html-chromium.test.ts.
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -42,6 +43,7 @@ for (const page of pages) {
       if (live) for (const canvases of facts.liveCharts) assert.ok(canvases > 0, 'a live chart drawn')
       else for (const c of facts.staticCharts) assert.ok(c.drawn && c.series > 0, `${c.chart} drawn`)
       assert.deepEqual(facts.overlaps, [], 'no text over other text in a chart')
+      assert.deepEqual(facts.lowContrast, [], 'text below WCAG AA contrast (4.5:1)')
       // A legend of more than 8 lines is matched by colour alone (the sweep's chart names each point where it is, no legend).
       for (const n of facts.panelSeries) assert.ok(n <= 8, `a panel of ${n} series: ${JSON.stringify(facts.panelSeries)}`)
       if (width === 1280) {

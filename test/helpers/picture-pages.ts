@@ -52,11 +52,26 @@ export const PICTURE_FACTS = `JSON.stringify((() => {
     const t = boxes(svg)
     for (let i = 0; i < t.length; i++) for (let j = i + 1; j < t.length; j++) if (hit(t[i], t[j])) overlaps.push(svg.getAttribute('data-chart') + ': ' + t[i].text + ' / ' + t[j].text)
   }
+  // WCAG 2 contrast of each element's own text against the first opaque background behind it (white when none).
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number)
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4 }).reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0)
+  const backdrop = (el) => { for (let e = el; e; e = e.parentElement) { const c = rgb(getComputedStyle(e).backgroundColor); if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) return c } return [255, 255, 255] }
+  const lowContrast = []
+  for (const el of document.querySelectorAll('body *')) {
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '')) continue
+    const style = getComputedStyle(el)
+    const fg = rgb(el instanceof SVGElement ? style.fill : style.color)
+    if (fg.length < 3) continue
+    const [a, b] = [lum(fg), lum(backdrop(el))]
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)
+    if (ratio < 4.5) lowContrast.push(el.tagName + ' "' + el.textContent.trim().slice(0, 30) + '": ' + ratio.toFixed(2))
+  }
   const verdict = document.querySelector('.verdict')
   return {
     scrollWidth: document.documentElement.scrollWidth,
     innerWidth,
     overlaps,
+    lowContrast: [...new Set(lowContrast)].slice(0, 20),
     verdictBottom: verdict ? verdict.getBoundingClientRect().bottom + scrollY : null,
     staticCharts: [...document.querySelectorAll('svg[data-chart]')].map((s) => { const r = s.getBoundingClientRect(); return { chart: s.getAttribute('data-chart'), drawn: r.width > 0 && r.height > 0, series: [...s.querySelectorAll('[data-series]')].filter((p) => p.getTotalLength() > 0).length } }),
     liveCharts: [...document.querySelectorAll('.live-chart')].map((c) => c.querySelectorAll('canvas').length),
@@ -70,6 +85,8 @@ export interface PictureFacts {
   scrollWidth: number
   innerWidth: number
   overlaps: string[]
+  /** Texts under 4.5:1 against their background (the first 20). */
+  lowContrast: string[]
   verdictBottom: number | null
   staticCharts: Array<{ chart: string; drawn: boolean; series: number }>
   liveCharts: number[]
