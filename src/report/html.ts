@@ -51,11 +51,12 @@ const TIMELINE_PHASES: PhaseName[] = ['warmup', 'plain', 'hedged']
 /** One run, as the other renderers take it, or several side by side (a comparison's). */
 export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {}): string {
   const runs = Array.isArray(input) ? input : [input]
-  const named = nameRuns(runs, opts.comparison)
+  const given = opts.comparison?.kind === 'runs' ? pageNames(opts.comparison) : opts.comparison
+  const named = nameRuns(runs, given)
   const title = opts.title ?? (runs.length === 1 ? `hedgebench: ${runs[0]?.label ?? 'run'}` : `hedgebench: ${runs.length} runs`)
   const measured = sourcesOf(named, MEASURED)
   const all = sourcesOf(named, TIMELINE_PHASES)
-  const comparison = answerComparison(runs, opts.comparison)
+  const comparison = answerComparison(runs, given)
   const charts: ChartSpec[] = []
   const figure = (spec: ChartSpec): string => {
     charts.push(spec)
@@ -81,6 +82,16 @@ export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {
     configSection(named),
   ]
   return page(title, body.filter((part) => part !== '').join('\n'), charts)
+}
+
+/**
+ * On a page the runs are named by their --label (a cell wraps where a
+ * terminal's column could not): a run left unlabelled ("run", the default),
+ * or two runs of one label, by its file name, without ".json".
+ */
+function pageNames(c: Comparison): Comparison {
+  const own = (label: string): boolean => label !== '' && label !== 'run' && c.runs.filter((r) => r.label === label).length === 1
+  return { ...c, runs: c.runs.map((r) => ({ ...r, tag: own(r.label) ? r.label : r.name.replace(/\.json$/, '') })) }
 }
 
 interface NamedRun {
