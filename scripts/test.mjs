@@ -48,6 +48,7 @@ const E2E = new Set([
   'workers',
   'html-e2e',
   'html-chromium',
+  'pictures-chromium',
   'demo',
   'demo-terminal',
   'shards-e2e',

@@ -176,9 +176,9 @@ test("several runs: series are named run/phase by the comparison's tags (--label
       .exec(html)
       ?.slice(1)
       .join('') ?? 'missing'
-  assert.equal(stroke('hedged-fixture/plain:p99'), '#d62728')
-  assert.equal(stroke('hedged-fixture/hedged:p99'), '#d62728 stroke-dasharray="6 4"')
-  assert.equal(stroke('base/plain:p99'), '#1f77b4')
+  assert.equal(stroke('hedged-fixture/plain:p99'), '#D55E00')
+  assert.equal(stroke('hedged-fixture/hedged:p99'), '#D55E00 stroke-dasharray="6 4"')
+  assert.equal(stroke('base/plain:p99'), '#0072B2')
   // The runs' own warnings say whose they are; the sentence names only what moved.
   b.warnings = ['something to know']
   const warned = renderHtml([a, b], { comparison })

@@ -277,10 +277,10 @@ test("CSV: one row per setting, the frontier's columns; HTML: the frontier chart
     assert.equal(r[col('on_frontier')], String(frontier.rows[i]!.onFrontier))
   }
   const html = renderSweepHtml(httpSweep, frontier)
-  assert.match(html, /<svg data-chart="sweep-frontier"/)
+  assert.match(html, /<svg data-chart="sweep-frontier-p99"/)
   for (const id of ['plain', 'setting:30ms', 'setting:p90']) {
     assert.match(html, new RegExp(`data-markers="${id}"`))
-    assert.match(html, new RegExp(`data-series="${id}:intervals"`), 'its intervals, a whisker series the legend names')
+    assert.match(html, new RegExp(`data-series="${id}:intervals"`), 'its intervals, a whisker series')
   }
   // A lane's extra-load interval is a horizontal whisker: a second stroke, from low to high at its p99.
   const row = frontier.rows[0]!

@@ -13,6 +13,9 @@
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { LANE_HEADER } from '../src/wire/stats.js'
 import { startServer } from './helpers/servers.js'
@@ -398,8 +401,11 @@ test('-o json through the CLI: the sweep and its frontier; gRPC targets with --c
   const grpc = await spawnTarget({ profile: 'pi', grpc: true, seed: 4 })
   try {
     const common = ['--hedge-delay', '40ms,80ms', '-n', '30', '--warmup', '20', '--seed', '4', '-o', 'json', '--no-save']
+    const out = mkdtempSync(join(tmpdir(), 'hedgebench-sweep-cli-'))
+    const html = join(out, 'sweep.html')
     const [http, rpc] = runMainCases([
-      { args: ['sweep', ...pi.urls, ...common], cwd: process.cwd() },
+      // Saved under its --label, with the page beside (sweep-saved.test.ts reads such a file back).
+      { args: ['sweep', ...pi.urls, ...common.slice(0, -1), '--out-dir', out, '--label', 'nightly', '--html', html], cwd: process.cwd() },
       { args: ['sweep', ...grpc.urls, '--call', SIM_WORK_CALL, '--proto', SIM_PROTO, '-m', '{"x-team":"sweep"}', ...common], cwd: process.cwd() },
     ])
     for (const r of [http!, rpc!]) {
@@ -424,6 +430,11 @@ test('-o json through the CLI: the sweep and its frontier; gRPC targets with --c
       assert.equal(out.frontier.maxExtraPct, 5)
       assert.ok(out.frontier.recommendation.sentence.length > 0)
     }
+    const saved = readdirSync(out).filter((f) => f.endsWith('-sweep.json'))
+    assert.equal(saved.length, 1)
+    assert.match(saved[0]!, /-nightly-sweep\.json$/, 'the label in the file name')
+    assert.equal(readFileSync(join(out, saved[0]!), 'utf8'), http!.stdout, 'the saved sweep is what -o json printed')
+    assert.match(readFileSync(html, 'utf8'), /<title>hedgebench sweep nightly: 2 settings<\/title>/)
     const rpcOut = JSON.parse(rpc!.stdout) as SweepResult
     assert.ok(grpc.urls.every((u) => u.startsWith('grpc://')))
     assert.deepEqual(

@@ -10,8 +10,9 @@ import type { Comparison } from '../report/compare.js'
 import { INCONCLUSIVE_EXIT_CODE, UsageError } from '../core/errors.js'
 import type { FailCheck } from '../report/fail-if.js'
 import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
-import { fitStdout, OUTPUT_OPTION, stdoutColor, stdoutColumns, writeStderrLine, stdoutTaken, writeHtmlReport, type OutputFormat } from './output.js'
+import { fitStdout, OUTPUT_OPTION, stdoutColor, stdoutColumns, writeStderrLine, stdoutTaken, writeHtmlReport, writePage, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
+import type { SavedFile } from '../report/results-store.js'
 
 const PHASES = ['plain', 'hedged', 'grpc-js'] as const
 
@@ -80,9 +81,15 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       const files = [...baselines, ...candidates]
       if (files.length === 1 && argv.phase !== undefined)
         throw new UsageError('--phase needs two or more files; one file compares its own plain and hedged phases')
-      const { loadResult } = await import('../report/results-store.js')
+      const { loadSaved } = await import('../report/results-store.js')
       const maxMb = maxResultMb(argv.maxResultSize)
-      const results = await Promise.all(files.map((f) => loadResult(f, maxMb)))
+      const saved = await Promise.all(files.map((f) => loadSaved(f, maxMb)))
+      if (saved.some((s) => s.kind === 'sweep')) {
+        await compareSweepFiles(files, saved, argv, conditions.length > 0)
+        setExitCode(0)
+        return
+      }
+      const results = saved.map((s) => (s as { result: RunResult }).result)
       const comparison = await compareLoaded(files, results, argv.phase, baselines.length)
       // The runs in the table: with a baseline set, its first run and the files judged.
       const shown = baselines.length > 1 ? [results[0]!, ...results.slice(baselines.length)] : results
@@ -148,4 +155,19 @@ function gateExitCode(checks: FailCheck[], inconclusive: string[], allowUnjudged
   }
   if (unjudged && !allowUnjudged) say('a gate could not be judged: failing closed (--allow-unjudged lets it pass)')
   return checks.some((c) => c.holds) || (unjudged && !allowUnjudged) ? 1 : 0
+}
+
+/** Two saved sweeps of the same settings, lane by lane. */
+async function compareSweepFiles(files: string[], saved: SavedFile[], argv: CompareArgs, failIf: boolean): Promise<void> {
+  const sweeps = saved.flatMap((s) => (s.kind === 'sweep' ? [s.saved.sweep] : []))
+  if (sweeps.length !== 2 || saved.length !== 2)
+    throw new UsageError('compare takes two saved sweeps (of the same settings), or saved runs: not a mix, nor more sweeps')
+  if (failIf || argv.phase !== undefined) throw new UsageError('--fail-if and --phase compare runs; two sweeps are compared lane by lane')
+  const [{ compareSweeps }, render] = await Promise.all([import('../report/sweep-compare.js'), import('../report/sweep-compare-render.js')])
+  const names = runNames(files)
+  const c = compareSweeps({ name: names[0]!, sweep: sweeps[0]! }, { name: names[1]!, sweep: sweeps[1]! })
+  if (argv.html !== undefined) await writePage(argv.html, render.renderSweepCompareHtml(c))
+  if (stdoutTaken(argv.html)) return
+  const format = { json: render.renderSweepCompareJson, csv: render.renderSweepCompareCsv, text: render.renderSweepCompareText }[argv.output]
+  process.stdout.write(format(c))
 }

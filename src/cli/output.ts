@@ -96,8 +96,12 @@ export function stdoutTaken(html: string | undefined): boolean {
 
 /** Writes a self-contained HTML report, to a file or to stdout (the renderer is loaded only when a report is asked for). */
 export async function writeHtmlReport(path: string, runs: RunResult[], opts: HtmlOptions = {}): Promise<void> {
-  const [{ renderHtml }, { writeOutputFile }] = await Promise.all([import('../report/html.js'), import('../report/results-store.js')])
-  const html = renderHtml(runs, opts)
+  const { renderHtml } = await import('../report/html.js')
+  await writePage(path, renderHtml(runs, opts))
+}
+
+/** An --html page, to the file or to stdout (`-`). */
+export async function writePage(path: string, html: string): Promise<void> {
   if (path === TO_STDOUT) process.stdout.write(html)
-  else await writeOutputFile(path, html, '--html')
+  else await (await import('../report/results-store.js')).writeOutputFile(path, html, '--html')
 }

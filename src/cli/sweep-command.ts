@@ -18,6 +18,7 @@ interface SweepFlags extends RunFlags {
   save?: boolean
   emitFor?: string
   verify?: boolean
+  html?: string
 }
 
 const DEFAULT_DELAYS = 'p75,p90,p95,p99'
@@ -69,6 +70,13 @@ export function sweepCommand(setExitCode: (code: number) => void): CommandModule
             describe: 'output format [default: text]',
             group: 'Output:',
           })
+          .option('html', {
+            type: 'string',
+            requiresArg: true,
+            describe: 'also write the sweep as a self-contained HTML page to this file (- : to stdout, instead of -o)',
+            group: 'Output:',
+          })
+          .option('label', { type: 'string', describe: 'name of the sweep (in the file name and the title)', group: 'Output:' })
           .option('out-dir', {
             type: 'string',
             default: 'results',
@@ -114,6 +122,7 @@ async function sweepFromCli(argv: SweepFlags): Promise<number> {
     save: _save,
     emitFor: _emit,
     verify: _verify,
+    html: _html,
     ...runFlags
   } = argv
   const options = await flagsToOptions(runFlags as RunFlags)
@@ -124,6 +133,7 @@ async function sweepFromCli(argv: SweepFlags): Promise<number> {
     save: argv.save !== false,
     ...(argv.emitFor !== undefined ? { emitFor: argv.emitFor } : {}),
     verify: argv.verify === true,
+    ...(argv.html !== undefined ? { html: argv.html } : {}),
   }
   await checkSweepOutput(out, options.urls, labels)
   if (options.grpc) await quietGrpcJs()

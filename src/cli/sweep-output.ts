@@ -4,18 +4,21 @@
  * recommended setting (or --emit-for), and --verify's grpc-js run of that
  * setting. Every renderer and file format is the report layer's.
  */
+import { dirname } from 'node:path'
 import { UsageError } from '../core/errors.js'
 import type { RunResult } from '../results/run-result.js'
 import type { SweepResult } from '../results/sweep-result.js'
 import type { DeploySetting } from '../report/deploy-config.js'
 import type { SweepFrontier } from '../report/sweep-frontier.js'
 import type { SweepOptions } from '../run/sweep.js'
-import { fitStdout, stdoutColumns, writeStderrLine } from './output.js'
+import { fitStdout, stdoutColumns, stdoutTaken, writePage, writeStderrLine } from './output.js'
 
 export const SWEEP_FORMATS = ['text', 'json', 'csv', 'html'] as const
 
 export interface SweepOutputFlags {
   o: string
+  /** --html FILE: the page written there as well (- : to stdout, instead of -o). */
+  html?: string
   outDir: string
   save: boolean
   emitFor?: string
@@ -29,7 +32,13 @@ export async function checkSweepOutput(flags: SweepOutputFlags, urls: readonly s
     if (!labels.includes(flags.emitFor)) throw new UsageError(`--emit-for "${flags.emitFor}" is not one of the settings (${labels.join(', ')})`)
   }
   if (flags.verify) (await import('../run/sweep-verify.js')).checkVerifiable(urls)
-  if (flags.save) await (await import('../report/results-store.js')).assertWritableDir(flags.outDir)
+  const { assertWritableDir } = await import('../report/results-store.js')
+  if (flags.save) await assertWritableDir(flags.outDir)
+  if (flags.html !== undefined && !stdoutTaken(flags.html)) {
+    await assertWritableDir(dirname(flags.html)).catch((err: Error) => {
+      throw err instanceof UsageError ? new UsageError(`--html "${flags.html}": ${err.message}`) : err
+    })
+  }
 }
 
 export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepOptions, sweep: SweepResult, frontier: SweepFrontier): Promise<void> {
@@ -38,11 +47,12 @@ export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepO
   const deploy = setting ? deployFiles(setting) : []
   const verification = flags.verify ? await verify(options, setting, deploy) : null
   const extra = verification ? { verification: { label: setting!.label, result: verification } } : {}
-  process.stdout.write(await render(flags.o, sweep, frontier, extra))
+  if (flags.html !== undefined) await writeSweepHtml(flags.html, sweep, frontier)
+  if (!stdoutTaken(flags.html)) process.stdout.write(await renderSweep(flags.o, sweep, frontier, extra))
   if (verification && setting) {
     const { renderVerifyText } = await import('../report/sweep-verify-text.js')
     // Beside the text, or on stderr when stdout holds a document (its JSON has the run).
-    ;(flags.o === 'text' ? process.stdout : process.stderr).write(`\n${fitStdout(renderVerifyText(setting.label, verification))}`)
+    ;(flags.o === 'text' && !stdoutTaken(flags.html) ? process.stdout : process.stderr).write(`\n${fitStdout(renderVerifyText(setting.label, verification))}`)
   }
   if (!flags.save) return
   if (sweep.settings.length === 0) {
@@ -56,7 +66,14 @@ export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepO
   else writeStderrLine('no configs to deploy: no setting is recommended (--emit-for SETTING writes them for one)')
 }
 
-async function render(format: string, sweep: SweepResult, frontier: SweepFrontier, extra: Record<string, unknown>): Promise<string> {
+/** The sweep's page, to a file or to stdout (`-`), as a run's --html. */
+export async function writeSweepHtml(path: string, sweep: SweepResult, frontier: SweepFrontier): Promise<void> {
+  const { renderSweepHtml } = await import('../report/sweep-html.js')
+  await writePage(path, renderSweepHtml(sweep, frontier))
+}
+
+/** A sweep in one of SWEEP_FORMATS: the command's -o, and `report` of a saved sweep. */
+export async function renderSweep(format: string, sweep: SweepResult, frontier: SweepFrontier, extra: Record<string, unknown>): Promise<string> {
   if (format === 'json') return (await import('../report/sweep-store.js')).renderSweepJson(sweep, frontier, extra)
   if (format === 'csv') return (await import('../report/sweep-csv.js')).renderSweepCsv(sweep, frontier)
   if (format === 'html') return (await import('../report/sweep-html.js')).renderSweepHtml(sweep, frontier)

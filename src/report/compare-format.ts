@@ -6,7 +6,7 @@ import { formatMs } from '../core/duration.js'
 import type { Interval, MetricChange, MetricRow, MetricUnit } from './compare.js'
 
 /** A run's value of a metric: "14.8 ms", "12 requests", "0.25 %", "812.4 req/s". */
-function formatValue(value: number | null, unit: MetricUnit): string {
+export function formatValue(value: number | null, unit: MetricUnit): string {
   if (value === null) return '-'
   switch (unit) {
     case 'ms':
@@ -27,7 +27,7 @@ function formatDelta(delta: number, unit: MetricUnit): string {
 }
 
 /** "+2.20 ms (+21.8 %)". */
-function formatChange(change: MetricChange | null, unit: MetricUnit): string {
+export function formatChange(change: MetricChange | null, unit: MetricUnit): string {
   if (!change) return ''
   const pct = change.pct === null ? '' : ` (${change.pct > 0 ? '+' : ''}${change.pct.toFixed(1)} %)`
   return `${formatDelta(change.abs, unit)}${pct}`

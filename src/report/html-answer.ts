@@ -113,6 +113,7 @@ function runSentences(c: Comparison): string[] {
  * (file names are long) and listed above the table.
  */
 function answerTable(c: Comparison): string {
+  if (c.runs.length > 2) return stackedTable(c)
   const later = c.runs.slice(1)
   const k = c.runs.length
   const tag = (i: number): string => c.runs[i]!.tag
@@ -132,6 +133,35 @@ function answerTable(c: Comparison): string {
   const head = `<tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr>`
   const body = rows
     .map((r) => `<tr>${r.map((cell, i) => (i === 0 ? `<th scope="row">${escapeHtml(cell)}</th>` : answerCell(cell, cls(cell)))).join('')}</tr>`)
+    .join('\n')
+  return `${names}<div class="scroll"><table class="comparison"><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
+}
+
+/**
+ * Three runs or more: a column per run, each later run's cell holding its
+ * verdict, its value and its change (the interval on hover), so six runs fit
+ * a 1280 px page where a column per figure took 2,900 px.
+ */
+function stackedTable(c: Comparison): string {
+  const names = `<ul class="runs">${c.runs.map((r, i) => `<li>${escapeHtml(`${r.tag}: ${r.name}${r.tag !== r.label ? ` "${r.label}"` : ''}${i === 0 ? ' (baseline)' : ''}`)}</li>`).join('')}</ul>\n`
+  const head = `<tr><th>metric</th>${c.runs.map((r, i) => `<th>${escapeHtml(i === 0 ? `${r.tag} (baseline)` : r.tag)}</th>`).join('')}</tr>`
+  const body = c.metrics
+    .map((m) => {
+      const cells = metricCells(m)
+      const k = c.runs.length
+      const runCells = c.runs.map((_, i) => {
+        const value = cells[1 + i]!
+        if (i === 0) return `<td>${escapeHtml(value)}</td>`
+        const [change, interval, verdict] = cells.slice(1 + k + 3 * (i - 1), 4 + k + 3 * (i - 1))
+        const few = /^not enough requests (\(.*\))$/.exec(verdict!)
+        const word = few ? 'not enough requests' : verdict!
+        // "text": a cell of three lines, not a figure that must stay on one.
+        const cls = ` class="text${word === 'better' ? ' better' : word === 'worse' ? ' worse' : ''}"`
+        const title = few ? few[1]! : interval && interval !== '-' ? `95 % interval ${interval}` : ''
+        return `<td${cls}${title ? ` title="${escapeHtml(title)}"` : ''}>${escapeHtml(word)}<span class="sub">${escapeHtml(value)}</span><span class="sub">${escapeHtml(change ?? '')}</span></td>`
+      })
+      return `<tr><th scope="row">${escapeHtml(m.metric)}</th>${runCells.join('')}</tr>`
+    })
     .join('\n')
   return `${names}<div class="scroll"><table class="comparison"><thead>${head}</thead><tbody>\n${body}\n</tbody></table></div>`
 }

@@ -191,7 +191,7 @@ function binShares(h: Histogram | null, edges: number[]): Point[] {
 }
 
 /** Ticks at 1-2-5 steps of milliseconds, placed on a log10(ms) axis. */
-function logMsTicks(lo: number, hi: number): Tick[] {
+export function logMsTicks(lo: number, hi: number): Tick[] {
   const ticks: Tick[] = []
   // A range inside one 1-2-5 step would get no tick: widen it to the steps around it.
   if (hi - lo < Math.log10(2.5)) {

@@ -52,11 +52,12 @@ const TIMELINE_PHASES: PhaseName[] = ['warmup', 'plain', 'hedged']
 /** One run, as the other renderers take it, or several side by side (a comparison's). */
 export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {}): string {
   const runs = Array.isArray(input) ? input : [input]
-  const named = nameRuns(runs, opts.comparison)
+  const given = opts.comparison?.kind === 'runs' ? pageNames(opts.comparison) : opts.comparison
+  const named = nameRuns(runs, given)
   const title = opts.title ?? (runs.length === 1 ? `hedgebench: ${runs[0]?.label ?? 'run'}` : `hedgebench: ${runs.length} runs`)
   const measured = sourcesOf(named, MEASURED)
   const all = sourcesOf(named, TIMELINE_PHASES)
-  const comparison = answerComparison(runs, opts.comparison)
+  const comparison = answerComparison(runs, given)
   const charts: ChartSpec[] = []
   const figure = (spec: ChartSpec): string => {
     charts.push(spec)
@@ -65,7 +66,9 @@ export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     answerSection(runs, comparison),
-    measured.length > 0 ? section('Latency', figure(percentileSpec(measured)) + figure(histogramSpec(measured))) : '<p>No measured phase to chart.</p>',
+    measured.length > 0
+      ? section('Latency', [...split(percentileSpec, measured), ...split(histogramSpec, measured)].map(figure).join(''))
+      : '<p>No measured phase to chart.</p>',
     overTimeSection(all, measured, figure),
     comparison ? configDifferences(comparison) : '',
     runsSection(named),
@@ -80,6 +83,16 @@ export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {
     configSection(named),
   ]
   return page(title, body.filter((part) => part !== '').join('\n'), charts)
+}
+
+/**
+ * On a page the runs are named by their --label (a cell wraps where a
+ * terminal's column could not): a run left unlabelled ("run", the default),
+ * or two runs of one label, by its file name, without ".json".
+ */
+function pageNames(c: Comparison): Comparison {
+  const own = (label: string): boolean => label !== '' && label !== 'run' && c.runs.filter((r) => r.label === label).length === 1
+  return { ...c, runs: c.runs.map((r) => ({ ...r, tag: own(r.label) ? r.label : r.name.replace(/\.json$/, '') })) }
 }
 
 interface NamedRun {
@@ -121,6 +134,36 @@ function sourcesOf(runs: NamedRun[], phases: PhaseName[]): ChartSource[] {
 
 /** Several runs: plain solid, hedged dashed, warm-up dotted. */
 const PHASE_DASH: Record<PhaseName, string> = { warmup: '2 3', plain: '', hedged: '6 4' }
+
+/** The most series a chart's panel holds (a reader matches lines to names within a panel): past it, by colour alone. */
+export const MAX_SERIES = 8
+
+/**
+ * A chart of these sources, or several when one would hold more than
+ * MAX_SERIES series in a panel (a compare of many runs): one per phase, then each phase
+ * in as few equal parts as keep every chart within it. A source keeps its
+ * colour (its run's) in every part.
+ */
+export function split(build: (sources: ChartSource[]) => ChartSpec, sources: ChartSource[]): ChartSpec[] {
+  const whole = build(sources)
+  if (seriesIn(whole) <= MAX_SERIES) return [whole]
+  const phases = [...new Set(sources.map((s) => s.phase.name))]
+  return phases.flatMap((phase) => {
+    const group = sources.filter((s) => s.phase.name === phase)
+    for (let parts = 1; parts <= group.length; parts++) {
+      const size = Math.ceil(group.length / parts)
+      const chunks = Array.from({ length: Math.ceil(group.length / size) }, (_, i) => group.slice(i * size, (i + 1) * size))
+      const specs = chunks.map(build)
+      if (parts < group.length && specs.some((spec) => seriesIn(spec) > MAX_SERIES)) continue
+      return specs.map((spec, i) => ({ ...spec, title: `${spec.title}: ${phase}${specs.length > 1 ? ` (${i + 1} of ${specs.length})` : ''}` }))
+    }
+    return []
+  })
+}
+
+function seriesIn(spec: ChartSpec): number {
+  return Math.max(0, ...spec.panels.map((p) => p.series.filter((s) => !s.noLine).length))
+}
 
 // ---- tables ----------------------------------------------------------------
 
@@ -177,7 +220,7 @@ function overTimeSection(all: ChartSource[], measured: ChartSource[], figure: (s
     (s) =>
       `<p class="note">${escapeHtml(`${s.name}: ${(s.phase.durationMs / 1000).toFixed(2)} s is too short for a chart over time; its figures are in the tables.`)}</p>`,
   )
-  const charts = [charted.length > 0 ? figure(timelineSpec(charted)) : '', hedged.length > 0 ? figure(hedgesSpec(hedged)) : '']
+  const charts = [charted.length > 0 ? split(timelineSpec, charted) : [], hedged.length > 0 ? split(hedgesSpec, hedged) : []].flat().map(figure)
   const content = [...notes, ...charts].filter(Boolean).join('\n')
   return content ? section('Over time', content) : ''
 }
@@ -257,10 +300,11 @@ function hedgingSection(sources: ChartSource[], runs: NamedRun[]): string {
   })
   return section(
     'Hedging',
-    `${table(
+    // Several runs' columns: their cells wrap, so the table fits the page.
+    `<div class="wrap">${table(
       ['', ...hedged.map((s) => s.name)],
       rows.map(([label, get]) => [label, ...hedged.map((s) => get(s.phase.hedging, s.phase))]),
-    )}\n` +
+    )}</div>\n` +
       (advice.length > 0 ? `<ul class="warnings">${advice.join('')}</ul>\n` : '') +
       table(['attempt', 'count', 'p50', 'p99', 'max'], perAttempt, 'Latency of each attempt, from its own start'),
   )
@@ -413,6 +457,7 @@ const CSS = `
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; margin: 24px auto; max-width: 1400px; padding: 0 16px; }
 .verdict { font-size: 17px; font-weight: 600; margin: 8px 0; } .legend, .note { color: #555; font-size: 13px; }
 .scroll { overflow-x: auto; } table.comparison { font-size: 13px; }
+.wrap td { white-space: normal; } .wrap td.text { min-width: 0; } td .sub { display: block; color: #555; font-size: 12px; }
 td { white-space: nowrap; } td.text { white-space: normal; overflow-wrap: anywhere; min-width: 8em; }
 h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-variant-numeric: tabular-nums; }

@@ -56,7 +56,7 @@ export function scriptSource(script: string): string {
 
 export const LIVE_CSS = `${UPLOT_CSS}
 figure.live > svg { display: none; }
-.live-chart { max-width: 1000px; } .live-title { font-weight: 600; font-size: 14px; margin: 0 0 4px 8px; }
+.live-chart { max-width: 100%; } .live-title { font-weight: 600; font-size: 14px; margin: 0 0 4px 8px; }
 .live-chart .u-legend { font-size: 12px; text-align: left; margin: 0 0 0 8px; font-variant-numeric: tabular-nums; }
 .live-chart .u-legend th, .live-chart .u-legend td { border: 0; background: none; padding: 1px 2px; text-align: left; white-space: nowrap; }
 .live-chart .u-inline tr { margin-right: 14px; }
@@ -181,7 +181,7 @@ function bootstrap(): string {
     title.textContent = spec.title;
     box.appendChild(title);
     fig.insertBefore(box, fig.firstChild);
-    var width = Math.min(box.clientWidth || 860, 1000);
+    var width = box.clientWidth || 860;
     var height = spec.panels.length > 1 ? 210 : 260;
     var plots = [];
     var syncing = false;
@@ -261,7 +261,7 @@ function bootstrap(): string {
     clearTimeout(pending);
     pending = setTimeout(function () {
       all.forEach(function (box) {
-        var width = Math.min(box.clientWidth, 1000);
+        var width = box.clientWidth;
         box.plots.forEach(function (u) { u.setSize({ width: width, height: u.height }); });
       });
     }, 150);

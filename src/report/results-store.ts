@@ -13,7 +13,8 @@ import { UsageError } from '../core/errors.js'
 import { makeDirs } from '../core/make-dirs.js'
 import { isSpecialFile, TEMP_PREFIX, tempPathBeside } from '../core/temp-file.js'
 import { renderCsvSummary } from './csv.js'
-import { parseResult, renderJson } from '../results/result-json.js'
+import { jsonObject, renderJson, resultFromValue } from '../results/result-json.js'
+import { isSweepValue, type SavedSweepFile, sweepFromValue } from '../results/sweep-result.js'
 import type { RunResult } from '../results/run-result.js'
 import { DEFAULT_MAX_RESULT_MB } from '../results/result-size.js'
 
@@ -180,13 +181,24 @@ const MB = 1024 * 1024
 
 /** Reads and validates a saved run of at most `maxMb` MB; every failure is one line naming the file. */
 export async function loadResult(path: string, maxMb = DEFAULT_MAX_RESULT_MB): Promise<RunResult> {
+  const saved = await loadSaved(path, maxMb)
+  if (saved.kind === 'sweep') throw new UsageError(`${path}: a saved sweep, not a run`)
+  return saved.result
+}
+
+/** A saved file as `report` and `compare` take it: a run, or a sweep (results/sweep-result.ts). */
+export type SavedFile = { kind: 'run'; result: RunResult } | { kind: 'sweep'; saved: SavedSweepFile }
+
+/** Reads and validates a saved run or sweep of at most `maxMb` MB; every failure is one line naming the file. */
+export async function loadSaved(path: string, maxMb = DEFAULT_MAX_RESULT_MB): Promise<SavedFile> {
   let text: string
   try {
     text = await readBounded(path, maxMb)
   } catch (err) {
     throw err instanceof UsageError ? err : new UsageError(`${path}: ${reason(err)}`)
   }
-  return parseResult(text, path)
+  const value = jsonObject(text, path)
+  return isSweepValue(value) ? { kind: 'sweep', saved: sweepFromValue(value, path) } : { kind: 'run', result: resultFromValue(value, path) }
 }
 
 /** The file as text, refused by its size (fstat) when over `maxMb`; a pipe or device, which has no size, is read up to the limit. */

@@ -81,7 +81,23 @@ export interface XMark {
   color: string
 }
 
-export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2']
+/**
+ * Okabe and Ito's colours, told apart with every common colour-vision
+ * deficiency (jfly.uni-koeln.de/color); their yellow is left out: too light
+ * to see on white.
+ */
+export const OKABE_ITO = {
+  blue: '#0072B2',
+  vermillion: '#D55E00',
+  green: '#009E73',
+  purple: '#CC79A7',
+  orange: '#E69F00',
+  sky: '#56B4E9',
+  black: '#000000',
+} as const
+
+/** Series colours in order: a chart never holds more than 8 series (compare splits them), the eighth a grey. */
+export const PALETTE = [...Object.values(OKABE_ITO), '#7f7f7f']
 
 const MARGIN = { left: 74, right: 32, top: 28, bottom: 40 }
 const PANEL_GAP = 28

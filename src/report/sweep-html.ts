@@ -8,83 +8,44 @@
 import { formatMs } from '../core/duration.js'
 import { escapeHtml } from './escape.js'
 import { page, table } from './html.js'
-import { niceTicks, PALETTE, renderChart, type Point, type Series } from './svg-chart.js'
+import { chartsFor, frontierChart } from './frontier-chart.js'
+import { percentileJudgeable } from '../stats/noise.js'
 import type { LaneFigures, SweepFrontier } from './sweep-frontier.js'
-import { countFigure, msFigure, pctFigure, SERVER_WORK_LEGEND, showsServerWork } from './sweep-text.js'
+import { countFigure, msFigure, pctFigure, SERVER_WORK_LEGEND, showsServerWork, sweepTitle } from './sweep-text.js'
 import type { SweepResult } from '../results/sweep-result.js'
 
 export function renderSweepHtml(sweep: SweepResult, frontier: SweepFrontier): string {
-  const title = `hedgebench sweep: ${sweep.settings.length} settings${sweep.partial ? ' (interrupted)' : ''}`
+  const title = `${sweepTitle(sweep, 'hedgebench sweep')}: ${sweep.settings.length} settings${sweep.partial ? ' (interrupted)' : ''}`
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     `<p class="verdict">${escapeHtml(frontier.recommendation.sentence)}</p>`,
-    frontier.rows.length > 0 ? `<figure>${frontierChart(frontier)}</figure>` : '<p>No setting finished: nothing to chart.</p>',
+    frontier.rows.length > 0 ? frontierFigures(frontier) : '<p>No setting finished: nothing to chart.</p>',
     frontier.rows.length > 0 ? frontierTable(frontier, showsServerWork(sweep)) : '',
     sweep.warnings.length > 0 ? `<h2>Warnings</h2><ul>${sweep.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : '',
   ]
   return page(title, body.filter((b) => b !== '').join('\n'))
 }
 
-interface ChartPoint {
-  id: string
-  label: string
-  lane: LaneFigures
+/** One chart per tail percentile the lanes can bound (p99.9 from its request count on), with the caption that names what is marked. */
+function frontierFigures(frontier: SweepFrontier): string {
+  return chartsFor(frontier, percentileJudgeable)
+    .map((key) => {
+      const { svg, unplaced } = frontierChart(frontier, key)
+      const crowded = unplaced.length > 0 ? ` Not named on the chart for lack of room (see the table): ${unplaced.join('; ')}.` : ''
+      return `<figure>${svg}<figcaption>${escapeHtml(frontierCaption(frontier) + crowded)}</figcaption></figure>`
+    })
+    .join('\n')
 }
 
-/** Each lane a point (its own series, so the legend names it) with a whisker per interval; the frontier's points joined by a dashed line. */
-function frontierChart(frontier: SweepFrontier): string {
-  const points: ChartPoint[] = [
-    { id: 'plain', label: 'plain (no hedging)', lane: frontier.plain },
-    ...frontier.rows.map((r) => ({
-      id: `setting:${r.label}`,
-      label: `${r.label}${r.label === frontier.recommendation.label ? ' (recommended)' : ''}`,
-      lane: r,
-    })),
-  ]
-  const series = points.flatMap((p, i) => lanePoint(p, PALETTE[i % PALETTE.length]!))
-  const onFrontier = frontier.rows.filter((r) => r.onFrontier).sort((a, b) => a.extraLoadPct.value - b.extraLoadPct.value)
-  const line: Series[] =
-    onFrontier.length > 1
-      ? [{ id: 'frontier:p99', label: 'frontier', points: onFrontier.map((r) => [r.extraLoadPct.value, r.p99.value]), color: '#888', dash: '4 3' }]
-      : []
-  const xMax = Math.max(1, ...points.map((p) => p.lane.extraLoadPct.interval?.[1] ?? p.lane.extraLoadPct.value))
-  return renderChart({
-    chart: 'sweep-frontier',
-    title: 'Tail against cost: p99 by extra load (hedges sent per request), 95 % intervals',
-    xLabel: 'extra load, %',
-    // From 0: no extra load is where hedging is off, the point every setting is weighed against.
-    xTicks: niceTicks(0, xMax),
-    panels: [{ yLabel: 'p99, ms', series: [...line, ...series] }],
-  })
-}
-
-/**
- * The point with its tooltip (markers only), and one line series that names
- * the lane in the legend: its p99 interval as a vertical whisker and its
- * extra load's as a horizontal one (a null y lifts the pen between them).
- */
-function lanePoint(p: ChartPoint, color: string): Series[] {
-  const x = p.lane.extraLoadPct
-  const y = p.lane.p99
-  const whiskers: Point[] = [
-    ...(y.interval
-      ? ([
-          [x.value, y.interval[0]],
-          [x.value, y.interval[1]],
-        ] as Point[])
-      : ([[x.value, y.value]] as Point[])),
-    ...(x.interval
-      ? ([
-          [x.value, null],
-          [x.interval[0], y.value],
-          [x.interval[1], y.value],
-        ] as Point[])
-      : []),
-  ]
-  return [
-    { id: `${p.id}:intervals`, label: p.label, points: whiskers, color },
-    { id: p.id, label: p.label, points: [[x.value, y.value]], color, noLine: true, markers: { format: () => `${pctFigure(x)} extra, p99 ${msFigure(y)}` } },
-  ]
+/** What the marks mean, in words: the recommended setting by name, the ones that cannot be told from it, the shapes. */
+export function frontierCaption(frontier: SweepFrontier): string {
+  const rec = frontier.recommendation
+  const chosen =
+    rec.label === null
+      ? 'No setting is recommended (see the sentence above).'
+      : `Recommended: ${rec.label}, ringed and named at its point.` +
+        (rec.indistinguishable.length > 0 ? ` Marked ≈: cannot be told apart from it on the tail: ${rec.indistinguishable.join(', ')}.` : '')
+  return `${chosen} The square at 0 % is the plain lane (no hedging); filled dots are on the frontier, hollow ones are beaten by another lane on tail or cost; the dashed line joins the frontier; whiskers are 95 % intervals.`
 }
 
 function frontierTable(frontier: SweepFrontier, server: boolean): string {
@@ -141,5 +102,5 @@ function frontierTable(frontier: SweepFrontier, server: boolean): string {
     ]),
   ]
   const caption = `Latency is of each lane; extra load is hedges sent per request; [low, high] is the 95 % interval. On the frontier: neither the plain lane nor another setting is clearly better on tail or extra load without being clearly worse on either.${server ? ` ${SERVER_WORK_LEGEND}` : ''}`
-  return `<h2>Settings</h2>\n${table(header, rows, caption)}`
+  return `<h2>Settings</h2>\n<div class="wrap">${table(header, rows, caption)}</div>`
 }

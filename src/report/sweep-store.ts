@@ -7,7 +7,8 @@
 import { mkdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { makeDirs } from '../core/make-dirs.js'
-import type { SweepResult } from '../results/sweep-result.js'
+import { savedSweepValue, type SweepResult } from '../results/sweep-result.js'
+import { VERSION } from '../core/version.js'
 import type { DeployFile } from './deploy-config.js'
 import { resultFileStem, writeFileAtomic } from './results-store.js'
 import { renderSweepCsv } from './sweep-csv.js'
@@ -20,9 +21,9 @@ export interface SavedSweep {
   deployDir: string | null
 }
 
-/** The sweep with its frontier: what -o json prints and the saved `.json` holds. */
+/** The sweep with its frontier, after its schema and version: what -o json prints and the saved `.json` holds (results/sweep-result.ts reads it back). */
 export function renderSweepJson(sweep: SweepResult, frontier: SweepFrontier, extra: Record<string, unknown> = {}): string {
-  return `${JSON.stringify({ ...sweep, frontier, ...extra }, null, 2)}\n`
+  return `${JSON.stringify(savedSweepValue(sweep, VERSION, { frontier, ...extra }), null, 2)}\n`
 }
 
 export async function saveSweep(

@@ -5,12 +5,18 @@ import type { SweepResult } from '../results/sweep-result.js'
 import { formatTable } from './table.js'
 import { crossCheckLabel } from './server-check-verdict.js'
 
+/** `lead` ("Hedging sweep"), with the sweep's --label when it was given one (a run's default label is "run"). */
+export function sweepTitle(sweep: SweepResult, lead: string): string {
+  const label = sweep.run.label
+  return label === '' || label === 'run' ? lead : `${lead} ${label}`
+}
+
 /** `width`: the columns to fit (the terminal's); a frontier table wider than that is written one lane a line. */
 export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier, width = Infinity): string {
   const lines: string[] = []
   const n = sweep.settings.length
   const finished = sweep.partial ? `, interrupted: what each lane measured until then` : ''
-  lines.push(`Hedging sweep: ${n} setting${n === 1 ? '' : 's'} and a plain lane, interleaved in one window${finished}`)
+  lines.push(`${sweepTitle(sweep, 'Hedging sweep')}: ${n} setting${n === 1 ? '' : 's'} and a plain lane, interleaved in one window${finished}`)
   const rows = frontier.rows
   const attempts = new Set(rows.map((r) => r.maxAttempts)).size > 1
   const budgets = new Set(rows.map((r) => r.budgetPct)).size > 1

@@ -48,6 +48,11 @@ function withStatusKeys(result: RunResult, key: (status: number) => string): Run
  * what the types say is there.
  */
 export function parseResult(text: string, source: string): RunResult {
+  return resultFromValue(jsonObject(text, source), source)
+}
+
+/** The saved file's text as a JSON object: its nesting bounded before anything recurses, each refusal one line naming `source`. */
+export function jsonObject(text: string, source: string): Json {
   const deep = nestingPastLimit(text)
   if (deep !== null) throw new UsageError(`${source}: not a hedgebench result (nested deeper than ${MAX_RESULT_DEPTH} levels at character ${deep})`)
   let value: unknown
@@ -58,18 +63,23 @@ export function parseResult(text: string, source: string): RunResult {
     throw new UsageError(`${source}: not JSON (${err instanceof Error ? err.message : String(err)})`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${source}: not a hedgebench result (not a JSON object)`)
-  const schema = (value as Json).schema
+  return value as Json
+}
+
+/** A run read from its JSON value (a saved run's, or a saved sweep's `run`): version, upgrade, schema. */
+export function resultFromValue(value: Json, source: string): RunResult {
+  const schema = value.schema
   if (!(READABLE_SCHEMAS as readonly unknown[]).includes(schema)) {
     throw new UsageError(`${source}: not a hedgebench result (schema ${JSON.stringify(schema ?? null)}, expected "${RESULT_SCHEMA}")`)
   }
-  upgradeResult(value as Json)
+  upgradeResult(value)
   const problem = problemWith(RunResultSchema, value, { quoteTop: true })
   if (problem !== null) throw new UsageError(`${source}: ${invalid(problem)}`)
   // Back to the numbers the engine and every renderer count by (a file saved before names has them already).
   return withStatusKeys(printableDeep(value) as RunResult, String)
 }
 
-type Json = Record<string, unknown>
+export type Json = Record<string, unknown>
 
 /**
  * How deep a result's objects and arrays may nest. A result nests about

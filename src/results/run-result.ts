@@ -304,7 +304,7 @@ const EarlyCancelsSchema = loose({ withinMs: n, count: c })
 export type EarlyCancels = Infer<typeof EarlyCancelsSchema>
 
 /** Server-side counts beside the client's (built-in target or --server-stats). */
-const ServerCrossCheckSchema = loose({
+export const ServerCrossCheckSchema = loose({
   received: c,
   completed: c,
   cancelled: c,
@@ -364,7 +364,7 @@ const PhaseWindowSchema = loose({
 })
 export type PhaseWindow = Infer<typeof PhaseWindowSchema>
 
-const PhaseResultSchema = loose({
+export const PhaseResultSchema = loose({
   ...figuresEntries,
   name: PhaseNameSchema,
   /** Milliseconds since the run started when this phase began. */
