@@ -45,6 +45,7 @@ import { RunWarnings } from './run-warnings.js'
 import { protocolFor } from './protocol-choice.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
 import type { HeapSettle } from './settle-heap.js'
+import { targetResults } from './target-results.js'
 
 export async function run(given: RunOptions): Promise<RunResult> {
   return (await session(given, null)).execute()
@@ -153,6 +154,8 @@ class RunSession {
   /** A sweep's settings (runSettings): their hedged lanes' results, by index, and the window's totals. */
   readonly #settingPhases: PhaseResult[] = []
   #sweepWindow: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] } = { connections: noConnections() }
+  /** A mix (--targets): each target's phases, what its delay is derived from, and its derived delay, by target index. */
+  readonly #targets: Array<{ phases: Partial<Record<PhaseName, PhaseResult>>; stats: Map<PhaseName, MeasuredPhase>; delay: DerivedDelay | null }>
 
   constructor(
     readonly cfg: ResolvedRun,
@@ -167,6 +170,7 @@ class RunSession {
     this.#startedAt = new Date(this.#clock())
     this.#messages = callMessages(cfg.grpc, cfg.seed)
     this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
+    this.#targets = (cfg.targets ?? []).map(() => ({ phases: {}, stats: new Map(), delay: null }))
     this.#windows = windowsFor({
       cfg,
       t0: this.#t0,
@@ -217,8 +221,11 @@ class RunSession {
           window,
           window.lanes.map((lane) => this.#laneSpec(lane, delay, plan.delayFrom)),
         )
-      // A run stopped by Ctrl-C has no hedge delay to warn about.
-      if (window.derivesDelay && !this.#interrupted) delay = this.#deriveDelay(window.lanes[0]!.name)
+      // A run stopped by Ctrl-C has no hedge delay to warn about. A mix derives each target's own.
+      if (window.derivesDelay && !this.#interrupted) {
+        if (window.targets) for (const t of this.#targets.keys()) this.#targets[t]!.delay = this.#targetDelay(t, window.lanes[0]!.name)
+        else delay = this.#deriveDelay(window.lanes[0]!.name)
+      }
       if (window.lanes[0]!.name === 'warmup') this.#reportWarmup()
       if (this.#interrupted) return
     }
@@ -226,7 +233,12 @@ class RunSession {
 
   /** A planned lane as the window runs it: a hedged lane's delay is the run's, derived before (or from `delayFrom` now); a setting's its own. */
   #laneSpec(lane: PlannedLane, delay: DerivedDelay | null, delayFrom: PhaseName | null): ThreadLane {
-    if (!lane.hedged) return { name: lane.name, hedge: null, ...(lane.steadyAfter === undefined ? {} : { steadyAfter: lane.steadyAfter }) }
+    const target = lane.target === undefined ? {} : { target: lane.target }
+    if (!lane.hedged) return { name: lane.name, hedge: null, ...(lane.steadyAfter === undefined ? {} : { steadyAfter: lane.steadyAfter }), ...target }
+    if (lane.target !== undefined) {
+      const own = this.#targets[lane.target]!
+      return { name: 'hedged', hedge: this.#hedging(own.delay ?? this.#targetDelay(lane.target, delayFrom), this.#targetHedge(lane.target)), ...target }
+    }
     if (lane.setting === undefined) return { name: 'hedged', hedge: this.#hedging(delay ?? this.#deriveDelay(delayFrom), this.cfg.hedge) }
     const setting = this.settings![lane.setting]!
     const hedge: ResolvedHedge = { ...this.cfg.hedge, delay: setting.delay, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct }
@@ -284,6 +296,7 @@ class RunSession {
       lanes,
       size: window.size,
       choice: window.choice,
+      targets: window.targets,
       settle: this.#heapSettle(),
       spreadMs: this.#spreadMs(window.size.durationMs),
       started: () => {
@@ -293,12 +306,18 @@ class RunSession {
       onProgress: this.#progress(phase, window.size.requests),
     })
     if (!outcome) return
-    for (const [i, { result, measured }] of outcome.lanes.entries()) {
-      const setting = lanes[i]!.setting
+    // A mix's outcome has a lane per phase (its targets' lanes merged), in the order of each phase's first target lane.
+    const phaseLanes = lanes.filter((l) => (l.target ?? 0) === 0)
+    for (const [i, { result, measured, targets }] of outcome.lanes.entries()) {
+      const setting = phaseLanes[i]!.setting
       if (setting) this.#settingPhases[setting.index] = result
       else {
         this.#phases[result.name] = result
         this.#stats.set(result.name, measured)
+      }
+      for (const [t, own] of (targets ?? []).entries()) {
+        this.#targets[t]!.phases[own.result.name] = own.result
+        this.#targets[t]!.stats.set(own.result.name, own.measured)
       }
     }
     if (outcome.sweep) this.#sweepWindow = outcome.sweep
@@ -333,6 +352,20 @@ class RunSession {
   #deriveDelay(from: PhaseName | null, hedge: ResolvedHedge = this.cfg.hedge): DerivedDelay {
     const { value, warnings } = deriveDelay(hedge, from, from ? this.#stats.get(from) : undefined, this.cfg.fanout)
     this.#warnings.add(...warnings)
+    return value
+  }
+
+  /** A target's hedging: the run's, with the targets file's delay when it gives one. */
+  #targetHedge(target: number): ResolvedHedge {
+    const own = this.cfg.targets![target]!.delay
+    return own ? { ...this.cfg.hedge, delay: own } : this.cfg.hedge
+  }
+
+  /** A target's delay, from its own lane of the measured phase `from` (or its fixed one); its warnings name it. */
+  #targetDelay(target: number, from: PhaseName | null): DerivedDelay {
+    const { value, warnings } = deriveDelay(this.#targetHedge(target), from, from ? this.#targets[target]!.stats.get(from) : undefined, this.cfg.fanout)
+    this.#warnings.add(...warnings.map((w) => `${this.cfg.targets![target]!.name}: ${w}`))
+    this.#targets[target]!.delay = value
     return value
   }
 
@@ -375,6 +408,14 @@ class RunSession {
       ...identity,
       ...(this.#grpcClient ? { grpcClient: this.#grpcClient } : {}),
       protocols: cfg.urls.map((url, i) => ({ url: redactUrl(url, cfg.showSecret), protocol: this.reached[i]!.protocol })),
+      ...(cfg.targets
+        ? {
+            targets: targetResults(
+              cfg.targets,
+              this.#targets.map((t) => t.phases),
+            ),
+          }
+        : {}),
     }) as RunResult
   }
 

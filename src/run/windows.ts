@@ -8,7 +8,8 @@
  * interruption are written once.
  */
 import { PhaseStats } from '../stats/phase-stats.js'
-import type { MeasuredPhase } from '../stats/phase-snapshot.js'
+import { mergePhases, SnapshotPhaseStats, type MeasuredPhase } from '../stats/phase-snapshot.js'
+import type { Lane } from '../engine/load-generator.js'
 import type { RequestSink } from '../results/request-record.js'
 import type { ClockOffset, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
@@ -16,11 +17,11 @@ import type { WallClock } from '../core/wall-clock.js'
 import type { CallMessages } from './grpc-target.js'
 import { phaseStatsOptions } from './lane.js'
 import type { ResolvedRun } from './resolve-options.js'
-import type { LaneChoice, WindowSize } from './run-plan.js'
+import type { LaneChoice, TargetDraw, WindowSize } from './run-plan.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'
 import { settleHeap, type HeapSettle } from './settle-heap.js'
 import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, type ThreadLane } from './thread-windows.js'
-import { noConnections, type WindowConnections } from './window-runner.js'
+import { noConnections, type WindowConnections, type WindowEnd } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
 
 /** One window as the run orders it, whichever runner runs it. */
@@ -28,6 +29,8 @@ export interface RunWindow {
   lanes: ThreadLane[]
   size: WindowSize
   choice: LaneChoice
+  /** A mix: `lanes` are each phase's lane per target (run-plan.ts); the outcome has one merged lane per phase, each with its targets'. */
+  targets?: TargetDraw | undefined
   /** How the heap is settled before it (settle-heap.ts). */
   settle: HeapSettle
   spreadMs: number
@@ -37,8 +40,8 @@ export interface RunWindow {
 }
 
 export interface WindowOutcome {
-  /** Each lane's result and what a hedge delay is derived from, in the order of the window's lanes. */
-  lanes: Array<{ result: PhaseResult; measured: MeasuredPhase }>
+  /** Each lane's result and what a hedge delay is derived from, in the order of the window's lanes (a mix: of its phases, each merged exactly from its targets', which it carries in target order). */
+  lanes: Array<{ result: PhaseResult; measured: MeasuredPhase; targets?: Array<{ result: PhaseResult; measured: MeasuredPhase }> }>
   /** A sweep's window (setting lanes): its connection events and the servers' count, one for all its lanes. */
   sweep?: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] }
 }
@@ -92,12 +95,17 @@ class InThreadWindows implements Windows {
     settleHeap(w.settle)
     // A sweep's window tags its lanes when the servers' count is read: the one reader of the tag.
     const tagged = server !== null && w.lanes.some((l) => l.setting)
-    const lanes = w.lanes.map((spec) =>
-      thread.lane(spec, new PhaseStats(phaseStatsOptions(cfg, spec.name, this.setup.t0, spec.steadyAfter)), tagged ? laneTag(spec) : null),
-    )
+    // A mix's phase is its targets' lanes merged exactly, as a worker thread's are (phase-snapshot.ts).
+    const origin = performance.now()
+    const statsFor = (spec: ThreadLane): PhaseStats => {
+      const opts = phaseStatsOptions(cfg, spec.name, this.setup.t0, spec.steadyAfter)
+      return w.targets ? new SnapshotPhaseStats(opts, { secondsOrigin: origin }) : new PhaseStats(opts)
+    }
+    const lanes = w.lanes.map((spec) => thread.lane(spec, statsFor(spec), tagged ? laneTag(spec) : null))
     const window = thread.open({
       lanes,
       choice: w.choice,
+      targets: w.targets,
       size: w.size,
       concurrency: cfg.concurrency,
       rate: cfg.rate,
@@ -116,6 +124,7 @@ class InThreadWindows implements Windows {
     // A sweep's lanes are told apart at the server by the tag each carried.
     const tags = sweep ? w.lanes.map((spec, i) => ({ tag: laneTag(spec), attempts: lanes[i]!.stats.figures.attempts })) : []
     const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags) : undefined
+    if (w.targets) return this.#mixOutcome(lanes, w.targets.weights.length, end, wall, counted?.window)
     const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
@@ -126,6 +135,24 @@ class InThreadWindows implements Windows {
       lanes: results.map((result, i) => ({ result: { ...result, wall }, measured: lanes[i]!.stats })),
       ...(sweep ? { sweep } : {}),
     }
+  }
+
+  /** A mix's window: each phase merged from its `count` target lanes (phase-major) by the result algebra, the targets' own results beside it. */
+  #mixOutcome(lanes: Lane[], count: number, end: WindowEnd, wall: PhaseResult['wall'], server: ServerCrossCheck | undefined): WindowOutcome {
+    const epoch = performance.timeOrigin
+    const started = end.endedAt - end.durationMs
+    const snaps = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.endedAt - started, end.health, epoch + started, epoch + end.endedAt))
+    const phases = Array.from({ length: lanes.length / count }, (_, p) => {
+      const mine = snaps.slice(p * count, (p + 1) * count)
+      const merged = mergePhases(mine, { runStartedAtEpoch: epoch + this.setup.t0, generator: end.health, of: 'targets' })
+      const targets = mine.map((snap, t) => ({ result: { ...snap.result, wall }, measured: lanes[p * count + t]!.stats }))
+      return { merged, targets }
+    })
+    attachServerCheck(
+      phases.map((p) => p.merged.result),
+      server,
+    )
+    return { lanes: phases.map(({ merged, targets }) => ({ result: { ...merged.result, wall }, measured: merged, targets })) }
   }
 
   stop(graceMs = INTERRUPT_GRACE_MS): void {

@@ -1,0 +1,237 @@
+/**
+ * --targets (issue 48): a mix of requests read from vegeta's HTTP format or
+ * JSON lines, every fault one line naming file:line before anything is
+ * sent; the requests drawn by weight with the run's seed, the warm-up
+ * giving each target its share, each target its own lane, delay and rows,
+ * the run's phases the targets' merged exactly, a write in the mix never
+ * hedged without the opt-in.
+ */
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { readTargetsFile } from '../src/run/targets-file.js'
+import { resolveTargets } from '../src/run/target-spec.js'
+import { weightedDraw } from '../src/run/target-draw.js'
+import { seededRandom } from '../src/core/random.js'
+import { run } from '../src/run/run.js'
+import { UsageError } from '../src/core/errors.js'
+import { fetchServerStats, resetServerStats, startTarget, type Target } from '../src/sim/target.js'
+import { parseProfile } from '../src/sim/profile.js'
+import { hedgebench } from './helpers/run-cli.js'
+import type { PhaseResult } from '../src/results/run-result.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'hedgebench-targets-'))
+let target: Target
+before(async () => {
+  const profile = parseProfile({ name: 'mix', description: 'a quick mix', replicas: 2, model: { base: { type: 'uniform', min: 1, max: 3 } } }, 'mix')
+  target = await startTarget({ profile, seed: 4 })
+})
+after(async () => {
+  await target?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function file(name: string, text: string): string {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+const REPLICAS = ['http://127.0.0.1:9001/api', 'http://127.0.0.1:9002/api']
+
+test('vegeta HTTP format: request lines, headers, @body relative to the file, comments, a URL on a replica', () => {
+  file('order.json', '{"item":1}')
+  const path = file(
+    'http.txt',
+    [
+      '# the checkout mix',
+      'GET /a',
+      'X-Test: 1',
+      'Accept: text/plain',
+      '',
+      '',
+      'GET http://127.0.0.1:9002/api/b?q=1',
+      '',
+      'POST /c',
+      'Content-Type: application/json',
+      '@order.json',
+    ].join('\n'),
+  )
+  assert.deepEqual(readTargetsFile(path, REPLICAS), [
+    {
+      method: 'GET',
+      path: '/a',
+      headers: [
+        ['X-Test', '1'],
+        ['Accept', 'text/plain'],
+      ],
+    },
+    { method: 'GET', path: '/b?q=1' },
+    { method: 'POST', path: '/c', headers: [['Content-Type', 'application/json']], body: Buffer.from('{"item":1}') },
+  ])
+})
+
+test('JSON lines: headers as an object, body or bodyFile, weight and hedgeDelay', () => {
+  file('payload.bin', 'xyz')
+  const path = file(
+    'mix.jsonl',
+    [
+      '{"method":"GET","path":"/a","weight":3,"hedgeDelay":"p90"}',
+      '{"method":"PUT","path":"/b","headers":{"X-A":["1","2"]},"body":"hi","hedgeDelay":15}',
+      '',
+      '{"method":"POST","path":"/c","bodyFile":"payload.bin"}',
+    ].join('\n'),
+  )
+  assert.deepEqual(readTargetsFile(path, REPLICAS), [
+    { method: 'GET', path: '/a', weight: 3, hedgeDelay: 'p90' },
+    {
+      method: 'PUT',
+      path: '/b',
+      hedgeDelay: 15,
+      headers: [
+        ['X-A', '1'],
+        ['X-A', '2'],
+      ],
+      body: Buffer.from('hi'),
+    },
+    { method: 'POST', path: '/c', body: Buffer.from('xyz') },
+  ])
+})
+
+test('each fault in a targets file is one line naming file:line', () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['GET /a\n\nGET /b extra\n', 'x.txt', /x\.txt:3: expected "METHOD path-or-URL"/],
+    ['GET /a\nno colon here\n', 'x.txt', /x\.txt:2: malformed header/],
+    ['GET /a\n\nFETCH /b\n', 'x.txt', /x\.txt:3: unknown method "FETCH"/],
+    ['POST /c\n@missing.json\n', 'x.txt', /x\.txt:2: body file missing\.json cannot be read \(ENOENT\)/],
+    ['GET http://example.com/a\n', 'x.txt', /x\.txt:1: http:\/\/example\.com is not one of the replicas/],
+    ['GET a-path\n', 'x.txt', /x\.txt:1: "a-path" is neither a path/],
+    ['POST /c\n@order.json\nX-Late: 1\n', 'x.txt', /x\.txt:3: a header after the @body line/],
+    ['{"method":"GET","path":"/a"}\n{"method":"GET",\n', 'y.jsonl', /y\.jsonl:2: not a JSON object/],
+    ['{"method":"GET","path":"/a","wieght":2}\n', 'y.jsonl', /y\.jsonl:1: wieght is not a known field/],
+    ['{"method":"BREW","path":"/a"}\n', 'y.jsonl', /y\.jsonl:1: unknown method "BREW"/],
+    ['{"method":"GET","path":"/a","weight":0}\n', 'y.jsonl', /y\.jsonl:1: weight must be a number > 0/],
+    ['{"method":"GET","path":"/a","hedgeDelay":"soon"}\n', 'y.jsonl', /y\.jsonl:1: hedgeDelay must be a delay/],
+    ['{"method":"POST","path":"/a","body":"x","bodyFile":"order.json"}\n', 'y.jsonl', /y\.jsonl:1: give "body" or "bodyFile", not both/],
+    ['\n# nothing\n', 'z.txt', /holds no target/],
+  ]
+  for (const [text, name, expected] of cases) {
+    const path = file(name, text)
+    assert.throws(
+      () => readTargetsFile(path, REPLICAS),
+      (err: Error) => err instanceof UsageError && expected.test(err.message) && !err.message.includes('\n'),
+      `${JSON.stringify(text)} -> ${expected}`,
+    )
+  }
+})
+
+test('targets from a program are checked by the one schema, named by index', () => {
+  const optIn = { idempotencyKey: false, unsafeHedge: false }
+  assert.throws(() => resolveTargets([{ method: 'GET', path: 'a' }], [], optIn), /^UsageError: targets\[0\]\.path must be a path starting with "\/"/)
+  assert.throws(() => resolveTargets([], [], optIn), /must hold at least one target/)
+  const [get, post, keyed] = resolveTargets(
+    [
+      { method: 'GET', path: '/a' },
+      { method: 'POST', path: '/b' },
+      { method: 'POST', path: '/c', headers: [['Idempotency-Key', 'k']] },
+    ],
+    [['x-run', '1']],
+    optIn,
+  )!
+  assert.deepEqual([get!.repeatable, post!.repeatable, keyed!.repeatable], [true, false, true])
+  assert.deepEqual(get!.headers, [['x-run', '1']], "the run's -H first")
+  assert.equal(resolveTargets([{ method: 'POST', path: '/b' }], [], { idempotencyKey: true, unsafeHedge: false })![0]!.repeatable, true)
+})
+
+test('weighted draws follow the weights, the same for the same seed', () => {
+  const draw = (seed: number) => {
+    const next = weightedDraw([1, 3, 6], seededRandom(seed))
+    return Array.from({ length: 10_000 }, next)
+  }
+  const a = draw(11)
+  assert.deepEqual(a, draw(11))
+  const counts = [0, 1, 2].map((i) => a.filter((x) => x === i).length)
+  // Seeded, so these are fixed; within 2 % of the shares.
+  for (const [i, share] of [0.1, 0.3, 0.6].entries()) assert.ok(Math.abs(counts[i]! / 10_000 - share) < 0.02, `${i}: ${counts[i]}`)
+})
+
+test('a bad targets file: exit 2 with one line naming file:line, and nothing sent', async () => {
+  await resetServerStats(target.statsUrl)
+  const path = file('late-fault.txt', `GET /a\n\nGET /b\n\n${'GET /ok\n\n'.repeat(50)}BREW /tea\n`)
+  const out = await hedgebench(['run', ...target.urls, '--targets', path, '-n', '10', '--no-save'])
+  assert.equal(out.code, 2, out.stderr)
+  assert.match(out.stderr.trim(), /late-fault\.txt:105: unknown method "BREW"/)
+  assert.equal(out.stderr.trim().split('\n').length, 1, out.stderr)
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 0)
+})
+
+test('a mix: each target its lane, share, delay and rows; the phases are the targets merged; a POST is never hedged without the opt-in', async () => {
+  await resetServerStats(target.statsUrl)
+  const result = await run({
+    urls: target.urls,
+    targets: [
+      { method: 'GET', path: '/a', weight: 2 },
+      { method: 'GET', path: '/b', hedgeDelay: 0 },
+      { method: 'POST', path: '/c', body: Buffer.from('{}'), headers: [['content-type', 'application/json']] },
+    ],
+    requests: 120,
+    warmup: 60,
+    concurrency: 4,
+    seed: 7,
+    serverStatsUrl: target.statsUrl,
+    hedge: { budgetPct: 100 },
+  })
+  const targets = result.targets!
+  assert.deepEqual(
+    targets.map((t) => [t.name, t.weight]),
+    [
+      ['GET /a', 2],
+      ['GET /b', 1],
+      ['POST /c', 1],
+    ],
+  )
+  // The warm-up: every target its equal share (a seeded shuffle of blocks).
+  assert.deepEqual(
+    targets.map((t) => t.phases.warmup!.requests),
+    [20, 20, 20],
+  )
+  for (const phase of ['warmup', 'plain', 'hedged'] as const) {
+    const parts = targets.map((t) => t.phases[phase]!)
+    const whole = result.phases[phase]!
+    assert.equal(
+      whole.requests,
+      sum(parts, (p) => p.requests),
+      phase,
+    )
+    assert.equal(
+      whole.attempts,
+      sum(parts, (p) => p.attempts),
+      phase,
+    )
+    assert.equal(
+      whole.errors,
+      sum(parts, (p) => p.errors),
+      phase,
+    )
+  }
+  // Measured phases draw by weight: GET /a about half.
+  const plain = targets.map((t) => t.phases.plain!.requests)
+  assert.ok(plain[0]! > plain[1]! && plain[0]! > plain[2]!, String(plain))
+  const [a, b, c] = targets.map((t) => t.phases.hedged!.hedging!)
+  assert.equal(b!.delayMs, 0, "GET /b: the file's own delay")
+  assert.notEqual(a!.delayMs, 0, 'GET /a: from its own warm-up')
+  assert.ok(b!.hedgesSent > 0, 'GET /b hedges at once')
+  assert.equal(c!.hedgesSent, 0, 'POST /c is not hedged')
+  assert.match(result.phases.hedged!.hedging!.delaySource, /^per target, 0 µs to /)
+  const stats = await fetchServerStats(target.statsUrl)
+  assert.equal(
+    stats.totals.byMethod.POST,
+    sum(targets[2] ? Object.values(targets[2].phases) : [], (p) => p.attempts),
+  )
+})
+
+function sum(parts: PhaseResult[], of: (p: PhaseResult) => number): number {
+  return parts.reduce((s, p) => s + of(p), 0)
+}
