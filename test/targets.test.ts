@@ -20,8 +20,15 @@ import { UsageError } from '../src/core/errors.js'
 import { fetchServerStats, resetServerStats, startTarget, type Target } from '../src/sim/target.js'
 import { parseProfile } from '../src/sim/profile.js'
 import { hedgebench } from './helpers/run-cli.js'
-import type { PhaseResult } from '../src/results/run-result.js'
+import type { PhaseResult, RunResult } from '../src/results/run-result.js'
+import { targetRows } from '../src/report/target-rows.js'
+import { renderText } from '../src/report/text.js'
+import { renderCsvSummary } from '../src/report/csv.js'
+import { renderHtml } from '../src/report/html.js'
+import { formatMs } from '../src/core/duration.js'
+import { parseCsvObjects } from './helpers/csv.js'
 
+let mix: RunResult | undefined
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-targets-'))
 let target: Target
 before(async () => {
@@ -183,6 +190,7 @@ test('a mix: each target its lane, share, delay and rows; the phases are the tar
     serverStatsUrl: target.statsUrl,
     hedge: { budgetPct: 100 },
   })
+  mix = result
   const targets = result.targets!
   assert.deepEqual(
     targets.map((t) => [t.name, t.weight]),
@@ -231,6 +239,29 @@ test('a mix: each target its lane, share, delay and rows; the phases are the tar
     sum(targets[2] ? Object.values(targets[2].phases) : [], (p) => p.attempts),
   )
 })
+
+test("a mix's rows per target in text, CSV and HTML: p50, p99, slow, errors, extra load, delay", () => {
+  const result = mix!
+  const rows = targetRows(result)
+  assert.deepEqual(
+    rows.map((r) => `${r.target} ${r.phase}`),
+    ['GET /a plain', 'GET /a hedged', 'GET /b plain', 'GET /b hedged', 'POST /c plain', 'POST /c hedged'],
+  )
+  const text = renderText(result)
+  const block = text.slice(text.indexOf('\nTargets:\n'))
+  for (const r of rows)
+    assert.match(block, new RegExp(`${r.target} +${r.weight} +${r.phase} +${r.requests} +${escape(formatMs(r.p50))} +${escape(formatMs(r.p99))}`))
+  const csv = parseCsvObjects(renderCsvSummary(result)).filter((r) => r.scope === 'target')
+  assert.deepEqual(
+    csv.map((r) => [r.request, r.phase, Number(r.requests), Number(r.p99_ms), r.delay_ms === '' ? null : Number(r.delay_ms)]),
+    rows.map((r) => [r.target, r.phase, r.requests, Number(r.p99.toFixed(3)), r.delayMs === null ? null : Number(r.delayMs.toFixed(3))]),
+  )
+  const html = renderHtml(result)
+  assert.match(html, /<h2>Targets<\/h2>/)
+  for (const r of rows) assert.ok(html.includes(`<th scope="row">${r.target}</th>`), r.target)
+})
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 function sum(parts: PhaseResult[], of: (p: PhaseResult) => number): number {
   return parts.reduce((s, p) => s + of(p), 0)
