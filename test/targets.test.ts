@@ -27,6 +27,7 @@ import { renderCsvSummary } from '../src/report/csv.js'
 import { renderHtml } from '../src/report/html.js'
 import { formatMs } from '../src/core/duration.js'
 import { parseCsvObjects } from './helpers/csv.js'
+import { mergeResults } from '../src/stats/result-merge.js'
 
 let mix: RunResult | undefined
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-targets-'))
@@ -259,6 +260,38 @@ test("a mix's rows per target in text, CSV and HTML: p50, p99, slow, errors, ext
   const html = renderHtml(result)
   assert.match(html, /<h2>Targets<\/h2>/)
   for (const r of rows) assert.ok(html.includes(`<th scope="row">${r.target}</th>`), r.target)
+})
+
+test("hedgebench merge keeps a mix's rows: each target's phases added across the shards, exactly", async () => {
+  const shard = (index: number) =>
+    run({
+      urls: target.urls,
+      targets: [
+        { method: 'GET', path: '/a', weight: 3 },
+        { method: 'GET', path: '/b', hedgeDelay: 'p50' },
+      ],
+      requests: 40,
+      warmup: 20,
+      concurrency: 2,
+      seed: 3 + index,
+      runId: 'mix-shards',
+      shard: { index, count: 2 },
+    })
+  const parts = [await shard(0), await shard(1)]
+  const merged = mergeResults(parts.map((result, i) => ({ result, source: `shard${i}.json` })))
+  assert.deepEqual(
+    merged.targets!.map((t) => t.name),
+    ['GET /a', 'GET /b'],
+  )
+  for (const [i, t] of merged.targets!.entries())
+    for (const phase of ['warmup', 'plain', 'hedged'] as const) {
+      const own = parts.map((p) => p.targets![i]!.phases[phase]!)
+      assert.equal(t.phases[phase]!.requests, sum(own, (p) => p.requests), `${t.name} ${phase}`)
+      assert.equal(t.phases[phase]!.attempts, sum(own, (p) => p.attempts), `${t.name} ${phase}`)
+      assert.equal(t.phases[phase]!.slow.count, sum(own, (p) => p.slow.count), `${t.name} ${phase}`)
+    }
+  const other = { ...parts[1]!, targets: parts[1]!.targets!.slice(0, 1) }
+  assert.throws(() => mergeResults([{ result: parts[0]!, source: 'a.json' }, { result: other, source: 'b.json' }]), /b\.json sent the targets \[GET \/a x3\]/)
 })
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
