@@ -234,7 +234,27 @@ test('a mix: each target its lane, share, delay and rows; the phases are the tar
   assert.ok(b!.hedgesSent > 0, 'GET /b hedges at once')
   assert.equal(c!.hedgesSent, 0, 'POST /c is not hedged')
   assert.match(result.phases.hedged!.hedging!.delaySource, /^per target, 0 µs to /)
+  // The cross-check per target: its attempts in each window against the server's count of its path.
+  for (const t of targets) {
+    assert.deepEqual(
+      t.server!.map((s) => s.phases),
+      [['warmup'], ['plain'], ['hedged']],
+      t.name,
+    )
+    for (const s of t.server!) {
+      assert.equal(
+        s.clientAttempts,
+        sum(
+          s.phases.map((p) => t.phases[p]!),
+          (p) => p.attempts,
+        ),
+        t.name,
+      )
+      assert.equal(s.received, s.clientAttempts, `${t.name} ${s.phases}`)
+    }
+  }
   const stats = await fetchServerStats(target.statsUrl)
+  assert.deepEqual(Object.keys(stats.totals.paths).sort(), ['/a', '/b', '/c'])
   assert.equal(
     stats.totals.byMethod.POST,
     sum(targets[2] ? Object.values(targets[2].phases) : [], (p) => p.attempts),
@@ -252,6 +272,7 @@ test("a mix's rows per target in text, CSV and HTML: p50, p99, slow, errors, ext
   const block = text.slice(text.indexOf('\nTargets:\n'))
   for (const r of rows)
     assert.match(block, new RegExp(`${r.target} +${r.weight} +${r.phase} +${r.requests} +${escape(formatMs(r.p50))} +${escape(formatMs(r.p99))}`))
+  assert.match(block, /server count per path: every target's attempts received \(9 target windows\)/)
   const csv = parseCsvObjects(renderCsvSummary(result)).filter((r) => r.scope === 'target')
   assert.deepEqual(
     csv.map((r) => [r.request, r.phase, Number(r.requests), Number(r.p99_ms), r.delay_ms === '' ? null : Number(r.delay_ms)]),
@@ -286,12 +307,31 @@ test("hedgebench merge keeps a mix's rows: each target's phases added across the
   for (const [i, t] of merged.targets!.entries())
     for (const phase of ['warmup', 'plain', 'hedged'] as const) {
       const own = parts.map((p) => p.targets![i]!.phases[phase]!)
-      assert.equal(t.phases[phase]!.requests, sum(own, (p) => p.requests), `${t.name} ${phase}`)
-      assert.equal(t.phases[phase]!.attempts, sum(own, (p) => p.attempts), `${t.name} ${phase}`)
-      assert.equal(t.phases[phase]!.slow.count, sum(own, (p) => p.slow.count), `${t.name} ${phase}`)
+      assert.equal(
+        t.phases[phase]!.requests,
+        sum(own, (p) => p.requests),
+        `${t.name} ${phase}`,
+      )
+      assert.equal(
+        t.phases[phase]!.attempts,
+        sum(own, (p) => p.attempts),
+        `${t.name} ${phase}`,
+      )
+      assert.equal(
+        t.phases[phase]!.slow.count,
+        sum(own, (p) => p.slow.count),
+        `${t.name} ${phase}`,
+      )
     }
   const other = { ...parts[1]!, targets: parts[1]!.targets!.slice(0, 1) }
-  assert.throws(() => mergeResults([{ result: parts[0]!, source: 'a.json' }, { result: other, source: 'b.json' }]), /b\.json sent the targets \[GET \/a x3\]/)
+  assert.throws(
+    () =>
+      mergeResults([
+        { result: parts[0]!, source: 'a.json' },
+        { result: other, source: 'b.json' },
+      ]),
+    /b\.json sent the targets \[GET \/a x3\]/,
+  )
 })
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -72,5 +72,17 @@ export function targetCells(r: TargetRow): string[] {
 export function targetsText(result: RunResult): string[] {
   const rows = targetRows(result)
   if (rows.length === 0) return []
-  return ['Targets:', ...formatTable([TARGET_HEADER, ...rows.map(targetCells)], ['left', 'right', 'left']).map((l) => `  ${l}`)]
+  const table = formatTable([TARGET_HEADER, ...rows.map(targetCells)], ['left', 'right', 'left']).map((l) => `  ${l}`)
+  return ['Targets:', ...table, ...serverLines(result)]
+}
+
+/** The server's count of each target's path beside its attempts (--server-stats on a target that counts per path): one line when all agree, else each that does not. */
+function serverLines(result: RunResult): string[] {
+  const counts = (result.targets ?? []).flatMap((t) => (t.server ?? []).map((s) => ({ target: t.name, ...s })))
+  if (counts.length === 0) return []
+  const off = counts.filter((c) => !c.match)
+  if (off.length === 0) return [`  server count per path: every target's attempts received (${counts.length} target windows)`]
+  return off.map(
+    (c) => `  ! server count per path: ${c.target} (${c.phases.join(' + ')}): the server received ${c.received}, the client sent ${c.clientAttempts}`,
+  )
 }

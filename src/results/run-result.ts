@@ -672,6 +672,14 @@ const PhasesSchema = exact(
   (name) => `has an unknown phase ${JSON.stringify(name)} (known: ${PHASES.join(', ')})`,
 )
 
+/**
+ * A target's attempts of one window beside the server's count of its path
+ * (a target that reports `totals.paths`): `clientAttempts` are those of
+ * every target sending that path, which the server cannot tell apart.
+ */
+const TargetServerCountSchema = loose({ phases: list(PhaseNameSchema), received: c, clientAttempts: c, match: bool() })
+export type TargetServerCount = Infer<typeof TargetServerCountSchema>
+
 /** One target of a mix (--targets): what it sent and its own phases; the run's phases are the targets' merged exactly. */
 export const TargetResultSchema = loose({
   /** `GET /a`. */
@@ -680,6 +688,8 @@ export const TargetResultSchema = loose({
   path: str(),
   weight: num(),
   phases: PhasesSchema,
+  /** Per window, the server's count of its path (--server-stats on a target that counts per path). */
+  server: opt(list(TargetServerCountSchema)),
 })
 export type TargetResult = Infer<typeof TargetResultSchema>
 

@@ -29,6 +29,7 @@ import {
   type RunConfig,
   type RunResult,
   type ServerCrossCheck,
+  type TargetServerCount,
 } from '../results/run-result.js'
 import { buildConfigRecord } from './config-record.js'
 import { checkRunId, defaultMaxLateness, deriveRunId, hostName, shardPart, startRecord } from './run-identity.js'
@@ -155,7 +156,12 @@ class RunSession {
   readonly #settingPhases: PhaseResult[] = []
   #sweepWindow: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] } = { connections: noConnections() }
   /** A mix (--targets): each target's phases, what its delay is derived from, and its derived delay, by target index. */
-  readonly #targets: Array<{ phases: Partial<Record<PhaseName, PhaseResult>>; stats: Map<PhaseName, MeasuredPhase>; delay: DerivedDelay | null }>
+  readonly #targets: Array<{
+    phases: Partial<Record<PhaseName, PhaseResult>>
+    stats: Map<PhaseName, MeasuredPhase>
+    delay: DerivedDelay | null
+    server: TargetServerCount[]
+  }>
 
   constructor(
     readonly cfg: ResolvedRun,
@@ -170,7 +176,7 @@ class RunSession {
     this.#startedAt = new Date(this.#clock())
     this.#messages = callMessages(cfg.grpc, cfg.seed)
     this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
-    this.#targets = (cfg.targets ?? []).map(() => ({ phases: {}, stats: new Map(), delay: null }))
+    this.#targets = (cfg.targets ?? []).map(() => ({ phases: {}, stats: new Map(), delay: null, server: [] }))
     this.#windows = windowsFor({
       cfg,
       t0: this.#t0,
@@ -321,6 +327,7 @@ class RunSession {
       }
     }
     if (outcome.sweep) this.#sweepWindow = outcome.sweep
+    for (const [t, count] of (outcome.targetServers ?? []).entries()) this.#targets[t]!.server.push(count)
   }
 
   /** How long the next window spreads its slots' first requests over (run-plan.ts): from the median of the phase that ran last. */
@@ -410,10 +417,7 @@ class RunSession {
       protocols: cfg.urls.map((url, i) => ({ url: redactUrl(url, cfg.showSecret), protocol: this.reached[i]!.protocol })),
       ...(cfg.targets
         ? {
-            targets: targetResults(
-              cfg.targets,
-              this.#targets.map((t) => t.phases),
-            ),
+            targets: targetResults(cfg.targets, this.#targets),
           }
         : {}),
     }) as RunResult

@@ -11,7 +11,8 @@ import { PhaseStats } from '../stats/phase-stats.js'
 import { mergePhases, SnapshotPhaseStats, type MeasuredPhase } from '../stats/phase-snapshot.js'
 import type { Lane } from '../engine/load-generator.js'
 import type { RequestSink } from '../results/request-record.js'
-import type { ClockOffset, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
+import type { ClockOffset, PhaseName, PhaseResult, ServerCrossCheck, TargetServerCount } from '../results/run-result.js'
+import { targetServerCounts } from './target-server-check.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
 import type { WallClock } from '../core/wall-clock.js'
 import type { CallMessages } from './grpc-target.js'
@@ -44,6 +45,8 @@ export interface WindowOutcome {
   lanes: Array<{ result: PhaseResult; measured: MeasuredPhase; targets?: Array<{ result: PhaseResult; measured: MeasuredPhase }> }>
   /** A sweep's window (setting lanes): its connection events and the servers' count, one for all its lanes. */
   sweep?: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] }
+  /** A mix's window: each target's attempts beside the server's count of its path, by target index (a target that counts per path). */
+  targetServers?: TargetServerCount[]
 }
 
 export interface Windows {
@@ -124,7 +127,12 @@ class InThreadWindows implements Windows {
     // A sweep's lanes are told apart at the server by the tag each carried.
     const tags = sweep ? w.lanes.map((spec, i) => ({ tag: laneTag(spec), attempts: lanes[i]!.stats.figures.attempts })) : []
     const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags) : undefined
-    if (w.targets) return this.#mixOutcome(lanes, w.targets.weights.length, end, wall, counted?.window)
+    if (w.targets) {
+      const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, counted?.window)
+      const after = before && server ? await server.snapshot() : undefined
+      const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(lanes, w.targets), phaseNames(w))
+      return perTarget ? { ...outcome, targetServers: perTarget } : outcome
+    }
     const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
@@ -216,6 +224,17 @@ class WorkerWindows implements Windows {
   async close(): Promise<void> {
     await this.#pool?.close()
   }
+}
+
+/** A mix's attempts per target, over its phases' lanes (phase-major). */
+function targetAttempts(lanes: readonly Lane[], targets: TargetDraw): number[] {
+  const count = targets.weights.length
+  return targets.weights.map((_, t) => lanes.reduce((sum, lane, i) => (i % count === t ? sum + lane.stats.figures.attempts : sum), 0))
+}
+
+/** The phases a window's lanes are of, in order, once each. */
+function phaseNames(w: RunWindow): PhaseName[] {
+  return [...new Set(w.lanes.map((l) => l.name))]
 }
 
 /** The hedged lane's delay, for the generator's health (loop delay against the delay). */
