@@ -261,6 +261,31 @@ test('a mix: each target its lane, share, delay and rows; the phases are the tar
   )
 })
 
+test('--idempotency-key: a POST in the mix is hedged, every copy of a logical request carrying its one key (the server executes each once)', async () => {
+  await resetServerStats(target.statsUrl)
+  const result = await run({
+    urls: target.urls,
+    targets: [
+      { method: 'GET', path: '/a' },
+      { method: 'POST', path: '/c', body: Buffer.from('{"n":1}'), hedgeDelay: 0 },
+    ],
+    requests: 60,
+    warmup: 20,
+    concurrency: 3,
+    seed: 9,
+    hedge: { budgetPct: 100, idempotencyKey: true },
+  })
+  const post = result.targets![1]!
+  assert.ok(post.phases.hedged!.hedging!.hedgesSent > 0, 'the POST is hedged')
+  const posts = sum(Object.values(post.phases), (p) => p.requests)
+  const stats = await fetchServerStats(target.statsUrl)
+  assert.equal(
+    sum(Object.values(post.phases), (p) => p.errors),
+    0,
+  )
+  assert.equal(stats.totals.executions, posts, 'one execution per logical POST')
+})
+
 test("a mix's rows per target in text, CSV and HTML: p50, p99, slow, errors, extra load, delay", () => {
   const result = mix!
   const rows = targetRows(result)
