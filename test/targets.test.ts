@@ -286,6 +286,44 @@ test('--idempotency-key: a POST in the mix is hedged, every copy of a logical re
   assert.equal(stats.totals.executions, posts, 'one execution per logical POST')
 })
 
+test("--workers 2: each target its rows, every thread's share merged exactly, the phases the targets merged, each path counted", async () => {
+  await resetServerStats(target.statsUrl)
+  const result = await run({
+    urls: target.urls,
+    targets: [
+      { method: 'GET', path: '/a', weight: 2 },
+      { method: 'GET', path: '/b' },
+    ],
+    requests: 80,
+    warmup: 40,
+    concurrency: 4,
+    workers: 2,
+    seed: 5,
+    serverStatsUrl: target.statsUrl,
+  })
+  const targets = result.targets!
+  assert.deepEqual(
+    targets.map((t) => t.phases.warmup!.requests),
+    [20, 20],
+  )
+  for (const phase of ['warmup', 'plain', 'hedged'] as const) {
+    const parts = targets.map((t) => t.phases[phase]!)
+    assert.equal(result.phases[phase]!.requests, phase === 'warmup' ? 40 : 80, phase)
+    assert.equal(
+      result.phases[phase]!.requests,
+      sum(parts, (p) => p.requests),
+      phase,
+    )
+    assert.equal(
+      result.phases[phase]!.attempts,
+      sum(parts, (p) => p.attempts),
+      phase,
+    )
+  }
+  for (const t of targets) for (const s of t.server!) assert.equal(s.received, s.clientAttempts, `${t.name} ${s.phases}`)
+  assert.equal(targets[0]!.server!.length, 3)
+})
+
 test("a mix's rows per target in text, CSV and HTML: p50, p99, slow, errors, extra load, delay", () => {
   const result = mix!
   const rows = targetRows(result)

@@ -110,7 +110,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc, o.targets !== undefined)
   const headers = withUrlCredentials(urls, oneHost(o.headers ?? []))
   const targets = resolveTargets(o.targets, headers, hedge)
-  if (targets) checkMix(grpc, o.workers)
+  if (targets) checkMix(grpc)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
@@ -366,9 +366,8 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: Reso
 const MIXED_SAFETY = 'each target by its method (a write without --idempotency-key or --unsafe-hedge is never hedged)'
 
 /** What a mix of targets does not run on yet. */
-function checkMix(grpc: ResolvedGrpc | null, workers: number | undefined): void {
+function checkMix(grpc: ResolvedGrpc | null): void {
   if (grpc) throw new UsageError('--targets is for HTTP targets: a gRPC run sends one method (--call)')
-  if ((workers ?? 1) > 1) throw new UsageError('--targets runs on one thread: --workers is not supported with a mix of targets yet')
 }
 
 /**

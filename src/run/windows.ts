@@ -199,8 +199,10 @@ class WorkerWindows implements Windows {
         name: s.name,
         ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }),
         hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs },
+        ...(s.target === undefined ? {} : { target: s.target }),
       })),
       choice: w.choice,
+      targets: w.targets,
       ...w.size,
       hedgeDelayMs: hedgeDelayMs(w),
       spreadMs: w.spreadMs,
@@ -209,7 +211,12 @@ class WorkerWindows implements Windows {
       onProgress: w.onProgress,
     })
     const wall = { startMs: wallStart, endMs: this.setup.clock() }
-    return { lanes: merged.map((m) => ({ result: { ...m.result, wall }, measured: m })) }
+    const lanes = merged.lanes.map((m) => ({
+      result: { ...m.result, wall },
+      measured: m,
+      ...(m.targets ? { targets: m.targets.map((t) => ({ result: { ...t.result, wall }, measured: t })) } : {}),
+    }))
+    return { lanes, ...(merged.targetServers ? { targetServers: merged.targetServers } : {}) }
   }
 
   stop(graceMs = INTERRUPT_GRACE_MS): void {
