@@ -28,6 +28,8 @@ import { renderHtml } from '../src/report/html.js'
 import { formatMs } from '../src/core/duration.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { mergeResults } from '../src/stats/result-merge.js'
+import { sweep } from '../src/run/sweep.js'
+import { targetFrontiers, targetsEnvoyFile } from '../src/report/sweep-targets.js'
 
 let mix: RunResult | undefined
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-targets-'))
@@ -394,6 +396,61 @@ test("hedgebench merge keeps a mix's rows: each target's phases added across the
         { result: other, source: 'b.json' },
       ]),
     /b\.json sent the targets \[GET \/a x3\]/,
+  )
+})
+
+test('sweep --targets: each target its lane of every setting, its own frontier, and an Envoy route per target with its own delay', async () => {
+  const result = await sweep({
+    urls: target.urls.map((u) => `${u}api/`),
+    targets: [
+      { method: 'GET', path: '/a?x=1', weight: 2 },
+      { method: 'POST', path: '/c', body: Buffer.from('{}') },
+    ],
+    delays: ['p50', 5],
+    requests: 30,
+    warmup: 40,
+    concurrency: 3,
+    seed: 8,
+    hedge: { idempotencyKey: true },
+  })
+  const targets = result.targets!
+  assert.deepEqual(
+    targets.map((t) => t.settings.map((s) => s.label)),
+    [
+      ['p50', '5ms'],
+      ['p50', '5ms'],
+    ],
+  )
+  // Each setting's lanes of the targets add up to the setting's lane.
+  for (const [i, s] of result.settings.entries())
+    assert.equal(
+      s.hedged.requests,
+      sum(
+        targets.map((t) => t.settings[i]!.hedged),
+        (p) => p.requests,
+      ),
+      s.label,
+    )
+  assert.deepEqual(
+    targets.map((t) => t.settings[1]!.delayMs),
+    [5, 5],
+  )
+  const frontiers = targetFrontiers(result)
+  assert.deepEqual(
+    frontiers.map((f) => [f.name, f.frontier.rows.length]),
+    [
+      ['GET /a?x=1', 2],
+      ['POST /c', 2],
+    ],
+  )
+  const envoy = targetsEnvoyFile(result, frontiers, 'p50')!.text
+  const delays = targets.map((t) => t.settings[0]!.delayMs)
+  assert.match(envoy, /path: "\/api\/a"\n {6}headers:\n {6}- name: ":method"\n {8}string_match: \{ exact: "GET" \}/)
+  assert.match(envoy, /path: "\/api\/c"[\s\S]*exact: "POST"/)
+  const timeouts = [...envoy.matchAll(/per_try_timeout: "([\d.]+)s"/g)].map((m) => Number(m[1]) * 1000)
+  assert.deepEqual(
+    timeouts.map((t) => Math.round(t)),
+    delays.map((d) => Math.round(d)),
   )
 })
 

@@ -63,6 +63,25 @@ export interface SweepResult {
   /** Interrupted: every setting holds what its lane measured until then (the lanes ran side by side, so they still compare). */
   partial: boolean
   warnings: string[]
+  /** A mix (--targets): each target's own sweep, its warm-up and plain lane in run.targets, its lane of each setting here. */
+  targets?: TargetSweep[]
+}
+
+/** One target of a mix's sweep: its lane of each setting, in the settings' order (each setting's delay from the target's own warm-up). */
+export interface TargetSweep {
+  /** `GET /a`, as run.targets names it. */
+  name: string
+  method: string
+  path: string
+  settings: SweepSetting[]
+}
+
+/** A target's sweep as a sweep of its own (its warm-up and plain lane, its settings' lanes): what the frontier and the deploy configs read. */
+export function targetSweepView(sweep: SweepResult, index: number): SweepResult {
+  const target = sweep.targets![index]!
+  const phases = sweep.run.targets?.[index]?.phases ?? {}
+  const { targets: _targets, server: _server, plainServer: _plain, ...rest } = sweep
+  return { ...rest, run: { ...sweep.run, phases }, settings: target.settings }
 }
 
 /** One setting as a run of its own: the sweep's run with the setting's lane as its hedged phase (what a verdict or a deploy config reads). */

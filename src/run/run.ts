@@ -70,6 +70,8 @@ export interface SettingsRun {
   server?: ServerCrossCheck
   /** Each lane's count, when the servers count per lane (the plain lane first, then the settings in order). */
   laneServers?: LaneServerCount[]
+  /** A mix (--targets): each target's lane of each setting, by target then setting index (its warm-up and plain lane are in run.targets). */
+  targetSettings?: PhaseResult[][]
 }
 
 /**
@@ -161,6 +163,8 @@ class RunSession {
     stats: Map<PhaseName, MeasuredPhase>
     delay: DerivedDelay | null
     server: TargetServerCount[]
+    /** A sweep's: this target's lane of each setting, by index. */
+    settings: PhaseResult[]
   }>
 
   constructor(
@@ -176,7 +180,7 @@ class RunSession {
     this.#startedAt = new Date(this.#clock())
     this.#messages = callMessages(cfg.grpc, cfg.seed)
     this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
-    this.#targets = (cfg.targets ?? []).map(() => ({ phases: {}, stats: new Map(), delay: null, server: [] }))
+    this.#targets = (cfg.targets ?? []).map(() => ({ phases: {}, stats: new Map(), delay: null, server: [], settings: [] }))
     this.#windows = windowsFor({
       cfg,
       t0: this.#t0,
@@ -241,19 +245,23 @@ class RunSession {
   #laneSpec(lane: PlannedLane, delay: DerivedDelay | null, delayFrom: PhaseName | null): ThreadLane {
     const target = lane.target === undefined ? {} : { target: lane.target }
     if (!lane.hedged) return { name: lane.name, hedge: null, ...(lane.steadyAfter === undefined ? {} : { steadyAfter: lane.steadyAfter }), ...target }
-    if (lane.target !== undefined) {
+    if (lane.target !== undefined && lane.setting === undefined) {
       const own = this.#targets[lane.target]!
-      return { name: 'hedged', hedge: this.#hedging(own.delay ?? this.#targetDelay(lane.target, delayFrom), this.#targetHedge(lane.target)), ...target }
+      own.delay ??= this.#targetDelay(lane.target, delayFrom)
+      return { name: 'hedged', hedge: this.#hedging(own.delay, this.#targetHedge(lane.target)), ...target }
     }
     if (lane.setting === undefined) return { name: 'hedged', hedge: this.#hedging(delay ?? this.#deriveDelay(delayFrom), this.cfg.hedge) }
     const setting = this.settings![lane.setting]!
     const hedge: ResolvedHedge = { ...this.cfg.hedge, delay: setting.delay, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct }
-    return { name: 'hedged', hedge: this.#hedging(this.#deriveDelay(delayFrom, hedge), hedge), setting: { index: lane.setting, hedge } }
+    // A mix's setting lane: the setting's delay from the target's own warm-up (the file's hedgeDelay is what the sweep tries instead).
+    const derived = lane.target === undefined ? this.#deriveDelay(delayFrom, hedge) : this.#targetDelay(lane.target, delayFrom, hedge)
+    return { name: 'hedged', hedge: this.#hedging(derived, hedge), setting: { index: lane.setting, hedge }, ...target }
   }
 
   /** What runSettings returns beside the run: each setting's lane, and the window's connections and server count. */
   settingsMeasured(): Omit<SettingsRun, 'run'> {
-    return { hedged: [...this.#settingPhases], ...this.#sweepWindow }
+    const perTarget = this.#targets.map((t) => [...t.settings])
+    return { hedged: [...this.#settingPhases], ...this.#sweepWindow, ...(perTarget.length > 0 ? { targetSettings: perTarget } : {}) }
   }
 
   /** options.onWarmup: the warm-up's steady percentiles, from the basis #deriveDelay reads. */
@@ -322,6 +330,10 @@ class RunSession {
         this.#stats.set(result.name, measured)
       }
       for (const [t, own] of (targets ?? []).entries()) {
+        if (setting) {
+          this.#targets[t]!.settings[setting.index] = own.result
+          continue
+        }
         this.#targets[t]!.phases[own.result.name] = own.result
         this.#targets[t]!.stats.set(own.result.name, own.measured)
       }
@@ -368,11 +380,10 @@ class RunSession {
     return own ? { ...this.cfg.hedge, delay: own } : this.cfg.hedge
   }
 
-  /** A target's delay, from its own lane of the measured phase `from` (or its fixed one); its warnings name it. */
-  #targetDelay(target: number, from: PhaseName | null): DerivedDelay {
-    const { value, warnings } = deriveDelay(this.#targetHedge(target), from, from ? this.#targets[target]!.stats.get(from) : undefined, this.cfg.fanout)
+  /** A target's delay (by default the run's hedging with its file's delay), from its own lane of the measured phase `from`, or fixed; its warnings name it. */
+  #targetDelay(target: number, from: PhaseName | null, hedge = this.#targetHedge(target)): DerivedDelay {
+    const { value, warnings } = deriveDelay(hedge, from, from ? this.#targets[target]!.stats.get(from) : undefined, this.cfg.fanout)
     this.#warnings.add(...warnings.map((w) => `${this.cfg.targets![target]!.name}: ${w}`))
-    this.#targets[target]!.delay = value
     return value
   }
 

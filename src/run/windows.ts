@@ -124,11 +124,15 @@ class InThreadWindows implements Windows {
     thread.closeWindow()
     const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
     const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
-    // A sweep's lanes are told apart at the server by the tag each carried.
-    const tags = sweep ? w.lanes.map((spec, i) => ({ tag: laneTag(spec), attempts: lanes[i]!.stats.figures.attempts })) : []
+    // A sweep's lanes are told apart at the server by the tag each carried (a mix's: its targets' lanes of a setting share one).
+    const tags = sweep ? laneTags(w.lanes, lanes) : []
     const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags) : undefined
     if (w.targets) {
-      const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, counted?.window)
+      const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, sweep ? undefined : counted?.window)
+      if (sweep)
+        Object.assign(outcome, {
+          sweep: { ...sweep, ...(counted ? { server: counted.window } : {}), ...(counted?.lanes ? { laneServers: counted.lanes } : {}) },
+        })
       const after = before && server ? await server.snapshot() : undefined
       const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(lanes, w.targets), phaseNames(w))
       return perTarget ? { ...outcome, targetServers: perTarget } : outcome
@@ -247,6 +251,13 @@ function phaseNames(w: RunWindow): PhaseName[] {
 /** The hedged lane's delay, for the generator's health (loop delay against the delay). */
 function hedgeDelayMs(w: RunWindow): number | null {
   return w.lanes.find((l) => l.hedge)?.hedge?.setup.delayMs ?? null
+}
+
+/** Each tag of a sweep's window once, in lane order, with the attempts of every lane carrying it. */
+function laneTags(specs: readonly ThreadLane[], lanes: readonly Lane[]): Array<{ tag: string; attempts: number }> {
+  const byTag = new Map<string, number>()
+  for (const [i, spec] of specs.entries()) byTag.set(laneTag(spec), (byTag.get(laneTag(spec)) ?? 0) + lanes[i]!.stats.figures.attempts)
+  return [...byTag].map(([tag, attempts]) => ({ tag, attempts }))
 }
 
 /** A sweep lane's LANE_HEADER value: plain, or the setting's place in the list from 1. */
