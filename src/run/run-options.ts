@@ -157,6 +157,8 @@ const grpcEntries = {
   data: string,
   /** `-D`: a file holding the JSON. */
   dataFile: string,
+  /** -d/-D of several messages (a JSON array, or NDJSON in -D): the calls send them 'round-robin' (default) or at 'random' (the run's seed). */
+  dataOrder: kind<'round-robin' | 'random'>('string'),
   /** `-B`: a file holding the already-encoded message bytes. */
   binaryFile: string,
   /** Who hedges the hedged calls: hedgebench's engine (default), or also a real grpc-js client with `serviceConfig`. */
