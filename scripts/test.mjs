@@ -55,6 +55,7 @@ const E2E = new Set([
   'verdict-sim',
   'deploy-kubernetes',
   'docs-snippets',
+  'targets',
 ])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
