@@ -20,6 +20,7 @@ export interface GrpcFlags {
   i?: string[]
   protoset?: string
   reflect?: boolean
+  dataOrder?: string
   call?: string
   B?: string
   d?: string
@@ -50,6 +51,12 @@ export function grpcFlags(y: Argv): Argv {
     .option('service-config', {
       type: 'string',
       describe: 'gRPC service config JSON file (methodConfig[].hedgingPolicy, retryThrottling) for --hedge-by grpc-js',
+      group: 'gRPC:',
+    })
+    .option('data-order', {
+      type: 'string',
+      describe:
+        'gRPC: -d/-D of several messages (a JSON array, or one JSON object a line in -D) are sent round-robin or at random (seeded) [default: round-robin]',
       group: 'gRPC:',
     })
     .option('B', { type: 'string', describe: 'the request message as encoded bytes, from a file (gRPC; -d/-D take JSON)', group: 'gRPC:' })
@@ -85,6 +92,7 @@ export function grpcRunOptions(f: GrpcFlags): GrpcRunOptions {
   if (f.d !== undefined) o.data = f.d
   if (f.D !== undefined) o.dataFile = f.D
   if (f.B !== undefined) o.binaryFile = f.B
+  if (f.dataOrder !== undefined) o.dataOrder = f.dataOrder as GrpcRunOptions['dataOrder']
   if (f.hedgeBy !== undefined) o.hedgeBy = f.hedgeBy as GrpcRunOptions['hedgeBy']
   if (f.serviceConfig !== undefined) o.serviceConfig = readServiceConfig(f.serviceConfig)
   if (f.maxRecvSize !== undefined) o.maxRecvBytes = parseByteSize(f.maxRecvSize, '--max-recv-size', MAX_RECV_LIMIT_BYTES)
@@ -120,6 +128,7 @@ export function assertNoGrpcFlags(f: GrpcFlags): void {
     hedgeBy: '--hedge-by',
     serviceConfig: '--service-config',
     maxRecvSize: '--max-recv-size',
+    dataOrder: '--data-order',
   } as const
   const given = (Object.keys(names) as Array<keyof typeof names>).filter((k) => f[k] !== undefined)
   if (given.length > 0) throw new UsageError(`${given.map((k) => names[k]).join(', ')}: only for gRPC targets (grpc://host:port)`)

@@ -77,6 +77,12 @@ export function requestFlags(y: Argv): Argv {
     })
     .option('d', { alias: 'body', type: 'string', describe: 'request body; for a grpc:// target, the message as JSON', group: 'Request:' })
     .option('D', { alias: 'body-file', type: 'string', describe: 'request body from a file; for a grpc:// target, the message as JSON', group: 'Request:' })
+    .option('targets', {
+      type: 'string',
+      describe:
+        "a mix of requests from FILE: vegeta's HTTP format (METHOD path, headers, @body-file) or JSON lines ({method, path, headers, body|bodyFile, weight, hedgeDelay}); each drawn by its weight, each its own hedge delay and rows (docs/targets.md)",
+      group: 'Request:',
+    })
     .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header (HTTP only: a gRPC call is application/grpc)', group: 'Request:' })
     .option('A', { alias: 'accept', type: 'string', describe: 'Accept header', group: 'Request:' })
     .option('http2', { type: 'boolean', describe: 'HTTP/2: h2c (prior knowledge) on http://, ALPN on https://', group: 'Request:' })

@@ -11,6 +11,7 @@ import { parseByteSize } from '../core/byte-size.js'
 import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
 import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
 import { applyTlsFlags, type TlsFlags } from './tls-flags.js'
+import { readTargetsFile } from '../run/targets-file.js'
 import { assertNoGrpcFlags, grpcMetadata, grpcRunOptions, isGrpcRun, parseGrpcNonFatal, type GrpcFlags } from './grpc-flags.js'
 
 export interface RunFlags extends GrpcFlags, TlsFlags {
@@ -27,6 +28,7 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
   H?: string | string[]
   d?: string
   D?: string
+  targets?: string
   T?: string
   A?: string
   http2?: boolean
@@ -126,6 +128,7 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
     const body = await bodyOf(f)
     if (body) o.body = body
   }
+  if (f.targets !== undefined) o.targets = targetsOf(f, o.urls)
   applyTlsFlags(o, f)
   const h2Limits = h2LimitOptions(f)
   if (Object.keys(h2Limits).length > 0) o.h2Limits = h2Limits
@@ -187,6 +190,13 @@ async function bodyOf(f: RunFlags): Promise<Buffer | null> {
       `cannot read -D file "${f.D}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (give a readable file holding the request body)`,
     )
   }
+}
+
+/** --targets FILE, read and checked whole before anything is sent; the request's own shape comes from the file. */
+function targetsOf(f: RunFlags, urls: readonly string[]): RunOptions['targets'] {
+  const clash = [f.m !== undefined && '-m', f.d !== undefined && '-d', f.D !== undefined && '-D'].filter(Boolean)
+  if (clash.length > 0) throw new UsageError(`${clash.join(', ')} with --targets: each target gives its own method and body in the file`)
+  return readTargetsFile(f.targets!, urls)
 }
 
 /** `grpc`: --non-fatal-status takes gRPC code names. */

@@ -44,11 +44,21 @@ export async function checkSweepOutput(flags: SweepOutputFlags, urls: readonly s
 export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepOptions, sweep: SweepResult, frontier: SweepFrontier): Promise<void> {
   const { deployFiles, settingToEmit } = await import('../report/deploy-config.js')
   const setting = settingToEmit(sweep, frontier.recommendation.label, flags.emitFor)
-  const deploy = setting ? deployFiles(setting) : []
+  // A mix: a recommendation per target, and the Envoy route a route per target (sweep-targets.ts).
+  const mix = sweep.targets ? await import('../report/sweep-targets.js') : null
+  const perTarget = mix ? mix.targetFrontiers(sweep, frontier.maxExtraPct) : []
+  const routes = mix ? mix.targetsEnvoyFile(sweep, perTarget, flags.emitFor) : null
+  const deploy = routes ? [...(setting ? deployFiles(setting).filter((f) => f.name !== routes.name) : []), routes] : setting ? deployFiles(setting) : []
   const verification = flags.verify ? await verify(options, setting, deploy) : null
-  const extra = verification ? { verification: { label: setting!.label, result: verification } } : {}
+  const extra = {
+    ...(verification ? { verification: { label: setting!.label, result: verification } } : {}),
+    ...(perTarget.length > 0 ? { targetFrontiers: perTarget } : {}),
+  }
   if (flags.html !== undefined) await writeSweepHtml(flags.html, sweep, frontier)
-  if (!stdoutTaken(flags.html)) process.stdout.write(await renderSweep(flags.o, sweep, frontier, extra))
+  if (!stdoutTaken(flags.html)) {
+    process.stdout.write(await renderSweep(flags.o, sweep, frontier, extra))
+    if (mix && flags.o === 'text') process.stdout.write(`${fitStdout(mix.targetsSweepText(perTarget).join('\n'))}\n`)
+  }
   if (verification && setting) {
     const { renderVerifyText } = await import('../report/sweep-verify-text.js')
     // Beside the text, or on stderr when stdout holds a document (its JSON has the run).
@@ -62,7 +72,7 @@ export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepO
   const { saveSweep } = await import('../report/sweep-store.js')
   const saved = await saveSweep(flags.outDir, sweep, frontier, deploy, extra)
   writeStderrLine(`saved ${saved.json} and ${saved.csv}`)
-  if (saved.deployDir) writeStderrLine(`configs to deploy for ${setting!.label}: ${saved.deployDir}/ (${deploy.map((f) => f.name).join(', ')})`)
+  if (saved.deployDir) writeStderrLine(`configs to deploy for ${setting?.label ?? 'each target'}: ${saved.deployDir}/ (${deploy.map((f) => f.name).join(', ')})`)
   else writeStderrLine('no configs to deploy: no setting is recommended (--emit-for SETTING writes them for one)')
 }
 

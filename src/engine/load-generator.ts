@@ -25,6 +25,8 @@ export interface Lane {
   stats: PhaseStats
   dispatch: Dispatcher.Dispatch
   picker: RoundRobin
+  /** This lane's request per replica origin (a target of a mix); absent: the window's. */
+  optsByOrigin?: ReadonlyMap<string, Dispatcher.DispatchOptions>
 }
 
 export interface WindowPlan {
@@ -233,7 +235,7 @@ class Slot {
     this.pending = this.calls.length
     this.#starting = true
     this.sentAt = now
-    const opts = this.win.plan.optsByOrigin
+    const opts = lane.optsByOrigin ?? this.win.plan.optsByOrigin
     const nextBody = this.win.plan.nextBody
     for (const call of this.calls) {
       call.reset(lane.picker.next())

@@ -51,6 +51,11 @@ export function fromJsonText(method: GrpcMethod, text: string, flag: string): Ui
   } catch (err) {
     throw new UsageError(`${flag} is not valid JSON: ${(err as Error).message}`)
   }
+  return fromJsonValue(method, json, flag)
+}
+
+/** A parsed JSON value as the encoded request message; a problem is one line naming `flag`. */
+export function fromJsonValue(method: GrpcMethod, json: unknown, flag: string): Uint8Array {
   const typeName = method.requestType.fullName.replace(/^\./, '')
   try {
     const message = protojson().fromJson(method.requestType, json)

@@ -17,6 +17,7 @@ import type { Figures, GcPauses, GrpcClientResult, HedgingStats, LatencySummary,
 import { labelledStatuses } from './status-label.js'
 import { askedRate } from './asked-rate.js'
 import { protocolIds, replicaProtocol } from '../results/wire-protocol.js'
+import { targetPhases } from './target-rows.js'
 
 const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max']
 
@@ -84,6 +85,8 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   // What the connections spoke (http/1.1, h2, h2c; "unknown" in runs saved before it was recorded): the replica's on
   // its rows, the run's distinct ones on phase rows.
   'protocol',
+  // A mix (--targets): the target a "target" row is of (GET /a); empty on the others.
+  'request',
 ]
 
 type Cell = string | number
@@ -94,9 +97,12 @@ export function renderCsvSummary(result: RunResult): string {
   for (const name of PHASE_NAMES) {
     const phase = result.phases[name]
     if (!phase) continue
-    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result)), protocolIds(result)])
-    for (const replica of phase.replicas) rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null), replicaProtocol(result, replica.url)])
+    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result)), protocolIds(result), ''])
+    for (const replica of phase.replicas)
+      rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null), replicaProtocol(result, replica.url), ''])
   }
+  for (const { target, phase } of targetPhases(result))
+    rows.push([...run, ...phaseRow(phase, 'target'), ...openLoopCells(phase, askedRate(result)), protocolIds(result), target])
   if (result.grpcClient) for (const row of grpcClientRows(result.grpcClient)) rows.push([...run, ...row])
   return stringify(rows, CSV_SAFETY)
 }
@@ -136,10 +142,11 @@ function runCells(result: RunResult): Cell[] {
   return [result.label, result.startedAt, result.config.urls.map((url) => redactUrl(url, result.config.showSecrets)).join(' '), String(result.partial)]
 }
 
-function phaseRow(phase: PhaseResult): Cell[] {
+/** A phase's row; `scope` 'target': one target's phase of a mix. */
+function phaseRow(phase: PhaseResult, scope: 'phase' | 'target' = 'phase'): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging, phase) : emptyHedging()
   return [
-    'phase',
+    scope,
     phase.name,
     '',
     ...figureCells(phase, phase),

@@ -160,10 +160,30 @@ function envoyRetryOn(cfg: RunConfig): { retryOn: string[]; statusCodes: number[
 /** A double-quoted YAML scalar (JSON's escaping is YAML's). */
 const q = (s: string): string => JSON.stringify(s)
 
+/** One route of the Envoy config: what it matches (a YAML `match` body, its lines) and the setting it hedges with. */
+export interface EnvoyRouteOf {
+  match: string[]
+  setting: DeploySetting
+  /** Says which target it is, as a comment above it. */
+  comment?: string
+}
+
 function envoyRoute(header: string, setting: DeploySetting): string {
   const cfg = setting.config
-  const { retryOn, statusCodes, unmapped } = envoyRetryOn(cfg)
   const match = cfg.grpc ? `path: ${q(`/${cfg.grpc.call}`)}` : `prefix: ${q(routePrefix(cfg.urls[0]!))}`
+  return envoyRoutes(header, [{ match: [match], setting }])
+}
+
+/**
+ * An Envoy route configuration of one or more routes, each with its own
+ * setting (a mix's sweep: a route per target, sweep-targets.ts); the
+ * comments and the budget's are the first setting's, which every route
+ * shares but for the delay and attempts.
+ */
+export function envoyRoutes(header: string, routes: readonly EnvoyRouteOf[]): string {
+  const setting = routes[0]!.setting
+  const cfg = setting.config
+  const { retryOn, statusCodes, unmapped } = envoyRetryOn(cfg)
   const budget = setting.budgetPct
   const lines = [
     `# ${header}`,
@@ -195,20 +215,23 @@ function envoyRoute(header: string, setting: DeploySetting): string {
     '  hedge_policy:',
     '    hedge_on_per_try_timeout: true',
     '  routes:',
-    '  - match:',
-    `      ${match}`,
-    '    route:',
-    '      cluster: your_replicas',
-    '      retry_policy:',
-    `        retry_on: ${q(retryOn.join(','))}`,
-    ...(statusCodes.length > 0 ? [`        retriable_status_codes: [${statusCodes.join(', ')}]`] : []),
-    `        num_retries: ${Math.max(0, setting.maxAttempts - 1)}`,
-    `        per_try_timeout: ${q(protoDuration(setting.delayMs))}`,
-    '        retry_host_predicate:',
-    '        - name: envoy.retry_host_predicates.previous_hosts',
-    '          typed_config:',
-    '            "@type": type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate',
-    '        host_selection_retry_max_attempts: 3',
+    ...routes.flatMap((r) => [
+      ...(r.comment ? [`  # ${r.comment}`] : []),
+      '  - match:',
+      ...r.match.map((m) => `      ${m}`),
+      '    route:',
+      '      cluster: your_replicas',
+      '      retry_policy:',
+      `        retry_on: ${q(retryOn.join(','))}`,
+      ...(statusCodes.length > 0 ? [`        retriable_status_codes: [${statusCodes.join(', ')}]`] : []),
+      `        num_retries: ${Math.max(0, r.setting.maxAttempts - 1)}`,
+      `        per_try_timeout: ${q(protoDuration(r.setting.delayMs))}`,
+      '        retry_host_predicate:',
+      '        - name: envoy.retry_host_predicates.previous_hosts',
+      '          typed_config:',
+      '            "@type": type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate',
+      '        host_selection_retry_max_attempts: 3',
+    ]),
     '',
   ]
   return lines.join('\n')

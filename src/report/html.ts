@@ -36,6 +36,7 @@ import { generatorTable, mergeFacts } from './generators-text.js'
 import { grpcClientFacts, grpcClientTail } from './grpc-client-text.js'
 import { unsentBreakdown } from './unsent-text.js'
 import { crossCheckLabel } from './server-check-verdict.js'
+import { TARGET_HEADER, targetCells, targetRows } from './target-rows.js'
 
 export interface HtmlOptions {
   title?: string
@@ -76,6 +77,7 @@ export function renderHtml(input: RunResult | RunResult[], opts: HtmlOptions = {
     hedgingSection(measured, named),
     detailsSection(measured),
     replicasSection(all, named),
+    ...named.map(targetsSection),
     serverSection(all),
     generatorSection(all),
     ...named.map(mergeSection),
@@ -370,6 +372,12 @@ function replicasSection(sources: ChartSource[], runs: NamedRun[]): string {
     'Replicas',
     table(['phase', 'url', 'protocol', 'finished', 'attempts', 'wins', 'cancelled', 'errors', 'ejected', 'p50', 'p99'], rows) + ejectionTable,
   )
+}
+
+/** A mix (--targets): each target's measured phases (target-rows.ts), a run's table under its name. */
+function targetsSection({ name, result }: NamedRun): string {
+  const rows = targetRows(result)
+  return rows.length === 0 ? '' : section('Targets', table(TARGET_HEADER, rows.map(targetCells), name))
 }
 
 /** The target's own account (--server-stats, the built-in replicas): counts, work done, confirmed cancels, utilisation. */

@@ -9,6 +9,7 @@ import { extraLoadPct } from '../results/extra-load.js'
 import { change, hedgeVerdict } from './verdict.js'
 import { hedgingAdvice } from './hedging-advice.js'
 import { formatMs, formatThreshold } from '../core/duration.js'
+import { targetsText } from './target-rows.js'
 import { statusLabel } from './status-label.js'
 import { grpcClientText } from './grpc-client-text.js'
 import { detailsText } from './details-text.js'
@@ -71,6 +72,7 @@ export function renderText(result: RunResult, opts: TextOptions = {}): string {
   if (warmup) blocks.push(warmupLine(warmup, hedged?.hedging))
   for (const phase of [plain, hedged]) if (phase) blocks.push(phaseReport(phase, result, paint, opts.width))
   if (plain && hedged) blocks.push(comparison(plain, hedged, result, paint))
+  blocks.push(targetsText(result))
   blocks.push(shardBlock(result))
   blocks.push(grpcClientText(result))
   blocks.push(footer(result, paint))

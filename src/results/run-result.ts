@@ -678,6 +678,33 @@ export type MergeSummary = Infer<typeof MergeSummarySchema>
 
 const PROTOCOL_ITEM = `must be {url, protocol} with protocol one of ${WIRE.join(', ')}`
 
+const PhasesSchema = exact(
+  { warmup: opt(PhaseResultSchema), plain: opt(PhaseResultSchema), hedged: opt(PhaseResultSchema) },
+  'is missing',
+  (name) => `has an unknown phase ${JSON.stringify(name)} (known: ${PHASES.join(', ')})`,
+)
+
+/**
+ * A target's attempts of one window beside the server's count of its path
+ * (a target that reports `totals.paths`): `clientAttempts` are those of
+ * every target sending that path, which the server cannot tell apart.
+ */
+const TargetServerCountSchema = loose({ phases: list(PhaseNameSchema), received: c, clientAttempts: c, match: bool() })
+export type TargetServerCount = Infer<typeof TargetServerCountSchema>
+
+/** One target of a mix (--targets): what it sent and its own phases; the run's phases are the targets' merged exactly. */
+export const TargetResultSchema = loose({
+  /** `GET /a`. */
+  name: str(),
+  method: str(),
+  path: str(),
+  weight: num(),
+  phases: PhasesSchema,
+  /** Per window, the server's count of its path (--server-stats on a target that counts per path). */
+  server: opt(list(TargetServerCountSchema)),
+})
+export type TargetResult = Infer<typeof TargetResultSchema>
+
 export const RunResultSchema = loose({
   schema: v.literal(RESULT_SCHEMA),
   version: str(),
@@ -688,11 +715,7 @@ export const RunResultSchema = loose({
   partial: bool(),
   stoppedIn: v.nullable(PhaseNameSchema),
   config: RunConfigSchema,
-  phases: exact(
-    { warmup: opt(PhaseResultSchema), plain: opt(PhaseResultSchema), hedged: opt(PhaseResultSchema) },
-    'is missing',
-    (name) => `has an unknown phase ${JSON.stringify(name)} (known: ${PHASES.join(', ')})`,
-  ),
+  phases: PhasesSchema,
   /** Warnings the report must show (single URL hedging, unsafe hedge, generator saturated, ...). */
   warnings: list(str('must be an array of strings'), 'must be an array of strings'),
   /** Names the run the shards belong to (--run-id, or derived from the start time and config). */
@@ -716,5 +739,7 @@ export const RunResultSchema = loose({
    * before it was recorded: results/wire-protocol.ts reads it.
    */
   protocols: opt(list(whole(ReplicaProtocolSchema, PROTOCOL_ITEM))),
+  /** A mix (--targets): each target's own phases, in the targets file's order. */
+  targets: opt(list(TargetResultSchema)),
 })
 export type RunResult = Infer<typeof RunResultSchema>

@@ -66,6 +66,16 @@ const SweepConnectionsSchema = loose({
 })
 export type SweepConnections = Infer<typeof SweepConnectionsSchema>
 
+/** One target of a mix's sweep: its lane of each setting, in the settings' order (each setting's delay from the target's own warm-up). */
+const TargetSweepSchema = loose({
+  /** `GET /a`, as run.targets names it. */
+  name: str(),
+  method: str(),
+  path: str(),
+  settings: list(SweepSettingSchema),
+})
+export type TargetSweep = Infer<typeof TargetSweepSchema>
+
 const SweepResultSchema = loose({
   kind: v.literal('sweep', 'must be "sweep"'),
   /** The run: config, the warm-up and the plain lane (`phases.plain`); no `phases.hedged` (each setting has its own). */
@@ -80,8 +90,18 @@ const SweepResultSchema = loose({
   /** Interrupted: every setting holds what its lane measured until then (the lanes ran side by side, so they still compare). */
   partial: bool(),
   warnings: list(str('must be an array of strings'), 'must be an array of strings'),
+  /** A mix (--targets): each target's own sweep, its warm-up and plain lane in run.targets, its lane of each setting here. */
+  targets: opt(list(TargetSweepSchema)),
 })
 export type SweepResult = Infer<typeof SweepResultSchema>
+
+/** A target's sweep as a sweep of its own (its warm-up and plain lane, its settings' lanes): what the frontier and the deploy configs read. */
+export function targetSweepView(sweep: SweepResult, index: number): SweepResult {
+  const target = sweep.targets![index]!
+  const phases = sweep.run.targets?.[index]?.phases ?? {}
+  const { targets: _targets, server: _server, plainServer: _plain, ...rest } = sweep
+  return { ...rest, run: { ...sweep.run, phases }, settings: target.settings }
+}
 
 /** One setting as a run of its own: the sweep's run with the setting's lane as its hedged phase (what a verdict or a deploy config reads). */
 export function settingRun(sweep: SweepResult, setting: SweepSetting): RunResult {

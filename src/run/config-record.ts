@@ -8,7 +8,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
   const delay = h.delay === 'auto' ? 'auto' : 'percentile' in h.delay ? `p${h.delay.percentile}` : `${h.delay.fixedMs}ms`
   return {
     urls: cfg.urls.map((url) => redactUrl(url, cfg.showSecret)),
-    method: cfg.method,
+    method: cfg.targets ? `mix of ${cfg.targets.length} targets` : cfg.method,
     headers: redactHeaders(cfg.headers, cfg.redact, cfg.showSecret),
     ...(cfg.showSecret.length > 0 ? { showSecrets: cfg.showSecret } : {}),
     bodyBytes: cfg.body?.length ?? 0,

@@ -8,6 +8,7 @@ import { isGrpcUrl } from '../core/target-url.js'
 import { redactUrl } from '../core/redact.js'
 import { encodeRequestMessage, fromJsonText, jsonSource } from '../protocol/grpc-message.js'
 import { compileTemplate, isTemplate, type TemplateInput } from '../protocol/grpc-template.js'
+import { dataCycle, encodeDataList } from '../protocol/grpc-data.js'
 import { seededRandom } from '../core/random.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
 import { loadGrpcMethod } from '../protocol/grpc-method.js'
@@ -35,6 +36,8 @@ export interface ResolvedGrpc {
   template: GrpcTemplate | null
   /** --max-recv-size: a response message longer than this is refused (RESOURCE_EXHAUSTED), bytes. */
   maxRecvBytes: number
+  /** -d/-D of several messages (a JSON array, NDJSON), each encoded once, and the order the calls send them in; null: one message. */
+  dataList: { messages: Uint8Array[]; order: 'round-robin' | 'random' } | null
 }
 
 /** What a thread needs to render the calls' messages: the text, and the schema to load the request type from again. */
@@ -58,9 +61,12 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   for (const raw of grpc) checkGrpcUrl(raw)
   const method = loadGrpcMethod(options ?? {}, options?.call)
   const template = templateOf(options ?? {}, method.call)
+  const dataList = template ? null : dataListOf(method, options ?? {})
   // A template is rendered once here too: a message that does not fit the type is refused before the run.
   const message = Buffer.from(
-    template ? templateEncoder(method, template)({ requestNumber: 0, random: seededRandom(0) }) : encodeRequestMessage(method, options ?? {}),
+    template
+      ? templateEncoder(method, template)({ requestNumber: 0, random: seededRandom(0) })
+      : (dataList?.messages[0] ?? encodeRequestMessage(method, options ?? {})),
   )
   const serviceConfig = clientConfig(options ?? {})
   if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
@@ -76,7 +82,18 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
     schemaFile,
     template,
     maxRecvBytes,
+    dataList,
   }
+}
+
+/** -d/-D holding several messages (encodeDataList), with --data-order; null for one message or -B. */
+function dataListOf(method: GrpcMethod, o: GrpcRunOptions): ResolvedGrpc['dataList'] {
+  const order = o.dataOrder ?? 'round-robin'
+  if (order !== 'round-robin' && order !== 'random') throw new UsageError(`invalid --data-order "${String(order)}" (choose one of: round-robin, random)`)
+  if (o.binaryFile !== undefined || (o.data !== undefined && o.dataFile !== undefined)) return null
+  const { text, flag } = jsonSource(o)
+  const messages = encodeDataList(method, text, flag, o.dataFile ?? null)
+  return messages ? { messages, order } : null
 }
 
 /** A whole number of bytes a length prefix can say (the CLI's units are parsed before: core/byte-size.ts). */
@@ -111,6 +128,11 @@ const TEMPLATE_SEED_SALT = 0x7e3a1c5d
  * then sends the message encoded once). Called once per thread.
  */
 export function callMessages(grpc: ResolvedGrpc | null, seed: number, index = 0, stride = 1): CallMessages | undefined {
+  const list = grpc?.dataList
+  if (list) {
+    const message = dataCycle(list.messages, list.order, index, stride, seededRandom(((seed ^ TEMPLATE_SEED_SALT) + index) >>> 0))
+    return { message, body: () => frameMessage(message()) }
+  }
   const t = grpc?.template
   if (!t) return undefined
   const encode = templateEncoder(loadGrpcMethod(t.schema, t.call), t)

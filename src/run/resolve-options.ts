@@ -32,6 +32,7 @@ import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import { refuseMetadataActions } from '../protocol/grpc-template.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
+import { resolveTargets, type ResolvedTarget } from './target-spec.js'
 
 /** What an option left out means; the CLI's help shows these, so they are written down once. */
 export const DEFAULTS = {
@@ -70,6 +71,8 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
   origins: string[]
   eject: EjectionPolicy | null
   saturation: SaturationPolicy | null
+  /** --targets: the mix of requests, each its own lane per phase (run-plan.ts); null: the one request of -m, -H, -d. */
+  targets: ResolvedTarget[] | null
   /** The gRPC method of grpc:// targets, null for HTTP. */
   grpc: ResolvedGrpc | null
   headers: Array<[string, string]>
@@ -111,7 +114,10 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
   const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
   if (grpc) refuseMetadataActions(o.headers ?? [])
-  const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc)
+  const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc, o.targets !== undefined)
+  const headers = withUrlCredentials(urls, oneHost(o.headers ?? []))
+  const targets = resolveTargets(o.targets, headers, hedge)
+  if (targets) checkMix(grpc)
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
@@ -123,7 +129,8 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     origins: urls.map(transportOrigin),
     grpc,
     method,
-    headers: withUrlCredentials(urls, oneHost(o.headers ?? [])),
+    headers,
+    targets,
     body: grpc ? grpc.body : (o.body ?? null),
     concurrency,
     requests,
@@ -314,7 +321,7 @@ function looksLikeHostWithoutScheme(raw: string): boolean {
 }
 
 /** `grpc`: a gRPC call, hedged as a gRPC client's hedgingPolicy would (its non-fatal default is UNAVAILABLE). */
-function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: ResolvedGrpc | null): ResolvedHedge {
+function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: ResolvedGrpc | null, mixed: boolean): ResolvedHedge {
   const maxAttempts = positiveInt(h.maxAttempts ?? DEFAULTS.maxAttempts, '--max-attempts', 'attempt count')
   // Tied requests always send both copies: a budget would only leave some requests untied.
   const budgetPct = h.budgetPct === undefined ? (h.tied ? null : DEFAULTS.budgetPct) : h.budgetPct
@@ -352,7 +359,7 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: Reso
     throw new UsageError(`--delay-min ${resolved.delayMinMs} ms is above --delay-max ${resolved.delayMaxMs} ms`)
   }
   // Never hedge a write: the request must say it is safe to repeat, or the user must.
-  const safe = grpc ? grpcSafeToRepeat(grpc) : isIdempotentMethod(method) ? `${method} is idempotent` : null
+  const safe = mixed ? MIXED_SAFETY : grpc ? grpcSafeToRepeat(grpc) : isIdempotentMethod(method) ? `${method} is idempotent` : null
   const allowedBy = mode === 'plain' ? null : hedgingAllowedBy(safe, resolved)
   if (mode !== 'plain' && allowedBy === null) {
     if (grpc) throw grpcWriteRefusal(grpc)
@@ -361,6 +368,14 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: Reso
     )
   }
   return { ...resolved, allowedBy }
+}
+
+/** A mix's hedging is allowed per target (target-spec.ts): the engine sends a write once unless it may be repeated. */
+const MIXED_SAFETY = 'each target by its method (a write without --idempotency-key or --unsafe-hedge is never hedged)'
+
+/** What a mix of targets does not run on yet. */
+function checkMix(grpc: ResolvedGrpc | null): void {
+  if (grpc) throw new UsageError('--targets is for HTTP targets: a gRPC run sends one method (--call)')
 }
 
 /**

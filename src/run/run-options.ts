@@ -13,6 +13,7 @@ import type { RequestSink } from '../results/request-record.js'
 import type { Shard } from './shard.js'
 import type { WallClock } from '../core/wall-clock.js'
 import type { ServiceConfig } from '../protocol/grpc-service-config.js'
+import type { TargetSpec } from './target-spec.js'
 export type { RequestRecord, RequestSink } from '../results/request-record.js'
 
 /**
@@ -156,6 +157,8 @@ const grpcEntries = {
   data: string,
   /** `-D`: a file holding the JSON. */
   dataFile: string,
+  /** -d/-D of several messages (a JSON array, or NDJSON in -D): the calls send them 'round-robin' (default) or at 'random' (the run's seed). */
+  dataOrder: kind<'round-robin' | 'random'>('string'),
   /** `-B`: a file holding the already-encoded message bytes. */
   binaryFile: string,
   /** Who hedges the hedged calls: hedgebench's engine (default), or also a real grpc-js client with `serviceConfig`. */
@@ -223,6 +226,8 @@ const runEntries = {
   tls: v.optional(TlsSchema),
   /** HTTP/2 (h2c, TLS, gRPC): the limits on what a server may make the client hold; absent ones keep nghttp2's defaults. */
   h2Limits: v.optional(H2LimitsSchema),
+  /** A mix of requests (--targets FILE, target-spec.ts), each drawn by its weight; checked where it is used. */
+  targets: anyOf<TargetSpec[]>(),
   /** For grpc:// targets: the schema, --call and the message (the body and method come from these). */
   grpc: v.optional(GrpcSchema),
   keepAlive: boolean,

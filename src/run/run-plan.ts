@@ -30,6 +30,14 @@ export interface PlannedLane {
   hedged: boolean
   /** A sweep's setting lane: the index of its setting. */
   setting?: number
+  /** A mix (--targets): the index of the target this lane sends. */
+  target?: number
+}
+
+/** A mix's lanes: each phase's lane once per target, in target order; the target of a request drawn by weight, or, in the warm-up, by a seeded shuffle of blocks (every target measured alike). */
+export interface TargetDraw {
+  weights: number[]
+  draw: 'weighted' | 'blocks'
 }
 
 /** How each request of a window picks its lane: the only one, a fair coin (interleaved), or a seeded shuffle of blocks (a sweep: lane.ts). */
@@ -41,6 +49,8 @@ export interface PlannedWindow {
   choice: LaneChoice
   /** The run's hedge delay is derived from this window's measurements as soon as it ends (unless the run was stopped). */
   derivesDelay: boolean
+  /** A mix: `lanes` are each phase's lane per target (phase-major), a request's target drawn so. */
+  targets?: TargetDraw
 }
 
 export interface RunPlan {
@@ -49,7 +59,7 @@ export interface RunPlan {
   delayFrom: PhaseName | null
 }
 
-type PlanInput = Pick<ResolvedRun, 'warmup' | 'warmupMinMs' | 'requests' | 'durationMs' | 'mode' | 'schedule'>
+type PlanInput = Pick<ResolvedRun, 'warmup' | 'warmupMinMs' | 'requests' | 'durationMs' | 'mode' | 'schedule'> & Partial<Pick<ResolvedRun, 'targets'>>
 
 /**
  * The windows of a run (or of a sweep, with `settings` hedged lanes):
@@ -88,7 +98,24 @@ export function planRun(cfg: PlanInput, settings: number | null = null): RunPlan
     if (cfg.mode !== 'hedged') windows.push({ lanes: [plain], size: measured, choice: 'one', derivesDelay: hedges && cfg.warmup === 0 })
     if (hedges) windows.push({ lanes: [hedged], size: measured, choice: 'one', derivesDelay: false })
   }
-  return { windows, delayFrom: cfg.warmup > 0 ? 'warmup' : null }
+  const weights = cfg.targets?.map((t) => t.weight)
+  return { windows: weights ? windows.map((w) => perTarget(w, weights)) : windows, delayFrom: cfg.warmup > 0 ? 'warmup' : null }
+}
+
+/**
+ * A window of a mix: each lane once per target. The warm-up gives every
+ * target the same share (each needs its own delay measured, however rare),
+ * its steady half counted per target; a measured window draws by weight.
+ */
+function perTarget(w: PlannedWindow, weights: number[]): PlannedWindow {
+  const warmup = w.lanes[0]!.name === 'warmup'
+  const lanes = w.lanes.flatMap((lane) =>
+    weights.map((_, target): PlannedLane => {
+      const share = lane.steadyAfter === undefined ? {} : { steadyAfter: Math.floor(Math.floor((w.size.requests ?? 0) / weights.length) / 2) }
+      return { ...lane, ...share, target }
+    }),
+  )
+  return { ...w, lanes, targets: { weights, draw: warmup ? 'blocks' : 'weighted' } }
 }
 
 /** The hedge delay as derived: its value, how it was found (in words), and the p50 beside it. */

@@ -30,6 +30,7 @@ import {
   type RunConfig,
   type RunResult,
   type ServerCrossCheck,
+  type TargetServerCount,
 } from '../results/run-result.js'
 import { buildConfigRecord } from './config-record.js'
 import { checkRunId, defaultMaxLateness, deriveRunId, hostName, shardPart, startRecord } from './run-identity.js'
@@ -46,6 +47,7 @@ import { RunWarnings } from './run-warnings.js'
 import { protocolFor } from './protocol-choice.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
 import type { HeapSettle } from './settle-heap.js'
+import { targetResults } from './target-results.js'
 
 export async function run(given: RunOptions): Promise<RunResult> {
   return (await session(given, null)).execute()
@@ -69,6 +71,8 @@ export interface SettingsRun {
   server?: ServerCrossCheck
   /** Each lane's count, when the servers count per lane (the plain lane first, then the settings in order). */
   laneServers?: LaneServerCount[]
+  /** A mix (--targets): each target's lane of each setting, by target then setting index (its warm-up and plain lane are in run.targets). */
+  targetSettings?: PhaseResult[][]
 }
 
 /**
@@ -157,6 +161,15 @@ class RunSession {
   /** A sweep's settings (runSettings): their hedged lanes' results, by index, and the window's totals. */
   readonly #settingPhases: PhaseResult[] = []
   #sweepWindow: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] } = { connections: noConnections() }
+  /** A mix (--targets): each target's phases, what its delay is derived from, and its derived delay, by target index. */
+  readonly #targets: Array<{
+    phases: Partial<Record<PhaseName, PhaseResult>>
+    stats: Map<PhaseName, MeasuredPhase>
+    delay: DerivedDelay | null
+    server: TargetServerCount[]
+    /** A sweep's: this target's lane of each setting, by index. */
+    settings: PhaseResult[]
+  }>
 
   constructor(
     readonly cfg: ResolvedRun,
@@ -174,6 +187,7 @@ class RunSession {
     this.#startedAt = new Date(this.#clock())
     this.#messages = callMessages(cfg.grpc, cfg.seed)
     this.#server = options.serverStatsUrl ? new ServerCounter(options.serverStatsUrl) : null
+    this.#targets = (cfg.targets ?? []).map(() => ({ phases: {}, stats: new Map(), delay: null, server: [], settings: [] }))
     this.#windows = windowsFor({
       cfg,
       t0: this.#t0,
@@ -224,8 +238,11 @@ class RunSession {
           window,
           window.lanes.map((lane) => this.#laneSpec(lane, delay, plan.delayFrom)),
         )
-      // A run stopped by Ctrl-C has no hedge delay to warn about.
-      if (window.derivesDelay && !this.#interrupted) delay = this.#deriveDelay(window.lanes[0]!.name)
+      // A run stopped by Ctrl-C has no hedge delay to warn about. A mix derives each target's own.
+      if (window.derivesDelay && !this.#interrupted) {
+        if (window.targets) for (const t of this.#targets.keys()) this.#targets[t]!.delay = this.#targetDelay(t, window.lanes[0]!.name)
+        else delay = this.#deriveDelay(window.lanes[0]!.name)
+      }
       if (window.lanes[0]!.name === 'warmup') this.#reportWarmup()
       if (this.#interrupted) return
     }
@@ -233,16 +250,25 @@ class RunSession {
 
   /** A planned lane as the window runs it: a hedged lane's delay is the run's, derived before (or from `delayFrom` now); a setting's its own. */
   #laneSpec(lane: PlannedLane, delay: DerivedDelay | null, delayFrom: PhaseName | null): ThreadLane {
-    if (!lane.hedged) return { name: lane.name, hedge: null, ...(lane.steadyAfter === undefined ? {} : { steadyAfter: lane.steadyAfter }) }
+    const target = lane.target === undefined ? {} : { target: lane.target }
+    if (!lane.hedged) return { name: lane.name, hedge: null, ...(lane.steadyAfter === undefined ? {} : { steadyAfter: lane.steadyAfter }), ...target }
+    if (lane.target !== undefined && lane.setting === undefined) {
+      const own = this.#targets[lane.target]!
+      own.delay ??= this.#targetDelay(lane.target, delayFrom)
+      return { name: 'hedged', hedge: this.#hedging(own.delay, this.#targetHedge(lane.target)), ...target }
+    }
     if (lane.setting === undefined) return { name: 'hedged', hedge: this.#hedging(delay ?? this.#deriveDelay(delayFrom), this.cfg.hedge) }
     const setting = this.settings![lane.setting]!
     const hedge: ResolvedHedge = { ...this.cfg.hedge, delay: setting.delay, maxAttempts: setting.maxAttempts, budgetPct: setting.budgetPct }
-    return { name: 'hedged', hedge: this.#hedging(this.#deriveDelay(delayFrom, hedge), hedge), setting: { index: lane.setting, hedge } }
+    // A mix's setting lane: the setting's delay from the target's own warm-up (the file's hedgeDelay is what the sweep tries instead).
+    const derived = lane.target === undefined ? this.#deriveDelay(delayFrom, hedge) : this.#targetDelay(lane.target, delayFrom, hedge)
+    return { name: 'hedged', hedge: this.#hedging(derived, hedge), setting: { index: lane.setting, hedge }, ...target }
   }
 
   /** What runSettings returns beside the run: each setting's lane, and the window's connections and server count. */
   settingsMeasured(): Omit<SettingsRun, 'run'> {
-    return { hedged: [...this.#settingPhases], ...this.#sweepWindow }
+    const perTarget = this.#targets.map((t) => [...t.settings])
+    return { hedged: [...this.#settingPhases], ...this.#sweepWindow, ...(perTarget.length > 0 ? { targetSettings: perTarget } : {}) }
   }
 
   /** options.onWarmup: the warm-up's steady percentiles, from the basis #deriveDelay reads. */
@@ -291,6 +317,7 @@ class RunSession {
       lanes,
       size: window.size,
       choice: window.choice,
+      targets: window.targets,
       settle: this.#heapSettle(),
       spreadMs: this.#spreadMs(window.size.durationMs),
       started: () => {
@@ -300,15 +327,26 @@ class RunSession {
       onProgress: this.#progress(phase, window.size.requests),
     })
     if (!outcome) return
-    for (const [i, { result, measured }] of outcome.lanes.entries()) {
-      const setting = lanes[i]!.setting
+    // A mix's outcome has a lane per phase (its targets' lanes merged), in the order of each phase's first target lane.
+    const phaseLanes = lanes.filter((l) => (l.target ?? 0) === 0)
+    for (const [i, { result, measured, targets }] of outcome.lanes.entries()) {
+      const setting = phaseLanes[i]!.setting
       if (setting) this.#settingPhases[setting.index] = result
       else {
         this.#phases[result.name] = result
         this.#stats.set(result.name, measured)
       }
+      for (const [t, own] of (targets ?? []).entries()) {
+        if (setting) {
+          this.#targets[t]!.settings[setting.index] = own.result
+          continue
+        }
+        this.#targets[t]!.phases[own.result.name] = own.result
+        this.#targets[t]!.stats.set(own.result.name, own.measured)
+      }
     }
     if (outcome.sweep) this.#sweepWindow = outcome.sweep
+    for (const [t, count] of (outcome.targetServers ?? []).entries()) this.#targets[t]!.server.push(count)
   }
 
   /** How long the next window spreads its slots' first requests over (run-plan.ts): from the median of the phase that ran last. */
@@ -340,6 +378,19 @@ class RunSession {
   #deriveDelay(from: PhaseName | null, hedge: ResolvedHedge = this.cfg.hedge): DerivedDelay {
     const { value, warnings } = deriveDelay(hedge, from, from ? this.#stats.get(from) : undefined, this.cfg.fanout)
     this.#warnings.add(...warnings)
+    return value
+  }
+
+  /** A target's hedging: the run's, with the targets file's delay when it gives one. */
+  #targetHedge(target: number): ResolvedHedge {
+    const own = this.cfg.targets![target]!.delay
+    return own ? { ...this.cfg.hedge, delay: own } : this.cfg.hedge
+  }
+
+  /** A target's delay (by default the run's hedging with its file's delay), from its own lane of the measured phase `from`, or fixed; its warnings name it. */
+  #targetDelay(target: number, from: PhaseName | null, hedge = this.#targetHedge(target)): DerivedDelay {
+    const { value, warnings } = deriveDelay(hedge, from, from ? this.#targets[target]!.stats.get(from) : undefined, this.cfg.fanout)
+    this.#warnings.add(...warnings.map((w) => `${this.cfg.targets![target]!.name}: ${w}`))
     return value
   }
 
@@ -382,6 +433,11 @@ class RunSession {
       ...identity,
       ...(this.#grpcClient ? { grpcClient: this.#grpcClient } : {}),
       protocols: cfg.urls.map((url, i) => ({ url: redactUrl(url, cfg.showSecret), protocol: this.reached[i]!.protocol })),
+      ...(cfg.targets
+        ? {
+            targets: targetResults(cfg.targets, this.#targets),
+          }
+        : {}),
     }) as RunResult
   }
 

@@ -92,7 +92,7 @@ export class ServerCounter {
       now = await this.snapshot()
     }
     if (!now) return undefined
-    const delta = (key: Exclude<keyof StatsTotals, 'lanes'>): number => (now.totals[key] ?? 0) - (before.totals[key] ?? 0)
+    const delta = (key: Exclude<keyof StatsTotals, 'lanes' | 'paths'>): number => (now.totals[key] ?? 0) - (before.totals[key] ?? 0)
     const received = delta('received')
     const check: ServerCrossCheck = {
       received,

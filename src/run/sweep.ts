@@ -141,6 +141,18 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     return { ...setting, delayMs: hedged.hedging?.delayMs ?? 0, hedged, ...(server ? { server } : {}) }
   })
   const run = measured.run
+  const targets = measured.targetSettings?.map((lanes, t) => {
+    const own = run.targets![t]!
+    return {
+      name: own.name,
+      method: own.method,
+      path: own.path,
+      settings: lanes.map((hedged, i): SweepSetting => {
+        const { hedge: _hedge, ...setting } = planned[i]!
+        return { ...setting, delayMs: hedged.hedging?.delayMs ?? 0, hedged }
+      }),
+    }
+  })
   return {
     kind: 'sweep',
     run,
@@ -151,5 +163,6 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     partial: run.partial,
     // Each lane derives its delay alone: a warning they share is said once.
     warnings: [...new Set(run.warnings)],
+    ...(targets ? { targets } : {}),
   }
 }

@@ -24,7 +24,9 @@ import type { CallMessages } from './grpc-target.js'
 import { buildLane, delaySource, shuffledBlocks } from './lane.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
 import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
-import type { LaneChoice, LaneHedging, WindowSize } from './run-plan.js'
+import type { LaneChoice, LaneHedging, TargetDraw, WindowSize } from './run-plan.js'
+import { joinPath, type ResolvedTarget } from './target-spec.js'
+import { targetDraw } from './target-draw.js'
 import { WindowRunner } from './window-runner.js'
 
 /** A lane of a window as a thread builds it: its phase, and how it hedges (null: plain). */
@@ -35,12 +37,16 @@ export interface ThreadLane {
   hedge: LaneHedging | null
   /** A sweep's setting lane: its index, and its hedging in place of the run's. */
   setting?: { index: number; hedge: ResolvedHedge }
+  /** A mix: the index of the target this lane sends. */
+  target?: number
 }
 
 /** A window as a thread runs it: its lanes (built by `lane`), their choice, and this thread's share of the load. */
 export interface ThreadWindow {
   lanes: Lane[]
   choice: LaneChoice
+  /** A mix: the lanes are each phase's per target, a request's target drawn so (run-plan.ts). */
+  targets?: TargetDraw | undefined
   size: WindowSize
   concurrency: number
   /** This thread's requests/s, or null (closed loop). */
@@ -83,6 +89,8 @@ export class ThreadWindows {
   /** This thread's reading of the target's clock, over the whole run. */
   readonly clockOffset: ClockOffsetEstimator
   readonly #optsByOrigin: Map<string, Dispatcher.DispatchOptions>
+  /** A mix: each target's options per origin, by target index. */
+  readonly #targetOpts: Array<Map<string, Dispatcher.DispatchOptions>>
   #window: LoadWindow | null = null
   #stopped = false
   #grace: NodeJS.Timeout | null = null
@@ -95,6 +103,7 @@ export class ThreadWindows {
     this.runner = new WindowRunner(this.agent, cfg.timeoutMs)
     this.clockOffset = new ClockOffsetEstimator(setup.clock)
     this.#optsByOrigin = buildDispatchOptions(cfg)
+    this.#targetOpts = (cfg.targets ?? []).map((target) => buildDispatchOptions(cfg, target))
   }
 
   /** The thread was stopped (an interruption): no window sends any more. */
@@ -107,7 +116,8 @@ export class ThreadWindows {
     if (spec.hedge) stats.hedging = spec.hedge.setup
     const cfg = spec.setting ? { ...this.cfg, hedge: spec.setting.hedge } : this.cfg
     const hedge = spec.hedge && { delay: delaySource(cfg.hedge, spec.hedge.setup.delayMs), minHedgeWindowMs: spec.hedge.minHedgeWindowMs }
-    return buildLane(cfg, stats, hedge, sampleDates(this.agent.dispatch.bind(this.agent), this.clockOffset), this.setup.random, tag)
+    const lane = buildLane(cfg, stats, hedge, sampleDates(this.agent.dispatch.bind(this.agent), this.clockOffset), this.setup.random, tag)
+    return spec.target === undefined ? lane : { ...lane, optsByOrigin: this.#targetOpts[spec.target]! }
   }
 
   /** The window, built now (its clock starts); stopped at once when the thread already was. */
@@ -128,7 +138,7 @@ export class ThreadWindows {
       ...(w.spreadPhase === undefined ? {} : { spreadPhase: w.spreadPhase }),
       ...(w.scheduleOrigin === undefined ? {} : { scheduleOrigin: w.scheduleOrigin }),
       ...(w.scheduleOffsetMs ? { scheduleOffsetMs: w.scheduleOffsetMs } : {}),
-      ...chooser(w.choice, w.lanes.length, this.setup.random),
+      ...chooser(w.choice, w.lanes.length, this.setup.random, w.targets),
     }
     const window = new LoadWindow(plan)
     this.#window = window
@@ -156,8 +166,18 @@ export class ThreadWindows {
   }
 }
 
-/** How a request picks its lane: one lane needs no choice; a fair coin (interleaved); a seeded shuffle of blocks (a sweep: lane.ts). */
-function chooser(choice: LaneChoice, lanes: number, random: () => number): Pick<WindowPlan, 'chooseLane'> {
+/**
+ * How a request picks its lane: one lane needs no choice; a fair coin
+ * (interleaved); a seeded shuffle of blocks (a sweep: lane.ts). A mix: the
+ * phase's lane so, then its target (targetDraw), lanes phase-major.
+ */
+function chooser(choice: LaneChoice, lanes: number, random: () => number, targets?: TargetDraw): Pick<WindowPlan, 'chooseLane'> {
+  if (targets) {
+    const count = targets.weights.length
+    const phase = chooser(choice, lanes / count, random).chooseLane
+    const target = targetDraw(targets, random)
+    return { chooseLane: phase ? () => phase() * count + target() : target }
+  }
   if (lanes < 2 || choice === 'one') return {}
   return { chooseLane: choice === 'coin' ? () => (random() < 0.5 ? 0 : 1) : shuffledBlocks(lanes, random) }
 }
@@ -179,13 +199,14 @@ export function createAgent(cfg: ResolvedRun): ConnectionPool {
   })
 }
 
-/** Dispatch options per target origin, framed by the run's protocol; built once. */
-export function buildDispatchOptions(cfg: ResolvedRun): Map<string, Dispatcher.DispatchOptions> {
+/** Dispatch options per target origin, framed by the run's protocol; built once. `target`: a target of a mix, its path joined onto each replica's. */
+export function buildDispatchOptions(cfg: ResolvedRun, target?: ResolvedTarget): Map<string, Dispatcher.DispatchOptions> {
   const protocol = protocolFor(cfg)
-  const spec = requestSpec(cfg)
+  const spec = requestSpec(cfg, target)
   const map = new Map<string, Dispatcher.DispatchOptions>()
   for (const raw of cfg.urls) {
-    const opts = protocol.requestOptions(new URL(raw), spec)
+    const replica = new URL(raw)
+    const opts = protocol.requestOptions(target ? new URL(joinPath(replica, target.path), replica) : replica, spec)
     map.set(opts.origin as string, opts)
   }
   return map

@@ -8,20 +8,22 @@
  * interruption are written once.
  */
 import { PhaseStats } from '../stats/phase-stats.js'
-import type { MeasuredPhase } from '../stats/phase-snapshot.js'
+import { mergePhases, SnapshotPhaseStats, type MeasuredPhase } from '../stats/phase-snapshot.js'
+import type { Lane } from '../engine/load-generator.js'
 import type { RequestSink } from '../results/request-record.js'
-import type { ClockOffset, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
+import type { ClockOffset, PhaseName, PhaseResult, ServerCrossCheck, TargetServerCount } from '../results/run-result.js'
+import { targetServerCounts } from './target-server-check.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
 import type { WallClock } from '../core/wall-clock.js'
 import type { CallMessages } from './grpc-target.js'
 import { phaseStatsOptions } from './lane.js'
 import type { ResolvedRun } from './resolve-options.js'
-import type { LaneChoice, WindowSize } from './run-plan.js'
+import type { LaneChoice, TargetDraw, WindowSize } from './run-plan.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'
 import { mergeEarlyCancels } from '../stats/phase-algebra.js'
 import { settleHeap, type HeapSettle } from './settle-heap.js'
 import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, type ThreadLane } from './thread-windows.js'
-import { noConnections, type WindowConnections } from './window-runner.js'
+import { noConnections, type WindowConnections, type WindowEnd } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
 
 /** One window as the run orders it, whichever runner runs it. */
@@ -29,6 +31,8 @@ export interface RunWindow {
   lanes: ThreadLane[]
   size: WindowSize
   choice: LaneChoice
+  /** A mix: `lanes` are each phase's lane per target (run-plan.ts); the outcome has one merged lane per phase, each with its targets'. */
+  targets?: TargetDraw | undefined
   /** How the heap is settled before it (settle-heap.ts). */
   settle: HeapSettle
   spreadMs: number
@@ -38,10 +42,12 @@ export interface RunWindow {
 }
 
 export interface WindowOutcome {
-  /** Each lane's result and what a hedge delay is derived from, in the order of the window's lanes. */
-  lanes: Array<{ result: PhaseResult; measured: MeasuredPhase }>
+  /** Each lane's result and what a hedge delay is derived from, in the order of the window's lanes (a mix: of its phases, each merged exactly from its targets', which it carries in target order). */
+  lanes: Array<{ result: PhaseResult; measured: MeasuredPhase; targets?: Array<{ result: PhaseResult; measured: MeasuredPhase }> }>
   /** A sweep's window (setting lanes): its connection events and the servers' count, one for all its lanes. */
   sweep?: { connections: WindowConnections; server?: ServerCrossCheck; laneServers?: LaneServerCount[] }
+  /** A mix's window: each target's attempts beside the server's count of its path, by target index (a target that counts per path). */
+  targetServers?: TargetServerCount[]
 }
 
 export interface Windows {
@@ -93,12 +99,17 @@ class InThreadWindows implements Windows {
     settleHeap(w.settle)
     // A sweep's window tags its lanes when the servers' count is read: the one reader of the tag.
     const tagged = server !== null && w.lanes.some((l) => l.setting)
-    const lanes = w.lanes.map((spec) =>
-      thread.lane(spec, new PhaseStats(phaseStatsOptions(cfg, spec.name, this.setup.t0, spec.steadyAfter)), tagged ? laneTag(spec) : null),
-    )
+    // A mix's phase is its targets' lanes merged exactly, as a worker thread's are (phase-snapshot.ts).
+    const origin = performance.now()
+    const statsFor = (spec: ThreadLane): PhaseStats => {
+      const opts = phaseStatsOptions(cfg, spec.name, this.setup.t0, spec.steadyAfter)
+      return w.targets ? new SnapshotPhaseStats(opts, { secondsOrigin: origin }) : new PhaseStats(opts)
+    }
+    const lanes = w.lanes.map((spec) => thread.lane(spec, statsFor(spec), tagged ? laneTag(spec) : null))
     const window = thread.open({
       lanes,
       choice: w.choice,
+      targets: w.targets,
       size: w.size,
       concurrency: cfg.concurrency,
       rate: cfg.rate,
@@ -114,10 +125,20 @@ class InThreadWindows implements Windows {
     thread.closeWindow()
     const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
     const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
-    // A sweep's lanes are told apart at the server by the tag each carried.
-    const tags = sweep ? w.lanes.map((spec, i) => ({ tag: laneTag(spec), attempts: lanes[i]!.stats.figures.attempts })) : []
+    // A sweep's lanes are told apart at the server by the tag each carried (a mix's: its targets' lanes of a setting share one).
+    const tags = sweep ? laneTags(w.lanes, lanes) : []
     const early = mergeEarlyCancels(lanes.map((l) => l.stats.earlyCancels))
     const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags, early) : undefined
+    if (w.targets) {
+      const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, sweep ? undefined : counted?.window)
+      if (sweep)
+        Object.assign(outcome, {
+          sweep: { ...sweep, ...(counted ? { server: counted.window } : {}), ...(counted?.lanes ? { laneServers: counted.lanes } : {}) },
+        })
+      const after = before && server ? await server.snapshot() : undefined
+      const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(lanes, w.targets), phaseNames(w))
+      return perTarget ? { ...outcome, targetServers: perTarget } : outcome
+    }
     const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
@@ -128,6 +149,24 @@ class InThreadWindows implements Windows {
       lanes: results.map((result, i) => ({ result: { ...result, wall }, measured: lanes[i]!.stats })),
       ...(sweep ? { sweep } : {}),
     }
+  }
+
+  /** A mix's window: each phase merged from its `count` target lanes (phase-major) by the result algebra, the targets' own results beside it. */
+  #mixOutcome(lanes: Lane[], count: number, end: WindowEnd, wall: PhaseResult['wall'], server: ServerCrossCheck | undefined): WindowOutcome {
+    const epoch = performance.timeOrigin
+    const started = end.endedAt - end.durationMs
+    const snaps = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.endedAt - started, end.health, epoch + started, epoch + end.endedAt))
+    const phases = Array.from({ length: lanes.length / count }, (_, p) => {
+      const mine = snaps.slice(p * count, (p + 1) * count)
+      const merged = mergePhases(mine, { runStartedAtEpoch: epoch + this.setup.t0, generator: end.health, of: 'targets' })
+      const targets = mine.map((snap, t) => ({ result: { ...snap.result, wall }, measured: lanes[p * count + t]!.stats }))
+      return { merged, targets }
+    })
+    attachServerCheck(
+      phases.map((p) => p.merged.result),
+      server,
+    )
+    return { lanes: phases.map(({ merged, targets }) => ({ result: { ...merged.result, wall }, measured: merged, targets })) }
   }
 
   stop(graceMs = INTERRUPT_GRACE_MS): void {
@@ -166,8 +205,10 @@ class WorkerWindows implements Windows {
         name: s.name,
         ...(s.steadyAfter === undefined ? {} : { steadyAfter: s.steadyAfter }),
         hedge: s.hedge && { setup: s.hedge.setup, minHedgeWindowMs: s.hedge.minHedgeWindowMs },
+        ...(s.target === undefined ? {} : { target: s.target }),
       })),
       choice: w.choice,
+      targets: w.targets,
       ...w.size,
       hedgeDelayMs: hedgeDelayMs(w),
       spreadMs: w.spreadMs,
@@ -176,7 +217,12 @@ class WorkerWindows implements Windows {
       onProgress: w.onProgress,
     })
     const wall = { startMs: wallStart, endMs: this.setup.clock() }
-    return { lanes: merged.map((m) => ({ result: { ...m.result, wall }, measured: m })) }
+    const lanes = merged.lanes.map((m) => ({
+      result: { ...m.result, wall },
+      measured: m,
+      ...(m.targets ? { targets: m.targets.map((t) => ({ result: { ...t.result, wall }, measured: t })) } : {}),
+    }))
+    return { lanes, ...(merged.targetServers ? { targetServers: merged.targetServers } : {}) }
   }
 
   stop(graceMs = INTERRUPT_GRACE_MS): void {
@@ -193,9 +239,27 @@ class WorkerWindows implements Windows {
   }
 }
 
+/** A mix's attempts per target, over its phases' lanes (phase-major). */
+function targetAttempts(lanes: readonly Lane[], targets: TargetDraw): number[] {
+  const count = targets.weights.length
+  return targets.weights.map((_, t) => lanes.reduce((sum, lane, i) => (i % count === t ? sum + lane.stats.figures.attempts : sum), 0))
+}
+
+/** The phases a window's lanes are of, in order, once each. */
+function phaseNames(w: RunWindow): PhaseName[] {
+  return [...new Set(w.lanes.map((l) => l.name))]
+}
+
 /** The hedged lane's delay, for the generator's health (loop delay against the delay). */
 function hedgeDelayMs(w: RunWindow): number | null {
   return w.lanes.find((l) => l.hedge)?.hedge?.setup.delayMs ?? null
+}
+
+/** Each tag of a sweep's window once, in lane order, with the attempts of every lane carrying it. */
+function laneTags(specs: readonly ThreadLane[], lanes: readonly Lane[]): Array<{ tag: string; attempts: number }> {
+  const byTag = new Map<string, number>()
+  for (const [i, spec] of specs.entries()) byTag.set(laneTag(spec), (byTag.get(laneTag(spec)) ?? 0) + lanes[i]!.stats.figures.attempts)
+  return [...byTag].map(([tag, attempts]) => ({ tag, attempts }))
 }
 
 /** A sweep lane's LANE_HEADER value: plain, or the setting's place in the list from 1. */

@@ -30,9 +30,19 @@ import type { RequestRecord, RequestSink } from './run-options.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'
 import { mergeEarlyCancels } from '../stats/phase-algebra.js'
 import type { HeapSettle } from './settle-heap.js'
-import type { LaneChoice } from './run-plan.js'
+import type { LaneChoice, TargetDraw } from './run-plan.js'
+import { targetServerCounts } from './target-server-check.js'
 import { scheduleOffsetMs, type ThreadLane } from './thread-windows.js'
-import type { ClockOffset, GeneratorHealth } from '../results/run-result.js'
+import type { ClockOffset, GeneratorHealth, TargetServerCount } from '../results/run-result.js'
+
+/** A window's lane merged over the threads; a mix's: its phase, its targets' own beside it. */
+export type PoolLane = MergedPhase & { targets?: MergedPhase[] }
+
+/** What runWindow resolves with: the merged lanes, and a mix's cross-check per target. */
+export interface PoolOutcome {
+  lanes: PoolLane[]
+  targetServers?: TargetServerCount[]
+}
 
 /** A lane as the worker rebuilds it (its delay source is rebuilt from the setup: thread-windows.ts); a sweep's setting lanes never run on workers. */
 export type WorkerLaneSpec = Omit<ThreadLane, 'setting'>
@@ -50,6 +60,8 @@ export interface WindowOrder {
   lanes: WorkerLaneSpec[]
   /** How a request picks its lane (thread-windows.ts). */
   choice: LaneChoice
+  /** A mix: the lanes are each phase's per target, a request's target drawn so (run-plan.ts). */
+  targets?: TargetDraw | undefined
   requests: number | null
   durationMs: number | null
   /** The default warm-up's least duration (load-generator.ts). */
@@ -80,6 +92,7 @@ export type FromWorker =
 export interface PoolWindow {
   lanes: WorkerLaneSpec[]
   choice: LaneChoice
+  targets?: TargetDraw | undefined
   requests: number | null
   durationMs: number | null
   minDurationMs: number
@@ -198,8 +211,12 @@ export class WorkerPool {
     return [...this.#clocks]
   }
 
-  /** One window on every worker; resolves with the merged phase of each lane. */
-  async runWindow(plan: PoolWindow): Promise<MergedPhase[]> {
+  /**
+   * One window on every worker; resolves with the merged phase of each
+   * lane. A mix: of each phase, all threads' lanes of all its targets merged
+   * at once, each target's own (its lanes of every thread) beside it.
+   */
+  async runWindow(plan: PoolWindow): Promise<PoolOutcome> {
     const n = this.size
     this.#sink = plan.sink
     const rate = this.cfg.rate
@@ -220,6 +237,7 @@ export class WorkerPool {
             : { steadyAfter: Math.floor((l.steadyAfter * requests) / plan.requests) }),
         })),
         choice: plan.choice,
+        targets: plan.targets,
         requests,
         durationMs: plan.durationMs,
         minDurationMs: plan.minDurationMs,
@@ -259,12 +277,23 @@ export class WorkerPool {
     const health = this.#health(monitor.finish(plan.hedgeDelayMs), answered, plan.hedgeDelayMs)
     if (answered.length < snapshots.length)
       health.warnings.push(`${snapshots.length - answered.length} of ${n} worker threads did not report after the stop: their requests are missing`)
-    const merged = plan.lanes.map((_, lane) =>
+    const ctx = { runStartedAtEpoch: this.runStartedAtEpoch, generator: health }
+    const byLane = plan.lanes.map((_, lane) =>
       mergePhases(
         answered.map((s) => s[lane]!),
-        { runStartedAtEpoch: this.runStartedAtEpoch, generator: health },
+        ctx,
       ),
     )
+    const count = plan.targets?.weights.length ?? 1
+    const merged: PoolLane[] = plan.targets
+      ? Array.from({ length: plan.lanes.length / count }, (_, p) => ({
+          ...mergePhases(
+            answered.flatMap((s) => s.slice(p * count, (p + 1) * count)),
+            { ...ctx, of: 'targets' },
+          ),
+          targets: byLane.slice(p * count, (p + 1) * count),
+        }))
+      : byLane
     const attempts = merged.reduce((s, m) => s + m.result.attempts, 0)
     const live = (Atomics.load(this.counters, COUNTER_ATTEMPTS) >>> 0) - attempts0
     if (live !== attempts && answered.length === snapshots.length) {
@@ -277,7 +306,19 @@ export class WorkerPool {
       merged.map((m) => m.result),
       server,
     )
-    return merged
+    const after = plan.targets && before && plan.server ? await plan.server.snapshot() : undefined
+    const perTarget =
+      after &&
+      before &&
+      targetServerCounts(
+        this.cfg.targets!,
+        this.cfg.urls,
+        before,
+        after,
+        plan.targets!.weights.map((_, t) => byLane.reduce((sum, lane, i) => (i % count === t ? sum + lane.result.attempts : sum), 0)),
+        [...new Set(plan.lanes.map((l) => l.name))],
+      )
+    return { lanes: merged, ...(perTarget ? { targetServers: perTarget } : {}) }
   }
 
   /**

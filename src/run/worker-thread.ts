@@ -65,6 +65,7 @@ async function runWindow(order: WindowOrder): Promise<void> {
   const win = thread.open({
     lanes,
     choice: order.choice,
+    targets: order.targets,
     size: { requests: order.requests, durationMs: order.durationMs, minDurationMs: order.minDurationMs },
     concurrency: Math.max(1, order.concurrency),
     rate: order.rate,

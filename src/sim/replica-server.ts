@@ -41,7 +41,7 @@ import type { Http2Server, Http2ServerRequest, Http2Session } from 'node:http2'
 import { createServer as createNetServer } from 'node:net'
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net'
 import type { ReplicaModel, ServiceDraw } from './latency-model.js'
-import { addLanes, CONTROL_PREFIX, countLane, LANE_HEADER, laneOf, TIE_HEADER, type LaneTotals, type StatsTotals } from '../wire/stats.js'
+import { addLanes, addPaths, CONTROL_PREFIX, countLane, countPath, LANE_HEADER, laneOf, TIE_HEADER, type LaneTotals, type StatsTotals } from '../wire/stats.js'
 import { TieRegistry } from './tie-registry.js'
 
 export { CONTROL_PREFIX, DEFAULT_HEDGE_HEADER, TIE_HEADER } from '../wire/stats.js'
@@ -81,6 +81,8 @@ export interface ReplicaCounts extends StatsTotals {
   http2StreamsReset: number
   /** The same counts per sweep lane (received, completed, cancelled, started, busyMs), by its x-hedgebench-lane value. */
   lanes: Record<string, LaneTotals>
+  /** Requests received per request-target (path and query), for a mix's cross-check per target. */
+  paths: Record<string, number>
 }
 
 export interface ReplicaStats extends ReplicaCounts {
@@ -270,6 +272,7 @@ export class Replica {
     c.received++
     const lane = laneOf(req.headers[LANE_HEADER], c.lanes)
     countLane(c.lanes, lane, 'received')
+    countPath(c.paths, req.url ?? '/')
     const session = (req as unknown as Http2ServerRequest).stream?.session
     const connection: object = session ?? req.socket
     if (!this.seen.has(connection)) {
@@ -532,6 +535,7 @@ function zeroCounts(): ReplicaCounts {
     http2Streams: 0,
     http2StreamsReset: 0,
     lanes: {},
+    paths: {},
   }
 }
 
@@ -560,6 +564,7 @@ function sumCounts(list: ReplicaCounts[]): ReplicaCounts {
     for (const [m, n] of Object.entries(r.byMethod)) t.byMethod[m] = (t.byMethod[m] ?? 0) + n
     for (const [s, n] of Object.entries(r.byStatus)) t.byStatus[s] = (t.byStatus[s] ?? 0) + n
     addLanes(t.lanes, r.lanes)
+    addPaths(t.paths, r.paths)
   }
   return t
 }

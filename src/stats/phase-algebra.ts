@@ -182,6 +182,8 @@ interface HedgingContext {
   exact: ExactHedging[] | undefined
   /** The hedge delay each generator used; several distinct ones are stated as a range. */
   delays: number[]
+  /** Whose delays they are: each generator's, or each target's of a mix. */
+  per: 'generator' | 'target'
 }
 
 const callsOf = (p: PhaseResult): number => (p.calls ? p.calls.requests : p.requests)
@@ -213,7 +215,9 @@ export const HEDGING_FIELDS: MergeTable<HedgingStats, HedgingContext> = {
     kind: 'bounded',
     merge: (values, _, c) =>
       perGenerator(c)
-        ? `per shard, ${formatMs(Math.min(...c.delays))} to ${formatMs(Math.max(...c.delays))} (each generator derived its own; see Generators)`
+        ? c.per === 'target'
+          ? `per target, ${formatMs(Math.min(...c.delays))} to ${formatMs(Math.max(...c.delays))} (each from its own warm-up unless the targets file gives one; see Targets)`
+          : `per shard, ${formatMs(Math.min(...c.delays))} to ${formatMs(Math.max(...c.delays))} (each generator derived its own; see Generators)`
         : values[0],
   },
   warmupBasis: { kind: 'same', merge: (values) => mergeWarmupBasis(values) },
@@ -351,8 +355,8 @@ export interface PhaseSpan {
 }
 
 export interface PhaseMergeContext {
-  /** 'threads': one generator's worker threads (one process); 'generators': the shards of a run, each its own process. */
-  of: 'threads' | 'generators'
+  /** 'threads': one generator's worker threads (one process); 'generators': the shards of a run, each its own process; 'targets': the targets of a mix (--targets), each its own lane and delay. */
+  of: 'threads' | 'generators' | 'targets'
   /** Each generator's window of the phase: the merged phase lasts their union. */
   spans: PhaseSpan[]
   /** The generator's health as the caller observed it (the worker pool reads the whole process); else the parts' merged. */
@@ -451,7 +455,7 @@ function mergeHedging(values: HedgingStats[], parts: PhaseResult[], c: PhaseMerg
   const withCalls = values.map((h, i) => ({ ...h, calls: callsOf(parts[i]!) }))
   const calls = sum(parts.map(callsOf))
   const delays = c.hedgeDelays && c.hedgeDelays.length > 0 ? c.hedgeDelays : values.map((h) => h.delayMs)
-  return mergeBy(HEDGING_FIELDS, withCalls, { calls, exact: c.exact, delays })
+  return mergeBy(HEDGING_FIELDS, withCalls, { calls, exact: c.exact, delays, per: c.of === 'targets' ? 'target' : 'generator' })
 }
 
 /** The same phase of several parts as one PhaseResult, every field as PHASE_FIELDS says. */

@@ -106,15 +106,17 @@ export interface MergeContext {
   /** performance.timeOrigin + the run's t0 (epoch ms). */
   runStartedAtEpoch: number
   generator: GeneratorHealth
+  /** What the parts are: one window's share on each worker thread (the default), or each target's lanes of a mix (--targets), on one thread. */
+  of?: 'threads' | 'targets'
 }
 
-/** Merges the same phase measured by several workers into one PhaseResult. */
+/** Merges the same phase measured by several workers (or a mix's targets) into one PhaseResult. */
 export function mergePhases(snaps: PhaseSnapshot[], ctx: MergeContext): MergedPhase {
   if (snaps.length === 0) throw new Error('mergePhases: nothing to merge')
   const result = mergePhaseParts(
     snaps.map((s) => s.result),
     {
-      of: 'threads',
+      of: ctx.of ?? 'threads',
       spans: snaps.map((s) => ({ startMs: s.startedAtEpoch, endMs: s.endedAtEpoch })),
       generator: ctx.generator,
       exact: snaps.map((s) => ({ triggered: s.triggered, delayUsed: s.delayUsed, timerLateness: s.timerLateness })),

@@ -25,6 +25,7 @@ import {
   type PhaseResult,
   type RunConfig,
   type RunResult,
+  type TargetResult,
 } from '../results/run-result.js'
 import { histogramPrecision } from './histogram.js'
 import { mergePhaseParts } from './phase-algebra.js'
@@ -55,6 +56,7 @@ export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): Run
     if (parts.length > 0) phases[name] = mergePhase(name, parts, rows)
   }
   const merge = summary(rows, shardCount, missing)
+  const targets = mergeTargets(ordered, rows)
   const protocols = mergeProtocols(results)
   const first = results[0]!
   const seeds = new Set(results.map((r) => r.config.seed))
@@ -74,7 +76,34 @@ export function mergeResults(inputs: MergeInput[], opts: MergeOptions = {}): Run
     generators: rows,
     merge,
     ...(protocols ? { protocols } : {}),
+    ...(targets ? { targets } : {}),
   }
+}
+
+/**
+ * A mix's targets (--targets), each target's phases merged across the shards
+ * as the run's are, each with its own delays; refused when the shards did
+ * not send the same targets.
+ */
+function mergeTargets(inputs: MergeInput[], rows: GeneratorRow[]): TargetResult[] | undefined {
+  const first = inputs[0]!.result.targets
+  for (const input of inputs.slice(1)) {
+    const names = (r: RunResult): string => (r.targets ?? []).map((t) => `${t.name} x${t.weight}`).join(', ')
+    if (names(input.result) !== names(inputs[0]!.result))
+      throw new UsageError(`${input.source} sent the targets [${names(input.result)}], ${inputs[0]!.source} [${names(inputs[0]!.result)}]: not one run`)
+  }
+  if (!first) return undefined
+  return first.map((t, i) => {
+    const phases: Partial<Record<PhaseName, PhaseResult>> = {}
+    for (const name of PHASE_NAMES) {
+      const parts = inputs.map((input) => input.result.targets![i]!.phases[name]).filter((p): p is PhaseResult => p !== undefined)
+      if (parts.length === 0) continue
+      const spans = rows.map((g) => g.phases[name]).filter((w) => w !== undefined)
+      const hedgeDelays = parts.map((p) => p.hedging?.delayMs).filter((d): d is number => d !== undefined)
+      phases[name] = mergePhaseParts(parts, { of: 'generators', spans, hedgeDelays })
+    }
+    return { ...t, phases }
+  })
 }
 
 // ---- what is refused ---------------------------------------------------------

@@ -64,6 +64,19 @@ export function addLanes(into: Record<string, LaneTotals>, from: Readonly<Record
   for (const [lane, counts] of Object.entries(from)) for (const [key, n] of Object.entries(counts)) countLane(into, lane, key as keyof LaneTotals, n)
 }
 
+/** What a target keeps per path: enough for a mix of targets (--targets); paths past it are not counted per path. */
+export const MAX_PATHS = 256
+
+/** Counts one request under its request-target (path and query, as received), bounded by MAX_PATHS. */
+export function countPath(paths: Record<string, number>, path: string): void {
+  if (path in paths || Object.keys(paths).length < MAX_PATHS) paths[path] = (paths[path] ?? 0) + 1
+}
+
+/** Sums path counts (replicas' into the totals). */
+export function addPaths(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [path, n] of Object.entries(from)) into[path] = (into[path] ?? 0) + n
+}
+
 /** The counters a stats endpoint must report under `totals`; the last four are optional. */
 export interface StatsTotals {
   received: number
@@ -79,6 +92,8 @@ export interface StatsTotals {
   stalled?: number
   /** Per sweep lane (the LANE_HEADER value): a target that reports it lets a sweep show each setting's server work. */
   lanes?: Record<string, LaneTotals>
+  /** Requests received per request-target (path and query): a target that reports it lets a mix (--targets) check each target's attempts. */
+  paths?: Record<string, number>
 }
 
 /** What a stats endpoint answers; only `totals` is required. */

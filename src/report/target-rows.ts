@@ -1,0 +1,88 @@
+/**
+ * A mix's rows (--targets): each target's measured phases with the figures
+ * a per-endpoint setting is chosen by (p50, p99, slow, errors, extra load,
+ * its delay), decided once for the text and HTML reports; the CSV writes
+ * every figure of each (csv.ts).
+ */
+import { formatMs } from '../core/duration.js'
+import { extraLoadPct } from '../results/extra-load.js'
+import type { PhaseName, PhaseResult, RunResult } from '../results/run-result.js'
+import { formatTable } from './table.js'
+
+export interface TargetRow {
+  target: string
+  weight: number
+  phase: PhaseName
+  requests: number
+  p50: number
+  p99: number
+  slow: number
+  errors: number
+  /** Hedged phases only. */
+  extraLoadPct: number | null
+  delayMs: number | null
+}
+
+const MEASURED: readonly PhaseName[] = ['plain', 'hedged']
+
+/** Every measured phase of every target, target by target (the file's order). */
+export function targetPhases(result: RunResult): Array<{ target: string; weight: number; phase: PhaseResult }> {
+  return (result.targets ?? []).flatMap((t) =>
+    MEASURED.flatMap((name) => {
+      const phase = t.phases[name]
+      return phase ? [{ target: t.name, weight: t.weight, phase }] : []
+    }),
+  )
+}
+
+export function targetRows(result: RunResult): TargetRow[] {
+  return targetPhases(result).map(({ target, weight, phase }) => ({
+    target,
+    weight,
+    phase: phase.name,
+    requests: phase.requests,
+    p50: phase.latencyMs.p50,
+    p99: phase.latencyMs.p99,
+    slow: phase.slow.count,
+    errors: phase.errors,
+    extraLoadPct: phase.hedging ? extraLoadPct(phase) : null,
+    delayMs: phase.hedging?.delayMs ?? null,
+  }))
+}
+
+export const TARGET_HEADER = ['target', 'weight', 'phase', 'requests', 'p50', 'p99', 'slow', 'errors', 'extra load', 'delay']
+
+/** A row's cells as the reports show them. */
+export function targetCells(r: TargetRow): string[] {
+  return [
+    r.target,
+    String(r.weight),
+    r.phase,
+    String(r.requests),
+    formatMs(r.p50),
+    formatMs(r.p99),
+    String(r.slow),
+    String(r.errors),
+    r.extraLoadPct === null ? '-' : `+${r.extraLoadPct.toFixed(1)}%`,
+    r.delayMs === null ? '-' : formatMs(r.delayMs),
+  ]
+}
+
+/** The text report's block: empty for a run of one request shape. */
+export function targetsText(result: RunResult): string[] {
+  const rows = targetRows(result)
+  if (rows.length === 0) return []
+  const table = formatTable([TARGET_HEADER, ...rows.map(targetCells)], ['left', 'right', 'left']).map((l) => `  ${l}`)
+  return ['Targets:', ...table, ...serverLines(result)]
+}
+
+/** The server's count of each target's path beside its attempts (--server-stats on a target that counts per path): one line when all agree, else each that does not. */
+function serverLines(result: RunResult): string[] {
+  const counts = (result.targets ?? []).flatMap((t) => (t.server ?? []).map((s) => ({ target: t.name, ...s })))
+  if (counts.length === 0) return []
+  const off = counts.filter((c) => !c.match)
+  if (off.length === 0) return [`  server count per path: every target's attempts received (${counts.length} target windows)`]
+  return off.map(
+    (c) => `  ! server count per path: ${c.target} (${c.phases.join(' + ')}): the server received ${c.received}, the client sent ${c.clientAttempts}`,
+  )
+}
