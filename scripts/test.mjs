@@ -97,6 +97,7 @@ const LIGHT = [
   'architecture',
   'attempt-lifecycle',
   'byte-size',
+  'change-points',
   'compare-noise',
   'compare-render',
   'compare',

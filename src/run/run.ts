@@ -291,6 +291,7 @@ class RunSession {
         return this.#phaseStarts()
       },
       onProgress: this.#progress(phase, window.size.requests),
+      onLanes: this.options.onWindow,
     })
     if (!outcome) return
     for (const [i, { result, measured }] of outcome.lanes.entries()) {

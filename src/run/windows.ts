@@ -10,7 +10,7 @@
 import { PhaseStats } from '../stats/phase-stats.js'
 import type { MeasuredPhase } from '../stats/phase-snapshot.js'
 import type { RequestSink } from '../results/request-record.js'
-import type { ClockOffset, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
+import type { ClockOffset, PhaseName, PhaseResult, ServerCrossCheck } from '../results/run-result.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
 import type { WallClock } from '../core/wall-clock.js'
 import type { CallMessages } from './grpc-target.js'
@@ -34,6 +34,8 @@ export interface RunWindow {
   /** Called the moment the window starts; returns that moment's wall-clock time. */
   started: () => number
   onProgress?: ((done: number, elapsedMs: number) => void) | undefined
+  /** Called as the window starts with its lanes' live statistics (this thread's runner only: `watch` runs on one thread). */
+  onLanes?: ((lanes: ReadonlyArray<{ name: PhaseName; stats: PhaseStats }>) => void) | undefined
 }
 
 export interface WindowOutcome {
@@ -107,6 +109,7 @@ class InThreadWindows implements Windows {
     })
     const sweep = w.lanes.some((l) => l.setting) ? { connections: noConnections() } : undefined
     thread.runner.begin(lanes, sweep?.connections)
+    w.onLanes?.(lanes.map((lane, i) => ({ name: w.lanes[i]!.name, stats: lane.stats })))
     const wallStart = w.started()
     const end = await thread.runner.run(window, hedgeDelayMs(w), w.onProgress)
     const wall = { startMs: wallStart, endMs: this.setup.clock() }
