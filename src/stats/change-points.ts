@@ -27,24 +27,10 @@
  * best). After a change, or a mark, the series learns its level anew.
  */
 
-/** What a series measures, and so how it is transformed. */
-export type ChangeMetric = 'p99' | 'slow' | 'error_rate'
+import { formatMs } from '../core/duration.js'
+import type { ChangeMetric, ChangePoint } from '../results/watch-result.js'
 
-export interface ChangePoint {
-  metric: ChangeMetric
-  /** Seconds since the window started: the estimated first second of the new level. */
-  atS: number
-  /** 95 % interval of `atS`. */
-  intervalS: [number, number]
-  /** When the alarm was raised. */
-  detectedAtS: number
-  direction: 'up' | 'down'
-  /** The level before and after: the p99 in ms, slow requests per second, the error rate as a fraction (after: the mean of the clipped samples since the change, so a large step reads smaller). */
-  before: number
-  after: number
-  /** Seconds per sample when a count was summed over blocks (a rare count: see BLOCK_COUNT). */
-  blockS?: number
-}
+export type { ChangeMetric, ChangePoint } from '../results/watch-result.js'
 
 /** Page's reference value, in standard deviations: half the smallest shift worth finding fast (one sd). */
 export const CUSUM_K = 0.5
@@ -241,4 +227,12 @@ export class ChangeDetector {
 
 function round(x: number): number {
   return Number(x.toPrecision(4))
+}
+
+const METRIC_WORDS: Record<ChangeMetric, string> = { p99: 'p99', slow: 'slow requests/s', error_rate: 'error rate' }
+
+/** "change: hedged p99 up at 600 s (596-602 s), 30.7 ms -> 40.1 ms; found at 602 s". */
+export function changeLine(c: ChangePoint, lane: string): string {
+  const show = (x: number): string => (c.metric === 'p99' ? formatMs(x) : c.metric === 'error_rate' ? `${(x * 100).toPrecision(3)}%` : String(x))
+  return `change: ${lane} ${METRIC_WORDS[c.metric]} ${c.direction} at ${c.atS} s (${c.intervalS[0]}-${c.intervalS[1]} s), ${show(c.before)} -> ${show(c.after)}; found at ${c.detectedAtS} s`
 }

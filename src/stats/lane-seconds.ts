@@ -6,28 +6,9 @@
  */
 import { createHistogram, percentileMs } from './histogram.js'
 import type { PhaseStats } from './phase-stats.js'
+import type { LaneSecond } from '../results/watch-result.js'
 
-/** One second of one lane. */
-export interface LaneSecond {
-  /** Seconds since the window started, at the end of this second. */
-  t: number
-  requests: number
-  errors: number
-  /** Requests slower than --slow. */
-  slow: number
-  attempts: number
-  hedges: number
-  hedgeWins: number
-  cancelled: number
-  budgetDenied: number
-  /** null when no request ended in the second. */
-  p50Ms: number | null
-  p99Ms: number | null
-  /** The hedge delay the lane's last request used (null: plain, or none yet). */
-  delayMs: number | null
-  /** Transport error kinds of the second (absent when none). */
-  errorKinds?: Record<string, number>
-}
+export type { LaneSecond } from '../results/watch-result.js'
 
 type Counts = Pick<LaneSecond, 'requests' | 'errors' | 'slow' | 'attempts' | 'hedges' | 'hedgeWins' | 'cancelled' | 'budgetDenied'>
 
