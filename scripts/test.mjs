@@ -55,12 +55,14 @@ const E2E = new Set([
   'verdict-sim',
   'deploy-kubernetes',
   'docs-snippets',
+  'watch',
 ])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
 const FIRST = [
   'hostile-results',
   'sweep',
+  'watch',
   'hedging-telemetry',
   'docs-snippets',
   'deploy-kubernetes',

@@ -542,9 +542,14 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 /**
  * First SIGINT/SIGTERM/SIGHUP: stop sending, let in-flight requests finish (the
  * engine aborts them after a short grace), then report and save what was
- * measured. A second SIGINT exits at once.
+ * measured. A second SIGINT exits at once. SIGUSR2 marks a `watch` (`onMark`);
+ * in a run or a sweep it is one line saying so, never the end of the process
+ * (Node's default for it).
  */
-export function onInterrupt(startAt: number | undefined): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
+export function onInterrupt(
+  startAt: number | undefined,
+  onMark?: () => void,
+): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
   const first = new AbortController()
   const second = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {
@@ -560,6 +565,8 @@ export function onInterrupt(startAt: number | undefined): { signal: AbortSignal;
     first.abort()
   }
   for (const sig of STOP_SIGNALS) process.on(sig, handler)
+  const mark = onMark ?? ((): void => void process.stderr.write('hedgebench: SIGUSR2: marks only apply to `hedgebench watch`; ignored\n'))
+  process.on('SIGUSR2', mark)
   // Node found nothing left to wait for while the run still waits (a connection whose end never comes): stop it
   // as a second Ctrl-C would, so what was measured is still written, instead of Node's silent exit 13.
   const stalled = (): void => {
@@ -575,6 +582,7 @@ export function onInterrupt(startAt: number | undefined): { signal: AbortSignal;
     twice: () => second.signal.aborted,
     dispose: () => {
       for (const sig of STOP_SIGNALS) process.off(sig, handler)
+      process.off('SIGUSR2', mark)
       process.off('beforeExit', stalled)
     },
   }

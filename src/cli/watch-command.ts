@@ -138,15 +138,13 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
     import('../report/results-store.js'),
   ])
   const metrics = metricsPort === undefined ? null : await startMetrics(parseMetricsPort(metricsPort), metricsPort)
-  const interrupt = onInterrupt(undefined)
   const view = liveView(o)
-  const saved = save ? new Saver(join(outDir, `watch-${stamp()}-${store.sanitizeLabel(options.label ?? 'watch')}.json`), store.writeFileAtomic) : null
   let watch: Watch | null = null
-  const onMarkSignal = (): void => {
-    if (watch) view.note(watch.mark(undefined, 'signal').line)
-  }
+  const interrupt = onInterrupt(undefined, () =>
+    view.note(watch ? watch.mark(undefined, 'signal').line : 'mark ignored: no traffic yet (the watch has not started)'),
+  )
+  const saved = save ? new Saver(join(outDir, `watch-${stamp()}-${store.sanitizeLabel(options.label ?? 'watch')}.json`), store.writeFileAtomic) : null
   const stopKeys = listenKeys(() => watch && view.note(watch.mark(undefined, 'key').line))
-  process.on('SIGUSR2', onMarkSignal)
   try {
     if (saved) await saved.prepare()
     watch = new Watch({
@@ -172,7 +170,6 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
   } finally {
     stopKeys()
     view.close()
-    process.off('SIGUSR2', onMarkSignal)
     interrupt.dispose()
     await metrics?.close()
   }

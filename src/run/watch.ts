@@ -279,8 +279,8 @@ export class Watch {
   }
 }
 
-/** Ten years: a window without -z ends when it is interrupted. */
-const FOREVER_MS = 10 * 365 * 86_400_000
+/** A window without -z ends when it is interrupted, or after the longest -z a run takes (596 h: the longest a Node timer waits). */
+const FOREVER_MS = 2_147_483_647
 
 /** The hedging a watch runs: always a rolling delay, over DEFAULT_DELAY_WINDOW_MS unless one was given. */
 function watchHedge(options: WatchOptions): NonNullable<RunOptions['hedge']> {
