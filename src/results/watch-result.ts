@@ -7,10 +7,8 @@
  */
 import type { RunResult } from './run-result.js'
 
-/** A lane's second as stats/lane-seconds.ts reads it. */
-export interface LaneSecond {
-  /** Seconds since the window started, at the end of this second. */
-  t: number
+/** What a lane counted over a span (a second, a segment). */
+export interface LaneCounts {
   requests: number
   errors: number
   /** Requests slower than --slow. */
@@ -20,6 +18,14 @@ export interface LaneSecond {
   hedgeWins: number
   cancelled: number
   budgetDenied: number
+}
+
+export const LANE_COUNT_KEYS: ReadonlyArray<keyof LaneCounts> = ['requests', 'errors', 'slow', 'attempts', 'hedges', 'hedgeWins', 'cancelled', 'budgetDenied']
+
+/** A lane's second as stats/lane-seconds.ts reads it. */
+export interface LaneSecond extends LaneCounts {
+  /** Seconds since the window started, at the end of this second. */
+  t: number
   /** null when no request ended in the second. */
   p50Ms: number | null
   p99Ms: number | null
@@ -72,15 +78,7 @@ export interface WatchSecond {
 }
 
 /** A segment's lane: its seconds summed, its latencies folded into one histogram. */
-export interface SegmentLane {
-  requests: number
-  errors: number
-  slow: number
-  attempts: number
-  hedges: number
-  hedgeWins: number
-  cancelled: number
-  budgetDenied: number
+export interface SegmentLane extends LaneCounts {
   /** Sum of the seconds' hedge delays, and how many seconds had one (their mean is the segment's delay). */
   delaySumMs: number
   delaySeconds: number

@@ -24,6 +24,7 @@ import { VERSION } from '../core/version.js'
 import { DEFAULT_BUDGET_PCT, DEFAULT_MAX_ATTEMPTS } from '../hedging/policy.js'
 import type { RunResult } from '../results/run-result.js'
 import {
+  LANE_COUNT_KEYS,
   WATCH_LANES,
   WATCH_SCHEMA,
   type MarkSource,
@@ -298,14 +299,7 @@ function watchPercentile(delay: HedgeDelay | undefined): number {
 }
 
 function addSecond(into: LiveSegment['lanes'][WatchLane], s: LaneSecond, latencies: Histogram): void {
-  into.requests += s.requests
-  into.errors += s.errors
-  into.slow += s.slow
-  into.attempts += s.attempts
-  into.hedges += s.hedges
-  into.hedgeWins += s.hedgeWins
-  into.cancelled += s.cancelled
-  into.budgetDenied += s.budgetDenied
+  for (const key of LANE_COUNT_KEYS) into[key] += s[key]
   if (s.delayMs !== null) {
     into.delaySumMs += s.delayMs
     into.delaySeconds++

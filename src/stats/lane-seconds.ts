@@ -6,23 +6,21 @@
  */
 import { createHistogram, percentileMs } from './histogram.js'
 import type { PhaseStats } from './phase-stats.js'
-import type { LaneSecond } from '../results/watch-result.js'
+import { LANE_COUNT_KEYS, type LaneCounts, type LaneSecond } from '../results/watch-result.js'
 
 export type { LaneSecond } from '../results/watch-result.js'
-
-type Counts = Pick<LaneSecond, 'requests' | 'errors' | 'slow' | 'attempts' | 'hedges' | 'hedgeWins' | 'cancelled' | 'budgetDenied'>
 
 export class LaneSampler {
   readonly #previous = createHistogram()
   /** The last second's latencies: valid until the next reading. */
   readonly second = createHistogram()
-  #counts: Counts = { requests: 0, errors: 0, slow: 0, attempts: 0, hedges: 0, hedgeWins: 0, cancelled: 0, budgetDenied: 0 }
+  #counts: LaneCounts = { requests: 0, errors: 0, slow: 0, attempts: 0, hedges: 0, hedgeWins: 0, cancelled: 0, budgetDenied: 0 }
   #kinds = new Map<string, number>()
 
   constructor(readonly stats: PhaseStats) {}
 
   /** The counts so far (a metrics scrape reads these between seconds). */
-  totals(): Counts & { delayMs: number | null } {
+  totals(): LaneCounts & { delayMs: number | null } {
     const f = this.stats.figures
     const h = this.stats.hedgeCounts()
     return {
@@ -42,7 +40,7 @@ export class LaneSampler {
   read(t: number): LaneSecond {
     const { delayMs, ...now } = this.totals()
     const last = this.#counts
-    const delta = Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - last[k as keyof Counts]])) as Counts
+    const delta = Object.fromEntries(LANE_COUNT_KEYS.map((k) => [k, now[k] - last[k]])) as unknown as LaneCounts
     this.#counts = now
     const cumulative = this.stats.figures.histogram
     this.second.reset()
