@@ -57,7 +57,7 @@ test('a mark before the measured window is ignored, with the line saying so', ()
 
 test('-z with --mark-at: one plain line a second, two segments compared lane by lane, the file saved', async () => {
   const dir = await session.tempDir()
-  const run = await runCli(['watch', ...base, '-q', '200', '-z', '4s', '--mark-at', '2s=flip', '--out-dir', dir], fast)
+  const run = await runCli(['watch', ...base, '-q', '200', '-z', '4s', '--mark-at', '2s=flip', '--out-dir', dir, '--html', join(dir, 'watch.html')], fast)
   assert.equal(run.code, 0, run.stderr)
   const lines = run.stdout.split('\n').filter((l) => /^\d+ s {2}plain /.test(l))
   assert.ok(lines.length >= 4, run.stdout)
@@ -82,6 +82,9 @@ test('-z with --mark-at: one plain line a second, two segments compared lane by 
   assert.equal(saved.segments[0].toS, 2)
   assert.equal(saved.sentUntilS, 4)
   assert.equal(saved.comparisons.length, 2)
+  // The mark is drawn across both charts over time (latency and throughput, hedging).
+  const html = readFileSync(join(dir, 'watch.html'), 'utf8')
+  assert.equal(html.match(/data-mark="mark &quot;flip&quot; at 2 s \(mark-at\)"/g)?.length, 2)
   // Both lanes take turns in blocks of two: their shares differ by one request at most.
   const plain = saved.run.phases.plain!
   const hedged = saved.run.phases.hedged!
