@@ -199,6 +199,32 @@ test('--metrics-port: what Prometheus parses while the watch runs, and POST /mar
   )
 })
 
+test('--metrics-port on a run: both lanes of an interleaved run while it goes; POST /mark says marks are for watch', {
+  skip: skipWithout(hasParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
+}, async () => {
+  const cli = startCli([...base, '-q', '200', '-z', '6s', '--schedule', 'interleaved', '--metrics-port', '127.0.0.1:0', '--no-save'], fast)
+  await cli.waitForStderr(/metrics at http:\/\/127\.0\.0\.1:\d+\/metrics/)
+  const url = `http://127.0.0.1:${/127\.0\.0\.1:(\d+)\/metrics/.exec(cli.stderr)![1]}`
+  const parse = async (): Promise<Record<string, { type: string; samples: Array<[string, Record<string, string>, number]> }>> => {
+    const parsed = spawnSync('/usr/bin/python3', ['-c', PARSE], { input: await (await fetch(`${url}/metrics`)).text(), encoding: 'utf8', timeout: 10_000 })
+    assert.equal(parsed.status, 0, parsed.stderr)
+    return JSON.parse(parsed.stdout)
+  }
+  // Both lanes once the latency of a whole second of each has been read.
+  await untilAsync(
+    'both lanes measured',
+    async () => ((await parse()).hedgebench_request_duration_seconds?.samples ?? []).filter(([n, , v]) => n.endsWith('_count') && v > 0).length === 2,
+  )
+  const families = await parse()
+  assert.deepEqual(families.hedgebench_requests!.samples.map(([, labels]) => labels.lane).sort(), ['hedged', 'plain'])
+  assert.equal(families.hedgebench_hedge_delay_seconds!.type, 'gauge')
+  const mark = await fetch(`${url}/mark`, { method: 'POST' })
+  assert.equal(mark.status, 409)
+  assert.equal(await mark.text(), 'marks only apply to `hedgebench watch`; ignored\n')
+  const run = await cli.done
+  assert.equal(run.code, 0, run.stderr)
+})
+
 test('--metrics-port on a port in use: exit 2 naming it, before any traffic', async () => {
   const blocker = createServer()
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))

@@ -13,7 +13,15 @@ import { UsageError } from '../core/errors.js'
 import { printable } from '../core/printable.js'
 import { WATCH_LANES, type WatchLane } from '../results/watch-result.js'
 import { eachRecordedMs, type Histogram } from '../stats/histogram.js'
-import type { Watch } from '../run/watch.js'
+import type { MarkSource } from '../results/watch-result.js'
+import { LaneSampler } from '../stats/lane-seconds.js'
+import type { PhaseStats } from '../stats/phase-stats.js'
+
+/** What the counters read at a scrape: each lane's counts so far (a lane not started yet is absent), and, for a watch, how a POST marks. */
+export interface MetricsSource {
+  totals(): Partial<Record<WatchLane, ReturnType<LaneSampler['totals']> & { errorKinds: ReadonlyMap<string, number> }>> | null
+  mark?(name: string | undefined, source: MarkSource): { taken: boolean; line: string }
+}
 
 /** Seconds: Prometheus' default buckets with 1 and 2.5 ms below them, for services answering in a few milliseconds. */
 export const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -42,9 +50,9 @@ export function parseMetricsPort(text: string): { host: string; port: number } {
 export async function startMetrics(
   at: { host: string; port: number },
   text: string,
-): Promise<MetricsEndpoint & { attach(watch: Watch, onMark: (line: string) => void): void }> {
+): Promise<MetricsEndpoint & { attach(source: MetricsSource, onMark?: (line: string) => void): void }> {
   const registry = new Registry()
-  let watch: Watch | null = null
+  let source: MetricsSource | null = null
   let onMark: (line: string) => void = () => {}
   const latency = new PromHistogram({
     name: 'hedgebench_request_duration_seconds',
@@ -53,42 +61,43 @@ export async function startMetrics(
     buckets: LATENCY_BUCKETS_S,
     registers: [registry],
   })
-  const counter = (name: string, help: string, read: (t: ReturnType<Watch['totals']> & object, lane: WatchLane) => number): void => {
+  type Totals = NonNullable<NonNullable<ReturnType<MetricsSource['totals']>>[WatchLane]>
+  const counter = (name: string, help: string, read: (t: Totals) => number): void => {
     new Counter({
       name,
       help,
       labelNames: ['lane'],
       registers: [registry],
       collect() {
-        const totals = watch?.totals()
+        const totals = source?.totals()
         if (!totals) return
         this.reset()
-        for (const lane of WATCH_LANES) this.inc({ lane }, read(totals, lane))
+        for (const lane of WATCH_LANES) {
+          const t = totals[lane]
+          if (t) this.inc({ lane }, read(t))
+        }
       },
     })
   }
-  counter('hedgebench_requests_total', 'Logical requests finished, by lane', (t, l) => t[l].requests)
-  counter('hedgebench_attempts_total', 'Attempts written to a connection (originals and hedges), by lane', (t, l) => t[l].attempts)
-  counter('hedgebench_slow_requests_total', 'Logical requests slower than --slow, by lane', (t, l) => t[l].slow)
-  counter('hedgebench_hedges_sent_total', 'Hedges sent (attempts after the original)', (t, l) => t[l].hedges)
-  counter('hedgebench_hedges_won_total', 'Requests a hedge answered first', (t, l) => t[l].hedgeWins)
-  counter(
-    'hedgebench_hedges_cancelled_total',
-    'Attempts cancelled because another copy of their request won (a losing original or hedge)',
-    (t, l) => t[l].cancelled,
-  )
-  counter('hedgebench_hedges_budget_denied_total', 'Hedges the budget (--hedge-budget) did not allow', (t, l) => t[l].budgetDenied)
+  counter('hedgebench_requests_total', 'Logical requests finished, by lane', (t) => t.requests)
+  counter('hedgebench_attempts_total', 'Attempts written to a connection (originals and hedges), by lane', (t) => t.attempts)
+  counter('hedgebench_slow_requests_total', 'Logical requests slower than --slow, by lane', (t) => t.slow)
+  counter('hedgebench_hedges_sent_total', 'Hedges sent (attempts after the original)', (t) => t.hedges)
+  counter('hedgebench_hedges_won_total', 'Requests a hedge answered first', (t) => t.hedgeWins)
+  counter('hedgebench_hedges_cancelled_total', 'Attempts cancelled because another copy of their request won (a losing original or hedge)', (t) => t.cancelled)
+  counter('hedgebench_hedges_budget_denied_total', 'Hedges the budget (--hedge-budget) did not allow', (t) => t.budgetDenied)
   new Counter({
     name: 'hedgebench_errors_total',
     help: 'Failed logical requests by lane and kind: a transport error by its name, "status" for an answer with a failure status',
     labelNames: ['lane', 'kind'],
     registers: [registry],
     collect() {
-      const totals = watch?.totals()
+      const totals = source?.totals()
       if (!totals) return
       this.reset()
       for (const lane of WATCH_LANES) {
         const t = totals[lane]
+        if (!t) continue
         let transport = 0
         for (const [kind, n] of t.errorKinds) {
           transport += n
@@ -104,7 +113,7 @@ export async function startMetrics(
     labelNames: ['lane'],
     registers: [registry],
     collect() {
-      const delay = watch?.totals()?.hedged.delayMs
+      const delay = source?.totals()?.hedged?.delayMs
       if (delay !== null && delay !== undefined) this.set({ lane: 'hedged' }, delay / 1000)
     },
   })
@@ -118,8 +127,9 @@ export async function startMetrics(
     }
     if (req.method === 'POST' && path === '/mark') {
       const name = await body(req)
-      if (!watch) return reply(res, 409, 'mark ignored: no traffic yet (the watch has not started)')
-      const mark = watch.mark(name === '' ? undefined : name, 'http')
+      if (!source) return reply(res, 409, 'mark ignored: no traffic yet (the watch has not started)')
+      if (!source.mark) return reply(res, 409, 'marks only apply to `hedgebench watch`; ignored')
+      const mark = source.mark(name === '' ? undefined : name, 'http')
       onMark(mark.line)
       return reply(res, mark.taken ? 200 : 409, mark.line)
     }
@@ -142,8 +152,8 @@ export async function startMetrics(
     host: at.host,
     port: typeof address === 'object' && address ? address.port : at.port,
     attach(w, mark) {
-      watch = w
-      onMark = mark
+      source = w
+      if (mark) onMark = mark
     },
     observe(lane, second) {
       eachRecordedMs(second, (ms, count) => {
@@ -181,4 +191,47 @@ function body(req: IncomingMessage): Promise<string> {
 function closeServer(server: Server): Promise<void> {
   server.closeAllConnections()
   return new Promise((resolve) => server.close(() => resolve()))
+}
+
+/**
+ * --metrics-port on a run: its plain and hedged lanes, taken as each window
+ * starts (run(options).onWindow), read once a second into the latency
+ * histogram; the counters read their counts at each scrape.
+ */
+export function runMetrics(metrics: MetricsEndpoint & { attach(source: MetricsSource): void }): {
+  onWindow(lanes: ReadonlyArray<{ name: string; stats: PhaseStats }>): void
+  stop(): void
+} {
+  const samplers: Partial<Record<WatchLane, LaneSampler>> = {}
+  const read = (): void => {
+    for (const lane of WATCH_LANES) {
+      const sampler = samplers[lane]
+      if (!sampler) continue
+      sampler.read(0)
+      metrics.observe(lane, sampler.second)
+    }
+  }
+  const timer = setInterval(read, 1000)
+  timer.unref()
+  metrics.attach({
+    totals: () => {
+      const out: ReturnType<MetricsSource['totals']> = {}
+      for (const lane of WATCH_LANES) {
+        const sampler = samplers[lane]
+        if (sampler) out[lane] = { ...sampler.totals(), errorKinds: sampler.stats.figures.errorKinds }
+      }
+      return out
+    },
+  })
+  return {
+    onWindow(lanes) {
+      // Each window's lanes in turn; the last reading of the window before is taken first.
+      read()
+      for (const { name, stats } of lanes) if (name === 'plain' || name === 'hedged') samplers[name] = new LaneSampler(stats)
+    },
+    stop() {
+      clearInterval(timer)
+      read()
+    },
+  }
 }

@@ -42,6 +42,7 @@ interface CliFlags extends RunFlags, ShardFlags {
   replicas?: string
   failOnErrors?: string
   failIf?: string | string[]
+  metricsPort?: string
 }
 
 export function runCommand(setExitCode: (code: number) => void): CommandModule<object, CliFlags> {
@@ -283,6 +284,11 @@ function runFlags(y: Argv): Argv {
       group: 'Output:',
     })
     .option('fail-on-errors', { type: 'string', describe: "exit 1 when a phase's error rate is above this %", group: 'Output:' })
+    .option('metrics-port', {
+      type: 'string',
+      describe: 'serve Prometheus metrics of the plain and hedged phases at /metrics while the run goes, on this port or HOST:PORT (docs/watch.md)',
+      group: 'Output:',
+    })
     // Not `array: true`: that would take the URLs after it as more conditions.
     .option('fail-if', {
       type: 'string',
@@ -363,6 +369,9 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
   const { fdLimitWarning } = await import('../run/fd-limit.js')
   const fds = fdLimitWarning(resolved)
   if (fds !== null) process.stderr.write(`hedgebench: warning: ${fds}\n`)
+  if (argv.metricsPort !== undefined && resolved.workers > 1)
+    throw new UsageError('--metrics-port reads the lanes on this thread: it does not take --workers (hedgebench watch does neither)')
+  const metrics = argv.metricsPort === undefined ? null : await startRunMetrics(argv.metricsPort)
   const created: string[] = []
   let log: RequestLog | null = null
   try {
@@ -381,6 +390,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     }
   } catch (err) {
     await takeBack(created)
+    await metrics?.close()
     throw err
   }
   const interrupt = onInterrupt(options.startAt)
@@ -399,6 +409,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
         onProgress: progress.update,
         onWait: spinner.show,
         ...(log ? { requestSink: log } : {}),
+        ...(metrics ? { onWindow: metrics.feed.onWindow } : {}),
       })
     } catch (err) {
       if (err instanceof UsageError || err instanceof TargetUnreachableError) {
@@ -412,6 +423,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     } finally {
       spinner.show(null)
       progress.stop()
+      metrics?.feed.stop()
     }
     if (interruptedBeforeStart(result, options)) {
       // An empty shard file would pollute `merge results/*`: save nothing, as if never started.
@@ -430,7 +442,18 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     return gates || logFailure !== null ? 1 : 0
   } finally {
     interrupt.dispose()
+    await metrics?.close()
   }
+}
+
+/** --metrics-port on a run (metrics-server.ts): listening before anything is created, so that a port in use leaves nothing behind. */
+async function startRunMetrics(
+  text: string,
+): Promise<Awaited<ReturnType<typeof import('./metrics-server.js').startMetrics>> & { feed: ReturnType<typeof import('./metrics-server.js').runMetrics> }> {
+  const { parseMetricsPort, runMetrics, startMetrics } = await import('./metrics-server.js')
+  const metrics = await startMetrics(parseMetricsPort(text), text)
+  process.stderr.write(`hedgebench: metrics at http://${metrics.host}:${metrics.port}/metrics\n`)
+  return Object.assign(metrics, { feed: runMetrics(metrics) })
 }
 
 /** --fail-if conditions, checked against the run's phases before it starts (loaded only when given: start-up time). */
