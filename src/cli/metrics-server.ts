@@ -62,11 +62,12 @@ export async function startMetrics(
     registers: [registry],
   })
   type Totals = NonNullable<NonNullable<ReturnType<MetricsSource['totals']>>[WatchLane]>
-  const counter = (name: string, help: string, read: (t: Totals) => number): void => {
+  /** A counter of every lane's totals, set at each scrape: `emit` gives its value (by kind, when it has one). */
+  const counter = (name: string, help: string, emit: (t: Totals, inc: (value: number, kind?: string) => void) => void, labelNames = ['lane']): void => {
     new Counter({
       name,
       help,
-      labelNames: ['lane'],
+      labelNames,
       registers: [registry],
       collect() {
         const totals = source?.totals()
@@ -74,39 +75,33 @@ export async function startMetrics(
         this.reset()
         for (const lane of WATCH_LANES) {
           const t = totals[lane]
-          if (t) this.inc({ lane }, read(t))
+          if (t) emit(t, (value, kind) => this.inc(kind === undefined ? { lane } : { lane, kind }, value))
         }
       },
     })
   }
-  counter('hedgebench_requests_total', 'Logical requests finished, by lane', (t) => t.requests)
-  counter('hedgebench_attempts_total', 'Attempts written to a connection (originals and hedges), by lane', (t) => t.attempts)
-  counter('hedgebench_slow_requests_total', 'Logical requests slower than --slow, by lane', (t) => t.slow)
-  counter('hedgebench_hedges_sent_total', 'Hedges sent (attempts after the original)', (t) => t.hedges)
-  counter('hedgebench_hedges_won_total', 'Requests a hedge answered first', (t) => t.hedgeWins)
-  counter('hedgebench_hedges_cancelled_total', 'Attempts cancelled because another copy of their request won (a losing original or hedge)', (t) => t.cancelled)
-  counter('hedgebench_hedges_budget_denied_total', 'Hedges the budget (--hedge-budget) did not allow', (t) => t.budgetDenied)
-  new Counter({
-    name: 'hedgebench_errors_total',
-    help: 'Failed logical requests by lane and kind: a transport error by its name, "status" for an answer with a failure status',
-    labelNames: ['lane', 'kind'],
-    registers: [registry],
-    collect() {
-      const totals = source?.totals()
-      if (!totals) return
-      this.reset()
-      for (const lane of WATCH_LANES) {
-        const t = totals[lane]
-        if (!t) continue
-        let transport = 0
-        for (const [kind, n] of t.errorKinds) {
-          transport += n
-          this.inc({ lane, kind }, n)
-        }
-        this.inc({ lane, kind: 'status' }, Math.max(0, t.errors - transport))
+  counter('hedgebench_requests_total', 'Logical requests finished, by lane', (t, inc) => inc(t.requests))
+  counter('hedgebench_attempts_total', 'Attempts written to a connection (originals and hedges), by lane', (t, inc) => inc(t.attempts))
+  counter('hedgebench_slow_requests_total', 'Logical requests slower than --slow, by lane', (t, inc) => inc(t.slow))
+  counter('hedgebench_hedges_sent_total', 'Hedges sent (attempts after the original)', (t, inc) => inc(t.hedges))
+  counter('hedgebench_hedges_won_total', 'Requests a hedge answered first', (t, inc) => inc(t.hedgeWins))
+  counter('hedgebench_hedges_cancelled_total', 'Attempts cancelled because another copy of their request won (a losing original or hedge)', (t, inc) =>
+    inc(t.cancelled),
+  )
+  counter('hedgebench_hedges_budget_denied_total', 'Hedges the budget (--hedge-budget) did not allow', (t, inc) => inc(t.budgetDenied))
+  counter(
+    'hedgebench_errors_total',
+    'Failed logical requests by lane and kind: a transport error by its name, "status" for an answer with a failure status',
+    (t, inc) => {
+      let transport = 0
+      for (const [kind, n] of t.errorKinds) {
+        transport += n
+        inc(n, kind)
       }
+      inc(Math.max(0, t.errors - transport), 'status')
     },
-  })
+    ['lane', 'kind'],
+  )
   new Gauge({
     name: 'hedgebench_hedge_delay_seconds',
     help: "The hedged lane's current hedge delay (the rolling percentile, clamped), as its last request used it",
