@@ -19,7 +19,7 @@ const exec = promisify(execFile)
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const FLAGS_PAGE = join(root, 'docs', 'flags.md')
 /** Every command, in --help's order; [] is the default command (a run). */
-export const COMMANDS = [[], ['report'], ['compare'], ['merge'], ['sweep'], ['serve'], ['demo']]
+export const COMMANDS = [[], ['report'], ['compare'], ['merge'], ['sweep'], ['watch'], ['serve'], ['demo']]
 
 async function help(command) {
   const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }

@@ -59,12 +59,14 @@ const E2E = new Set([
   'sweep-width',
   'docs-commands',
   'targets',
+  'watch',
 ])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
 const FIRST = [
   'hostile-results',
   'sweep',
+  'watch',
   'hedging-telemetry',
   'docs-snippets',
   'docs-commands',
@@ -102,6 +104,7 @@ const LIGHT = [
   'architecture',
   'attempt-lifecycle',
   'byte-size',
+  'change-points',
   'compare-noise',
   'compare-render',
   'compare',

@@ -56,7 +56,7 @@ export function launchFlags(
 }
 
 /** Signals the launcher passes on: the child is in its own process group, so it hears only what is forwarded. */
-const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGWINCH'] as const
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGWINCH', 'SIGUSR2'] as const
 
 /**
  * Runs `script args` in a child Node with `flags` and the same stdio;

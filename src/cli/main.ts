@@ -18,6 +18,7 @@ import { assertNoRepeats } from './run-flags.js'
 import { mergeCommand } from './merge-command.js'
 import { type DeclaredOptions, flagName, nearestFlag } from './nearest-flag.js'
 import { sweepCommand } from './sweep-command.js'
+import { watchCommand } from './watch-command.js'
 import { stdoutFailed, tolerateClosedStdout } from './output.js'
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<number> {
@@ -34,6 +35,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<numb
     .command(demoCommand((c) => (code = c)))
     .command(mergeCommand((c) => (code = c)))
     .command(sweepCommand((c) => (code = c)))
+    .command(watchCommand((c) => (code = c)))
     .strict()
     // A switch given a value is refused, not read as off (argv.ts).
     // A flag given twice is refused in every command, not only in a run (report -o json -o csv printed text).

@@ -43,6 +43,7 @@ interface CliFlags extends RunFlags, ShardFlags {
   failOnErrors?: string
   failIf?: string | string[]
   allowUnjudged?: boolean
+  metricsPort?: string
 }
 
 export function runCommand(setExitCode: (code: number) => void): CommandModule<object, CliFlags> {
@@ -296,6 +297,11 @@ function runFlags(y: Argv): Argv {
       group: 'Output:',
     })
     .option('fail-on-errors', { type: 'string', describe: "exit 1 when a phase's error rate is above this %", group: 'Output:' })
+    .option('metrics-port', {
+      type: 'string',
+      describe: 'serve Prometheus metrics of the plain and hedged phases at /metrics while the run goes, on this port or HOST:PORT (docs/watch.md)',
+      group: 'Output:',
+    })
     // Not `array: true`: that would take the URLs after it as more conditions.
     .option('fail-if', {
       type: 'string',
@@ -381,6 +387,9 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
   const { fdLimitWarning } = await import('../run/fd-limit.js')
   const fds = fdLimitWarning(resolved)
   if (fds !== null) writeStderrLine(`hedgebench: warning: ${fds}`)
+  if (argv.metricsPort !== undefined && resolved.workers > 1)
+    throw new UsageError('--metrics-port reads the lanes on this thread: it does not take --workers (hedgebench watch does neither)')
+  const metrics = argv.metricsPort === undefined ? null : await startRunMetrics(argv.metricsPort)
   const created: string[] = []
   let log: RequestLog | null = null
   try {
@@ -399,6 +408,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     }
   } catch (err) {
     await takeBack(created)
+    await metrics?.close()
     throw err
   }
   const interrupt = onInterrupt(options.startAt)
@@ -423,6 +433,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
           spinner.show('check')
         },
         ...(log ? { requestSink: log } : {}),
+        ...(metrics ? { onWindow: metrics.feed.onWindow } : {}),
       })
     } catch (err) {
       if (err instanceof UsageError || err instanceof TargetUnreachableError) {
@@ -436,6 +447,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     } finally {
       spinner.show(null)
       progress.stop()
+      metrics?.feed.stop()
     }
     if (interruptedBeforeStart(result, options)) {
       // An empty shard file would pollute `merge results/*`: save nothing, as if never started.
@@ -454,7 +466,18 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     return gates !== 0 ? gates : logFailure !== null ? 1 : 0
   } finally {
     interrupt.dispose()
+    await metrics?.close()
   }
+}
+
+/** --metrics-port on a run (metrics-server.ts): listening before anything is created, so that a port in use leaves nothing behind. */
+async function startRunMetrics(
+  text: string,
+): Promise<Awaited<ReturnType<typeof import('./metrics-server.js').startMetrics>> & { feed: ReturnType<typeof import('./metrics-server.js').runMetrics> }> {
+  const { parseMetricsPort, runMetrics, startMetrics } = await import('./metrics-server.js')
+  const metrics = await startMetrics(parseMetricsPort(text), text)
+  process.stderr.write(`hedgebench: metrics at http://${metrics.host}:${metrics.port}/metrics\n`)
+  return Object.assign(metrics, { feed: runMetrics(metrics) })
 }
 
 /** --fail-if conditions, checked against the run's phases before it starts (loaded only when given: start-up time). */
@@ -573,9 +596,14 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 /**
  * First SIGINT/SIGTERM/SIGHUP: stop sending, let in-flight requests finish (the
  * engine aborts them after a short grace), then report and save what was
- * measured. A second SIGINT exits at once.
+ * measured. A second SIGINT exits at once. SIGUSR2 marks a `watch` (`onMark`);
+ * in a run or a sweep it is one line saying so, never the end of the process
+ * (Node's default for it).
  */
-export function onInterrupt(startAt: number | undefined): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
+export function onInterrupt(
+  startAt: number | undefined,
+  onMark?: () => void,
+): { signal: AbortSignal; stopNow: AbortSignal; twice: () => boolean; dispose(): void } {
   const first = new AbortController()
   const second = new AbortController()
   const handler = (sig: NodeJS.Signals): void => {
@@ -591,6 +619,8 @@ export function onInterrupt(startAt: number | undefined): { signal: AbortSignal;
     first.abort()
   }
   for (const sig of STOP_SIGNALS) process.on(sig, handler)
+  const mark = onMark ?? ((): void => void process.stderr.write('hedgebench: SIGUSR2: marks only apply to `hedgebench watch`; ignored\n'))
+  process.on('SIGUSR2', mark)
   // Node found nothing left to wait for while the run still waits (a connection whose end never comes): stop it
   // as a second Ctrl-C would, so what was measured is still written, instead of Node's silent exit 13.
   const stalled = (): void => {
@@ -606,6 +636,7 @@ export function onInterrupt(startAt: number | undefined): { signal: AbortSignal;
     twice: () => second.signal.aborted,
     dispose: () => {
       for (const sig of STOP_SIGNALS) process.off(sig, handler)
+      process.off('SIGUSR2', mark)
       process.off('beforeExit', stalled)
     },
   }

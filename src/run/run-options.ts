@@ -11,6 +11,7 @@ import { WHOLE, exact, type Infer, v } from '../core/schema.js'
 import { checkHeader } from '../core/header-parse.js'
 import type { RequestSink } from '../results/request-record.js'
 import type { Shard } from './shard.js'
+import type { PhaseStats } from '../stats/phase-stats.js'
 import type { WallClock } from '../core/wall-clock.js'
 import type { ServiceConfig } from '../protocol/grpc-service-config.js'
 import type { TargetSpec } from './target-spec.js'
@@ -278,6 +279,8 @@ const runEntries = {
    * all its delays from one warm-up as a run derives its own.
    */
   onWarmup: kind<(delayAt: (percentile: number) => number | null) => void>('function'),
+  /** Called as each window starts (on this thread) with its lanes' live statistics, so a caller can read them while it runs (`watch`). */
+  onWindow: kind<(lanes: ReadonlyArray<{ name: PhaseName; stats: PhaseStats }>) => void>('function'),
 }
 export const RunOptionsSchema = exact(runEntries, 'pass an object, at least { urls: ["http://127.0.0.1:8080/"] }', (key) => unknownOption('', key, runEntries))
 export type RunOptions = Infer<typeof RunOptionsSchema>

@@ -325,6 +325,7 @@ class RunSession {
         return this.#phaseStarts()
       },
       onProgress: this.#progress(phase, window.size.requests),
+      onLanes: this.options.onWindow,
     })
     if (!outcome) return
     // A mix's outcome has a lane per phase (its targets' lanes merged), in the order of each phase's first target lane.

@@ -160,3 +160,13 @@ export function summarize(h: Histogram): LatencySummary {
 export function histogramPrecision(base64: string): number {
   return decodeSaved(base64).numberOfSignificantValueDigits
 }
+
+/** Each recorded value (ms, the lowest of its HDR bucket) with its count, in order: a histogram handed on to another format (watch's metrics). */
+export function eachRecordedMs(h: Histogram, visit: (ms: number, count: number) => void): void {
+  if (h.totalCount === 0) return
+  const j = h as unknown as JsHistogramWalk
+  for (let i = 0; i < j.countsArrayLength; i++) {
+    const count = j.getCountAtIndex(i)
+    if (count > 0) visit(usToMs(j.valueFromIndex(i)), count)
+  }
+}

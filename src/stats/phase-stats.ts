@@ -112,6 +112,7 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   /** Service time (latency in closed loop) of the requests that were answered successfully: the delay basis. */
   readonly #answered = createHistogram()
   #hedgeWins = 0
+  #lastDelayMs: number | null = null
   #originalWins = 0
   #triggered = 0
   readonly #replicas = new Map<string, ReplicaAccumulator>()
@@ -335,12 +336,24 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
 
   #hedgeOutcome(outcome: HedgeOutcome | null, latencyMs: number): void {
     if (!outcome || !this.hedging) return
+    this.#lastDelayMs = outcome.delayMs
     recordMs(this.#delayUsed, outcome.delayMs)
     this.#attemptsPerRequest[outcome.launched] = (this.#attemptsPerRequest[outcome.launched] ?? 0) + 1
     if (outcome.budgetDenied && latencyMs > this.opts.slowMs) this.#slowBudgetDenied++
     if (outcome.hedgeFiredMs !== null) this.#triggered++
     if (outcome.winner === 0) this.#originalWins++
     else if (outcome.winner > 0) this.#hedgeWins++
+  }
+
+  /** The hedging counts so far, read while the phase runs (`watch`'s seconds and metrics); the delay is the last request's. */
+  hedgeCounts(): { hedgesSent: number; hedgeWins: number; cancelled: number; budgetDenied: number; delayMs: number | null } {
+    return {
+      hedgesSent: this.#hedgesSent,
+      hedgeWins: this.#hedgeWins,
+      cancelled: this.#cancelled,
+      budgetDenied: this.#budgetDenied,
+      delayMs: this.#lastDelayMs,
+    }
   }
 
   /** Latency to derive a hedge delay from: the settled part, and time from the send (not the intended start). */

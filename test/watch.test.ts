@@ -1,0 +1,239 @@
+/**
+ * `hedgebench watch` end to end against the simulated replicas (the pi
+ * profile: 5-15 ms, 1 % stalls of 1 s): the plain lines, the marks from
+ * --mark-at, SIGUSR2 and POST /mark, the segments compared, the file saved
+ * as it goes, the metrics read by Prometheus' own parser, and the bad input.
+ */
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { fetchServerStats, startTarget } from '../src/sim/target.js'
+import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
+import { Watch } from '../src/run/watch.js'
+import type { FinishedWatch } from '../src/results/watch-result.js'
+import type { SegmentComparison } from '../src/report/watch-compare.js'
+import { cliSession } from './helpers/cli-session.js'
+import { runCli, startCli } from './helpers/cli.js'
+import { skipWithout } from './helpers/required-tool.js'
+import { until } from './helpers/until.js'
+
+const session = cliSession('hedgebench-watch-')
+const target = await startTarget({ profile: 'pi', replicas: 3, seed: 47 })
+after(() => target.close())
+const fast = { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 }
+const base = [...target.urls, '--warmup', '60', '--seed', '3']
+
+/** Polls an asynchronous condition (bounded). */
+async function untilAsync(what: string, done: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs
+  while (!(await done())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** What the file and -o json hold at the end. */
+type SavedWatch = FinishedWatch & { comparisons: SegmentComparison[] }
+
+function savedWatch(dir: string): SavedWatch {
+  const files = readdirSync(dir).filter((f) => f.startsWith('watch-') && f.endsWith('.json'))
+  assert.equal(files.length, 1, `one watch file in ${dir}: ${files}`)
+  return JSON.parse(readFileSync(join(dir, files[0]!), 'utf8'))
+}
+
+test('no -q: exit 2 and one line', async () => {
+  const run = await runCli(['watch', ...target.urls], fast)
+  assert.equal(run.code, 2)
+  assert.equal(run.stderr, 'hedgebench: watch needs an open-loop rate: -q N (requests/s, both lanes together)\n')
+})
+
+test('a mark before the measured window is ignored, with the line saying so', () => {
+  const watch = new Watch({ urls: target.urls, rate: 100 })
+  assert.deepEqual(watch.mark('early', 'key'), { taken: false, line: 'mark ignored: no traffic yet (the measured window has not started)' })
+})
+
+test('-z with --mark-at: one plain line a second, two segments compared lane by lane, the file saved', async () => {
+  const dir = await session.tempDir()
+  const run = await runCli(['watch', ...base, '-q', '200', '-z', '4s', '--mark-at', '2s=flip', '--out-dir', dir, '--html', join(dir, 'watch.html')], fast)
+  assert.equal(run.code, 0, run.stderr)
+  const lines = run.stdout.split('\n').filter((l) => /^\d+ s {2}plain /.test(l))
+  assert.ok(lines.length >= 4, run.stdout)
+  assert.deepEqual(
+    lines.map((l) => Number(l.split(' ')[0])),
+    lines.map((_, i) => i + 1),
+    'one line per second, in order',
+  )
+  assert.match(lines[0]!, /^1 s {2}plain requests \d+ p50 .+ p99 .+ slow \d+ errors \d+ \| hedged requests \d+ .+ extra [\d.]+% delay /)
+  assert.match(run.stderr, /mark "flip" \(--mark-at\): a new segment from 2 s/)
+  assert.match(run.stdout, /^start -> flip, plain lane$/m)
+  assert.match(run.stdout, /^start -> flip, hedged lane$/m)
+  const saved = savedWatch(dir)
+  assert.deepEqual(saved.marks, [{ atS: 2, name: 'flip', source: 'mark-at' }])
+  assert.deepEqual(
+    saved.segments.map((s) => [s.name, s.fromS]),
+    [
+      ['start', 0],
+      ['flip', 2],
+    ],
+  )
+  assert.equal(saved.segments[0].toS, 2)
+  assert.equal(saved.sentUntilS, 4)
+  assert.equal(saved.comparisons.length, 2)
+  // The mark is drawn across both charts over time (latency and throughput, hedging).
+  const html = readFileSync(join(dir, 'watch.html'), 'utf8')
+  assert.equal(html.match(/data-mark="mark &quot;flip&quot; at 2 s \(mark-at\)"/g)?.length, 2)
+  // Both lanes take turns in blocks of two: their shares differ by one request at most.
+  const plain = saved.run.phases.plain!
+  const hedged = saved.run.phases.hedged!
+  assert.ok(Math.abs(plain.requests - hedged.requests) <= 1, `${plain.requests} vs ${hedged.requests}`)
+  // The seconds add up to the segments, and the segments to the window.
+  for (const lane of ['plain', 'hedged'] as const) {
+    const perSecond = saved.seconds.reduce((sum, s) => sum + s[lane].requests, 0)
+    const perSegment = saved.segments.reduce((sum, s) => sum + s.lanes[lane].requests, 0)
+    assert.equal(perSecond, perSegment)
+    assert.equal(perSegment, saved.run.phases[lane]!.requests)
+  }
+})
+
+test('SIGUSR2 marks a watch (through the launcher) and Ctrl-C ends it with every segment compared; a mark later is a second one', async () => {
+  const dir = await session.tempDir()
+  const cli = startCli(['watch', ...base, '-q', '200', '--out-dir', dir, '-o', 'json'], { timeoutMs: 60_000 })
+  await until('the second second', () => /^2 s /m.test(cli.stderr), 30_000)
+  cli.child.kill('SIGUSR2')
+  await cli.waitForStderr(/mark "mark 1" \(signal\): a new segment from \d+ s/)
+  const marked = Number(/a new segment from (\d+) s/.exec(cli.stderr)![1])
+  await until('two seconds after the mark', () => new RegExp(`^${marked + 2} s `, 'm').test(cli.stderr), 30_000)
+  // The file on disk already holds the mark and both segments before the end.
+  const live = savedWatch(dir)
+  assert.equal(live.finishedAt, null)
+  assert.deepEqual(
+    live.segments.map((s) => s.name),
+    ['start', 'mark 1'],
+  )
+  cli.child.kill('SIGINT')
+  const run = await cli.done
+  assert.equal(run.code, 0, run.stderr)
+  const out = JSON.parse(run.stdout) as SavedWatch
+  assert.equal(out.partial, true)
+  assert.deepEqual(out.marks, [{ atS: marked, name: 'mark 1', source: 'signal' }])
+  assert.deepEqual(
+    out.comparisons.map((c) => [c.before, c.after, c.lane]),
+    [
+      ['start', 'mark 1', 'plain'],
+      ['start', 'mark 1', 'hedged'],
+    ],
+  )
+  assert.ok(out.comparisons[0].comparison.metrics.some((m) => m.metric === 'p50' && m.changes[1]?.verdict))
+})
+
+test('SIGUSR2 during a run: one line that marks only apply to watch, and the run goes on', async () => {
+  const before = (await fetchServerStats(target.statsUrl)).totals.received
+  const cli = startCli([...target.urls, '-z', '3s', '-c', '4', '--warmup', '0', '--no-save'], { timeoutMs: 60_000 })
+  // Sent once the run sends: its handler is in place by then (Node's default for SIGUSR2 ends the process).
+  await untilAsync('the run to send', async () => (await fetchServerStats(target.statsUrl)).totals.received > before + 10)
+  cli.child.kill('SIGUSR2')
+  const run = await cli.done
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /^hedgebench: SIGUSR2: marks only apply to `hedgebench watch`; ignored$/m)
+})
+
+const PARSE = `
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+out = {}
+for f in text_string_to_metric_families(sys.stdin.read()):
+    out[f.name] = {"type": f.type, "samples": [[s.name, s.labels, s.value] for s in f.samples]}
+print(json.dumps(out))
+`
+const hasParser = spawnSync('/usr/bin/python3', ['-c', 'import prometheus_client'], { timeout: 10_000 }).status === 0
+
+test('--metrics-port: what Prometheus parses while the watch runs, and POST /mark', {
+  skip: skipWithout(hasParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
+}, async () => {
+  const dir = await session.tempDir()
+  const cli = startCli(['watch', ...base, '-q', '200', '-z', '8s', '--metrics-port', '127.0.0.1:0', '--out-dir', dir], fast)
+  await cli.waitForStderr(/metrics at http:\/\/127\.0\.0\.1:\d+\/metrics/)
+  const port = Number(/127\.0\.0\.1:(\d+)\/metrics/.exec(cli.stderr)![1])
+  await until('the second second', () => /^2 s /m.test(cli.stdout), 30_000)
+  const mark = await fetch(`http://127.0.0.1:${port}/mark`, { method: 'POST', body: 'flag on' }).catch((err) => {
+    throw new Error(`POST /mark: ${err} ${err.cause}; stderr: ${cli.stderr}`)
+  })
+  assert.equal(mark.status, 200)
+  assert.match(await mark.text(), /^mark "flag on" \(http\): a new segment from \d+ s\n$/)
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  const parsed = spawnSync('/usr/bin/python3', ['-c', PARSE], { input: text, encoding: 'utf8', timeout: 10_000 })
+  assert.equal(parsed.status, 0, parsed.stderr)
+  const families = JSON.parse(parsed.stdout) as Record<string, { type: string; samples: Array<[string, Record<string, string>, number]> }>
+  const latency = families.hedgebench_request_duration_seconds!
+  assert.equal(latency.type, 'histogram')
+  for (const lane of ['plain', 'hedged']) {
+    const count = latency.samples.find(([name, labels]) => name === 'hedgebench_request_duration_seconds_count' && labels.lane === lane)
+    assert.ok(count && count[2] > 0, `${lane} latency count`)
+  }
+  const requests = families.hedgebench_requests!
+  assert.equal(requests.type, 'counter')
+  assert.deepEqual(requests.samples.map(([name, labels]) => [name, labels.lane]).sort(), [
+    ['hedgebench_requests_total', 'hedged'],
+    ['hedgebench_requests_total', 'plain'],
+  ])
+  for (const name of [
+    'hedgebench_attempts',
+    'hedgebench_hedges_sent',
+    'hedgebench_hedges_won',
+    'hedgebench_hedges_cancelled',
+    'hedgebench_hedges_budget_denied',
+    'hedgebench_errors',
+  ])
+    assert.equal(families[name]?.type, 'counter', name)
+  const delay = families.hedgebench_hedge_delay_seconds!
+  assert.equal(delay.type, 'gauge')
+  assert.ok(delay.samples[0]![2] > 0 && delay.samples[0]![2] < 2, `delay ${delay.samples[0]![2]} s`)
+  const run = await cli.done
+  assert.equal(run.code, 0, run.stderr)
+  assert.deepEqual(
+    savedWatch(dir).marks.map((m) => [m.name, m.source]),
+    [['flag on', 'http']],
+  )
+})
+
+test('--metrics-port on a run: both lanes of an interleaved run while it goes; POST /mark says marks are for watch', {
+  skip: skipWithout(hasParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
+}, async () => {
+  const cli = startCli([...base, '-q', '200', '-z', '6s', '--schedule', 'interleaved', '--metrics-port', '127.0.0.1:0', '--no-save'], fast)
+  await cli.waitForStderr(/metrics at http:\/\/127\.0\.0\.1:\d+\/metrics/)
+  const url = `http://127.0.0.1:${/127\.0\.0\.1:(\d+)\/metrics/.exec(cli.stderr)![1]}`
+  const parse = async (): Promise<Record<string, { type: string; samples: Array<[string, Record<string, string>, number]> }>> => {
+    const parsed = spawnSync('/usr/bin/python3', ['-c', PARSE], { input: await (await fetch(`${url}/metrics`)).text(), encoding: 'utf8', timeout: 10_000 })
+    assert.equal(parsed.status, 0, parsed.stderr)
+    return JSON.parse(parsed.stdout)
+  }
+  // Both lanes once the latency of a whole second of each has been read.
+  await untilAsync(
+    'both lanes measured',
+    async () => ((await parse()).hedgebench_request_duration_seconds?.samples ?? []).filter(([n, , v]) => n.endsWith('_count') && v > 0).length === 2,
+  )
+  const families = await parse()
+  assert.deepEqual(families.hedgebench_requests!.samples.map(([, labels]) => labels.lane).sort(), ['hedged', 'plain'])
+  assert.equal(families.hedgebench_hedge_delay_seconds!.type, 'gauge')
+  const mark = await fetch(`${url}/mark`, { method: 'POST' })
+  assert.equal(mark.status, 409)
+  assert.equal(await mark.text(), 'marks only apply to `hedgebench watch`; ignored\n')
+  const run = await cli.done
+  assert.equal(run.code, 0, run.stderr)
+})
+
+test('--metrics-port on a port in use: exit 2 naming it, before any traffic', async () => {
+  const blocker = createServer()
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve))
+  const port = (blocker.address() as { port: number }).port
+  try {
+    const run = await runCli(['watch', ...target.urls, '-q', '100', '--metrics-port', `127.0.0.1:${port}`, '--no-save'], fast)
+    assert.equal(run.code, 2)
+    assert.equal(run.stderr, `hedgebench: --metrics-port 127.0.0.1:${port}: port ${port} is in use (EADDRINUSE)\n`)
+  } finally {
+    blocker.close()
+  }
+})
