@@ -56,8 +56,10 @@ async function start(reply: Reply, tls: { key: Buffer; cert: Buffer } | null = n
   const h2 = tls ? createSecureServer(tls) : createServer()
   const port = await new Promise<number>((resolve) => h2.listen(0, '127.0.0.1', () => resolve((h2.address() as AddressInfo).port)))
   const server: Server = { url: `${tls ? 'grpcs' : 'grpc'}://127.0.0.1:${port}`, calls: 0, rstCodes: [] }
-  h2.on('stream', (stream) => {
+  h2.on('stream', (stream, headers) => {
     stream.on('error', () => {})
+    // Reflection (the --proto schema check, run/grpc-schema-drift.ts) is a service this server does not have.
+    if (headers[':path'] !== '/shop.Inventory/Get') return stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '12' }, { endStream: true })
     const body: Buffer[] = []
     stream.on('data', (chunk: Buffer) => body.push(chunk))
     stream.on('end', () => {

@@ -49,10 +49,14 @@ async function runSaved(name: string, extra: string[]): Promise<string> {
   return join(out, saved[0]!)
 }
 
+/** The result's counts keyed by what was measured (a status, an error, a number of attempts: results/run-result.ts `counts`): their keys are data, not fields. */
+const COUNTS = new Set(['statusCodes', 'errorKinds', 'errorMessages', 'generatorFailures', 'attemptsPerRequest', 'winsByAttempt', 'headers'])
+
 /** Every key path of a JSON value; arrays by their elements' union, so a list's length is no difference. */
 function keyPaths(value: unknown, at = '', into = new Set<string>()): Set<string> {
   if (Array.isArray(value)) for (const v of value) keyPaths(v, `${at}[]`, into)
   else if (value !== null && typeof value === 'object') {
+    if (COUNTS.has(at.slice(at.lastIndexOf('.') + 1))) return into
     for (const [k, v] of Object.entries(value)) {
       into.add(`${at}.${k}`)
       keyPaths(v, `${at}.${k}`, into)

@@ -23,7 +23,7 @@ interrupt.dispose()
 process.stdout.write('wrote what was measured\\n')
 `
   const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000 }, (err, stdout, stderr) =>
+    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000, env: { ...process.env, COLUMNS: '200' } }, (err, stdout, stderr) =>
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   )

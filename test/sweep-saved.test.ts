@@ -86,7 +86,7 @@ test('report renders a saved sweep in every format as the sweep printed it; comp
   assert.equal(page!.code, 0, page!.stderr)
   const written = readFileSync(html, 'utf8')
   assert.match(written, /<title>hedgebench sweep before: 3 settings<\/title>/)
-  assert.match(written, /<svg data-chart="sweep-frontier"/)
+  assert.match(written, /<svg data-chart="sweep-frontier-p99"/)
 
   assert.equal(compared!.code, 0, compared!.stderr)
   assert.match(compared!.stdout, /^Comparing two sweeps lane by lane: after against before/)

@@ -336,7 +336,7 @@ test("a mix's rows per target in text, CSV and HTML: p50, p99, slow, errors, ext
   const text = renderText(result)
   const block = text.slice(text.indexOf('\nTargets:\n'))
   for (const r of rows)
-    assert.match(block, new RegExp(`${r.target} +${r.weight} +${r.phase} +${r.requests} +${escape(formatMs(r.p50))} +${escape(formatMs(r.p99))}`))
+    assert.match(block, new RegExp(`${r.target} +${r.weight} +${r.phase} +${r.requests} +${escapeRegExp(formatMs(r.p50))} +${escapeRegExp(formatMs(r.p99))}`))
   assert.match(block, /server count per path: every target's attempts received \(9 target windows\)/)
   const csv = parseCsvObjects(renderCsvSummary(result)).filter((r) => r.scope === 'target')
   assert.deepEqual(
@@ -454,7 +454,7 @@ test('sweep --targets: each target its lane of every setting, its own frontier, 
   )
 })
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 function sum(parts: PhaseResult[], of: (p: PhaseResult) => number): number {
   return parts.reduce((s, p) => s + of(p), 0)

@@ -74,7 +74,7 @@ for (const columns of [120, 80]) {
     // A gate too fine for 150 requests is "not checked" on stderr, a line per run naming its file.
     const compare = await runMain(['compare', ...files, '--fail-if', 'p99.99>+1%'], { env })
     assert.match(compare.stdout, /Comparing 3 runs against the first/)
-    assert.match(compare.stderr, /not checked for/)
+    assert.match(compare.stderr, /not judged for/)
     assertFits(columns, 'compare', compare.stdout)
     assertFits(columns, 'compare (stderr)', compare.stderr)
   })

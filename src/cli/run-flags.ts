@@ -76,7 +76,23 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
 }
 
 /** Flags that may be given more than once; any other repeated flag is an error, not a silent pick. */
-const REPEATABLE = new Set(['urls', 'files', 'H', 'header', 'redact', 'show-secret', 'i', 'fail-if', 'failIf', 'baseline', 'mark-at', 'markAt', '_', '$0', '--'])
+const REPEATABLE = new Set([
+  'urls',
+  'files',
+  'H',
+  'header',
+  'redact',
+  'show-secret',
+  'i',
+  'fail-if',
+  'failIf',
+  'baseline',
+  'mark-at',
+  'markAt',
+  '_',
+  '$0',
+  '--',
+])
 
 /** yargs turns `-n 2 -n 0` into ["2", "0"]: refuse it with the values named. */
 export function assertNoRepeats(argv: Record<string, unknown>): void {

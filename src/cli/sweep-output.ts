@@ -72,7 +72,8 @@ export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepO
   const { saveSweep } = await import('../report/sweep-store.js')
   const saved = await saveSweep(flags.outDir, sweep, frontier, deploy, extra)
   writeStderrLine(`saved ${saved.json} and ${saved.csv}`)
-  if (saved.deployDir) writeStderrLine(`configs to deploy for ${setting?.label ?? 'each target'}: ${saved.deployDir}/ (${deploy.map((f) => f.name).join(', ')})`)
+  if (saved.deployDir)
+    writeStderrLine(`configs to deploy for ${setting?.label ?? 'each target'}: ${saved.deployDir}/ (${deploy.map((f) => f.name).join(', ')})`)
   else writeStderrLine('no configs to deploy: no setting is recommended (--emit-for SETTING writes them for one)')
 }
 

@@ -1,9 +1,11 @@
 /**
  * The replicas of a run are copies of one service: a hedge sends the same
- * request to another of them, so only the host and port may differ. URLs
- * that differ in scheme, path or query (`/a` and `/b`) are different
- * requests, and a hedge of one to the other would answer another question:
- * refused, never measured silently.
+ * request to another of them. URLs that differ in path or query (`/a` and
+ * `/b`) are different requests, and a hedge of one to the other would
+ * answer another question: refused, never measured silently. The scheme may
+ * differ: one service reached over TLS at one replica and in clear at
+ * another is still one service (what each spoke is kept per replica,
+ * results/wire-protocol.ts).
  */
 import { UsageError } from '../core/errors.js'
 import { redactUrl } from '../core/redact.js'
@@ -18,17 +20,10 @@ export function checkOneService(urls: readonly string[]): void {
   if (first === undefined) return
   for (const other of rest) {
     if (isGrpcUrl(other.raw) !== isGrpcUrl(first.raw)) continue
-    const part =
-      other.url.protocol !== first.url.protocol
-        ? 'scheme'
-        : path(other.url) !== path(first.url)
-          ? 'path'
-          : other.url.search !== first.url.search
-            ? 'query'
-            : null
+    const part = path(other.url) !== path(first.url) ? 'path' : other.url.search !== first.url.search ? 'query' : null
     if (part === null) continue
     throw new UsageError(
-      `replica URLs differ in ${part}: "${redactUrl(first.raw)}" and "${redactUrl(other.raw)}" (the replicas of one service differ only in host and port)`,
+      `replica URLs differ in ${part}: "${redactUrl(first.raw)}" and "${redactUrl(other.raw)}" (the replicas of one service differ only in host, port and scheme)`,
     )
   }
 }
