@@ -98,6 +98,15 @@ test('-z with --mark-at: one plain line a second, two segments compared lane by 
   }
 })
 
+test('--fail-if with one segment (no mark) cannot be judged: it fails closed, and --allow-unjudged lets it pass', async () => {
+  const gate = ['watch', ...base, '-q', '100', '-z', '2s', '--no-save', '--fail-if', 'p99>+10%']
+  const [closed, allowed] = await Promise.all([runCli(gate, fast), runCli([...gate, '--allow-unjudged'], fast)])
+  assert.equal(closed.code, 1, closed.stderr)
+  assert.match(closed.stderr, /^hedgebench: --fail-if not judged: one segment only \(no mark\); failing closed \(--allow-unjudged lets it pass\)$/m)
+  assert.equal(allowed.code, 0, allowed.stderr)
+  assert.match(allowed.stderr, /^hedgebench: --fail-if not judged: one segment only \(no mark\); passing \(--allow-unjudged\)$/m)
+})
+
 test('SIGUSR2 marks a watch (through the launcher) and Ctrl-C ends it with every segment compared; a mark later is a second one', async () => {
   const dir = await session.tempDir()
   const cli = startCli(['watch', ...base, '-q', '200', '--out-dir', dir, '-o', 'json'], { timeoutMs: 60_000 })

@@ -7,10 +7,10 @@
 import { basename } from 'node:path'
 import type { CommandModule } from 'yargs'
 import type { Comparison } from '../report/compare.js'
-import { INCONCLUSIVE_EXIT_CODE, UsageError } from '../core/errors.js'
-import type { FailCheck } from '../report/fail-if.js'
+import { UsageError } from '../core/errors.js'
+import { ALLOW_UNJUDGED_OPTION, gateExitCode } from './gate-exit.js'
 import { MAX_RESULT_SIZE_OPTION, maxResultMb } from './result-size-flag.js'
-import { fitStdout, OUTPUT_OPTION, stdoutColor, stdoutColumns, writeStderrLine, stdoutTaken, writeHtmlReport, writePage, type OutputFormat } from './output.js'
+import { fitStdout, OUTPUT_OPTION, stdoutColor, stdoutColumns, stdoutTaken, writeHtmlReport, writePage, type OutputFormat } from './output.js'
 import type { RunResult } from '../results/run-result.js'
 import type { SavedFile } from '../report/results-store.js'
 
@@ -56,10 +56,7 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
             'slow, error_rate, rps, extra_load; ops > < >= <=; +N%/-N% = change from the first run, else absolute (us, ms, s, m, %): ' +
             '"p99>+10%", "p50>25ms", "error_rate>1%", "rps<-5%"',
         })
-        .option('allow-unjudged', {
-          type: 'boolean',
-          describe: 'let a --fail-if change that cannot be judged (too few requests for its percentile) pass; by default it fails closed (exit 1)',
-        })
+        .option('allow-unjudged', ALLOW_UNJUDGED_OPTION)
         .option('html', { type: 'string', requiresArg: true, describe: 'also write a self-contained HTML report to this file (- : to stdout, instead of -o)' })
         .option('max-result-size', MAX_RESULT_SIZE_OPTION),
     handler: async (argv) => {
@@ -137,24 +134,6 @@ async function render(c: Comparison, format: OutputFormat, results: RunResult[])
 async function writeHtml(out: string, results: RunResult[], comparison: Comparison, within: boolean): Promise<void> {
   const title = within ? `hedgebench: plain vs hedged, ${results[0]?.label ?? ''}` : `hedgebench: ${comparison.runs.map((r) => r.name).join(' vs ')}`
   await writeHtmlReport(out, within ? results.slice(0, 1) : results, { title, comparison })
-}
-
-/**
- * One stderr line per gate and run, which way it went and why; then the
- * exit code: INCONCLUSIVE_EXIT_CODE when the runs cannot answer (one line
- * each why), else 1 when a gate holds or one could not be judged (fails
- * closed unless --allow-unjudged), else 0.
- */
-function gateExitCode(checks: FailCheck[], inconclusive: string[], allowUnjudged: boolean): number {
-  const say = (line: string): void => writeStderrLine(`hedgebench: ${line}`)
-  for (const check of checks) for (const line of check.lines) say(`--fail-if ${JSON.stringify(check.condition.text)} ${line}`)
-  const unjudged = checks.some((c) => c.unchecked.length > 0)
-  if (inconclusive.length > 0) {
-    for (const why of inconclusive) say(`gates inconclusive (exit ${INCONCLUSIVE_EXIT_CODE}): ${why}`)
-    return INCONCLUSIVE_EXIT_CODE
-  }
-  if (unjudged && !allowUnjudged) say('a gate could not be judged: failing closed (--allow-unjudged lets it pass)')
-  return checks.some((c) => c.holds) || (unjudged && !allowUnjudged) ? 1 : 0
 }
 
 /** Two saved sweeps of the same settings, lane by lane. */

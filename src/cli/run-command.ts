@@ -27,6 +27,7 @@ import type { Mode, RunResult } from '../results/run-result.js'
 import type { FailCondition } from '../report/fail-if.js'
 import { assertNoRepeats, flagsToOptions, integer, type RunFlags } from './run-flags.js'
 import { OUTPUT_FORMATS, renderOutput, stdoutColor, stdoutTaken, writeHtmlReport, writeStderrLine, type OutputFormat } from './output.js'
+import { ALLOW_UNJUDGED_OPTION } from './gate-exit.js'
 import { shardFlags, shardOptions, type ShardFlags } from './shard-flags.js'
 import { planOf } from './progress-line.js'
 import { valuesRequired } from './argv.js'
@@ -310,11 +311,7 @@ function runFlags(y: Argv): Argv {
         'exit 1 when [PHASE.]METRIC OP VALUE holds (repeatable): "hedged.p99>50ms", "extra_load>8%", "p99>+10%" (hedged vs plain); metrics as compare\'s',
       group: 'Output:',
     })
-    .option('allow-unjudged', {
-      type: 'boolean',
-      describe: 'let a --fail-if change that cannot be judged (too few requests for its percentile) pass; by default it fails closed',
-      group: 'Output:',
-    })
+    .option('allow-unjudged', { ...ALLOW_UNJUDGED_OPTION, group: 'Output:' })
     .option('profile', { type: 'string', describe: 'scenario from profiles/ (or a file); with no URL, starts the built-in target', group: 'Target:' })
     .option('replicas', { type: 'string', describe: "replicas of the built-in target [default: the profile's]", group: 'Target:' })
   return serverStatsFlag(flags)

@@ -18,7 +18,8 @@ import type { FinishedWatch, WatchResult } from '../results/watch-result.js'
 import type { Watch } from '../run/watch.js'
 import { valuesRequired } from './argv.js'
 import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
-import { stdoutColor, stdoutColumns } from './output.js'
+import { ALLOW_UNJUDGED_OPTION, gateExitCode } from './gate-exit.js'
+import { stdoutColor, stdoutColumns, writeStderrLine } from './output.js'
 import { onInterrupt, requestFlags, serverStatsFlag } from './run-command.js'
 import { assertNoRepeats, flagsToOptions, type RunFlags } from './run-flags.js'
 import { tlsFlags } from './tls-flags.js'
@@ -35,6 +36,7 @@ interface WatchFlags extends RunFlags {
   outDir: string
   save: boolean
   failIf?: string | string[]
+  allowUnjudged?: boolean
 }
 
 export function watchCommand(setExitCode: (code: number) => void): CommandModule<object, WatchFlags> {
@@ -98,7 +100,8 @@ export function watchCommand(setExitCode: (code: number) => void): CommandModule
             type: 'string',
             describe: 'exit 1 when the last segment against the first meets it (as compare: p99>+10%, hedged.p99>50ms; repeatable)',
             group: 'Output:',
-          }),
+          })
+          .option('allow-unjudged', { ...ALLOW_UNJUDGED_OPTION, group: 'Output:' }),
       ) as unknown as Argv<WatchFlags>,
     handler: async (argv) => setExitCode(await watchFromCli(argv)),
   }
@@ -126,7 +129,7 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
   if (argv.n !== undefined) throw new UsageError('watch runs until -z or Ctrl-C: it takes no -n')
   const marksAt = list(argv.markAt).map(parseMarkAt)
   const conditions = await failConditions(list(argv.failIf))
-  const { markAt: _m, seedRule, metricsPort, o, html, outDir, save, failIf: _f, ...runFlags } = argv
+  const { markAt: _m, seedRule, metricsPort, o, html, outDir, save, failIf: _f, allowUnjudged, ...runFlags } = argv
   if (seedRule && (argv.delayMin !== undefined || argv.delayMax !== undefined))
     throw new UsageError('--seed-rule is --delay-min 20ms --delay-max 80ms: give one or the other')
   const options = await flagsToOptions({ ...runFlags, ...(seedRule ? { delayMin: '20ms', delayMax: '80ms' } : {}) } as RunFlags)
@@ -166,7 +169,7 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
     const result = await watch.run()
     stopKeys()
     view.close()
-    return await report(result, { o, html, conditions, saved }, interrupt.twice())
+    return await report(result, { o, html, conditions, allowUnjudged: allowUnjudged === true, saved }, interrupt.twice())
   } finally {
     stopKeys()
     view.close()
@@ -178,7 +181,7 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
 /** The end: the segments compared, the gates, the report; the file saved with all of it. */
 async function report(
   result: FinishedWatch,
-  out: { o: WatchFlags['o']; html: string | undefined; conditions: FailCondition[]; saved: Saver | null },
+  out: { o: WatchFlags['o']; html: string | undefined; conditions: FailCondition[]; allowUnjudged: boolean; saved: Saver | null },
   twice: boolean,
 ): Promise<number> {
   const [{ compareSegments, watchGates }, { renderWatchText }, { renderWatchCsv }] = await Promise.all([
@@ -199,9 +202,12 @@ async function report(
     await writeOutputFile(out.html, renderWatchHtml(result, comparisons, gates), '--html')
   }
   if (twice) return 130
-  for (const c of gates.checks) if (c.holds) process.stderr.write(`hedgebench: --fail-if ${JSON.stringify(c.condition.text)} holds: ${c.observed.join('; ')}\n`)
-  if (out.conditions.length > 0 && !gates.segments) process.stderr.write('hedgebench: --fail-if not checked: one segment only (no mark)\n')
-  return gates.checks.some((c) => c.holds) ? 1 : 0
+  if (out.conditions.length > 0 && !gates.segments) {
+    // Nothing to judge the gates by: they fail closed, as a gate on too few requests does.
+    writeStderrLine(`hedgebench: --fail-if not judged: one segment only (no mark)${out.allowUnjudged ? '; passing (--allow-unjudged)' : '; failing closed (--allow-unjudged lets it pass)'}`)
+    return out.allowUnjudged ? 0 : 1
+  }
+  return gateExitCode(gates.checks, gates.inconclusive, out.allowUnjudged)
 }
 
 async function failConditions(texts: string[]): Promise<FailCondition[]> {

@@ -13,7 +13,7 @@ import { round3 } from '../core/round.js'
 import { decodeHistogram, summarize } from '../stats/histogram.js'
 import { phaseRate } from '../stats/phase-algebra.js'
 import { compareRuns, type Comparison } from './compare.js'
-import { checkFailIf, type FailCheck, type FailCondition } from './fail-if.js'
+import { checkFailIf, type FailCheck, type FailCondition, inconclusiveWhy } from './fail-if.js'
 
 /** One segment against the one before it, in one lane. */
 export interface SegmentComparison {
@@ -28,6 +28,8 @@ export interface WatchGates {
   /** The segments compared; null when there was only one. */
   segments: { first: string; last: string } | null
   checks: FailCheck[]
+  /** Why the gates cannot be answered either way (fail-if.ts inconclusiveWhy: a lane's generator saturated). */
+  inconclusive: string[]
 }
 
 /** Every segment against the one before it, plain lane then hedged lane. */
@@ -42,13 +44,15 @@ export function compareSegments(watch: FinishedWatch): SegmentComparison[] {
 /** --fail-if on the last segment against the first; a condition's phase names the lane (hedged when none is named). */
 export function watchGates(conditions: FailCondition[], watch: FinishedWatch): WatchGates {
   const segments = judged(watch)
-  if (segments.length < 2 || conditions.length === 0) return { segments: null, checks: [] }
+  if (segments.length < 2 || conditions.length === 0) return { segments: null, checks: [], inconclusive: [] }
   const first = segments[0]!
   const last = segments[segments.length - 1]!
   const byLane = new Map(WATCH_LANES.map((lane) => [lane, pair(watch, first, last, lane)]))
+  const gated = [...new Set(conditions.map((c) => byLane.get(c.phase ?? 'hedged')!))]
   return {
     segments: { first: first.name, last: last.name },
     checks: conditions.flatMap((c) => checkFailIf([c], byLane.get(c.phase ?? 'hedged')!)),
+    inconclusive: gated.flatMap(inconclusiveWhy),
   }
 }
 
