@@ -29,7 +29,9 @@
  *     the first replica...), path and query kept: other hosts run here too;
  *   - a run or a sweep: -n at most 40 (added when neither -n nor -z is
  *     given), -z 1s, -q at most 400, --warmup at most 20 (added when not
- *     given: a profile's own warm-up is 500); demo: -n at most 40;
+ *     given: a profile's own warm-up is 500); a watch: -z 1s (added: it
+ *     would run until Ctrl-C), -q and --warmup as a run's; demo: -n at most
+ *     40; --metrics-port 127.0.0.1:0;
  *   - serve: --port 0 (free ports), and SIGINT once it says it is ready:
  *     it must start and then stop with exit 0, as after a user's Ctrl-C;
  *   - the files a command reads: each block's directory starts with saved
@@ -37,6 +39,7 @@
  *     results/2026-11-30T10-00-00Z-before.json and -after.json (one run,
  *     twice, as docs/usage.md names it), results/*-shard-0.json and
  *     -shard-1.json (two shards), before.json and merged.json (their merge),
+ *     staging.txt (docs/targets.md's targets file: GET /a and GET /b),
  *     and proto/ (the repository's).
  */
 import { test } from 'node:test'
@@ -161,7 +164,9 @@ async function makeFixtures(): Promise<Fixtures> {
   // Enough requests that a compare can judge p99 (the pages' gates compare these with themselves: no change).
   const base = [...replicas.http, '-n', '1000', '--warmup', '20', '--seed', '1']
   await cli([...base, '--label', 'before'])
-  await Promise.all([0, 1].map((i) => cli([...base, '--shard', `${i}/2`, '--run-id', 'docs-fixture', '--label', `shard-${i}`])))
+  // One shard after the other: two at once beside the replicas could saturate a generator on 2 cores, and a saturated
+  // fixture makes every page's gate on it inconclusive (exit 3) where the page says 0.
+  for (const i of [0, 1]) await cli([...base, '--shard', `${i}/2`, '--run-id', 'docs-fixture', '--label', `shard-${i}`])
   await exec(
     process.execPath,
     [BIN, 'merge', ...(await readdir(results)).filter((f) => /-shard-\d\.json$/.test(f)).map((f) => join(results, f)), '--out', join(dir, 'merged.json')],
@@ -175,6 +180,8 @@ async function makeFixtures(): Promise<Fixtures> {
   await rename(join(results, before), join(results, '2026-11-30T10-00-00Z-before.json'))
   await copyFile(join(results, '2026-11-30T10-00-00Z-before.json'), join(results, '2026-11-30T10-00-00Z-after.json'))
   for (const f of await readdir(results)) if (f.endsWith('.csv')) await rm(join(results, f))
+  // docs/targets.md's targets file: two paths of the simulated replicas.
+  await writeFile(join(dir, 'staging.txt'), 'GET /a\n\nGET /b\n')
   // The shim: `hedgebench` on the commands' PATH.
   const bin = join(dir, '.bin')
   await mkdir(bin)
@@ -195,7 +202,7 @@ async function runBlock(block: DocCommand[], f: Fixtures, n: number): Promise<Ou
   const cwd = join(f.dir, `block-${n}`)
   await mkdir(cwd)
   await cp(join(f.dir, 'results'), join(cwd, 'results'), { recursive: true })
-  for (const file of ['before.json', 'merged.json']) await copyFile(join(f.dir, file), join(cwd, file))
+  for (const file of ['before.json', 'merged.json', 'staging.txt']) await copyFile(join(f.dir, file), join(cwd, file))
   await symlink(join(ROOT, 'proto'), join(cwd, 'proto'))
   const out: Outcome[] = []
   for (const [i, command] of block.entries()) {

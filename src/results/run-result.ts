@@ -364,7 +364,7 @@ const PhaseWindowSchema = loose({
 })
 export type PhaseWindow = Infer<typeof PhaseWindowSchema>
 
-export const PhaseResultSchema = loose({
+const PhaseResultObjectSchema = loose({
   ...figuresEntries,
   name: PhaseNameSchema,
   /** Milliseconds since the run started when this phase began. */
@@ -420,7 +420,15 @@ export const PhaseResultSchema = loose({
   /** A merged phase: the union of the shards' windows (its durationMs) and the part of it in which every shard ran. */
   window: opt(PhaseWindowSchema),
 })
-export type PhaseResult = Infer<typeof PhaseResultSchema>
+/**
+ * An interface, and the schema typed by it, rather than the inferred type
+ * alone: a result holds phases in several places (the run's, each target's
+ * of a mix), and TypeScript expanding the inferred type at each of them in
+ * a program that awaits run() went past its depth limit (TS2589). Named
+ * once, it is expanded once.
+ */
+export interface PhaseResult extends Infer<typeof PhaseResultObjectSchema> {}
+export const PhaseResultSchema: v.GenericSchema<v.InferInput<typeof PhaseResultObjectSchema>, PhaseResult> = PhaseResultObjectSchema
 
 const ModeSchema = oneOf(['plain', 'hedged', 'both'], 'must be "plain", "hedged" or "both"')
 export type Mode = Infer<typeof ModeSchema>

@@ -132,14 +132,16 @@ export function fillPlaceholders(command: string, replicas: Replicas): string {
 }
 
 const LOAD_COMMANDS = new Set(['run', 'sweep'])
-const SUBCOMMANDS = new Set(['run', 'sweep', 'serve', 'demo', 'report', 'compare', 'merge'])
+const SUBCOMMANDS = new Set(['run', 'sweep', 'watch', 'serve', 'demo', 'report', 'compare', 'merge'])
 
 /**
  * A command's arguments, after the shell, as run here: every http:// and
  * grpc:// URL's origin becomes one of the test's replicas (the first origin
  * named the first replica, and so on; path and query kept), a run's or a
  * sweep's -n, -z, -q and --warmup are bounded (BOUNDS; -n and --warmup added
- * when not given), demo's -n too, and serve's --port becomes 0 (free ports).
+ * when not given), a watch's -z (added: it would run until Ctrl-C), -q and
+ * --warmup, demo's -n too, serve's --port becomes 0 and --metrics-port
+ * 127.0.0.1:0 (free ports).
  */
 export function boundArgs(args: readonly string[], replicas: Replicas): string[] {
   const sub = SUBCOMMANDS.has(args[0] ?? '') ? args[0]! : 'run'
@@ -163,6 +165,14 @@ export function boundArgs(args: readonly string[], replicas: Replicas): string[]
   const atMost = (cap: number) => (given: string) => (Number(given) > cap ? String(cap) : given)
   if (sub === 'serve') bound(['--port'], () => '0')
   if (sub === 'demo' && !bound(['-n', '--requests'], atMost(BOUNDS.requests))) out.push('-n', String(BOUNDS.requests))
+  bound(['--metrics-port'], () => '127.0.0.1:0')
+  if (sub === 'watch') {
+    // Until Ctrl-C unless -z: here always -z, and no -n (a watch is timed only).
+    if (!bound(['-z', '--duration'], () => BOUNDS.duration)) out.push('-z', BOUNDS.duration)
+    bound(['-q', '--rate'], atMost(BOUNDS.rate))
+    if (!bound(['--warmup'], atMost(BOUNDS.warmup))) out.push('--warmup', String(BOUNDS.warmup))
+    return out
+  }
   if (!LOAD_COMMANDS.has(sub)) return out
   const timed = bound(['-z', '--duration'], () => BOUNDS.duration)
   if (!bound(['-n', '--requests'], atMost(BOUNDS.requests)) && !timed) out.push('-n', String(BOUNDS.requests))
