@@ -59,7 +59,8 @@ async function start(reply: Reply, tls: { key: Buffer; cert: Buffer } | null = n
   h2.on('stream', (stream, headers) => {
     stream.on('error', () => {})
     // Reflection (the --proto schema check, run/grpc-schema-drift.ts) is a service this server does not have.
-    if (headers[':path'] !== '/shop.Inventory/Get') return stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '12' }, { endStream: true })
+    if (headers[':path'] !== '/shop.Inventory/Get')
+      return stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '12' }, { endStream: true })
     const body: Buffer[] = []
     stream.on('data', (chunk: Buffer) => body.push(chunk))
     stream.on('end', () => {

@@ -204,7 +204,9 @@ async function report(
   if (twice) return 130
   if (out.conditions.length > 0 && !gates.segments) {
     // Nothing to judge the gates by: they fail closed, as a gate on too few requests does.
-    writeStderrLine(`hedgebench: --fail-if not judged: one segment only (no mark)${out.allowUnjudged ? '; passing (--allow-unjudged)' : '; failing closed (--allow-unjudged lets it pass)'}`)
+    writeStderrLine(
+      `hedgebench: --fail-if not judged: one segment only (no mark)${out.allowUnjudged ? '; passing (--allow-unjudged)' : '; failing closed (--allow-unjudged lets it pass)'}`,
+    )
     return out.allowUnjudged ? 0 : 1
   }
   return gateExitCode(gates.checks, gates.inconclusive, out.allowUnjudged)
