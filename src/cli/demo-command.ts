@@ -2,6 +2,7 @@
 import type { CommandModule } from 'yargs'
 import { UsageError } from '../core/errors.js'
 import { assertNoRepeats, integer } from './run-flags.js'
+import { fitStdout } from './output.js'
 import { valuesRequired } from './argv.js'
 
 interface DemoArgs {
@@ -51,7 +52,7 @@ export function demoCommand(setExitCode: (code: number) => void): CommandModule<
           stopNow: interrupt.stopNow,
         })
         progress.stop()
-        process.stdout.write(renderDemo(demo))
+        process.stdout.write(fitStdout(renderDemo(demo)))
         setExitCode(interrupt.twice() ? 130 : 0)
       } finally {
         progress.stop()
