@@ -81,6 +81,10 @@ test('--warmup 10: the delay from 5 requests is warned about, with how many are 
     text,
     /^ {2}the hedge delay is not this p95: it is the p95 of the last 5 of 10 warm-up requests = \S+ \S+, leaving out the first 5, which warm connections and the JIT$/m,
   )
+  // A merged source (a mix's targets, a merge's shards) reads "per ...": no article before it.
+  const hedging = { ...result.phases.hedged!.hedging!, delaySource: 'per target, 1.00 ms to 2.00 ms' }
+  const mixed = { ...result, phases: { ...result.phases, hedged: { ...result.phases.hedged!, hedging } } }
+  assert.match(renderText(mixed), /^ {2}the hedge delay is not this p95: it is per target, 1\.00 ms to 2\.00 ms, leaving out the first 5/m)
 })
 
 test('a warm-up large enough for the delay gives no warning', async () => {

@@ -142,7 +142,8 @@ function warmupLine(w: PhaseResult, hedging: HedgingStats | undefined): string[]
   const left = basis.of - basis.requests
   return [
     line,
-    `  the hedge delay is not this p95: it is the ${hedging!.delaySource}${left > 0 ? `, leaving out the first ${left}, which warm connections and the JIT` : ''}`,
+    // A merged source reads "per target, …" or "per shard, …": no article before it.
+    `  the hedge delay is not this p95: it is ${hedging!.delaySource.startsWith('per ') ? '' : 'the '}${hedging!.delaySource}${left > 0 ? `, leaving out the first ${left}, which warm connections and the JIT` : ''}`,
   ]
 }
 
