@@ -199,7 +199,7 @@ function legend(c: Comparison, columns = Infinity): string {
   if (c.runs.length < 2) return ''
   return fill(
     'Verdict: better / worse when the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one extreme request decides them); ' +
-      '"not enough requests": the interval of that percentile would run past the slowest (or fastest) request measured, so it cannot be judged and --fail-if ignores it.',
+      '"not enough requests": the interval of that percentile would run past the slowest (or fastest) request measured, so it cannot be judged, and a relative --fail-if on it fails closed (--allow-unjudged lets it pass).',
     columns,
   )
 }
