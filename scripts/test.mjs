@@ -111,6 +111,7 @@ const LIGHT = [
   'demo-text',
   'docs-flags',
   'engine-histogram',
+  'event-clock',
   'fail-if',
   'fuzz-parsers',
   'grpc-client-text',

@@ -116,3 +116,21 @@ test('bounds of several estimators of one clock intersect; disjoint ones give th
   )
   assert.equal(combineOffsets([null, null]), null)
 })
+
+test('quietFor: how long until the estimator could want a Date, so that the wall clock is read only then', () => {
+  const e = new ClockOffsetEstimator(() => 0)
+  // Nothing known: one sample per 50 ms.
+  assert.equal(e.quietFor(1000), 0)
+  assert.equal(e.quietFor(1010), 40)
+  assert.equal(e.quietFor(1050), 0)
+  // Bounds [-10, 10] (20 ms wide): the server's second starts at local ...000 give or take 10 ms; a send within
+  // 10 + 20 ms of a boundary is wanted, at most one per 2 ms; elsewhere, the wait is until 30 ms before the next one.
+  e.observe(4990, 5000, 4000)
+  e.observe(5990, 6010, 6000)
+  assert.deepEqual(e.result(), { minMs: -10, maxMs: 10, samples: 2 })
+  assert.equal(e.quietFor(7500), 470)
+  assert.equal(e.wants(7500 + 470), true)
+  assert.equal(e.quietFor(7971), 1)
+  assert.equal(e.quietFor(8020), 0)
+  assert.equal(e.quietFor(8031), 939)
+})

@@ -18,6 +18,7 @@ import type { RoundRobin } from '../hedging/replica-picker.js'
 import type { RequestSink } from '../results/request-record.js'
 import { stillEarly } from './early-timer.js'
 import { round3 } from '../core/round.js'
+import { eventNow } from '../core/event-clock.js'
 // Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
 import { performance } from 'node:perf_hooks'
 
@@ -185,7 +186,7 @@ class Slot {
   }
 
   begin(): void {
-    const now = performance.now()
+    const now = eventNow()
     const seq = this.win.take(now)
     if (seq < 0) return this.win.slotIdle(this)
     this.seq = seq
@@ -225,7 +226,7 @@ class Slot {
   }
 
   /** `now`: performance.now() of the caller, when it just read it (one clock read per request, not two). */
-  send(now = performance.now()): void {
+  send(now = eventNow()): void {
     // A timer can fire up to a millisecond early: never measure from a start that has not come yet.
     if (this.intendedAt > now) this.intendedAt = now
     this.timer = null
@@ -363,13 +364,13 @@ class Call implements HedgeCaller {
   }
 
   onResponseEnd(): void {
-    this.endAt = performance.now()
+    this.endAt = eventNow()
     this.slot.callDone(this)
   }
 
   onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
     this.error = err
-    this.endAt = performance.now()
+    this.endAt = eventNow()
     this.slot.callDone(this)
   }
 

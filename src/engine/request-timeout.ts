@@ -21,6 +21,7 @@
  * the native timer's precision, as before.
  */
 import { errors } from 'undici'
+import { eventNow } from '../core/event-clock.js'
 // Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
 import { performance } from 'node:perf_hooks'
 
@@ -51,7 +52,7 @@ export class DeadlineQueue {
   constructor(readonly timeoutMs: number) {}
 
   add(d: Deadline): void {
-    d.at = performance.now() + this.timeoutMs
+    d.at = eventNow() + this.timeoutMs
     d.queue = this
     d.prev = this.#tail
     d.next = null

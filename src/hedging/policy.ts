@@ -12,8 +12,7 @@ import type { ReplicaHealth } from './replica-health.js'
 import type { SaturationGate } from './saturation-gate.js'
 import type { CancelMode } from '../results/run-result.js'
 import { DEFAULT_HEDGE_HEADER } from '../wire/stats.js'
-// Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
-import { performance } from 'node:perf_hooks'
+import { eventNow } from '../core/event-clock.js'
 
 /** gRPC: "Values greater than 5 are treated as 5." */
 export const MAX_ATTEMPTS_CAP = 5
@@ -122,7 +121,7 @@ export function resolvePolicy(policy: HedgePolicy & { observer?: HedgeObserver |
     saturation: policy.saturation ?? null,
     random: policy.random ?? Math.random,
     observer: policy.observer ?? null,
-    now: policy.now ?? (() => performance.now()),
+    now: policy.now ?? eventNow,
   }
 }
 

@@ -31,18 +31,32 @@ export class ClockOffsetEstimator {
 
   /** Is a request sent at `sendMs` (local wall clock) worth reading the Date of? */
   wants(sendMs: number): boolean {
+    return this.quietFor(sendMs) === 0
+  }
+
+  /**
+   * 0 when a request sent at `sendMs` is worth reading the Date of (and it
+   * counts as taken); else how many ms from then until one could be, so
+   * that a caller reads the wall clock no sooner (date-sampler.ts: one
+   * wall clock read in many requests, not one each).
+   */
+  quietFor(sendMs: number): number {
     const width = this.#max - this.#min
     if (!(width < 1000)) return this.#take(sendMs, BASELINE_GAP_MS)
     const serverMs = sendMs + (this.#min + this.#max) / 2
-    const fromBoundary = Math.min(mod(serverMs, 1000), 1000 - mod(serverMs, 1000))
-    if (fromBoundary > width / 2 + NEAR_MARGIN_MS) return false
+    const inSecond = mod(serverMs, 1000)
+    const fromBoundary = Math.min(inSecond, 1000 - inSecond)
+    const reach = width / 2 + NEAR_MARGIN_MS
+    // Past the boundary's window, the next one opens `reach` before the next server second.
+    if (fromBoundary > reach) return 1000 - inSecond - reach
     return this.#take(sendMs, NEAR_GAP_MS)
   }
 
-  #take(now: number, gap: number): boolean {
-    if (now - this.#lastSample < gap) return false
+  #take(now: number, gap: number): number {
+    const wait = this.#lastSample + gap - now
+    if (wait > 0) return wait
     this.#lastSample = now
-    return true
+    return 0
   }
 
   /** One response: sent at `sendMs`, its headers received at `recvMs` (local), `dateMs` = its Date header. */
