@@ -112,6 +112,7 @@ const LIGHT = [
   'docs-flags',
   'engine-histogram',
   'event-clock',
+  'figures-accumulator',
   'fail-if',
   'fuzz-parsers',
   'grpc-client-text',

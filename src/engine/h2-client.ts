@@ -594,7 +594,7 @@ class Session implements FrameSink {
       this.#sendWindow -= n
       st.sendWindow -= n
     }
-    this.#blocked.delete(st)
+    if (this.#blocked.size > 0) this.#blocked.delete(st)
   }
 
   /** Our cancel: RST_STREAM CANCEL; whatever the server still sends on it is read and dropped. */
@@ -621,7 +621,8 @@ class Session implements FrameSink {
 
   #forget(st: Stream): void {
     this.streams.delete(st.id)
-    this.#blocked.delete(st)
+    // Almost always empty (a body waiting for a window): not a hash lookup per stream.
+    if (this.#blocked.size > 0) this.#blocked.delete(st)
   }
 
   // ---- reading ----
