@@ -77,9 +77,10 @@ test('vegeta HTTP format: request lines, headers, @body relative to the file, co
         ['X-Test', '1'],
         ['Accept', 'text/plain'],
       ],
+      at: `${path}:2`,
     },
-    { method: 'GET', path: '/b?q=1' },
-    { method: 'POST', path: '/c', headers: [['Content-Type', 'application/json']], body: Buffer.from('{"item":1}') },
+    { method: 'GET', path: '/b?q=1', at: `${path}:7` },
+    { method: 'POST', path: '/c', headers: [['Content-Type', 'application/json']], body: Buffer.from('{"item":1}'), at: `${path}:9` },
   ])
 })
 
@@ -95,7 +96,7 @@ test('JSON lines: headers as an object, body or bodyFile, weight and hedgeDelay'
     ].join('\n'),
   )
   assert.deepEqual(readTargetsFile(path, REPLICAS), [
-    { method: 'GET', path: '/a', weight: 3, hedgeDelay: 'p90' },
+    { method: 'GET', path: '/a', weight: 3, hedgeDelay: 'p90', at: `${path}:1` },
     {
       method: 'PUT',
       path: '/b',
@@ -105,8 +106,9 @@ test('JSON lines: headers as an object, body or bodyFile, weight and hedgeDelay'
         ['X-A', '2'],
       ],
       body: Buffer.from('hi'),
+      at: `${path}:2`,
     },
-    { method: 'POST', path: '/c', body: Buffer.from('xyz') },
+    { method: 'POST', path: '/c', body: Buffer.from('xyz'), at: `${path}:4` },
   ])
 })
 

@@ -363,7 +363,9 @@ function withProfile(profile: Profile, options: RunOptions, target: Target): Run
 /** Built-in gRPC replicas: their bundled service's Work call, unless the user named a call. */
 function withBuiltInCall(options: RunOptions, grpc: boolean): RunOptions {
   if (!grpc || options.grpc?.call !== undefined) return options
-  return { ...options, grpc: { ...options.grpc, call: SIM_WORK_CALL, proto: SIM_PROTO, protoset: undefined } }
+  // A mix names its own calls (of the bundled service): the proto is all it needs.
+  const call = options.targets === undefined ? { call: SIM_WORK_CALL } : {}
+  return { ...options, grpc: { ...options.grpc, ...call, proto: SIM_PROTO, protoset: undefined } }
 }
 
 async function measure(argv: CliFlags, given: RunOptions): Promise<number> {

@@ -107,17 +107,19 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const urls = checkUrls(o.urls)
   checkOneService(urls)
-  const grpc = resolveGrpc(urls, o.grpc)
+  const grpcBase = resolveGrpc(urls, o.grpc, o.targets !== undefined)
   const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
   const durationMs = o.durationMs === undefined ? null : positiveMs(o.durationMs, '-z', 'duration')
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
   // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
-  const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
-  if (grpc) refuseMetadataActions(o.headers ?? [])
-  const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc, o.targets !== undefined)
+  if (grpcBase) refuseMetadataActions(o.headers ?? [])
+  const httpMethod = grpcBase ? null : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
+  const hedge = resolveHedge(o.hedge ?? {}, httpMethod ?? `gRPC ${grpcBase!.call}`, mode, grpcBase, o.targets !== undefined)
   const headers = withUrlCredentials(urls, oneHost(o.headers ?? []))
-  const targets = resolveTargets(o.targets, headers, hedge)
-  if (targets) checkMix(grpc)
+  const targets = resolveTargets(o.targets, headers, hedge, grpcBase?.targetCall ?? null)
+  // A mix of calls records its methods where one run records its call.
+  const grpc = grpcBase && targets ? { ...grpcBase, call: [...new Set(targets.map((t) => t.name))].join(', ') } : grpcBase
+  const method = grpc ? `gRPC ${grpc.call}` : httpMethod!
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
@@ -371,12 +373,8 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: Reso
 }
 
 /** A mix's hedging is allowed per target (target-spec.ts): the engine sends a write once unless it may be repeated. */
-const MIXED_SAFETY = 'each target by its method (a write without --idempotency-key or --unsafe-hedge is never hedged)'
-
-/** What a mix of targets does not run on yet. */
-function checkMix(grpc: ResolvedGrpc | null): void {
-  if (grpc) throw new UsageError('--targets is for HTTP targets: a gRPC run sends one method (--call)')
-}
+const MIXED_SAFETY =
+  'each target by its method (a write, or a gRPC method its proto does not mark NO_SIDE_EFFECTS or IDEMPOTENT, is never hedged without --idempotency-key or --unsafe-hedge)'
 
 /**
  * The default warm-up of a run of 1,000 requests or more (or a timed one)
