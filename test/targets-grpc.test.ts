@@ -3,18 +3,20 @@
  * targets against grpc:// replicas, each method its own lane, rows and hedge
  * delay, a method its proto does not mark safe to repeat sent once, and each
  * method's attempts equal to what the servers received of it. Bad input is
- * one line, exit 2, before anything is sent. Against real grpc-js servers on
+ * one line, exit 2, before anything is sent. --csv-requests names each
+ * request's target. Against real grpc-js servers on
  * 127.0.0.1 (test/helpers/grpc-server.ts: shop.Inventory's Get is
  * NO_SIDE_EFFECTS, Put IDEMPOTENT, Reserve neither).
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult } from '../src/results/run-result.js'
 import { SHOP_PROTO, startGrpcServer, type GrpcTestServer } from './helpers/grpc-server.js'
 import { runMain } from './helpers/main-cases.js'
+import { parseCsvObjects } from './helpers/csv.js'
 import { CALL, startTestServer, writeTestSchema } from './helpers/grpc-test-server.js'
 import { startTarget, type Target } from '../src/sim/target.js'
 import { parseProfile } from '../src/sim/profile.js'
@@ -71,6 +73,7 @@ test('a mix of methods: each its rows and its own delay, a method not marked saf
     ].join('\n'),
   )
   const from = mark()
+  const log = join(dir, 'requests.csv')
   const r = await runMain(
     [
       ...urls,
@@ -78,6 +81,8 @@ test('a mix of methods: each its rows and its own delay, a method not marked saf
       SHOP_PROTO,
       '--targets',
       mix,
+      '--csv-requests',
+      log,
       '-n',
       '24',
       '-c',
@@ -120,6 +125,12 @@ test('a mix of methods: each its rows and its own delay, a method not marked saf
   assert.equal(reserve!.attempts, reserve!.requests)
   assert.ok(put!.hedging!.delayMs >= SERVER_MS.Put!, `Put's delay ${put!.hedging!.delayMs}`)
   assert.match(put!.hedging!.delaySource, /^p95 of the last \d+ of \d+ warm-up requests/)
+  // --csv-requests: a target column after the phase, each target's rows its requests of each phase.
+  const rows = parseCsvObjects(readFileSync(log, 'utf8'))
+  assert.deepEqual(Object.keys(rows[0]!).slice(0, 3), ['phase', 'target', 'seq'])
+  for (const t of targets)
+    for (const [phase, p] of Object.entries(t.phases))
+      assert.equal(rows.filter((row) => row.target === t.name && row.phase === phase).length, p!.requests, `${t.name} ${phase}`)
   // The metadata and message of each target reached the server as given.
   const reserveCall = servers.flatMap((s) => s.calls).find((c) => c.method === 'Reserve')!
   assert.deepEqual(reserveCall.metadata.get('x-tenant'), ['a'])
@@ -222,7 +233,7 @@ test("without --proto, the schema of the mix's services is read by the server's 
     const mix = file('reflected.txt', `CALL ${CALL}\n{"sku": "a"}\n\nCALL ${CALL}\n# weight: 2\n{"sku": "b", "dims": {"x": 1}}\n`)
     const r = await runMain([server.url, '--targets', mix, '-n', '6', '--warmup', '4', '--mode', 'plain', '--no-save', '-o', 'json'])
     assert.equal(r.code, 0, r.stderr)
-    assert.deepEqual([...new Set(server.seen.map((c) => c.request['sku']))].sort(), ['a', 'b'])
+    assert.deepEqual([...new Set(server.seen.map((c) => c.request.sku))].sort(), ['a', 'b'])
     assert.deepEqual(
       (JSON.parse(r.stdout) as RunResult).targets!.map((t) => [t.name, t.weight]),
       [

@@ -403,7 +403,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     }
     if (argv.csvRequests) {
       const { createRequestLog } = await import('../results/request-log.js')
-      log = await createRequestLog(argv.csvRequests)
+      log = await createRequestLog(argv.csvRequests, { targets: resolved.targets !== null })
     }
   } catch (err) {
     await takeBack(created)
