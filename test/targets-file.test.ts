@@ -5,7 +5,8 @@
  * the `# weight:` / `# hedge-delay:` directive lines of the HTTP format,
  * other comments staying comments. Every fault is one line naming
  * file:line; each target remembers its line for the refusals that come
- * once the schema is loaded (target-spec.ts).
+ * once the schema is loaded (target-spec.ts). A mix's default warm-up is
+ * enough for every target's own delay.
  */
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -15,6 +16,10 @@ import { join } from 'node:path'
 import { readTargetsFile } from '../src/run/targets-file.js'
 import { resolveTargets, type GrpcTargetCall } from '../src/run/target-spec.js'
 import { UsageError } from '../src/core/errors.js'
+import { resolveOptions } from '../src/run/resolve-options.js'
+import type { RunOptions } from '../src/run/run-options.js'
+import { requestsNeeded } from '../src/stats/noise.js'
+import { planRun } from '../src/run/run-plan.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-targets-file-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
@@ -146,5 +151,36 @@ test('a CALL against http:// replicas, or an HTTP request against grpc:// ones: 
   assert.deepEqual(
     [reserve!.name, reserve!.method, reserve!.path, reserve!.repeatable, keyed!.repeatable],
     ['shop.Inventory/Reserve', 'CALL', '/shop.Inventory/Reserve', false, true],
+  )
+})
+
+test("a mix's default warm-up gives every target enough to place its delay's percentile: N x 2 x what it needs; a given --warmup is kept", () => {
+  const targets = (...delays: Array<string | number | undefined>) =>
+    delays.map((d, i) => ({ method: 'GET' as const, path: `/${i}`, ...(d === undefined ? {} : { hedgeDelay: d as `p${number}` }) }))
+  const warmup = (o: Partial<RunOptions>) => resolveOptions({ urls: REPLICAS, requests: 40, ...o }, 0).warmup
+  // p95 (auto) needs 72 requests, measured on the second half of each target's share.
+  assert.equal(requestsNeeded(95), 72)
+  assert.equal(warmup({ targets: targets(undefined, undefined, undefined) }), 3 * 2 * 72)
+  // The highest percentile any target's delay follows; a fixed delay needs none.
+  assert.equal(warmup({ targets: targets('p99', undefined) }), 2 * 2 * requestsNeeded(99))
+  assert.equal(warmup({ targets: targets(5, 10), hedge: { delay: 20 } }), 40)
+  // As before: without targets min(n, 1000); a plain run measures no delay; a --warmup given is the user's.
+  assert.equal(warmup({}), 40)
+  assert.equal(warmup({ targets: targets(undefined, undefined), mode: 'plain' }), 40)
+  assert.equal(warmup({ targets: targets(undefined, undefined), warmup: 10 }), 10)
+  assert.equal(warmup({ targets: targets(undefined), requests: 5000 }), 1000)
+  // The plan gives each target its share and measures the delay on the second half of it: 72 requests each.
+  const plan = planRun({
+    warmup: 3 * 2 * 72,
+    warmupMinMs: 0,
+    requests: 40,
+    durationMs: null,
+    mode: 'both',
+    schedule: 'sequential',
+    targets: resolveTargets(targets(undefined, undefined, undefined), [], { idempotencyKey: false, unsafeHedge: false }),
+  })
+  assert.deepEqual(
+    plan.windows[0]!.lanes.map((l) => l.steadyAfter),
+    [72, 72, 72],
   )
 })

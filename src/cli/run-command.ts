@@ -82,7 +82,7 @@ export function requestFlags(y: Argv): Argv {
     .option('targets', {
       type: 'string',
       describe:
-        "a mix of requests from FILE: vegeta's HTTP format (METHOD path, headers, @body-file) or JSON lines ({method, path, headers, body|bodyFile, weight, hedgeDelay}); each drawn by its weight, each its own hedge delay and rows (docs/targets.md)",
+        "a mix of requests from FILE: vegeta's HTTP format (METHOD path, headers, @body-file; '# weight: 3', '# hedge-delay: p90'; for grpc:// replicas CALL package.Service/Method, metadata, @message.json or a JSON line) or JSON lines ({method, path, headers, body|bodyFile, weight, hedgeDelay} or {call, data|dataFile, metadata, weight, hedgeDelay}); each drawn by its weight, each its own hedge delay and rows (docs/targets.md)",
       group: 'Request:',
     })
     .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header (HTTP only: a gRPC call is application/grpc)', group: 'Request:' })
@@ -160,7 +160,7 @@ function runFlags(y: Argv): Argv {
     })
     .option('warmup', {
       type: 'string',
-      describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap}) (${DEFAULTS.warmupCap} with -z), lasting at least ${ms(DEFAULTS.warmupMinMs)} when n >= ${DEFAULTS.warmupCap} or with -z`)}`,
+      describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap}) (${DEFAULTS.warmupCap} with -z), lasting at least ${ms(DEFAULTS.warmupMinMs)} when n >= ${DEFAULTS.warmupCap} or with -z; with --targets at least 144 a target for a p95 delay (docs/targets.md)`)}`,
       group: 'Load:',
     })
     .option('mode', {
