@@ -10,13 +10,14 @@
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult } from '../src/results/run-result.js'
 import { SHOP_PROTO, startGrpcServer, type GrpcTestServer } from './helpers/grpc-server.js'
 import { runMain } from './helpers/main-cases.js'
 import { parseCsvObjects } from './helpers/csv.js'
+import { protoDuration } from '../src/report/deploy-config.js'
 import { CALL, startTestServer, writeTestSchema } from './helpers/grpc-test-server.js'
 import { startTarget, type Target } from '../src/sim/target.js'
 import { parseProfile } from '../src/sim/profile.js'
@@ -50,6 +51,15 @@ function received(from: number[]): Record<string, number> {
 }
 const mark = (): number[] => servers.map((s) => s.calls.length)
 
+/** A run of the mix through main(), two attempts at most and no budget (every hedge the delay fires is sent), its JSON result. */
+async function runMix(args: string[]): Promise<RunResult> {
+  const r = await runMain([...urls, '--proto', SHOP_PROTO, ...args, '--max-attempts', '2', '--hedge-budget', 'off', '--no-save', '-o', 'json'], {
+    timeoutMs: 100_000,
+  })
+  assert.equal(r.code, 0, r.stderr)
+  return JSON.parse(r.stdout) as RunResult
+}
+
 const attempts = (t: NonNullable<RunResult['targets']>[number]): number => Object.values(t.phases).reduce((sum, p) => sum + (p?.attempts ?? 0), 0)
 
 test('a mix of methods: each its rows and its own delay, a method not marked safe sent once, each attempts equal to the servers count of it', {
@@ -74,35 +84,7 @@ test('a mix of methods: each its rows and its own delay, a method not marked saf
   )
   const from = mark()
   const log = join(dir, 'requests.csv')
-  const r = await runMain(
-    [
-      ...urls,
-      '--proto',
-      SHOP_PROTO,
-      '--targets',
-      mix,
-      '--csv-requests',
-      log,
-      '-n',
-      '24',
-      '-c',
-      '4',
-      '--warmup',
-      '24',
-      '--seed',
-      '3',
-      '--max-attempts',
-      '2',
-      '--hedge-budget',
-      'off',
-      '--no-save',
-      '-o',
-      'json',
-    ],
-    { timeoutMs: 100_000 },
-  )
-  assert.equal(r.code, 0, r.stderr)
-  const result = JSON.parse(r.stdout) as RunResult
+  const result = await runMix(['--targets', mix, '--csv-requests', log, '-n', '24', '-c', '4', '--warmup', '24', '--seed', '3'])
   const targets = result.targets!
   assert.deepEqual(
     targets.map((t) => [t.name, t.method, t.path, t.weight]),
@@ -140,36 +122,7 @@ test('a mix of methods: each its rows and its own delay, a method not marked saf
 test("--idempotency-key: the write in the mix is hedged too, each copy with its call's key", { timeout: 120_000 }, async () => {
   const mix = file('keyed.jsonl', '{"call": "shop.Inventory/Reserve", "hedgeDelay": 1}\n{"call": "shop.Inventory/Get", "data": {"id": 1}}\n')
   const from = mark()
-  const r = await runMain(
-    [
-      ...urls,
-      '--proto',
-      SHOP_PROTO,
-      '--targets',
-      mix,
-      '-n',
-      '12',
-      '-c',
-      '2',
-      '--warmup',
-      '0',
-      '--mode',
-      'hedged',
-      '--hedge-delay',
-      '5ms',
-      '--idempotency-key',
-      '--max-attempts',
-      '2',
-      '--hedge-budget',
-      'off',
-      '--no-save',
-      '-o',
-      'json',
-    ],
-    { timeoutMs: 100_000 },
-  )
-  assert.equal(r.code, 0, r.stderr)
-  const result = JSON.parse(r.stdout) as RunResult
+  const result = await runMix(['--targets', mix, '-n', '12', '-c', '2', '--warmup', '0', '--mode', 'hedged', '--hedge-delay', '5ms', '--idempotency-key'])
   const reserve = result.targets![0]!.phases.hedged!
   assert.ok(reserve.attempts > reserve.requests, `Reserve: ${reserve.attempts} attempts for ${reserve.requests} requests`)
   const keys = servers
@@ -245,4 +198,74 @@ test("without --proto, the schema of the mix's services is read by the server's 
     await server.close()
     schema.remove()
   }
+})
+
+test('sweep --targets over gRPC: a methodConfig per hedged method with its own delay, and --verify runs each through grpc-js', {
+  timeout: 180_000,
+}, async () => {
+  const mix = file('sweep.txt', 'CALL shop.Inventory/Get\n{"id": 1}\n\nCALL shop.Inventory/Put\nx-tenant: b\n{"id": 2}\n\nCALL shop.Inventory/Reserve\n')
+  const out = join(dir, 'sweep-out')
+  const from = mark()
+  const r = await runMain(
+    ['sweep', ...urls, '--proto', SHOP_PROTO, '--targets', mix, '--hedge-delay', 'p50,p90', '-n', '20', '-c', '4', '--warmup', '60', '--seed', '5'].concat([
+      '--emit-for',
+      'p90',
+      '--verify',
+      '--out-dir',
+      out,
+      '-o',
+      'json',
+    ]),
+    { timeoutMs: 170_000 },
+  )
+  assert.equal(r.code, 0, r.stderr)
+  const sweep = JSON.parse(r.stdout) as {
+    targets: Array<{ name: string; settings: Array<{ label: string; delayMs: number }> }>
+    run: RunResult
+    verifications: Array<{ call: string; label: string; result: RunResult }>
+  }
+  const p90 = (call: string) => sweep.targets.find((t) => t.name === call)!.settings.find((s) => s.label === 'p90')!.delayMs
+  // Reserve was sent once (its proto does not mark it safe): no methodConfig, no route, nothing verified for it.
+  assert.deepEqual(
+    sweep.run.targets!.map((t) => t.sentOnce ?? false),
+    [false, false, true],
+  )
+  const deployDir = join(out, readdirSync(out).find((n) => n.endsWith('-sweep-deploy'))!)
+  assert.deepEqual(readdirSync(deployDir).sort(), ['envoy-route.yaml', 'grpc-service-config.json', 'grpc-service-config.notes.txt'])
+  const config = JSON.parse(readFileSync(join(deployDir, 'grpc-service-config.json'), 'utf8')) as {
+    methodConfig: Array<{ name: Array<{ service: string; method: string }>; hedgingPolicy: { hedgingDelay: string } }>
+  }
+  assert.deepEqual(
+    config.methodConfig.map((m) => [m.name, m.hedgingPolicy.hedgingDelay]),
+    [
+      [[{ service: 'shop.Inventory', method: 'Get' }], protoDuration(p90('shop.Inventory/Get'))],
+      [[{ service: 'shop.Inventory', method: 'Put' }], protoDuration(p90('shop.Inventory/Put'))],
+    ],
+  )
+  const routes = readFileSync(join(deployDir, 'envoy-route.yaml'), 'utf8')
+  assert.deepEqual(
+    [...routes.matchAll(/path: "([^"]+)"/g)].map((m) => m[1]),
+    ['/shop.Inventory/Get', '/shop.Inventory/Put'],
+  )
+  assert.doesNotMatch(routes, /:method/, 'a gRPC route matches its path alone')
+  // --verify: each method alone, at its own setting, then through grpc-js with the one service config (its own methodConfig).
+  assert.deepEqual(
+    sweep.verifications.map((v) => [v.call, v.label, v.result.config.grpc?.call]),
+    [
+      ['shop.Inventory/Get', 'p90', 'shop.Inventory/Get'],
+      ['shop.Inventory/Put', 'p90', 'shop.Inventory/Put'],
+    ],
+  )
+  for (const v of sweep.verifications) {
+    // The service config's duration is to the microsecond: grpc-js was asked for the method's own delay within that.
+    assert.ok(
+      Math.abs(v.result.grpcClient!.asked.hedgingDelayMs - p90(v.call)) <= 0.0005 + 1e-9,
+      `${v.call}: ${v.result.grpcClient!.asked.hedgingDelayMs} vs ${p90(v.call)}`,
+    )
+    assert.equal(v.result.grpcClient!.requests, 20)
+  }
+  // The verifying runs sent Put with its target's metadata.
+  const puts = servers.flatMap((s, i) => s.calls.slice(from[i])).filter((c) => c.method === 'Put')
+  assert.ok(puts.every((c) => c.metadata.get('x-tenant')[0] === 'b'))
+  assert.match(r.stderr, /^Verified shop\.Inventory\/Put p90 through grpc-js/m)
 })

@@ -454,6 +454,13 @@ test('sweep --targets: each target its lane of every setting, its own frontier, 
     timeouts.map((t) => Math.round(t)),
     delays.map((d) => Math.round(d)),
   )
+  // A write the sweep sent once (no key, no --unsafe-hedge) gets no route: its hedging was never measured.
+  assert.equal(result.run.targets![1]!.sentOnce, undefined)
+  const once = { ...result, run: { ...result.run, targets: result.run.targets!.map((t, i) => (i === 1 ? { ...t, sentOnce: true } : t)) } }
+  assert.deepEqual(
+    [...targetsEnvoyFile(once, frontiers, 'p50')!.text.matchAll(/path: "([^"]+)"/g)].map((m) => m[1]),
+    ['/api/a'],
+  )
 })
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
