@@ -269,3 +269,17 @@ test('sweep --targets over gRPC: a methodConfig per hedged method with its own d
   assert.ok(puts.every((c) => c.metadata.get('x-tenant')[0] === 'b'))
   assert.match(r.stderr, /^Verified shop\.Inventory\/Put p90 through grpc-js/m)
 })
+
+test('--workers 2: a mix of methods runs on worker threads too, each method its attempts as the servers count them', { timeout: 120_000 }, async () => {
+  const mix = file('workers.jsonl', '{"call": "shop.Inventory/Put", "data": {"id": 3}}\n{"call": "shop.Inventory/Reserve", "weight": 2}\n')
+  const from = mark()
+  const result = await runMix(['--targets', mix, '-n', '16', '-c', '4', '--warmup', '16', '--workers', '2', '--seed', '6'])
+  assert.deepEqual(
+    result.targets!.map((t) => [t.name, t.sentOnce ?? false]),
+    [
+      ['shop.Inventory/Put', false],
+      ['shop.Inventory/Reserve', true],
+    ],
+  )
+  assert.deepEqual(Object.fromEntries(result.targets!.map((t) => [t.path.split('/')[2], attempts(t)])), received(from))
+})

@@ -39,8 +39,6 @@ export interface ResolvedGrpc {
   maxRecvBytes: number
   /** -d/-D of several messages (a JSON array, NDJSON), each encoded once, and the order the calls send them in; null: one message. */
   dataList: { messages: Uint8Array[]; order: 'round-robin' | 'random' } | null
-  /** A mix (--targets): how each target's call resolves in the schema, its message encoded; null: the one --call. */
-  targetCall: GrpcTargetCall | null
 }
 
 /** What a thread needs to render the calls' messages: the text, and the schema to load the request type from again. */
@@ -85,34 +83,20 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined,
     template,
     maxRecvBytes: recvLimit(options?.maxRecvBytes),
     dataList,
-    targetCall: null,
   }
 }
 
 const schemaFileOf = (o: GrpcRunOptions | undefined): string => o?.protoset ?? o?.proto ?? ''
 
 /**
- * A mix of calls (--targets against grpc:// replicas): the schema loaded
- * once, each target's call resolved in it and its message encoded, a fault
- * named by the target's place ("mix.txt:4: method ..."). The run's own
- * call, path and message stay empty: every request is a target's.
+ * A mix of calls (--targets against grpc:// replicas): the run's own call,
+ * path and message stay empty, every request is a target's (grpcTargetCall).
  */
 function resolveGrpcMix(o: GrpcRunOptions): ResolvedGrpc {
   const own = (['call', 'data', 'dataFile', 'binaryFile'] as const).filter((k) => o[k] !== undefined)
   if (own.length > 0) throw new UsageError(`grpc.${own.join(', grpc.')} with targets: each target gives its own call and message`)
   if ((o.hedgeBy ?? 'hedgebench') !== 'hedgebench')
     throw new UsageError('--hedge-by grpc-js runs one method through grpc-js: with --targets, `hedgebench sweep --targets ... --verify` checks each method')
-  const root = loadSchema(o)
-  const targetCall: GrpcTargetCall = (target, at) => {
-    try {
-      const method = resolveCall(root, target.call.trim())
-      const message = fromJsonValue(method, target.message ?? {}, 'its message')
-      return { call: method.call, path: method.path, body: frameMessage(message), safe: method.idempotency !== 'IDEMPOTENCY_UNKNOWN' }
-    } catch (err) {
-      if (err instanceof UsageError) throw new UsageError(`${at}: ${err.message}`)
-      throw err
-    }
-  }
   return {
     call: '',
     path: '',
@@ -124,7 +108,25 @@ function resolveGrpcMix(o: GrpcRunOptions): ResolvedGrpc {
     template: null,
     maxRecvBytes: recvLimit(o.maxRecvBytes),
     dataList: null,
-    targetCall,
+  }
+}
+
+/**
+ * How a mix's targets resolve (target-spec.ts resolveTargets): the schema
+ * loaded once, each target's call resolved in it and its message encoded, a
+ * fault named by the target's place ("mix.txt:4: method ...").
+ */
+export function grpcTargetCall(o: GrpcRunOptions): GrpcTargetCall {
+  const root = loadSchema(o)
+  return (target, at) => {
+    try {
+      const method = resolveCall(root, target.call.trim())
+      const message = fromJsonValue(method, target.message ?? {}, 'its message')
+      return { call: method.call, path: method.path, body: frameMessage(message), safe: method.idempotency !== 'IDEMPOTENCY_UNKNOWN' }
+    } catch (err) {
+      if (err instanceof UsageError) throw new UsageError(`${at}: ${err.message}`)
+      throw err
+    }
   }
 }
 

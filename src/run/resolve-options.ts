@@ -29,7 +29,7 @@ import { DEFAULT_H2_LIMITS, type H2Limits } from '../engine/h2-limits.js'
 import { transportOrigin } from '../core/target-url.js'
 import { checkOneService } from './one-service.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
-import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
+import { grpcSafeToRepeat, grpcTargetCall, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import { refuseMetadataActions } from '../protocol/grpc-template.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
 import { resolveTargets, type ResolvedTarget } from './target-spec.js'
@@ -117,7 +117,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const httpMethod = grpcBase ? null : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
   const hedge = resolveHedge(o.hedge ?? {}, httpMethod ?? `gRPC ${grpcBase!.call}`, mode, grpcBase, o.targets !== undefined)
   const headers = withUrlCredentials(urls, oneHost(o.headers ?? []))
-  const targets = resolveTargets(o.targets, headers, hedge, grpcBase?.targetCall ?? null)
+  const targets = resolveTargets(o.targets, headers, hedge, grpcBase && o.targets !== undefined ? grpcTargetCall(o.grpc ?? {}) : null)
   // A mix of calls records its methods where one run records its call.
   const grpc = grpcBase && targets ? { ...grpcBase, call: [...new Set(targets.map((t) => t.name))].join(', ') } : grpcBase
   const method = grpc ? `gRPC ${grpc.call}` : httpMethod!
