@@ -179,7 +179,9 @@ test('bad input: an unknown method names its file:line, a CALL in an HTTP run or
   }
 })
 
-test("without --proto, the schema of the mix's services is read by the server's reflection", { timeout: 60_000 }, async () => {
+test("without --proto, the schema of the mix's services is read by the server's reflection; a method the server lacks is refused before the run", {
+  timeout: 60_000,
+}, async () => {
   const schema = writeTestSchema()
   const server = await startTestServer({ schema })
   try {
@@ -193,6 +195,14 @@ test("without --proto, the schema of the mix's services is read by the server's 
         [CALL, 1],
         [CALL, 2],
       ],
+    )
+    // A method the schema has and the server does not serve: the pre-run check names it and where it came from.
+    const missing = file('missing.txt', 'CALL shop.v1.Inventory/Reserve\n')
+    const refused = await runMain([server.url, '--proto', schema.proto, '-i', schema.importPath, '--targets', missing, '-n', '2', '--no-save'])
+    assert.equal(refused.code, 2, refused.stderr)
+    assert.match(
+      refused.stderr.trim(),
+      /^hedgebench: grpc:\/\/127\.0\.0\.1:\d+ has no method shop\.v1\.Inventory\/Reserve: check the CALL line of --targets and the proto's package$/,
     )
   } finally {
     await server.close()

@@ -115,14 +115,15 @@ async function session(given: RunOptions, settings: readonly SettingHedge[] | nu
 async function checkGrpcService(cfg: ResolvedRun, names: readonly string[]): Promise<void> {
   const agent = createAgent(cfg)
   const calls = cfg.targets
-    ? [...new Map(cfg.targets.map((t) => [t.path, { call: t.name, opts: buildDispatchOptions(cfg, t) }])).values()]
-    : [{ call: cfg.grpc!.call, opts: buildDispatchOptions(cfg) }]
+    ? [...new Map(cfg.targets.map((t) => [t.path, { call: t.name, opts: buildDispatchOptions(cfg, t), given: 'the CALL line of --targets' }])).values()]
+    : [{ call: cfg.grpc!.call, opts: buildDispatchOptions(cfg), given: '--call' }]
   try {
-    for (const { call, opts } of calls)
+    for (const { call, opts, given } of calls)
       await checkGrpcTargets(
         agent,
         cfg.origins.map((origin, i) => ({ name: names[i]!, opts: opts.get(origin)! })),
         call,
+        given,
       )
   } finally {
     await agent.destroy()
