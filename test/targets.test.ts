@@ -29,7 +29,7 @@ import { formatMs } from '../src/core/duration.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { mergeResults } from '../src/stats/result-merge.js'
 import { sweep } from '../src/run/sweep.js'
-import { targetFrontiers, targetsEnvoyFile } from '../src/report/sweep-targets.js'
+import { targetFrontiers, targetsEnvoyFile, targetsSweepText } from '../src/report/sweep-targets.js'
 
 let mix: RunResult | undefined
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-targets-'))
@@ -460,6 +460,10 @@ test('sweep --targets: each target its lane of every setting, its own frontier, 
   assert.deepEqual(
     [...targetsEnvoyFile(once, frontiers, 'p50')!.text.matchAll(/path: "([^"]+)"/g)].map((m) => m[1]),
     ['/api/a'],
+  )
+  // Its row in the text says so, in place of a recommendation measured on lanes that did not hedge.
+  assert.ok(
+    targetsSweepText(targetFrontiers(once)).includes('  POST /c: sent once, never hedged (a write: --idempotency-key or --unsafe-hedge would let it be)'),
   )
 })
 

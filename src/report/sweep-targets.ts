@@ -14,6 +14,8 @@ export interface TargetFrontier {
   name: string
   method: string
   path: string
+  /** A write the sweep sent once (never hedged): its frontier compares lanes that did not hedge. */
+  sentOnce?: boolean
   frontier: SweepFrontier
 }
 
@@ -23,6 +25,7 @@ export function targetFrontiers(sweep: SweepResult, maxExtraPct?: number): Targe
     name: t.name,
     method: t.method,
     path: t.path,
+    ...(sweep.run.targets?.[i]?.sentOnce ? { sentOnce: true } : {}),
     frontier: sweepFrontier(targetSweepView(sweep, i), maxExtraPct),
   }))
 }
@@ -33,7 +36,8 @@ export function targetsSweepText(list: readonly TargetFrontier[]): string[] {
   return [
     '',
     'Per target (each its own frontier, each delay from its own warm-up):',
-    ...list.flatMap(({ name, frontier }) => {
+    ...list.flatMap(({ name, frontier, sentOnce }) => {
+      if (sentOnce) return [`  ${name}: sent once, never hedged (a write: --idempotency-key or --unsafe-hedge would let it be)`]
       const row = frontier.rows.find((r) => r.label === frontier.recommendation.label)
       const chosen = row
         ? `${row.label} (${formatMs(row.delayMs)}): p99 ${formatMs(frontier.plain.p99.value)} -> ${formatMs(row.p99.value)}, extra load +${row.extraLoadPct.value.toFixed(1)}%`
