@@ -59,6 +59,7 @@ const E2E = new Set([
   'sweep-width',
   'docs-commands',
   'targets',
+  'targets-grpc',
   'watch',
 ])
 
@@ -101,6 +102,7 @@ const FIRST = [
 ]
 
 const LIGHT = [
+  'targets-file',
   'architecture',
   'attempt-lifecycle',
   'byte-size',

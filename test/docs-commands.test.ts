@@ -40,7 +40,8 @@
  *     twice, as docs/usage.md names it), results/*-shard-0.json and
  *     -shard-1.json (two shards), before.json and merged.json (their merge),
  *     staging.txt (docs/targets.md's targets file: GET /a and GET /b),
- *     and proto/ (the repository's).
+ *     calls.txt (its gRPC one: two messages of the simulated replicas'
+ *     hedgebench.sim.v1.Replica/Work), and proto/ (the repository's).
  */
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -182,6 +183,11 @@ async function makeFixtures(): Promise<Fixtures> {
   for (const f of await readdir(results)) if (f.endsWith('.csv')) await rm(join(results, f))
   // docs/targets.md's targets file: two paths of the simulated replicas.
   await writeFile(join(dir, 'staging.txt'), 'GET /a\n\nGET /b\n')
+  // Its gRPC targets file: the simulated replicas serve one method, called with two messages.
+  await writeFile(
+    join(dir, 'calls.txt'),
+    'CALL hedgebench.sim.v1.Replica/Work\n# weight: 3\n{"payload": "small"}\n\nCALL hedgebench.sim.v1.Replica/Work\n# hedge-delay: p90\n{"payload": "large", "replyBytes": 4096}\n',
+  )
   // The shim: `hedgebench` on the commands' PATH.
   const bin = join(dir, '.bin')
   await mkdir(bin)
@@ -202,7 +208,7 @@ async function runBlock(block: DocCommand[], f: Fixtures, n: number): Promise<Ou
   const cwd = join(f.dir, `block-${n}`)
   await mkdir(cwd)
   await cp(join(f.dir, 'results'), join(cwd, 'results'), { recursive: true })
-  for (const file of ['before.json', 'merged.json', 'staging.txt']) await copyFile(join(f.dir, file), join(cwd, file))
+  for (const file of ['before.json', 'merged.json', 'staging.txt', 'calls.txt']) await copyFile(join(f.dir, file), join(cwd, file))
   await symlink(join(ROOT, 'proto'), join(cwd, 'proto'))
   const out: Outcome[] = []
   for (const [i, command] of block.entries()) {

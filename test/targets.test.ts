@@ -29,7 +29,7 @@ import { formatMs } from '../src/core/duration.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { mergeResults } from '../src/stats/result-merge.js'
 import { sweep } from '../src/run/sweep.js'
-import { targetFrontiers, targetsEnvoyFile } from '../src/report/sweep-targets.js'
+import { targetFrontiers, targetsEnvoyFile, targetsSweepText } from '../src/report/sweep-targets.js'
 
 let mix: RunResult | undefined
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-targets-'))
@@ -77,9 +77,10 @@ test('vegeta HTTP format: request lines, headers, @body relative to the file, co
         ['X-Test', '1'],
         ['Accept', 'text/plain'],
       ],
+      at: `${path}:2`,
     },
-    { method: 'GET', path: '/b?q=1' },
-    { method: 'POST', path: '/c', headers: [['Content-Type', 'application/json']], body: Buffer.from('{"item":1}') },
+    { method: 'GET', path: '/b?q=1', at: `${path}:7` },
+    { method: 'POST', path: '/c', headers: [['Content-Type', 'application/json']], body: Buffer.from('{"item":1}'), at: `${path}:9` },
   ])
 })
 
@@ -95,7 +96,7 @@ test('JSON lines: headers as an object, body or bodyFile, weight and hedgeDelay'
     ].join('\n'),
   )
   assert.deepEqual(readTargetsFile(path, REPLICAS), [
-    { method: 'GET', path: '/a', weight: 3, hedgeDelay: 'p90' },
+    { method: 'GET', path: '/a', weight: 3, hedgeDelay: 'p90', at: `${path}:1` },
     {
       method: 'PUT',
       path: '/b',
@@ -105,8 +106,9 @@ test('JSON lines: headers as an object, body or bodyFile, weight and hedgeDelay'
         ['X-A', '2'],
       ],
       body: Buffer.from('hi'),
+      at: `${path}:2`,
     },
-    { method: 'POST', path: '/c', body: Buffer.from('xyz') },
+    { method: 'POST', path: '/c', body: Buffer.from('xyz'), at: `${path}:4` },
   ])
 })
 
@@ -451,6 +453,17 @@ test('sweep --targets: each target its lane of every setting, its own frontier, 
   assert.deepEqual(
     timeouts.map((t) => Math.round(t)),
     delays.map((d) => Math.round(d)),
+  )
+  // A write the sweep sent once (no key, no --unsafe-hedge) gets no route: its hedging was never measured.
+  assert.equal(result.run.targets![1]!.sentOnce, undefined)
+  const once = { ...result, run: { ...result.run, targets: result.run.targets!.map((t, i) => (i === 1 ? { ...t, sentOnce: true } : t)) } }
+  assert.deepEqual(
+    [...targetsEnvoyFile(once, frontiers, 'p50')!.text.matchAll(/path: "([^"]+)"/g)].map((m) => m[1]),
+    ['/api/a'],
+  )
+  // Its row in the text says so, in place of a recommendation measured on lanes that did not hedge.
+  assert.ok(
+    targetsSweepText(targetFrontiers(once)).includes('  POST /c: sent once, never hedged (a write: --idempotency-key or --unsafe-hedge would let it be)'),
   )
 })
 

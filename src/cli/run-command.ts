@@ -82,7 +82,7 @@ export function requestFlags(y: Argv): Argv {
     .option('targets', {
       type: 'string',
       describe:
-        "a mix of requests from FILE: vegeta's HTTP format (METHOD path, headers, @body-file) or JSON lines ({method, path, headers, body|bodyFile, weight, hedgeDelay}); each drawn by its weight, each its own hedge delay and rows (docs/targets.md)",
+        "a mix of requests from FILE: vegeta's HTTP format (METHOD path, headers, @body-file; '# weight: 3', '# hedge-delay: p90'; for grpc:// replicas CALL package.Service/Method, metadata, @message.json or a JSON line) or JSON lines ({method, path, headers, body|bodyFile, weight, hedgeDelay} or {call, data|dataFile, metadata, weight, hedgeDelay}); each drawn by its weight, each its own hedge delay and rows (docs/targets.md)",
       group: 'Request:',
     })
     .option('T', { alias: 'content-type', type: 'string', describe: 'Content-Type header (HTTP only: a gRPC call is application/grpc)', group: 'Request:' })
@@ -160,7 +160,7 @@ function runFlags(y: Argv): Argv {
     })
     .option('warmup', {
       type: 'string',
-      describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap}) (${DEFAULTS.warmupCap} with -z), lasting at least ${ms(DEFAULTS.warmupMinMs)} when n >= ${DEFAULTS.warmupCap} or with -z`)}`,
+      describe: `warm-up requests, excluded from the statistics; with -z it also stops at -z ${dflt(`min(n, ${DEFAULTS.warmupCap}) (${DEFAULTS.warmupCap} with -z), lasting at least ${ms(DEFAULTS.warmupMinMs)} when n >= ${DEFAULTS.warmupCap} or with -z; with --targets at least 144 a target for a p95 delay (docs/targets.md)`)}`,
       group: 'Load:',
     })
     .option('mode', {
@@ -363,7 +363,9 @@ function withProfile(profile: Profile, options: RunOptions, target: Target): Run
 /** Built-in gRPC replicas: their bundled service's Work call, unless the user named a call. */
 function withBuiltInCall(options: RunOptions, grpc: boolean): RunOptions {
   if (!grpc || options.grpc?.call !== undefined) return options
-  return { ...options, grpc: { ...options.grpc, call: SIM_WORK_CALL, proto: SIM_PROTO, protoset: undefined } }
+  // A mix names its own calls (of the bundled service): the proto is all it needs.
+  const call = options.targets === undefined ? { call: SIM_WORK_CALL } : {}
+  return { ...options, grpc: { ...options.grpc, ...call, proto: SIM_PROTO, protoset: undefined } }
 }
 
 async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
@@ -401,7 +403,7 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
     }
     if (argv.csvRequests) {
       const { createRequestLog } = await import('../results/request-log.js')
-      log = await createRequestLog(argv.csvRequests)
+      log = await createRequestLog(argv.csvRequests, { targets: resolved.targets !== null })
     }
   } catch (err) {
     await takeBack(created)

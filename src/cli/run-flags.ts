@@ -144,7 +144,7 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
     const body = await bodyOf(f)
     if (body) o.body = body
   }
-  if (f.targets !== undefined) o.targets = targetsOf(f, o.urls)
+  if (f.targets !== undefined) o.targets = targetsOf(f, o.urls, grpc)
   applyTlsFlags(o, f)
   const h2Limits = h2LimitOptions(f)
   if (Object.keys(h2Limits).length > 0) o.h2Limits = h2Limits
@@ -208,10 +208,18 @@ async function bodyOf(f: RunFlags): Promise<Buffer | null> {
   }
 }
 
-/** --targets FILE, read and checked whole before anything is sent; the request's own shape comes from the file. */
-function targetsOf(f: RunFlags, urls: readonly string[]): RunOptions['targets'] {
-  const clash = [f.m !== undefined && '-m', f.d !== undefined && '-d', f.D !== undefined && '-D'].filter(Boolean)
-  if (clash.length > 0) throw new UsageError(`${clash.join(', ')} with --targets: each target gives its own method and body in the file`)
+/** --targets FILE, read and checked whole before anything is sent; the request's own shape comes from the file (a gRPC run's -m metadata, as -H, goes on every target). */
+function targetsOf(f: RunFlags, urls: readonly string[], grpc: boolean): RunOptions['targets'] {
+  const clash = [
+    !grpc && f.m !== undefined && '-m',
+    f.d !== undefined && '-d',
+    f.D !== undefined && '-D',
+    f.B !== undefined && '-B',
+    f.call !== undefined && '--call',
+    f.dataOrder !== undefined && '--data-order',
+  ].filter(Boolean)
+  const what = grpc ? 'call and message' : 'method and body'
+  if (clash.length > 0) throw new UsageError(`${clash.join(', ')} with --targets: each target gives its own ${what} in the file`)
   return readTargetsFile(f.targets!, urls)
 }
 

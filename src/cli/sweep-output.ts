@@ -44,14 +44,22 @@ export async function checkSweepOutput(flags: SweepOutputFlags, urls: readonly s
 export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepOptions, sweep: SweepResult, frontier: SweepFrontier): Promise<void> {
   const { deployFiles, settingToEmit } = await import('../report/deploy-config.js')
   const setting = settingToEmit(sweep, frontier.recommendation.label, flags.emitFor)
-  // A mix: a recommendation per target, and the Envoy route a route per target (sweep-targets.ts).
+  // A mix: a recommendation per target, the Envoy route a route per target, a mix of gRPC methods a methodConfig per method (sweep-targets.ts).
   const mix = sweep.targets ? await import('../report/sweep-targets.js') : null
   const perTarget = mix ? mix.targetFrontiers(sweep, frontier.maxExtraPct) : []
   const routes = mix ? mix.targetsEnvoyFile(sweep, perTarget, flags.emitFor) : null
-  const deploy = routes ? [...(setting ? deployFiles(setting).filter((f) => f.name !== routes.name) : []), routes] : setting ? deployFiles(setting) : []
-  const verification = flags.verify ? await verify(options, setting, deploy) : null
+  const methods = mix && sweep.run.config.grpc ? mix.targetMethods(sweep, perTarget, flags.emitFor) : null
+  const own = [...(routes ? [routes] : []), ...(methods ? mix!.targetsGrpcFiles(methods, perTarget.length) : [])]
+  // The merged setting's files, but those a mix writes per target (and a mix of methods' service config: it names every method in one).
+  const merged = setting
+    ? deployFiles(setting).filter((f) => !own.some((o) => o.name === f.name) && !(methods && f.name.startsWith('grpc-service-config')))
+    : []
+  const deploy = [...merged, ...own]
+  const verification = flags.verify && !methods ? await verify(options, setting, deploy) : null
+  const verifications = flags.verify && methods ? await verifyMethods(options, methods, deploy) : []
   const extra = {
     ...(verification ? { verification: { label: setting!.label, result: verification } } : {}),
+    ...(verifications.length > 0 ? { verifications } : {}),
     ...(perTarget.length > 0 ? { targetFrontiers: perTarget } : {}),
   }
   if (flags.html !== undefined) await writeSweepHtml(flags.html, sweep, frontier)
@@ -59,10 +67,15 @@ export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepO
     process.stdout.write(await renderSweep(flags.o, sweep, frontier, extra))
     if (mix && flags.o === 'text') process.stdout.write(`${fitStdout(mix.targetsSweepText(perTarget).join('\n'))}\n`)
   }
-  if (verification && setting) {
+  const shown = [
+    ...(verification && setting ? [{ label: setting.label, result: verification }] : []),
+    ...verifications.map((v) => ({ label: `${v.call} ${v.label}`, result: v.result })),
+  ]
+  if (shown.length > 0) {
     const { renderVerifyText } = await import('../report/sweep-verify-text.js')
     // Beside the text, or on stderr when stdout holds a document (its JSON has the run).
-    ;(flags.o === 'text' && !stdoutTaken(flags.html) ? process.stdout : process.stderr).write(`\n${fitStdout(renderVerifyText(setting.label, verification))}`)
+    for (const v of shown)
+      (flags.o === 'text' && !stdoutTaken(flags.html) ? process.stdout : process.stderr).write(`\n${fitStdout(renderVerifyText(v.label, v.result))}`)
   }
   if (!flags.save) return
   if (sweep.settings.length === 0) {
@@ -89,6 +102,34 @@ export async function renderSweep(format: string, sweep: SweepResult, frontier: 
   if (format === 'csv') return (await import('../report/sweep-csv.js')).renderSweepCsv(sweep, frontier)
   if (format === 'html') return (await import('../report/sweep-html.js')).renderSweepHtml(sweep, frontier)
   return fitStdout((await import('../report/sweep-text.js')).renderSweepText(sweep, frontier, stdoutColumns()))
+}
+
+/**
+ * A mix of gRPC methods: each method's setting through grpc-js with the one
+ * service config just written (grpc-js applies each method's methodConfig),
+ * one after the other, each sending its first target's message; none (with
+ * a line why) when no method has a setting.
+ */
+async function verifyMethods(
+  options: SweepOptions,
+  methods: ReadonlyArray<{ call: string; setting: DeploySetting; target: number }>,
+  deploy: Array<{ name: string; text: string }>,
+): Promise<Array<{ call: string; label: string; result: RunResult }>> {
+  const config = deploy.find((f) => f.name === 'grpc-service-config.json')
+  if (!config || methods.length === 0 || options.signal?.aborted) {
+    process.stderr.write(
+      `--verify: nothing verified (${options.signal?.aborted ? 'the sweep was interrupted' : 'no method has a recommended setting; --emit-for SETTING names one'})\n`,
+    )
+    return []
+  }
+  const { verifyTarget } = await import('../run/sweep-verify.js')
+  const out: Array<{ call: string; label: string; result: RunResult }> = []
+  for (const { call, setting, target } of methods) {
+    if (options.signal?.aborted) break
+    writeStderrLine(`--verify: ${call} at ${setting.label} through grpc-js with ${config.name}, on the same replicas`)
+    out.push({ call, label: setting.label, result: await verifyTarget(options, target, setting, JSON.parse(config.text)) })
+  }
+  return out
 }
 
 /** The chosen setting through grpc-js with the service config just written; null (with a line why) when there is nothing to verify. */

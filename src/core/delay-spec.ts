@@ -17,6 +17,11 @@ export type ResolvedHedgeDelay = 'auto' | { percentile: number } | { fixedMs: nu
 
 const PERCENTILE_RE = /^p(\d+(?:\.\d+)?)$/
 
+/** The percentile a measured delay follows (auto: the p95); null for a fixed delay. */
+export function delayPercentileOf(delay: ResolvedHedgeDelay): number | null {
+  return delay === 'auto' ? 95 : 'percentile' in delay ? delay.percentile : null
+}
+
 /** The delay `spec` stands for, or null when it is none of the forms above. */
 export function readHedgeDelay(spec: unknown): ResolvedHedgeDelay | null {
   if (spec === 'auto') return 'auto'

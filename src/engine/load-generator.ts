@@ -28,6 +28,8 @@ export interface Lane {
   picker: RoundRobin
   /** This lane's request per replica origin (a target of a mix); absent: the window's. */
   optsByOrigin?: ReadonlyMap<string, Dispatcher.DispatchOptions>
+  /** The target of a mix this lane sends, as the per-request log names it. */
+  target?: string
 }
 
 export interface WindowPlan {
@@ -307,6 +309,7 @@ class Slot {
     const outcome = call.outcome
     return sink.write({
       phase: lane.stats.opts.name,
+      ...(lane.target === undefined ? {} : { target: lane.target }),
       seq: this.seq,
       startMs: round3(this.intendedAt - this.win.plan.runStartedAt),
       latencyMs: round3(latencyMs),

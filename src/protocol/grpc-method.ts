@@ -119,7 +119,8 @@ export function splitCall(call: string): { serviceName: string; methodName: stri
   return { serviceName, methodName }
 }
 
-function resolveCall(root: Protobuf.Root, call: string): GrpcMethod {
+/** `call` in a schema already loaded (a mix's calls share one: --targets). */
+export function resolveCall(root: Protobuf.Root, call: string): GrpcMethod {
   const { serviceName, methodName } = splitCall(call)
   const service = root.lookup(serviceName)
   if (!(service instanceof protobuf().Service)) {

@@ -57,19 +57,22 @@ class GrpcProtocol implements Protocol {
     readonly maxRecvBytes: number,
   ) {}
 
+  /** `url`: a replica (grpc://host:port), or with a mix's target's method as its path (grpc://host:port/package.Service/Method), which it then calls. */
   requestOptions(url: URL, spec: RequestSpec): Dispatcher.DispatchOptions {
     return {
       origin: transportOrigin(url.href),
-      path: this.path,
+      path: url.pathname.length > 1 ? url.pathname : this.path,
       method: 'POST',
       headers: withHeaders(spec.headers as string[], ['content-type', 'application/grpc', 'te', 'trailers']),
       body: spec.body,
       headersTimeout: spec.timeoutMs,
       bodyTimeout: spec.timeoutMs,
       reset: false,
-      // A gRPC call is hedged as a gRPC client's hedgingPolicy hedges it:
-      // the user's choice. undici would otherwise run one POST at a time per h2 session.
-      idempotent: true,
+      // Whether the call may be sent twice (the hedging engine reads it): its
+      // method's idempotency_level, or the user's opt-in; a mix of methods
+      // sends such a write once and hedges the others. (The pool's own h2
+      // client runs calls side by side either way.)
+      idempotent: spec.repeatable,
     }
   }
 

@@ -52,13 +52,23 @@ export function deploySetting(sweep: SweepResult, setting: SweepSetting): Deploy
 export function deployFiles(setting: DeploySetting): DeployFile[] {
   const cfg = setting.config
   const header = `hedgebench sweep, setting ${setting.label}: hedge delay ${round3(setting.delayMs)} ms, ${setting.maxAttempts} attempts at most, budget ${setting.budgetPct === null ? 'none' : `${setting.budgetPct} %`}`
-  const files = cfg.grpc
-    ? [
-        { name: 'grpc-service-config.json', text: `${JSON.stringify(grpcServiceConfig(setting), null, 2)}\n` },
-        { name: 'grpc-service-config.notes.txt', text: grpcNotes(header, setting) },
-      ]
-    : [{ name: 'hedge-interceptor.mjs', text: interceptorModule(header, setting) }]
+  const files = cfg.grpc ? grpcFiles(header, [{ call: cfg.grpc.call, setting }]) : [{ name: 'hedge-interceptor.mjs', text: interceptorModule(header, setting) }]
   return [...files, { name: 'envoy-route.yaml', text: envoyRoute(header, setting) }]
+}
+
+/** A method and the setting its methodConfig hedges with (a mix's sweep: each its own, sweep-targets.ts). */
+export interface MethodSetting {
+  /** `package.Service/Method`. */
+  call: string
+  setting: DeploySetting
+}
+
+/** The gRPC service config with a methodConfig per method, and its notes. */
+export function grpcFiles(header: string, methods: readonly MethodSetting[]): DeployFile[] {
+  return [
+    { name: 'grpc-service-config.json', text: `${JSON.stringify(grpcServiceConfigOf(methods), null, 2)}\n` },
+    { name: 'grpc-service-config.notes.txt', text: grpcNotes(header, methods) },
+  ]
 }
 
 /** ms as a protobuf JSON Duration ("0.045s"), to the microsecond, as gRPC and Envoy read one. */
@@ -81,27 +91,30 @@ function methodName(call: string): { service: string; method: string } {
 }
 
 export function grpcServiceConfig(setting: DeploySetting): Record<string, unknown> {
-  const cfg = setting.config
-  const budget = setting.budgetPct
+  return grpcServiceConfigOf([{ call: setting.config.grpc!.call, setting }])
+}
+
+/** One methodConfig per method, each with its own setting's hedgingPolicy; the channel-wide retryThrottling from the first's budget (a sweep's settings share it). */
+export function grpcServiceConfigOf(methods: readonly MethodSetting[]): Record<string, unknown> {
+  const budget = methods[0]!.setting.budgetPct
   return {
     // Hedges to the replica the original is on buy nothing: grpc-js's default, pick_first, sends every call to one.
     loadBalancingConfig: [{ round_robin: {} }],
-    methodConfig: [
-      {
-        name: [methodName(cfg.grpc!.call)],
-        hedgingPolicy: {
-          maxAttempts: setting.maxAttempts,
-          hedgingDelay: protoDuration(setting.delayMs),
-          nonFatalStatusCodes: nonFatal(cfg).map(grpcCodeName),
-        },
+    methodConfig: methods.map(({ call, setting }) => ({
+      name: [methodName(call)],
+      hedgingPolicy: {
+        maxAttempts: setting.maxAttempts,
+        hedgingDelay: protoDuration(setting.delayMs),
+        nonFatalStatusCodes: nonFatal(setting.config).map(grpcCodeName),
       },
-    ],
+    })),
     ...(budget !== null && budget > 0 ? { retryThrottling: { maxTokens: DEFAULT_BUDGET_BURST, tokenRatio: round3(budget / 100) } } : {}),
   }
 }
 
-function grpcNotes(header: string, setting: DeploySetting): string {
-  const cfg = setting.config
+function grpcNotes(header: string, methods: readonly MethodSetting[]): string {
+  const setting = methods[0]!.setting
+  const one = methods.length === 1
   const lines = [
     header,
     '',
@@ -109,11 +122,15 @@ function grpcNotes(header: string, setting: DeploySetting): string {
     "- where it goes: the channel's default service config (grpc-js: the channel option",
     '  "grpc.service_config" with "grpc.enable_retries": 1; grpc-java: defaultServiceConfig(map) with',
     '  enableRetry()), or the service config your name resolver returns (a DNS TXT record, xDS).',
-    `- methodConfig names ${cfg.grpc!.call}, the method the sweep called; other methods are not hedged.`,
+    one
+      ? `- methodConfig names ${methods[0]!.call}, the method the sweep called; other methods are not hedged.`
+      : `- a methodConfig per method the sweep called (${methods.map((m) => m.call).join(', ')}), each its own hedgingPolicy; other methods are not hedged.`,
     '- loadBalancingConfig round_robin: a hedge goes to another replica only if the channel balances',
     '  over several (pick_first, the default, sends every attempt to one). Drop it if your resolver',
     '  or xDS chooses the policy.',
-    `- hedgingDelay ${protoDuration(setting.delayMs)} ${percentileNote(setting)}`,
+    ...(one
+      ? [`- hedgingDelay ${protoDuration(setting.delayMs)} ${percentileNote(setting)}`]
+      : methods.map(({ call, setting: own }) => `- ${call}: hedgingDelay ${protoDuration(own.delayMs)} ${percentileNote(own, 'its own')}`)),
     "- nonFatalStatusCodes: the run's --non-fatal-status; an answer with one of them sends the next",
     '  hedge at once. Only codes your method returns when another replica could answer belong here.',
     '',
@@ -133,10 +150,10 @@ function grpcNotes(header: string, setting: DeploySetting): string {
   return lines.join('\n')
 }
 
-function percentileNote(setting: DeploySetting): string {
+function percentileNote(setting: DeploySetting, whose = "the sweep's"): string {
   return setting.percentile === null
     ? 'is the delay as given to the sweep.'
-    : `was the p${setting.percentile} of the sweep's warm-up, written as a fixed delay: if your service's latency drifts, so does the fraction of calls hedged.`
+    : `was the p${setting.percentile} of ${whose} warm-up, written as a fixed delay: if your service's latency drifts, so does the fraction of calls hedged.`
 }
 
 /** Envoy retry-on names for the run's non-fatal statuses (HTTP statuses go to retriable_status_codes). */

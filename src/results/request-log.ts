@@ -27,6 +27,9 @@ import type { RequestRecord, RequestSink } from '../results/request-record.js'
 
 export const REQUEST_LOG_COLUMNS = ['phase', 'seq', 'start_ms', 'latency_ms', 'status', 'error', 'replica', 'attempts', 'winner', 'hedge_fired_ms'] as const
 
+/** A mix's log (--targets) has a `target` column after `phase`: the target each request sent. */
+const TARGET_COLUMN = 'target'
+
 export interface RequestLog extends RequestSink {
   /** Ends the stream and resolves once every row is on disk under its name (also after an interruption); rejects when the rows could not be written. */
   close(): Promise<void>
@@ -34,11 +37,12 @@ export interface RequestLog extends RequestSink {
   discard(): Promise<void>
 }
 
-/** Opens a log for `path` (replaced when the log is closed) and returns a sink writing one CSV row per record. */
-export async function createRequestLog(path: string): Promise<RequestLog> {
+/** Opens a log for `path` (replaced when the log is closed) and returns a sink writing one CSV row per record; `targets`: a mix's, with its target column. */
+export async function createRequestLog(path: string, o: { targets?: boolean } = {}): Promise<RequestLog> {
   const temp = (await isSpecialFile(path)) ? null : tempPathBeside(path)
   const file = await openForWrite(path, temp)
-  return new CsvRequestLog(file, path, temp)
+  const [phase, ...rest] = REQUEST_LOG_COLUMNS
+  return new CsvRequestLog(file, path, temp, o.targets ? [phase, TARGET_COLUMN, ...rest] : [...REQUEST_LOG_COLUMNS])
 }
 
 function openForWrite(path: string, temp: string | null): Promise<WriteStream> {
@@ -62,10 +66,10 @@ class CsvRequestLog implements RequestLog {
   readonly #path: string
   readonly #temp: string | null
 
-  constructor(file: WriteStream, path: string, temp: string | null) {
+  constructor(file: WriteStream, path: string, temp: string | null, columns: string[]) {
     this.#path = path
     this.#temp = temp
-    this.#csv = stringify({ header: true, columns: [...REQUEST_LOG_COLUMNS], ...CSV_SAFETY })
+    this.#csv = stringify({ header: true, columns, ...CSV_SAFETY })
     // Caught here so a disk error never becomes an unhandled rejection; close() reports it.
     this.#done = pipeline(this.#csv, file).catch((err: Error) => {
       this.#error = err
@@ -139,9 +143,10 @@ class CsvRequestLog implements RequestLog {
 
 const ms3 = (ms: number): string => ms.toFixed(3)
 
-function toRow(r: RequestRecord): Record<(typeof REQUEST_LOG_COLUMNS)[number], string | number> {
+function toRow(r: RequestRecord): Record<(typeof REQUEST_LOG_COLUMNS)[number] | typeof TARGET_COLUMN, string | number> {
   return {
     phase: r.phase,
+    target: r.target ?? '',
     seq: r.seq,
     start_ms: ms3(r.startMs),
     latency_ms: ms3(r.latencyMs),

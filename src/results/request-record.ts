@@ -4,6 +4,8 @@ import type { PhaseName } from './run-result.js'
 /** One row of the per-request log (--csv-requests). */
 export interface RequestRecord {
   phase: PhaseName
+  /** A mix (--targets): the target the request sent (`GET /a`, `package.Service/Method`). */
+  target?: string
   seq: number
   /** Offset from the run start, ms. */
   startMs: number

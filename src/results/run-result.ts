@@ -707,6 +707,8 @@ export const TargetResultSchema = loose({
   method: str(),
   path: str(),
   weight: num(),
+  /** True for a write sent once, never hedged (no idempotent method, key or --unsafe-hedge): no hedging setting is deployed for it. Absent: it could be hedged. */
+  sentOnce: opt(bool()),
   phases: PhasesSchema,
   /** Per window, the server's count of its path (--server-stats on a target that counts per path). */
   server: opt(list(TargetServerCountSchema)),

@@ -43,24 +43,29 @@ interface ProbeAnswer {
   trailer: HeaderLookup
 }
 
-/** Resolves when every replica answered as a gRPC server that has the method; rejects with one line otherwise. */
-export async function checkGrpcTargets(dispatcher: Pick<Dispatcher, 'dispatch'>, targets: readonly GrpcProbeTarget[], call: string): Promise<void> {
+/** Resolves when every replica answered as a gRPC server that has the method; rejects with one line otherwise. `given`: where the user named it. */
+export async function checkGrpcTargets(
+  dispatcher: Pick<Dispatcher, 'dispatch'>,
+  targets: readonly GrpcProbeTarget[],
+  call: string,
+  given = '--call',
+): Promise<void> {
   await Promise.all(
     targets.map(async ({ name, opts }) => {
       const answer = await probeCall(dispatcher, { ...opts, body: UNDECODABLE })
-      if (answer) refuseNonGrpc(answer, name, call)
+      if (answer) refuseNonGrpc(answer, name, call, given)
     }),
   )
 }
 
-function refuseNonGrpc(answer: ProbeAnswer, name: string, call: string): void {
+function refuseNonGrpc(answer: ProbeAnswer, name: string, call: string, given: string): void {
   const contentType = answer.headers.get('content-type')
   const grpcStatus = answer.headers.get('grpc-status') ?? answer.trailer('grpc-status')
   if (answer.status !== 200 || !/^application\/grpc([+;]|$)/i.test(contentType ?? '') || grpcStatus === undefined) {
     const type = contentType ? contentType.split(';')[0]!.trim() : 'without a content-type'
     throw new UsageError(`${name} answered HTTP ${answer.status} ${type}${grpcStatus === undefined ? '' : ` (grpc-status ${grpcStatus})`}: not a gRPC server`)
   }
-  if (grpcStatus.trim() === UNIMPLEMENTED) throw new UsageError(`${name} has no method ${call}: check --call and the proto's package`)
+  if (grpcStatus.trim() === UNIMPLEMENTED) throw new UsageError(`${name} has no method ${call}: check ${given} and the proto's package`)
 }
 
 /** One call; its answer, or null when it failed on the way (the run reports such failures itself). */

@@ -40,14 +40,23 @@ export async function withReflectedSchema(options: RunOptions): Promise<RunOptio
   if (url === undefined || g?.descriptorSet !== undefined) return options
   const given = g?.proto !== undefined || g?.protoset !== undefined
   if (given && g?.reflect) throw new UsageError('--reflect reads the schema from the server: give it without --proto/--protoset')
-  if (given || g?.call === undefined || g.call.trim() === '') return options
-  const { serviceName } = splitCall(g.call.trim())
-  const descriptorSet = await reflectSchema(url, serviceName, {
+  const calls = g?.call !== undefined ? [g.call] : targetCalls(options.targets)
+  if (given || calls.length === 0 || calls.some((c) => c.trim() === '')) return options
+  const services = [...new Set(calls.map((c) => splitCall(c.trim()).serviceName))]
+  const descriptorSet = await reflectSchema(url, services, {
     tls: resolveTls(options, options.urls),
     metadata: options.headers ?? [],
     timeoutMs: Math.min(options.timeoutMs ?? 10_000, 10_000),
   })
   return { ...options, grpc: { ...g, descriptorSet } }
+}
+
+/** A mix's calls (--targets of CALL lines), whose services reflection reads; none when the targets are not a list of them. */
+function targetCalls(targets: unknown): string[] {
+  if (!Array.isArray(targets)) return []
+  return targets.flatMap((t: unknown) =>
+    typeof t === 'object' && t !== null && typeof (t as { call?: unknown }).call === 'string' ? [(t as { call: string }).call] : [],
+  )
 }
 
 export interface ReflectOptions {
@@ -57,20 +66,21 @@ export interface ReflectOptions {
   timeoutMs: number
 }
 
-/** The FileDescriptorSet of `service` and its imports, from the server at `url` (grpc:// or grpcs://). */
-export async function reflectSchema(url: string, service: string, o: ReflectOptions): Promise<Uint8Array> {
+/** The FileDescriptorSet of `service` (or of several: a mix's) and its imports, from the server at `url` (grpc:// or grpcs://). */
+export async function reflectSchema(url: string, service: string | readonly string[], o: ReflectOptions): Promise<Uint8Array> {
+  const [first, ...others] = typeof service === 'string' ? [service] : service
   const name = shownOrigin(url)
   const link: Link = { name, broken: null }
   const session = await open(url, link, o)
   try {
     const ask = async (version: string, request: ReflectionRequest) => call(session, version, request, link, o)
     let version: string = VERSIONS[0]
-    let first = await ask(version, { fileContainingSymbol: service })
-    if (first === 'unimplemented') {
+    let answer = await ask(version, { fileContainingSymbol: first! })
+    if (answer === 'unimplemented') {
       version = VERSIONS[1]
-      first = await ask(version, { fileContainingSymbol: service })
+      answer = await ask(version, { fileContainingSymbol: first! })
     }
-    if (first === 'unimplemented')
+    if (answer === 'unimplemented')
       throw new UsageError(`${name} has no server reflection (${VERSIONS.join(', ')}: UNIMPLEMENTED): give the schema with --proto FILE or --protoset FILE`)
     const files = new Map<string, Uint8Array>()
     const wanted = new Set<string>()
@@ -81,7 +91,8 @@ export async function reflectSchema(url: string, service: string, o: ReflectOpti
         for (const dep of file.dependency) wanted.add(dep)
       }
     }
-    take(filesOf(first, `the service ${service}`, name))
+    take(filesOf(answer, `the service ${first!}`, name))
+    for (const other of others) take(filesOf(await ask(version, { fileContainingSymbol: other }), `the service ${other}`, name))
     // Imports the server did not send with the file, asked for by name until none is missing.
     for (let missing = [...wanted].filter((f) => !files.has(f)); missing.length > 0; missing = [...wanted].filter((f) => !files.has(f))) {
       if (files.size + missing.length > MAX_FILES) throw new UsageError(`the schema read by reflection from ${name} has more than ${MAX_FILES} files`)

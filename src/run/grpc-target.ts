@@ -6,14 +6,15 @@
 import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { redactUrl } from '../core/redact.js'
-import { encodeRequestMessage, fromJsonText, jsonSource } from '../protocol/grpc-message.js'
+import { encodeRequestMessage, fromJsonText, fromJsonValue, jsonSource } from '../protocol/grpc-message.js'
 import { compileTemplate, isTemplate, type TemplateInput } from '../protocol/grpc-template.js'
 import { dataCycle, encodeDataList } from '../protocol/grpc-data.js'
 import { seededRandom } from '../core/random.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
-import { loadGrpcMethod } from '../protocol/grpc-method.js'
+import { loadGrpcMethod, loadSchema, resolveCall } from '../protocol/grpc-method.js'
 import type { GrpcMethod, GrpcSchemaSource, IdempotencyLevel } from '../protocol/grpc-method.js'
 import type { GrpcRunOptions } from './run-options.js'
+import type { GrpcTargetCall } from './target-spec.js'
 import { methodConfigFor, type ServiceConfig } from '../protocol/grpc-service-config.js'
 import { DEFAULT_MAX_RECV_BYTES, MAX_RECV_LIMIT_BYTES } from '../protocol/grpc-body-reader.js'
 
@@ -48,8 +49,8 @@ export interface GrpcTemplate {
   schema: GrpcSchemaSource
 }
 
-/** null for HTTP targets; every URL must be gRPC or none. */
-export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined): ResolvedGrpc | null {
+/** null for HTTP targets; every URL must be gRPC or none. `mix`: the calls come from the targets (--targets), not --call. */
+export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined, mix = false): ResolvedGrpc | null {
   const grpc = urls.filter(isGrpcUrl)
   if (grpc.length === 0) {
     if (options?.call !== undefined) throw new UsageError('--call is for grpc:// targets (got http URLs)')
@@ -59,6 +60,7 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   }
   if (grpc.length !== urls.length) throw new UsageError('mix of grpc:// and http URLs: every replica of a run speaks the same protocol')
   for (const raw of grpc) checkGrpcUrl(raw)
+  if (mix) return resolveGrpcMix(options ?? {})
   const method = loadGrpcMethod(options ?? {}, options?.call)
   const template = templateOf(options ?? {}, method.call)
   const dataList = template ? null : dataListOf(method, options ?? {})
@@ -70,8 +72,6 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
   )
   const serviceConfig = clientConfig(options ?? {})
   if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
-  const schemaFile = options?.protoset ?? options?.proto ?? ''
-  const maxRecvBytes = recvLimit(options?.maxRecvBytes)
   return {
     call: method.call,
     path: method.path,
@@ -79,10 +79,54 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined)
     message,
     serviceConfig,
     idempotency: method.idempotency,
-    schemaFile,
+    schemaFile: schemaFileOf(options),
     template,
-    maxRecvBytes,
+    maxRecvBytes: recvLimit(options?.maxRecvBytes),
     dataList,
+  }
+}
+
+const schemaFileOf = (o: GrpcRunOptions | undefined): string => o?.protoset ?? o?.proto ?? ''
+
+/**
+ * A mix of calls (--targets against grpc:// replicas): the run's own call,
+ * path and message stay empty, every request is a target's (grpcTargetCall).
+ */
+function resolveGrpcMix(o: GrpcRunOptions): ResolvedGrpc {
+  const own = (['call', 'data', 'dataFile', 'binaryFile'] as const).filter((k) => o[k] !== undefined)
+  if (own.length > 0) throw new UsageError(`grpc.${own.join(', grpc.')} with targets: each target gives its own call and message`)
+  if ((o.hedgeBy ?? 'hedgebench') !== 'hedgebench')
+    throw new UsageError('--hedge-by grpc-js runs one method through grpc-js: with --targets, `hedgebench sweep --targets ... --verify` checks each method')
+  return {
+    call: '',
+    path: '',
+    body: frameMessage(new Uint8Array()),
+    message: Buffer.alloc(0),
+    serviceConfig: null,
+    idempotency: 'IDEMPOTENCY_UNKNOWN',
+    schemaFile: schemaFileOf(o),
+    template: null,
+    maxRecvBytes: recvLimit(o.maxRecvBytes),
+    dataList: null,
+  }
+}
+
+/**
+ * How a mix's targets resolve (target-spec.ts resolveTargets): the schema
+ * loaded once, each target's call resolved in it and its message encoded, a
+ * fault named by the target's place ("mix.txt:4: method ...").
+ */
+export function grpcTargetCall(o: GrpcRunOptions): GrpcTargetCall {
+  const root = loadSchema(o)
+  return (target, at) => {
+    try {
+      const method = resolveCall(root, target.call.trim())
+      const message = fromJsonValue(method, target.message ?? {}, 'its message')
+      return { call: method.call, path: method.path, body: frameMessage(message), safe: method.idempotency !== 'IDEMPOTENCY_UNKNOWN' }
+    } catch (err) {
+      if (err instanceof UsageError) throw new UsageError(`${at}: ${err.message}`)
+      throw err
+    }
   }
 }
 

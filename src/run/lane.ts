@@ -14,6 +14,7 @@ import { RoundRobin } from '../hedging/replica-picker.js'
 import { ReplicaHealth } from '../hedging/replica-health.js'
 import { SaturationGate } from '../hedging/saturation-gate.js'
 import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
+import { delayPercentileOf } from '../core/delay-spec.js'
 import type { PhaseName } from '../results/run-result.js'
 import { protocolFor } from './protocol-choice.js'
 import { withHeaders } from '../protocol/request-headers.js'
@@ -98,7 +99,7 @@ function tagged(dispatch: Dispatcher.Dispatch, lane: string): Dispatcher.Dispatc
 
 /** The percentile a measured or adaptive delay follows (auto = p95). */
 export function delayPercentile(hedge: ResolvedHedge): number {
-  return typeof hedge.delay === 'object' && 'percentile' in hedge.delay ? hedge.delay.percentile : 95
+  return delayPercentileOf(hedge.delay) ?? 95
 }
 
 /** Fixed, or a rolling percentile of recent original attempts starting at `delayMs` (--adaptive). */

@@ -7,6 +7,7 @@ import { httpProtocol } from '../protocol/http.js'
 import { grpcProtocol } from '../protocol/grpc.js'
 import { isIdempotentMethod } from '../hedging/policy.js'
 import type { ResolvedRun } from './resolve-options.js'
+import { grpcSafeToRepeat } from './grpc-target.js'
 import type { ResolvedTarget } from './target-spec.js'
 
 export function protocolFor(cfg: ResolvedRun): Protocol {
@@ -26,6 +27,9 @@ export function requestSpec(cfg: ResolvedRun, target?: ResolvedTarget): RequestS
     keepAlive: cfg.keepAlive,
     repeatable:
       target?.repeatable ??
-      (isIdempotentMethod(cfg.method) || cfg.hedge.idempotencyKey || cfg.hedge.unsafeHedge || cfg.headers.some(([n]) => n.toLowerCase() === 'idempotency-key')),
+      ((cfg.grpc ? grpcSafeToRepeat(cfg.grpc) !== null : isIdempotentMethod(cfg.method)) ||
+        cfg.hedge.idempotencyKey ||
+        cfg.hedge.unsafeHedge ||
+        cfg.headers.some(([n]) => n.toLowerCase() === 'idempotency-key')),
   }
 }

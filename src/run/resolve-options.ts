@@ -10,7 +10,7 @@ import { UsageError } from '../core/errors.js'
 import { checkTimerMs } from '../core/duration.js'
 import { isToken } from '../core/header-parse.js'
 import { redactUrl } from '../core/redact.js'
-import { resolveHedgeDelay, type ResolvedHedgeDelay } from '../core/delay-spec.js'
+import { delayPercentileOf, resolveHedgeDelay, type ResolvedHedgeDelay } from '../core/delay-spec.js'
 import {
   TIED_DROPPED_STATUS,
   DEFAULT_BUDGET_PCT,
@@ -29,10 +29,11 @@ import { DEFAULT_H2_LIMITS, type H2Limits } from '../engine/h2-limits.js'
 import { transportOrigin } from '../core/target-url.js'
 import { checkOneService } from './one-service.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
-import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
+import { grpcSafeToRepeat, grpcTargetCall, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import { refuseMetadataActions } from '../protocol/grpc-template.js'
 import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
 import { resolveTargets, type ResolvedTarget } from './target-spec.js'
+import { requestsNeeded } from '../stats/noise.js'
 
 /** What an option left out means; the CLI's help shows these, so they are written down once. */
 export const DEFAULTS = {
@@ -107,18 +108,20 @@ export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 's
 export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const urls = checkUrls(o.urls)
   checkOneService(urls)
-  const grpc = resolveGrpc(urls, o.grpc)
+  const grpcBase = resolveGrpc(urls, o.grpc, o.targets !== undefined)
   const requests = o.durationMs !== undefined ? null : positiveInt(o.requests ?? DEFAULTS.requests, '-n', 'requests')
   const durationMs = o.durationMs === undefined ? null : positiveMs(o.durationMs, '-z', 'duration')
   const mode = oneOf(o.mode ?? DEFAULTS.mode, ['plain', 'hedged', 'both'] as const, '--mode')
   // A gRPC run records its call where an HTTP run records its method (gRPC's own framing sends POST).
-  const method = grpc ? `gRPC ${grpc.call}` : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
-  if (grpc) refuseMetadataActions(o.headers ?? [])
-  const hedge = resolveHedge(o.hedge ?? {}, method, mode, grpc, o.targets !== undefined)
+  if (grpcBase) refuseMetadataActions(o.headers ?? [])
+  const httpMethod = grpcBase ? null : checkMethod((o.method ?? DEFAULTS.method).toUpperCase())
+  const hedge = resolveHedge(o.hedge ?? {}, httpMethod ?? `gRPC ${grpcBase!.call}`, mode, grpcBase, o.targets !== undefined)
   const headers = withUrlCredentials(urls, oneHost(o.headers ?? []))
-  const targets = resolveTargets(o.targets, headers, hedge)
-  if (targets) checkMix(grpc)
-  const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
+  const targets = resolveTargets(o.targets, headers, hedge, grpcBase && o.targets !== undefined ? grpcTargetCall(o.grpc ?? {}) : null)
+  // A mix of calls records its methods where one run records its call.
+  const grpc = grpcBase && targets ? { ...grpcBase, call: [...new Set(targets.map((t) => t.name))].join(', ') } : grpcBase
+  const method = grpc ? `gRPC ${grpc.call}` : httpMethod!
+  const warmup = nonNegativeInt(o.warmup ?? defaultWarmup(requests, targets, hedge, mode), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
   const concurrency = positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency')
@@ -371,11 +374,23 @@ function resolveHedge(h: HedgeRunOptions, method: string, mode: Mode, grpc: Reso
 }
 
 /** A mix's hedging is allowed per target (target-spec.ts): the engine sends a write once unless it may be repeated. */
-const MIXED_SAFETY = 'each target by its method (a write without --idempotency-key or --unsafe-hedge is never hedged)'
+const MIXED_SAFETY =
+  'each target by its method (a write, or a gRPC method its proto does not mark NO_SIDE_EFFECTS or IDEMPOTENT, is never hedged without --idempotency-key or --unsafe-hedge)'
 
-/** What a mix of targets does not run on yet. */
-function checkMix(grpc: ResolvedGrpc | null): void {
-  if (grpc) throw new UsageError('--targets is for HTTP targets: a gRPC run sends one method (--call)')
+/**
+ * The default warm-up: min(n, 1000). A mix's is at least enough for every
+ * target's own measured delay: each target gets 1/N of the warm-up and its
+ * delay is read from the second half of its share, so N × 2 × the requests
+ * the percentile needs to be placed (p95: 72, so 144 a target; p99: 368),
+ * for the highest percentile any target's delay follows. A per-target
+ * warning that its delay rested on too few requests is then not the default.
+ */
+function defaultWarmup(requests: number | null, targets: readonly ResolvedTarget[] | null, hedge: ResolvedHedge, mode: Mode): number {
+  const one = Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap)
+  if (!targets || mode === 'plain') return one
+  const percentiles = targets.flatMap((t) => delayPercentileOf(t.delay ?? hedge.delay) ?? [])
+  if (percentiles.length === 0) return one
+  return Math.max(one, targets.length * 2 * requestsNeeded(Math.max(...percentiles)))
 }
 
 /**

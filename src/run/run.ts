@@ -104,23 +104,27 @@ async function session(given: RunOptions, settings: readonly SettingHedge[] | nu
   const names = cfg.urls.map(shownOrigin)
   const reached = await checkReachable(cfg.origins, preflightTimeoutMs(cfg.timeoutMs), { tls: cfg.tls, http2: protocolFor(cfg).transport.http2, names })
   const checked = withStreamLimits(cfg, reached)
-  if (checked.grpc) await checkGrpcService(checked, checked.grpc.call, names)
+  if (checked.grpc) await checkGrpcService(checked, names)
   // Once the servers are known to answer the method: the schema given against the one they serve.
   const drift = checked.grpc ? await schemaDriftWarning(options) : null
   if (drift !== null) options.onWarning?.(drift)
   return new RunSession(checked, options, buildConfigRecord(whole), reached, settings, drift === null ? [] : [drift])
 }
 
-/** gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method (grpc-probe.ts). */
-async function checkGrpcService(cfg: ResolvedRun, call: string, names: readonly string[]): Promise<void> {
+/** gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method (grpc-probe.ts); a mix: with each target's method. */
+async function checkGrpcService(cfg: ResolvedRun, names: readonly string[]): Promise<void> {
   const agent = createAgent(cfg)
-  const opts = buildDispatchOptions(cfg)
+  const calls = cfg.targets
+    ? [...new Map(cfg.targets.map((t) => [t.path, { call: t.name, opts: buildDispatchOptions(cfg, t), given: 'the CALL line of --targets' }])).values()]
+    : [{ call: cfg.grpc!.call, opts: buildDispatchOptions(cfg), given: '--call' }]
   try {
-    await checkGrpcTargets(
-      agent,
-      cfg.origins.map((origin, i) => ({ name: names[i]!, opts: opts.get(origin)! })),
-      call,
-    )
+    for (const { call, opts, given } of calls)
+      await checkGrpcTargets(
+        agent,
+        cfg.origins.map((origin, i) => ({ name: names[i]!, opts: opts.get(origin)! })),
+        call,
+        given,
+      )
   } finally {
     await agent.destroy()
   }

@@ -10,12 +10,31 @@ import type { RunResult } from '../results/run-result.js'
 import type { ServiceConfig } from '../protocol/grpc-service-config.js'
 import { run } from './run.js'
 import type { SweepOptions } from './sweep.js'
+import type { TargetSpec } from './target-spec.js'
 
 /** --verify runs a real gRPC client: for HTTP targets there is none to run, said before the sweep starts. */
 export function checkVerifiable(urls: readonly string[]): void {
   if (urls.length === 0 || !urls.every((u) => isGrpcUrl(u))) {
     throw new UsageError('--verify runs the chosen setting through grpc-js: it applies to grpc:// targets only')
   }
+}
+
+/**
+ * A mix of methods (--targets): target `index`'s method alone, as a run of
+ * one call (its message and metadata), at its setting, then through
+ * grpc-js with the mix's service config (which has its methodConfig).
+ */
+export function verifyTarget(
+  base: SweepOptions,
+  index: number,
+  setting: { delayMs: number; maxAttempts: number; budgetPct: number | null },
+  serviceConfig: ServiceConfig,
+): Promise<RunResult> {
+  const { targets, ...rest } = base
+  const target = (targets as TargetSpec[])[index]!
+  const message = target.message === undefined ? {} : { data: JSON.stringify(target.message) }
+  const headers = [...(rest.headers ?? []), ...(target.headers ?? [])]
+  return verifySetting({ ...rest, headers, grpc: { ...rest.grpc, call: target.call!, ...message } }, setting, serviceConfig)
 }
 
 /** A hedged phase at the setting's delay, then the same calls through grpc-js with `serviceConfig`. */

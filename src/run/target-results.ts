@@ -13,6 +13,7 @@ export function targetResults(
       method: t.method,
       path: t.path,
       weight: t.weight,
+      ...(t.repeatable ? {} : { sentOnce: true }),
       phases: own?.phases ?? {},
       ...(own && own.server.length > 0 ? { server: own.server } : {}),
     }

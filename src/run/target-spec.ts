@@ -3,7 +3,9 @@
  * shape of the service the replicas serve, declared once as a valibot
  * schema (its type inferred), and resolved for a run: its path joined onto
  * each replica, its headers after the run's -H, its own hedge delay when it
- * gives one, and whether it may be sent twice.
+ * gives one, and whether it may be sent twice. An HTTP target gives a
+ * method and a path; a gRPC one (grpc:// replicas) a call and its message,
+ * which the run's schema resolves (run/grpc-target.ts grpcTargetCall).
  */
 import { UsageError } from '../core/errors.js'
 import { checkHeader } from '../core/header-parse.js'
@@ -32,60 +34,99 @@ const HEADER = v.pipe(
 )
 const DELAY = v.custom<HedgeDelay>((x) => readHedgeDelay(x) !== null, 'must be a delay in ms or a percentile like "p90"')
 
-/** A target as a program gives it (the targets file is read into these). */
-export const TargetSpecSchema = exact({
-  method: METHOD,
-  /** The path and query, joined onto each replica URL's own path. */
-  path: PATH,
-  headers: v.optional(list(HEADER)),
-  body: v.optional(v.custom<Uint8Array>((x) => x instanceof Uint8Array, 'must be bytes (a Buffer)')),
-  /** Its share of the requests against the others' (default 1). */
-  weight: v.optional(num(Number.MIN_VALUE)),
-  /** This target's hedge delay, in place of its own warm-up's percentile: ms, or "p90". */
-  hedgeDelay: v.optional(DELAY),
-})
+/** A gRPC target's method: `package.Service/Method` (or ghz's `package.Service.Method`). */
+const CALL = v.pipe(
+  str(),
+  v.check((c) => /^\.?[\w.]+[/.]\w+$/.test(c.trim()), 'must be package.Service/Method'),
+)
+
+/** A target as a program gives it (the targets file is read into these): `method` and `path` (HTTP), or `call` (gRPC). */
+export const TargetSpecSchema = v.pipe(
+  exact({
+    method: v.optional(METHOD),
+    /** The path and query, joined onto each replica URL's own path. */
+    path: v.optional(PATH),
+    /** gRPC: the method called, in place of `method` and `path`. */
+    call: v.optional(CALL),
+    /** gRPC: the request message, as its JSON mapping (default: the empty message). */
+    message: v.optional(v.unknown()),
+    /** Headers; for a gRPC target, its metadata. */
+    headers: v.optional(list(HEADER)),
+    body: v.optional(v.custom<Uint8Array>((x) => x instanceof Uint8Array, 'must be bytes (a Buffer)')),
+    /** Its share of the requests against the others' (default 1). */
+    weight: v.optional(num(Number.MIN_VALUE)),
+    /** This target's hedge delay, in place of its own warm-up's percentile: ms, or "p90". */
+    hedgeDelay: v.optional(DELAY),
+    /** Where it was read ("mix.txt:7"): what a later refusal of it names (an unknown method once the schema is loaded). */
+    at: v.optional(str()),
+  }),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return
+    const t = dataset.value
+    if (t.call !== undefined) {
+      const http = (['method', 'path', 'body'] as const).filter((k) => t[k] !== undefined)
+      if (http.length > 0) addIssue({ message: `a gRPC target (call) takes no ${http.join(', ')}: its message is "message"` })
+    } else if (t.method === undefined || t.path === undefined) addIssue({ message: `a target needs "method" and "path" (HTTP), or "call" (gRPC)` })
+    else if (t.message !== undefined) addIssue({ message: `"message" is a gRPC target's (with "call"); an HTTP target has a body` })
+  }),
+)
 export type TargetSpec = Infer<typeof TargetSpecSchema>
 
 export const TargetListSchema = v.pipe(list(TargetSpecSchema, 'must be an array of targets'), v.minLength(1, 'must hold at least one target'))
 
 /** A target as the run sends it. */
 export interface ResolvedTarget {
-  /** How reports name it: `GET /a`. */
+  /** How reports name it: `GET /a`; a gRPC target by its call, `package.Service/Method`. */
   name: string
+  /** The HTTP method; CALL for a gRPC target. */
   method: string
+  /** The path and query; a gRPC target's is its method's, `/package.Service/Method`. */
   path: string
   /** The run's -H, then the target's own. */
   headers: Array<[string, string]>
+  /** The body; a gRPC target's message, framed. */
   body: Buffer | null
   weight: number
   /** The target's own delay (the file's hedgeDelay), or null: the run's. */
   delay: ResolvedHedgeDelay | null
-  /** Sending it twice is allowed: an idempotent method, an Idempotency-Key, or --idempotency-key / --unsafe-hedge. */
+  /** Sending it twice is allowed: an idempotent method (a gRPC method marked so in its proto), an Idempotency-Key, or --idempotency-key / --unsafe-hedge. */
   repeatable: boolean
 }
 
-/** RunOptions.targets checked ("targets[2].method must be one of ...") and resolved; null when the run has none. */
+/** The method a gRPC target's `call` resolves to in the run's schema, and its message encoded (run/grpc-target.ts); `at` names the target in a refusal. */
+export type GrpcTargetCall = (target: { call: string; message: unknown }, at: string) => { call: string; path: string; body: Buffer; safe: boolean }
+
+/** A gRPC target's method in reports and the targets file. */
+export const GRPC_TARGET_METHOD = 'CALL'
+
+/**
+ * RunOptions.targets checked ("targets[2].method must be one of ...") and
+ * resolved; null when the run has none. `grpc`: how a call resolves when the
+ * replicas are grpc:// (null: they are http, and every target must be HTTP).
+ */
 export function resolveTargets(
   given: unknown,
   runHeaders: ReadonlyArray<[string, string]>,
   optIn: { idempotencyKey: boolean; unsafeHedge: boolean },
+  grpc: GrpcTargetCall | null = null,
 ): ResolvedTarget[] | null {
   if (given === undefined) return null
   const checked = check(TargetListSchema, given, { top: 'targets' })
   if ('problem' in checked) throw new UsageError(checked.problem.startsWith('[') ? `targets${checked.problem}` : checked.problem)
-  return checked.value.map((t) => {
+  return checked.value.map((t, i) => {
+    const at = t.at ?? `targets[${i}]`
     const headers: Array<[string, string]> = [...runHeaders, ...(t.headers ?? [])]
     const keyed = headers.some(([n]) => n.toLowerCase() === 'idempotency-key')
-    return {
-      name: `${t.method} ${t.path}`,
-      method: t.method,
-      path: t.path,
-      headers,
-      body: t.body ? Buffer.from(t.body) : null,
-      weight: t.weight ?? 1,
-      delay: t.hedgeDelay === undefined ? null : readHedgeDelay(t.hedgeDelay),
-      repeatable: isIdempotentMethod(t.method) || keyed || optIn.idempotencyKey || optIn.unsafeHedge,
+    const optedIn = keyed || optIn.idempotencyKey || optIn.unsafeHedge
+    const own = { headers, weight: t.weight ?? 1, delay: t.hedgeDelay === undefined ? null : readHedgeDelay(t.hedgeDelay) }
+    if (t.call !== undefined) {
+      if (!grpc) throw new UsageError(`${at}: CALL ${t.call} is a gRPC call, and the replicas are http:// (give grpc://host:port replicas, or METHOD path)`)
+      const c = grpc({ call: t.call, message: t.message }, at)
+      return { name: c.call, method: GRPC_TARGET_METHOD, path: c.path, body: c.body, repeatable: c.safe || optedIn, ...own }
     }
+    const { method, path } = t as { method: string; path: string }
+    if (grpc) throw new UsageError(`${at}: ${method} ${path} is an HTTP request, and the replicas are grpc:// (give CALL package.Service/Method)`)
+    return { name: `${method} ${path}`, method, path, body: t.body ? Buffer.from(t.body) : null, repeatable: isIdempotentMethod(method) || optedIn, ...own }
   })
 }
 

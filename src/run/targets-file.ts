@@ -5,18 +5,28 @@
  *
  * HTTP format (vegeta's): `METHOD path-or-URL`, then header lines
  * `Name: value`, then an optional `@body-file`; a blank line between
- * targets, `#` comments. JSON lines: one object a line,
- * `{"method", "path", "headers", "body" | "bodyFile", "weight", "hedgeDelay"}`.
- * A body file is read relative to the targets file. A full URL must be on
- * one of the replicas: its path is then joined onto each replica like a
- * bare path (the host only says which service it is).
+ * targets, `#` comments. A gRPC target (grpc:// replicas) is `CALL
+ * package.Service/Method`, then metadata lines, then an optional
+ * `@message.json` or the message as one JSON line. Within a target, the
+ * directive lines `# weight: 3` and `# hedge-delay: p90` give what JSON
+ * lines give as fields (other `#` lines stay comments). JSON lines: one
+ * object a line, `{"method", "path", "headers", "body" | "bodyFile",
+ * "weight", "hedgeDelay"}`, or for gRPC `{"call", "data" | "dataFile",
+ * "metadata", "weight", "hedgeDelay"}`. A body or data file is read
+ * relative to the targets file. A full URL must be on one of the replicas:
+ * its path is then joined onto each replica like a bare path (the host only
+ * says which service it is). Whether a CALL is in the schema is checked
+ * when the schema is loaded (run/grpc-target.ts), naming the line kept in
+ * the target's `at`.
  */
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { UsageError } from '../core/errors.js'
 import { parseHeader } from '../core/header-parse.js'
 import { check, exact, num, str, v, record } from '../core/schema.js'
-import { TARGET_METHODS, TargetSpecSchema, type TargetSpec } from './target-spec.js'
+import { parseHedgeDelayFlag } from '../core/delay-spec.js'
+import { parseKeepingIntegers } from '../protocol/grpc-message.js'
+import { GRPC_TARGET_METHOD, TARGET_METHODS, TargetSpecSchema, type TargetSpec } from './target-spec.js'
 
 /** Where a line came from, for its error. */
 interface Where {
@@ -59,24 +69,51 @@ function relativePath(target: string, replicas: readonly URL[], at: Where): stri
 }
 
 function knownMethod(method: string, at: Where): string {
-  if (!(TARGET_METHODS as readonly string[]).includes(method)) throw fault(at, `unknown method "${method.slice(0, 20)}" (one of ${TARGET_METHODS.join(', ')})`)
+  if (!(TARGET_METHODS as readonly string[]).includes(method) && method !== GRPC_TARGET_METHOD)
+    throw fault(at, `unknown method "${method.slice(0, 20)}" (one of ${TARGET_METHODS.join(', ')}; ${GRPC_TARGET_METHOD} for a gRPC method)`)
   return method
 }
 
-function readBody(file: string, name: string, at: Where): Buffer {
+function readBody(file: string, name: string, at: Where, what = 'body'): Buffer {
   const path = resolve(dirname(file), name)
   try {
     return readFileSync(path)
   } catch (err) {
-    throw fault(at, `body file ${name} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
+    throw fault(at, `${what} file ${name} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
   }
 }
 
-/** A target as read, checked by the one schema (a fault in it named with its line). */
+/** A gRPC message as JSON text (a data file's or an inline line's); its fit to the method's type is checked with the schema. */
+function readMessage(text: string, at: Where, what: string): unknown {
+  try {
+    return parseKeepingIntegers(text)
+  } catch (err) {
+    throw fault(at, `${what} is not valid JSON (${(err as Error).message})`)
+  }
+}
+
+/** A target as read, checked by the one schema (a fault in it named with its line), remembering that line. */
 function checked(spec: Record<string, unknown>, at: Where): TargetSpec {
-  const result = check(TargetSpecSchema, spec)
+  const result = check(TargetSpecSchema, { ...spec, at: `${at.file}:${at.line}` })
   if ('problem' in result) throw fault(at, result.problem)
   return result.value
+}
+
+/** A directive line of the HTTP format (`# weight: 3`, `# hedge-delay: p90`): its field and value, or null for a plain comment. */
+function directive(line: string, at: Where): { weight: number } | { hedgeDelay: number | string } | null {
+  const m = /^#\s*(weight|hedge-delay)\s*:\s*(.*)$/i.exec(line)
+  if (!m) return null
+  const value = m[2]!.trim()
+  if (m[1]!.toLowerCase() === 'weight') {
+    const weight = Number(value)
+    if (value === '' || !Number.isFinite(weight) || weight <= 0) throw fault(at, `# weight: "${value.slice(0, 20)}" is not a number above 0`)
+    return { weight }
+  }
+  try {
+    return { hedgeDelay: parseHedgeDelayFlag(value) }
+  } catch {
+    throw fault(at, `# hedge-delay: "${value.slice(0, 20)}" is neither a duration (15ms) nor a percentile (p90)`)
+  }
 }
 
 function readHttpFormat(file: string, lines: readonly string[], replicas: readonly URL[]): TargetSpec[] {
@@ -89,20 +126,30 @@ function readHttpFormat(file: string, lines: readonly string[], replicas: readon
   for (const [i, raw] of lines.entries()) {
     const at = { file, line: i + 1 }
     const line = raw.trim()
-    if (line.startsWith('#')) continue
+    if (line.startsWith('#')) {
+      const own = current && directive(line, at)
+      if (own) Object.assign(current!.spec, own)
+      continue
+    }
     if (line === '') {
       close()
       continue
     }
     if (current === null) {
       const words = line.split(/\s+/)
-      if (words.length !== 2) throw fault(at, `expected "METHOD path-or-URL", got "${line.slice(0, 60)}"`)
+      if (words.length !== 2) throw fault(at, `expected "METHOD path-or-URL" or "CALL package.Service/Method", got "${line.slice(0, 60)}"`)
       const method = knownMethod(words[0]!, at)
-      current = { spec: { method, path: relativePath(words[1]!, replicas, at) }, headers: [], at, body: false }
-    } else if (line.startsWith('@')) {
-      if (current.body) throw fault(at, 'a second @body line for one target')
-      current.spec.body = readBody(file, line.slice(1).trim(), at)
+      const spec = method === GRPC_TARGET_METHOD ? { call: words[1]! } : { method, path: relativePath(words[1]!, replicas, at) }
+      current = { spec, headers: [], at, body: false }
+    } else if (line.startsWith('@') || (line.startsWith('{') && 'call' in current.spec)) {
+      if (current.body) throw fault(at, `a second ${'call' in current.spec ? 'message' : '@body'} line for one target`)
       current.body = true
+      if (!('call' in current.spec)) current.spec.body = readBody(file, line.slice(1).trim(), at)
+      else if (line.startsWith('{')) current.spec.message = readMessage(line, at, 'the message')
+      else {
+        const name = line.slice(1).trim()
+        current.spec.message = readMessage(readBody(file, name, at, 'message').toString('utf8'), at, `message file ${name}`)
+      }
     } else {
       if (current.body) throw fault(at, 'a header after the @body line (headers come first, then @body, then a blank line)')
       try {
@@ -116,16 +163,33 @@ function readHttpFormat(file: string, lines: readonly string[], replicas: readon
   return targets
 }
 
-/** One JSON line's fields; the headers an object of name: value (or values). */
+/** Headers (metadata) as a JSON line gives them: an object of name: value (or values). */
+const JSON_HEADERS = v.optional(record(v.union([str(), v.array(str())], 'must be a string or an array of strings')))
+const JSON_DELAY = v.optional(v.union([num(), str()], 'must be a delay in ms or a percentile like "p90"'))
+
+/** One JSON line's fields (HTTP). */
 const JsonLineSchema = exact({
   method: str(),
   path: str(),
-  headers: v.optional(record(v.union([str(), v.array(str())], 'must be a string or an array of strings'))),
+  headers: JSON_HEADERS,
   body: v.optional(str()),
   bodyFile: v.optional(str()),
   weight: v.optional(num()),
-  hedgeDelay: v.optional(v.union([num(), str()], 'must be a delay in ms or a percentile like "p90"')),
+  hedgeDelay: JSON_DELAY,
 })
+
+/** One JSON line's fields (gRPC): the message as `data` (its JSON) or `dataFile`, as ghz's -d and -D. */
+const JsonCallSchema = exact({
+  call: str(),
+  data: v.optional(v.unknown()),
+  dataFile: v.optional(str()),
+  metadata: JSON_HEADERS,
+  weight: v.optional(num()),
+  hedgeDelay: JSON_DELAY,
+})
+
+const headerPairs = (headers: Record<string, string | string[]> | undefined): Array<[string, string]> =>
+  Object.entries(headers ?? {}).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]))
 
 function readJsonLines(file: string, lines: readonly string[], replicas: readonly URL[]): TargetSpec[] {
   const targets: TargetSpec[] = []
@@ -135,23 +199,35 @@ function readJsonLines(file: string, lines: readonly string[], replicas: readonl
     if (line === '' || line.startsWith('#')) continue
     let parsed: unknown
     try {
-      parsed = JSON.parse(line)
+      parsed = parseKeepingIntegers(line)
     } catch (err) {
       throw fault(at, `not a JSON object (${(err as Error).message})`)
     }
-    const shape = check(JsonLineSchema, parsed)
-    if ('problem' in shape) throw fault(at, shape.problem)
-    const { headers, body, bodyFile, path, method, ...rest } = shape.value
-    if (body !== undefined && bodyFile !== undefined) throw fault(at, 'give "body" or "bodyFile", not both')
-    knownMethod(method, at)
-    const pairs = Object.entries(headers ?? {}).flatMap(([name, value]) => (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]))
-    const content = bodyFile !== undefined ? readBody(file, bodyFile, at) : body !== undefined ? Buffer.from(body) : undefined
-    targets.push(
-      checked(
-        { method, path: relativePath(path, replicas, at), ...rest, ...(pairs.length > 0 ? { headers: pairs } : {}), ...(content ? { body: content } : {}) },
-        at,
-      ),
-    )
+    targets.push(typeof parsed === 'object' && parsed !== null && 'call' in parsed ? jsonCall(parsed, file, at) : jsonRequest(parsed, file, at, replicas))
   }
   return targets
+}
+
+function jsonRequest(parsed: unknown, file: string, at: Where, replicas: readonly URL[]): TargetSpec {
+  const shape = check(JsonLineSchema, parsed)
+  if ('problem' in shape) throw fault(at, shape.problem)
+  const { headers, body, bodyFile, path, method, ...rest } = shape.value
+  if (body !== undefined && bodyFile !== undefined) throw fault(at, 'give "body" or "bodyFile", not both')
+  if (knownMethod(method, at) === GRPC_TARGET_METHOD) throw fault(at, 'a gRPC target is {"call": "package.Service/Method", ...}')
+  const pairs = headerPairs(headers)
+  const content = bodyFile !== undefined ? readBody(file, bodyFile, at) : body !== undefined ? Buffer.from(body) : undefined
+  return checked(
+    { method, path: relativePath(path, replicas, at), ...rest, ...(pairs.length > 0 ? { headers: pairs } : {}), ...(content ? { body: content } : {}) },
+    at,
+  )
+}
+
+function jsonCall(parsed: unknown, file: string, at: Where): TargetSpec {
+  const shape = check(JsonCallSchema, parsed)
+  if ('problem' in shape) throw fault(at, shape.problem)
+  const { metadata, data, dataFile, ...rest } = shape.value
+  if (data !== undefined && dataFile !== undefined) throw fault(at, 'give "data" or "dataFile", not both')
+  const pairs = headerPairs(metadata)
+  const message = dataFile !== undefined ? readMessage(readBody(file, dataFile, at, 'data').toString('utf8'), at, `data file ${dataFile}`) : data
+  return checked({ ...rest, ...(message !== undefined ? { message } : {}), ...(pairs.length > 0 ? { headers: pairs } : {}) }, at)
 }
