@@ -30,6 +30,12 @@ export const MUTATION_GROUPS = {
       'compare-small-n',
     ],
   },
+  // The hot path's clock and counts (issue 43's CPU per request): one clock read per callback, the wall clock only
+  // when the Date estimator may want a sample, the status counts.
+  clock: {
+    mutate: ['src/core/event-clock.ts', 'src/stats/clock-offset.ts', 'src/stats/figures.ts'],
+    tests: ['event-clock', 'figures-accumulator', 'clock-offset', 'render-json', 'render-text', 'phase-merge'],
+  },
   verdict: {
     mutate: ['src/report/verdict.ts', 'src/report/fail-if.ts', 'src/report/run-fail-if.ts', 'src/results/extra-load.ts'],
     tests: ['fail-if', 'render-csv', 'extra-load', 'render-text', 'verdict', 'run-fail-if'],
