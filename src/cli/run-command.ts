@@ -152,6 +152,22 @@ function runFlags(y: Argv): Argv {
       group: 'Load:',
     })
     .option('q', { alias: 'rate', type: 'string', describe: "requests/s across all workers (hey's -q is per worker); makes the run open-loop", group: 'Load:' })
+    .option('load-schedule', {
+      type: 'string',
+      choices: ['const', 'step', 'line'],
+      describe: "ghz's: each measured phase's rate over time (open loop): const is -q; step starts at --load-start and adds --load-step every --load-step-duration; line adds --load-step every second; both until --load-end or --load-max-duration, then held",
+      group: 'Load schedule:',
+    })
+    .option('load-start', { type: 'string', describe: 'step, line: requests/s at the start of each measured phase (also the warm-up\'s rate)', group: 'Load schedule:' })
+    .option('load-step', { type: 'string', describe: 'step, line: requests/s added at each step; negative steps down (--load-step=-10)', group: 'Load schedule:' })
+    .option('load-end', { type: 'string', describe: 'step, line: the rate the steps stop at, then held', group: 'Load schedule:' })
+    .option('load-step-duration', { type: 'string', describe: 'step: how long each step lasts (e.g. 5s)', group: 'Load schedule:' })
+    .option('load-max-duration', { type: 'string', describe: 'step, line: no step after this long; the rate reached is held', group: 'Load schedule:' })
+    .option('skip-first', {
+      type: 'string',
+      describe: "ghz's --skipFirst: each measured phase sends this many requests first, on top of -n, and counts none of them",
+      group: 'Load:',
+    })
     .option('t', {
       alias: 'timeout',
       type: 'string',

@@ -8,7 +8,7 @@ import { UsageError } from '../core/errors.js'
 import { parseHedgeDelayFlag } from '../core/delay-spec.js'
 import { parseHeader } from '../core/header-parse.js'
 import { parseByteSize } from '../core/byte-size.js'
-import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
+import type { HedgeRunOptions, LoadScheduleOptions, RunOptions } from '../run/run-options.js'
 import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
 import { applyTlsFlags, type TlsFlags } from './tls-flags.js'
 import { readTargetsFile } from '../run/targets-file.js'
@@ -22,6 +22,13 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
   c?: string
   z?: string
   q?: string
+  loadSchedule?: string
+  loadStart?: string
+  loadStep?: string
+  loadEnd?: string
+  loadStepDuration?: string
+  loadMaxDuration?: string
+  skipFirst?: string
   t?: string
   m?: string
   /** One value per -H (yargs gives a string for one, an array for several). */
@@ -109,6 +116,9 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   setIf(o, 'concurrency', f.c, (v) => integer(v, '-c'))
   setIf(o, 'durationMs', f.z, (v) => parseDuration(v, '-z', 's'))
   setIf(o, 'rate', f.q, (v) => number(v, '-q'))
+  const schedule = loadScheduleFlags(f)
+  if (schedule) o.loadSchedule = schedule
+  setIf(o, 'skipFirst', f.skipFirst, (v) => integer(v, '--skip-first'))
   // A bare number is seconds, as hey's -t: `-t 5` is five seconds, not five milliseconds.
   setIf(o, 'timeoutMs', f.t, (v) => parseDuration(v, '-t', 's'))
   const grpc = isGrpcRun(f.grpc === true, o.urls)
@@ -251,6 +261,18 @@ function parseStatusList(v: string): number[] {
       throw new UsageError(`invalid status "${s.trim()}" in --non-fatal-status (use codes like 502,503,504)`)
     return code
   })
+}
+
+/** --load-schedule and its --load-* flags (ghz's), as they were given: resolve-options.ts checks them together. */
+function loadScheduleFlags(f: RunFlags): LoadScheduleOptions | undefined {
+  const s: LoadScheduleOptions = {}
+  setIf(s, 'kind', f.loadSchedule, (v) => v as LoadScheduleOptions['kind'])
+  setIf(s, 'start', f.loadStart, (v) => number(v, '--load-start'))
+  setIf(s, 'step', f.loadStep, (v) => number(v, '--load-step'))
+  setIf(s, 'end', f.loadEnd, (v) => number(v, '--load-end'))
+  setIf(s, 'stepDurationMs', f.loadStepDuration, (v) => parseDuration(v, '--load-step-duration', 's'))
+  setIf(s, 'maxDurationMs', f.loadMaxDuration, (v) => parseDuration(v, '--load-max-duration', 's'))
+  return Object.keys(s).length > 0 ? s : undefined
 }
 
 export function integer(v: string, flag: string): number {

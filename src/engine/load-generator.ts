@@ -18,6 +18,8 @@ import type { RoundRobin } from '../hedging/replica-picker.js'
 import type { RequestSink } from '../results/request-record.js'
 import { stillEarly } from './early-timer.js'
 import { round3 } from '../core/round.js'
+import type { SendTimes } from './load-schedule.js'
+import { MAX_POINTS } from '../stats/timeline.js'
 // Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
 import { performance } from 'node:perf_hooks'
 
@@ -67,6 +69,14 @@ export interface WindowPlan {
   scheduleOrigin?: number
   /** Open loop: the schedule starts this much after its origin (a thread's and a shard's place among the others), ms. */
   scheduleOffsetMs?: number
+  /** Open loop with --load-schedule: each send's time by the schedule (load-schedule.ts), instead of every 1/rate s. */
+  sendTimes?: SendTimes
+  /**
+   * --skip-first: each lane's first `count` requests go to its twin in
+   * `lanes` (same index), whose statistics are nobody's: they are sent as
+   * the lane's are, and counted nowhere the phase is.
+   */
+  skip?: { count: number; lanes: Lane[] }
 }
 
 /** An open-loop send later than this after its intended time counts as late. */
@@ -84,6 +94,10 @@ export class LoadWindow {
   readonly #interval: number
   /** Open loop: the schedule's first send (its origin, plus this thread's and shard's place among the others). */
   readonly #scheduleStart: number
+  /** With sendTimes: the sends that left in each second of the window (the asked series' other half). */
+  readonly sentPerSecond: number[] | null
+  /** --skip-first: requests each lane still sends through its twin. */
+  readonly #skipLeft: number[]
   #resolve: (() => void) | null = null
 
   constructor(readonly plan: WindowPlan) {
@@ -91,6 +105,13 @@ export class LoadWindow {
     this.#slots = Array.from({ length: Math.max(1, slots) }, () => new Slot(this, plan.fanout))
     this.#interval = plan.rate ? 1000 / plan.rate : 0
     this.#scheduleStart = (plan.scheduleOrigin ?? this.startedAt) + (plan.scheduleOffsetMs ?? 0)
+    this.sentPerSecond = plan.sendTimes ? [] : null
+    this.#skipLeft = plan.lanes.map(() => plan.skip?.count ?? 0)
+  }
+
+  /** Requests the window has taken (sent, or about to be). */
+  get issued(): number {
+    return this.#issued
   }
 
   /** Resolves when every slot is idle (the last request of the window finished). */
@@ -131,7 +152,18 @@ export class LoadWindow {
 
   /** Open loop: the fixed schedule; closed loop: -1 (start now). */
   intendedStart(seq: number): number {
-    return this.#interval > 0 ? this.#scheduleStart + seq * this.#interval : -1
+    if (this.#interval === 0) return -1
+    const times = this.plan.sendTimes
+    return this.#scheduleStart + (times ? times.at(seq) : seq * this.#interval)
+  }
+
+  /** A scheduled window: one more send in the second `now` falls in (bounded, as the timeline is). */
+  countSend(now: number): void {
+    const perSecond = this.sentPerSecond!
+    const second = Math.floor((now - this.startedAt) / 1000)
+    if (second >= MAX_POINTS) return
+    while (perSecond.length <= second) perSecond.push(0)
+    perSecond[second]!++
   }
 
   isLate(intended: number, now: number): boolean {
@@ -140,7 +172,12 @@ export class LoadWindow {
 
   lane(): Lane {
     const lanes = this.plan.lanes
-    return lanes.length === 1 || !this.plan.chooseLane ? lanes[0]! : lanes[this.plan.chooseLane()]!
+    const i = lanes.length === 1 || !this.plan.chooseLane ? 0 : this.plan.chooseLane()
+    if (this.#skipLeft[i]! > 0) {
+      this.#skipLeft[i]!--
+      return this.plan.skip!.lanes[i]!
+    }
+    return lanes[i]!
   }
 
   /** The per-request log asked us to wait: park the slot until it drains. */
@@ -229,6 +266,7 @@ class Slot {
     // A timer can fire up to a millisecond early: never measure from a start that has not come yet.
     if (this.intendedAt > now) this.intendedAt = now
     this.timer = null
+    if (this.win.sentPerSecond) this.win.countSend(now)
     const lane = (this.lane = this.win.lane())
     if (this.#late) lane.stats.lateSends++
     this.#late = false

@@ -16,6 +16,8 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
     requests: cfg.requests,
     durationMs: cfg.durationMs,
     rate: cfg.rate,
+    ...(cfg.loadSchedule ? { loadSchedule: cfg.loadSchedule } : {}),
+    ...(cfg.skipFirst > 0 ? { skipFirst: cfg.skipFirst } : {}),
     timeoutMs: cfg.timeoutMs,
     mode: cfg.mode,
     schedule: cfg.schedule,

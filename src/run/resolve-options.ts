@@ -31,7 +31,8 @@ import { checkOneService } from './one-service.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import { refuseMetadataActions } from '../protocol/grpc-template.js'
-import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
+import type { LoadSchedule, Mode, RunConfig, Schedule } from '../results/run-result.js'
+import { resolveLoadSchedule } from './load-schedule-options.js'
 import { resolveTargets, type ResolvedTarget } from './target-spec.js'
 
 /** What an option left out means; the CLI's help shows these, so they are written down once. */
@@ -65,7 +66,14 @@ export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'>
 }
 
 /** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
-export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc' | 'connections'> & {
+export type ResolvedRun = Omit<
+  RunConfig,
+  'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc' | 'connections' | 'loadSchedule' | 'skipFirst'
+> & {
+  /** --load-schedule: each measured window's rate over time (`rate` is its start); null: -q alone, or closed loop. */
+  loadSchedule: LoadSchedule | null
+  /** --skip-first: requests each measured phase sends first and leaves out of its figures (0: none). */
+  skipFirst: number
   /** --connections: HTTP/2 sessions per replica (each worker thread its share); null: one, and another only when its streams are all in use. */
   connections: number | null
   origins: string[]
@@ -123,6 +131,8 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   checkDelaySource(hedge, mode, schedule, warmup)
   const concurrency = positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency')
   const workers = positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count')
+  const loadSchedule = resolveLoadSchedule(o)
+  const rate = loadSchedule ? loadSchedule.start : o.rate === undefined ? null : positiveNumber(o.rate, '-q', 'rate')
   return {
     warmupMinMs: defaultWarmupMinMs(o.warmup, requests),
     urls,
@@ -135,7 +145,9 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     concurrency,
     requests,
     durationMs,
-    rate: o.rate === undefined ? null : positiveNumber(o.rate, '-q', 'rate'),
+    rate,
+    loadSchedule,
+    skipFirst: resolveSkipFirst(o.skipFirst ?? 0, workers, targets !== null),
     timeoutMs: positiveMs(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
     mode,
     schedule,
@@ -393,6 +405,14 @@ function checkMix(grpc: ResolvedGrpc | null): void {
 function defaultWarmupMinMs(given: number | undefined, requests: number | null): number {
   if (given !== undefined) return 0
   return requests === null || requests >= DEFAULTS.warmupCap ? DEFAULTS.warmupMinMs : 0
+}
+
+/** --skip-first: each lane's twin is built on this thread, for one request of each phase (not yet per target of a mix). */
+function resolveSkipFirst(n: number, workers: number, mixed: boolean): number {
+  const count = nonNegativeInt(n, '--skip-first')
+  if (count > 0 && workers > 1) throw new UsageError('--skip-first with --workers: not supported yet (one thread skips a phase\'s first requests)')
+  if (count > 0 && mixed) throw new UsageError('--skip-first with --targets: not supported yet (a phase\'s first requests are spread over its targets)')
+  return count
 }
 
 /** A measured delay needs something measured before the hedged requests start. */
