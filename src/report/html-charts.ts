@@ -9,7 +9,7 @@
  */
 import { percentileMs, percentilesMs, tryDecodeHistogram, type Histogram } from '../stats/histogram.js'
 import { formatMs } from '../core/duration.js'
-import type { PhaseResult, RunResult, TimelinePoint } from '../results/run-result.js'
+import type { PhaseResult, RunResult, ScheduleSecond, TimelinePoint } from '../results/run-result.js'
 import { FINE_BUCKET_MS, MAX_POINTS } from '../stats/timeline.js'
 import { round3 } from '../core/round.js'
 import { niceTicks, type ChartSpec, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
@@ -315,6 +315,12 @@ export function timelineSpec(sources: ChartSource[]): ChartSpec {
     const { points, perSecond } = overTime(src.phase)
     return withMarks({ id: `${src.name}:rps`, color: src.color, dash: src.dash, points: points.map((p) => [p.t, p.requests * perSecond]) }, marks(src, rate))
   })
+  // --load-schedule: the rate each second was asked for, as steps beside the rate answered.
+  const asked = sources.flatMap((src): Series[] =>
+    src.phase.schedule
+      ? [{ id: `${src.name}:asked`, label: `${src.name}: asked (--load-schedule)`, color: src.color, dashed: true, step: true, points: askedSteps(src.phase.schedule) }]
+      : [],
+  )
   return {
     chart: 'timeline',
     title: 'Latency and throughput over time',
@@ -323,10 +329,16 @@ export function timelineSpec(sources: ChartSource[]): ChartSpec {
     xTicks: secondTicks(sources),
     panels: [
       { yLabel: 'latency (ms)', unit: 'ms', series: latency },
-      { yLabel: 'requests/s', unit: 'rate', series: rps },
+      { yLabel: 'requests/s', unit: 'rate', series: [...rps, ...asked] },
     ],
     xMarks: sources.flatMap(ejectionMarks),
   }
+}
+
+/** A schedule's asked rate as steps: each second's rate from its start to the next one's, the last held to its end. */
+function askedSteps(seconds: ScheduleSecond[]): Point[] {
+  const last = seconds[seconds.length - 1]
+  return last ? [...seconds.map((s): Point => [s.t, s.rate]), [last.t + 1, last.rate]] : []
 }
 
 /** When outlier detection took a replica out of rotation and let it back (issue 18), on the phase's own time axis. */
