@@ -4,16 +4,16 @@
  * what was sent, with the second that fell furthest behind. Text and HTML
  * say it alike.
  */
-import { formatMs } from '../core/duration.js'
+import { formatThreshold } from '../core/duration.js'
 import type { LoadSchedule, PhaseResult } from '../results/run-result.js'
 
 /** "step 50/s → 150/s, +50/s every 1 s": the schedule as given. */
 export function scheduleWords(s: LoadSchedule): string {
   if (s.kind === 'const') return `const ${s.start}/s`
   const sign = s.step > 0 ? '+' : '-'
-  const every = s.kind === 'line' ? 'every second' : `every ${formatMs(s.stepMs)}`
+  const every = s.kind === 'line' ? 'every second' : `every ${formatThreshold(s.stepMs)}`
   const end = s.end === null ? '' : ` → ${s.end}/s`
-  const max = s.maxMs === null ? '' : `, for at most ${formatMs(s.maxMs)}`
+  const max = s.maxMs === null ? '' : `, for at most ${formatThreshold(s.maxMs)}`
   return `${s.kind} ${s.start}/s${end}, ${sign}${Math.abs(s.step)}/s ${every}${max}`
 }
 

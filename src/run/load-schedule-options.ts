@@ -5,7 +5,7 @@
  * step down that would reach 0 requests/s.
  */
 import { UsageError } from '../core/errors.js'
-import { formatMs } from '../core/duration.js'
+import { formatThreshold } from '../core/duration.js'
 import type { LoadSchedule } from '../results/run-result.js'
 import type { LoadScheduleOptions, RunOptions } from './run-options.js'
 
@@ -57,7 +57,7 @@ function stairs(kind: 'step' | 'line', s: LoadScheduleOptions, rate: number | un
     const last = start + step * Math.max(0, Math.ceil(maxMs / stepMs) - 1)
     if (last <= 0)
       throw new UsageError(
-        `a step down from ${start}/s by ${-step}/s every ${formatMs(stepMs)} reaches ${last}/s before --load-max-duration ${formatMs(maxMs)}: give --load-end above 0`,
+        `a step down from ${start}/s by ${-step}/s every ${formatThreshold(stepMs)} reaches ${last}/s before --load-max-duration ${formatThreshold(maxMs)}: give --load-end above 0`,
       )
   }
   return { kind, start, step, end, stepMs, maxMs }
