@@ -7,7 +7,7 @@
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { SendTimes, scheduleSeconds, stairRates } from '../src/engine/load-schedule.js'
+import { concurrencySeconds, SendTimes, scheduleSeconds, slotSpans, stairRates } from '../src/engine/load-schedule.js'
 import { run } from '../src/run/run.js'
 import { fetchServerStats, resetServerStats, startTarget, type Target } from '../src/sim/target.js'
 import { parseProfile } from '../src/sim/profile.js'
@@ -63,6 +63,38 @@ test('per second: the sends the schedule placed, never past the last one sent, b
   ])
 })
 
+test('concurrency: a slot takes part while its stair holds more than its index; a step down retires slots at its stairs', () => {
+  const up: LoadSchedule = { kind: 'line', start: 2, step: 3, end: 7, stepMs: 1000, maxMs: null }
+  assert.deepEqual(stairRates(up), [2, 5, 7])
+  assert.deepEqual(
+    slotSpans(up, 7).map((s) => [s.fromMs, s.untilMs]),
+    [
+      [0, Infinity],
+      [0, Infinity],
+      [1000, Infinity],
+      [1000, Infinity],
+      [1000, Infinity],
+      [2000, Infinity],
+      [2000, Infinity],
+    ],
+  )
+  const down: LoadSchedule = { kind: 'step', start: 3, step: -1, end: 1, stepMs: 500, maxMs: null }
+  assert.deepEqual(
+    slotSpans(down, 3).map((s) => [s.fromMs, s.untilMs]),
+    [
+      [0, Infinity],
+      [0, 1000],
+      [0, 500],
+    ],
+  )
+  assert.deepEqual(concurrencySeconds(up, [10, 20, 30, 40]), [
+    { t: 0, concurrency: 2, sent: 10 },
+    { t: 1, concurrency: 5, sent: 20 },
+    { t: 2, concurrency: 7, sent: 30 },
+    { t: 3, concurrency: 7, sent: 40 },
+  ])
+})
+
 /** A phase's records by the window's sequence (the skipped first among them), intended starts from the window's start. */
 function intendedStarts(records: RequestRecord[], phase: PhaseResult): number[] {
   return records
@@ -71,7 +103,9 @@ function intendedStarts(records: RequestRecord[], phase: PhaseResult): number[] 
     .map((r) => r.startMs - phase.startOffsetMs)
 }
 
-test('a step schedule: every send at the time the schedule gives it, the same stairs for the plain and the hedged phase, recorded exactly', { timeout: 60_000 }, async () => {
+test('a step schedule: every send at the time the schedule gives it, the same stairs for the plain and the hedged phase, recorded exactly', {
+  timeout: 60_000,
+}, async () => {
   const records: RequestRecord[] = []
   const result = await run({
     urls: target.urls,
@@ -85,7 +119,7 @@ test('a step schedule: every send at the time the schedule gives it, the same st
     requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
   })
   assert.deepEqual(result.config.loadSchedule, STEP)
-  assert.equal(result.config.rate, 40, 'the rate the warm-up ran at: the schedule\'s start')
+  assert.equal(result.config.rate, 40, "the rate the warm-up ran at: the schedule's start")
   const times = new SendTimes(STEP)
   const plain = result.phases.plain!
   const hedged = result.phases.hedged!
@@ -101,7 +135,7 @@ test('a step schedule: every send at the time the schedule gives it, the same st
     const series = phase.schedule!
     assert.deepEqual(series[0], { t: 0, rate: 40, asked: 90, sent: series[0]!.sent })
     assert.equal(
-      series.reduce((sum, s) => sum + s.asked, 0),
+      series.reduce((sum, s) => sum + s.asked!, 0),
       100,
     )
     assert.equal(
@@ -112,7 +146,7 @@ test('a step schedule: every send at the time the schedule gives it, the same st
     let asked = 0
     let sent = 0
     for (const s of series) {
-      asked += s.asked
+      asked += s.asked!
       sent += s.sent
       assert.ok(sent <= asked, `${phase.name} at ${s.t} s: ${sent} sent, ${asked} asked`)
     }
@@ -174,9 +208,54 @@ test('interleaved: one schedule for the window, each phase skipping its own firs
   assert.equal(plain.requests + hedged.requests, 80)
   assert.deepEqual(plain.schedule, hedged.schedule)
   assert.equal(
-    plain.schedule!.reduce((sum, s) => sum + s.asked, 0),
+    plain.schedule!.reduce((sum, s) => sum + s.asked!, 0),
     86,
   )
+})
+
+test("a concurrency step up: never more requests in flight than the stair asks, by the generator's own clock; the stairs recorded", {
+  timeout: 60_000,
+}, async () => {
+  const records: RequestRecord[] = []
+  const schedule: LoadSchedule = { kind: 'step', start: 2, step: 2, end: 8, stepMs: 300, maxMs: null }
+  const result = await run({
+    urls: target.urls,
+    durationMs: 1200,
+    warmup: 10,
+    mode: 'plain',
+    seed: 9,
+    concurrencySchedule: { kind: 'step', start: 2, step: 2, end: 8, stepDurationMs: 300 },
+    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
+  })
+  assert.deepEqual(result.config.concurrencySchedule, schedule)
+  assert.equal(result.config.concurrency, 8, "the most in flight: the window's slots")
+  assert.equal(result.config.rate, null)
+  const plain = result.phases.plain!
+  assert.deepEqual(
+    plain.schedule!.map((s) => [s.t, s.concurrency]),
+    [
+      [0, 2],
+      [1, 8],
+    ],
+  )
+  assert.equal(
+    plain.schedule!.reduce((sum, s) => sum + s.sent, 0),
+    plain.requests,
+  )
+  const mine = records
+    .filter((r) => r.phase === 'plain')
+    .map((r) => ({ start: r.startMs - plain.startOffsetMs, end: r.startMs - plain.startOffsetMs + r.latencyMs }))
+  const counts = new SendTimes(schedule)
+  let most = 0
+  for (const r of mine) {
+    // In flight as this one left: a slot's next request leaves after its last one ended (the log's microseconds apart at most).
+    const inFlight = mine.filter((o) => o.start <= r.start && o.end > r.start + 0.002).length
+    assert.ok(inFlight <= counts.rateAt(r.start), `${inFlight} in flight at ${r.start} ms, ${counts.rateAt(r.start)} asked`)
+    if (r.start >= 900) most = Math.max(most, inFlight)
+  }
+  assert.ok(most > 2, `the last stair had ${most} in flight at most`)
+  assert.match(renderText(result), /Concurrency schedule \(step 2 → 8, \+2 every 300 ms\): 2 to 8 in flight asked/)
+  assert.ok(renderHtml(result).includes('data-series="plain:in-flight"'))
 })
 
 const NOWHERE = 'http://127.0.0.1:9/'
@@ -184,20 +263,37 @@ const NOWHERE = 'http://127.0.0.1:9/'
 test('bad input: one line, exit 2, for each inconsistent schedule', { timeout: 60_000 }, async () => {
   const cases: Array<[string[], RegExp]> = [
     [['--load-schedule', 'step', '--load-start', '10', '--load-step-duration', '1s'], /^hedgebench: --load-schedule step needs --load-step/],
-    [['--load-schedule', 'step', '--load-start', '100', '--load-step', '10', '--load-end', '50', '--load-step-duration', '1s'], /--load-end 50 is below --load-start 100: a step up/],
+    [
+      ['--load-schedule', 'step', '--load-start', '100', '--load-step', '10', '--load-end', '50', '--load-step-duration', '1s'],
+      /--load-end 50 is below --load-start 100: a step up/,
+    ],
     [['--load-schedule', 'step', '--load-start', '10', '--load-step', '5'], /--load-schedule step needs --load-step-duration/],
     [['--load-schedule', 'const'], /--load-schedule const needs -q/],
-    [['--load-schedule', 'const', '-q', '10', '--load-step', '5'], /--load-schedule const is -q's constant rate: --load-step are for step and line/],
-    [['--load-schedule', 'line', '-q', '10', '--load-start', '10', '--load-step', '5'], /-q with --load-schedule line: its rate starts at --load-start/],
+    [['--load-schedule', 'const', '-q', '10', '--load-step', '5'], /--load-schedule const is -q's constant value: --load-step are for step and line/],
+    [['--load-schedule', 'line', '-q', '10', '--load-start', '10', '--load-step', '5'], /-q with --load-schedule line: it starts at --load-start/],
     [['--load-start', '10'], /--load-start: only with --load-schedule step or line/],
     [['--load-schedule', 'line', '--load-start', '10', '--load-step=-5'], /a step down \(--load-step -5\) needs --load-end or --load-max-duration/],
-    [['--load-schedule', 'line', '--load-start', '10', '--load-step=-5', '--load-max-duration', '3s'], /reaches 0\/s before --load-max-duration/],
+    [['--load-schedule', 'line', '--load-start', '10', '--load-step=-5', '--load-max-duration', '3s'], /reaches 0 requests\/s before --load-max-duration/],
     [['--load-schedule', 'line', '--load-start', '10', '--load-step', '5', '--load-step-duration', '2s'], /--load-step-duration is for --load-schedule step/],
     [['--load-schedule', 'line', '--load-start', '0', '--load-step', '5'], /invalid --load-start 0/],
-    [['--load-schedule', 'step', '--load-start', '10', '--load-step', '5', '--load-step-duration', '1s', '--workers', '2'], /--load-schedule with --workers: not supported yet/],
+    [
+      ['--load-schedule', 'step', '--load-start', '10', '--load-step', '5', '--load-step-duration', '1s', '--workers', '2'],
+      /--load-schedule with --workers: not supported yet/,
+    ],
     [['--skip-first', '-1'], /invalid --skip-first -1/],
     [['--skip-first', '2', '--workers', '2'], /--skip-first with --workers: not supported yet/],
     [['--load-schedule', 'ramp'], /load-schedule/],
+    [
+      ['--concurrency-schedule', 'step', '-c', '4', '--concurrency-start', '2', '--concurrency-end', '8', '--concurrency-step-duration', '1s'],
+      /-c with --concurrency-schedule step: it starts at --concurrency-start/,
+    ],
+    [['--concurrency-schedule', 'line', '--concurrency-start', '2'], /--concurrency-schedule line needs --concurrency-end or --concurrency-max-duration/],
+    [
+      ['--concurrency-schedule', 'line', '--concurrency-start', '2', '--concurrency-end', '8', '-q', '50'],
+      /--concurrency-schedule is for a closed loop: -q makes the run open-loop/,
+    ],
+    [['--concurrency-schedule', 'line', '--concurrency-start', '2', '--concurrency-step', '1.5', '--concurrency-end', '8'], /invalid --concurrency-step 1.5/],
+    [['--concurrency-end', '8'], /--concurrency-end: only with --concurrency-schedule step or line/],
   ]
   for (const [flags, message] of cases) {
     const out = await runMain([NOWHERE, '-n', '5', '--no-save', ...flags])

@@ -155,14 +155,47 @@ function runFlags(y: Argv): Argv {
     .option('load-schedule', {
       type: 'string',
       choices: ['const', 'step', 'line'],
-      describe: "ghz's: each measured phase's rate over time (open loop): const is -q; step starts at --load-start and adds --load-step every --load-step-duration; line adds --load-step every second; both until --load-end or --load-max-duration, then held",
+      describe:
+        "ghz's: each measured phase's rate over time (open loop): const is -q; step starts at --load-start and adds --load-step every --load-step-duration; line adds --load-step every second; both until --load-end or --load-max-duration, then held",
       group: 'Load schedule:',
     })
-    .option('load-start', { type: 'string', describe: 'step, line: requests/s at the start of each measured phase (also the warm-up\'s rate)', group: 'Load schedule:' })
-    .option('load-step', { type: 'string', describe: 'step, line: requests/s added at each step; negative steps down (--load-step=-10)', group: 'Load schedule:' })
+    .option('load-start', {
+      type: 'string',
+      describe: "step, line: requests/s at the start of each measured phase (also the warm-up's rate)",
+      group: 'Load schedule:',
+    })
+    .option('load-step', {
+      type: 'string',
+      describe: 'step, line: requests/s added at each step; negative steps down (--load-step=-10)',
+      group: 'Load schedule:',
+    })
     .option('load-end', { type: 'string', describe: 'step, line: the rate the steps stop at, then held', group: 'Load schedule:' })
     .option('load-step-duration', { type: 'string', describe: 'step: how long each step lasts (e.g. 5s)', group: 'Load schedule:' })
     .option('load-max-duration', { type: 'string', describe: 'step, line: no step after this long; the rate reached is held', group: 'Load schedule:' })
+    .option('concurrency-schedule', {
+      type: 'string',
+      choices: ['const', 'step', 'line'],
+      describe:
+        "ghz's: each measured phase's requests in flight over time (closed loop): const is -c; step starts at --concurrency-start and adds --concurrency-step every --concurrency-step-duration; line adds it every second; both until --concurrency-end or --concurrency-max-duration, then held",
+      group: 'Load schedule:',
+    })
+    .option('concurrency-start', {
+      type: 'string',
+      describe: "step, line: requests in flight at the start of each measured phase (also the warm-up's)",
+      group: 'Load schedule:',
+    })
+    .option('concurrency-step', {
+      type: 'string',
+      describe: 'step, line: requests in flight added at each step; negative steps down [default: 1]',
+      group: 'Load schedule:',
+    })
+    .option('concurrency-end', { type: 'string', describe: 'step, line: the requests in flight the steps stop at, then held', group: 'Load schedule:' })
+    .option('concurrency-step-duration', { type: 'string', describe: 'step: how long each step lasts (e.g. 5s)', group: 'Load schedule:' })
+    .option('concurrency-max-duration', {
+      type: 'string',
+      describe: 'step, line: no step after this long; the requests in flight reached are held',
+      group: 'Load schedule:',
+    })
     .option('skip-first', {
       type: 'string',
       describe: "ghz's --skipFirst: each measured phase sends this many requests first, on top of -n, and counts none of them",

@@ -28,6 +28,12 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
   loadEnd?: string
   loadStepDuration?: string
   loadMaxDuration?: string
+  concurrencySchedule?: string
+  concurrencyStart?: string
+  concurrencyStep?: string
+  concurrencyEnd?: string
+  concurrencyStepDuration?: string
+  concurrencyMaxDuration?: string
   skipFirst?: string
   t?: string
   m?: string
@@ -116,8 +122,17 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   setIf(o, 'concurrency', f.c, (v) => integer(v, '-c'))
   setIf(o, 'durationMs', f.z, (v) => parseDuration(v, '-z', 's'))
   setIf(o, 'rate', f.q, (v) => number(v, '-q'))
-  const schedule = loadScheduleFlags(f)
+  const schedule = scheduleFlags('--load', [f.loadSchedule, f.loadStart, f.loadStep, f.loadEnd, f.loadStepDuration, f.loadMaxDuration])
   if (schedule) o.loadSchedule = schedule
+  const inFlight = scheduleFlags('--concurrency', [
+    f.concurrencySchedule,
+    f.concurrencyStart,
+    f.concurrencyStep,
+    f.concurrencyEnd,
+    f.concurrencyStepDuration,
+    f.concurrencyMaxDuration,
+  ])
+  if (inFlight) o.concurrencySchedule = inFlight
   setIf(o, 'skipFirst', f.skipFirst, (v) => integer(v, '--skip-first'))
   // A bare number is seconds, as hey's -t: `-t 5` is five seconds, not five milliseconds.
   setIf(o, 'timeoutMs', f.t, (v) => parseDuration(v, '-t', 's'))
@@ -263,15 +278,20 @@ function parseStatusList(v: string): number[] {
   })
 }
 
-/** --load-schedule and its --load-* flags (ghz's), as they were given: resolve-options.ts checks them together. */
-function loadScheduleFlags(f: RunFlags): LoadScheduleOptions | undefined {
+/**
+ * --load-schedule or --concurrency-schedule and their flags (ghz's), as
+ * they were given (`prefix`: --load, --concurrency; the values of
+ * -schedule, -start, -step, -end, -step-duration, -max-duration):
+ * load-schedule-options.ts checks them together.
+ */
+function scheduleFlags(prefix: string, [kind, start, step, end, stepDuration, maxDuration]: Array<string | undefined>): LoadScheduleOptions | undefined {
   const s: LoadScheduleOptions = {}
-  setIf(s, 'kind', f.loadSchedule, (v) => v as LoadScheduleOptions['kind'])
-  setIf(s, 'start', f.loadStart, (v) => number(v, '--load-start'))
-  setIf(s, 'step', f.loadStep, (v) => number(v, '--load-step'))
-  setIf(s, 'end', f.loadEnd, (v) => number(v, '--load-end'))
-  setIf(s, 'stepDurationMs', f.loadStepDuration, (v) => parseDuration(v, '--load-step-duration', 's'))
-  setIf(s, 'maxDurationMs', f.loadMaxDuration, (v) => parseDuration(v, '--load-max-duration', 's'))
+  setIf(s, 'kind', kind, (v) => v as LoadScheduleOptions['kind'])
+  setIf(s, 'start', start, (v) => number(v, `${prefix}-start`))
+  setIf(s, 'step', step, (v) => number(v, `${prefix}-step`))
+  setIf(s, 'end', end, (v) => number(v, `${prefix}-end`))
+  setIf(s, 'stepDurationMs', stepDuration, (v) => parseDuration(v, `${prefix}-step-duration`, 's'))
+  setIf(s, 'maxDurationMs', maxDuration, (v) => parseDuration(v, `${prefix}-max-duration`, 's'))
   return Object.keys(s).length > 0 ? s : undefined
 }
 

@@ -71,6 +71,10 @@ export interface WindowPlan {
   scheduleOffsetMs?: number
   /** Open loop with --load-schedule: each send's time by the schedule (load-schedule.ts), instead of every 1/rate s. */
   sendTimes?: SendTimes
+  /** Closed loop with --concurrency-schedule: when each slot takes part, ms from the window's start (load-schedule.ts slotSpans). */
+  slotSpans?: ReadonlyArray<{ fromMs: number; untilMs: number }>
+  /** Count the sends of each second (sentPerSecond): a scheduled window's achieved side. */
+  countSends?: boolean
   /**
    * --skip-first: each lane's first `count` requests go to its twin in
    * `lanes` (same index), whose statistics are nobody's: they are sent as
@@ -102,10 +106,10 @@ export class LoadWindow {
 
   constructor(readonly plan: WindowPlan) {
     const slots = plan.requests === null ? plan.concurrency : Math.min(plan.concurrency, plan.requests)
-    this.#slots = Array.from({ length: Math.max(1, slots) }, () => new Slot(this, plan.fanout))
+    this.#slots = Array.from({ length: Math.max(1, slots) }, (_, i) => new Slot(this, plan.fanout, i))
     this.#interval = plan.rate ? 1000 / plan.rate : 0
     this.#scheduleStart = (plan.scheduleOrigin ?? this.startedAt) + (plan.scheduleOffsetMs ?? 0)
-    this.sentPerSecond = plan.sendTimes ? [] : null
+    this.sentPerSecond = plan.countSends ? [] : null
     this.#skipLeft = plan.lanes.map(() => plan.skip?.count ?? 0)
   }
 
@@ -142,12 +146,34 @@ export class LoadWindow {
   take(now: number): number {
     if (this.#stopping) return -1
     const plan = this.plan
-    if (plan.requests !== null && this.#issued >= plan.requests && now - this.startedAt >= (plan.minDurationMs ?? 0)) return -1
+    if (plan.requests !== null && this.#issued >= plan.requests && now - this.startedAt >= (plan.minDurationMs ?? 0)) return this.#over()
     if (plan.durationMs !== null) {
       const at = this.#interval > 0 ? this.intendedStart(this.#issued) : now
-      if (at - this.startedAt >= plan.durationMs) return -1
+      if (at - this.startedAt >= plan.durationMs) return this.#over()
     }
     return this.#issued++
+  }
+
+  /** The window has sent all it will: slots still waiting for their turn (--concurrency-schedule) never get one. */
+  #over(): -1 {
+    if (this.plan.slotSpans) for (const slot of this.#slots) if (slot.parked) slot.cancelWait()
+    return -1
+  }
+
+  /**
+   * --concurrency-schedule: false when `slot` takes part now; else it was
+   * parked until its stair starts, or retired (idle: its stairs are over, or
+   * come after the window's end).
+   */
+  outOfTurn(slot: Slot, now: number): boolean {
+    const span = this.plan.slotSpans?.[slot.index]
+    if (!span) return false
+    const at = now - this.startedAt
+    if (at >= span.fromMs && at < span.untilMs) return false
+    const late = this.plan.durationMs !== null && span.fromMs >= this.plan.durationMs
+    if (at >= span.untilMs || span.fromMs === Infinity || late || this.#stopping) this.slotIdle(slot)
+    else slot.park(span.fromMs - at)
+    return true
   }
 
   /** Open loop: the fixed schedule; closed loop: -1 (start now). */
@@ -206,6 +232,8 @@ class Slot {
   sentAt = 0
   pending = 0
   timer: NodeJS.Timeout | null = null
+  /** Waiting for its turn (--concurrency-schedule), with no request taken. */
+  parked = false
   /** Handed to the lane's statistics at each request's end: one object per slot, refilled, not one per request. */
   readonly #sample: RequestSample = { latencyMs: 0, serviceMs: null, status: null, error: null, bytes: 0, message: null, outcome: null, endAt: 0 }
   #starting = false
@@ -217,12 +245,14 @@ class Slot {
   constructor(
     readonly win: LoadWindow,
     fanout: number,
+    readonly index: number,
   ) {
     this.calls = Array.from({ length: fanout }, () => new Call(this))
   }
 
   begin(): void {
     const now = performance.now()
+    if (this.win.outOfTurn(this, now)) return
     const seq = this.win.take(now)
     if (seq < 0) return this.win.slotIdle(this)
     this.seq = seq
@@ -245,7 +275,14 @@ class Slot {
   cancelWait(): void {
     clearTimeout(this.timer!)
     this.timer = null
+    this.parked = false
     this.win.slotIdle(this)
+  }
+
+  /** Waits `ms` for its turn (--concurrency-schedule); stop() or the window's end cancels the wait. */
+  park(ms: number): void {
+    this.parked = true
+    this.timer = setTimeout(unpark, ms, this)
   }
 
   /** The schedule's timer fired: send, unless it fired early (an open-loop send never leaves before its intended start, as in wrk2). */
@@ -421,6 +458,12 @@ function sendLater(slot: Slot): void {
 }
 
 function beginLater(slot: Slot): void {
+  slot.begin()
+}
+
+function unpark(slot: Slot): void {
+  slot.parked = false
+  slot.timer = null
   slot.begin()
 }
 

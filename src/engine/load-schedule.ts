@@ -40,7 +40,7 @@ export class SendTimes {
 
   /** The asked rate at `ms` after the start, requests/s. */
   rateAt(ms: number): number {
-    return this.#rates[Math.min(this.#rates.length - 1, Math.floor(ms / this.#stepMs))]!
+    return stairAt(this.#rates, this.#stepMs, ms)
   }
 
   /** Sends due before `ms` after the start: the k with at(k) < ms. */
@@ -61,12 +61,41 @@ export class SendTimes {
   }
 }
 
+/** The stair in effect `ms` after the start (the last one held). */
+function stairAt(values: readonly number[], stepMs: number, ms: number): number {
+  return values[Math.min(values.length - 1, Math.floor(ms / stepMs))]!
+}
+
+/**
+ * --concurrency-schedule: when each of the window's slots takes part, ms
+ * from its start: slot i while the stair's count of requests in flight is
+ * above i. The stairs only climb or only descend, so that is one span: a
+ * step up adds slots at its stairs' starts and keeps them, a step down
+ * retires them (Infinity: never started, or never retired).
+ */
+export function slotSpans(s: LoadSchedule, slots: number): Array<{ fromMs: number; untilMs: number }> {
+  const counts = stairRates(s)
+  return Array.from({ length: slots }, (_, i) => {
+    const from = counts.findIndex((n) => n > i)
+    if (from < 0) return { fromMs: Infinity, untilMs: Infinity }
+    const until = counts.findIndex((n, j) => j > from && n <= i)
+    return { fromMs: from * s.stepMs, untilMs: until < 0 ? Infinity : until * s.stepMs }
+  })
+}
+
+/** A window's concurrency schedule beside what it sent, per second. */
+export function concurrencySeconds(s: LoadSchedule, sent: readonly number[]): ScheduleSecond[] {
+  const counts = stairRates(s)
+  return sent.map((count, t) => ({ t, concurrency: stairAt(counts, s.stepMs, t * 1000), sent: count }))
+}
+
 /**
  * The stairs' rates: start, then a step more at each stair, until the rate
  * reaches `end` (held there) or a stair would start at or after `maxMs`
  * (the last one before it held); const is one stair.
  */
 export function stairRates(s: LoadSchedule): number[] {
+  // (Or counts of requests in flight: a concurrency schedule's stairs are the same.)
   if (s.kind === 'const' || s.step === 0) return [s.start]
   const byEnd = s.end === null ? Infinity : Math.ceil((s.end - s.start) / s.step - EPSILON)
   const byMax = s.maxMs === null ? Infinity : Math.max(0, Math.ceil(s.maxMs / s.stepMs - EPSILON) - 1)

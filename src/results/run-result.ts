@@ -248,16 +248,17 @@ const TimelinePointSchema = loose({
 export type TimelinePoint = Infer<typeof TimelinePointSchema>
 
 /**
- * A load schedule (--load-schedule, ghz's): the open-loop rate of each
- * measured window, from its start. const: `start` (-q) throughout; step:
- * `start`, then `step` more every `stepMs` until `end` or `maxMs`, then held;
- * line: the same with a step every second (ghz's slope per second).
+ * A schedule (ghz's --load-schedule, --concurrency-schedule): the open-loop
+ * rate, or the closed loop's requests in flight, of each measured window,
+ * from its start. const: `start` (-q, -c) throughout; step: `start`, then
+ * `step` more every `stepMs` until `end` or `maxMs`, then held; line: the
+ * same with a step every second (ghz's slope per second).
  */
 const LoadScheduleSchema = loose({
   kind: oneOf(['const', 'step', 'line']),
-  /** Requests/s at the window's start. */
+  /** Requests/s (or in flight) at the window's start. */
   start: n,
-  /** Requests/s added at each step (negative: a step down); 0 for const. */
+  /** Added at each step (negative: a step down); 0 for const. */
   step: n,
   /** The rate the steps stop at, or null: they stop at maxMs, or go on to the window's end. */
   end: nOrNull,
@@ -268,18 +269,20 @@ const LoadScheduleSchema = loose({
 export type LoadSchedule = Infer<typeof LoadScheduleSchema>
 
 /**
- * One second of a scheduled window (--load-schedule): what the schedule
- * asked beside what was sent. The window's, not a lane's: interleaved
- * phases share one window, and so one series.
+ * One second of a scheduled window (--load-schedule, --concurrency-schedule):
+ * what the schedule asked beside what was sent. The window's, not a lane's:
+ * interleaved phases share one window, and so one series.
  */
 const ScheduleSecondSchema = loose({
   /** Seconds since the window started. */
   t: n,
-  /** The asked requests/s at the second's start. */
-  rate: n,
-  /** Sends the schedule placed in this second. */
-  asked: c,
-  /** Sends that left in this second (by their actual send). */
+  /** --load-schedule: the asked requests/s at the second's start. */
+  rate: opt(n),
+  /** --load-schedule: sends the schedule placed in this second. */
+  asked: opt(c),
+  /** --concurrency-schedule: the requests in flight asked at the second's start. */
+  concurrency: opt(c),
+  /** Sends that left in this second (by their actual send): the rate achieved. */
   sent: c,
 })
 export type ScheduleSecond = Infer<typeof ScheduleSecondSchema>
@@ -444,7 +447,7 @@ const PhaseResultObjectSchema = loose({
    */
   details: opt(list(AttemptDetailsSchema)),
   timeline: list(TimelinePointSchema),
-  /** A scheduled window (--load-schedule): per second, the asked rate beside the sends. Absent without one. */
+  /** A scheduled window (--load-schedule, --concurrency-schedule): per second, what was asked beside the sends. Absent without one. */
   schedule: opt(list(ScheduleSecondSchema)),
   /** --skip-first: requests this phase sent first and left out of every figure. Absent without it. */
   skipped: opt(c),
@@ -526,6 +529,8 @@ const RunConfigSchema = loose(
     rate: nOrNull,
     /** --load-schedule: each measured window's rate over time (`rate` is then its start, the warm-up's rate). Absent without one. */
     loadSchedule: opt(LoadScheduleSchema),
+    /** --concurrency-schedule: each measured window's requests in flight over time (closed loop; `concurrency` is then the most, the warm-up runs at its start). Absent without one. */
+    concurrencySchedule: opt(LoadScheduleSchema),
     /** --skip-first: requests each measured phase sends first and does not count. Absent without it. */
     skipFirst: opt(c),
     timeoutMs: n,

@@ -17,6 +17,7 @@ export function buildConfigRecord(cfg: ResolvedRun): RunConfig {
     durationMs: cfg.durationMs,
     rate: cfg.rate,
     ...(cfg.loadSchedule ? { loadSchedule: cfg.loadSchedule } : {}),
+    ...(cfg.concurrencySchedule ? { concurrencySchedule: cfg.concurrencySchedule } : {}),
     ...(cfg.skipFirst > 0 ? { skipFirst: cfg.skipFirst } : {}),
     timeoutMs: cfg.timeoutMs,
     mode: cfg.mode,

@@ -32,7 +32,8 @@ import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import { refuseMetadataActions } from '../protocol/grpc-template.js'
 import type { LoadSchedule, Mode, RunConfig, Schedule } from '../results/run-result.js'
-import { resolveLoadSchedule } from './load-schedule-options.js'
+import { resolveConcurrencySchedule, resolveLoadSchedule } from './load-schedule-options.js'
+import { stairRates } from '../engine/load-schedule.js'
 import { resolveTargets, type ResolvedTarget } from './target-spec.js'
 
 /** What an option left out means; the CLI's help shows these, so they are written down once. */
@@ -68,10 +69,12 @@ export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'>
 /** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
 export type ResolvedRun = Omit<
   RunConfig,
-  'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc' | 'connections' | 'loadSchedule' | 'skipFirst'
+  'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc' | 'connections' | 'loadSchedule' | 'concurrencySchedule' | 'skipFirst'
 > & {
   /** --load-schedule: each measured window's rate over time (`rate` is its start); null: -q alone, or closed loop. */
   loadSchedule: LoadSchedule | null
+  /** --concurrency-schedule: each measured window's requests in flight over time (`concurrency` is the most of them); null: -c throughout. */
+  concurrencySchedule: LoadSchedule | null
   /** --skip-first: requests each measured phase sends first and leaves out of its figures (0: none). */
   skipFirst: number
   /** --connections: HTTP/2 sessions per replica (each worker thread its share); null: one, and another only when its streams are all in use. */
@@ -129,7 +132,11 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const warmup = nonNegativeInt(o.warmup ?? Math.min(DEFAULTS.warmupCap, requests ?? DEFAULTS.warmupCap), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
-  const concurrency = positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency')
+  const concurrencySchedule = resolveConcurrencySchedule(o, DEFAULTS.concurrency)
+  // A concurrency schedule's window has a slot for the most requests it has in flight at once.
+  const concurrency = concurrencySchedule
+    ? Math.max(...stairRates(concurrencySchedule))
+    : positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency')
   const workers = positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count')
   const loadSchedule = resolveLoadSchedule(o)
   const rate = loadSchedule ? loadSchedule.start : o.rate === undefined ? null : positiveNumber(o.rate, '-q', 'rate')
@@ -147,6 +154,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     durationMs,
     rate,
     loadSchedule,
+    concurrencySchedule,
     skipFirst: resolveSkipFirst(o.skipFirst ?? 0, workers, targets !== null),
     timeoutMs: positiveMs(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
     mode,
@@ -410,8 +418,8 @@ function defaultWarmupMinMs(given: number | undefined, requests: number | null):
 /** --skip-first: each lane's twin is built on this thread, for one request of each phase (not yet per target of a mix). */
 function resolveSkipFirst(n: number, workers: number, mixed: boolean): number {
   const count = nonNegativeInt(n, '--skip-first')
-  if (count > 0 && workers > 1) throw new UsageError('--skip-first with --workers: not supported yet (one thread skips a phase\'s first requests)')
-  if (count > 0 && mixed) throw new UsageError('--skip-first with --targets: not supported yet (a phase\'s first requests are spread over its targets)')
+  if (count > 0 && workers > 1) throw new UsageError("--skip-first with --workers: not supported yet (one thread skips a phase's first requests)")
+  if (count > 0 && mixed) throw new UsageError("--skip-first with --targets: not supported yet (a phase's first requests are spread over its targets)")
   return count
 }
 

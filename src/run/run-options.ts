@@ -232,6 +232,8 @@ const runEntries = {
    * resolve-options.ts (load-schedule-options.ts).
    */
   loadSchedule: v.optional(LoadScheduleOptionsSchema),
+  /** ghz's --concurrency-schedule: the closed loop's requests in flight over each measured phase (a 'const' schedule is `concurrency`). */
+  concurrencySchedule: v.optional(LoadScheduleOptionsSchema),
   /** ghz's --skip-first: each measured phase sends this many requests first and counts none of them. */
   skipFirst: number,
   timeoutMs: number,

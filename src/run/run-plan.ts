@@ -61,7 +61,8 @@ export interface RunPlan {
   delayFrom: PhaseName | null
 }
 
-type PlanInput = Pick<ResolvedRun, 'warmup' | 'warmupMinMs' | 'requests' | 'durationMs' | 'mode' | 'schedule'> & Partial<Pick<ResolvedRun, 'targets' | 'skipFirst'>>
+type PlanInput = Pick<ResolvedRun, 'warmup' | 'warmupMinMs' | 'requests' | 'durationMs' | 'mode' | 'schedule'> &
+  Partial<Pick<ResolvedRun, 'targets' | 'skipFirst'>>
 
 /**
  * The windows of a run (or of a sweep, with `settings` hedged lanes):

@@ -62,6 +62,8 @@ export interface ThreadWindow {
   scheduleOffsetMs: number
   /** A measured window of a --load-schedule run: each send's time by the schedule. */
   sendTimes?: SendTimes | undefined
+  /** A measured window of a --concurrency-schedule run: when each slot takes part. */
+  slotSpans?: ReadonlyArray<{ fromMs: number; untilMs: number }> | undefined
   /** --skip-first: each lane's first `count` requests go to its twin (load-generator.ts). */
   skip?: { count: number; lanes: Lane[] } | undefined
 }
@@ -144,6 +146,8 @@ export class ThreadWindows {
       ...(w.scheduleOrigin === undefined ? {} : { scheduleOrigin: w.scheduleOrigin }),
       ...(w.scheduleOffsetMs ? { scheduleOffsetMs: w.scheduleOffsetMs } : {}),
       ...(w.sendTimes ? { sendTimes: w.sendTimes } : {}),
+      ...(w.slotSpans ? { slotSpans: w.slotSpans } : {}),
+      ...(w.sendTimes || w.slotSpans ? { countSends: true } : {}),
       ...(w.skip ? { skip: w.skip } : {}),
       ...chooser(w.choice, w.lanes.length, this.setup.random, w.targets),
     }

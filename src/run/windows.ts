@@ -25,7 +25,7 @@ import { settleHeap, type HeapSettle } from './settle-heap.js'
 import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, type ThreadLane } from './thread-windows.js'
 import { noConnections, type WindowConnections, type WindowEnd } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
-import { scheduleSeconds, SendTimes } from '../engine/load-schedule.js'
+import { concurrencySeconds, scheduleSeconds, SendTimes, slotSpans } from '../engine/load-schedule.js'
 import type { ScheduleSecond } from '../results/run-result.js'
 
 /** One window as the run orders it, whichever runner runs it. */
@@ -115,18 +115,23 @@ class InThreadWindows implements Windows {
     // --skip-first: each lane's twin, built alike on statistics nobody reads but the server cross-check.
     const skip = w.measured && cfg.skipFirst > 0 ? { count: cfg.skipFirst, lanes: w.lanes.map((spec) => thread.lane(spec, statsFor(spec))) } : undefined
     const sendTimes = w.measured && cfg.loadSchedule ? new SendTimes(cfg.loadSchedule) : undefined
+    const slots = cfg.concurrencySchedule
+    // The warm-up runs at the concurrency schedule's start, as at the load schedule's (cfg.rate).
+    const concurrency = slots && !w.measured ? slots.start : cfg.concurrency
+    const spans = w.measured && slots ? slotSpans(slots, concurrency) : undefined
     const sent = [...lanes, ...(skip?.lanes ?? [])]
     const window = thread.open({
       lanes,
       choice: w.choice,
       targets: w.targets,
       size: w.size,
-      concurrency: cfg.concurrency,
+      concurrency,
       rate: cfg.rate,
       spreadMs: w.spreadMs,
       sink: this.setup.sink,
       scheduleOffsetMs: scheduleOffsetMs(cfg),
       sendTimes,
+      slotSpans: spans,
       skip,
     })
     const sweep = w.lanes.some((l) => l.setting) ? { connections: noConnections() } : undefined
@@ -153,7 +158,11 @@ class InThreadWindows implements Windows {
       const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(lanes, w.targets), phaseNames(w))
       return perTarget ? { ...outcome, targetServers: perTarget } : outcome
     }
-    const schedule = sendTimes ? scheduleSeconds(sendTimes, window.sentPerSecond!, window.issued) : undefined
+    const schedule = sendTimes
+      ? scheduleSeconds(sendTimes, window.sentPerSecond!, window.issued)
+      : spans
+        ? concurrencySeconds(slots!, window.sentPerSecond!)
+        : undefined
     const results = lanes.map((lane, i) => withSchedule(lane.stats.finish(end.durationMs, end.health), schedule, skip?.lanes[i]))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
