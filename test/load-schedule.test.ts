@@ -132,7 +132,7 @@ test('a step schedule: every send at the time the schedule gives it, the same st
     const perStair = [0, 1, 2, 3].map((i) => starts.filter((s) => s >= i * 250 - 0.002 && s < (i + 1) * 250 - 0.002).length)
     assert.deepEqual(perStair, [10, 20, 30, 30], phase.name)
     // The JSON's series: what the schedule asked each second (the 100 sends were all placed in the first), and every send counted once.
-    const series = phase.schedule!
+    const series = phase.scheduleSeconds!
     assert.deepEqual(series[0], { t: 0, rate: 40, asked: 90, sent: series[0]!.sent })
     assert.equal(
       series.reduce((sum, s) => sum + s.asked!, 0),
@@ -152,10 +152,10 @@ test('a step schedule: every send at the time the schedule gives it, the same st
     }
   }
   assert.deepEqual(
-    plain.schedule!.map((s) => [s.t, s.rate, s.asked]),
-    hedged.schedule!.map((s) => [s.t, s.rate, s.asked]),
+    plain.scheduleSeconds!.map((s) => [s.t, s.rate, s.asked]),
+    hedged.scheduleSeconds!.map((s) => [s.t, s.rate, s.asked]),
   )
-  assert.equal(plain.schedule!.length >= 2, true)
+  assert.equal(plain.scheduleSeconds!.length >= 2, true)
   assert.match(renderText(result), /Schedule \(step 40\/s → 120\/s, \+40\/s every 250 ms\): 100 sends asked, 100 sent/)
   assert.match(renderText(result), /--load-schedule step 40\/s → 120\/s, \+40\/s every 250 ms \(open loop\)/)
   const html = renderHtml(result)
@@ -206,9 +206,9 @@ test('interleaved: one schedule for the window, each phase skipping its own firs
   assert.equal(plain.skipped, 3)
   assert.equal(hedged.skipped, 3)
   assert.equal(plain.requests + hedged.requests, 80)
-  assert.deepEqual(plain.schedule, hedged.schedule)
+  assert.deepEqual(plain.scheduleSeconds, hedged.scheduleSeconds)
   assert.equal(
-    plain.schedule!.reduce((sum, s) => sum + s.asked!, 0),
+    plain.scheduleSeconds!.reduce((sum, s) => sum + s.asked!, 0),
     86,
   )
 })
@@ -232,14 +232,14 @@ test("a concurrency step up: never more requests in flight than the stair asks, 
   assert.equal(result.config.rate, null)
   const plain = result.phases.plain!
   assert.deepEqual(
-    plain.schedule!.map((s) => [s.t, s.concurrency]),
+    plain.scheduleSeconds!.map((s) => [s.t, s.concurrency]),
     [
       [0, 2],
       [1, 8],
     ],
   )
   assert.equal(
-    plain.schedule!.reduce((sum, s) => sum + s.sent, 0),
+    plain.scheduleSeconds!.reduce((sum, s) => sum + s.sent, 0),
     plain.requests,
   )
   const mine = records

@@ -336,7 +336,7 @@ export function timelineSpec(sources: ChartSource[]): ChartSpec {
 /** Each source's schedule (`field` of its seconds) as steps: each second's value from its start to the next one's, the last held to its end. */
 function scheduleSeries(sources: ChartSource[], field: 'rate' | 'concurrency', what: string): Series[] {
   return sources.flatMap((src): Series[] => {
-    const seconds = (src.phase.schedule ?? []).filter((s) => s[field] !== undefined)
+    const seconds = (src.phase.scheduleSeconds ?? []).filter((s) => s[field] !== undefined)
     const last = seconds[seconds.length - 1]
     if (!last) return []
     const points = [...seconds.map((s): Point => [s.t, s[field]!]), [last.t + 1, last[field]!] as Point]

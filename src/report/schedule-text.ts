@@ -27,7 +27,7 @@ export function schedulesHeader(c: RunConfig): string {
 /** A phase's schedule beside what its window sent (the skipped requests among them; interleaved phases share one window), and what --skip-first left out; no lines without either. */
 export function phaseScheduleText(phase: PhaseResult, c: RunConfig): string[] {
   const lines: string[] = []
-  const seconds = phase.schedule
+  const seconds = phase.scheduleSeconds
   const sent = seconds?.reduce((sum, s) => sum + s.sent, 0) ?? 0
   if (seconds && c.loadSchedule) {
     const behind = (s: ScheduleSecond): number => (s.asked ?? 0) - s.sent

@@ -448,7 +448,7 @@ const PhaseResultObjectSchema = loose({
   details: opt(list(AttemptDetailsSchema)),
   timeline: list(TimelinePointSchema),
   /** A scheduled window (--load-schedule, --concurrency-schedule): per second, what was asked beside the sends. Absent without one. */
-  schedule: opt(list(ScheduleSecondSchema)),
+  scheduleSeconds: opt(list(ScheduleSecondSchema)),
   /** --skip-first: requests this phase sent first and left out of every figure. Absent without it. */
   skipped: opt(c),
   /**

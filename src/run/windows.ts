@@ -295,7 +295,7 @@ function laneTag(spec: ThreadLane): string {
 function withSchedule(result: PhaseResult, schedule: ScheduleSecond[] | undefined, twin: Lane | undefined): PhaseResult {
   return {
     ...result,
-    ...(schedule ? { schedule } : {}),
+    ...(schedule ? { scheduleSeconds: schedule } : {}),
     ...(twin ? { skipped: twin.stats.figures.requests } : {}),
   }
 }

@@ -415,7 +415,7 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
   },
   timelineFine: ifAll('union', (values: TimelinePoint[][]) => mergePoints(values)),
   // The window's own series (--load-schedule): a mix's targets share their window's; shards of a scheduled run are refused.
-  schedule: ifAll('same', (values: ScheduleSecond[][]) => values[0]!),
+  scheduleSeconds: ifAll('same', (values: ScheduleSecond[][]) => values[0]!),
   skipped: SUM_OF_ALL,
   calls: ifAll('table', (values: Calls[]) => mergeBy(CALLS_FIELDS, values, undefined)),
   hedging: ifAll('table', (values: HedgingStats[], parts, c) => mergeHedging(values, parts, c)),
