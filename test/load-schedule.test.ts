@@ -254,7 +254,7 @@ test("a concurrency step up: never more requests in flight than the stair asks, 
     if (r.start >= 900) most = Math.max(most, inFlight)
   }
   assert.ok(most > 2, `the last stair had ${most} in flight at most`)
-  assert.match(renderText(result), /Concurrency schedule \(step 2 → 8, \+2 every 300 ms\): 2 to 8 in flight asked/)
+  assert.match(renderText(result), /Concurrency schedule \(step 2 → 8, \+2 every 300 ms\): \d+ sent, 8 in flight asked in its last second/)
   assert.ok(renderHtml(result).includes('data-series="plain:in-flight"'))
 })
 
@@ -269,6 +269,8 @@ test('bad input: one line, exit 2, for each inconsistent schedule', { timeout: 6
     ],
     [['--load-schedule', 'step', '--load-start', '10', '--load-step', '5'], /--load-schedule step needs --load-step-duration/],
     [['--load-schedule', 'const'], /--load-schedule const needs -q/],
+    [['--load-schedule', 'const', '-q', '0'], /invalid -q 0 \(must be above 0\)/],
+    [['--concurrency-schedule', 'const', '-c', '2.5'], /invalid -c 2.5 \(must be a whole number above 0\)/],
     [['--load-schedule', 'const', '-q', '10', '--load-step', '5'], /--load-schedule const is -q's constant value: --load-step are for step and line/],
     [['--load-schedule', 'line', '-q', '10', '--load-start', '10', '--load-step', '5'], /-q with --load-schedule line: it starts at --load-start/],
     [['--load-start', '10'], /--load-start: only with --load-schedule step or line/],

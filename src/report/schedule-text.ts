@@ -36,11 +36,10 @@ export function phaseScheduleText(phase: PhaseResult, c: RunConfig): string[] {
     const words = worst && behind(worst) > 0 ? `; furthest behind at ${worst.t} s: ${worst.sent} sent of ${worst.asked} asked` : '; every second on schedule'
     lines.push(`Schedule (${scheduleWords(c.loadSchedule)}): ${asked} sends asked, ${sent} sent${words}`)
   }
-  if (seconds && seconds.length > 0 && c.concurrencySchedule) {
-    const inFlight = seconds.map((s) => s.concurrency ?? 0)
-    lines.push(
-      `Concurrency schedule (${scheduleWords(c.concurrencySchedule, '')}): ${Math.min(...inFlight)} to ${Math.max(...inFlight)} in flight asked; ${sent} sent (each second's in the JSON's schedule and the HTML's chart)`,
-    )
+  if (seconds && c.concurrencySchedule) {
+    const last = seconds[seconds.length - 1]
+    const now = last?.concurrency === undefined ? '' : `, ${last.concurrency} in flight asked in its last second`
+    lines.push(`Concurrency schedule (${scheduleWords(c.concurrencySchedule, '')}): ${sent} sent${now} (each second's in the JSON and the HTML)`)
   }
   if (phase.skipped !== undefined) lines.push(`Skipped: the first ${phase.skipped} requests were sent and left out of every figure above (--skip-first)`)
   return lines

@@ -71,7 +71,7 @@ function resolveSchedule(k: Kind, s: LoadScheduleOptions | undefined, base: numb
     if (given.length > 0) throw new UsageError(`${schedule} const is ${k.base}'s constant value: ${given.map(flag).join(', ')} are for step and line`)
     const value = base ?? constDefault
     if (value === undefined) throw new UsageError(`${schedule} const needs ${k.base} (its ${k.what})`)
-    return { kind: 'const', start: value, step: 0, end: null, stepMs: 1000, maxMs: null }
+    return { kind: 'const', start: above0(k, value, k.base), step: 0, end: null, stepMs: 1000, maxMs: null }
   }
   return stairs(k, s.kind, s, base)
 }

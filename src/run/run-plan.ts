@@ -51,7 +51,7 @@ export interface PlannedWindow {
   derivesDelay: boolean
   /** A mix: `lanes` are each phase's lane per target (phase-major), a request's target drawn so. */
   targets?: TargetDraw
-  /** A measured window (not the warm-up): --load-schedule paces it, and each of its lanes sends --skip-first uncounted requests first (in its size). */
+  /** A measured window (not the warm-up): a --load-schedule or --concurrency-schedule paces it, and each of its lanes sends --skip-first uncounted requests first (in its size). */
   measured: boolean
 }
 

@@ -35,7 +35,7 @@ export interface RunWindow {
   choice: LaneChoice
   /** A mix: `lanes` are each phase's lane per target (run-plan.ts); the outcome has one merged lane per phase, each with its targets'. */
   targets?: TargetDraw | undefined
-  /** A measured window: --load-schedule paces it, --skip-first applies to its lanes (run-plan.ts). */
+  /** A measured window: --load-schedule or --concurrency-schedule paces it, --skip-first applies to its lanes (run-plan.ts). */
   measured: boolean
   /** How the heap is settled before it (settle-heap.ts). */
   settle: HeapSettle
@@ -148,8 +148,15 @@ class InThreadWindows implements Windows {
     const tags = sweep ? laneTags(w.lanes, lanes) : []
     const early = mergeEarlyCancels(sent.map((l) => l.stats.earlyCancels))
     const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags, early) : undefined
+    const schedule = sendTimes
+      ? scheduleSeconds(sendTimes, window.sentPerSecond!, window.issued)
+      : spans
+        ? concurrencySeconds(slots!, window.sentPerSecond!)
+        : undefined
     if (w.targets) {
       const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, sweep ? undefined : counted?.window)
+      // A mix's phases share their window's schedule (its targets keep theirs without: the phase says it).
+      for (const lane of outcome.lanes) lane.result = withSchedule(lane.result, schedule, undefined)
       if (sweep)
         Object.assign(outcome, {
           sweep: { ...sweep, ...(counted ? { server: counted.window } : {}), ...(counted?.lanes ? { laneServers: counted.lanes } : {}) },
@@ -158,11 +165,6 @@ class InThreadWindows implements Windows {
       const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(lanes, w.targets), phaseNames(w))
       return perTarget ? { ...outcome, targetServers: perTarget } : outcome
     }
-    const schedule = sendTimes
-      ? scheduleSeconds(sendTimes, window.sentPerSecond!, window.issued)
-      : spans
-        ? concurrencySeconds(slots!, window.sentPerSecond!)
-        : undefined
     const results = lanes.map((lane, i) => withSchedule(lane.stats.finish(end.durationMs, end.health), schedule, skip?.lanes[i]))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
