@@ -1,8 +1,8 @@
 /**
- * A load schedule (--load-schedule) and --skip-first in words: the schedule
- * as the user gave it, for the header; and, per phase, what it asked beside
- * what was sent, with the second that fell furthest behind. Text and HTML
- * say it alike.
+ * The schedules (--load-schedule, --concurrency-schedule) and --skip-first
+ * in words, for the text report: a schedule as the user gave it, for the
+ * header; and, per phase, what it asked beside what was sent (a rate: with
+ * the second that fell furthest behind), and what was skipped.
  */
 import { formatThreshold } from '../core/duration.js'
 import type { LoadSchedule, PhaseResult, RunConfig, ScheduleSecond } from '../results/run-result.js'

@@ -164,7 +164,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint, width 
     replicas(phase.replicas, phase.hedging !== undefined, paint, result.config.showSecrets, width),
     phase.ejections?.length ? ejections(phase.ejections, result.config.showSecrets) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
-    phase.serviceTime ? serviceTime(phase, phase.serviceTime, result.config.loadSchedule ? null : askedRate(result)) : [],
+    phase.serviceTime ? serviceTime(phase, phase.serviceTime, askedRate(result)) : [],
     phaseScheduleText(phase, result.config),
     phase.server ? serverCheck(coveredPhases(phase.server, phase, result.phases), phase, phase.server, paint) : [],
     generator(phase.generator, paint),
