@@ -134,8 +134,43 @@ export function serverStatsFlag(y: Argv): Argv {
     })
 }
 
+/** What a schedule's flags say of it: --load-* schedule a rate, --concurrency-* the requests in flight. */
+interface ScheduleWords {
+  prefix: 'load' | 'concurrency'
+  what: string
+  loop: string
+  /** The flag a const schedule is. */
+  base: string
+  stepDefault?: string
+}
+
+const LOAD_SCHEDULE: ScheduleWords = { prefix: 'load', what: 'requests/s', loop: 'open loop', base: '-q' }
+const CONCURRENCY_SCHEDULE: ScheduleWords = { prefix: 'concurrency', what: 'requests in flight', loop: 'closed loop', base: '-c', stepDefault: '1' }
+
+/** ghz's --load-schedule or --concurrency-schedule and the five flags that shape it (run/load-schedule-options.ts checks them together). */
+function scheduleFlags(y: Argv, w: ScheduleWords): Argv {
+  const p = `--${w.prefix}`
+  const group = 'Load schedule:'
+  return y
+    .option(`${w.prefix}-schedule`, {
+      type: 'string',
+      choices: ['const', 'step', 'line'],
+      describe: `ghz's: each measured phase's ${w.what} over time (${w.loop}): const is ${w.base}; step starts at ${p}-start and adds ${p}-step every ${p}-step-duration; line adds it every second; both until ${p}-end or ${p}-max-duration, then held`,
+      group,
+    })
+    .option(`${w.prefix}-start`, { type: 'string', describe: `step, line: ${w.what} at the start of each measured phase (also the warm-up's)`, group })
+    .option(`${w.prefix}-step`, {
+      type: 'string',
+      describe: `step, line: ${w.what} added at each step; negative steps down (${p}-step=-10)${w.stepDefault ? ` ${dflt(w.stepDefault)}` : ''}`,
+      group,
+    })
+    .option(`${w.prefix}-end`, { type: 'string', describe: `step, line: the ${w.what} the steps stop at, then held`, group })
+    .option(`${w.prefix}-step-duration`, { type: 'string', describe: 'step: how long each step lasts (e.g. 5s)', group })
+    .option(`${w.prefix}-max-duration`, { type: 'string', describe: `step, line: no step after this long; the ${w.what} reached are held`, group })
+}
+
 function runFlags(y: Argv): Argv {
-  const load = tlsFlags(grpcFlags(y))
+  const load = scheduleFlags(scheduleFlags(tlsFlags(grpcFlags(y)), LOAD_SCHEDULE), CONCURRENCY_SCHEDULE)
     .positional('urls', { describe: 'replica URLs (same service); requests rotate over them, hedges go to another', type: 'string', array: true })
     .option('n', {
       alias: 'requests',
@@ -152,6 +187,11 @@ function runFlags(y: Argv): Argv {
       group: 'Load:',
     })
     .option('q', { alias: 'rate', type: 'string', describe: "requests/s across all workers (hey's -q is per worker); makes the run open-loop", group: 'Load:' })
+    .option('skip-first', {
+      type: 'string',
+      describe: "ghz's --skipFirst: each measured phase sends this many requests first, on top of -n, and counts none of them",
+      group: 'Load:',
+    })
     .option('t', {
       alias: 'timeout',
       type: 'string',

@@ -8,7 +8,7 @@ import { UsageError } from '../core/errors.js'
 import { parseHedgeDelayFlag } from '../core/delay-spec.js'
 import { parseHeader } from '../core/header-parse.js'
 import { parseByteSize } from '../core/byte-size.js'
-import type { HedgeRunOptions, RunOptions } from '../run/run-options.js'
+import type { HedgeRunOptions, LoadScheduleOptions, RunOptions } from '../run/run-options.js'
 import type { CancelMode, Mode, Schedule } from '../results/run-result.js'
 import { applyTlsFlags, type TlsFlags } from './tls-flags.js'
 import { readTargetsFile } from '../run/targets-file.js'
@@ -22,6 +22,19 @@ export interface RunFlags extends GrpcFlags, TlsFlags {
   c?: string
   z?: string
   q?: string
+  loadSchedule?: string
+  loadStart?: string
+  loadStep?: string
+  loadEnd?: string
+  loadStepDuration?: string
+  loadMaxDuration?: string
+  concurrencySchedule?: string
+  concurrencyStart?: string
+  concurrencyStep?: string
+  concurrencyEnd?: string
+  concurrencyStepDuration?: string
+  concurrencyMaxDuration?: string
+  skipFirst?: string
   t?: string
   m?: string
   /** One value per -H (yargs gives a string for one, an array for several). */
@@ -109,6 +122,18 @@ export async function flagsToOptions(f: RunFlags): Promise<RunOptions> {
   setIf(o, 'concurrency', f.c, (v) => integer(v, '-c'))
   setIf(o, 'durationMs', f.z, (v) => parseDuration(v, '-z', 's'))
   setIf(o, 'rate', f.q, (v) => number(v, '-q'))
+  const schedule = scheduleFlags('--load', [f.loadSchedule, f.loadStart, f.loadStep, f.loadEnd, f.loadStepDuration, f.loadMaxDuration])
+  if (schedule) o.loadSchedule = schedule
+  const inFlight = scheduleFlags('--concurrency', [
+    f.concurrencySchedule,
+    f.concurrencyStart,
+    f.concurrencyStep,
+    f.concurrencyEnd,
+    f.concurrencyStepDuration,
+    f.concurrencyMaxDuration,
+  ])
+  if (inFlight) o.concurrencySchedule = inFlight
+  setIf(o, 'skipFirst', f.skipFirst, (v) => integer(v, '--skip-first'))
   // A bare number is seconds, as hey's -t: `-t 5` is five seconds, not five milliseconds.
   setIf(o, 'timeoutMs', f.t, (v) => parseDuration(v, '-t', 's'))
   const grpc = isGrpcRun(f.grpc === true, o.urls)
@@ -259,6 +284,23 @@ function parseStatusList(v: string): number[] {
       throw new UsageError(`invalid status "${s.trim()}" in --non-fatal-status (use codes like 502,503,504)`)
     return code
   })
+}
+
+/**
+ * --load-schedule or --concurrency-schedule and their flags (ghz's), as
+ * they were given (`prefix`: --load, --concurrency; the values of
+ * -schedule, -start, -step, -end, -step-duration, -max-duration):
+ * load-schedule-options.ts checks them together.
+ */
+function scheduleFlags(prefix: string, [kind, start, step, end, stepDuration, maxDuration]: Array<string | undefined>): LoadScheduleOptions | undefined {
+  const s: LoadScheduleOptions = {}
+  setIf(s, 'kind', kind, (v) => v as LoadScheduleOptions['kind'])
+  setIf(s, 'start', start, (v) => number(v, `${prefix}-start`))
+  setIf(s, 'step', step, (v) => number(v, `${prefix}-step`))
+  setIf(s, 'end', end, (v) => number(v, `${prefix}-end`))
+  setIf(s, 'stepDurationMs', stepDuration, (v) => parseDuration(v, `${prefix}-step-duration`, 's'))
+  setIf(s, 'maxDurationMs', maxDuration, (v) => parseDuration(v, `${prefix}-max-duration`, 's'))
+  return Object.keys(s).length > 0 ? s : undefined
 }
 
 export function integer(v: string, flag: string): number {

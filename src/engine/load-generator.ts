@@ -19,6 +19,8 @@ import type { RequestSink } from '../results/request-record.js'
 import { stillEarly } from './early-timer.js'
 import { round3 } from '../core/round.js'
 import { eventNow } from '../core/event-clock.js'
+import type { SendTimes } from './load-schedule.js'
+import { MAX_POINTS } from '../stats/timeline.js'
 // Node 20's global `performance` is a lazy getter run at every use; the module's own object is read directly (several clock reads per request).
 import { performance } from 'node:perf_hooks'
 
@@ -70,6 +72,18 @@ export interface WindowPlan {
   scheduleOrigin?: number
   /** Open loop: the schedule starts this much after its origin (a thread's and a shard's place among the others), ms. */
   scheduleOffsetMs?: number
+  /** Open loop with --load-schedule: each send's time by the schedule (load-schedule.ts), instead of every 1/rate s. */
+  sendTimes?: SendTimes
+  /** Closed loop with --concurrency-schedule: when each slot takes part, ms from the window's start (load-schedule.ts slotSpans). */
+  slotSpans?: ReadonlyArray<{ fromMs: number; untilMs: number }>
+  /** Count the sends of each second (sentPerSecond): a scheduled window's achieved side. */
+  countSends?: boolean
+  /**
+   * --skip-first: each lane's first `count` requests go to its twin in
+   * `lanes` (same index), whose statistics are nobody's: they are sent as
+   * the lane's are, and counted nowhere the phase is.
+   */
+  skip?: { count: number; lanes: Lane[] }
 }
 
 /** An open-loop send later than this after its intended time counts as late. */
@@ -87,13 +101,24 @@ export class LoadWindow {
   readonly #interval: number
   /** Open loop: the schedule's first send (its origin, plus this thread's and shard's place among the others). */
   readonly #scheduleStart: number
+  /** With sendTimes: the sends that left in each second of the window (the asked series' other half). */
+  readonly sentPerSecond: number[] | null
+  /** --skip-first: requests each lane still sends through its twin. */
+  readonly #skipLeft: number[]
   #resolve: (() => void) | null = null
 
   constructor(readonly plan: WindowPlan) {
     const slots = plan.requests === null ? plan.concurrency : Math.min(plan.concurrency, plan.requests)
-    this.#slots = Array.from({ length: Math.max(1, slots) }, () => new Slot(this, plan.fanout))
+    this.#slots = Array.from({ length: Math.max(1, slots) }, (_, i) => new Slot(this, plan.fanout, i))
     this.#interval = plan.rate ? 1000 / plan.rate : 0
     this.#scheduleStart = (plan.scheduleOrigin ?? this.startedAt) + (plan.scheduleOffsetMs ?? 0)
+    this.sentPerSecond = plan.countSends ? [] : null
+    this.#skipLeft = plan.lanes.map(() => plan.skip?.count ?? 0)
+  }
+
+  /** Requests the window has taken (sent, or about to be). */
+  get issued(): number {
+    return this.#issued
   }
 
   /** Resolves when every slot is idle (the last request of the window finished). */
@@ -124,17 +149,50 @@ export class LoadWindow {
   take(now: number): number {
     if (this.#stopping) return -1
     const plan = this.plan
-    if (plan.requests !== null && this.#issued >= plan.requests && now - this.startedAt >= (plan.minDurationMs ?? 0)) return -1
+    if (plan.requests !== null && this.#issued >= plan.requests && now - this.startedAt >= (plan.minDurationMs ?? 0)) return this.#over()
     if (plan.durationMs !== null) {
       const at = this.#interval > 0 ? this.intendedStart(this.#issued) : now
-      if (at - this.startedAt >= plan.durationMs) return -1
+      if (at - this.startedAt >= plan.durationMs) return this.#over()
     }
     return this.#issued++
   }
 
+  /** The window has sent all it will: slots still waiting for their turn (--concurrency-schedule) never get one. */
+  #over(): -1 {
+    if (this.plan.slotSpans) for (const slot of this.#slots) if (slot.parked) slot.cancelWait()
+    return -1
+  }
+
+  /**
+   * --concurrency-schedule: false when `slot` takes part now; else it was
+   * parked until its stair starts, or retired (idle: its stairs are over, or
+   * come after the window's end).
+   */
+  outOfTurn(slot: Slot, now: number): boolean {
+    const span = this.plan.slotSpans?.[slot.index]
+    if (!span) return false
+    const at = now - this.startedAt
+    if (at >= span.fromMs && at < span.untilMs) return false
+    const late = this.plan.durationMs !== null && span.fromMs >= this.plan.durationMs
+    if (at >= span.untilMs || span.fromMs === Infinity || late || this.#stopping) this.slotIdle(slot)
+    else slot.park(span.fromMs - at)
+    return true
+  }
+
   /** Open loop: the fixed schedule; closed loop: -1 (start now). */
   intendedStart(seq: number): number {
-    return this.#interval > 0 ? this.#scheduleStart + seq * this.#interval : -1
+    if (this.#interval === 0) return -1
+    const times = this.plan.sendTimes
+    return this.#scheduleStart + (times ? times.at(seq) : seq * this.#interval)
+  }
+
+  /** A scheduled window: one more send in the second `now` falls in (bounded, as the timeline is). */
+  countSend(now: number): void {
+    const perSecond = this.sentPerSecond!
+    const second = Math.floor((now - this.startedAt) / 1000)
+    if (second >= MAX_POINTS) return
+    while (perSecond.length <= second) perSecond.push(0)
+    perSecond[second]!++
   }
 
   isLate(intended: number, now: number): boolean {
@@ -143,7 +201,12 @@ export class LoadWindow {
 
   lane(): Lane {
     const lanes = this.plan.lanes
-    return lanes.length === 1 || !this.plan.chooseLane ? lanes[0]! : lanes[this.plan.chooseLane()]!
+    const i = lanes.length === 1 || !this.plan.chooseLane ? 0 : this.plan.chooseLane()
+    if (this.#skipLeft[i]! > 0) {
+      this.#skipLeft[i]!--
+      return this.plan.skip!.lanes[i]!
+    }
+    return lanes[i]!
   }
 
   /** The per-request log asked us to wait: park the slot until it drains. */
@@ -172,6 +235,8 @@ class Slot {
   sentAt = 0
   pending = 0
   timer: NodeJS.Timeout | null = null
+  /** Waiting for its turn (--concurrency-schedule), with no request taken. */
+  parked = false
   /** Handed to the lane's statistics at each request's end: one object per slot, refilled, not one per request. */
   readonly #sample: RequestSample = { latencyMs: 0, serviceMs: null, status: null, error: null, bytes: 0, message: null, outcome: null, endAt: 0 }
   #starting = false
@@ -183,12 +248,14 @@ class Slot {
   constructor(
     readonly win: LoadWindow,
     fanout: number,
+    readonly index: number,
   ) {
     this.calls = Array.from({ length: fanout }, () => new Call(this))
   }
 
   begin(): void {
     const now = eventNow()
+    if (this.win.outOfTurn(this, now)) return
     const seq = this.win.take(now)
     if (seq < 0) return this.win.slotIdle(this)
     this.seq = seq
@@ -211,7 +278,14 @@ class Slot {
   cancelWait(): void {
     clearTimeout(this.timer!)
     this.timer = null
+    this.parked = false
     this.win.slotIdle(this)
+  }
+
+  /** Waits `ms` for its turn (--concurrency-schedule); stop() or the window's end cancels the wait. */
+  park(ms: number): void {
+    this.parked = true
+    this.timer = setTimeout(unpark, ms, this)
   }
 
   /** The schedule's timer fired: send, unless it fired early (an open-loop send never leaves before its intended start, as in wrk2). */
@@ -232,6 +306,7 @@ class Slot {
     // A timer can fire up to a millisecond early: never measure from a start that has not come yet.
     if (this.intendedAt > now) this.intendedAt = now
     this.timer = null
+    if (this.win.sentPerSecond) this.win.countSend(now)
     const lane = (this.lane = this.win.lane())
     if (this.#late) lane.stats.lateSends++
     this.#late = false
@@ -387,6 +462,12 @@ function sendLater(slot: Slot): void {
 }
 
 function beginLater(slot: Slot): void {
+  slot.begin()
+}
+
+function unpark(slot: Slot): void {
+  slot.parked = false
+  slot.timer = null
   slot.begin()
 }
 

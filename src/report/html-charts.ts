@@ -315,6 +315,9 @@ export function timelineSpec(sources: ChartSource[]): ChartSpec {
     const { points, perSecond } = overTime(src.phase)
     return withMarks({ id: `${src.name}:rps`, color: src.color, dash: src.dash, points: points.map((p) => [p.t, p.requests * perSecond]) }, marks(src, rate))
   })
+  // --load-schedule: the rate each second was asked for, as steps beside the rate answered; --concurrency-schedule: the requests in flight asked, a panel of its own.
+  const asked = scheduleSeries(sources, 'rate', 'asked (--load-schedule)')
+  const inFlight = scheduleSeries(sources, 'concurrency', 'in flight asked (--concurrency-schedule)')
   return {
     chart: 'timeline',
     title: 'Latency and throughput over time',
@@ -323,10 +326,24 @@ export function timelineSpec(sources: ChartSource[]): ChartSpec {
     xTicks: secondTicks(sources),
     panels: [
       { yLabel: 'latency (ms)', unit: 'ms', series: latency },
-      { yLabel: 'requests/s', unit: 'rate', series: rps },
+      { yLabel: 'requests/s', unit: 'rate', series: [...rps, ...asked] },
+      ...(inFlight.length > 0 ? [{ yLabel: 'requests in flight (asked)', unit: 'number' as const, series: inFlight }] : []),
     ],
     xMarks: sources.flatMap(ejectionMarks),
   }
+}
+
+/** Each source's schedule (`field` of its seconds) as steps: each second's value from its start to the next one's, the last held to its end. */
+function scheduleSeries(sources: ChartSource[], field: 'rate' | 'concurrency', what: string): Series[] {
+  return sources.flatMap((src): Series[] => {
+    const seconds = (src.phase.scheduleSeconds ?? []).filter((s) => s[field] !== undefined)
+    const last = seconds[seconds.length - 1]
+    if (!last) return []
+    const points = [...seconds.map((s): Point => [s.t, s[field]!]), [last.t + 1, last[field]!] as Point]
+    return [
+      { id: `${src.name}:${field === 'rate' ? 'asked' : 'in-flight'}`, label: `${src.name}: ${what}`, color: src.color, dashed: true, step: true, points },
+    ]
+  })
 }
 
 /** When outlier detection took a replica out of rotation and let it back (issue 18), on the phase's own time axis. */

@@ -17,6 +17,7 @@ import { redactUrl } from '../core/redact.js'
 import { PERCENTILE_KEYS } from '../results/run-result.js'
 import { round3 } from '../core/round.js'
 import { askedRate } from './asked-rate.js'
+import { phaseScheduleText, schedulesHeader } from './schedule-text.js'
 import { protocolsText } from '../results/wire-protocol.js'
 import { generatorFailuresText, inFlightText, interruptedText, partialText } from './interrupted-text.js'
 import type {
@@ -93,7 +94,8 @@ function header(result: RunResult): string[] {
     c.requests !== null ? `-n ${part ? `${shareOf(c.requests, part)} of ${c.requests}` : c.requests} per phase` : `-z ${formatMs(c.durationMs ?? 0)} per phase`
   // Interleaved: one window of 2n requests, each one's phase drawn at random, so the phases get about n each.
   const mixed = c.schedule === 'interleaved' && c.mode === 'both' && c.requests !== null ? ' on average' : ''
-  const rate = c.rate !== null ? ` · -q ${part ? `${round3(rateShareOf(c.rate, part))}/s of ${c.rate}` : c.rate}/s (open loop)` : ''
+  const rate =
+    c.rate !== null && !c.loadSchedule ? ` · -q ${part ? `${round3(rateShareOf(c.rate, part))}/s of ${c.rate}` : c.rate}/s (open loop)` : schedulesHeader(c)
   const shard = part ? ` · shard ${part.index}/${part.count}` : ''
   const fanout = c.fanout > 1 ? ` · fan-out ${c.fanout}` : ''
   const connections = c.connections !== undefined ? ` · ${c.connections} connection${c.connections === 1 ? '' : 's'} per replica` : ''
@@ -163,6 +165,7 @@ function phaseReport(phase: PhaseResult, result: RunResult, paint: Paint, width 
     phase.ejections?.length ? ejections(phase.ejections, result.config.showSecrets) : [],
     phase.calls ? fanoutCalls(phase.calls) : [],
     phase.serviceTime ? serviceTime(phase, phase.serviceTime, askedRate(result)) : [],
+    phaseScheduleText(phase, result.config),
     phase.server ? serverCheck(coveredPhases(phase.server, phase, result.phases), phase, phase.server, paint) : [],
     generator(phase.generator, paint),
   ]

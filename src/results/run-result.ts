@@ -247,6 +247,46 @@ const TimelinePointSchema = loose({
 })
 export type TimelinePoint = Infer<typeof TimelinePointSchema>
 
+/**
+ * A schedule (ghz's --load-schedule, --concurrency-schedule): the open-loop
+ * rate, or the closed loop's requests in flight, of each measured window,
+ * from its start. const: `start` (-q, -c) throughout; step: `start`, then
+ * `step` more every `stepMs` until `end` or `maxMs`, then held; line: the
+ * same with a step every second (ghz's slope per second).
+ */
+const LoadScheduleSchema = loose({
+  kind: oneOf(['const', 'step', 'line']),
+  /** Requests/s (or in flight) at the window's start. */
+  start: n,
+  /** Added at each step (negative: a step down); 0 for const. */
+  step: n,
+  /** The rate the steps stop at, or null: they stop at maxMs, or go on to the window's end. */
+  end: nOrNull,
+  stepMs: n,
+  /** No step after this long, or null. */
+  maxMs: nOrNull,
+})
+export type LoadSchedule = Infer<typeof LoadScheduleSchema>
+
+/**
+ * One second of a scheduled window (--load-schedule, --concurrency-schedule):
+ * what the schedule asked beside what was sent. The window's, not a lane's:
+ * interleaved phases share one window, and so one series.
+ */
+const ScheduleSecondSchema = loose({
+  /** Seconds since the window started. */
+  t: n,
+  /** --load-schedule: the asked requests/s at the second's start. */
+  rate: opt(n),
+  /** --load-schedule: sends the schedule placed in this second. */
+  asked: opt(c),
+  /** --concurrency-schedule: the requests in flight asked at the second's start. */
+  concurrency: opt(c),
+  /** Sends that left in this second (by their actual send): the rate achieved. */
+  sent: c,
+})
+export type ScheduleSecond = Infer<typeof ScheduleSecondSchema>
+
 /** How late the generator's event loop ran, sampled every 10 ms over a phase. */
 const EventLoopDelaySchema = loose({
   p50: n,
@@ -407,6 +447,10 @@ const PhaseResultObjectSchema = loose({
    */
   details: opt(list(AttemptDetailsSchema)),
   timeline: list(TimelinePointSchema),
+  /** A scheduled window (--load-schedule, --concurrency-schedule): per second, what was asked beside the sends. Absent without one. */
+  scheduleSeconds: opt(list(ScheduleSecondSchema)),
+  /** --skip-first: requests this phase sent first and left out of every figure. Absent without it. */
+  skipped: opt(c),
   /**
    * The same every 100 ms (t still in seconds: 0.1, 0.2 ...), for phases
    * that lasted at most 5 s, so a short phase still has a shape over time.
@@ -483,6 +527,12 @@ const RunConfigSchema = loose(
     durationMs: nOrNull,
     /** Global requests/s (-q), or null for closed loop. */
     rate: nOrNull,
+    /** --load-schedule: each measured window's rate over time (`rate` is then its start, the warm-up's rate). Absent without one. */
+    loadSchedule: opt(LoadScheduleSchema),
+    /** --concurrency-schedule: each measured window's requests in flight over time (closed loop; `concurrency` is then the most, the warm-up runs at its start). Absent without one. */
+    concurrencySchedule: opt(LoadScheduleSchema),
+    /** --skip-first: requests each measured phase sends first and does not count. Absent without it. */
+    skipFirst: opt(c),
     timeoutMs: n,
     mode: ModeSchema,
     schedule: ScheduleSchema,

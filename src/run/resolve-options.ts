@@ -31,7 +31,9 @@ import { checkOneService } from './one-service.js'
 import { DEFAULT_GRPC_NON_FATAL } from '../protocol/grpc-status.js'
 import { grpcSafeToRepeat, grpcTargetCall, grpcWriteRefusal, resolveGrpc, type ResolvedGrpc } from './grpc-target.js'
 import { refuseMetadataActions } from '../protocol/grpc-template.js'
-import type { Mode, RunConfig, Schedule } from '../results/run-result.js'
+import type { LoadSchedule, Mode, RunConfig, Schedule } from '../results/run-result.js'
+import { resolveConcurrencySchedule, resolveLoadSchedule } from './load-schedule-options.js'
+import { stairRates } from '../engine/load-schedule.js'
 import { resolveTargets, type ResolvedTarget } from './target-spec.js'
 import { requestsNeeded } from '../stats/noise.js'
 
@@ -66,7 +68,16 @@ export type ResolvedHedge = Omit<RunConfig['hedge'], 'delay' | 'adaptiveWindow'>
 }
 
 /** A complete, valid run configuration: what RunConfig records, plus what is not saved (the body, secrets, the seed). */
-export type ResolvedRun = Omit<RunConfig, 'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc' | 'connections'> & {
+export type ResolvedRun = Omit<
+  RunConfig,
+  'headers' | 'bodyBytes' | 'hedge' | 'seed' | 'eject' | 'saturation' | 'grpc' | 'connections' | 'loadSchedule' | 'concurrencySchedule' | 'skipFirst'
+> & {
+  /** --load-schedule: each measured window's rate over time (`rate` is its start); null: -q alone, or closed loop. */
+  loadSchedule: LoadSchedule | null
+  /** --concurrency-schedule: each measured window's requests in flight over time (`concurrency` is the most of them); null: -c throughout. */
+  concurrencySchedule: LoadSchedule | null
+  /** --skip-first: requests each measured phase sends first and leaves out of its figures (0: none). */
+  skipFirst: number
   /** --connections: HTTP/2 sessions per replica (each worker thread its share); null: one, and another only when its streams are all in use. */
   connections: number | null
   origins: string[]
@@ -124,8 +135,14 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
   const warmup = nonNegativeInt(o.warmup ?? defaultWarmup(requests, targets, hedge, mode), '--warmup')
   const schedule = oneOf(o.schedule ?? DEFAULTS.schedule, ['sequential', 'interleaved'] as const, '--schedule')
   checkDelaySource(hedge, mode, schedule, warmup)
-  const concurrency = positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency')
+  const concurrencySchedule = resolveConcurrencySchedule(o, DEFAULTS.concurrency)
+  // A concurrency schedule's window has a slot for the most requests it has in flight at once.
+  const concurrency = concurrencySchedule
+    ? Math.max(...stairRates(concurrencySchedule))
+    : positiveInt(o.concurrency ?? DEFAULTS.concurrency, '-c', 'concurrency')
   const workers = positiveInt(o.workers ?? DEFAULTS.workers, '--workers', 'worker count')
+  const loadSchedule = resolveLoadSchedule(o)
+  const rate = loadSchedule ? loadSchedule.start : o.rate === undefined ? null : positiveNumber(o.rate, '-q', 'rate')
   return {
     warmupMinMs: defaultWarmupMinMs(o.warmup, requests),
     urls,
@@ -138,7 +155,10 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     concurrency,
     requests,
     durationMs,
-    rate: o.rate === undefined ? null : positiveNumber(o.rate, '-q', 'rate'),
+    rate,
+    loadSchedule,
+    concurrencySchedule,
+    skipFirst: resolveSkipFirst(o.skipFirst ?? 0, workers, targets !== null),
     timeoutMs: positiveMs(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
     mode,
     schedule,
@@ -408,6 +428,14 @@ function defaultWarmup(requests: number | null, targets: readonly ResolvedTarget
 function defaultWarmupMinMs(given: number | undefined, requests: number | null): number {
   if (given !== undefined) return 0
   return requests === null || requests >= DEFAULTS.warmupCap ? DEFAULTS.warmupMinMs : 0
+}
+
+/** --skip-first: each lane's twin is built on this thread, for one request of each phase (not yet per target of a mix). */
+function resolveSkipFirst(n: number, workers: number, mixed: boolean): number {
+  const count = nonNegativeInt(n, '--skip-first')
+  if (count > 0 && workers > 1) throw new UsageError("--skip-first with --workers: not supported yet (one thread skips a phase's first requests)")
+  if (count > 0 && mixed) throw new UsageError("--skip-first with --targets: not supported yet (a phase's first requests are spread over its targets)")
+  return count
 }
 
 /** A measured delay needs something measured before the hedged requests start. */

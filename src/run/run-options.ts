@@ -129,6 +129,18 @@ const h2LimitEntries = {
 const H2LimitsSchema = exact(h2LimitEntries, objectKind, (key) => unknownOption('h2Limits.', key, h2LimitEntries))
 export type H2LimitOptions = Infer<typeof H2LimitsSchema>
 
+/** --load-schedule and its --load-* flags, as ghz names them. */
+const loadScheduleEntries = {
+  kind: kind<'const' | 'step' | 'line'>('string'),
+  start: number,
+  step: number,
+  end: number,
+  stepDurationMs: number,
+  maxDurationMs: number,
+}
+const LoadScheduleOptionsSchema = exact(loadScheduleEntries, objectKind, (key) => unknownOption('loadSchedule.', key, loadScheduleEntries))
+export type LoadScheduleOptions = Infer<typeof LoadScheduleOptionsSchema>
+
 const TlsSchema = exact(tlsEntries, objectKind, (key) => unknownOption('tls.', key, tlsEntries))
 export type TlsRunOptions = Infer<typeof TlsSchema>
 
@@ -214,6 +226,16 @@ const runEntries = {
   durationMs: number,
   /** Global requests/s: makes the run open-loop. */
   rate: number,
+  /**
+   * ghz's --load-schedule: the rate of each measured phase over time (open
+   * loop; a 'const' schedule is `rate`). Requests/s and ms; checked in
+   * resolve-options.ts (load-schedule-options.ts).
+   */
+  loadSchedule: v.optional(LoadScheduleOptionsSchema),
+  /** ghz's --concurrency-schedule: the closed loop's requests in flight over each measured phase (a 'const' schedule is `concurrency`). */
+  concurrencySchedule: v.optional(LoadScheduleOptionsSchema),
+  /** ghz's --skip-first: each measured phase sends this many requests first and counts none of them. */
+  skipFirst: number,
   timeoutMs: number,
   mode: kind<Mode>('string'),
   schedule: kind<Schedule>('string'),

@@ -51,6 +51,8 @@ export interface PlannedWindow {
   derivesDelay: boolean
   /** A mix: `lanes` are each phase's lane per target (phase-major), a request's target drawn so. */
   targets?: TargetDraw
+  /** A measured window (not the warm-up): a --load-schedule or --concurrency-schedule paces it, and each of its lanes sends --skip-first uncounted requests first (in its size). */
+  measured: boolean
 }
 
 export interface RunPlan {
@@ -59,7 +61,8 @@ export interface RunPlan {
   delayFrom: PhaseName | null
 }
 
-type PlanInput = Pick<ResolvedRun, 'warmup' | 'warmupMinMs' | 'requests' | 'durationMs' | 'mode' | 'schedule'> & Partial<Pick<ResolvedRun, 'targets'>>
+type PlanInput = Pick<ResolvedRun, 'warmup' | 'warmupMinMs' | 'requests' | 'durationMs' | 'mode' | 'schedule'> &
+  Partial<Pick<ResolvedRun, 'targets' | 'skipFirst'>>
 
 /**
  * The windows of a run (or of a sweep, with `settings` hedged lanes):
@@ -76,8 +79,10 @@ type PlanInput = Pick<ResolvedRun, 'warmup' | 'warmupMinMs' | 'requests' | 'dura
 export function planRun(cfg: PlanInput, settings: number | null = null): RunPlan {
   const windows: PlannedWindow[] = []
   const hedges = cfg.mode !== 'plain'
-  const measured: WindowSize = { requests: cfg.requests, durationMs: cfg.durationMs, minDurationMs: 0 }
-  const times = (lanes: number): WindowSize => ({ ...measured, requests: cfg.requests === null ? null : cfg.requests * lanes })
+  // --skip-first: each lane's uncounted requests come on top of its -n.
+  const perLane = cfg.requests === null ? null : cfg.requests + (cfg.skipFirst ?? 0)
+  const times = (lanes: number): WindowSize => ({ requests: perLane === null ? null : perLane * lanes, durationMs: cfg.durationMs, minDurationMs: 0 })
+  const measured = times(1)
   const plain: PlannedLane = { name: 'plain', hedged: false }
   const hedged: PlannedLane = { name: 'hedged', hedged: true }
   if (cfg.warmup > 0) {
@@ -87,16 +92,17 @@ export function planRun(cfg: PlanInput, settings: number | null = null): RunPlan
       choice: 'one',
       // A sweep derives a delay per setting, each from the warm-up, when its window starts.
       derivesDelay: hedges && settings === null,
+      measured: false,
     })
   }
   if (settings !== null) {
     const lanes = [plain, ...Array.from({ length: settings }, (_, index): PlannedLane => ({ ...hedged, setting: index }))]
-    windows.push({ lanes, size: times(lanes.length), choice: 'blocks', derivesDelay: false })
+    windows.push({ lanes, size: times(lanes.length), choice: 'blocks', derivesDelay: false, measured: true })
   } else if (cfg.schedule === 'interleaved') {
-    windows.push({ lanes: [plain, hedged], size: times(2), choice: 'coin', derivesDelay: false })
+    windows.push({ lanes: [plain, hedged], size: times(2), choice: 'coin', derivesDelay: false, measured: true })
   } else {
-    if (cfg.mode !== 'hedged') windows.push({ lanes: [plain], size: measured, choice: 'one', derivesDelay: hedges && cfg.warmup === 0 })
-    if (hedges) windows.push({ lanes: [hedged], size: measured, choice: 'one', derivesDelay: false })
+    if (cfg.mode !== 'hedged') windows.push({ lanes: [plain], size: measured, choice: 'one', derivesDelay: hedges && cfg.warmup === 0, measured: true })
+    if (hedges) windows.push({ lanes: [hedged], size: measured, choice: 'one', derivesDelay: false, measured: true })
   }
   const weights = cfg.targets?.map((t) => t.weight)
   return { windows: weights ? windows.map((w) => perTarget(w, weights)) : windows, delayFrom: cfg.warmup > 0 ? 'warmup' : null }

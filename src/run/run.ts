@@ -322,6 +322,7 @@ class RunSession {
       size: window.size,
       choice: window.choice,
       targets: window.targets,
+      measured: window.measured,
       settle: this.#heapSettle(),
       spreadMs: this.#spreadMs(window.size.durationMs),
       started: () => {

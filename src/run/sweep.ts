@@ -20,7 +20,7 @@ export type SweepDelay = { label: string; percentile: number } | { label: string
 /** More lanes than this would share one window too thinly (each lane gets -n requests; the window holds them all). */
 export const MAX_SWEEP_SETTINGS = 40
 
-export interface SweepOptions extends Omit<RunOptions, 'mode' | 'schedule' | 'onWarmup'> {
+export interface SweepOptions extends Omit<RunOptions, 'mode' | 'schedule' | 'onWarmup' | 'loadSchedule' | 'concurrencySchedule' | 'skipFirst'> {
   /** The delays to try, as --hedge-delay takes each ('p90', or ms). */
   delays: Array<`p${number}` | number>
   /** Attempts per request to try (each 2 to MAX_ATTEMPTS_CAP); default: the run's --max-attempts. */

@@ -14,6 +14,7 @@ import type { Dispatcher } from 'undici'
 import { ConnectionPool } from '../engine/connection-pool.js'
 import { sampleDates } from '../engine/date-sampler.js'
 import { LoadWindow, type Lane, type WindowPlan } from '../engine/load-generator.js'
+import type { SendTimes } from '../engine/load-schedule.js'
 import { InterruptedError } from '../core/interruption.js'
 import type { WallClock } from '../core/wall-clock.js'
 import { ClockOffsetEstimator } from '../stats/clock-offset.js'
@@ -59,6 +60,12 @@ export interface ThreadWindow {
   scheduleOrigin?: number
   /** Open loop: the schedule starts this much after its origin (scheduleOffsetMs). */
   scheduleOffsetMs: number
+  /** A measured window of a --load-schedule run: each send's time by the schedule. */
+  sendTimes?: SendTimes | undefined
+  /** A measured window of a --concurrency-schedule run: when each slot takes part. */
+  slotSpans?: ReadonlyArray<{ fromMs: number; untilMs: number }> | undefined
+  /** --skip-first: each lane's first `count` requests go to its twin (load-generator.ts). */
+  skip?: { count: number; lanes: Lane[] } | undefined
 }
 
 export interface ThreadSetup {
@@ -138,6 +145,10 @@ export class ThreadWindows {
       ...(w.spreadPhase === undefined ? {} : { spreadPhase: w.spreadPhase }),
       ...(w.scheduleOrigin === undefined ? {} : { scheduleOrigin: w.scheduleOrigin }),
       ...(w.scheduleOffsetMs ? { scheduleOffsetMs: w.scheduleOffsetMs } : {}),
+      ...(w.sendTimes ? { sendTimes: w.sendTimes } : {}),
+      ...(w.slotSpans ? { slotSpans: w.slotSpans } : {}),
+      ...(w.sendTimes || w.slotSpans ? { countSends: true } : {}),
+      ...(w.skip ? { skip: w.skip } : {}),
       ...chooser(w.choice, w.lanes.length, this.setup.random, w.targets),
     }
     const window = new LoadWindow(plan)

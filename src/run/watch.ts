@@ -46,7 +46,8 @@ import { resolveOptions } from './resolve-options.js'
 import type { RunOptions } from './run-options.js'
 import { runSettings } from './run.js'
 
-export interface WatchOptions extends Omit<RunOptions, 'mode' | 'schedule' | 'requests' | 'onWindow' | 'onProgress' | 'rate'> {
+export interface WatchOptions
+  extends Omit<RunOptions, 'mode' | 'schedule' | 'requests' | 'onWindow' | 'onProgress' | 'rate' | 'loadSchedule' | 'concurrencySchedule' | 'skipFirst'> {
   /** Requests/s of both lanes together (open loop): required. */
   rate: number
   /** Marks at set times: seconds since the window started. */

@@ -25,6 +25,8 @@ import { settleHeap, type HeapSettle } from './settle-heap.js'
 import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, type ThreadLane } from './thread-windows.js'
 import { noConnections, type WindowConnections, type WindowEnd } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
+import { concurrencySeconds, scheduleSeconds, SendTimes, slotSpans } from '../engine/load-schedule.js'
+import type { ScheduleSecond } from '../results/run-result.js'
 
 /** One window as the run orders it, whichever runner runs it. */
 export interface RunWindow {
@@ -33,6 +35,8 @@ export interface RunWindow {
   choice: LaneChoice
   /** A mix: `lanes` are each phase's lane per target (run-plan.ts); the outcome has one merged lane per phase, each with its targets'. */
   targets?: TargetDraw | undefined
+  /** A measured window: --load-schedule or --concurrency-schedule paces it, --skip-first applies to its lanes (run-plan.ts). */
+  measured: boolean
   /** How the heap is settled before it (settle-heap.ts). */
   settle: HeapSettle
   spreadMs: number
@@ -108,32 +112,51 @@ class InThreadWindows implements Windows {
       return w.targets ? new SnapshotPhaseStats(opts, { secondsOrigin: origin }) : new PhaseStats(opts)
     }
     const lanes = w.lanes.map((spec) => thread.lane(spec, statsFor(spec), tagged ? laneTag(spec) : null))
+    // --skip-first: each lane's twin, built alike on statistics nobody reads but the server cross-check.
+    const skip = w.measured && cfg.skipFirst > 0 ? { count: cfg.skipFirst, lanes: w.lanes.map((spec) => thread.lane(spec, statsFor(spec))) } : undefined
+    const sendTimes = w.measured && cfg.loadSchedule ? new SendTimes(cfg.loadSchedule) : undefined
+    const slots = cfg.concurrencySchedule
+    // The warm-up runs at the concurrency schedule's start, as at the load schedule's (cfg.rate).
+    const concurrency = slots && !w.measured ? slots.start : cfg.concurrency
+    const spans = w.measured && slots ? slotSpans(slots, concurrency) : undefined
+    const sent = [...lanes, ...(skip?.lanes ?? [])]
     const window = thread.open({
       lanes,
       choice: w.choice,
       targets: w.targets,
       size: w.size,
-      concurrency: cfg.concurrency,
+      concurrency,
       rate: cfg.rate,
       spreadMs: w.spreadMs,
       sink: this.setup.sink,
       scheduleOffsetMs: scheduleOffsetMs(cfg),
+      sendTimes,
+      slotSpans: spans,
+      skip,
     })
     const sweep = w.lanes.some((l) => l.setting) ? { connections: noConnections() } : undefined
-    thread.runner.begin(lanes, sweep?.connections)
+    thread.runner.begin(sent, sweep?.connections ?? lanes[lanes.length - 1]!.stats)
     w.onLanes?.(lanes.map((lane, i) => ({ name: w.lanes[i]!.name, stats: lane.stats })))
     const wallStart = w.started()
     const end = await thread.runner.run(window, hedgeDelayMs(w), w.onProgress)
     const wall = { startMs: wallStart, endMs: this.setup.clock() }
     thread.closeWindow()
-    const attempts = lanes.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
-    const cancelled = lanes.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
+    // The server counts the skipped requests too.
+    const attempts = sent.reduce((sum, l) => sum + l.stats.figures.attempts, 0)
+    const cancelled = sent.reduce((sum, l) => sum + l.stats.cancelledAttempts, 0)
     // A sweep's lanes are told apart at the server by the tag each carried (a mix's: its targets' lanes of a setting share one).
     const tags = sweep ? laneTags(w.lanes, lanes) : []
-    const early = mergeEarlyCancels(lanes.map((l) => l.stats.earlyCancels))
+    const early = mergeEarlyCancels(sent.map((l) => l.stats.earlyCancels))
     const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags, early) : undefined
+    const schedule = sendTimes
+      ? scheduleSeconds(sendTimes, window.sentPerSecond!, window.issued)
+      : spans
+        ? concurrencySeconds(slots!, window.sentPerSecond!)
+        : undefined
     if (w.targets) {
       const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, sweep ? undefined : counted?.window)
+      // A mix's phases share their window's schedule (its targets keep theirs without: the phase says it).
+      for (const lane of outcome.lanes) lane.result = withSchedule(lane.result, schedule, undefined)
       if (sweep)
         Object.assign(outcome, {
           sweep: { ...sweep, ...(counted ? { server: counted.window } : {}), ...(counted?.lanes ? { laneServers: counted.lanes } : {}) },
@@ -142,7 +165,7 @@ class InThreadWindows implements Windows {
       const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(lanes, w.targets), phaseNames(w))
       return perTarget ? { ...outcome, targetServers: perTarget } : outcome
     }
-    const results = lanes.map((lane) => lane.stats.finish(end.durationMs, end.health))
+    const results = lanes.map((lane, i) => withSchedule(lane.stats.finish(end.durationMs, end.health), schedule, skip?.lanes[i]))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
       if (counted?.window) Object.assign(sweep, { server: counted.window })
@@ -268,4 +291,13 @@ function laneTags(specs: readonly ThreadLane[], lanes: readonly Lane[]): Array<{
 /** A sweep lane's LANE_HEADER value: plain, or the setting's place in the list from 1. */
 function laneTag(spec: ThreadLane): string {
   return spec.setting ? String(spec.setting.index + 1) : 'plain'
+}
+
+/** A measured phase with its window's schedule beside what it sent, and how many requests its --skip-first twin sent uncounted. */
+function withSchedule(result: PhaseResult, schedule: ScheduleSecond[] | undefined, twin: Lane | undefined): PhaseResult {
+  return {
+    ...result,
+    ...(schedule ? { scheduleSeconds: schedule } : {}),
+    ...(twin ? { skipped: twin.stats.figures.requests } : {}),
+  }
 }

@@ -26,6 +26,7 @@ import type {
   LatencySummary,
   PhaseResult,
   ReplicaFigures,
+  ScheduleSecond,
   ServerCrossCheck,
   SuppressedHedges,
   TimelinePoint,
@@ -413,6 +414,9 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
     merge: (values) => (values.some((v) => v !== undefined) ? values.flatMap((v) => v ?? []).sort((a, b) => a.atMs - b.atMs) : undefined),
   },
   timelineFine: ifAll('union', (values: TimelinePoint[][]) => mergePoints(values)),
+  // The window's own series (--load-schedule): a mix's targets share their window's; shards of a scheduled run are refused.
+  scheduleSeconds: ifAll('same', (values: ScheduleSecond[][]) => values[0]!),
+  skipped: SUM_OF_ALL,
   calls: ifAll('table', (values: Calls[]) => mergeBy(CALLS_FIELDS, values, undefined)),
   hedging: ifAll('table', (values: HedgingStats[], parts, c) => mergeHedging(values, parts, c)),
   serviceTime: ifAll('table', (values: ServiceTime[]) => mergeBy(SERVICE_TIME_FIELDS, values, undefined)),

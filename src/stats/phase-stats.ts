@@ -396,6 +396,9 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
       generator,
       ejections: this.ejections ?? undefined,
       timelineFine: this.#fine && durationMs <= FINE_HORIZON_MS ? this.#fine.finish(now) : undefined,
+      // Set by the run's window runner, which holds the window's schedule and its skipped requests.
+      scheduleSeconds: undefined,
+      skipped: undefined,
       calls: this.calls ? { ...this.calls.toFigures(), fanout: this.opts.fanout } : undefined,
       hedging: this.hedging ? this.#hedgingStats(this.figures.requests) : undefined,
       serviceTime: this.#serviceTime
