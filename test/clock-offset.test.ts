@@ -134,3 +134,35 @@ test('quietFor: how long until the estimator could want a Date, so that the wall
   assert.equal(e.quietFor(8020), 0)
   assert.equal(e.quietFor(8031), 939)
 })
+
+test('quietFor: the boundary predicted from the middle of the bounds; a gap ends at exactly its length; a second wide is not yet known', () => {
+  // Bounds [100, 140]: the server's clock is 120 ms ahead, give or take 20; a send is wanted within 20 + 20 ms of a boundary.
+  const e = new ClockOffsetEstimator(() => 0)
+  e.observe(960, 1000, 1100 - 1000) // offset in [100 - 1000, 100 + 1000 - 960] = [-900, 140]
+  e.observe(1880, 1900, 2000) // [2000 - 1900, 2000 + 1000 - 1880] = [100, 1120]
+  assert.deepEqual(e.result(), { minMs: 100, maxMs: 140, samples: 2 })
+  // Sent at 7500: the server reads 7620, 380 ms before its next second, whose window opens 40 ms before it.
+  assert.equal(e.quietFor(7500), 340)
+  assert.equal(e.quietFor(7840), 0)
+  assert.equal(e.quietFor(7842), 0, 'the 2 ms gap has passed, exactly')
+  assert.equal(e.quietFor(7843), 1)
+  // Bounds a whole second wide say nothing of where the boundary is: the 50 ms baseline gap, not the boundary's window.
+  const wide = new ClockOffsetEstimator(() => 0)
+  wide.observe(1000, 1000, 1000)
+  assert.deepEqual(wide.result(), { minMs: 0, maxMs: 1000, samples: 1 })
+  assert.equal(wide.quietFor(5000), 0)
+  assert.equal(wide.quietFor(5010), 40)
+})
+
+test('a response outside the bounds so far (a clock stepped) widens them to the hull of both', () => {
+  const e = new ClockOffsetEstimator(() => 0)
+  e.observe(960, 1000, 1100 - 1000)
+  e.observe(1880, 1900, 2000)
+  assert.deepEqual(e.result(), { minMs: 100, maxMs: 140, samples: 2 })
+  // Offset in [5000 - 3010, 5000 + 1000 - 3000] = [1990, 3000]: above the bounds.
+  e.observe(3000, 3010, 5000)
+  assert.deepEqual(e.result(), { minMs: 100, maxMs: 3000, samples: 3 })
+  // And below: [0 - 4010, 0 + 1000 - 4000] = [-4010, -3000].
+  e.observe(4000, 4010, 0)
+  assert.deepEqual(e.result(), { minMs: -4010, maxMs: 3000, samples: 4 })
+})
