@@ -13,10 +13,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { formatMs } from '../src/core/duration.js'
 import { sweep } from '../src/run/sweep.js'
-import { startTarget, type Target } from '../src/sim/target.js'
-import { parseProfile } from '../src/sim/profile.js'
 import type { SweepResult } from '../src/results/sweep-result.js'
-import type { GrpcClientResult, TargetResult } from '../src/results/run-result.js'
+import type { TargetResult } from '../src/results/run-result.js'
 import { sweepFrontier } from '../src/report/sweep-frontier.js'
 import { renderSweepCsv } from '../src/report/sweep-csv.js'
 import { renderSweepHtml } from '../src/report/sweep-html.js'
@@ -24,18 +22,18 @@ import { renderSweepText } from '../src/report/sweep-text.js'
 import { renderSweepJson } from '../src/report/sweep-store.js'
 import { targetFrontiers } from '../src/report/sweep-targets.js'
 import { makeSweep } from './helpers/sweep-fixture.js'
-import { latencyOf, makeHedgedRun, stallingLatencies } from './helpers/result-fixture.js'
+import { makeGrpcClient, makeHedgedRun } from './helpers/result-fixture.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { runMainCases } from './helpers/main-cases.js'
+import { type FastTarget, startFastTarget } from './helpers/sim.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-sweep-targets-'))
-let target: Target
+let fast: FastTarget
 before(async () => {
-  const profile = parseProfile({ name: 'mix', description: 'a quick mix', replicas: 2, model: { base: { type: 'uniform', min: 1, max: 3 } } }, 'mix')
-  target = await startTarget({ profile, seed: 4 })
+  fast = await startFastTarget()
 })
 after(async () => {
-  await target?.close()
+  await fast?.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -163,7 +161,7 @@ test("a mix's sweep in HTML and text: each target without hedging and at its rec
 
 test('two targets of the same method and path are named apart in the sweep and every format', { timeout: 60_000 }, async () => {
   const result = await sweep({
-    urls: target.urls,
+    urls: fast.target.urls,
     targets: [
       { method: 'GET', path: '/a', headers: [['x-tenant', 'a']] },
       { method: 'GET', path: '/a', headers: [['x-tenant', 'b']] },
@@ -202,29 +200,7 @@ test('two targets of the same method and path are named apart in the sweep and e
 test('report of a saved sweep prints its --verify runs as the sweep did, and -o json gives the file back', { timeout: 60_000 }, () => {
   const mix = mixSweep()
   const frontier = sweepFrontier(mix)
-  const verified = (hedgesSent: number) => {
-    const run = makeHedgedRun()
-    const { latencyMs } = latencyOf(stallingLatencies(200))
-    const grpcClient: GrpcClientResult = {
-      client: 'grpc-js',
-      asked: { maxAttempts: 2, hedgingDelayMs: 40, nonFatalStatusCodes: [], retryThrottling: null, loadBalancing: 'round_robin' },
-      requests: 200,
-      ok: 200,
-      errors: 0,
-      statusCodes: { OK: 200 },
-      latencyMs,
-      slow: { thresholdMs: 1000, count: 3 },
-      durationMs: 1000,
-      rps: 200,
-      attempts: 200 + hedgesSent,
-      perReplica: [{ address: '127.0.0.1:9', attempts: 200 + hedgesSent }],
-      hedgesSent,
-      winsByAttempt: { '0': 200 },
-      callsOverDelay: hedgesSent,
-      caveats: [],
-    }
-    return { ...run, grpcClient }
-  }
+  const verified = (hedgesSent: number) => ({ ...makeHedgedRun(), grpcClient: makeGrpcClient(hedgesSent, { slow: { thresholdMs: 1000, count: 3 } }) })
   const verifications = [
     { call: 'shop.Inventory/Get', label: 'p90', result: verified(7) },
     { call: 'shop.Inventory/Put', label: '20ms', result: verified(11) },
