@@ -113,23 +113,22 @@ export function resolveTargets(
   if (given === undefined) return null
   const checked = check(TargetListSchema, given, { top: 'targets' })
   if ('problem' in checked) throw new UsageError(checked.problem.startsWith('[') ? `targets${checked.problem}` : checked.problem)
-  return distinctNames(
-    checked.value.map((t, i) => {
-      const at = t.at ?? `targets[${i}]`
-      const headers: Array<[string, string]> = [...runHeaders, ...(t.headers ?? [])]
-      const keyed = headers.some(([n]) => n.toLowerCase() === 'idempotency-key')
-      const optedIn = keyed || optIn.idempotencyKey || optIn.unsafeHedge
-      const own = { headers, weight: t.weight ?? 1, delay: t.hedgeDelay === undefined ? null : readHedgeDelay(t.hedgeDelay) }
-      if (t.call !== undefined) {
-        if (!grpc) throw new UsageError(`${at}: CALL ${t.call} is a gRPC call, and the replicas are http:// (give grpc://host:port replicas, or METHOD path)`)
-        const c = grpc({ call: t.call, message: t.message }, at)
-        return { name: c.call, method: GRPC_TARGET_METHOD, path: c.path, body: c.body, repeatable: c.safe || optedIn, ...own }
-      }
-      const { method, path } = t as { method: string; path: string }
-      if (grpc) throw new UsageError(`${at}: ${method} ${path} is an HTTP request, and the replicas are grpc:// (give CALL package.Service/Method)`)
-      return { name: `${method} ${path}`, method, path, body: t.body ? Buffer.from(t.body) : null, repeatable: isIdempotentMethod(method) || optedIn, ...own }
-    }),
-  )
+  const resolved = checked.value.map((t, i) => {
+    const at = t.at ?? `targets[${i}]`
+    const headers: Array<[string, string]> = [...runHeaders, ...(t.headers ?? [])]
+    const keyed = headers.some(([n]) => n.toLowerCase() === 'idempotency-key')
+    const optedIn = keyed || optIn.idempotencyKey || optIn.unsafeHedge
+    const own = { headers, weight: t.weight ?? 1, delay: t.hedgeDelay === undefined ? null : readHedgeDelay(t.hedgeDelay) }
+    if (t.call !== undefined) {
+      if (!grpc) throw new UsageError(`${at}: CALL ${t.call} is a gRPC call, and the replicas are http:// (give grpc://host:port replicas, or METHOD path)`)
+      const c = grpc({ call: t.call, message: t.message }, at)
+      return { name: c.call, method: GRPC_TARGET_METHOD, path: c.path, body: c.body, repeatable: c.safe || optedIn, ...own }
+    }
+    const { method, path } = t as { method: string; path: string }
+    if (grpc) throw new UsageError(`${at}: ${method} ${path} is an HTTP request, and the replicas are grpc:// (give CALL package.Service/Method)`)
+    return { name: `${method} ${path}`, method, path, body: t.body ? Buffer.from(t.body) : null, repeatable: isIdempotentMethod(method) || optedIn, ...own }
+  })
+  return distinctNames(resolved)
 }
 
 /**
