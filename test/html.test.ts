@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { compareRuns, compareWithin } from '../src/report/compare.js'
 import { HTML_CSP, renderHtml } from '../src/report/html.js'
 import { hedgedRunWithTimeline } from './helpers/html-fixture.js'
-import { latencyOf, makeConfig, makeHedgedRun, makePhase, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
+import { makeConfig, makeGrpcClient, makeHedgedRun, makePhase, makeRunResult, stallingLatencies } from './helpers/result-fixture.js'
 import { mergeResults } from '../src/stats/result-merge.js'
 import { formatMs } from '../src/core/duration.js'
 import { escapeHtml } from '../src/report/escape.js'
@@ -247,25 +247,14 @@ test('merged, gRPC-client and h2c results: the generators table, the grpc-js blo
   const hedged = merged.phases.hedged!
   hedged.streamsResetByCancel = 37
   hedged.connectionsClosedByCancel = 0
-  const { latencyMs } = latencyOf(stallingLatencies(200))
-  merged.grpcClient = {
-    client: 'grpc-js',
-    asked: { maxAttempts: 2, hedgingDelayMs: 40, nonFatalStatusCodes: ['UNAVAILABLE'], retryThrottling: null, loadBalancing: 'round_robin' },
-    requests: 200,
-    ok: 200,
-    errors: 0,
-    statusCodes: { OK: 200 },
-    latencyMs,
-    slow: { thresholdMs: 150, count: 0 },
-    durationMs: 1000,
-    rps: 200,
-    attempts: 207,
-    perReplica: [{ address: '127.0.0.1:9', attempts: 207 }],
-    hedgesSent: 7,
-    winsByAttempt: { '0': 196, '1': 4 },
-    callsOverDelay: 7,
-    caveats: ["grpc-js has no previous-host exclusion: with round_robin a hedge can land on its original's replica"],
-  }
+  merged.grpcClient = makeGrpcClient(
+    7,
+    {
+      asked: { maxAttempts: 2, hedgingDelayMs: 40, nonFatalStatusCodes: ['UNAVAILABLE'], retryThrottling: null, loadBalancing: 'round_robin' },
+      caveats: ["grpc-js has no previous-host exclusion: with round_robin a hedge can land on its original's replica"],
+    },
+    4,
+  )
   const html = renderHtml([merged])
   const rowOf = (first: string) => html.match(new RegExp(`<tr><th scope="row">${first}</th>(.*?)</tr>`))?.[1] ?? ''
   // Generators: one row per shard, with its host and clock offset.
@@ -281,7 +270,7 @@ test('merged, gRPC-client and h2c results: the generators table, the grpc-js blo
   assert.match(grpc, /<th><\/th><th>plain<\/th><th>hedgebench<\/th><th>grpc-js<\/th>/)
   assert.ok(
     grpc.includes(
-      `<th scope="row">p99</th><td>${formatMs(merged.phases.plain!.latencyMs.p99)}</td><td>${formatMs(hedged.latencyMs.p99)}</td><td>${formatMs(latencyMs.p99)}</td></tr>`,
+      `<th scope="row">p99</th><td>${formatMs(merged.phases.plain!.latencyMs.p99)}</td><td>${formatMs(hedged.latencyMs.p99)}</td><td>${formatMs(merged.grpcClient.latencyMs.p99)}</td></tr>`,
     ),
     'the tail side by side',
   )

@@ -463,7 +463,7 @@ test('sweep --targets: each target its lane of every setting, its own frontier, 
   )
   // Its row in the text says so, in place of a recommendation measured on lanes that did not hedge.
   assert.ok(
-    targetsSweepText(targetFrontiers(once)).includes('  POST /c: sent once, never hedged (a write: --idempotency-key or --unsafe-hedge would let it be)'),
+    targetsSweepText(once, targetFrontiers(once)).includes('  POST /c: sent once, never hedged (a write: --idempotency-key or --unsafe-hedge would let it be)'),
   )
 })
 

@@ -3,7 +3,7 @@
  * file exactly as saveResult wrote it (same renderer, same bytes), so a
  * report can be diffed against the original. A saved sweep is re-rendered
  * the same way, its frontier decided again under the --max-extra it was
- * saved with.
+ * saved with, and its --verify runs compared in words again.
  */
 import type { CommandModule } from 'yargs'
 import type { SavedSweepFile } from '../results/sweep-result.js'
@@ -45,11 +45,12 @@ export function reportCommand(setExitCode: (code: number) => void): CommandModul
 
 /** A saved sweep in the format asked for, as the sweep itself printed it. */
 async function reportSweep(saved: SavedSweepFile, argv: ReportArgs): Promise<void> {
-  const [{ sweepFrontier, DEFAULT_MAX_EXTRA_PCT }, { renderSweep, writeSweepHtml }] = await Promise.all([
+  const [{ sweepFrontier, DEFAULT_MAX_EXTRA_PCT }, { renderSweep, writeSweepHtml, writeVerified }] = await Promise.all([
     import('../report/sweep-frontier.js'),
     import('./sweep-output.js'),
   ])
   const frontier = sweepFrontier(saved.sweep, saved.maxExtraPct ?? DEFAULT_MAX_EXTRA_PCT)
   if (argv.html !== undefined) await writeSweepHtml(argv.html, saved.sweep, frontier)
   if (!stdoutTaken(argv.html)) process.stdout.write(await renderSweep(argv.output, saved.sweep, frontier, saved.extra))
+  await writeVerified(saved.verified, argv.output, argv.html)
 }

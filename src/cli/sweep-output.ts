@@ -7,7 +7,7 @@
 import { dirname } from 'node:path'
 import { UsageError } from '../core/errors.js'
 import type { RunResult } from '../results/run-result.js'
-import type { SweepResult } from '../results/sweep-result.js'
+import { type SweepResult, type SweepVerification, verifiedRuns } from '../results/sweep-result.js'
 import type { DeploySetting } from '../report/deploy-config.js'
 import type { SweepFrontier } from '../report/sweep-frontier.js'
 import type { SweepOptions } from '../run/sweep.js'
@@ -65,18 +65,8 @@ export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepO
   if (flags.html !== undefined) await writeSweepHtml(flags.html, sweep, frontier)
   if (!stdoutTaken(flags.html)) {
     process.stdout.write(await renderSweep(flags.o, sweep, frontier, extra))
-    if (mix && flags.o === 'text') process.stdout.write(`${fitStdout(mix.targetsSweepText(perTarget).join('\n'))}\n`)
   }
-  const shown = [
-    ...(verification && setting ? [{ label: setting.label, result: verification }] : []),
-    ...verifications.map((v) => ({ label: `${v.call} ${v.label}`, result: v.result })),
-  ]
-  if (shown.length > 0) {
-    const { renderVerifyText } = await import('../report/sweep-verify-text.js')
-    // Beside the text, or on stderr when stdout holds a document (its JSON has the run).
-    for (const v of shown)
-      (flags.o === 'text' && !stdoutTaken(flags.html) ? process.stdout : process.stderr).write(`\n${fitStdout(renderVerifyText(v.label, v.result))}`)
-  }
+  await writeVerified(verifiedRuns(extra), flags.o, flags.html)
   if (!flags.save) return
   if (sweep.settings.length === 0) {
     writeStderrLine('nothing saved: no setting finished')
@@ -88,6 +78,14 @@ export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepO
   if (saved.deployDir)
     writeStderrLine(`configs to deploy for ${setting?.label ?? 'each target'}: ${saved.deployDir}/ (${deploy.map((f) => f.name).join(', ')})`)
   else writeStderrLine('no configs to deploy: no setting is recommended (--emit-for SETTING writes them for one)')
+}
+
+/** --verify's comparisons in words: beside the text, or on stderr when stdout holds a document (its JSON has the runs); the sweep's and `report`'s of a saved one. */
+export async function writeVerified(verified: readonly SweepVerification[], format: string, html: string | undefined): Promise<void> {
+  if (verified.length === 0) return
+  const { renderVerifyText } = await import('../report/sweep-verify-text.js')
+  const out = format === 'text' && !stdoutTaken(html) ? process.stdout : process.stderr
+  for (const v of verified) out.write(`\n${fitStdout(renderVerifyText(v.label, v.result))}`)
 }
 
 /** The sweep's page, to a file or to stdout (`-`), as a run's --html. */

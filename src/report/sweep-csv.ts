@@ -2,12 +2,16 @@
  * The sweep as CSV (-o csv and the saved `.csv`): one row per setting, the
  * frontier's columns with each figure's 95 % interval (decided in
  * sweep-frontier.ts), and the servers' own count of the setting's lane
- * (empty where they do not count per lane).
+ * (empty where they do not count per lane). A mix (--targets) then has one
+ * row per target and setting, the same columns from the target's own
+ * frontier (sweep-targets.ts), named in `target` (empty on the targets
+ * merged): one table a spreadsheet filters by target.
  */
 import { stringify } from 'csv-stringify/sync'
 import { CSV_SAFETY } from '../core/csv-safety.js'
 import type { Figure, SweepFrontier } from './sweep-frontier.js'
-import type { LaneServerCount, SweepResult } from '../results/sweep-result.js'
+import type { LaneServerCount, SweepResult, SweepSetting } from '../results/sweep-result.js'
+import { targetFrontiers } from './sweep-targets.js'
 
 /** The figures with an interval: each gives a value column and its `_low` and `_high`. */
 const FIGURES = [
@@ -41,11 +45,21 @@ export const SWEEP_CSV_COLUMNS = [
   'on_frontier',
   'recommended',
   'partial',
+  'target',
 ] as const
 
 export function renderSweepCsv(sweep: SweepResult, frontier: SweepFrontier): string {
-  const cells = (f: Figure): Array<number | string> => [f.value, f.interval?.[0] ?? '', f.interval?.[1] ?? '']
-  const rows = frontier.rows.map((r, i) => [
+  const rows = [
+    ...laneRows(sweep, sweep.settings, frontier, ''),
+    ...targetFrontiers(sweep, frontier.maxExtraPct).flatMap((t, i) => laneRows(sweep, sweep.targets![i]!.settings, t.frontier, t.name, t.sentOnce)),
+  ]
+  return stringify([[...SWEEP_CSV_COLUMNS], ...rows], { cast: { boolean: (b) => String(b) }, ...CSV_SAFETY })
+}
+
+/** One row per setting of a frontier: the targets merged (`target` empty), or one target's lanes; a write sent once has no recommended setting. */
+function laneRows(sweep: SweepResult, settings: readonly SweepSetting[], frontier: SweepFrontier, target: string, sentOnce = false): Cell[][] {
+  const cells = (f: Figure): Cell[] => [f.value, f.interval?.[0] ?? '', f.interval?.[1] ?? '']
+  return frontier.rows.map((r, i) => [
     r.label,
     r.delayMs,
     r.percentile ?? '',
@@ -54,19 +68,21 @@ export function renderSweepCsv(sweep: SweepResult, frontier: SweepFrontier): str
     r.requests,
     ...FIGURES.flatMap(([, key]) => cells(r[key])),
     ...(r.serverWorkPct ? cells(r.serverWorkPct) : ['', '', '']),
-    ...serverCells(sweep.settings[i]?.server),
+    ...serverCells(settings[i]?.server),
     frontier.slowThresholdMs,
     frontier.plain.slow.value,
     frontier.plain.errors.value,
     r.decision,
     r.onFrontier,
-    r.label === frontier.recommendation.label,
+    !sentOnce && r.label === frontier.recommendation.label,
     sweep.partial,
+    target,
   ])
-  return stringify([[...SWEEP_CSV_COLUMNS], ...rows], { cast: { boolean: (b) => String(b) }, ...CSV_SAFETY })
 }
 
-function serverCells(server: LaneServerCount | undefined): Array<number | string | boolean> {
+type Cell = number | string | boolean
+
+function serverCells(server: LaneServerCount | undefined): Cell[] {
   if (!server) return SERVER.map(() => '')
   return [server.received, server.started ?? '', server.busyMs ?? '', server.match]
 }

@@ -2,8 +2,9 @@
  * The sweep as one self-contained HTML page: the frontier chart (extra load
  * across, the p99 up; the plain lane and each setting a point, with its 95 %
  * intervals as whiskers), the table and the recommendation, all decided in
- * sweep-frontier.ts. Built on the run report's chart and page primitives, so
- * it keeps the same CSP.
+ * sweep-frontier.ts; a mix (--targets) then each target without hedging and
+ * at its recommended setting (sweep-targets.ts). Built on the run report's
+ * chart and page primitives, so it keeps the same CSP.
  */
 import { formatMs } from '../core/duration.js'
 import { escapeHtml } from './escape.js'
@@ -13,6 +14,8 @@ import { percentileJudgeable } from '../stats/noise.js'
 import type { LaneFigures, SweepFrontier } from './sweep-frontier.js'
 import { countFigure, msFigure, pctFigure, SERVER_WORK_LEGEND, showsServerWork, sweepTitle } from './sweep-text.js'
 import type { SweepResult } from '../results/sweep-result.js'
+import { TARGET_CHOICE_HEADER, targetChoiceRows, targetFrontiers, targetSentences, type TargetFrontier } from './sweep-targets.js'
+import { targetCells } from './target-rows.js'
 
 export function renderSweepHtml(sweep: SweepResult, frontier: SweepFrontier): string {
   const title = `${sweepTitle(sweep, 'hedgebench sweep')}: ${sweep.settings.length} settings${sweep.partial ? ' (interrupted)' : ''}`
@@ -21,6 +24,7 @@ export function renderSweepHtml(sweep: SweepResult, frontier: SweepFrontier): st
     `<p class="verdict">${escapeHtml(frontier.recommendation.sentence)}</p>`,
     frontier.rows.length > 0 ? frontierFigures(frontier) : '<p>No setting finished: nothing to chart.</p>',
     frontier.rows.length > 0 ? frontierTable(frontier, showsServerWork(sweep)) : '',
+    targetsTable(sweep, targetFrontiers(sweep, frontier.maxExtraPct)),
     sweep.warnings.length > 0 ? `<h2>Warnings</h2><ul>${sweep.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : '',
   ]
   return page(title, body.filter((b) => b !== '').join('\n'))
@@ -103,4 +107,15 @@ function frontierTable(frontier: SweepFrontier, server: boolean): string {
   ]
   const caption = `Latency is of each lane; extra load is hedges sent per request; [low, high] is the 95 % interval. On the frontier: neither the plain lane nor another setting is clearly better on tail or extra load without being clearly worse on either.${server ? ` ${SERVER_WORK_LEGEND}` : ''}`
   return `<h2>Settings</h2>\n<div class="wrap">${table(header, rows, caption)}</div>`
+}
+
+/** A mix: each target's plain lane and recommended setting, then each recommendation in words; nothing for a sweep of one request. */
+function targetsTable(sweep: SweepResult, list: readonly TargetFrontier[]): string {
+  if (list.length === 0) return ''
+  const caption =
+    'Each target its own frontier over its own lanes, each delay from its own warm-up. Setting none: its plain lane (no hedging); the other row: its recommended setting (none when no setting is recommended or a write was sent once). Extra load is hedges sent per request.'
+  const sentences = targetSentences(list)
+    .map(({ name, sentence }) => `<li><b>${escapeHtml(name)}</b>: ${escapeHtml(sentence)}</li>`)
+    .join('')
+  return `<h2>Per target</h2>\n<div class="wrap">${table(TARGET_CHOICE_HEADER, targetChoiceRows(sweep, list).map(targetCells), caption)}</div>\n<ul>${sentences}</ul>`
 }

@@ -1,8 +1,9 @@
 /**
  * A saved sweep: `<stem>-sweep.json` (the settings' runs and the frontier),
- * `<stem>-sweep.csv` (one row per setting) and, for the setting to deploy,
- * `<stem>-sweep-deploy/` with one file per config (deploy-config.ts). Never
- * overwrites: a taken name gets `-2`, `-3`, ... as a run's files do.
+ * `<stem>-sweep.csv` (one row per setting; a mix's also per target and
+ * setting) and, for the setting to deploy, `<stem>-sweep-deploy/` with one
+ * file per config (deploy-config.ts). Never overwrites: a taken name gets
+ * `-2`, `-3`, ... as a run's files do.
  */
 import { mkdir, unlink } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -6,6 +6,8 @@
  * the gRPC service config with one methodConfig per method.
  */
 import { formatMs } from '../core/duration.js'
+import { formatTable } from './table.js'
+import { TARGET_HEADER, targetCells, targetRow, type TargetRow } from './target-rows.js'
 import { targetSweepView, type SweepResult } from '../results/sweep-result.js'
 import { deploySetting, envoyRoutes, grpcFiles, type DeployFile, type DeploySetting, type EnvoyRouteOf, type MethodSetting } from './deploy-config.js'
 import { sweepFrontier, type SweepFrontier } from './sweep-frontier.js'
@@ -30,20 +32,38 @@ export function targetFrontiers(sweep: SweepResult, maxExtraPct?: number): Targe
   }))
 }
 
-/** The text report's block: each target's recommended setting, or none, with its sentence. */
-export function targetsSweepText(list: readonly TargetFrontier[]): string[] {
+/** A target's plain lane and its recommended setting's lane (none when it has no recommendation or was sent once), as rows of target-rows.ts: what the text and HTML show of each target. */
+export function targetChoiceRows(sweep: SweepResult, list: readonly TargetFrontier[]): TargetRow[] {
+  return list.flatMap(({ name, frontier, sentOnce }, i) => {
+    const own = sweep.run.targets?.[i]
+    const plain = own?.phases.plain
+    const weight = own?.weight ?? 1
+    const chosen = sentOnce ? undefined : sweep.targets?.[i]?.settings.find((s) => s.label === frontier.recommendation.label)
+    return [...(plain ? [targetRow(name, weight, 'none', plain)] : []), ...(chosen ? [targetRow(name, weight, chosen.label, chosen.hedged)] : [])]
+  })
+}
+
+/** The rows' header: the lane is `none` (no hedging) or the recommended setting. */
+export const TARGET_CHOICE_HEADER = TARGET_HEADER.map((h) => (h === 'phase' ? 'setting' : h))
+
+/** Each target's recommendation in words: the frontier's sentence, or why a write has none. */
+export function targetSentences(list: readonly TargetFrontier[]): Array<{ name: string; sentence: string }> {
+  return list.map(({ name, frontier, sentOnce }) => ({
+    name,
+    sentence: sentOnce ? 'sent once, never hedged (a write: --idempotency-key or --unsafe-hedge would let it be)' : frontier.recommendation.sentence,
+  }))
+}
+
+/** The text report's block: each target without hedging and at its recommended setting, then each recommendation in words. */
+export function targetsSweepText(sweep: SweepResult, list: readonly TargetFrontier[]): string[] {
   if (list.length === 0) return []
+  const table = formatTable([TARGET_CHOICE_HEADER, ...targetChoiceRows(sweep, list).map(targetCells)], ['left', 'right', 'left'])
   return [
     '',
-    'Per target (each its own frontier, each delay from its own warm-up):',
-    ...list.flatMap(({ name, frontier, sentOnce }) => {
-      if (sentOnce) return [`  ${name}: sent once, never hedged (a write: --idempotency-key or --unsafe-hedge would let it be)`]
-      const row = frontier.rows.find((r) => r.label === frontier.recommendation.label)
-      const chosen = row
-        ? `${row.label} (${formatMs(row.delayMs)}): p99 ${formatMs(frontier.plain.p99.value)} -> ${formatMs(row.p99.value)}, extra load +${row.extraLoadPct.value.toFixed(1)}%`
-        : 'no hedging'
-      return [`  ${name}: ${chosen}`, `    ${frontier.recommendation.sentence}`]
-    }),
+    'Per target (each its own frontier, each delay from its own warm-up; setting none: its plain lane):',
+    ...table.map((l) => `  ${l}`),
+    '',
+    ...targetSentences(list).map(({ name, sentence }) => `  ${name}: ${sentence}`),
   ]
 }
 

@@ -1,9 +1,10 @@
-/** The sweep as text: the frontier table with each figure's 95 % interval, then the recommendation (both decided in sweep-frontier.ts). */
+/** The sweep as text: the frontier table with each figure's 95 % interval, then the recommendation (both decided in sweep-frontier.ts), and a mix's per target (sweep-targets.ts). */
 import { formatMs, formatThreshold } from '../core/duration.js'
 import type { Figure, LaneFigures, SweepFrontier } from './sweep-frontier.js'
 import type { SweepResult } from '../results/sweep-result.js'
 import { formatTable } from './table.js'
 import { crossCheckLabel } from './server-check-verdict.js'
+import { targetFrontiers, targetsSweepText } from './sweep-targets.js'
 
 /** `lead` ("Hedging sweep"), with the sweep's --label when it was given one (a run's default label is "run"). */
 export function sweepTitle(sweep: SweepResult, lead: string): string {
@@ -68,6 +69,7 @@ export function renderSweepText(sweep: SweepResult, frontier: SweepFrontier, wid
     if (server) lines.push(SERVER_WORK_LEGEND)
   }
   lines.push('', frontier.recommendation.sentence)
+  lines.push(...targetsSweepText(sweep, targetFrontiers(sweep, frontier.maxExtraPct)))
   const window = sweep.server
   if (window) {
     lines.push(

@@ -1,8 +1,8 @@
 /**
  * A mix's rows (--targets): each target's measured phases with the figures
  * a per-endpoint setting is chosen by (p50, p99, slow, errors, extra load,
- * its delay), decided once for the text and HTML reports; the CSV writes
- * every figure of each (csv.ts).
+ * its delay), decided once for the text and HTML reports of a run and of a
+ * sweep (sweep-targets.ts); the CSV writes every figure of each (csv.ts).
  */
 import { formatMs } from '../core/duration.js'
 import { extraLoadPct } from '../results/extra-load.js'
@@ -12,7 +12,8 @@ import { formatTable } from './table.js'
 export interface TargetRow {
   target: string
   weight: number
-  phase: PhaseName
+  /** The phase; in a sweep's rows (sweep-targets.ts), the lane: `none` (plain) or a setting's label. */
+  phase: string
   requests: number
   p50: number
   p99: number
@@ -36,10 +37,15 @@ export function targetPhases(result: RunResult): Array<{ target: string; weight:
 }
 
 export function targetRows(result: RunResult): TargetRow[] {
-  return targetPhases(result).map(({ target, weight, phase }) => ({
+  return targetPhases(result).map(({ target, weight, phase }) => targetRow(target, weight, phase.name, phase))
+}
+
+/** One target's phase (or a sweep's lane, named `lane`) as a row. */
+export function targetRow(target: string, weight: number, lane: string, phase: PhaseResult): TargetRow {
+  return {
     target,
     weight,
-    phase: phase.name,
+    phase: lane,
     requests: phase.requests,
     p50: phase.latencyMs.p50,
     p99: phase.latencyMs.p99,
@@ -47,7 +53,7 @@ export function targetRows(result: RunResult): TargetRow[] {
     errors: phase.errors,
     extraLoadPct: phase.hedging ? extraLoadPct(phase) : null,
     delayMs: phase.hedging?.delayMs ?? null,
-  }))
+  }
 }
 
 export const TARGET_HEADER = ['target', 'weight', 'phase', 'requests', 'p50', 'p99', 'slow', 'errors', 'extra load', 'delay']

@@ -108,11 +108,35 @@ export function settingRun(sweep: SweepResult, setting: SweepSetting): RunResult
   return { ...sweep.run, phases: { ...sweep.run.phases, hedged: setting.hedged } }
 }
 
-/** A saved sweep as read: the sweep, the --max-extra its frontier was drawn under, and what else the file held (--verify's run), kept as saved. */
+/** A saved sweep as read: the sweep, the --max-extra its frontier was drawn under, and what else the file held (--verify's runs, a mix's frontiers), kept as saved. */
 export interface SavedSweepFile {
   sweep: SweepResult
   maxExtraPct: number | null
   extra: Json
+  /** --verify's runs, each named as the sweep's text named it (`30ms`; a mix of methods: `shop.Inventory/Get p90`), read back as runs. */
+  verified: SweepVerification[]
+}
+
+export interface SweepVerification {
+  label: string
+  result: RunResult
+}
+
+/** What --verify adds to the saved sweep: the run of the chosen setting, or of each method of a mix (its call and setting). */
+const SavedVerifySchema = loose({
+  verification: opt(loose({ label: str(), result: v.unknown() })),
+  verifications: opt(list(loose({ call: str(), label: str(), result: v.unknown() }))),
+})
+
+/** The verifications as the sweep's text names them: `label`, a method of a mix `call label`. */
+export function verifiedRuns(extra: {
+  verification?: { label: string; result: RunResult }
+  verifications?: ReadonlyArray<{ call: string; label: string; result: RunResult }>
+}): SweepVerification[] {
+  return [
+    ...(extra.verification ? [{ label: extra.verification.label, result: extra.verification.result }] : []),
+    ...(extra.verifications ?? []).map((v) => ({ label: `${v.call} ${v.label}`, result: v.result })),
+  ]
 }
 
 /** What the saved file adds around the sweep: its frontier is re-decided from the sweep when read, under the same --max-extra. */
@@ -131,14 +155,26 @@ export function parseSweep(text: string, source: string): SavedSweepFile {
 export function sweepFromValue(value: Json, source: string): SavedSweepFile {
   if (!isSweepValue(value))
     throw new UsageError(`${source}: not a hedgebench sweep (schema ${JSON.stringify(value.schema ?? null)}, expected "${SWEEP_SCHEMA}")`)
-  const { schema: _schema, version: _version, frontier, verification, ...rest } = value
+  const { schema: _schema, version: _version, frontier, verification, verifications, targetFrontiers, ...rest } = value
   if (typeof rest.run !== 'object' || rest.run === null || Array.isArray(rest.run)) throw new UsageError(`${source}: invalid sweep: run must be an object`)
   const run = resultFromValue(rest.run as Json, `${source} (its run)`)
-  const problem = problemWith(SweepResultSchema, rest, { quoteTop: true }) ?? problemWith(SavedFrontierSchema, { frontier }, { quoteTop: true })
+  const problem =
+    problemWith(SweepResultSchema, rest, { quoteTop: true }) ??
+    problemWith(SavedFrontierSchema, { frontier }, { quoteTop: true }) ??
+    problemWith(SavedVerifySchema, { verification, verifications }, { quoteTop: true })
   if (problem !== null) throw new UsageError(`${source}: invalid sweep: ${problem}`)
   const sweep = { ...(printableDeep(rest) as SweepResult), run }
   const maxExtraPct = (frontier as { maxExtraPct?: number } | undefined)?.maxExtraPct ?? null
-  return { sweep, maxExtraPct, extra: verification === undefined ? {} : { verification } }
+  // Kept as saved (in the saved order), so -o json prints the file again; the runs in them read as any saved run is.
+  const extra: Json = Object.fromEntries(Object.entries({ verification, verifications, targetFrontiers }).filter(([, x]) => x !== undefined))
+  const asRun = <T extends { result: unknown }>(x: T, at: string) => ({ ...x, result: resultFromValue(x.result as Json, `${source} (${at})`) })
+  type Saved = { verification?: { label: string; result: unknown }; verifications?: Array<{ call: string; label: string; result: unknown }> }
+  const given = { verification, verifications } as Saved
+  const verified = verifiedRuns({
+    ...(given.verification ? { verification: asRun(given.verification, 'verification.result') } : {}),
+    ...(given.verifications ? { verifications: given.verifications.map((x, i) => asRun(x, `verifications[${i}].result`)) } : {}),
+  })
+  return { sweep, maxExtraPct, extra, verified }
 }
 
 /** The saved form: schema and version first, then the sweep, its frontier and what else the command adds. */

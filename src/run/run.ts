@@ -115,7 +115,11 @@ async function session(given: RunOptions, settings: readonly SettingHedge[] | nu
 async function checkGrpcService(cfg: ResolvedRun, names: readonly string[]): Promise<void> {
   const agent = createAgent(cfg)
   const calls = cfg.targets
-    ? [...new Map(cfg.targets.map((t) => [t.path, { call: t.name, opts: buildDispatchOptions(cfg, t), given: 'the CALL line of --targets' }])).values()]
+    ? [
+        ...new Map(
+          cfg.targets.map((t) => [t.path, { call: t.path.slice(1), opts: buildDispatchOptions(cfg, t), given: 'the CALL line of --targets' }]),
+        ).values(),
+      ]
     : [{ call: cfg.grpc!.call, opts: buildDispatchOptions(cfg), given: '--call' }]
   try {
     for (const { call, opts, given } of calls)

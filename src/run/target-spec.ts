@@ -113,7 +113,7 @@ export function resolveTargets(
   if (given === undefined) return null
   const checked = check(TargetListSchema, given, { top: 'targets' })
   if ('problem' in checked) throw new UsageError(checked.problem.startsWith('[') ? `targets${checked.problem}` : checked.problem)
-  return checked.value.map((t, i) => {
+  const resolved = checked.value.map((t, i) => {
     const at = t.at ?? `targets[${i}]`
     const headers: Array<[string, string]> = [...runHeaders, ...(t.headers ?? [])]
     const keyed = headers.some(([n]) => n.toLowerCase() === 'idempotency-key')
@@ -127,6 +127,21 @@ export function resolveTargets(
     const { method, path } = t as { method: string; path: string }
     if (grpc) throw new UsageError(`${at}: ${method} ${path} is an HTTP request, and the replicas are grpc:// (give CALL package.Service/Method)`)
     return { name: `${method} ${path}`, method, path, body: t.body ? Buffer.from(t.body) : null, repeatable: isIdempotentMethod(method) || optedIn, ...own }
+  })
+  return distinctNames(resolved)
+}
+
+/**
+ * Targets that would be named alike (the same method and path, or call,
+ * with other headers or bodies) told apart in every report: the second
+ * `GET /a #2`, the third `#3`, in the file's order; the first keeps its name.
+ */
+function distinctNames(targets: ResolvedTarget[]): ResolvedTarget[] {
+  const seen = new Map<string, number>()
+  return targets.map((t) => {
+    const n = (seen.get(t.name) ?? 0) + 1
+    seen.set(t.name, n)
+    return n === 1 ? t : { ...t, name: `${t.name} #${n}` }
   })
 }
 

@@ -9,6 +9,7 @@ import { RESULT_SCHEMA } from '../../src/results/run-result.js'
 import type {
   Figures,
   GeneratorHealth,
+  GrpcClientResult,
   HedgingStats,
   LatencySummary,
   PhaseName,
@@ -216,4 +217,32 @@ export function makeHedgedRun(overrides: Partial<RunResult> = {}, seed = 0): Run
     },
     ...overrides,
   })
+}
+
+/**
+ * grpc-js's calls of a run (--hedge-by grpc-js, sweep --verify): 200 calls
+ * of the stalling latencies, `hedgesSent` hedges each one extra attempt on
+ * one replica, the first attempt winning all but `hedgeWins`.
+ */
+export function makeGrpcClient(hedgesSent: number, overrides: Partial<GrpcClientResult> = {}, hedgeWins = 0): GrpcClientResult {
+  const { latencyMs } = latencyOf(stallingLatencies(200))
+  return {
+    client: 'grpc-js',
+    asked: { maxAttempts: 2, hedgingDelayMs: 40, nonFatalStatusCodes: [], retryThrottling: null, loadBalancing: 'round_robin' },
+    requests: 200,
+    ok: 200,
+    errors: 0,
+    statusCodes: { OK: 200 },
+    latencyMs,
+    slow: { thresholdMs: 150, count: 0 },
+    durationMs: 1000,
+    rps: 200,
+    attempts: 200 + hedgesSent,
+    perReplica: [{ address: '127.0.0.1:9', attempts: 200 + hedgesSent }],
+    hedgesSent,
+    winsByAttempt: hedgeWins > 0 ? { '0': 200 - hedgeWins, '1': hedgeWins } : { '0': 200 },
+    callsOverDelay: hedgesSent,
+    caveats: [],
+    ...overrides,
+  }
 }
