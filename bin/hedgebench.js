@@ -18,6 +18,18 @@ if (flags.length > 0) {
   process.exitCode = await relaunch(flags, fileURLToPath(import.meta.url), args)
 } else {
   watchLauncher()
-  const { main } = await import('../dist/src/cli/main.js')
   process.exitCode = await main()
+}
+
+/** main(), once its modules are loaded: Node's loader opens them many at a time, which an open-file limit of a few dozen can refuse. */
+async function main() {
+  let cli
+  try {
+    cli = await import('../dist/src/cli/main.js')
+  } catch (err) {
+    if (err?.code !== 'EMFILE') throw err
+    process.stderr.write('hedgebench: the open-file limit (ulimit -n) is too low to load hedgebench itself: raise it (`ulimit -n 1024`) and run it again\n')
+    return 1
+  }
+  return cli.main()
 }
