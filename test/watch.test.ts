@@ -15,6 +15,7 @@ import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
 import { Watch } from '../src/run/watch.js'
 import type { FinishedWatch } from '../src/results/watch-result.js'
 import type { SegmentComparison } from '../src/report/watch-compare.js'
+import { NOTHING_MEASURED } from '../src/report/watch-text.js'
 import { cliSession } from './helpers/cli-session.js'
 import { runCli, startCli } from './helpers/cli.js'
 import { skipWithout } from './helpers/required-tool.js'
@@ -136,6 +137,23 @@ test('SIGUSR2 marks a watch (through the launcher) and Ctrl-C ends it with every
     ],
   )
   assert.ok(out.comparisons[0].comparison.metrics.some((m) => m.metric === 'p50' && m.changes[1]?.verdict))
+})
+
+test('Ctrl-C during the warm-up: one line that nothing was measured, the warm-up saved, no empty segment judged', async () => {
+  const dir = await session.tempDir()
+  const before = (await fetchServerStats(target.statsUrl)).totals.received
+  // A warm-up far longer than the test: the interruption lands in it.
+  const cli = startCli(['watch', ...target.urls, '-q', '100', '--warmup', '100000', '--seed', '3', '--out-dir', dir], { timeoutMs: 60_000 })
+  await untilAsync('the warm-up to send', async () => (await fetchServerStats(target.statsUrl)).totals.received > before + 10)
+  cli.child.kill('SIGINT')
+  const run = await cli.done
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.stdout, `${NOTHING_MEASURED}\n`)
+  const saved = savedWatch(dir)
+  assert.deepEqual(saved.segments, [])
+  assert.deepEqual(saved.comparisons, [])
+  assert.ok(saved.run.phases.warmup!.requests > 0, 'the warm-up is kept')
+  assert.equal(saved.run.phases.plain, undefined)
 })
 
 test('SIGUSR2 during a run: one line that marks only apply to watch, and the run goes on', async () => {

@@ -184,7 +184,7 @@ async function report(
   out: { o: WatchFlags['o']; html: string | undefined; conditions: FailCondition[]; allowUnjudged: boolean; saved: Saver | null },
   twice: boolean,
 ): Promise<number> {
-  const [{ compareSegments, watchGates }, { renderWatchText }, { renderWatchCsv }] = await Promise.all([
+  const [{ compareSegments, watchGates }, { renderWatchText, NOTHING_MEASURED }, { renderWatchCsv }] = await Promise.all([
     import('../report/watch-compare.js'),
     import('../report/watch-text.js'),
     import('../report/watch-csv.js'),
@@ -201,11 +201,14 @@ async function report(
     const [{ renderWatchHtml }, { writeOutputFile }] = await Promise.all([import('../report/watch-html.js'), import('../report/results-store.js')])
     await writeOutputFile(out.html, renderWatchHtml(result, comparisons, gates), '--html')
   }
+  // Stopped in the warm-up: the text report is that one line; the other formats say it on stderr, their stdout being the report's.
+  const nothing = result.segments.length === 0
+  if (nothing && out.o !== 'text') writeStderrLine(NOTHING_MEASURED.replace(/^hedgebench watch:/, 'hedgebench:'))
   if (twice) return 130
   if (out.conditions.length > 0 && !gates.segments) {
     // Nothing to judge the gates by: they fail closed, as a gate on too few requests does.
     writeStderrLine(
-      `hedgebench: --fail-if not judged: one segment only (no mark)${out.allowUnjudged ? '; passing (--allow-unjudged)' : '; failing closed (--allow-unjudged lets it pass)'}`,
+      `hedgebench: --fail-if not judged: ${nothing ? 'nothing measured' : 'one segment only (no mark)'}${out.allowUnjudged ? '; passing (--allow-unjudged)' : '; failing closed (--allow-unjudged lets it pass)'}`,
     )
     return out.allowUnjudged ? 0 : 1
   }

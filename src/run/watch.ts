@@ -140,8 +140,9 @@ export class Watch {
     return this.#samplers
   }
 
-  /** Everything so far, the live segment included: what is saved each second. */
+  /** Everything so far, the live segment included: what is saved each second. Before the measured window, no segment at all (nothing was measured: a watch stopped in its warm-up has nothing to judge). */
   snapshot(): WatchResult {
+    if (this.#samplers === null) return { ...this.#state, segments: [] }
     return { ...this.#state, segments: [...this.#state.segments, savedSegment(this.#segment)] }
   }
 
