@@ -60,6 +60,7 @@ const E2E = new Set([
   'docs-commands',
   'targets',
   'watch',
+  'watch-metrics',
 ])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
@@ -67,6 +68,7 @@ const FIRST = [
   'hostile-results',
   'sweep',
   'watch',
+  'watch-metrics',
   'hedging-telemetry',
   'docs-snippets',
   'docs-commands',

@@ -6,7 +6,6 @@
  */
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -19,22 +18,14 @@ import { NOTHING_MEASURED } from '../src/report/watch-text.js'
 import { cliSession } from './helpers/cli-session.js'
 import { runCli, startCli } from './helpers/cli.js'
 import { skipWithout } from './helpers/required-tool.js'
-import { until } from './helpers/until.js'
+import { until, untilAsync } from './helpers/until.js'
+import { hasPrometheusParser, parseExposition, type Families } from './helpers/prometheus-parser.js'
 
 const session = cliSession('hedgebench-watch-')
 const target = await startTarget({ profile: 'pi', replicas: 3, seed: 47 })
 after(() => target.close())
 const fast = { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 }
 const base = [...target.urls, '--warmup', '60', '--seed', '3']
-
-/** Polls an asynchronous condition (bounded). */
-async function untilAsync(what: string, done: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  while (!(await done())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /** What the file and -o json hold at the end. */
 type SavedWatch = FinishedWatch & { comparisons: SegmentComparison[] }
@@ -167,18 +158,8 @@ test('SIGUSR2 during a run: one line that marks only apply to watch, and the run
   assert.match(run.stderr, /^hedgebench: SIGUSR2: marks only apply to `hedgebench watch`; ignored$/m)
 })
 
-const PARSE = `
-import json, sys
-from prometheus_client.parser import text_string_to_metric_families
-out = {}
-for f in text_string_to_metric_families(sys.stdin.read()):
-    out[f.name] = {"type": f.type, "samples": [[s.name, s.labels, s.value] for s in f.samples]}
-print(json.dumps(out))
-`
-const hasParser = spawnSync('/usr/bin/python3', ['-c', 'import prometheus_client'], { timeout: 10_000 }).status === 0
-
 test('--metrics-port: what Prometheus parses while the watch runs, and POST /mark', {
-  skip: skipWithout(hasParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
+  skip: skipWithout(hasPrometheusParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
 }, async () => {
   const dir = await session.tempDir()
   const cli = startCli(['watch', ...base, '-q', '200', '-z', '8s', '--metrics-port', '127.0.0.1:0', '--out-dir', dir], fast)
@@ -190,10 +171,7 @@ test('--metrics-port: what Prometheus parses while the watch runs, and POST /mar
   })
   assert.equal(mark.status, 200)
   assert.match(await mark.text(), /^mark "flag on" \(http\): a new segment from \d+ s\n$/)
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-  const parsed = spawnSync('/usr/bin/python3', ['-c', PARSE], { input: text, encoding: 'utf8', timeout: 10_000 })
-  assert.equal(parsed.status, 0, parsed.stderr)
-  const families = JSON.parse(parsed.stdout) as Record<string, { type: string; samples: Array<[string, Record<string, string>, number]> }>
+  const families = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())
   const latency = families.hedgebench_request_duration_seconds!
   assert.equal(latency.type, 'histogram')
   for (const lane of ['plain', 'hedged']) {
@@ -227,16 +205,12 @@ test('--metrics-port: what Prometheus parses while the watch runs, and POST /mar
 })
 
 test('--metrics-port on a run: both lanes of an interleaved run while it goes; POST /mark says marks are for watch', {
-  skip: skipWithout(hasParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
+  skip: skipWithout(hasPrometheusParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
 }, async () => {
   const cli = startCli([...base, '-q', '200', '-z', '6s', '--schedule', 'interleaved', '--metrics-port', '127.0.0.1:0', '--no-save'], fast)
   await cli.waitForStderr(/metrics at http:\/\/127\.0\.0\.1:\d+\/metrics/)
   const url = `http://127.0.0.1:${/127\.0\.0\.1:(\d+)\/metrics/.exec(cli.stderr)![1]}`
-  const parse = async (): Promise<Record<string, { type: string; samples: Array<[string, Record<string, string>, number]> }>> => {
-    const parsed = spawnSync('/usr/bin/python3', ['-c', PARSE], { input: await (await fetch(`${url}/metrics`)).text(), encoding: 'utf8', timeout: 10_000 })
-    assert.equal(parsed.status, 0, parsed.stderr)
-    return JSON.parse(parsed.stdout)
-  }
+  const parse = async (): Promise<Families> => parseExposition(await (await fetch(`${url}/metrics`)).text())
   // Both lanes once the latency of a whole second of each has been read.
   await untilAsync(
     'both lanes measured',

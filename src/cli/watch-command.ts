@@ -135,7 +135,7 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
   const options = await flagsToOptions({ ...runFlags, ...(seedRule ? { delayMin: '20ms', delayMax: '80ms' } : {}) } as RunFlags)
   if (options.urls.length === 0) throw new UsageError('watch needs one or more replica URLs: hedgebench watch URL… -q 200')
   if (options.grpc) await quietGrpcJs()
-  const [{ Watch }, { startMetrics, parseMetricsPort }, store] = await Promise.all([
+  const [{ Watch }, { startMetrics, parseMetricsPort, watchSource }, store] = await Promise.all([
     import('../run/watch.js'),
     import('./metrics-server.js'),
     import('../report/results-store.js'),
@@ -158,12 +158,12 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
       stopNow: interrupt.stopNow,
       onSecond: (second, state) => {
         view.second(second, state)
-        if (metrics && watch?.samplers) for (const lane of ['plain', 'hedged'] as const) metrics.observe(lane, watch.samplers[lane].second)
+        if (metrics && watch?.samplers) for (const lane of ['plain', 'hedged'] as const) metrics.observe({ lane }, watch.samplers[lane].second)
         saved?.save(() => watch!.snapshot())
       },
       onNote: (line) => view.note(line),
     })
-    metrics?.attach(watch, (line) => view.note(line))
+    metrics?.attach(watchSource(watch), (line) => view.note(line))
     if (metrics) process.stderr.write(`hedgebench: metrics at http://${metrics.host}:${metrics.port}/metrics (POST /mark to mark)\n`)
     if (saved) process.stderr.write(`hedgebench: saving to ${saved.path} every second\n`)
     const result = await watch.run()
