@@ -11,7 +11,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fetchServerStats, startTarget } from '../src/sim/target.js'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { Watch } from '../src/run/watch.js'
+import { compareSegments, watch, Watch } from '../src/index.js'
 import type { FinishedWatch } from '../src/results/watch-result.js'
 import type { SegmentComparison } from '../src/report/watch-compare.js'
 import { NOTHING_MEASURED } from '../src/report/watch-text.js'
@@ -35,6 +35,24 @@ function savedWatch(dir: string): SavedWatch {
   assert.equal(files.length, 1, `one watch file in ${dir}: ${files}`)
   return JSON.parse(readFileSync(join(dir, files[0]!), 'utf8'))
 }
+
+test('as a library: watch() with marksAt, Watch.mark() from a program, each segment judged', { timeout: 60_000 }, async () => {
+  const options = { urls: target.urls, rate: 200, durationMs: 3000, warmup: 60, seed: 3 }
+  const result = await watch({ ...options, marksAt: [{ atS: 1, name: 'flip' }] })
+  assert.deepEqual(result.marks, [{ atS: 1, name: 'flip', source: 'mark-at' }])
+  assert.equal(result.partial, false)
+  assert.deepEqual(
+    compareSegments(result).map((c) => [c.before, c.after, c.lane]),
+    [
+      ['start', 'flip', 'plain'],
+      ['start', 'flip', 'hedged'],
+    ],
+  )
+  // A mark taken while second 1 is read starts its segment at the end of the next one.
+  const w: Watch = new Watch({ ...options, onSecond: (s) => void (s.t === 1 && w.mark('flag on')) })
+  const marked = await w.run()
+  assert.deepEqual(marked.marks, [{ atS: 2, name: 'flag on', source: 'api' }])
+})
 
 test('no -q: exit 2 and one line', async () => {
   const run = await runCli(['watch', ...target.urls], fast)
