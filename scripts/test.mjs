@@ -61,6 +61,7 @@ const E2E = new Set([
   'targets',
   'watch',
   'watch-metrics',
+  'watch-memory',
 ])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
@@ -69,6 +70,7 @@ const FIRST = [
   'sweep',
   'watch',
   'watch-metrics',
+  'watch-memory',
   'hedging-telemetry',
   'docs-snippets',
   'docs-commands',
