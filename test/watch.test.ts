@@ -157,7 +157,7 @@ test('Ctrl-C during the warm-up: one line that nothing was measured, the warm-up
   cli.child.kill('SIGINT')
   const run = await cli.done
   assert.equal(run.code, 0, run.stderr)
-  assert.equal(run.stdout, `${NOTHING_MEASURED}\n`)
+  assert.equal(run.stdout, `hedgebench watch: ${NOTHING_MEASURED}\n`)
   const saved = savedWatch(dir)
   assert.deepEqual(saved.segments, [])
   assert.deepEqual(saved.comparisons, [])

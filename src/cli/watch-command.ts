@@ -203,7 +203,7 @@ async function report(
   }
   // Stopped in the warm-up: the text report is that one line; the other formats say it on stderr, their stdout being the report's.
   const nothing = result.segments.length === 0
-  if (nothing && out.o !== 'text') writeStderrLine(NOTHING_MEASURED.replace(/^hedgebench watch:/, 'hedgebench:'))
+  if (nothing && out.o !== 'text') writeStderrLine(`hedgebench: ${NOTHING_MEASURED}`)
   if (twice) return 130
   if (out.conditions.length > 0 && !gates.segments) {
     // Nothing to judge the gates by: they fail closed, as a gate on too few requests does.
