@@ -148,14 +148,23 @@ test('SIGUSR2 marks a watch (through the launcher) and Ctrl-C ends it with every
   assert.ok(out.comparisons[0].comparison.metrics.some((m) => m.metric === 'p50' && m.changes[1]?.verdict))
 })
 
-test('Ctrl-C during the warm-up: one line that nothing was measured, the warm-up saved, no empty segment judged', async () => {
+test('Ctrl-C during the warm-up: one line that nothing was measured, the warm-up saved, no empty segment judged', { timeout: 60_000 }, async () => {
   const dir = await session.tempDir()
-  const before = (await fetchServerStats(target.statsUrl)).totals.received
-  // A warm-up far longer than the test: the interruption lands in it.
-  const cli = startCli(['watch', ...target.urls, '-q', '100', '--warmup', '100000', '--seed', '3', '--out-dir', dir], { timeoutMs: 60_000 })
-  await untilAsync('the warm-up to send', async () => (await fetchServerStats(target.statsUrl)).totals.received > before + 10)
-  cli.child.kill('SIGINT')
-  const run = await cli.done
+  // A warm-up far longer than the test: the interruption lands in it (once it sends: its handlers are in place by then).
+  const interrupted = async (args: string[]): Promise<Awaited<ReturnType<typeof startCli>['done']>> => {
+    const before = (await fetchServerStats(target.statsUrl)).totals.received
+    const cli = startCli(['watch', ...target.urls, '-q', '100', '--warmup', '100000', '--seed', '3', ...args], { timeoutMs: 60_000 })
+    await untilAsync('the warm-up to send', async () => (await fetchServerStats(target.statsUrl)).totals.received > before + 10)
+    cli.child.kill('SIGINT')
+    return cli.done
+  }
+  const run = await interrupted(['--out-dir', dir])
+  // With -o json, the line goes to stderr; a gate has nothing to judge, and fails closed.
+  const json = await interrupted(['--no-save', '-o', 'json', '--fail-if', 'p99>+10%'])
+  assert.equal(json.code, 1, json.stderr)
+  assert.deepEqual((JSON.parse(json.stdout) as SavedWatch).segments, [])
+  assert.match(json.stderr, new RegExp(`^hedgebench: ${NOTHING_MEASURED.replace(/[()]/g, '\\$&')}\n`, 'm'))
+  assert.match(json.stderr, /^hedgebench: --fail-if not judged: nothing measured; failing closed \(--allow-unjudged lets it pass\)$/m)
   assert.equal(run.code, 0, run.stderr)
   assert.equal(run.stdout, `hedgebench watch: ${NOTHING_MEASURED}\n`)
   const saved = savedWatch(dir)
