@@ -43,3 +43,9 @@ if (fitted.length >= 2) {
   const rss = fitted.map((r) => r.rss_mb)
   console.log(`RSS from 1 min on: min ${Math.min(...rss).toFixed(1)} MB, max ${Math.max(...rss).toFixed(1)} MB`)
 }
+// Older CSVs have no load column.
+const loads = rows.map((r) => r.load1).filter((v) => Number.isFinite(v))
+if (loads.length > 0)
+  console.log(
+    `load average (1 min) while it ran: ${Math.min(...loads)} to ${Math.max(...loads)}, mean ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(2)}`,
+  )
