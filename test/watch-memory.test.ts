@@ -69,9 +69,9 @@ test('a watch at 1,000 requests/s keeps nothing per request: the heap grows by f
   // A request's objects live while it is in flight: at most the in-flight cap, each with its attempts.
   for (const [i, { heap }] of counts.entries())
     for (const name of PER_REQUEST) assert.ok(heap.byName[name]! <= CONCURRENCY * MAX_ATTEMPTS, `${heap.byName[name]} ${name} objects at count ${i + 1}`)
-  // Anything kept per request is at least one node a request: `sent` more. What is kept by design grows by the second
-  // (each second's points of both lanes and their numbers, the detectors' samples: about 100 nodes a second, seen),
-  // not by the request, plus code compiled meanwhile: under one node per two requests even at a third of the rate.
+  // Anything kept per request is at least one node a request: `sent` more, beside what is kept by design, which grows by
+  // the second (each second's points of both lanes, the detectors' samples: about 100 nodes a second, seen) and by the
+  // code compiled meanwhile (1,500 nodes at most, seen), not by the request.
   const grown = second.heap.nodes - first.heap.nodes
-  assert.ok(grown < sent / 2, `the heap grew by ${grown} nodes while ${sent} requests were sent`)
+  assert.ok(grown < sent, `the heap grew by ${grown} nodes while ${sent} requests were sent`)
 })
