@@ -61,6 +61,8 @@ const E2E = new Set([
   'targets',
   'targets-grpc',
   'watch',
+  'watch-metrics',
+  'watch-memory',
 ])
 
 /** Longest first (their time on a 2-core machine, idle, 2026-12-02; E2E files by the same rule). */
@@ -68,6 +70,8 @@ const FIRST = [
   'hostile-results',
   'sweep',
   'watch',
+  'watch-metrics',
+  'watch-memory',
   'hedging-telemetry',
   'docs-snippets',
   'docs-commands',

@@ -6,6 +6,7 @@
 
 // Running a measurement
 export { run } from './run/run.js'
+export { watch, Watch, type WatchOptions } from './run/watch.js'
 export type { RunOptions, HedgeRunOptions, GrpcRunOptions, RequestRecord, RequestSink, Progress } from './run/run-options.js'
 export type { ServiceConfig } from './protocol/grpc-service-config.js'
 export { runDemo, type DemoOptions, type DemoResult } from './cli/demo.js'
@@ -13,6 +14,21 @@ export { runDemo, type DemoOptions, type DemoResult } from './cli/demo.js'
 // The result shape every renderer reads
 export type * from './results/run-result.js'
 export { RESULT_SCHEMA } from './results/run-result.js'
+export type {
+  FinishedWatch,
+  WatchResult,
+  WatchSecond,
+  WatchSegment,
+  SegmentLane,
+  WatchMark,
+  MarkSource,
+  WatchChange,
+  ChangePoint,
+  ChangeMetric,
+  LaneSecond,
+  LaneCounts,
+  WatchLane,
+} from './results/watch-result.js'
 
 // The hedging policy, usable in production code: an undici interceptor
 export { createHedgeInterceptor, hedged } from './engine/hedge-interceptor.js'
@@ -54,6 +70,10 @@ export { parseFailIf, checkFailIf } from './report/fail-if.js'
 export { renderCompareText } from './report/compare-text.js'
 export { renderCompareCsv } from './report/compare-csv.js'
 export { renderCompareJson } from './report/compare-json.js'
+export { compareSegments, watchGates, type SegmentComparison, type WatchGates } from './report/watch-compare.js'
+export { renderWatchText } from './report/watch-text.js'
+export { renderWatchCsv } from './report/watch-csv.js'
+export { renderWatchHtml } from './report/watch-html.js'
 
 // Sharded runs: the split, the agreed start, the exact merge, framed results for logs
 export { parseShard } from './run/shard.js'

@@ -12,6 +12,14 @@ const PUBLIC = [
   // Running a measurement, and the demo
   'run',
   'runDemo',
+  // A live watch of a flag flip, its segments judged and rendered
+  'watch',
+  'Watch',
+  'compareSegments',
+  'watchGates',
+  'renderWatchText',
+  'renderWatchCsv',
+  'renderWatchHtml',
   // The result: its schema id (the types are exported as types)
   'RESULT_SCHEMA',
   // The hedging policy in production code

@@ -6,34 +6,26 @@
  */
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fetchServerStats, startTarget } from '../src/sim/target.js'
 import { YOUNG_GENERATION_FLAGS } from '../src/cli/launcher.js'
-import { Watch } from '../src/run/watch.js'
+import { compareSegments, watch, Watch } from '../src/index.js'
 import type { FinishedWatch } from '../src/results/watch-result.js'
 import type { SegmentComparison } from '../src/report/watch-compare.js'
+import { NOTHING_MEASURED } from '../src/report/watch-text.js'
 import { cliSession } from './helpers/cli-session.js'
 import { runCli, startCli } from './helpers/cli.js'
 import { skipWithout } from './helpers/required-tool.js'
-import { until } from './helpers/until.js'
+import { until, untilAsync } from './helpers/until.js'
+import { hasPrometheusParser, parseExposition, type Families } from './helpers/prometheus-parser.js'
 
 const session = cliSession('hedgebench-watch-')
 const target = await startTarget({ profile: 'pi', replicas: 3, seed: 47 })
 after(() => target.close())
 const fast = { nodeArgs: YOUNG_GENERATION_FLAGS, timeoutMs: 60_000 }
 const base = [...target.urls, '--warmup', '60', '--seed', '3']
-
-/** Polls an asynchronous condition (bounded). */
-async function untilAsync(what: string, done: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs
-  while (!(await done())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /** What the file and -o json hold at the end. */
 type SavedWatch = FinishedWatch & { comparisons: SegmentComparison[] }
@@ -43,6 +35,24 @@ function savedWatch(dir: string): SavedWatch {
   assert.equal(files.length, 1, `one watch file in ${dir}: ${files}`)
   return JSON.parse(readFileSync(join(dir, files[0]!), 'utf8'))
 }
+
+test('as a library: watch() with marksAt, Watch.mark() from a program, each segment judged', { timeout: 60_000 }, async () => {
+  const options = { urls: target.urls, rate: 200, durationMs: 3000, warmup: 60, seed: 3 }
+  const result = await watch({ ...options, marksAt: [{ atS: 1, name: 'flip' }] })
+  assert.deepEqual(result.marks, [{ atS: 1, name: 'flip', source: 'mark-at' }])
+  assert.equal(result.partial, false)
+  assert.deepEqual(
+    compareSegments(result).map((c) => [c.before, c.after, c.lane]),
+    [
+      ['start', 'flip', 'plain'],
+      ['start', 'flip', 'hedged'],
+    ],
+  )
+  // A mark taken while second 1 is read starts its segment at the end of the next one.
+  const w: Watch = new Watch({ ...options, onSecond: (s) => void (s.t === 1 && w.mark('flag on')) })
+  const marked = await w.run()
+  assert.deepEqual(marked.marks, [{ atS: 2, name: 'flag on', source: 'api' }])
+})
 
 test('no -q: exit 2 and one line', async () => {
   const run = await runCli(['watch', ...target.urls], fast)
@@ -138,6 +148,32 @@ test('SIGUSR2 marks a watch (through the launcher) and Ctrl-C ends it with every
   assert.ok(out.comparisons[0].comparison.metrics.some((m) => m.metric === 'p50' && m.changes[1]?.verdict))
 })
 
+test('Ctrl-C during the warm-up: one line that nothing was measured, the warm-up saved, no empty segment judged', { timeout: 60_000 }, async () => {
+  const dir = await session.tempDir()
+  // A warm-up far longer than the test: the interruption lands in it (once it sends: its handlers are in place by then).
+  const interrupted = async (args: string[]): Promise<Awaited<ReturnType<typeof startCli>['done']>> => {
+    const before = (await fetchServerStats(target.statsUrl)).totals.received
+    const cli = startCli(['watch', ...target.urls, '-q', '100', '--warmup', '100000', '--seed', '3', ...args], { timeoutMs: 60_000 })
+    await untilAsync('the warm-up to send', async () => (await fetchServerStats(target.statsUrl)).totals.received > before + 10)
+    cli.child.kill('SIGINT')
+    return cli.done
+  }
+  const run = await interrupted(['--out-dir', dir])
+  // With -o json, the line goes to stderr; a gate has nothing to judge, and fails closed.
+  const json = await interrupted(['--no-save', '-o', 'json', '--fail-if', 'p99>+10%'])
+  assert.equal(json.code, 1, json.stderr)
+  assert.deepEqual((JSON.parse(json.stdout) as SavedWatch).segments, [])
+  assert.match(json.stderr, new RegExp(`^hedgebench: ${NOTHING_MEASURED.replace(/[()]/g, '\\$&')}\n`, 'm'))
+  assert.match(json.stderr, /^hedgebench: --fail-if not judged: nothing measured; failing closed \(--allow-unjudged lets it pass\)$/m)
+  assert.equal(run.code, 0, run.stderr)
+  assert.equal(run.stdout, `hedgebench watch: ${NOTHING_MEASURED}\n`)
+  const saved = savedWatch(dir)
+  assert.deepEqual(saved.segments, [])
+  assert.deepEqual(saved.comparisons, [])
+  assert.ok(saved.run.phases.warmup!.requests > 0, 'the warm-up is kept')
+  assert.equal(saved.run.phases.plain, undefined)
+})
+
 test('SIGUSR2 during a run: one line that marks only apply to watch, and the run goes on', async () => {
   const before = (await fetchServerStats(target.statsUrl)).totals.received
   const cli = startCli([...target.urls, '-z', '3s', '-c', '4', '--warmup', '0', '--no-save'], { timeoutMs: 60_000 })
@@ -149,18 +185,8 @@ test('SIGUSR2 during a run: one line that marks only apply to watch, and the run
   assert.match(run.stderr, /^hedgebench: SIGUSR2: marks only apply to `hedgebench watch`; ignored$/m)
 })
 
-const PARSE = `
-import json, sys
-from prometheus_client.parser import text_string_to_metric_families
-out = {}
-for f in text_string_to_metric_families(sys.stdin.read()):
-    out[f.name] = {"type": f.type, "samples": [[s.name, s.labels, s.value] for s in f.samples]}
-print(json.dumps(out))
-`
-const hasParser = spawnSync('/usr/bin/python3', ['-c', 'import prometheus_client'], { timeout: 10_000 }).status === 0
-
 test('--metrics-port: what Prometheus parses while the watch runs, and POST /mark', {
-  skip: skipWithout(hasParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
+  skip: skipWithout(hasPrometheusParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
 }, async () => {
   const dir = await session.tempDir()
   const cli = startCli(['watch', ...base, '-q', '200', '-z', '8s', '--metrics-port', '127.0.0.1:0', '--out-dir', dir], fast)
@@ -172,10 +198,7 @@ test('--metrics-port: what Prometheus parses while the watch runs, and POST /mar
   })
   assert.equal(mark.status, 200)
   assert.match(await mark.text(), /^mark "flag on" \(http\): a new segment from \d+ s\n$/)
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-  const parsed = spawnSync('/usr/bin/python3', ['-c', PARSE], { input: text, encoding: 'utf8', timeout: 10_000 })
-  assert.equal(parsed.status, 0, parsed.stderr)
-  const families = JSON.parse(parsed.stdout) as Record<string, { type: string; samples: Array<[string, Record<string, string>, number]> }>
+  const families = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text())
   const latency = families.hedgebench_request_duration_seconds!
   assert.equal(latency.type, 'histogram')
   for (const lane of ['plain', 'hedged']) {
@@ -209,16 +232,12 @@ test('--metrics-port: what Prometheus parses while the watch runs, and POST /mar
 })
 
 test('--metrics-port on a run: both lanes of an interleaved run while it goes; POST /mark says marks are for watch', {
-  skip: skipWithout(hasParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
+  skip: skipWithout(hasPrometheusParser, 'python3-prometheus-client', "Prometheus' parser (python3-prometheus-client) is not installed"),
 }, async () => {
   const cli = startCli([...base, '-q', '200', '-z', '6s', '--schedule', 'interleaved', '--metrics-port', '127.0.0.1:0', '--no-save'], fast)
   await cli.waitForStderr(/metrics at http:\/\/127\.0\.0\.1:\d+\/metrics/)
   const url = `http://127.0.0.1:${/127\.0\.0\.1:(\d+)\/metrics/.exec(cli.stderr)![1]}`
-  const parse = async (): Promise<Record<string, { type: string; samples: Array<[string, Record<string, string>, number]> }>> => {
-    const parsed = spawnSync('/usr/bin/python3', ['-c', PARSE], { input: await (await fetch(`${url}/metrics`)).text(), encoding: 'utf8', timeout: 10_000 })
-    assert.equal(parsed.status, 0, parsed.stderr)
-    return JSON.parse(parsed.stdout)
-  }
+  const parse = async (): Promise<Families> => parseExposition(await (await fetch(`${url}/metrics`)).text())
   // Both lanes once the latency of a whole second of each has been read.
   await untilAsync(
     'both lanes measured',

@@ -509,14 +509,15 @@ async function measure(argv: CliFlags, given: RunOptions): Promise<number> {
   }
 }
 
-/** --metrics-port on a run (metrics-server.ts): listening before anything is created, so that a port in use leaves nothing behind. */
-async function startRunMetrics(
+/** --metrics-port on a run or a sweep (metrics-server.ts; a sweep's settings named as its table names them): listening before anything is created, so that a port in use leaves nothing behind. */
+export async function startRunMetrics(
   text: string,
+  settings: readonly string[] = [],
 ): Promise<Awaited<ReturnType<typeof import('./metrics-server.js').startMetrics>> & { feed: ReturnType<typeof import('./metrics-server.js').runMetrics> }> {
   const { parseMetricsPort, runMetrics, startMetrics } = await import('./metrics-server.js')
   const metrics = await startMetrics(parseMetricsPort(text), text)
   process.stderr.write(`hedgebench: metrics at http://${metrics.host}:${metrics.port}/metrics\n`)
-  return Object.assign(metrics, { feed: runMetrics(metrics) })
+  return Object.assign(metrics, { feed: runMetrics(metrics, settings) })
 }
 
 /** --fail-if conditions, checked against the run's phases before it starts (loaded only when given: start-up time). */

@@ -4,7 +4,8 @@ import { UsageError } from '../core/errors.js'
 import { MAX_ATTEMPTS_CAP } from '../hedging/policy.js'
 import { valuesRequired } from './argv.js'
 import { assertNoRepeats, flagsToOptions, type RunFlags } from './run-flags.js'
-import { onInterrupt, requestFlags, serverStatsFlag } from './run-command.js'
+import { onInterrupt, requestFlags, serverStatsFlag, startRunMetrics } from './run-command.js'
+import type { RunOptions } from '../run/run-options.js'
 import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
 import { tlsFlags } from './tls-flags.js'
 import type { ShownProgress } from './progress.js'
@@ -19,6 +20,7 @@ interface SweepFlags extends RunFlags {
   emitFor?: string
   verify?: boolean
   html?: string
+  metricsPort?: string
 }
 
 const DEFAULT_DELAYS = 'p75,p90,p95,p99'
@@ -94,6 +96,12 @@ export function sweepCommand(setExitCode: (code: number) => void): CommandModule
             type: 'boolean',
             describe: 'gRPC: run the chosen setting through grpc-js with the emitted service config, and say how far it is from hedgebench',
             group: 'Output:',
+          })
+          .option('metrics-port', {
+            type: 'string',
+            describe:
+              'serve Prometheus metrics of the plain lane and of each setting\'s (labelled setting="p90") at /metrics while the sweep goes, on this port or HOST:PORT (docs/watch.md)',
+            group: 'Output:',
           }),
       ) as unknown as Argv<SweepFlags>,
     handler: async (argv) => setExitCode(await sweepFromCli(argv)),
@@ -123,6 +131,7 @@ async function sweepFromCli(argv: SweepFlags): Promise<number> {
     emitFor: _emit,
     verify: _verify,
     html: _html,
+    metricsPort,
     ...runFlags
   } = argv
   const options = await flagsToOptions(runFlags as RunFlags)
@@ -135,7 +144,31 @@ async function sweepFromCli(argv: SweepFlags): Promise<number> {
     verify: argv.verify === true,
     ...(argv.html !== undefined ? { html: argv.html } : {}),
   }
-  await checkSweepOutput(out, options.urls, labels)
+  // Listening before anything is created, so that a port in use leaves nothing behind.
+  const metrics = metricsPort === undefined ? null : await startRunMetrics(metricsPort, labels)
+  try {
+    await checkSweepOutput(out, options.urls, labels)
+    return await measure(options, { delays, maxAttempts, budgets, labels, maxExtraPct, out }, metrics?.feed)
+  } finally {
+    metrics?.feed.stop()
+    await metrics?.close()
+  }
+}
+
+/** The sweep itself, its progress bar and its outputs, once every check passed. */
+async function measure(
+  options: Awaited<ReturnType<typeof flagsToOptions>>,
+  given: {
+    delays: ReturnType<typeof import('../run/sweep.js').parseDelayList>
+    maxAttempts: number[] | undefined
+    budgets: Array<number | null> | undefined
+    labels: string[]
+    maxExtraPct: number
+    out: Parameters<typeof writeSweepOutputs>[0]
+  },
+  feed: { onWindow: NonNullable<RunOptions['onWindow']> } | undefined,
+): Promise<number> {
+  const { delays, maxAttempts, budgets, labels, maxExtraPct, out } = given
   if (options.grpc) await quietGrpcJs()
   const [{ sweep }, { sweepFrontier }, { startProgress }, { resolveOptions }, { sweepPlanOf, sweepWindowName }] = await Promise.all([
     import('../run/sweep.js'),
@@ -160,6 +193,7 @@ async function sweepFromCli(argv: SweepFlags): Promise<number> {
       stopNow: interrupt.stopNow,
     }
     const result = await sweep({
+      ...(feed ? { onWindow: feed.onWindow } : {}),
       ...sweepOptions,
       onProgress: (p) => progress.update({ ...p, phase: p.phase === 'warmup' ? 'warmup' : name } satisfies ShownProgress),
     }).finally(() => progress.stop())

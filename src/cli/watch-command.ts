@@ -135,7 +135,7 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
   const options = await flagsToOptions({ ...runFlags, ...(seedRule ? { delayMin: '20ms', delayMax: '80ms' } : {}) } as RunFlags)
   if (options.urls.length === 0) throw new UsageError('watch needs one or more replica URLs: hedgebench watch URL… -q 200')
   if (options.grpc) await quietGrpcJs()
-  const [{ Watch }, { startMetrics, parseMetricsPort }, store] = await Promise.all([
+  const [{ Watch }, { startMetrics, parseMetricsPort, watchSource }, store] = await Promise.all([
     import('../run/watch.js'),
     import('./metrics-server.js'),
     import('../report/results-store.js'),
@@ -158,12 +158,12 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
       stopNow: interrupt.stopNow,
       onSecond: (second, state) => {
         view.second(second, state)
-        if (metrics && watch?.samplers) for (const lane of ['plain', 'hedged'] as const) metrics.observe(lane, watch.samplers[lane].second)
+        if (metrics && watch?.samplers) for (const lane of ['plain', 'hedged'] as const) metrics.observe({ lane }, watch.samplers[lane].second)
         saved?.save(() => watch!.snapshot())
       },
       onNote: (line) => view.note(line),
     })
-    metrics?.attach(watch, (line) => view.note(line))
+    metrics?.attach(watchSource(watch), (line) => view.note(line))
     if (metrics) process.stderr.write(`hedgebench: metrics at http://${metrics.host}:${metrics.port}/metrics (POST /mark to mark)\n`)
     if (saved) process.stderr.write(`hedgebench: saving to ${saved.path} every second\n`)
     const result = await watch.run()
@@ -184,7 +184,7 @@ async function report(
   out: { o: WatchFlags['o']; html: string | undefined; conditions: FailCondition[]; allowUnjudged: boolean; saved: Saver | null },
   twice: boolean,
 ): Promise<number> {
-  const [{ compareSegments, watchGates }, { renderWatchText }, { renderWatchCsv }] = await Promise.all([
+  const [{ compareSegments, watchGates }, { renderWatchText, NOTHING_MEASURED }, { renderWatchCsv }] = await Promise.all([
     import('../report/watch-compare.js'),
     import('../report/watch-text.js'),
     import('../report/watch-csv.js'),
@@ -201,11 +201,14 @@ async function report(
     const [{ renderWatchHtml }, { writeOutputFile }] = await Promise.all([import('../report/watch-html.js'), import('../report/results-store.js')])
     await writeOutputFile(out.html, renderWatchHtml(result, comparisons, gates), '--html')
   }
+  // Stopped in the warm-up: the text report is that one line; the other formats say it on stderr, their stdout being the report's.
+  const nothing = result.segments.length === 0
+  if (nothing && out.o !== 'text') writeStderrLine(`hedgebench: ${NOTHING_MEASURED}`)
   if (twice) return 130
   if (out.conditions.length > 0 && !gates.segments) {
     // Nothing to judge the gates by: they fail closed, as a gate on too few requests does.
     writeStderrLine(
-      `hedgebench: --fail-if not judged: one segment only (no mark)${out.allowUnjudged ? '; passing (--allow-unjudged)' : '; failing closed (--allow-unjudged lets it pass)'}`,
+      `hedgebench: --fail-if not judged: ${nothing ? 'nothing measured' : 'one segment only (no mark)'}${out.allowUnjudged ? '; passing (--allow-unjudged)' : '; failing closed (--allow-unjudged lets it pass)'}`,
     )
     return out.allowUnjudged ? 0 : 1
   }

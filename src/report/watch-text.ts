@@ -14,6 +14,7 @@ import type { SegmentComparison, WatchGates } from './watch-compare.js'
 import { changeLine } from '../stats/change-points.js'
 
 export function renderWatchText(watch: WatchResult, comparisons: SegmentComparison[], gates: WatchGates, opts: { color: boolean; width?: number }): string {
+  if (watch.segments.length === 0) return `hedgebench watch: ${NOTHING_MEASURED}\n`
   const seconds = watch.segments.length > 0 ? watch.segments[watch.segments.length - 1]!.toS : 0
   const head = `hedgebench watch: ${watch.urls.length} URL${watch.urls.length === 1 ? '' : 's'} at ${watch.rate} requests/s, ${seconds} s, ${watch.segments.length} segment${watch.segments.length === 1 ? '' : 's'}${watch.partial ? ' (stopped by an interruption)' : ''}`
   const rows = [SEGMENT_COLUMNS, ...segmentRows(watch)]
@@ -32,6 +33,9 @@ export function renderWatchText(watch: WatchResult, comparisons: SegmentComparis
     .filter((s) => s !== '')
     .join('\n\n')}\n`
 }
+
+/** A watch stopped before its measured window (Ctrl-C in the warm-up): no segment, nothing to judge, said in one line. */
+export const NOTHING_MEASURED = 'stopped during the warm-up: no traffic was measured yet (no segment to judge)'
 
 /** The segments table's header and rows, text and HTML alike. */
 export const SEGMENT_COLUMNS = ['segment', 'seconds', 'lane', 'requests', 'p50', 'p99', 'slow', 'errors', 'extra load', 'delay']

@@ -60,8 +60,8 @@ export const WATCH_SCHEMA = 'hedgebench.watch/1'
 export type WatchLane = 'plain' | 'hedged'
 export const WATCH_LANES: readonly WatchLane[] = ['plain', 'hedged']
 
-/** Where a mark came from. */
-export type MarkSource = 'key' | 'signal' | 'mark-at' | 'http'
+/** Where a mark came from ('api': a program's call of Watch.mark, the library's). */
+export type MarkSource = 'key' | 'signal' | 'mark-at' | 'http' | 'api'
 
 export interface WatchMark {
   /** Seconds since the window started: the first second of the segment it starts. */

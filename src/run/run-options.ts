@@ -301,8 +301,8 @@ const runEntries = {
    * all its delays from one warm-up as a run derives its own.
    */
   onWarmup: kind<(delayAt: (percentile: number) => number | null) => void>('function'),
-  /** Called as each window starts (on this thread) with its lanes' live statistics, so a caller can read them while it runs (`watch`). */
-  onWindow: kind<(lanes: ReadonlyArray<{ name: PhaseName; stats: PhaseStats }>) => void>('function'),
+  /** Called as each window starts (on this thread) with its lanes' live statistics, so a caller can read them while it runs (`watch`, --metrics-port); a sweep's setting lane with its setting's index. */
+  onWindow: kind<(lanes: ReadonlyArray<{ name: PhaseName; stats: PhaseStats; setting?: number | undefined }>) => void>('function'),
 }
 export const RunOptionsSchema = exact(runEntries, 'pass an object, at least { urls: ["http://127.0.0.1:8080/"] }', (key) => unknownOption('', key, runEntries))
 export type RunOptions = Infer<typeof RunOptionsSchema>

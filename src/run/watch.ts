@@ -118,7 +118,7 @@ export class Watch {
   }
 
   /** Starts a new segment at the next whole second; ignored (with the line saying so) before any traffic in the current one. */
-  mark(name: string | undefined, source: MarkSource): { taken: boolean; line: string } {
+  mark(name?: string, source: MarkSource = 'api'): { taken: boolean; line: string } {
     const samplers = this.#samplers
     if (samplers === null) return { taken: false, line: 'mark ignored: no traffic yet (the measured window has not started)' }
     if (this.#requests() === this.#segment.requestsAtStart && this.#pending.length === 0)
@@ -141,8 +141,9 @@ export class Watch {
     return this.#samplers
   }
 
-  /** Everything so far, the live segment included: what is saved each second. */
+  /** Everything so far, the live segment included: what is saved each second. Before the measured window, no segment at all (nothing was measured: a watch stopped in its warm-up has nothing to judge). */
   snapshot(): WatchResult {
+    if (this.#samplers === null) return { ...this.#state, segments: [] }
     return { ...this.#state, segments: [...this.#state.segments, savedSegment(this.#segment)] }
   }
 
@@ -279,6 +280,17 @@ export class Watch {
   #secondsNow(): number {
     return Math.floor((performance.now() - this.#origin) / 1000)
   }
+}
+
+/**
+ * `hedgebench watch` as a library call: the watch until `durationMs`, or
+ * until `signal` aborts (what was measured is kept, as on Ctrl-C), marked
+ * at `marksAt`. To mark while it runs, `new Watch(options)`, then `run()`
+ * and `mark(name)` when the flag flips. `compareSegments(result)` judges
+ * each segment against the one before it.
+ */
+export function watch(options: WatchOptions): Promise<FinishedWatch> {
+  return new Watch(options).run()
 }
 
 /** A window without -z ends when it is interrupted, or after the longest -z a run takes (596 h: the longest a Node timer waits). */

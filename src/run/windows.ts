@@ -44,7 +44,7 @@ export interface RunWindow {
   started: () => number
   onProgress?: ((done: number, elapsedMs: number) => void) | undefined
   /** Called as the window starts with its lanes' live statistics (this thread's runner only: `watch` runs on one thread). */
-  onLanes?: ((lanes: ReadonlyArray<{ name: PhaseName; stats: PhaseStats }>) => void) | undefined
+  onLanes?: ((lanes: ReadonlyArray<{ name: PhaseName; stats: PhaseStats; setting?: number | undefined }>) => void) | undefined
 }
 
 export interface WindowOutcome {
@@ -136,7 +136,7 @@ class InThreadWindows implements Windows {
     })
     const sweep = w.lanes.some((l) => l.setting) ? { connections: noConnections() } : undefined
     thread.runner.begin(sent, sweep?.connections ?? lanes[lanes.length - 1]!.stats)
-    w.onLanes?.(lanes.map((lane, i) => ({ name: w.lanes[i]!.name, stats: lane.stats })))
+    w.onLanes?.(lanes.map((lane, i) => ({ name: w.lanes[i]!.name, stats: lane.stats, setting: w.lanes[i]!.setting?.index })))
     const wallStart = w.started()
     const end = await thread.runner.run(window, hedgeDelayMs(w), w.onProgress)
     const wall = { startMs: wallStart, endMs: this.setup.clock() }
