@@ -189,6 +189,46 @@ test('--skip-first: each measured phase sends N more first and counts none of th
   assert.match(renderText(result), /Skipped: the first 7 requests were sent and left out of every figure above \(--skip-first\)/)
 })
 
+test('--skip-first with --targets: N per phase whatever target they drew; the per-target rows exclude them, the servers count them', { timeout: 60_000 }, async () => {
+  await resetServerStats(target.statsUrl)
+  const result = await run({
+    urls: target.urls,
+    targets: [
+      { method: 'GET', path: '/a', weight: 2 },
+      { method: 'GET', path: '/b' },
+    ],
+    requests: 30,
+    warmup: 10,
+    concurrency: 4,
+    seed: 12,
+    skipFirst: 5,
+    hedge: { delay: 10_000 },
+    serverStatsUrl: target.statsUrl,
+  })
+  const targets = result.targets!
+  for (const name of ['plain', 'hedged'] as const) {
+    const phase = result.phases[name]!
+    assert.equal(phase.skipped, 5, name)
+    assert.equal(phase.requests, 30, name)
+    assert.equal(phase.attempts, 30, name)
+    assert.equal(
+      targets.reduce((sum, t) => sum + t.phases[name]!.requests, 0),
+      30,
+      `${name}: the targets' rows exclude the skipped`,
+    )
+    assert.equal(phase.server!.received, 35, name)
+    assert.equal(phase.server!.match, true, name)
+  }
+  // Each target's count at the server: its counted attempts and the skipped ones it drew, in each window.
+  for (const t of targets) for (const s of t.server!) assert.equal(s.match, true, `${t.name} ${s.phases}`)
+  const measured = targets.map((t) => t.server!.filter((s) => !s.phases.includes('warmup')).reduce((sum, s) => sum + s.received, 0))
+  assert.equal(
+    measured.reduce((a, b) => a + b, 0),
+    70,
+  )
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 35 + 35)
+})
+
 test('interleaved: one schedule for the window, each phase skipping its own first N', { timeout: 60_000 }, async () => {
   const result = await run({
     urls: target.urls,

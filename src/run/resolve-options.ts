@@ -158,7 +158,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     rate,
     loadSchedule,
     concurrencySchedule,
-    skipFirst: resolveSkipFirst(o.skipFirst ?? 0, workers, targets !== null),
+    skipFirst: resolveSkipFirst(o.skipFirst ?? 0, workers),
     timeoutMs: positiveMs(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
     mode,
     schedule,
@@ -430,11 +430,10 @@ function defaultWarmupMinMs(given: number | undefined, requests: number | null):
   return requests === null || requests >= DEFAULTS.warmupCap ? DEFAULTS.warmupMinMs : 0
 }
 
-/** --skip-first: each lane's twin is built on this thread, for one request of each phase (not yet per target of a mix). */
-function resolveSkipFirst(n: number, workers: number, mixed: boolean): number {
+/** --skip-first: each lane's twin is built on this thread (a mix's phase skips its first N whatever target they drew). */
+function resolveSkipFirst(n: number, workers: number): number {
   const count = nonNegativeInt(n, '--skip-first')
   if (count > 0 && workers > 1) throw new UsageError("--skip-first with --workers: not supported yet (one thread skips a phase's first requests)")
-  if (count > 0 && mixed) throw new UsageError("--skip-first with --targets: not supported yet (a phase's first requests are spread over its targets)")
   return count
 }
 

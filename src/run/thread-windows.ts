@@ -64,8 +64,8 @@ export interface ThreadWindow {
   sendTimes?: SendTimes | undefined
   /** A measured window of a --concurrency-schedule run: when each slot takes part. */
   slotSpans?: ReadonlyArray<{ fromMs: number; untilMs: number }> | undefined
-  /** --skip-first: each lane's first `count` requests go to its twin (load-generator.ts). */
-  skip?: { count: number; lanes: Lane[] } | undefined
+  /** --skip-first: each lane's (or group of lanes') first `count` requests go to its twin (load-generator.ts). */
+  skip?: { count: number; lanes: Lane[]; group?: number } | undefined
 }
 
 export interface ThreadSetup {

@@ -113,7 +113,11 @@ class InThreadWindows implements Windows {
     }
     const lanes = w.lanes.map((spec) => thread.lane(spec, statsFor(spec), tagged ? laneTag(spec) : null))
     // --skip-first: each lane's twin, built alike on statistics nobody reads but the server cross-check.
-    const skip = w.measured && cfg.skipFirst > 0 ? { count: cfg.skipFirst, lanes: w.lanes.map((spec) => thread.lane(spec, statsFor(spec))) } : undefined
+    // A mix's phase skips its first requests whatever target they drew: its targets' lanes share one count.
+    const skip =
+      w.measured && cfg.skipFirst > 0
+        ? { count: cfg.skipFirst, lanes: w.lanes.map((spec) => thread.lane(spec, statsFor(spec))), group: w.targets?.weights.length ?? 1 }
+        : undefined
     const sendTimes = w.measured && cfg.loadSchedule ? new SendTimes(cfg.loadSchedule) : undefined
     const slots = cfg.concurrencySchedule
     // The warm-up runs at the concurrency schedule's start, as at the load schedule's (cfg.rate).
@@ -156,16 +160,18 @@ class InThreadWindows implements Windows {
     if (w.targets) {
       const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, sweep ? undefined : counted?.window)
       // A mix's phases share their window's schedule (its targets keep theirs without: the phase says it).
-      for (const lane of outcome.lanes) lane.result = withSchedule(lane.result, schedule, undefined)
+      // Each phase's skipped requests are its targets' twins' (the per-target rows count none of them).
+      const count = w.targets.weights.length
+      for (const [p, lane] of outcome.lanes.entries()) lane.result = withSchedule(lane.result, schedule, skip && skipped(skip.lanes.slice(p * count, (p + 1) * count)))
       if (sweep)
         Object.assign(outcome, {
           sweep: { ...sweep, ...(counted ? { server: counted.window } : {}), ...(counted?.lanes ? { laneServers: counted.lanes } : {}) },
         })
       const after = before && server ? await server.snapshot() : undefined
-      const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(lanes, w.targets), phaseNames(w))
+      const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(sent, w.targets), phaseNames(w))
       return perTarget ? { ...outcome, targetServers: perTarget } : outcome
     }
-    const results = lanes.map((lane, i) => withSchedule(lane.stats.finish(end.durationMs, end.health), schedule, skip?.lanes[i]))
+    const results = lanes.map((lane, i) => withSchedule(lane.stats.finish(end.durationMs, end.health), schedule, skip && skipped([skip.lanes[i]!])))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
       if (counted?.window) Object.assign(sweep, { server: counted.window })
@@ -293,11 +299,16 @@ function laneTag(spec: ThreadLane): string {
   return spec.setting ? String(spec.setting.index + 1) : 'plain'
 }
 
-/** A measured phase with its window's schedule beside what it sent, and how many requests its --skip-first twin sent uncounted. */
-function withSchedule(result: PhaseResult, schedule: ScheduleSecond[] | undefined, twin: Lane | undefined): PhaseResult {
+/** A measured phase with its window's schedule beside what it sent, and how many requests its --skip-first twins sent uncounted. */
+function withSchedule(result: PhaseResult, schedule: ScheduleSecond[] | undefined, skippedCount: number | undefined): PhaseResult {
   return {
     ...result,
     ...(schedule ? { scheduleSeconds: schedule } : {}),
-    ...(twin ? { skipped: twin.stats.figures.requests } : {}),
+    ...(skippedCount === undefined ? {} : { skipped: skippedCount }),
   }
+}
+
+/** The requests a phase's --skip-first twins sent (one twin, or a mix's one per target). */
+function skipped(twins: readonly Lane[]): number {
+  return twins.reduce((sum, twin) => sum + twin.stats.figures.requests, 0)
 }
