@@ -189,7 +189,9 @@ test('--skip-first: each measured phase sends N more first and counts none of th
   assert.match(renderText(result), /Skipped: the first 7 requests were sent and left out of every figure above \(--skip-first\)/)
 })
 
-test('--skip-first with --targets: N per phase whatever target they drew; the per-target rows exclude them, the servers count them', { timeout: 60_000 }, async () => {
+test('--skip-first with --targets: N per phase whatever target they drew; the per-target rows exclude them, the servers count them', {
+  timeout: 60_000,
+}, async () => {
   await resetServerStats(target.statsUrl)
   const result = await run({
     urls: target.urls,

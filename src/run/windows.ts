@@ -162,7 +162,8 @@ class InThreadWindows implements Windows {
       // A mix's phases share their window's schedule (its targets keep theirs without: the phase says it).
       // Each phase's skipped requests are its targets' twins' (the per-target rows count none of them).
       const count = w.targets.weights.length
-      for (const [p, lane] of outcome.lanes.entries()) lane.result = withSchedule(lane.result, schedule, skip && skipped(skip.lanes.slice(p * count, (p + 1) * count)))
+      for (const [p, lane] of outcome.lanes.entries())
+        lane.result = withSchedule(lane.result, schedule, skip && skipped(skip.lanes.slice(p * count, (p + 1) * count)))
       if (sweep)
         Object.assign(outcome, {
           sweep: { ...sweep, ...(counted ? { server: counted.window } : {}), ...(counted?.lanes ? { laneServers: counted.lanes } : {}) },
