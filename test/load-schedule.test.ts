@@ -16,6 +16,7 @@ import type { RequestRecord } from '../src/results/request-record.js'
 import { renderText } from '../src/report/text.js'
 import { renderHtml } from '../src/report/html.js'
 import { runMain } from './helpers/main-cases.js'
+import { mergeResults } from '../src/stats/result-merge.js'
 
 let target: Target
 before(async () => {
@@ -231,6 +232,97 @@ test('--skip-first with --targets: N per phase whatever target they drew; the pe
   assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 35 + 35)
 })
 
+test('--skip-first with --workers 2: N per phase over both threads (7: 4 and 3), exactly; the server counts them all', { timeout: 60_000 }, async () => {
+  await resetServerStats(target.statsUrl)
+  const result = await run({
+    urls: target.urls,
+    requests: 31,
+    warmup: 10,
+    concurrency: 4,
+    workers: 2,
+    seed: 13,
+    skipFirst: 7,
+    hedge: { delay: 10_000 },
+    serverStatsUrl: target.statsUrl,
+  })
+  assert.equal(result.phases.warmup!.skipped, undefined)
+  for (const phase of [result.phases.plain!, result.phases.hedged!]) {
+    assert.equal(phase.requests, 31, phase.name)
+    assert.equal(phase.skipped, 7, phase.name)
+    assert.equal(phase.attempts, 31, phase.name)
+    assert.equal(phase.server!.received, 38, phase.name)
+    assert.equal(phase.server!.clientAttempts, 38, phase.name)
+    assert.equal(phase.server!.match, true, phase.name)
+  }
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 38 + 38)
+})
+
+test('--skip-first with --workers 2 and --targets: N per phase over the threads and the targets; every count matches', { timeout: 60_000 }, async () => {
+  await resetServerStats(target.statsUrl)
+  const result = await run({
+    urls: target.urls,
+    targets: [
+      { method: 'GET', path: '/a', weight: 2 },
+      { method: 'GET', path: '/b' },
+    ],
+    requests: 30,
+    warmup: 10,
+    concurrency: 4,
+    workers: 2,
+    seed: 14,
+    skipFirst: 5,
+    hedge: { delay: 10_000 },
+    serverStatsUrl: target.statsUrl,
+  })
+  const targets = result.targets!
+  for (const name of ['plain', 'hedged'] as const) {
+    const phase = result.phases[name]!
+    assert.equal(phase.skipped, 5, name)
+    assert.equal(phase.requests, 30, name)
+    assert.equal(
+      targets.reduce((sum, t) => sum + t.phases[name]!.requests, 0),
+      30,
+      name,
+    )
+    assert.equal(phase.server!.received, 35, name)
+    assert.equal(phase.server!.match, true, name)
+  }
+  for (const t of targets) for (const s of t.server!) assert.equal(s.match, true, `${t.name} ${s.phases}`)
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 35 + 35)
+})
+
+test('--skip-first with --shard: N split over the shards as -n is (5: 3 and 2); their merge skips N, the servers count every one', {
+  timeout: 60_000,
+}, async () => {
+  await resetServerStats(target.statsUrl)
+  const shards = []
+  for (const index of [0, 1])
+    shards.push(
+      await run({
+        urls: target.urls,
+        requests: 30,
+        warmup: 10,
+        concurrency: 4,
+        seed: 15,
+        skipFirst: 5,
+        runId: 'skip',
+        shard: { index, count: 2 },
+        hedge: { delay: 10_000 },
+      }),
+    )
+  assert.deepEqual(
+    shards.map((r) => r.phases.plain!.skipped),
+    [3, 2],
+  )
+  const merged = mergeResults(shards.map((result, i) => ({ result, source: `s${i}.json` })))
+  assert.equal(merged.config.skipFirst, 5)
+  for (const name of ['plain', 'hedged'] as const) {
+    assert.equal(merged.phases[name]!.skipped, 5, name)
+    assert.equal(merged.phases[name]!.requests, 30, name)
+  }
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 2 * 10 + 35 + 35)
+})
+
 test('interleaved: one schedule for the window, each phase skipping its own first N', { timeout: 60_000 }, async () => {
   const result = await run({
     urls: target.urls,
@@ -325,7 +417,6 @@ test('bad input: one line, exit 2, for each inconsistent schedule', { timeout: 6
       /--load-schedule with --workers: not supported yet/,
     ],
     [['--skip-first', '-1'], /invalid --skip-first -1/],
-    [['--skip-first', '2', '--workers', '2'], /--skip-first with --workers: not supported yet/],
     [['--load-schedule', 'ramp'], /load-schedule/],
     [
       ['--concurrency-schedule', 'step', '-c', '4', '--concurrency-start', '2', '--concurrency-end', '8', '--concurrency-step-duration', '1s'],

@@ -158,7 +158,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     rate,
     loadSchedule,
     concurrencySchedule,
-    skipFirst: resolveSkipFirst(o.skipFirst ?? 0, workers),
+    skipFirst: nonNegativeInt(o.skipFirst ?? 0, '--skip-first'),
     timeoutMs: positiveMs(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
     mode,
     schedule,
@@ -428,13 +428,6 @@ function defaultWarmup(requests: number | null, targets: readonly ResolvedTarget
 function defaultWarmupMinMs(given: number | undefined, requests: number | null): number {
   if (given !== undefined) return 0
   return requests === null || requests >= DEFAULTS.warmupCap ? DEFAULTS.warmupMinMs : 0
-}
-
-/** --skip-first: each lane's twin is built on this thread (a mix's phase skips its first N whatever target they drew). */
-function resolveSkipFirst(n: number, workers: number): number {
-  const count = nonNegativeInt(n, '--skip-first')
-  if (count > 0 && workers > 1) throw new UsageError("--skip-first with --workers: not supported yet (one thread skips a phase's first requests)")
-  return count
 }
 
 /** A measured delay needs something measured before the hedged requests start. */

@@ -245,6 +245,7 @@ class WorkerWindows implements Windows {
       ...w.size,
       hedgeDelayMs: hedgeDelayMs(w),
       spreadMs: w.spreadMs,
+      skipFirst: w.measured ? this.setup.cfg.skipFirst : 0,
       sink: this.setup.sink,
       server: this.setup.server,
       onProgress: w.onProgress,

@@ -57,9 +57,14 @@ async function runWindow(order: WindowOrder): Promise<void> {
   const lanes = order.lanes.map((spec) =>
     thread.lane(spec, new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt, spec.steadyAfter), { counters, secondsOrigin: start })),
   )
+  // --skip-first: each lane's twin, off the live counters (progress and the attempts check count the phase's own).
+  const twins =
+    order.skip > 0
+      ? order.lanes.map((spec) => thread.lane(spec, new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt), { secondsOrigin: start })))
+      : []
   sink = order.log ? new PortSink(init.index, init.workers) : null
   settleHeap(order.settle)
-  thread.runner.begin(lanes)
+  thread.runner.begin([...lanes, ...twins], lanes[lanes.length - 1]!.stats)
   const wait = start - performance.now()
   if (wait > 0) await new Promise((r) => setTimeout(r, wait))
   const win = thread.open({
@@ -75,6 +80,7 @@ async function runWindow(order: WindowOrder): Promise<void> {
     // Open loop: the global schedule, offset for this worker, from the instant all workers share.
     scheduleOrigin: start,
     scheduleOffsetMs: order.offsetMs,
+    skip: twins.length > 0 ? { count: order.skip, lanes: twins, group: order.targets?.weights.length ?? 1 } : undefined,
   })
   const end = await thread.runner.run(win, order.hedgeDelayMs)
   sink?.flush()
@@ -82,7 +88,9 @@ async function runWindow(order: WindowOrder): Promise<void> {
   // The phase began at the instant every worker was given, also for a worker whose timer fired late (a loaded
   // machine): an open-loop schedule counts from that instant, so a late start must not shorten the phase.
   const startedAt = Math.min(win.startedAt, start)
-  const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.endedAt - startedAt, end.health, origin + startedAt, origin + end.endedAt))
+  const snapshots = [...lanes, ...twins].map((l) =>
+    (l.stats as SnapshotPhaseStats).snapshot(end.endedAt - startedAt, end.health, origin + startedAt, origin + end.endedAt),
+  )
   thread.closeWindow()
   post({ type: 'done', snapshots, clock: thread.clockOffset.result() })
 }
