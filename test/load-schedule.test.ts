@@ -17,6 +17,7 @@ import { renderText } from '../src/report/text.js'
 import { renderHtml } from '../src/report/html.js'
 import { runMain } from './helpers/main-cases.js'
 import { mergeResults } from '../src/stats/result-merge.js'
+import { sumScheduleSeconds } from '../src/stats/phase-algebra.js'
 
 let target: Target
 before(async () => {
@@ -96,6 +97,51 @@ test('concurrency: a slot takes part while its stair holds more than its index; 
   ])
 })
 
+test('parts of a schedule (--workers, --shard): part i of n sends the sends i, i+n, ...; their asked counts, rates and stairs add up to the whole', () => {
+  const whole = new SendTimes(STEP)
+  const parts = [0, 1, 2].map((index) => new SendTimes(STEP, { index, count: 3 }))
+  const times = parts.flatMap((p) => Array.from({ length: 30 }, (_, k) => p.at(k))).sort((a, b) => a - b)
+  assert.deepEqual(
+    times,
+    Array.from({ length: 90 }, (_, k) => whole.at(k)),
+  )
+  for (const ms of [1, 250, 260, 500, 777, 1000])
+    assert.equal(
+      parts.reduce((sum, p) => sum + p.dueBefore(ms), 0),
+      whole.dueBefore(ms),
+      `${ms} ms`,
+    )
+  // Each part's series asks its share; summed, the whole's (rates to the thousandth: 40/3 is 13.333).
+  const series = parts.map((p) => scheduleSeconds(p, [30, 30], 30))
+  assert.deepEqual(
+    series.map((s) => s[0]!.asked),
+    [30, 30, 30],
+  )
+  assert.deepEqual(sumScheduleSeconds(series)[0], { t: 0, rate: 39.999, asked: 90, sent: 90 })
+  // A concurrency schedule's stairs 2, 5, 7 over 2 threads: 1+1, 3+2, 4+3 (the first thread takes the remainder).
+  const up: LoadSchedule = { kind: 'line', start: 2, step: 3, end: 7, stepMs: 1000, maxMs: null }
+  const halves = [0, 1].map((index) => concurrencySeconds(up, [1, 1, 1], { index, count: 2 }))
+  assert.deepEqual(
+    halves.map((h) => h.map((s) => s.concurrency)),
+    [
+      [1, 3, 4],
+      [1, 2, 3],
+    ],
+  )
+  assert.deepEqual(
+    sumScheduleSeconds(halves).map((s) => s.concurrency),
+    [2, 5, 7],
+  )
+  assert.deepEqual(
+    slotSpans(up, 3, { index: 1, count: 2 }).map((s) => [s.fromMs, s.untilMs]),
+    [
+      [0, Infinity],
+      [1000, Infinity],
+      [2000, Infinity],
+    ],
+  )
+})
+
 /** A phase's records by the window's sequence (the skipped first among them), intended starts from the window's start. */
 function intendedStarts(records: RequestRecord[], phase: PhaseResult): number[] {
   return records
@@ -161,6 +207,121 @@ test('a step schedule: every send at the time the schedule gives it, the same st
   assert.match(renderText(result), /--load-schedule step 40\/s → 120\/s, \+40\/s every 250 ms \(open loop\)/)
   const html = renderHtml(result)
   for (const name of ['plain', 'hedged']) assert.ok(html.includes(`data-series="${name}:asked"`), name)
+})
+
+test("a step schedule over --workers 2: every send at its global time, the threads' series summed to the schedule, the server counts every one", {
+  timeout: 60_000,
+}, async () => {
+  await resetServerStats(target.statsUrl)
+  const records: RequestRecord[] = []
+  const result = await run({
+    urls: target.urls,
+    requests: 100,
+    warmup: 20,
+    concurrency: 20,
+    workers: 2,
+    seed: 16,
+    mode: 'plain',
+    loadSchedule: { kind: 'step', start: 40, step: 40, end: 120, stepDurationMs: 250 },
+    serverStatsUrl: target.statsUrl,
+    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
+  })
+  const times = new SendTimes(STEP)
+  const plain = result.phases.plain!
+  const starts = intendedStarts(records, plain)
+  assert.equal(starts.length, 100)
+  // A worker's k-th request is the log's k·2 + i: the schedule's send of that number, whichever thread sent it (from the first send: the threads share its instant).
+  for (const [k, at] of starts.entries())
+    assert.ok(Math.abs(at - starts[0]! - times.at(k)) <= 0.002, `send ${k}: ${at - starts[0]!} ms, scheduled ${times.at(k)} ms`)
+  const series = plain.scheduleSeconds!
+  assert.deepEqual(series[0], { t: 0, rate: 40, asked: 90, sent: series[0]!.sent })
+  assert.equal(
+    series.reduce((sum, s) => sum + s.asked!, 0),
+    100,
+  )
+  assert.equal(
+    series.reduce((sum, s) => sum + s.sent, 0),
+    100,
+  )
+  assert.equal(plain.requests, 100)
+  assert.equal(plain.server!.received, 100)
+  assert.equal(plain.server!.match, true)
+})
+
+test('a concurrency step up over --workers 2: each thread its share of each stair, never more in flight in all than the stair asks', {
+  timeout: 60_000,
+}, async () => {
+  const records: RequestRecord[] = []
+  const schedule: LoadSchedule = { kind: 'step', start: 3, step: 2, end: 7, stepMs: 300, maxMs: null }
+  const result = await run({
+    urls: target.urls,
+    durationMs: 1200,
+    warmup: 10,
+    mode: 'plain',
+    workers: 2,
+    seed: 17,
+    concurrencySchedule: { kind: 'step', start: 3, step: 2, end: 7, stepDurationMs: 300 },
+    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
+  })
+  const plain = result.phases.plain!
+  assert.deepEqual(
+    plain.scheduleSeconds!.map((s) => [s.t, s.concurrency]),
+    [
+      [0, 3],
+      [1, 7],
+    ],
+  )
+  assert.equal(
+    plain.scheduleSeconds!.reduce((sum, s) => sum + s.sent, 0),
+    plain.requests,
+  )
+  const mine = records
+    .filter((r) => r.phase === 'plain')
+    .map((r) => ({ start: r.startMs - plain.startOffsetMs, end: r.startMs - plain.startOffsetMs + r.latencyMs }))
+  const counts = new SendTimes(schedule)
+  for (const r of mine) {
+    const inFlight = mine.filter((o) => o.start <= r.start && o.end > r.start + 0.002).length
+    assert.ok(inFlight <= counts.rateAt(r.start), `${inFlight} in flight at ${r.start} ms, ${counts.rateAt(r.start)} asked`)
+  }
+})
+
+test('two shards of a step schedule: each sends its part; their merge asks and sends the whole schedule', { timeout: 60_000 }, async () => {
+  await resetServerStats(target.statsUrl)
+  const shards = []
+  for (const index of [0, 1])
+    shards.push(
+      await run({
+        urls: target.urls,
+        requests: 100,
+        warmup: 20,
+        concurrency: 10,
+        seed: 18,
+        mode: 'plain',
+        runId: 'sched',
+        shard: { index, count: 2 },
+        loadSchedule: { kind: 'step', start: 40, step: 40, end: 120, stepDurationMs: 250 },
+      }),
+    )
+  for (const r of shards) {
+    const series = r.phases.plain!.scheduleSeconds!
+    assert.deepEqual(series[0], { t: 0, rate: 20, asked: 45, sent: series[0]!.sent })
+    assert.equal(
+      series.reduce((sum, s) => sum + s.asked!, 0),
+      50,
+    )
+  }
+  const merged = mergeResults(shards.map((result, i) => ({ result, source: `s${i}.json` })))
+  const series = merged.phases.plain!.scheduleSeconds!
+  assert.deepEqual(series[0], { t: 0, rate: 40, asked: 90, sent: series[0]!.sent })
+  assert.equal(
+    series.reduce((sum, s) => sum + s.asked!, 0),
+    100,
+  )
+  assert.equal(
+    series.reduce((sum, s) => sum + s.sent, 0),
+    100,
+  )
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 2 * 20 + 100, 'each shard warms up with --warmup')
 })
 
 test('--skip-first: each measured phase sends N more first and counts none of them; the server counts them all', { timeout: 60_000 }, async () => {
@@ -412,10 +573,6 @@ test('bad input: one line, exit 2, for each inconsistent schedule', { timeout: 6
     [['--load-schedule', 'line', '--load-start', '10', '--load-step=-5', '--load-max-duration', '3s'], /reaches 0 requests\/s before --load-max-duration/],
     [['--load-schedule', 'line', '--load-start', '10', '--load-step', '5', '--load-step-duration', '2s'], /--load-step-duration is for --load-schedule step/],
     [['--load-schedule', 'line', '--load-start', '0', '--load-step', '5'], /invalid --load-start 0/],
-    [
-      ['--load-schedule', 'step', '--load-start', '10', '--load-step', '5', '--load-step-duration', '1s', '--workers', '2'],
-      /--load-schedule with --workers: not supported yet/,
-    ],
     [['--skip-first', '-1'], /invalid --skip-first -1/],
     [['--load-schedule', 'ramp'], /load-schedule/],
     [

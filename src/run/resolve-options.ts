@@ -3,6 +3,7 @@
  * complete, valid configuration. Every problem is a UsageError naming the
  * bad value and what would be valid (the CLI prints it as one line, exit 2).
  */
+import type { Shard } from '../results/shard-share.js'
 import { X509Certificate } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
 import { withUrlCredentials } from './url-credentials.js'
@@ -110,6 +111,8 @@ export type ResolvedRun = Omit<
    */
   shardOffsetMs?: number
   firstReplica?: number
+  /** A shard: which of the shards it is (--load-schedule: its part of the schedule's sends, load-schedule.ts). Absent: not a shard. */
+  shard?: Shard
   /** h2 (h2c and over TLS): per origin, the streams its server takes at once on one session (the preflight reads its SETTINGS). */
   streamLimits?: Record<string, number>
   /** --cross-check-grace: an attempt cancelled sooner than this after its send is counted as one a server may never have handled. */

@@ -45,6 +45,7 @@ export function shardPart(cfg: ResolvedRun, shard: Shard | undefined): ResolvedR
     seed: cfg.seed + shard.index,
     shardOffsetMs: cfg.rate === null ? 0 : (shard.index * 1000) / cfg.rate,
     firstReplica: shard.index % cfg.origins.length,
+    shard,
   }
 }
 

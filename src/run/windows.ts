@@ -22,10 +22,9 @@ import type { LaneChoice, TargetDraw, WindowSize } from './run-plan.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'
 import { mergeEarlyCancels } from '../stats/phase-algebra.js'
 import { settleHeap, type HeapSettle } from './settle-heap.js'
-import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, type ThreadLane } from './thread-windows.js'
+import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, windowPacing, type ThreadLane } from './thread-windows.js'
 import { noConnections, type WindowConnections, type WindowEnd } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
-import { concurrencySeconds, scheduleSeconds, SendTimes, slotSpans } from '../engine/load-schedule.js'
 import type { ScheduleSecond } from '../results/run-result.js'
 
 /** One window as the run orders it, whichever runner runs it. */
@@ -118,11 +117,9 @@ class InThreadWindows implements Windows {
       w.measured && cfg.skipFirst > 0
         ? { count: cfg.skipFirst, lanes: w.lanes.map((spec) => thread.lane(spec, statsFor(spec))), group: w.targets?.weights.length ?? 1 }
         : undefined
-    const sendTimes = w.measured && cfg.loadSchedule ? new SendTimes(cfg.loadSchedule) : undefined
-    const slots = cfg.concurrencySchedule
     // The warm-up runs at the concurrency schedule's start, as at the load schedule's (cfg.rate).
-    const concurrency = slots && !w.measured ? slots.start : cfg.concurrency
-    const spans = w.measured && slots ? slotSpans(slots, concurrency) : undefined
+    const concurrency = cfg.concurrencySchedule && !w.measured ? cfg.concurrencySchedule.start : cfg.concurrency
+    const pacing = w.measured ? windowPacing(cfg, concurrency) : undefined
     const sent = [...lanes, ...(skip?.lanes ?? [])]
     const window = thread.open({
       lanes,
@@ -133,9 +130,10 @@ class InThreadWindows implements Windows {
       rate: cfg.rate,
       spreadMs: w.spreadMs,
       sink: this.setup.sink,
-      scheduleOffsetMs: scheduleOffsetMs(cfg),
-      sendTimes,
-      slotSpans: spans,
+      // A load schedule's send times hold this generator's place among the others (windowPacing); -q's are an offset.
+      scheduleOffsetMs: pacing?.sendTimes ? 0 : scheduleOffsetMs(cfg),
+      sendTimes: pacing?.sendTimes,
+      slotSpans: pacing?.slotSpans,
       skip,
     })
     const sweep = w.lanes.some((l) => l.setting) ? { connections: noConnections() } : undefined
@@ -152,11 +150,7 @@ class InThreadWindows implements Windows {
     const tags = sweep ? laneTags(w.lanes, lanes) : []
     const early = mergeEarlyCancels(sent.map((l) => l.stats.earlyCancels))
     const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags, early) : undefined
-    const schedule = sendTimes
-      ? scheduleSeconds(sendTimes, window.sentPerSecond!, window.issued)
-      : spans
-        ? concurrencySeconds(slots!, window.sentPerSecond!)
-        : undefined
+    const schedule = pacing?.seconds(window)
     if (w.targets) {
       const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, sweep ? undefined : counted?.window)
       // A mix's phases share their window's schedule (its targets keep theirs without: the phase says it).
@@ -246,6 +240,7 @@ class WorkerWindows implements Windows {
       hedgeDelayMs: hedgeDelayMs(w),
       spreadMs: w.spreadMs,
       skipFirst: w.measured ? this.setup.cfg.skipFirst : 0,
+      measured: w.measured,
       sink: this.setup.sink,
       server: this.setup.server,
       onProgress: w.onProgress,

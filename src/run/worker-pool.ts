@@ -35,7 +35,7 @@ import type { HeapSettle } from './settle-heap.js'
 import type { LaneChoice, TargetDraw } from './run-plan.js'
 import { targetServerCounts } from './target-server-check.js'
 import { scheduleOffsetMs, type ThreadLane } from './thread-windows.js'
-import type { ClockOffset, GeneratorHealth, TargetServerCount } from '../results/run-result.js'
+import type { ClockOffset, GeneratorHealth, ScheduleSecond, TargetServerCount } from '../results/run-result.js'
 
 /** A window's lane merged over the threads; a mix's: its phase, its targets' own beside it. */
 export type PoolLane = MergedPhase & { targets?: MergedPhase[] }
@@ -77,6 +77,8 @@ export interface WindowOrder {
   offsetMs: number
   /** --skip-first: this worker's share of each phase's first requests, sent uncounted (0: none); their snapshots follow the lanes'. */
   skip: number
+  /** A measured window: a --load-schedule or --concurrency-schedule paces it, this worker's part of it (thread-windows.ts windowPacing). */
+  measured: boolean
   startAtEpoch: number
   log: boolean
   hedgeDelayMs: number | null
@@ -105,6 +107,8 @@ export interface PoolWindow {
   spreadMs: number
   /** --skip-first: each phase's first requests sent uncounted, over all workers (0: none, the warm-up). */
   skipFirst: number
+  /** A measured window (not the warm-up): paced by the run's schedule, if any. */
+  measured: boolean
   sink?: RequestSink | undefined
   server?: ServerCounter | null
   onProgress?: ((done: number, elapsedMs: number) => void) | undefined
@@ -117,6 +121,11 @@ const STOP_SLACK_MS = 15_000
 /** Workers start a window this long after it is posted, all at the same instant. */
 const START_LEAD_MS = 20
 const PROGRESS_EVERY_MS = 250
+
+/** A mix's phase with its window's schedule: the threads' series summed (any target's lane carries it), not one thread's. */
+function withSeries(phase: MergedPhase, series: ScheduleSecond[] | undefined): MergedPhase {
+  return series ? { ...phase, result: { ...phase.result, scheduleSeconds: series } } : phase
+}
 
 /** The requests a phase's --skip-first twins sent on every worker: lanes `from` to `from + count` of each worker's twins. */
 function skippedOf(twins: PhaseSnapshot[][], from: number, count: number): number {
@@ -253,11 +262,13 @@ export class WorkerPool {
         durationMs: plan.durationMs,
         minDurationMs: plan.minDurationMs,
         settle: plan.settle,
-        concurrency: share(this.cfg.concurrency, n, i),
+        // The warm-up runs at the concurrency schedule's start, as in one thread (windows.ts).
+        concurrency: share(this.cfg.concurrencySchedule && !plan.measured ? this.cfg.concurrencySchedule.start : this.cfg.concurrency, n, i),
         rate: rate === null ? null : rate / n,
         // This worker's place in the shard's schedule, after the shard's own place among the shards.
         offsetMs: scheduleOffsetMs(this.cfg, i),
         skip: share(plan.skipFirst, n, i),
+        measured: plan.measured,
         startAtEpoch,
         log: plan.sink !== undefined,
         hedgeDelayMs: plan.hedgeDelayMs,
@@ -303,9 +314,12 @@ export class WorkerPool {
     const count = plan.targets?.weights.length ?? 1
     const grouped: PoolLane[] = plan.targets
       ? Array.from({ length: plan.lanes.length / count }, (_, p) => ({
-          ...mergePhases(
-            answered.flatMap((s) => s.slice(p * count, (p + 1) * count)),
-            { ...ctx, of: 'targets' },
+          ...withSeries(
+            mergePhases(
+              answered.flatMap((s) => s.slice(p * count, (p + 1) * count)),
+              { ...ctx, of: 'targets' },
+            ),
+            byLane[p * count]!.result.scheduleSeconds,
           ),
           targets: byLane.slice(p * count, (p + 1) * count),
         }))
