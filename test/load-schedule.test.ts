@@ -248,6 +248,33 @@ test("a step schedule over --workers 2: every send at its global time, the threa
   assert.equal(plain.server!.match, true)
 })
 
+/**
+ * A concurrency schedule's phase: its series asks `asked` in its two seconds and counts every request sent; by the
+ * log, never more in flight than the stair asks (all threads together). Returns the most in flight in the last stair.
+ */
+function checkConcurrency(plain: PhaseResult, records: RequestRecord[], schedule: LoadSchedule, asked: number[]): number {
+  assert.deepEqual(
+    plain.scheduleSeconds!.map((s) => [s.t, s.concurrency]),
+    asked.map((c, t) => [t, c]),
+  )
+  assert.equal(
+    plain.scheduleSeconds!.reduce((sum, s) => sum + s.sent, 0),
+    plain.requests,
+  )
+  const mine = records
+    .filter((r) => r.phase === 'plain')
+    .map((r) => ({ start: r.startMs - plain.startOffsetMs, end: r.startMs - plain.startOffsetMs + r.latencyMs }))
+  const counts = new SendTimes(schedule)
+  let most = 0
+  for (const r of mine) {
+    // In flight as this one left: a slot's next request leaves after its last one ended (the log's microseconds apart at most).
+    const inFlight = mine.filter((o) => o.start <= r.start && o.end > r.start + 0.002).length
+    assert.ok(inFlight <= counts.rateAt(r.start), `${inFlight} in flight at ${r.start} ms, ${counts.rateAt(r.start)} asked`)
+    if (r.start >= 900) most = Math.max(most, inFlight)
+  }
+  return most
+}
+
 test('a concurrency step up over --workers 2: each thread its share of each stair, never more in flight in all than the stair asks', {
   timeout: 60_000,
 }, async () => {
@@ -263,26 +290,7 @@ test('a concurrency step up over --workers 2: each thread its share of each stai
     concurrencySchedule: { kind: 'step', start: 3, step: 2, end: 7, stepDurationMs: 300 },
     requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
   })
-  const plain = result.phases.plain!
-  assert.deepEqual(
-    plain.scheduleSeconds!.map((s) => [s.t, s.concurrency]),
-    [
-      [0, 3],
-      [1, 7],
-    ],
-  )
-  assert.equal(
-    plain.scheduleSeconds!.reduce((sum, s) => sum + s.sent, 0),
-    plain.requests,
-  )
-  const mine = records
-    .filter((r) => r.phase === 'plain')
-    .map((r) => ({ start: r.startMs - plain.startOffsetMs, end: r.startMs - plain.startOffsetMs + r.latencyMs }))
-  const counts = new SendTimes(schedule)
-  for (const r of mine) {
-    const inFlight = mine.filter((o) => o.start <= r.start && o.end > r.start + 0.002).length
-    assert.ok(inFlight <= counts.rateAt(r.start), `${inFlight} in flight at ${r.start} ms, ${counts.rateAt(r.start)} asked`)
-  }
+  checkConcurrency(result.phases.plain!, records, schedule, [3, 7])
 })
 
 test('two shards of a step schedule: each sends its part; their merge asks and sends the whole schedule', { timeout: 60_000 }, async () => {
@@ -351,9 +359,8 @@ test('--skip-first: each measured phase sends N more first and counts none of th
   assert.match(renderText(result), /Skipped: the first 7 requests were sent and left out of every figure above \(--skip-first\)/)
 })
 
-test('--skip-first with --targets: N per phase whatever target they drew; the per-target rows exclude them, the servers count them', {
-  timeout: 60_000,
-}, async () => {
+/** --skip-first 5 in a mix of two targets on `workers` threads: N per phase whatever target they drew; the per-target rows exclude them, every server count includes them. */
+async function skipFirstMix(workers: number, seed: number): Promise<void> {
   await resetServerStats(target.statsUrl)
   const result = await run({
     urls: target.urls,
@@ -364,7 +371,8 @@ test('--skip-first with --targets: N per phase whatever target they drew; the pe
     requests: 30,
     warmup: 10,
     concurrency: 4,
-    seed: 12,
+    workers,
+    seed,
     skipFirst: 5,
     hedge: { delay: 10_000 },
     serverStatsUrl: target.statsUrl,
@@ -387,11 +395,15 @@ test('--skip-first with --targets: N per phase whatever target they drew; the pe
   for (const t of targets) for (const s of t.server!) assert.equal(s.match, true, `${t.name} ${s.phases}`)
   const measured = targets.map((t) => t.server!.filter((s) => !s.phases.includes('warmup')).reduce((sum, s) => sum + s.received, 0))
   assert.equal(
-    measured.reduce((a, b) => a + b, 0),
+    measured.reduce((x, y) => x + y, 0),
     70,
   )
   assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 35 + 35)
-})
+}
+
+test('--skip-first with --targets: N per phase whatever target they drew; the per-target rows exclude them, the servers count them', { timeout: 60_000 }, () =>
+  skipFirstMix(1, 12),
+)
 
 test('--skip-first with --workers 2: N per phase over both threads (7: 4 and 3), exactly; the server counts them all', { timeout: 60_000 }, async () => {
   await resetServerStats(target.statsUrl)
@@ -418,39 +430,9 @@ test('--skip-first with --workers 2: N per phase over both threads (7: 4 and 3),
   assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 38 + 38)
 })
 
-test('--skip-first with --workers 2 and --targets: N per phase over the threads and the targets; every count matches', { timeout: 60_000 }, async () => {
-  await resetServerStats(target.statsUrl)
-  const result = await run({
-    urls: target.urls,
-    targets: [
-      { method: 'GET', path: '/a', weight: 2 },
-      { method: 'GET', path: '/b' },
-    ],
-    requests: 30,
-    warmup: 10,
-    concurrency: 4,
-    workers: 2,
-    seed: 14,
-    skipFirst: 5,
-    hedge: { delay: 10_000 },
-    serverStatsUrl: target.statsUrl,
-  })
-  const targets = result.targets!
-  for (const name of ['plain', 'hedged'] as const) {
-    const phase = result.phases[name]!
-    assert.equal(phase.skipped, 5, name)
-    assert.equal(phase.requests, 30, name)
-    assert.equal(
-      targets.reduce((sum, t) => sum + t.phases[name]!.requests, 0),
-      30,
-      name,
-    )
-    assert.equal(phase.server!.received, 35, name)
-    assert.equal(phase.server!.match, true, name)
-  }
-  for (const t of targets) for (const s of t.server!) assert.equal(s.match, true, `${t.name} ${s.phases}`)
-  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 35 + 35)
-})
+test('--skip-first with --workers 2 and --targets: N per phase over the threads and the targets; every count matches', { timeout: 60_000 }, () =>
+  skipFirstMix(2, 14),
+)
 
 test('--skip-first with --shard: N split over the shards as -n is (5: 3 and 2); their merge skips N, the servers count every one', {
   timeout: 60_000,
@@ -525,29 +507,7 @@ test("a concurrency step up: never more requests in flight than the stair asks, 
   assert.deepEqual(result.config.concurrencySchedule, schedule)
   assert.equal(result.config.concurrency, 8, "the most in flight: the window's slots")
   assert.equal(result.config.rate, null)
-  const plain = result.phases.plain!
-  assert.deepEqual(
-    plain.scheduleSeconds!.map((s) => [s.t, s.concurrency]),
-    [
-      [0, 2],
-      [1, 8],
-    ],
-  )
-  assert.equal(
-    plain.scheduleSeconds!.reduce((sum, s) => sum + s.sent, 0),
-    plain.requests,
-  )
-  const mine = records
-    .filter((r) => r.phase === 'plain')
-    .map((r) => ({ start: r.startMs - plain.startOffsetMs, end: r.startMs - plain.startOffsetMs + r.latencyMs }))
-  const counts = new SendTimes(schedule)
-  let most = 0
-  for (const r of mine) {
-    // In flight as this one left: a slot's next request leaves after its last one ended (the log's microseconds apart at most).
-    const inFlight = mine.filter((o) => o.start <= r.start && o.end > r.start + 0.002).length
-    assert.ok(inFlight <= counts.rateAt(r.start), `${inFlight} in flight at ${r.start} ms, ${counts.rateAt(r.start)} asked`)
-    if (r.start >= 900) most = Math.max(most, inFlight)
-  }
+  const most = checkConcurrency(result.phases.plain!, records, schedule, [2, 8])
   assert.ok(most > 2, `the last stair had ${most} in flight at most`)
   assert.match(renderText(result), /Concurrency schedule \(step 2 → 8, \+2 every 300 ms\): \d+ sent, 8 in flight asked in its last second/)
   assert.ok(renderHtml(result).includes('data-series="plain:in-flight"'))
