@@ -3,9 +3,9 @@
  * complete, valid configuration. Every problem is a UsageError naming the
  * bad value and what would be valid (the CLI prints it as one line, exit 2).
  */
-import type { Shard } from '../results/shard-share.js'
 import { X509Certificate } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
+import type { Shard } from '../results/shard-share.js'
 import { withUrlCredentials } from './url-credentials.js'
 import { UsageError } from '../core/errors.js'
 import { checkTimerMs } from '../core/duration.js'
