@@ -16,6 +16,8 @@ import type { RequestRecord } from '../src/results/request-record.js'
 import { renderText } from '../src/report/text.js'
 import { renderHtml } from '../src/report/html.js'
 import { runMain } from './helpers/main-cases.js'
+import { mergeResults } from '../src/stats/result-merge.js'
+import { sumScheduleSeconds } from '../src/stats/phase-algebra.js'
 
 let target: Target
 before(async () => {
@@ -95,6 +97,51 @@ test('concurrency: a slot takes part while its stair holds more than its index; 
   ])
 })
 
+test('parts of a schedule (--workers, --shard): part i of n sends the sends i, i+n, ...; their asked counts, rates and stairs add up to the whole', () => {
+  const whole = new SendTimes(STEP)
+  const parts = [0, 1, 2].map((index) => new SendTimes(STEP, { index, count: 3 }))
+  const times = parts.flatMap((p) => Array.from({ length: 30 }, (_, k) => p.at(k))).sort((a, b) => a - b)
+  assert.deepEqual(
+    times,
+    Array.from({ length: 90 }, (_, k) => whole.at(k)),
+  )
+  for (const ms of [1, 250, 260, 500, 777, 1000])
+    assert.equal(
+      parts.reduce((sum, p) => sum + p.dueBefore(ms), 0),
+      whole.dueBefore(ms),
+      `${ms} ms`,
+    )
+  // Each part's series asks its share; summed, the whole's (rates to the thousandth: 40/3 is 13.333).
+  const series = parts.map((p) => scheduleSeconds(p, [30, 30], 30))
+  assert.deepEqual(
+    series.map((s) => s[0]!.asked),
+    [30, 30, 30],
+  )
+  assert.deepEqual(sumScheduleSeconds(series)[0], { t: 0, rate: 39.999, asked: 90, sent: 90 })
+  // A concurrency schedule's stairs 2, 5, 7 over 2 threads: 1+1, 3+2, 4+3 (the first thread takes the remainder).
+  const up: LoadSchedule = { kind: 'line', start: 2, step: 3, end: 7, stepMs: 1000, maxMs: null }
+  const halves = [0, 1].map((index) => concurrencySeconds(up, [1, 1, 1], { index, count: 2 }))
+  assert.deepEqual(
+    halves.map((h) => h.map((s) => s.concurrency)),
+    [
+      [1, 3, 4],
+      [1, 2, 3],
+    ],
+  )
+  assert.deepEqual(
+    sumScheduleSeconds(halves).map((s) => s.concurrency),
+    [2, 5, 7],
+  )
+  assert.deepEqual(
+    slotSpans(up, 3, { index: 1, count: 2 }).map((s) => [s.fromMs, s.untilMs]),
+    [
+      [0, Infinity],
+      [1000, Infinity],
+      [2000, Infinity],
+    ],
+  )
+})
+
 /** A phase's records by the window's sequence (the skipped first among them), intended starts from the window's start. */
 function intendedStarts(records: RequestRecord[], phase: PhaseResult): number[] {
   return records
@@ -162,6 +209,129 @@ test('a step schedule: every send at the time the schedule gives it, the same st
   for (const name of ['plain', 'hedged']) assert.ok(html.includes(`data-series="${name}:asked"`), name)
 })
 
+test("a step schedule over --workers 2: every send at its global time, the threads' series summed to the schedule, the server counts every one", {
+  timeout: 60_000,
+}, async () => {
+  await resetServerStats(target.statsUrl)
+  const records: RequestRecord[] = []
+  const result = await run({
+    urls: target.urls,
+    requests: 100,
+    warmup: 20,
+    concurrency: 20,
+    workers: 2,
+    seed: 16,
+    mode: 'plain',
+    loadSchedule: { kind: 'step', start: 40, step: 40, end: 120, stepDurationMs: 250 },
+    serverStatsUrl: target.statsUrl,
+    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
+  })
+  const times = new SendTimes(STEP)
+  const plain = result.phases.plain!
+  const starts = intendedStarts(records, plain)
+  assert.equal(starts.length, 100)
+  // A worker's k-th request is the log's k·2 + i: the schedule's send of that number, whichever thread sent it (from the first send: the threads share its instant).
+  for (const [k, at] of starts.entries())
+    assert.ok(Math.abs(at - starts[0]! - times.at(k)) <= 0.002, `send ${k}: ${at - starts[0]!} ms, scheduled ${times.at(k)} ms`)
+  const series = plain.scheduleSeconds!
+  assert.deepEqual(series[0], { t: 0, rate: 40, asked: 90, sent: series[0]!.sent })
+  assert.equal(
+    series.reduce((sum, s) => sum + s.asked!, 0),
+    100,
+  )
+  assert.equal(
+    series.reduce((sum, s) => sum + s.sent, 0),
+    100,
+  )
+  assert.equal(plain.requests, 100)
+  assert.equal(plain.server!.received, 100)
+  assert.equal(plain.server!.match, true)
+})
+
+/**
+ * A concurrency schedule's phase: its series asks `asked` in its two seconds and counts every request sent; by the
+ * log, never more in flight than the stair asks (all threads together). Returns the most in flight in the last stair.
+ */
+function checkConcurrency(plain: PhaseResult, records: RequestRecord[], schedule: LoadSchedule, asked: number[]): number {
+  assert.deepEqual(
+    plain.scheduleSeconds!.map((s) => [s.t, s.concurrency]),
+    asked.map((c, t) => [t, c]),
+  )
+  assert.equal(
+    plain.scheduleSeconds!.reduce((sum, s) => sum + s.sent, 0),
+    plain.requests,
+  )
+  const mine = records
+    .filter((r) => r.phase === 'plain')
+    .map((r) => ({ start: r.startMs - plain.startOffsetMs, end: r.startMs - plain.startOffsetMs + r.latencyMs }))
+  const counts = new SendTimes(schedule)
+  let most = 0
+  for (const r of mine) {
+    // In flight as this one left: a slot's next request leaves after its last one ended (the log's microseconds apart at most).
+    const inFlight = mine.filter((o) => o.start <= r.start && o.end > r.start + 0.002).length
+    assert.ok(inFlight <= counts.rateAt(r.start), `${inFlight} in flight at ${r.start} ms, ${counts.rateAt(r.start)} asked`)
+    if (r.start >= 900) most = Math.max(most, inFlight)
+  }
+  return most
+}
+
+test('a concurrency step up over --workers 2: each thread its share of each stair, never more in flight in all than the stair asks', {
+  timeout: 60_000,
+}, async () => {
+  const records: RequestRecord[] = []
+  const schedule: LoadSchedule = { kind: 'step', start: 3, step: 2, end: 7, stepMs: 300, maxMs: null }
+  const result = await run({
+    urls: target.urls,
+    durationMs: 1200,
+    warmup: 10,
+    mode: 'plain',
+    workers: 2,
+    seed: 17,
+    concurrencySchedule: { kind: 'step', start: 3, step: 2, end: 7, stepDurationMs: 300 },
+    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
+  })
+  checkConcurrency(result.phases.plain!, records, schedule, [3, 7])
+})
+
+test('two shards of a step schedule: each sends its part; their merge asks and sends the whole schedule', { timeout: 60_000 }, async () => {
+  await resetServerStats(target.statsUrl)
+  const shards = []
+  for (const index of [0, 1])
+    shards.push(
+      await run({
+        urls: target.urls,
+        requests: 100,
+        warmup: 20,
+        concurrency: 10,
+        seed: 18,
+        mode: 'plain',
+        runId: 'sched',
+        shard: { index, count: 2 },
+        loadSchedule: { kind: 'step', start: 40, step: 40, end: 120, stepDurationMs: 250 },
+      }),
+    )
+  for (const r of shards) {
+    const series = r.phases.plain!.scheduleSeconds!
+    assert.deepEqual(series[0], { t: 0, rate: 20, asked: 45, sent: series[0]!.sent })
+    assert.equal(
+      series.reduce((sum, s) => sum + s.asked!, 0),
+      50,
+    )
+  }
+  const merged = mergeResults(shards.map((result, i) => ({ result, source: `s${i}.json` })))
+  const series = merged.phases.plain!.scheduleSeconds!
+  assert.deepEqual(series[0], { t: 0, rate: 40, asked: 90, sent: series[0]!.sent })
+  assert.equal(
+    series.reduce((sum, s) => sum + s.asked!, 0),
+    100,
+  )
+  assert.equal(
+    series.reduce((sum, s) => sum + s.sent, 0),
+    100,
+  )
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 2 * 20 + 100, 'each shard warms up with --warmup')
+})
+
 test('--skip-first: each measured phase sends N more first and counts none of them; the server counts them all', { timeout: 60_000 }, async () => {
   await resetServerStats(target.statsUrl)
   const result = await run({
@@ -187,6 +357,113 @@ test('--skip-first: each measured phase sends N more first and counts none of th
   }
   assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 37 + 37)
   assert.match(renderText(result), /Skipped: the first 7 requests were sent and left out of every figure above \(--skip-first\)/)
+})
+
+/** --skip-first 5 in a mix of two targets on `workers` threads: N per phase whatever target they drew; the per-target rows exclude them, every server count includes them. */
+async function skipFirstMix(workers: number, seed: number): Promise<void> {
+  await resetServerStats(target.statsUrl)
+  const result = await run({
+    urls: target.urls,
+    targets: [
+      { method: 'GET', path: '/a', weight: 2 },
+      { method: 'GET', path: '/b' },
+    ],
+    requests: 30,
+    warmup: 10,
+    concurrency: 4,
+    workers,
+    seed,
+    skipFirst: 5,
+    hedge: { delay: 10_000 },
+    serverStatsUrl: target.statsUrl,
+  })
+  const targets = result.targets!
+  for (const name of ['plain', 'hedged'] as const) {
+    const phase = result.phases[name]!
+    assert.equal(phase.skipped, 5, name)
+    assert.equal(phase.requests, 30, name)
+    assert.equal(phase.attempts, 30, name)
+    assert.equal(
+      targets.reduce((sum, t) => sum + t.phases[name]!.requests, 0),
+      30,
+      `${name}: the targets' rows exclude the skipped`,
+    )
+    assert.equal(phase.server!.received, 35, name)
+    assert.equal(phase.server!.match, true, name)
+  }
+  // Each target's count at the server: its counted attempts and the skipped ones it drew, in each window.
+  for (const t of targets) for (const s of t.server!) assert.equal(s.match, true, `${t.name} ${s.phases}`)
+  const measured = targets.map((t) => t.server!.filter((s) => !s.phases.includes('warmup')).reduce((sum, s) => sum + s.received, 0))
+  assert.equal(
+    measured.reduce((x, y) => x + y, 0),
+    70,
+  )
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 35 + 35)
+}
+
+test('--skip-first with --targets: N per phase whatever target they drew; the per-target rows exclude them, the servers count them', { timeout: 60_000 }, () =>
+  skipFirstMix(1, 12),
+)
+
+test('--skip-first with --workers 2: N per phase over both threads (7: 4 and 3), exactly; the server counts them all', { timeout: 60_000 }, async () => {
+  await resetServerStats(target.statsUrl)
+  const result = await run({
+    urls: target.urls,
+    requests: 31,
+    warmup: 10,
+    concurrency: 4,
+    workers: 2,
+    seed: 13,
+    skipFirst: 7,
+    hedge: { delay: 10_000 },
+    serverStatsUrl: target.statsUrl,
+  })
+  assert.equal(result.phases.warmup!.skipped, undefined)
+  for (const phase of [result.phases.plain!, result.phases.hedged!]) {
+    assert.equal(phase.requests, 31, phase.name)
+    assert.equal(phase.skipped, 7, phase.name)
+    assert.equal(phase.attempts, 31, phase.name)
+    assert.equal(phase.server!.received, 38, phase.name)
+    assert.equal(phase.server!.clientAttempts, 38, phase.name)
+    assert.equal(phase.server!.match, true, phase.name)
+  }
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 38 + 38)
+})
+
+test('--skip-first with --workers 2 and --targets: N per phase over the threads and the targets; every count matches', { timeout: 60_000 }, () =>
+  skipFirstMix(2, 14),
+)
+
+test('--skip-first with --shard: N split over the shards as -n is (5: 3 and 2); their merge skips N, the servers count every one', {
+  timeout: 60_000,
+}, async () => {
+  await resetServerStats(target.statsUrl)
+  const shards = []
+  for (const index of [0, 1])
+    shards.push(
+      await run({
+        urls: target.urls,
+        requests: 30,
+        warmup: 10,
+        concurrency: 4,
+        seed: 15,
+        skipFirst: 5,
+        runId: 'skip',
+        shard: { index, count: 2 },
+        hedge: { delay: 10_000 },
+      }),
+    )
+  assert.deepEqual(
+    shards.map((r) => r.phases.plain!.skipped),
+    [3, 2],
+  )
+  const merged = mergeResults(shards.map((result, i) => ({ result, source: `s${i}.json` })))
+  assert.equal(merged.config.skipFirst, 5)
+  for (const name of ['plain', 'hedged'] as const) {
+    assert.equal(merged.phases[name]!.skipped, 5, name)
+    assert.equal(merged.phases[name]!.requests, 30, name)
+  }
+  assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 2 * 10 + 35 + 35)
 })
 
 test('interleaved: one schedule for the window, each phase skipping its own first N', { timeout: 60_000 }, async () => {
@@ -230,29 +507,7 @@ test("a concurrency step up: never more requests in flight than the stair asks, 
   assert.deepEqual(result.config.concurrencySchedule, schedule)
   assert.equal(result.config.concurrency, 8, "the most in flight: the window's slots")
   assert.equal(result.config.rate, null)
-  const plain = result.phases.plain!
-  assert.deepEqual(
-    plain.scheduleSeconds!.map((s) => [s.t, s.concurrency]),
-    [
-      [0, 2],
-      [1, 8],
-    ],
-  )
-  assert.equal(
-    plain.scheduleSeconds!.reduce((sum, s) => sum + s.sent, 0),
-    plain.requests,
-  )
-  const mine = records
-    .filter((r) => r.phase === 'plain')
-    .map((r) => ({ start: r.startMs - plain.startOffsetMs, end: r.startMs - plain.startOffsetMs + r.latencyMs }))
-  const counts = new SendTimes(schedule)
-  let most = 0
-  for (const r of mine) {
-    // In flight as this one left: a slot's next request leaves after its last one ended (the log's microseconds apart at most).
-    const inFlight = mine.filter((o) => o.start <= r.start && o.end > r.start + 0.002).length
-    assert.ok(inFlight <= counts.rateAt(r.start), `${inFlight} in flight at ${r.start} ms, ${counts.rateAt(r.start)} asked`)
-    if (r.start >= 900) most = Math.max(most, inFlight)
-  }
+  const most = checkConcurrency(result.phases.plain!, records, schedule, [2, 8])
   assert.ok(most > 2, `the last stair had ${most} in flight at most`)
   assert.match(renderText(result), /Concurrency schedule \(step 2 → 8, \+2 every 300 ms\): \d+ sent, 8 in flight asked in its last second/)
   assert.ok(renderHtml(result).includes('data-series="plain:in-flight"'))
@@ -278,12 +533,7 @@ test('bad input: one line, exit 2, for each inconsistent schedule', { timeout: 6
     [['--load-schedule', 'line', '--load-start', '10', '--load-step=-5', '--load-max-duration', '3s'], /reaches 0 requests\/s before --load-max-duration/],
     [['--load-schedule', 'line', '--load-start', '10', '--load-step', '5', '--load-step-duration', '2s'], /--load-step-duration is for --load-schedule step/],
     [['--load-schedule', 'line', '--load-start', '0', '--load-step', '5'], /invalid --load-start 0/],
-    [
-      ['--load-schedule', 'step', '--load-start', '10', '--load-step', '5', '--load-step-duration', '1s', '--workers', '2'],
-      /--load-schedule with --workers: not supported yet/,
-    ],
     [['--skip-first', '-1'], /invalid --skip-first -1/],
-    [['--skip-first', '2', '--workers', '2'], /--skip-first with --workers: not supported yet/],
     [['--load-schedule', 'ramp'], /load-schedule/],
     [
       ['--concurrency-schedule', 'step', '-c', '4', '--concurrency-start', '2', '--concurrency-end', '8', '--concurrency-step-duration', '1s'],

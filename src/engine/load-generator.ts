@@ -81,9 +81,11 @@ export interface WindowPlan {
   /**
    * --skip-first: each lane's first `count` requests go to its twin in
    * `lanes` (same index), whose statistics are nobody's: they are sent as
-   * the lane's are, and counted nowhere the phase is.
+   * the lane's are, and counted nowhere the phase is. `group`: the
+   * consecutive lanes that share one count (a mix's targets of a phase: its
+   * first requests are skipped whatever target they drew); default 1.
    */
-  skip?: { count: number; lanes: Lane[] }
+  skip?: { count: number; lanes: Lane[]; group?: number }
 }
 
 /** An open-loop send later than this after its intended time counts as late. */
@@ -103,8 +105,9 @@ export class LoadWindow {
   readonly #scheduleStart: number
   /** With sendTimes: the sends that left in each second of the window (the asked series' other half). */
   readonly sentPerSecond: number[] | null
-  /** --skip-first: requests each lane still sends through its twin. */
+  /** --skip-first: requests each group of lanes still sends through its twins. */
   readonly #skipLeft: number[]
+  readonly #skipGroup: number
   #resolve: (() => void) | null = null
 
   constructor(readonly plan: WindowPlan) {
@@ -113,7 +116,8 @@ export class LoadWindow {
     this.#interval = plan.rate ? 1000 / plan.rate : 0
     this.#scheduleStart = (plan.scheduleOrigin ?? this.startedAt) + (plan.scheduleOffsetMs ?? 0)
     this.sentPerSecond = plan.countSends ? [] : null
-    this.#skipLeft = plan.lanes.map(() => plan.skip?.count ?? 0)
+    this.#skipGroup = plan.skip?.group ?? 1
+    this.#skipLeft = Array.from({ length: Math.ceil(plan.lanes.length / this.#skipGroup) }, () => plan.skip?.count ?? 0)
   }
 
   /** Requests the window has taken (sent, or about to be). */
@@ -202,8 +206,9 @@ export class LoadWindow {
   lane(): Lane {
     const lanes = this.plan.lanes
     const i = lanes.length === 1 || !this.plan.chooseLane ? 0 : this.plan.chooseLane()
-    if (this.#skipLeft[i]! > 0) {
-      this.#skipLeft[i]!--
+    const group = Math.floor(i / this.#skipGroup)
+    if (this.#skipLeft[group]! > 0) {
+      this.#skipLeft[group]!--
       return this.plan.skip!.lanes[i]!
     }
     return lanes[i]!

@@ -6,9 +6,20 @@
  * (load-generator.ts) asks it for each send's time, and the run asks it how
  * many sends it placed in each second, so the asked series of a result is
  * the pacer's own count, not a second computation of it.
+ *
+ * A part of the schedule (--workers, --shard): part i of n sends the global
+ * sends i, i+n, i+2n, ... (as -q's threads and shards interleave), so that
+ * the parts' sends in any second add up to the schedule's; its asked rate is
+ * the schedule's over n. A concurrency schedule's part i of n holds
+ * shareOf(stair, n) of each stair's requests in flight (the first parts one
+ * more while the stair does not divide), adding up to each stair.
  */
 import type { LoadSchedule, ScheduleSecond } from '../results/run-result.js'
 import { round3 } from '../core/round.js'
+import { shareOf, type Shard } from '../results/shard-share.js'
+
+/** The whole schedule: one generator, one thread. */
+const WHOLE: Shard = { index: 0, count: 1 }
 
 /** Stairs at most, the last one held: a day of one-second steps (a step up with no --load-end and no --load-max-duration stops climbing there). */
 export const MAX_STAIRS = 86_400
@@ -25,30 +36,35 @@ export class SendTimes {
   /** The stair the last question fell on: sends are asked for in order, so the search starts there. */
   #at = 0
 
-  constructor(schedule: LoadSchedule) {
+  constructor(
+    schedule: LoadSchedule,
+    readonly part: Shard = WHOLE,
+  ) {
     this.#stepMs = schedule.stepMs
     this.#rates = stairRates(schedule)
     this.#before = [0]
     for (let i = 1; i < this.#rates.length; i++) this.#before.push(this.#before[i - 1]! + (this.#rates[i - 1]! * this.#stepMs) / 1000)
   }
 
-  /** The k-th send's time (0-based), ms after the schedule's start. */
+  /** This part's k-th send's time (0-based), ms after the schedule's start: the schedule's send k·n + i. */
   at(k: number): number {
-    const i = this.#stairOf(k)
-    return i * this.#stepMs + ((k - this.#before[i]!) * 1000) / this.#rates[i]!
+    const global = k * this.part.count + this.part.index
+    const i = this.#stairOf(global)
+    return i * this.#stepMs + ((global - this.#before[i]!) * 1000) / this.#rates[i]!
   }
 
-  /** The asked rate at `ms` after the start, requests/s. */
+  /** This part's asked rate at `ms` after the start, requests/s. */
   rateAt(ms: number): number {
-    return stairAt(this.#rates, this.#stepMs, ms)
+    return stairAt(this.#rates, this.#stepMs, ms) / this.part.count
   }
 
-  /** Sends due before `ms` after the start: the k with at(k) < ms. */
+  /** This part's sends due before `ms` after the start: the k with at(k) < ms. */
   dueBefore(ms: number): number {
     if (ms <= 0) return 0
     const i = Math.min(this.#rates.length - 1, Math.floor(ms / this.#stepMs))
     const running = this.#before[i]! + ((ms - i * this.#stepMs) * this.#rates[i]!) / 1000
-    return Math.max(0, Math.ceil(running - EPSILON))
+    const global = Math.max(0, Math.ceil(running - EPSILON))
+    return Math.max(0, Math.ceil((global - this.part.index) / this.part.count))
   }
 
   #stairOf(k: number): number {
@@ -73,8 +89,8 @@ function stairAt(values: readonly number[], stepMs: number, ms: number): number 
  * step up adds slots at its stairs' starts and keeps them, a step down
  * retires them (Infinity: never started, or never retired).
  */
-export function slotSpans(s: LoadSchedule, slots: number): Array<{ fromMs: number; untilMs: number }> {
-  const counts = stairRates(s)
+export function slotSpans(s: LoadSchedule, slots: number, part: Shard = WHOLE): Array<{ fromMs: number; untilMs: number }> {
+  const counts = stairShares(s, part)
   return Array.from({ length: slots }, (_, i) => {
     const from = counts.findIndex((n) => n > i)
     if (from < 0) return { fromMs: Infinity, untilMs: Infinity }
@@ -83,9 +99,14 @@ export function slotSpans(s: LoadSchedule, slots: number): Array<{ fromMs: numbe
   })
 }
 
-/** A window's concurrency schedule beside what it sent, per second. */
-export function concurrencySeconds(s: LoadSchedule, sent: readonly number[]): ScheduleSecond[] {
-  const counts = stairRates(s)
+/** This part's share of each stair's requests in flight (shareOf: the first parts take the remainder, one each). */
+function stairShares(s: LoadSchedule, part: Shard): number[] {
+  return stairRates(s).map((count) => shareOf(count, part))
+}
+
+/** A window's concurrency schedule (this part's share) beside what it sent, per second. */
+export function concurrencySeconds(s: LoadSchedule, sent: readonly number[], part: Shard = WHOLE): ScheduleSecond[] {
+  const counts = stairShares(s, part)
   return sent.map((count, t) => ({ t, concurrency: stairAt(counts, s.stepMs, t * 1000), sent: count }))
 }
 

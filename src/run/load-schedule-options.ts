@@ -35,11 +35,11 @@ const SUFFIXES: Record<Exclude<keyof LoadScheduleOptions, 'kind'>, string> = {
   maxDurationMs: '-max-duration',
 }
 
-type Options = Pick<RunOptions, 'loadSchedule' | 'concurrencySchedule' | 'rate' | 'concurrency' | 'workers' | 'shard'>
+type Options = Pick<RunOptions, 'loadSchedule' | 'concurrencySchedule' | 'rate' | 'concurrency'>
 
 /** The rate schedule, or null without --load-schedule; a step or line schedule's start is the run's -q (the warm-up's rate, and what makes the run open-loop). */
 export function resolveLoadSchedule(o: Options): LoadSchedule | null {
-  return resolveSchedule(LOAD, o.loadSchedule, o.rate, o)
+  return resolveSchedule(LOAD, o.loadSchedule, o.rate)
 }
 
 /**
@@ -48,7 +48,7 @@ export function resolveLoadSchedule(o: Options): LoadSchedule | null {
  * requests in flight are the run's -c (the slots the window has).
  */
 export function resolveConcurrencySchedule(o: Options, defaultConcurrency: number): LoadSchedule | null {
-  const s = resolveSchedule(CONCURRENCY, o.concurrencySchedule, o.concurrency, o, defaultConcurrency)
+  const s = resolveSchedule(CONCURRENCY, o.concurrencySchedule, o.concurrency, defaultConcurrency)
   if (s && (o.rate !== undefined || o.loadSchedule !== undefined))
     throw new UsageError(
       `--concurrency-schedule is for a closed loop: ${o.loadSchedule ? '--load-schedule' : '-q'} makes the run open-loop (its rate is scheduled by --load-schedule)`,
@@ -57,16 +57,13 @@ export function resolveConcurrencySchedule(o: Options, defaultConcurrency: numbe
 }
 
 /** `constDefault`: a const schedule's value when its base flag is not given (-c has a default, -q none). */
-function resolveSchedule(k: Kind, s: LoadScheduleOptions | undefined, base: number | undefined, o: Options, constDefault?: number): LoadSchedule | null {
+function resolveSchedule(k: Kind, s: LoadScheduleOptions | undefined, base: number | undefined, constDefault?: number): LoadSchedule | null {
   if (s === undefined) return null
   const flag = (key: keyof typeof SUFFIXES): string => `${k.prefix}${SUFFIXES[key]}`
   const given = (Object.keys(SUFFIXES) as Array<keyof typeof SUFFIXES>).filter((key) => s[key] !== undefined)
   const schedule = `${k.prefix}-schedule`
   if (s.kind === undefined) throw new UsageError(`${given.map(flag).join(', ')}: only with ${schedule} step or line`)
   if (!['const', 'step', 'line'].includes(s.kind)) throw new UsageError(`invalid ${schedule} "${s.kind}" (choose one of: const, step, line)`)
-  const sharded = o.shard !== undefined && o.shard.count > 1
-  if ((o.workers ?? 1) > 1 || sharded)
-    throw new UsageError(`${schedule} with ${sharded ? '--shard' : '--workers'}: not supported yet (one thread runs the schedule)`)
   if (s.kind === 'const') {
     if (given.length > 0) throw new UsageError(`${schedule} const is ${k.base}'s constant value: ${given.map(flag).join(', ')} are for step and line`)
     const value = base ?? constDefault

@@ -5,6 +5,7 @@
  */
 import { X509Certificate } from 'node:crypto'
 import { createSecureContext } from 'node:tls'
+import type { Shard } from '../results/shard-share.js'
 import { withUrlCredentials } from './url-credentials.js'
 import { UsageError } from '../core/errors.js'
 import { checkTimerMs } from '../core/duration.js'
@@ -110,6 +111,8 @@ export type ResolvedRun = Omit<
    */
   shardOffsetMs?: number
   firstReplica?: number
+  /** A shard: which of the shards it is (--load-schedule: its part of the schedule's sends, load-schedule.ts). Absent: not a shard. */
+  shard?: Shard
   /** h2 (h2c and over TLS): per origin, the streams its server takes at once on one session (the preflight reads its SETTINGS). */
   streamLimits?: Record<string, number>
   /** --cross-check-grace: an attempt cancelled sooner than this after its send is counted as one a server may never have handled. */
@@ -158,7 +161,7 @@ export function resolveOptions(o: RunOptions, seed: number): ResolvedRun {
     rate,
     loadSchedule,
     concurrencySchedule,
-    skipFirst: resolveSkipFirst(o.skipFirst ?? 0, workers, targets !== null),
+    skipFirst: nonNegativeInt(o.skipFirst ?? 0, '--skip-first'),
     timeoutMs: positiveMs(o.timeoutMs ?? DEFAULTS.timeoutMs, '-t', 'timeout'),
     mode,
     schedule,
@@ -428,14 +431,6 @@ function defaultWarmup(requests: number | null, targets: readonly ResolvedTarget
 function defaultWarmupMinMs(given: number | undefined, requests: number | null): number {
   if (given !== undefined) return 0
   return requests === null || requests >= DEFAULTS.warmupCap ? DEFAULTS.warmupMinMs : 0
-}
-
-/** --skip-first: each lane's twin is built on this thread, for one request of each phase (not yet per target of a mix). */
-function resolveSkipFirst(n: number, workers: number, mixed: boolean): number {
-  const count = nonNegativeInt(n, '--skip-first')
-  if (count > 0 && workers > 1) throw new UsageError("--skip-first with --workers: not supported yet (one thread skips a phase's first requests)")
-  if (count > 0 && mixed) throw new UsageError("--skip-first with --targets: not supported yet (a phase's first requests are spread over its targets)")
-  return count
 }
 
 /** A measured delay needs something measured before the hedged requests start. */

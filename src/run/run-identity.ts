@@ -9,7 +9,7 @@ import { UsageError } from '../core/errors.js'
 import { comparableConfig } from '../results/run-compat.js'
 import type { RunConfig, StartRecord } from '../results/run-result.js'
 import type { ResolvedRun } from './resolve-options.js'
-import { rateShareOf, type Shard } from '../results/shard-share.js'
+import { rateShareOf, shareOf, type Shard } from '../results/shard-share.js'
 import { checkedShare } from './shard.js'
 
 /**
@@ -34,16 +34,18 @@ export function checkRunId(id: string): string {
   return id
 }
 
-/** The shard's part of the run: its exact share of -n and -q, its own seed (the same --seed must not replay one pick sequence N times). */
+/** The shard's part of the run: its exact share of -n, -q and --skip-first (a shard may skip none), its own seed (the same --seed must not replay one pick sequence N times). */
 export function shardPart(cfg: ResolvedRun, shard: Shard | undefined): ResolvedRun {
   if (!shard || shard.count === 1) return cfg
   return {
     ...cfg,
     requests: cfg.requests === null ? null : checkedShare(cfg.requests, shard, '-n'),
     rate: cfg.rate === null ? null : rateShare(cfg.rate, shard),
+    skipFirst: shareOf(cfg.skipFirst, shard),
     seed: cfg.seed + shard.index,
     shardOffsetMs: cfg.rate === null ? 0 : (shard.index * 1000) / cfg.rate,
     firstReplica: shard.index % cfg.origins.length,
+    shard,
   }
 }
 

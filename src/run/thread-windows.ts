@@ -14,7 +14,9 @@ import type { Dispatcher } from 'undici'
 import { ConnectionPool } from '../engine/connection-pool.js'
 import { sampleDates } from '../engine/date-sampler.js'
 import { LoadWindow, type Lane, type WindowPlan } from '../engine/load-generator.js'
-import type { SendTimes } from '../engine/load-schedule.js'
+import { concurrencySeconds, scheduleSeconds, SendTimes, slotSpans } from '../engine/load-schedule.js'
+import type { ScheduleSecond } from '../results/run-result.js'
+import type { Shard } from '../results/shard-share.js'
 import { InterruptedError } from '../core/interruption.js'
 import type { WallClock } from '../core/wall-clock.js'
 import { ClockOffsetEstimator } from '../stats/clock-offset.js'
@@ -64,8 +66,8 @@ export interface ThreadWindow {
   sendTimes?: SendTimes | undefined
   /** A measured window of a --concurrency-schedule run: when each slot takes part. */
   slotSpans?: ReadonlyArray<{ fromMs: number; untilMs: number }> | undefined
-  /** --skip-first: each lane's first `count` requests go to its twin (load-generator.ts). */
-  skip?: { count: number; lanes: Lane[] } | undefined
+  /** --skip-first: each lane's (or group of lanes') first `count` requests go to its twin (load-generator.ts). */
+  skip?: { count: number; lanes: Lane[]; group?: number } | undefined
 }
 
 export interface ThreadSetup {
@@ -87,6 +89,37 @@ export const INTERRUPT_GRACE_MS = 2000
  */
 export function scheduleOffsetMs(cfg: Pick<ResolvedRun, 'rate' | 'shardOffsetMs'>, index = 0): number {
   return cfg.rate === null ? 0 : (index * 1000) / cfg.rate + (cfg.shardOffsetMs ?? 0)
+}
+
+/** A measured window's pacing by the run's schedule: this thread's send times or its slots' spans, and the series it records. */
+export interface WindowPacing {
+  sendTimes?: SendTimes
+  slotSpans?: ReadonlyArray<{ fromMs: number; untilMs: number }>
+  /** The window's schedule beside what it sent, per second (this thread's part), once it has run. */
+  seconds(window: LoadWindow): ScheduleSecond[] | undefined
+}
+
+/**
+ * Thread `index` of `threads` (on this shard): its part of a measured
+ * window's schedule. A rate: the schedule's sends i, i+n, ... over every
+ * thread of every shard (thread i of shard s of m: part i·m + s of n·m, as
+ * -q's offsets interleave them). Requests in flight: its share of each stair
+ * among the shard's threads (-c is each shard's own, as without a schedule).
+ */
+export function windowPacing(cfg: ResolvedRun, slots: number, index = 0, threads = 1): WindowPacing {
+  const load = cfg.loadSchedule
+  if (load) {
+    const shard = cfg.shard ?? { index: 0, count: 1 }
+    const part: Shard = { index: index * shard.count + shard.index, count: threads * shard.count }
+    const sendTimes = new SendTimes(load, part)
+    return { sendTimes, seconds: (w) => scheduleSeconds(sendTimes, w.sentPerSecond!, w.issued) }
+  }
+  const concurrency = cfg.concurrencySchedule
+  if (concurrency) {
+    const part: Shard = { index, count: threads }
+    return { slotSpans: slotSpans(concurrency, slots, part), seconds: (w) => concurrencySeconds(concurrency, w.sentPerSecond!, part) }
+  }
+  return { seconds: () => undefined }
 }
 
 export class ThreadWindows {

@@ -22,10 +22,9 @@ import type { LaneChoice, TargetDraw, WindowSize } from './run-plan.js'
 import { attachServerCheck, type ServerCounter } from './server-check.js'
 import { mergeEarlyCancels } from '../stats/phase-algebra.js'
 import { settleHeap, type HeapSettle } from './settle-heap.js'
-import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, type ThreadLane } from './thread-windows.js'
+import { INTERRUPT_GRACE_MS, scheduleOffsetMs, ThreadWindows, windowPacing, type ThreadLane } from './thread-windows.js'
 import { noConnections, type WindowConnections, type WindowEnd } from './window-runner.js'
 import { WorkerPool } from './worker-pool.js'
-import { concurrencySeconds, scheduleSeconds, SendTimes, slotSpans } from '../engine/load-schedule.js'
 import type { ScheduleSecond } from '../results/run-result.js'
 
 /** One window as the run orders it, whichever runner runs it. */
@@ -113,12 +112,14 @@ class InThreadWindows implements Windows {
     }
     const lanes = w.lanes.map((spec) => thread.lane(spec, statsFor(spec), tagged ? laneTag(spec) : null))
     // --skip-first: each lane's twin, built alike on statistics nobody reads but the server cross-check.
-    const skip = w.measured && cfg.skipFirst > 0 ? { count: cfg.skipFirst, lanes: w.lanes.map((spec) => thread.lane(spec, statsFor(spec))) } : undefined
-    const sendTimes = w.measured && cfg.loadSchedule ? new SendTimes(cfg.loadSchedule) : undefined
-    const slots = cfg.concurrencySchedule
+    // A mix's phase skips its first requests whatever target they drew: its targets' lanes share one count.
+    const skip =
+      w.measured && cfg.skipFirst > 0
+        ? { count: cfg.skipFirst, lanes: w.lanes.map((spec) => thread.lane(spec, statsFor(spec))), group: w.targets?.weights.length ?? 1 }
+        : undefined
     // The warm-up runs at the concurrency schedule's start, as at the load schedule's (cfg.rate).
-    const concurrency = slots && !w.measured ? slots.start : cfg.concurrency
-    const spans = w.measured && slots ? slotSpans(slots, concurrency) : undefined
+    const concurrency = cfg.concurrencySchedule && !w.measured ? cfg.concurrencySchedule.start : cfg.concurrency
+    const pacing = w.measured ? windowPacing(cfg, concurrency) : undefined
     const sent = [...lanes, ...(skip?.lanes ?? [])]
     const window = thread.open({
       lanes,
@@ -129,9 +130,10 @@ class InThreadWindows implements Windows {
       rate: cfg.rate,
       spreadMs: w.spreadMs,
       sink: this.setup.sink,
-      scheduleOffsetMs: scheduleOffsetMs(cfg),
-      sendTimes,
-      slotSpans: spans,
+      // A load schedule's send times hold this generator's place among the others (windowPacing); -q's are an offset.
+      scheduleOffsetMs: pacing?.sendTimes ? 0 : scheduleOffsetMs(cfg),
+      sendTimes: pacing?.sendTimes,
+      slotSpans: pacing?.slotSpans,
       skip,
     })
     const sweep = w.lanes.some((l) => l.setting) ? { connections: noConnections() } : undefined
@@ -148,24 +150,23 @@ class InThreadWindows implements Windows {
     const tags = sweep ? laneTags(w.lanes, lanes) : []
     const early = mergeEarlyCancels(sent.map((l) => l.stats.earlyCancels))
     const counted = before && server ? await server.checkLanes(before, attempts, cancelled, tags, early) : undefined
-    const schedule = sendTimes
-      ? scheduleSeconds(sendTimes, window.sentPerSecond!, window.issued)
-      : spans
-        ? concurrencySeconds(slots!, window.sentPerSecond!)
-        : undefined
+    const schedule = pacing?.seconds(window)
     if (w.targets) {
       const outcome = this.#mixOutcome(lanes, w.targets.weights.length, end, wall, sweep ? undefined : counted?.window)
       // A mix's phases share their window's schedule (its targets keep theirs without: the phase says it).
-      for (const lane of outcome.lanes) lane.result = withSchedule(lane.result, schedule, undefined)
+      // Each phase's skipped requests are its targets' twins' (the per-target rows count none of them).
+      const count = w.targets.weights.length
+      for (const [p, lane] of outcome.lanes.entries())
+        lane.result = withSchedule(lane.result, schedule, skip && skipped(skip.lanes.slice(p * count, (p + 1) * count)))
       if (sweep)
         Object.assign(outcome, {
           sweep: { ...sweep, ...(counted ? { server: counted.window } : {}), ...(counted?.lanes ? { laneServers: counted.lanes } : {}) },
         })
       const after = before && server ? await server.snapshot() : undefined
-      const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(lanes, w.targets), phaseNames(w))
+      const perTarget = after && before && targetServerCounts(cfg.targets!, cfg.urls, before, after, targetAttempts(sent, w.targets), phaseNames(w))
       return perTarget ? { ...outcome, targetServers: perTarget } : outcome
     }
-    const results = lanes.map((lane, i) => withSchedule(lane.stats.finish(end.durationMs, end.health), schedule, skip?.lanes[i]))
+    const results = lanes.map((lane, i) => withSchedule(lane.stats.finish(end.durationMs, end.health), schedule, skip && skipped([skip.lanes[i]!])))
     // A sweep's window is one count for all its lanes, kept beside them rather than on one.
     if (sweep) {
       if (counted?.window) Object.assign(sweep, { server: counted.window })
@@ -238,6 +239,8 @@ class WorkerWindows implements Windows {
       ...w.size,
       hedgeDelayMs: hedgeDelayMs(w),
       spreadMs: w.spreadMs,
+      skipFirst: w.measured ? this.setup.cfg.skipFirst : 0,
+      measured: w.measured,
       sink: this.setup.sink,
       server: this.setup.server,
       onProgress: w.onProgress,
@@ -293,11 +296,16 @@ function laneTag(spec: ThreadLane): string {
   return spec.setting ? String(spec.setting.index + 1) : 'plain'
 }
 
-/** A measured phase with its window's schedule beside what it sent, and how many requests its --skip-first twin sent uncounted. */
-function withSchedule(result: PhaseResult, schedule: ScheduleSecond[] | undefined, twin: Lane | undefined): PhaseResult {
+/** A measured phase with its window's schedule beside what it sent, and how many requests its --skip-first twins sent uncounted. */
+function withSchedule(result: PhaseResult, schedule: ScheduleSecond[] | undefined, skippedCount: number | undefined): PhaseResult {
   return {
     ...result,
     ...(schedule ? { scheduleSeconds: schedule } : {}),
-    ...(twin ? { skipped: twin.stats.figures.requests } : {}),
+    ...(skippedCount === undefined ? {} : { skipped: skippedCount }),
   }
+}
+
+/** The requests a phase's --skip-first twins sent (one twin, or a mix's one per target). */
+function skipped(twins: readonly Lane[]): number {
+  return twins.reduce((sum, twin) => sum + twin.stats.figures.requests, 0)
 }

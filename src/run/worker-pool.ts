@@ -9,6 +9,8 @@
  * - open loop (-q): each worker sends at RATE/N on its own schedule, offset
  *   by i/RATE, so the interleaved schedules are the global one (worker i
  *   sends the global sequence numbers i, i+N, i+2N, ...);
+ * - --skip-first N: each worker skips its share of each phase's first N
+ *   (the shares add up to N), on twins it answers after the lanes;
  * - every worker starts its window at the same (epoch) instant;
  * - each worker has its own hedge budget: it enforces the percentage on its
  *   own traffic, so the global extra load stays within the percentage too
@@ -33,7 +35,7 @@ import type { HeapSettle } from './settle-heap.js'
 import type { LaneChoice, TargetDraw } from './run-plan.js'
 import { targetServerCounts } from './target-server-check.js'
 import { scheduleOffsetMs, type ThreadLane } from './thread-windows.js'
-import type { ClockOffset, GeneratorHealth, TargetServerCount } from '../results/run-result.js'
+import type { ClockOffset, GeneratorHealth, ScheduleSecond, TargetServerCount } from '../results/run-result.js'
 
 /** A window's lane merged over the threads; a mix's: its phase, its targets' own beside it. */
 export type PoolLane = MergedPhase & { targets?: MergedPhase[] }
@@ -73,6 +75,10 @@ export interface WindowOrder {
   rate: number | null
   /** Open loop: this worker's schedule starts this long after the shared start. */
   offsetMs: number
+  /** --skip-first: this worker's share of each phase's first requests, sent uncounted (0: none); their snapshots follow the lanes'. */
+  skip: number
+  /** A measured window: a --load-schedule or --concurrency-schedule paces it, this worker's part of it (thread-windows.ts windowPacing). */
+  measured: boolean
   startAtEpoch: number
   log: boolean
   hedgeDelayMs: number | null
@@ -99,6 +105,10 @@ export interface PoolWindow {
   settle: HeapSettle
   hedgeDelayMs: number | null
   spreadMs: number
+  /** --skip-first: each phase's first requests sent uncounted, over all workers (0: none, the warm-up). */
+  skipFirst: number
+  /** A measured window (not the warm-up): paced by the run's schedule, if any. */
+  measured: boolean
   sink?: RequestSink | undefined
   server?: ServerCounter | null
   onProgress?: ((done: number, elapsedMs: number) => void) | undefined
@@ -111,6 +121,16 @@ const STOP_SLACK_MS = 15_000
 /** Workers start a window this long after it is posted, all at the same instant. */
 const START_LEAD_MS = 20
 const PROGRESS_EVERY_MS = 250
+
+/** A mix's phase with its window's schedule: the threads' series summed (any target's lane carries it), not one thread's. */
+function withSeries(phase: MergedPhase, series: ScheduleSecond[] | undefined): MergedPhase {
+  return series ? { ...phase, result: { ...phase.result, scheduleSeconds: series } } : phase
+}
+
+/** The requests a phase's --skip-first twins sent on every worker: lanes `from` to `from + count` of each worker's twins. */
+function skippedOf(twins: PhaseSnapshot[][], from: number, count: number): number {
+  return twins.reduce((sum, mine) => sum + mine.slice(from, from + count).reduce((s, t) => s + t.result.requests, 0), 0)
+}
 
 /** `total` split over `n` as evenly as possible; the shares add up to `total`. */
 export function share(total: number, n: number, i: number): number {
@@ -242,10 +262,13 @@ export class WorkerPool {
         durationMs: plan.durationMs,
         minDurationMs: plan.minDurationMs,
         settle: plan.settle,
-        concurrency: share(this.cfg.concurrency, n, i),
+        // The warm-up runs at the concurrency schedule's start, as in one thread (windows.ts).
+        concurrency: share(this.cfg.concurrencySchedule && !plan.measured ? this.cfg.concurrencySchedule.start : this.cfg.concurrency, n, i),
         rate: rate === null ? null : rate / n,
         // This worker's place in the shard's schedule, after the shard's own place among the shards.
         offsetMs: scheduleOffsetMs(this.cfg, i),
+        skip: share(plan.skipFirst, n, i),
+        measured: plan.measured,
         startAtEpoch,
         log: plan.sink !== undefined,
         hedgeDelayMs: plan.hedgeDelayMs,
@@ -273,7 +296,11 @@ export class WorkerPool {
       if (this.#watchdog) clearTimeout(this.#watchdog)
       this.#watchdog = null
     }
-    const answered = snapshots.filter((s): s is PhaseSnapshot[] => s !== null)
+    // Each worker answers its lanes, then its --skip-first twins (counted only by the servers' cross-check).
+    const width = plan.lanes.length
+    const all = snapshots.filter((s): s is PhaseSnapshot[] => s !== null)
+    const answered = all.map((s) => s.slice(0, width))
+    const twins = all.map((s) => s.slice(width))
     const health = this.#health(monitor.finish(plan.hedgeDelayMs), answered, plan.hedgeDelayMs)
     if (answered.length < snapshots.length)
       health.warnings.push(`${snapshots.length - answered.length} of ${n} worker threads did not report after the stop: their requests are missing`)
@@ -285,23 +312,31 @@ export class WorkerPool {
       ),
     )
     const count = plan.targets?.weights.length ?? 1
-    const merged: PoolLane[] = plan.targets
+    const grouped: PoolLane[] = plan.targets
       ? Array.from({ length: plan.lanes.length / count }, (_, p) => ({
-          ...mergePhases(
-            answered.flatMap((s) => s.slice(p * count, (p + 1) * count)),
-            { ...ctx, of: 'targets' },
+          ...withSeries(
+            mergePhases(
+              answered.flatMap((s) => s.slice(p * count, (p + 1) * count)),
+              { ...ctx, of: 'targets' },
+            ),
+            byLane[p * count]!.result.scheduleSeconds,
           ),
           targets: byLane.slice(p * count, (p + 1) * count),
         }))
       : byLane
+    const merged = plan.skipFirst > 0 ? grouped.map((m, p) => ({ ...m, result: { ...m.result, skipped: skippedOf(twins, p * count, count) } })) : grouped
     const attempts = merged.reduce((s, m) => s + m.result.attempts, 0)
     const live = (Atomics.load(this.counters, COUNTER_ATTEMPTS) >>> 0) - attempts0
     if (live !== attempts && answered.length === snapshots.length) {
       health.warnings.push(`attempts counted across threads (${live}) differ from the merged count (${attempts}): attempts settled after the phase ended`)
     }
-    const cancelled = merged.reduce((s, m) => s + (m.result.hedging?.cancelled ?? 0), 0)
-    const early = mergeEarlyCancels(merged.map((m) => m.result.earlyCancels))
-    const server = before && plan.server ? await plan.server.check(before, attempts, cancelled, early) : undefined
+    // The servers count the skipped requests too.
+    const skippedTwins = twins.flat().map((t) => t.result)
+    const sent = [...merged.map((m) => m.result), ...skippedTwins]
+    const cancelled = sent.reduce((s, r) => s + (r.hedging?.cancelled ?? 0), 0)
+    const early = mergeEarlyCancels(sent.map((r) => r.earlyCancels))
+    const sentAttempts = sent.reduce((s, r) => s + r.attempts, 0)
+    const server = before && plan.server ? await plan.server.check(before, sentAttempts, cancelled, early) : undefined
     attachServerCheck(
       merged.map((m) => m.result),
       server,
@@ -315,7 +350,11 @@ export class WorkerPool {
         this.cfg.urls,
         before,
         after,
-        plan.targets!.weights.map((_, t) => byLane.reduce((sum, lane, i) => (i % count === t ? sum + lane.result.attempts : sum), 0)),
+        plan.targets!.weights.map(
+          (_, t) =>
+            byLane.reduce((sum, lane, i) => (i % count === t ? sum + lane.result.attempts : sum), 0) +
+            twins.flat().reduce((sum, twin, i) => (i % count === t ? sum + twin.result.attempts : sum), 0),
+        ),
         [...new Set(plan.lanes.map((l) => l.name))],
       )
     return { lanes: merged, ...(perTarget ? { targetServers: perTarget } : {}) }

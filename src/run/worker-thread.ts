@@ -10,7 +10,7 @@ import { seededRandom } from '../core/random.js'
 import type { ResolvedRun } from './resolve-options.js'
 import { callMessages } from './grpc-target.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
-import { ThreadWindows } from './thread-windows.js'
+import { ThreadWindows, windowPacing } from './thread-windows.js'
 import type { FromWorker, ToWorker, WindowOrder, WorkerInit } from './worker-pool.js'
 import { settleHeap } from './settle-heap.js'
 
@@ -57,9 +57,15 @@ async function runWindow(order: WindowOrder): Promise<void> {
   const lanes = order.lanes.map((spec) =>
     thread.lane(spec, new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt, spec.steadyAfter), { counters, secondsOrigin: start })),
   )
+  // --skip-first: each lane's twin, off the live counters (progress and the attempts check count the phase's own).
+  const twins =
+    order.skip > 0
+      ? order.lanes.map((spec) => thread.lane(spec, new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt), { secondsOrigin: start })))
+      : []
   sink = order.log ? new PortSink(init.index, init.workers) : null
   settleHeap(order.settle)
-  thread.runner.begin(lanes)
+  thread.runner.begin([...lanes, ...twins], lanes[lanes.length - 1]!.stats)
+  const pacing = order.measured ? windowPacing(cfg, Math.max(1, order.concurrency), init.index, init.workers) : undefined
   const wait = start - performance.now()
   if (wait > 0) await new Promise((r) => setTimeout(r, wait))
   const win = thread.open({
@@ -74,7 +80,11 @@ async function runWindow(order: WindowOrder): Promise<void> {
     sink: sink ?? undefined,
     // Open loop: the global schedule, offset for this worker, from the instant all workers share.
     scheduleOrigin: start,
-    scheduleOffsetMs: order.offsetMs,
+    // A load schedule's send times hold this worker's place among the others (windowPacing); -q's are an offset.
+    scheduleOffsetMs: pacing?.sendTimes ? 0 : order.offsetMs,
+    sendTimes: pacing?.sendTimes,
+    slotSpans: pacing?.slotSpans,
+    skip: twins.length > 0 ? { count: order.skip, lanes: twins, group: order.targets?.weights.length ?? 1 } : undefined,
   })
   const end = await thread.runner.run(win, order.hedgeDelayMs)
   sink?.flush()
@@ -82,7 +92,12 @@ async function runWindow(order: WindowOrder): Promise<void> {
   // The phase began at the instant every worker was given, also for a worker whose timer fired late (a loaded
   // machine): an open-loop schedule counts from that instant, so a late start must not shorten the phase.
   const startedAt = Math.min(win.startedAt, start)
-  const snapshots = lanes.map((l) => (l.stats as SnapshotPhaseStats).snapshot(end.endedAt - startedAt, end.health, origin + startedAt, origin + end.endedAt))
+  const schedule = pacing?.seconds(win)
+  const snapshots = [...lanes, ...twins].map((l) =>
+    (l.stats as SnapshotPhaseStats).snapshot(end.endedAt - startedAt, end.health, origin + startedAt, origin + end.endedAt),
+  )
+  // Each lane its thread's part of the window's series (the twins none): summed when the threads merge (phase-algebra.ts).
+  if (schedule) for (const snap of snapshots.slice(0, lanes.length)) snap.result = { ...snap.result, scheduleSeconds: schedule }
   thread.closeWindow()
   post({ type: 'done', snapshots, clock: thread.clockOffset.result() })
 }

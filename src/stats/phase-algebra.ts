@@ -395,6 +395,17 @@ export function phaseRate(requests: number, durationMs: number): number {
 
 const span = (c: PhaseMergeContext): Span => spanOf(c.spans)
 
+/** Parts' schedule series second by second (from each window's start): asked and sent summed, a rate's share summed to the thousandth. */
+export function sumScheduleSeconds(parts: readonly ScheduleSecond[][]): ScheduleSecond[] {
+  const length = Math.max(...parts.map((p) => p.length))
+  return Array.from({ length }, (_, t) => {
+    const here = parts.map((p) => p[t]).filter((s): s is ScheduleSecond => s !== undefined)
+    const total = (field: 'rate' | 'asked' | 'concurrency'): Partial<ScheduleSecond> =>
+      here.some((s) => s[field] !== undefined) ? { [field]: round3(here.reduce((sum, s) => sum + (s[field] ?? 0), 0)) } : {}
+    return { t, ...total('rate'), ...total('asked'), ...total('concurrency'), sent: here.reduce((sum, s) => sum + s.sent, 0) }
+  })
+}
+
 export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
   name: SAME,
   ...FIGURES_FIELDS,
@@ -414,8 +425,8 @@ export const PHASE_FIELDS: MergeTable<PhaseResult, PhaseMergeContext> = {
     merge: (values) => (values.some((v) => v !== undefined) ? values.flatMap((v) => v ?? []).sort((a, b) => a.atMs - b.atMs) : undefined),
   },
   timelineFine: ifAll('union', (values: TimelinePoint[][]) => mergePoints(values)),
-  // The window's own series (--load-schedule): a mix's targets share their window's; shards of a scheduled run are refused.
-  scheduleSeconds: ifAll('same', (values: ScheduleSecond[][]) => values[0]!),
+  // The window's own series (a schedule): a mix's targets share their window's; threads and shards each ran their part of it.
+  scheduleSeconds: ifAll('sum', (values: ScheduleSecond[][], _, c) => (c.of === 'targets' ? values[0]! : sumScheduleSeconds(values))),
   skipped: SUM_OF_ALL,
   calls: ifAll('table', (values: Calls[]) => mergeBy(CALLS_FIELDS, values, undefined)),
   hedging: ifAll('table', (values: HedgingStats[], parts, c) => mergeHedging(values, parts, c)),
