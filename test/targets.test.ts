@@ -21,7 +21,7 @@ import { fetchServerStats, resetServerStats, startTarget, type Target } from '..
 import { parseProfile } from '../src/sim/profile.js'
 import { hedgebench } from './helpers/run-cli.js'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
-import { targetRows } from '../src/report/target-rows.js'
+import { NOT_HEDGED, targetCells, targetRows } from '../src/report/target-rows.js'
 import { renderText } from '../src/report/text.js'
 import { renderCsvSummary } from '../src/report/csv.js'
 import { renderHtml } from '../src/report/html.js'
@@ -237,6 +237,9 @@ test('a mix: each target its lane, share, delay and rows; the phases are the tar
   assert.notEqual(a!.delayMs, 0, 'GET /a: from its own warm-up')
   assert.ok(b!.hedgesSent > 0, 'GET /b hedges at once')
   assert.equal(c!.hedgesSent, 0, 'POST /c is not hedged')
+  assert.equal(targets[2]!.sentOnce, true)
+  // A write waits on no delay: nothing to warn about its warm-up's size.
+  assert.ok(!result.warnings.some((w) => w.startsWith('POST /c:')), result.warnings.join('\n'))
   assert.match(result.phases.hedged!.hedging!.delaySource, /^per target, 0 µs to /)
   // The cross-check per target: its attempts in each window against the server's count of its path.
   for (const t of targets) {
@@ -342,12 +345,20 @@ test("a mix's rows per target in text, CSV and HTML: p50, p99, slow, errors, ext
   assert.match(block, /server count per path: every target's attempts received \(9 target windows\)/)
   const csv = parseCsvObjects(renderCsvSummary(result)).filter((r) => r.scope === 'target')
   assert.deepEqual(
-    csv.map((r) => [r.request, r.phase, Number(r.requests), Number(r.p99_ms), r.delay_ms === '' ? null : Number(r.delay_ms)]),
+    csv.map((r) => [r.request, r.phase, Number(r.requests), Number(r.p99_ms), r.delay_ms === '' || r.delay_ms === NOT_HEDGED ? null : Number(r.delay_ms)]),
     rows.map((r) => [r.target, r.phase, r.requests, Number(r.p99.toFixed(3)), r.delayMs === null ? null : Number(r.delayMs.toFixed(3))]),
   )
+  // The write's hedged phase: no delay in any format, the same words in each.
+  const write = rows.find((r) => r.target === 'POST /c' && r.phase === 'hedged')!
+  assert.equal(write.delayMs, null)
+  assert.equal(targetCells(write).at(-1), NOT_HEDGED)
+  assert.match(block, /POST \/c .* hedged .*not hedged \(write\)/)
+  assert.equal(csv.find((r) => r.request === 'POST /c' && r.phase === 'hedged')!.delay_ms, NOT_HEDGED)
+  assert.equal(csv.find((r) => r.request === 'GET /a' && r.phase === 'hedged')!.delay_ms === NOT_HEDGED, false)
   const html = renderHtml(result)
   assert.match(html, /<h2>Targets<\/h2>/)
   for (const r of rows) assert.ok(html.includes(`<th scope="row">${r.target}</th>`), r.target)
+  assert.ok(html.includes(NOT_HEDGED), 'the HTML says the write is not hedged')
 })
 
 test("hedgebench merge keeps a mix's rows: each target's phases added across the shards, exactly", async () => {
