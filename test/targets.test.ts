@@ -8,7 +8,9 @@
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readTargetsFile } from '../src/run/targets-file.js'
@@ -20,6 +22,7 @@ import { UsageError } from '../src/core/errors.js'
 import { fetchServerStats, resetServerStats, startTarget, type Target } from '../src/sim/target.js'
 import { parseProfile } from '../src/sim/profile.js'
 import { hedgebench } from './helpers/run-cli.js'
+import { runMain } from './helpers/main-cases.js'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
 import { NOT_HEDGED, targetCells, targetRows } from '../src/report/target-rows.js'
 import { renderText } from '../src/report/text.js'
@@ -483,3 +486,72 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\
 function sum(parts: PhaseResult[], of: (p: PhaseResult) => number): number {
   return parts.reduce((s, p) => s + of(p), 0)
 }
+
+test('sweep --targets --emit-for: a target whose warm-up had no successful answer gets no route, a note why; targets alike but for the query share one route, with a warning', {
+  timeout: 120_000,
+}, async () => {
+  // Every /bad request fails (503): its p90 has nothing to be taken from.
+  const servers = [0, 1].map(() =>
+    createServer((req, res) => {
+      res.writeHead(req.url === '/api/bad' ? 503 : 200, { 'content-type': 'text/plain' })
+      res.end('x')
+    }),
+  )
+  for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const urls = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`)
+    const targets = file('emit.txt', ['GET /slow.txt', '', 'GET /slow.txt?x=1', '', 'GET /bad', ''].join('\n'))
+    const out = join(dir, 'emit')
+    const r = await runMain(
+      [
+        'sweep',
+        ...urls,
+        '--targets',
+        targets,
+        '--hedge-delay',
+        'p90,5ms',
+        '--emit-for',
+        'p90',
+        '-n',
+        '60',
+        '-c',
+        '2',
+        '--warmup',
+        '60',
+        '--seed',
+        '3',
+        '--out-dir',
+        out,
+        '-o',
+        'json',
+      ],
+      { timeoutMs: 100_000 },
+    )
+    assert.equal(r.code, 0, r.stderr)
+    const saved = JSON.parse(r.stdout) as { warnings: string[] }
+    const deployDir = /configs to deploy for p90: (\S+)\//.exec(r.stderr)?.[1]
+    assert.ok(deployDir, r.stderr)
+    const envoy = readFileSync(join(deployDir, 'envoy-route.yaml'), 'utf8')
+    // One route for /api/slow.txt (the second target would never match a route of its own), none for /bad.
+    assert.deepEqual(
+      [...envoy.matchAll(/path: "([^"]+)"/g)].map((m) => m[1]),
+      ['/api/slow.txt'],
+    )
+    assert.equal([...envoy.matchAll(/per_try_timeout: "/g)].length, 1)
+    assert.match(
+      envoy,
+      /# GET \/slow\.txt: setting p90, .*\(also serves GET \/slow\.txt\?x=1 at p90: one route per path and method, the first target's setting\)/,
+    )
+    assert.match(envoy, /^# GET \/bad: nothing emitted for it: its warm-up had no successful answer to take the p90 delay from/m)
+    assert.doesNotMatch(envoy, /per_try_timeout: "1s"/)
+    assert.deepEqual(
+      saved.warnings.filter((w) => /nothing emitted|one Envoy route/.test(w)),
+      [
+        'GET /bad: nothing emitted for it: its warm-up had no successful answer to take the p90 delay from (it ran with a 1 s fallback)',
+        "GET /slow.txt, GET /slow.txt?x=1: one Envoy route (same path without the query, same method), at GET /slow.txt's setting p90; GET /slow.txt?x=1's p90 not deployed",
+      ],
+    )
+  } finally {
+    for (const server of servers) await new Promise((resolve) => server.close(resolve))
+  }
+})
