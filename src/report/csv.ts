@@ -87,6 +87,8 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   'protocol',
   // A mix (--targets): the target a "target" row is of (GET /a); empty on the others.
   'request',
+  // --skip-first: the requests a phase sent first and left out of every figure; empty without it and on replica rows.
+  'skipped',
 ]
 
 type Cell = string | number
@@ -97,12 +99,12 @@ export function renderCsvSummary(result: RunResult): string {
   for (const name of PHASE_NAMES) {
     const phase = result.phases[name]
     if (!phase) continue
-    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result)), protocolIds(result), ''])
+    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result)), protocolIds(result), '', phase.skipped ?? ''])
     for (const replica of phase.replicas)
-      rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null), replicaProtocol(result, replica.url), ''])
+      rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null), replicaProtocol(result, replica.url), '', ''])
   }
   for (const { target, sentOnce, phase } of targetPhases(result))
-    rows.push([...run, ...phaseRow(phase, 'target', sentOnce), ...openLoopCells(phase, askedRate(result)), protocolIds(result), target])
+    rows.push([...run, ...phaseRow(phase, 'target', sentOnce), ...openLoopCells(phase, askedRate(result)), protocolIds(result), target, phase.skipped ?? ''])
   if (result.grpcClient) for (const row of grpcClientRows(result.grpcClient)) rows.push([...run, ...row])
   return stringify(rows, CSV_SAFETY)
 }
