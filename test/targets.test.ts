@@ -23,6 +23,7 @@ import { fetchServerStats, resetServerStats, startTarget, type Target } from '..
 import { parseProfile } from '../src/sim/profile.js'
 import { hedgebench } from './helpers/run-cli.js'
 import { runMain } from './helpers/main-cases.js'
+import { DEFAULT_BUDGET_BURST } from '../src/hedging/policy.js'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
 import { NOT_HEDGED, targetCells, targetRows } from '../src/report/target-rows.js'
 import { renderText } from '../src/report/text.js'
@@ -550,6 +551,43 @@ test('sweep --targets --emit-for: a target whose warm-up had no successful answe
         'GET /bad: nothing emitted for it: its warm-up had no successful answer to take the p90 delay from (it ran with a 1 s fallback)',
         "GET /slow.txt, GET /slow.txt?x=1: one Envoy route (same path without the query, same method), at GET /slow.txt's setting p90; GET /slow.txt?x=1's p90 not deployed",
       ],
+    )
+  } finally {
+    for (const server of servers) await new Promise((resolve) => server.close(resolve))
+  }
+})
+
+test("--hedge-budget per target: a slow target spends only its own requests' budget, not what a fast one left unused", { timeout: 60_000 }, async () => {
+  const servers = [0, 1].map(() =>
+    createServer((req, res) => {
+      req.resume()
+      setTimeout(() => res.end('ok'), req.url === '/slow' ? 20 : 0)
+    }),
+  )
+  for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const urls = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    const result = await run({
+      urls,
+      // /slow hedges every request it may (a 1 ms delay); /fast never does (1 s).
+      targets: [
+        { method: 'GET', path: '/slow', hedgeDelay: 1 },
+        { method: 'GET', path: '/fast', hedgeDelay: 1000 },
+      ],
+      requests: 400,
+      warmup: 0,
+      concurrency: 4,
+      seed: 1,
+      mode: 'hedged',
+      hedge: { budgetPct: 10, delay: 1 },
+    })
+    const [slow, fast] = result.targets!.map((t) => t.phases.hedged!)
+    assert.equal(fast!.hedging!.hedgesSent, 0)
+    assert.ok(slow!.hedging!.budgetDenied > 0, 'the budget held /slow back')
+    // Its own bucket: 10 % of its own requests and the burst; a shared one would have allowed 10 % of all 400.
+    assert.ok(
+      slow!.hedging!.hedgesSent <= Math.floor(slow!.requests * 0.1) + DEFAULT_BUDGET_BURST,
+      `${slow!.hedging!.hedgesSent} hedges for ${slow!.requests} requests`,
     )
   } finally {
     for (const server of servers) await new Promise((resolve) => server.close(resolve))
