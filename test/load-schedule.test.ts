@@ -15,6 +15,8 @@ import type { LoadSchedule, PhaseResult } from '../src/results/run-result.js'
 import type { RequestRecord } from '../src/results/request-record.js'
 import { renderText } from '../src/report/text.js'
 import { renderHtml } from '../src/report/html.js'
+import { renderCsvSummary } from '../src/report/csv.js'
+import { parseCsvObjects } from './helpers/csv.js'
 import { runMain } from './helpers/main-cases.js'
 import { mergeResults } from '../src/stats/result-merge.js'
 import { sumScheduleSeconds } from '../src/stats/phase-algebra.js'
@@ -357,6 +359,20 @@ test('--skip-first: each measured phase sends N more first and counts none of th
   }
   assert.equal((await fetchServerStats(target.statsUrl)).totals.received, 10 + 37 + 37)
   assert.match(renderText(result), /Skipped: the first 7 requests were sent and left out of every figure above \(--skip-first\)/)
+  // The HTML's settings and the CSV's phase rows say it too.
+  const html = renderHtml(result)
+  assert.match(html, /requests each measured phase sent first and left out \(--skip-first\)/)
+  assert.ok(html.includes('plain 7, hedged 7'), 'the HTML names what each phase left out')
+  const csv = parseCsvObjects(renderCsvSummary(result))
+  assert.deepEqual(
+    csv.filter((r) => r.scope === 'phase').map((r) => [r.phase, r.skipped]),
+    [
+      ['warmup', ''],
+      ['plain', '7'],
+      ['hedged', '7'],
+    ],
+  )
+  assert.ok(csv.filter((r) => r.scope === 'replica').every((r) => r.skipped === ''))
 })
 
 /** --skip-first 5 in a mix of two targets on `workers` threads: N per phase whatever target they drew; the per-target rows exclude them, every server count includes them. */

@@ -8,7 +8,9 @@
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readTargetsFile } from '../src/run/targets-file.js'
@@ -20,8 +22,10 @@ import { UsageError } from '../src/core/errors.js'
 import { fetchServerStats, resetServerStats, startTarget, type Target } from '../src/sim/target.js'
 import { parseProfile } from '../src/sim/profile.js'
 import { hedgebench } from './helpers/run-cli.js'
+import { runMain } from './helpers/main-cases.js'
+import { DEFAULT_BUDGET_BURST } from '../src/hedging/policy.js'
 import type { PhaseResult, RunResult } from '../src/results/run-result.js'
-import { targetRows } from '../src/report/target-rows.js'
+import { NOT_HEDGED, targetCells, targetRows } from '../src/report/target-rows.js'
 import { renderText } from '../src/report/text.js'
 import { renderCsvSummary } from '../src/report/csv.js'
 import { renderHtml } from '../src/report/html.js'
@@ -237,6 +241,9 @@ test('a mix: each target its lane, share, delay and rows; the phases are the tar
   assert.notEqual(a!.delayMs, 0, 'GET /a: from its own warm-up')
   assert.ok(b!.hedgesSent > 0, 'GET /b hedges at once')
   assert.equal(c!.hedgesSent, 0, 'POST /c is not hedged')
+  assert.equal(targets[2]!.sentOnce, true)
+  // A write waits on no delay: nothing to warn about its warm-up's size.
+  assert.ok(!result.warnings.some((w) => w.startsWith('POST /c:')), result.warnings.join('\n'))
   assert.match(result.phases.hedged!.hedging!.delaySource, /^per target, 0 µs to /)
   // The cross-check per target: its attempts in each window against the server's count of its path.
   for (const t of targets) {
@@ -342,12 +349,20 @@ test("a mix's rows per target in text, CSV and HTML: p50, p99, slow, errors, ext
   assert.match(block, /server count per path: every target's attempts received \(9 target windows\)/)
   const csv = parseCsvObjects(renderCsvSummary(result)).filter((r) => r.scope === 'target')
   assert.deepEqual(
-    csv.map((r) => [r.request, r.phase, Number(r.requests), Number(r.p99_ms), r.delay_ms === '' ? null : Number(r.delay_ms)]),
+    csv.map((r) => [r.request, r.phase, Number(r.requests), Number(r.p99_ms), r.delay_ms === '' || r.delay_ms === NOT_HEDGED ? null : Number(r.delay_ms)]),
     rows.map((r) => [r.target, r.phase, r.requests, Number(r.p99.toFixed(3)), r.delayMs === null ? null : Number(r.delayMs.toFixed(3))]),
   )
+  // The write's hedged phase: no delay in any format, the same words in each.
+  const write = rows.find((r) => r.target === 'POST /c' && r.phase === 'hedged')!
+  assert.equal(write.delayMs, null)
+  assert.equal(targetCells(write).at(-1), NOT_HEDGED)
+  assert.match(block, /POST \/c .* hedged .*not hedged \(write\)/)
+  assert.equal(csv.find((r) => r.request === 'POST /c' && r.phase === 'hedged')!.delay_ms, NOT_HEDGED)
+  assert.equal(csv.find((r) => r.request === 'GET /a' && r.phase === 'hedged')!.delay_ms === NOT_HEDGED, false)
   const html = renderHtml(result)
   assert.match(html, /<h2>Targets<\/h2>/)
   for (const r of rows) assert.ok(html.includes(`<th scope="row">${r.target}</th>`), r.target)
+  assert.ok(html.includes(NOT_HEDGED), 'the HTML says the write is not hedged')
 })
 
 test("hedgebench merge keeps a mix's rows: each target's phases added across the shards, exactly", async () => {
@@ -472,3 +487,109 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\
 function sum(parts: PhaseResult[], of: (p: PhaseResult) => number): number {
   return parts.reduce((s, p) => s + of(p), 0)
 }
+
+test('sweep --targets --emit-for: a target whose warm-up had no successful answer gets no route, a note why; targets alike but for the query share one route, with a warning', {
+  timeout: 120_000,
+}, async () => {
+  // Every /bad request fails (503): its p90 has nothing to be taken from.
+  const servers = [0, 1].map(() =>
+    createServer((req, res) => {
+      res.writeHead(req.url === '/api/bad' ? 503 : 200, { 'content-type': 'text/plain' })
+      res.end('x')
+    }),
+  )
+  for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const urls = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`)
+    const targets = file('emit.txt', ['GET /slow.txt', '', 'GET /slow.txt?x=1', '', 'GET /bad', ''].join('\n'))
+    const out = join(dir, 'emit')
+    const r = await runMain(
+      [
+        'sweep',
+        ...urls,
+        '--targets',
+        targets,
+        '--hedge-delay',
+        'p90,5ms',
+        '--emit-for',
+        'p90',
+        '-n',
+        '60',
+        '-c',
+        '2',
+        '--warmup',
+        '60',
+        '--seed',
+        '3',
+        '--out-dir',
+        out,
+        '-o',
+        'json',
+      ],
+      { timeoutMs: 100_000 },
+    )
+    assert.equal(r.code, 0, r.stderr)
+    const saved = JSON.parse(r.stdout) as { warnings: string[] }
+    const deployDir = /configs to deploy for p90: (\S+)\//.exec(r.stderr)?.[1]
+    assert.ok(deployDir, r.stderr)
+    const envoy = readFileSync(join(deployDir, 'envoy-route.yaml'), 'utf8')
+    // One route for /api/slow.txt (the second target would never match a route of its own), none for /bad.
+    assert.deepEqual(
+      [...envoy.matchAll(/path: "([^"]+)"/g)].map((m) => m[1]),
+      ['/api/slow.txt'],
+    )
+    assert.equal([...envoy.matchAll(/per_try_timeout: "/g)].length, 1)
+    assert.match(
+      envoy,
+      /# GET \/slow\.txt: setting p90, .*\(also serves GET \/slow\.txt\?x=1 at p90: one route per path and method, the first target's setting\)/,
+    )
+    assert.match(envoy, /^# GET \/bad: nothing emitted for it: its warm-up had no successful answer to take the p90 delay from/m)
+    assert.doesNotMatch(envoy, /per_try_timeout: "1s"/)
+    assert.deepEqual(
+      saved.warnings.filter((w) => /nothing emitted|one Envoy route/.test(w)),
+      [
+        'GET /bad: nothing emitted for it: its warm-up had no successful answer to take the p90 delay from (it ran with a 1 s fallback)',
+        "GET /slow.txt, GET /slow.txt?x=1: one Envoy route (same path without the query, same method), at GET /slow.txt's setting p90; GET /slow.txt?x=1's p90 not deployed",
+      ],
+    )
+  } finally {
+    for (const server of servers) await new Promise((resolve) => server.close(resolve))
+  }
+})
+
+test("--hedge-budget per target: a slow target spends only its own requests' budget, not what a fast one left unused", { timeout: 60_000 }, async () => {
+  const servers = [0, 1].map(() =>
+    createServer((req, res) => {
+      req.resume()
+      setTimeout(() => res.end('ok'), req.url === '/slow' ? 20 : 0)
+    }),
+  )
+  for (const server of servers) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const urls = servers.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    const result = await run({
+      urls,
+      // /slow hedges every request it may (a 1 ms delay); /fast never does (1 s).
+      targets: [
+        { method: 'GET', path: '/slow', hedgeDelay: 1 },
+        { method: 'GET', path: '/fast', hedgeDelay: 1000 },
+      ],
+      requests: 400,
+      warmup: 0,
+      concurrency: 4,
+      seed: 1,
+      mode: 'hedged',
+      hedge: { budgetPct: 10, delay: 1 },
+    })
+    const [slow, fast] = result.targets!.map((t) => t.phases.hedged!)
+    assert.equal(fast!.hedging!.hedgesSent, 0)
+    assert.ok(slow!.hedging!.budgetDenied > 0, 'the budget held /slow back')
+    // Its own bucket: 10 % of its own requests and the burst; a shared one would have allowed 10 % of all 400.
+    assert.ok(
+      slow!.hedging!.hedgesSent <= Math.floor(slow!.requests * 0.1) + DEFAULT_BUDGET_BURST,
+      `${slow!.hedging!.hedgesSent} hedges for ${slow!.requests} requests`,
+    )
+  } finally {
+    for (const server of servers) await new Promise((resolve) => server.close(resolve))
+  }
+})

@@ -41,19 +41,24 @@ export async function checkSweepOutput(flags: SweepOutputFlags, urls: readonly s
   }
 }
 
-export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepOptions, sweep: SweepResult, frontier: SweepFrontier): Promise<void> {
+export async function writeSweepOutputs(flags: SweepOutputFlags, options: SweepOptions, measured: SweepResult, frontier: SweepFrontier): Promise<void> {
   const { deployFiles, settingToEmit } = await import('../report/deploy-config.js')
-  const setting = settingToEmit(sweep, frontier.recommendation.label, flags.emitFor)
+  const setting = settingToEmit(measured, frontier.recommendation.label, flags.emitFor)
   // A mix: a recommendation per target, the Envoy route a route per target, a mix of gRPC methods a methodConfig per method (sweep-targets.ts).
-  const mix = sweep.targets ? await import('../report/sweep-targets.js') : null
-  const perTarget = mix ? mix.targetFrontiers(sweep, frontier.maxExtraPct) : []
-  const routes = mix ? mix.targetsEnvoyFile(sweep, perTarget, flags.emitFor) : null
+  const mix = measured.targets ? await import('../report/sweep-targets.js') : null
+  const perTarget = mix ? mix.targetFrontiers(measured, frontier.maxExtraPct) : []
+  // Targets left out of the configs (no measured delay) and targets sharing a route: said in the configs and among the sweep's warnings.
+  const notes = mix ? mix.unmeasuredNotes(measured, perTarget, flags.emitFor) : []
+  const shared = mix ? mix.sharedRouteWarnings(measured, perTarget, flags.emitFor) : []
+  const sweep = notes.length + shared.length > 0 ? { ...measured, warnings: [...measured.warnings, ...notes, ...shared] } : measured
+  const routes = mix ? mix.targetsEnvoyFile(sweep, perTarget, flags.emitFor, notes) : null
   const methods = mix && sweep.run.config.grpc ? mix.targetMethods(sweep, perTarget, flags.emitFor) : null
-  const own = [...(routes ? [routes] : []), ...(methods ? mix!.targetsGrpcFiles(methods, perTarget.length) : [])]
-  // The merged setting's files, but those a mix writes per target (and a mix of methods' service config: it names every method in one).
-  const merged = setting
-    ? deployFiles(setting).filter((f) => !own.some((o) => o.name === f.name) && !(methods && f.name.startsWith('grpc-service-config')))
-    : []
+  const own = [...(routes ? [routes] : []), ...(methods ? mix!.targetsGrpcFiles(methods, perTarget.length, notes) : [])]
+  // The merged setting's files, but those a mix writes per target (and a mix of methods' service config: it names every method in one;
+  // and none of a mix's routes or service config when a target's delay was not measured: the merged one would deploy it anyway).
+  const perTargetOnly = (name: string): boolean =>
+    (methods !== null || notes.length > 0) && (name.startsWith('grpc-service-config') || (notes.length > 0 && name === 'envoy-route.yaml'))
+  const merged = setting ? deployFiles(setting).filter((f) => !own.some((o) => o.name === f.name) && !perTargetOnly(f.name)) : []
   const deploy = [...merged, ...own]
   const verification = flags.verify && !methods ? await verify(options, setting, deploy) : null
   const verifications = flags.verify && methods ? await verifyMethods(options, methods, deploy) : []

@@ -16,6 +16,7 @@ const NAMES: Record<string, string> = {
   mode: 'phases (--mode)',
   schedule: 'schedule (--schedule)',
   warmup: 'warm-up requests asked (--warmup)',
+  skipFirst: 'requests each measured phase sent first and left out (--skip-first)',
   slowMs: 'slow threshold, ms (--slow)',
   http2: 'HTTP/2 (--http2)',
   keepAlive: 'keep-alive (off: --disable-keepalive)',

@@ -17,7 +17,7 @@ import type { Figures, GcPauses, GrpcClientResult, HedgingStats, LatencySummary,
 import { labelledStatuses } from './status-label.js'
 import { askedRate } from './asked-rate.js'
 import { protocolIds, replicaProtocol } from '../results/wire-protocol.js'
-import { targetPhases } from './target-rows.js'
+import { NOT_HEDGED, targetDelayMs, targetPhases } from './target-rows.js'
 
 const LATENCY_KEYS: ReadonlyArray<keyof LatencySummary> = ['min', 'mean', 'stddev', ...PERCENTILE_KEYS, 'max']
 
@@ -87,6 +87,8 @@ export const CSV_SUMMARY_COLUMNS: readonly string[] = [
   'protocol',
   // A mix (--targets): the target a "target" row is of (GET /a); empty on the others.
   'request',
+  // --skip-first: the requests a phase sent first and left out of every figure; empty without it and on replica rows.
+  'skipped',
 ]
 
 type Cell = string | number
@@ -97,12 +99,12 @@ export function renderCsvSummary(result: RunResult): string {
   for (const name of PHASE_NAMES) {
     const phase = result.phases[name]
     if (!phase) continue
-    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result)), protocolIds(result), ''])
+    rows.push([...run, ...phaseRow(phase), ...openLoopCells(phase, askedRate(result)), protocolIds(result), '', phase.skipped ?? ''])
     for (const replica of phase.replicas)
-      rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null), replicaProtocol(result, replica.url), ''])
+      rows.push([...run, ...replicaRow(replica, phase), ...openLoopCells(null, null), replicaProtocol(result, replica.url), '', ''])
   }
-  for (const { target, phase } of targetPhases(result))
-    rows.push([...run, ...phaseRow(phase, 'target'), ...openLoopCells(phase, askedRate(result)), protocolIds(result), target])
+  for (const { target, sentOnce, phase } of targetPhases(result))
+    rows.push([...run, ...phaseRow(phase, 'target', sentOnce), ...openLoopCells(phase, askedRate(result)), protocolIds(result), target, phase.skipped ?? ''])
   if (result.grpcClient) for (const row of grpcClientRows(result.grpcClient)) rows.push([...run, ...row])
   return stringify(rows, CSV_SAFETY)
 }
@@ -142,9 +144,10 @@ function runCells(result: RunResult): Cell[] {
   return [result.label, result.startedAt, result.config.urls.map((url) => redactUrl(url, result.config.showSecrets)).join(' '), String(result.partial)]
 }
 
-/** A phase's row; `scope` 'target': one target's phase of a mix. */
-function phaseRow(phase: PhaseResult, scope: 'phase' | 'target' = 'phase'): Cell[] {
+/** A phase's row; `scope` 'target': one target's phase of a mix (a write sent once: no delay, as target-rows.ts decides). */
+function phaseRow(phase: PhaseResult, scope: 'phase' | 'target' = 'phase', sentOnce = false): Cell[] {
   const hedging = phase.hedging ? hedgingCells(phase.hedging, phase) : emptyHedging()
+  if (phase.hedging && targetDelayMs(phase, sentOnce) === null) hedging[HEDGING_COLUMNS.indexOf('delay_ms')] = NOT_HEDGED
   return [
     scope,
     phase.name,

@@ -63,11 +63,11 @@ export interface MethodSetting {
   setting: DeploySetting
 }
 
-/** The gRPC service config with a methodConfig per method, and its notes. */
-export function grpcFiles(header: string, methods: readonly MethodSetting[]): DeployFile[] {
+/** The gRPC service config with a methodConfig per method, and its notes (`notes`: lines said after the header, as why a target has none). */
+export function grpcFiles(header: string, methods: readonly MethodSetting[], notes: readonly string[] = []): DeployFile[] {
   return [
     { name: 'grpc-service-config.json', text: `${JSON.stringify(grpcServiceConfigOf(methods), null, 2)}\n` },
-    { name: 'grpc-service-config.notes.txt', text: grpcNotes(header, methods) },
+    { name: 'grpc-service-config.notes.txt', text: grpcNotes(header, methods, notes) },
   ]
 }
 
@@ -112,11 +112,12 @@ export function grpcServiceConfigOf(methods: readonly MethodSetting[]): Record<s
   }
 }
 
-function grpcNotes(header: string, methods: readonly MethodSetting[]): string {
+function grpcNotes(header: string, methods: readonly MethodSetting[], notes: readonly string[]): string {
   const setting = methods[0]!.setting
   const one = methods.length === 1
   const lines = [
     header,
+    ...notes.map((n) => `- ${n}`),
     '',
     'grpc-service-config.json is a gRPC service config (gRFC A6 hedging), for a gRPC client that hedges:',
     "- where it goes: the channel's default service config (grpc-js: the channel option",
@@ -195,15 +196,16 @@ function envoyRoute(header: string, setting: DeploySetting): string {
  * An Envoy route configuration of one or more routes, each with its own
  * setting (a mix's sweep: a route per target, sweep-targets.ts); the
  * comments and the budget's are the first setting's, which every route
- * shares but for the delay and attempts.
+ * shares but for the delay and attempts; `notes` are said below the header.
  */
-export function envoyRoutes(header: string, routes: readonly EnvoyRouteOf[]): string {
+export function envoyRoutes(header: string, routes: readonly EnvoyRouteOf[], notes: readonly string[] = []): string {
   const setting = routes[0]!.setting
   const cfg = setting.config
   const { retryOn, statusCodes, unmapped } = envoyRetryOn(cfg)
   const budget = setting.budgetPct
   const lines = [
     `# ${header}`,
+    ...notes.map((n) => `# ${n}`),
     '#',
     '# An Envoy route configuration (envoy.config.route.v3.RouteConfiguration): the route_config of',
     '# the http_connection_manager in front of your replicas, or the virtual host merged into yours.',

@@ -449,8 +449,16 @@ function configSection(runs: NamedRun[]): string {
     [readableConfig(k), ...entries.map((e) => readableConfigValue(k, e.get(k) ?? ''))],
     // What the warm-up did, beside what was asked: the default one runs past its count to a minimum duration.
     ...(k === 'warmup' ? [['warm-up requests run', ...runs.map((r) => warmupRan(r.result))]] : []),
+    // What --skip-first left out of each phase, as the text report's "Skipped:" line says it.
+    ...(k === 'skipFirst' ? [['requests left out (--skip-first)', ...runs.map((r) => skippedText(r.result))]] : []),
   ])
   return section('Configuration', table(['setting', ...runs.map((r) => r.name)], rows))
+}
+
+/** "plain 7, hedged 7": each phase's requests sent first and left out of every figure, or "none". */
+function skippedText(result: RunResult): string {
+  const parts = Object.values(result.phases).flatMap((p) => (p?.skipped === undefined ? [] : [`${p.name} ${p.skipped}`]))
+  return parts.length > 0 ? parts.join(', ') : 'none'
 }
 
 /** "1461 in 2.01 s", or "none". */

@@ -8,8 +8,8 @@
 import { formatMs } from '../core/duration.js'
 import { formatTable } from './table.js'
 import { TARGET_HEADER, targetCells, targetRow, type TargetRow } from './target-rows.js'
-import { targetSweepView, type SweepResult } from '../results/sweep-result.js'
-import { deploySetting, envoyRoutes, grpcFiles, type DeployFile, type DeploySetting, type EnvoyRouteOf, type MethodSetting } from './deploy-config.js'
+import { targetSweepView, type SweepResult, type SweepSetting } from '../results/sweep-result.js'
+import { deploySetting, envoyRoutes, grpcFiles, type DeployFile, type DeploySetting, type MethodSetting } from './deploy-config.js'
 import { sweepFrontier, type SweepFrontier } from './sweep-frontier.js'
 
 export interface TargetFrontier {
@@ -67,7 +67,7 @@ export function targetsSweepText(sweep: SweepResult, list: readonly TargetFronti
   ]
 }
 
-/** Each target with the setting it is deployed at: its recommendation, or its lane of `emitFor` (--emit-for); targets without one, and writes the sweep sent once (never hedged), left out. */
+/** Each target with the setting it is deployed at: its recommendation, or its lane of `emitFor` (--emit-for); targets without one, writes the sweep sent once (never hedged) and targets whose delay was not measured (unmeasuredNotes) left out. */
 function targetSettings(
   sweep: SweepResult,
   list: readonly TargetFrontier[],
@@ -75,31 +75,89 @@ function targetSettings(
 ): Array<TargetFrontier & { index: number; setting: DeploySetting }> {
   return list.flatMap((t, index) => {
     if (sweep.run.targets?.[index]?.sentOnce) return []
-    const label = emitFor ?? t.frontier.recommendation.label
-    const setting = sweep.targets![index]!.settings.find((s) => s.label === label)
-    return setting ? [{ ...t, index, setting: deploySetting(sweep, setting) }] : []
+    const setting = ownSetting(sweep, t, index, emitFor)
+    return setting && !unmeasured(sweep, index, setting) ? [{ ...t, index, setting: deploySetting(sweep, setting) }] : []
+  })
+}
+
+function ownSetting(sweep: SweepResult, t: TargetFrontier, index: number, emitFor?: string): SweepSetting | undefined {
+  const label = emitFor ?? t.frontier.recommendation.label
+  return sweep.targets![index]!.settings.find((s) => s.label === label)
+}
+
+/** A delay taken from a warm-up percentile whose warm-up had no successful answer: the run's 1 s fallback, not a measurement to deploy. */
+function unmeasured(sweep: SweepResult, index: number, setting: SweepSetting): boolean {
+  const warmup = sweep.run.targets?.[index]?.phases.warmup
+  return setting.percentile !== null && warmup !== undefined && warmup.ok === 0
+}
+
+/** Why a target with a setting to deploy gets no route or methodConfig: its warm-up had no successful answer to take the delay from. */
+export function unmeasuredNotes(sweep: SweepResult, list: readonly TargetFrontier[], emitFor?: string): string[] {
+  return list.flatMap((t, index) => {
+    if (sweep.run.targets?.[index]?.sentOnce) return []
+    const setting = ownSetting(sweep, t, index, emitFor)
+    return setting && unmeasured(sweep, index, setting)
+      ? [`${t.name}: nothing emitted for it: its warm-up had no successful answer to take the ${setting.label} delay from (it ran with a 1 s fallback)`]
+      : []
   })
 }
 
 /**
- * The Envoy route configuration of a mix: a route per target with a
+ * The Envoy route configuration of a mix: a route per distinct match (the
+ * path without its query, and the method) of the targets with a
  * recommended setting (or the `emitFor` setting, --emit-for: each target's
- * lane of it), matching its exact path (without its query) and method, in
- * the file's order; null when no target has one. A gRPC method's route
- * matches its path alone (every call is a POST).
+ * lane of it), in the file's order; null when no target has one. Targets
+ * that share a match share its route, at the first one's setting (Envoy
+ * takes the first route that matches: a second would never be used). A
+ * gRPC method's route matches its path alone (every call is a POST).
+ * `notes`: lines said at the top (unmeasuredNotes).
  */
-export function targetsEnvoyFile(sweep: SweepResult, list: readonly TargetFrontier[], emitFor?: string): DeployFile | null {
-  const grpc = sweep.run.config.grpc !== undefined
-  // The path as the replicas receive it: after the sweep's URL's own path (a gRPC replica has none).
-  const base = !grpc && URL.canParse(sweep.run.config.urls[0]!) ? new URL(sweep.run.config.urls[0]!).pathname.replace(/\/$/, '') : ''
-  const routes: EnvoyRouteOf[] = targetSettings(sweep, list, emitFor).map(({ name, method, path, setting }) => {
-    const exact = `path: ${JSON.stringify(base + path.split('?')[0])}`
-    const match = grpc ? [exact] : [exact, 'headers:', `- name: ":method"`, `  string_match: { exact: ${JSON.stringify(method)} }`]
-    return { match, setting, comment: `${name}: setting ${setting.label}, hedge delay ${formatMs(setting.delayMs)}` }
+export function targetsEnvoyFile(sweep: SweepResult, list: readonly TargetFrontier[], emitFor?: string, notes: readonly string[] = []): DeployFile | null {
+  const routes = [...routeGroups(sweep, list, emitFor).values()].map(({ match, served }) => {
+    const first = served[0]!
+    const shared =
+      served.length > 1
+        ? ` (also serves ${served
+            .slice(1)
+            .map((t) => `${t.name} at ${t.setting.label}`)
+            .join(', ')}: one route per path and method, the first target's setting)`
+        : ''
+    return { match, setting: first.setting, comment: `${first.name}: setting ${first.setting.label}, hedge delay ${formatMs(first.setting.delayMs)}${shared}` }
   })
   if (routes.length === 0) return null
   const header = `hedgebench sweep of ${list.length} targets: a route per target with a recommended setting, each its own hedge delay`
-  return { name: 'envoy-route.yaml', text: envoyRoutes(header, routes) }
+  return { name: 'envoy-route.yaml', text: envoyRoutes(header, routes, notes) }
+}
+
+/** The targets with a setting, grouped by the route that matches them (its match lines as the key), in the file's order. */
+function routeGroups(
+  sweep: SweepResult,
+  list: readonly TargetFrontier[],
+  emitFor?: string,
+): Map<string, { match: string[]; served: Array<{ name: string; setting: DeploySetting }> }> {
+  const grpc = sweep.run.config.grpc !== undefined
+  // The path as the replicas receive it: after the sweep's URL's own path (a gRPC replica has none).
+  const base = !grpc && URL.canParse(sweep.run.config.urls[0]!) ? new URL(sweep.run.config.urls[0]!).pathname.replace(/\/$/, '') : ''
+  const groups = new Map<string, { match: string[]; served: Array<{ name: string; setting: DeploySetting }> }>()
+  for (const { name, method, path, setting } of targetSettings(sweep, list, emitFor)) {
+    const exact = `path: ${JSON.stringify(base + path.split('?')[0])}`
+    const match = grpc ? [exact] : [exact, 'headers:', `- name: ":method"`, `  string_match: { exact: ${JSON.stringify(method)} }`]
+    const key = match.join('\n')
+    const group = groups.get(key) ?? { match, served: [] }
+    group.served.push({ name, setting })
+    groups.set(key, group)
+  }
+  return groups
+}
+
+/** A warning per Envoy route that serves more than one target: the targets after the first are deployed at the first's setting. */
+export function sharedRouteWarnings(sweep: SweepResult, list: readonly TargetFrontier[], emitFor?: string): string[] {
+  return [...routeGroups(sweep, list, emitFor).values()]
+    .filter((g) => g.served.length > 1)
+    .map(({ served }) => {
+      const [first, ...rest] = served
+      return `${served.map((t) => t.name).join(', ')}: one Envoy route (same path without the query, same method), at ${first!.name}'s setting ${first!.setting.label}; ${rest.map((t) => `${t.name}'s ${t.setting.label}`).join(', ')} not deployed`
+    })
 }
 
 /**
@@ -115,7 +173,7 @@ export function targetMethods(sweep: SweepResult, list: readonly TargetFrontier[
 }
 
 /** The gRPC service config of a mix of methods (one methodConfig per method, each its own delay) and its notes; none when no method has a setting. */
-export function targetsGrpcFiles(methods: readonly MethodSetting[], targets: number): DeployFile[] {
+export function targetsGrpcFiles(methods: readonly MethodSetting[], targets: number, notes: readonly string[] = []): DeployFile[] {
   if (methods.length === 0) return []
-  return grpcFiles(`hedgebench sweep of ${targets} targets: a methodConfig per method with a recommended setting, each its own hedge delay`, methods)
+  return grpcFiles(`hedgebench sweep of ${targets} targets: a methodConfig per method with a recommended setting, each its own hedge delay`, methods, notes)
 }

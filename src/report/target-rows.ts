@@ -22,26 +22,40 @@ export interface TargetRow {
   /** Hedged phases only. */
   extraLoadPct: number | null
   delayMs: number | null
+  /** A write sent once (never hedged): its hedged phase ran no hedge, so it has no delay to show. */
+  sentOnce: boolean
 }
+
+/** What the delay cell says of a write the run sent once: its hedged lane timed nothing. */
+export const NOT_HEDGED = 'not hedged (write)'
 
 const MEASURED: readonly PhaseName[] = ['plain', 'hedged']
 
 /** Every measured phase of every target, target by target (the file's order). */
-export function targetPhases(result: RunResult): Array<{ target: string; weight: number; phase: PhaseResult }> {
+export function targetPhases(result: RunResult): Array<{ target: string; weight: number; sentOnce: boolean; phase: PhaseResult }> {
   return (result.targets ?? []).flatMap((t) =>
     MEASURED.flatMap((name) => {
       const phase = t.phases[name]
-      return phase ? [{ target: t.name, weight: t.weight, phase }] : []
+      return phase ? [{ target: t.name, weight: t.weight, sentOnce: t.sentOnce === true, phase }] : []
     }),
   )
 }
 
 export function targetRows(result: RunResult): TargetRow[] {
-  return targetPhases(result).map(({ target, weight, phase }) => targetRow(target, weight, phase.name, phase))
+  return targetPhases(result).map(({ target, weight, sentOnce, phase }) => targetRow(target, weight, phase.name, phase, sentOnce))
+}
+
+/**
+ * A target's hedge delay as every format shows it (text, HTML, CSV): null
+ * for a plain phase, and for a write sent once, whose hedged lane carries
+ * the run's delay but never used it.
+ */
+export function targetDelayMs(phase: PhaseResult, sentOnce: boolean): number | null {
+  return sentOnce ? null : (phase.hedging?.delayMs ?? null)
 }
 
 /** One target's phase (or a sweep's lane, named `lane`) as a row. */
-export function targetRow(target: string, weight: number, lane: string, phase: PhaseResult): TargetRow {
+export function targetRow(target: string, weight: number, lane: string, phase: PhaseResult, sentOnce = false): TargetRow {
   return {
     target,
     weight,
@@ -52,7 +66,8 @@ export function targetRow(target: string, weight: number, lane: string, phase: P
     slow: phase.slow.count,
     errors: phase.errors,
     extraLoadPct: phase.hedging ? extraLoadPct(phase) : null,
-    delayMs: phase.hedging?.delayMs ?? null,
+    delayMs: targetDelayMs(phase, sentOnce),
+    sentOnce,
   }
 }
 
@@ -70,7 +85,7 @@ export function targetCells(r: TargetRow): string[] {
     String(r.slow),
     String(r.errors),
     r.extraLoadPct === null ? '-' : `+${r.extraLoadPct.toFixed(1)}%`,
-    r.delayMs === null ? '-' : formatMs(r.delayMs),
+    r.delayMs !== null ? formatMs(r.delayMs) : r.sentOnce && r.extraLoadPct !== null ? NOT_HEDGED : '-',
   ]
 }
 

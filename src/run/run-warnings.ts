@@ -5,8 +5,9 @@
  * derivation and its hedged lane's set-up: run-plan.ts; a late start);
  * then what the options and the targets call for (one URL, two names of
  * one address, --unsafe-hedge, the open-file limit, closed loop), the
- * options that had no effect, -z beside -n; and last each phase's
- * generator warnings, by phase, and grpc-js's.
+ * options that had no effect, -z beside -n; a server's broken HTTP/2
+ * limits, a latency in the response body (hedging cannot cut it); and last
+ * each phase's generator warnings, by phase, and grpc-js's.
  */
 import { formatMs } from '../core/duration.js'
 import { redactUrl } from '../core/redact.js'
@@ -18,6 +19,7 @@ import type { ResolvedRun } from './resolve-options.js'
 import type { RunOptions } from './run-options.js'
 import { sameAddressWarnings } from './same-address.js'
 import { h2LimitWarnings } from './h2-limit-warnings.js'
+import { bodyLatencyWarnings } from './body-latency.js'
 
 /** What the result's warnings are read from once the run is over. */
 export interface RunEnd {
@@ -63,6 +65,7 @@ export class RunWarnings {
       )
     }
     out.push(...h2LimitWarnings(end.phases))
+    out.push(...bodyLatencyWarnings(end.phases))
     for (const phase of end.phases) for (const w of phase.generator.warnings) out.push(`${phase.name}: ${w}`)
     for (const w of end.grpcClient?.generator?.warnings ?? []) out.push(`grpc-js: ${w}`)
     return out

@@ -400,7 +400,9 @@ class RunSession {
   /** A target's delay (by default the run's hedging with its file's delay), from its own lane of the measured phase `from`, or fixed; its warnings name it. */
   #targetDelay(target: number, from: PhaseName | null, hedge = this.#targetHedge(target)): DerivedDelay {
     const { value, warnings } = deriveDelay(hedge, from, from ? this.#targets[target]!.stats.get(from) : undefined, this.cfg.fanout)
-    this.#warnings.add(...warnings.map((w) => `${this.cfg.targets![target]!.name}: ${w}`))
+    const spec = this.cfg.targets![target]!
+    // A write sent once never waits on its delay: how well it was measured is nothing to warn about.
+    if (spec.repeatable) this.#warnings.add(...warnings.map((w) => `${spec.name}: ${w}`))
     return value
   }
 
