@@ -928,16 +928,10 @@ async function accepting(port: number, what: string): Promise<void> {
   throw new Error(`${what} did not accept connections on ${port} within 10 s`)
 }
 
-/**
- * hedgebench's plain phase (-c c, n requests) of `target` through the CLI, as a user runs it: CPU, p99 and GCs.
- * With --warmup 0, as its peers run (h2load, the grpc-js loop: no warm-up): the default warm-up lasts at least 2 s,
- * some 200,000 requests at full speed whose count varies from run to run, more than the marginal work measured; and
- * without one, the plain phase's 40 streams start together as h2load's do (after a warm-up they start spread over a
- * median latency: run-plan.ts spreadMs).
- */
+/** hedgebench's plain phase (-c c, n requests) of `target` through the CLI, as a user runs it: CPU, p99 and GCs. */
 function hedgebenchRun(target: string[], c: number, n: number, pin: string[], timeoutMs = 120_000): CliMeasure & { gcs: number } {
   const r = timedRun(
-    [process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '--warmup', '0', '-c', String(c), '-n', String(n), '--no-save', '-o', 'json', ...target],
+    [process.execPath, HEDGEBENCH_BIN, '--mode', 'plain', '-c', String(c), '-n', String(n), '--no-save', '-o', 'json', ...target],
     pin,
     timeoutMs,
   )
