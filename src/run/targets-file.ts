@@ -17,7 +17,8 @@
  * its path is then joined onto each replica like a bare path (the host only
  * says which service it is). Whether a CALL is in the schema is checked
  * when the schema is loaded (run/grpc-target.ts), naming the line kept in
- * the target's `at`.
+ * the target's `at`, and so is a template action in a message (a target's
+ * message is sent as written: grpc-target.ts refuses one).
  */
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
