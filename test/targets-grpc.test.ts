@@ -212,13 +212,15 @@ test("without --proto, the schema of the mix's services is read by the server's 
         [CALL, 2],
       ],
     )
-    // A method the schema has and the server does not serve: the pre-run check names it and where it came from.
-    const missing = file('missing.txt', 'CALL shop.v1.Inventory/Reserve\n')
-    const refused = await runMain([server.url, '--proto', schema.proto, '-i', schema.importPath, '--targets', missing, '-n', '2', '--no-save'])
+    // A method the schema has and the server does not serve: the pre-run check names it and where it came from (a
+    // method marked idempotent: a write is never called by the check).
+    const proto = file('count.proto', 'syntax = "proto3";\npackage shop.v1;\nmessage R {}\nservice Inventory { rpc Count(R) returns (R) { option idempotency_level = NO_SIDE_EFFECTS; } }\n')
+    const missing = file('missing.txt', 'CALL shop.v1.Inventory/Count\n')
+    const refused = await runMain([server.url, '--proto', proto, '--targets', missing, '-n', '2', '--no-save'])
     assert.equal(refused.code, 2, refused.stderr)
     assert.match(
       refused.stderr.trim(),
-      /^hedgebench: grpc:\/\/127\.0\.0\.1:\d+ has no method shop\.v1\.Inventory\/Reserve: check the CALL line of --targets and the proto's package$/,
+      /^hedgebench: grpc:\/\/127\.0\.0\.1:\d+ has no method shop\.v1\.Inventory\/Count: check the CALL line of --targets and the proto's package$/,
     )
   } finally {
     await server.close()

@@ -111,19 +111,28 @@ async function session(given: RunOptions, settings: readonly SettingHedge[] | nu
   return new RunSession(checked, options, buildConfigRecord(whole), reached, settings, drift === null ? [] : [drift])
 }
 
-/** gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method (grpc-probe.ts); a mix: with each target's method. */
+/**
+ * gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method
+ * (grpc-probe.ts); a mix: with each target's method. A method its proto does not mark idempotent is not called.
+ */
 async function checkGrpcService(cfg: ResolvedRun, names: readonly string[]): Promise<void> {
   const agent = createAgent(cfg)
   const calls = cfg.targets
-    ? [...new Map(cfg.targets.map((t) => [t.path, { call: t.name, opts: buildDispatchOptions(cfg, t), given: 'the CALL line of --targets' }])).values()]
-    : [{ call: cfg.grpc!.call, opts: buildDispatchOptions(cfg), given: '--call' }]
+    ? [
+        ...new Map(
+          cfg.targets.map((t) => [
+            t.path,
+            { probe: { call: t.name, given: 'the CALL line of --targets', idempotent: t.idempotent }, opts: buildDispatchOptions(cfg, t) },
+          ]),
+        ).values(),
+      ]
+    : [{ probe: { call: cfg.grpc!.call, given: '--call', idempotent: cfg.grpc!.idempotency !== 'IDEMPOTENCY_UNKNOWN' }, opts: buildDispatchOptions(cfg) }]
   try {
-    for (const { call, opts, given } of calls)
+    for (const { probe, opts } of calls)
       await checkGrpcTargets(
         agent,
         cfg.origins.map((origin, i) => ({ name: names[i]!, opts: opts.get(origin)! })),
-        call,
-        given,
+        probe,
       )
   } finally {
     await agent.destroy()
