@@ -129,7 +129,12 @@ function readHttpFormat(file: string, lines: readonly string[], replicas: readon
     const line = raw.trim()
     if (line.startsWith('#')) {
       const own = current && directive(line, at)
-      if (own) Object.assign(current!.spec, own)
+      if (own) {
+        // Last-wins would silently drop the first value, as a second @body would be dropped: refused alike.
+        if ('weight' in own && 'weight' in current!.spec) throw fault(at, 'a second # weight: line for one target')
+        if ('hedgeDelay' in own && 'hedgeDelay' in current!.spec) throw fault(at, 'a second # hedge-delay: line for one target')
+        Object.assign(current!.spec, own)
+      }
       continue
     }
     if (line === '') {
