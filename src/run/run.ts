@@ -404,7 +404,8 @@ class RunSession {
 
   /** A target's delay (by default the run's hedging with its file's delay), from its own lane of the measured phase `from`, or fixed; its warnings name it. */
   #targetDelay(target: number, from: PhaseName | null, hedge = this.#targetHedge(target)): DerivedDelay {
-    const { value, warnings } = deriveDelay(hedge, from, from ? this.#targets[target]!.stats.get(from) : undefined, this.cfg.fanout)
+    const stats = from ? this.#targets[target]!.stats.get(from) : undefined
+    const { value, warnings } = deriveDelay(hedge, from, stats, this.cfg.fanout, this.cfg.targets!.length)
     this.#warnings.add(...warnings.map((w) => `${this.cfg.targets![target]!.name}: ${w}`))
     return value
   }
