@@ -121,14 +121,19 @@ test('a gRPC server with the method runs; the check ran no handler, and the call
   assert.match(renderText(result).split('\n')[1]!, /· gRPC over HTTP\/2 \(h2c\)$/)
 })
 
-test('a write is never called by the check: a server running its handler on raw bytes receives exactly the run\'s calls of it', async () => {
+test("a write is never called by the check: a server running its handler on raw bytes receives exactly the run's calls of it", async () => {
   const before = cancelled
   const alone = await run(options(grpcUrl, 'shop.Inventory/Cancel'))
   assert.equal(alone.phases.plain!.ok, 3)
   assert.equal(cancelled - before, alone.phases.plain!.attempts)
   // In a mix too: Get is checked (and refused nowhere), Cancel is not called by the check.
   const between = cancelled
-  const mix = await run({ ...options(grpcUrl, 'shop.Inventory/Get'), grpc: { proto: PROTO }, requests: 8, targets: [{ call: 'shop.Inventory/Get' }, { call: 'shop.Inventory/Cancel' }] })
+  const mix = await run({
+    ...options(grpcUrl, 'shop.Inventory/Get'),
+    grpc: { proto: PROTO },
+    requests: 8,
+    targets: [{ call: 'shop.Inventory/Get' }, { call: 'shop.Inventory/Cancel' }],
+  })
   const cancel = mix.targets!.find((t) => t.name === 'shop.Inventory/Cancel')!.phases.plain!
   assert.ok(cancel.attempts > 0)
   assert.equal(cancelled - between, cancel.attempts)

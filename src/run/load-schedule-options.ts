@@ -68,7 +68,10 @@ function resolveSchedule(k: Kind, s: LoadScheduleOptions | undefined, base: numb
   if ((o.workers ?? 1) > 1 || sharded)
     throw new UsageError(`${schedule} with ${sharded ? '--shard' : '--workers'}: not supported yet (one thread runs the schedule)`)
   if (s.kind === 'const') {
-    if (given.length > 0) throw new UsageError(`${schedule} const is ${k.base}'s constant value: ${given.map(flag).join(', ')} ${given.length > 1 ? 'are' : 'is'} only for step and line`)
+    if (given.length > 0)
+      throw new UsageError(
+        `${schedule} const is ${k.base}'s constant value: ${given.map(flag).join(', ')} ${given.length > 1 ? 'are' : 'is'} only for step and line`,
+      )
     const value = base ?? constDefault
     if (value === undefined) throw new UsageError(`${schedule} const needs ${k.base} (its ${k.what})`)
     return { kind: 'const', start: above0(k, value, k.base), step: 0, end: null, stepMs: 1000, maxMs: null }

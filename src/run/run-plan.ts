@@ -175,7 +175,10 @@ export function deriveDelay(
   const n = histogram.totalCount
   const needed = requestsNeeded(percentile)
   if (n < needed) {
-    const half = shares > 1 ? `each of the ${shares} targets warms up on 1/${shares} of it, its delay measured on the second half` : 'the delay is measured on the second half'
+    const half =
+      shares > 1
+        ? `each of the ${shares} targets warms up on 1/${shares} of it, its delay measured on the second half`
+        : 'the delay is measured on the second half'
     const more = from === 'warmup' ? `; use --warmup ${shares * 2 * needed} or more (${half})` : ''
     warnings.push(`the hedge delay is the p${percentile} of only ${n} requests, too few to place it (a p${percentile} needs at least ${needed})${more}`)
   }
