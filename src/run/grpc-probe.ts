@@ -23,8 +23,9 @@
  * message (a server that runs its handler on raw bytes would execute it).
  * For a write the check calls a method no server has instead, which confirms
  * a gRPC server (it answers UNIMPLEMENTED) but not the write's own method:
- * that is confirmed only when the schema came from the server's reflection,
- * and otherwise shows in the run (UNIMPLEMENTED answers).
+ * nothing confirms that before the run (reflection tells the services a
+ * server declares, not what it routes), so a write it lacks shows in the
+ * run as UNIMPLEMENTED answers (docs/grpc.md).
  */
 import type { Dispatcher } from 'undici'
 import { UsageError } from '../core/errors.js'
