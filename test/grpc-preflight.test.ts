@@ -121,7 +121,9 @@ test('a gRPC server with the method runs; the check ran no handler, and the call
   assert.match(renderText(result).split('\n')[1]!, /· gRPC over HTTP\/2 \(h2c\)$/)
 })
 
-test("a write is never called by the check: a server running its handler on raw bytes receives exactly the run's calls of it", async () => {
+test("a write is never called by the check: a server running its handler on raw bytes receives exactly the run's calls of it", {
+  timeout: 30_000,
+}, async () => {
   const before = cancelled
   const alone = await run(options(grpcUrl, 'shop.Inventory/Cancel'))
   assert.equal(alone.phases.plain!.ok, 3)
@@ -139,7 +141,7 @@ test("a write is never called by the check: a server running its handler on raw 
   assert.equal(cancelled - between, cancel.attempts)
 })
 
-test('for a write, the check still refuses a port that is no gRPC server, and does not call the write to see if it exists', async () => {
+test('for a write, the check still refuses a port that is no gRPC server, and does not call the write to see if it exists', { timeout: 30_000 }, async () => {
   await refused(plainUrl, 'shop.Inventory/Cancel', `${plainUrl} answered HTTP 200 text/plain: not a gRPC server`)
   // Refund is not on the server: the check cannot know without calling it, so the run goes on and shows UNIMPLEMENTED.
   const result = await run(options(grpcUrl, 'shop.Inventory/Refund'))
