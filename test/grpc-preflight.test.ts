@@ -4,7 +4,9 @@
  * servers with and without the method. Refusals are one line, exit 2; a good
  * server runs, the check's call never ran its handler (the server decodes its
  * requests, and the check's message is undecodable), and the result says the
- * calls went over h2c.
+ * calls went over h2c. A write (a method its proto does not mark idempotent)
+ * is never called by the check, even on a server that runs its handler on
+ * the raw bytes: that server receives exactly the run's calls of it.
  */
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -22,14 +24,21 @@ import { runMain } from './helpers/main-cases.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'hedgebench-grpc-preflight-'))
 const PROTO_TEXT =
-  'syntax = "proto3";\npackage shop;\nservice Inventory { rpc Get (GetRequest) returns (Item); rpc Reserve (GetRequest) returns (Item); }\nmessage GetRequest { string sku = 1; }\nmessage Item { string sku = 1; }\n'
+  'syntax = "proto3";\npackage shop;\nservice Inventory {\n' +
+  '  rpc Get (GetRequest) returns (Item) { option idempotency_level = NO_SIDE_EFFECTS; }\n' +
+  '  rpc Reserve (GetRequest) returns (Item) { option idempotency_level = IDEMPOTENT; }\n' +
+  '  rpc Cancel (GetRequest) returns (Item);\n' +
+  '  rpc Refund (GetRequest) returns (Item);\n}\n' +
+  'message GetRequest { string sku = 1; }\nmessage Item { string sku = 1; }\n'
 const PROTO = join(dir, 'shop.proto')
 writeFileSync(PROTO, PROTO_TEXT)
 // Decoded as a generated grpc-js server decodes (proto-loader, on protobufjs 7).
 const Inventory = loadSync(PROTO)['shop.Inventory'] as ServiceDefinition
 
 let handled = 0
-/** Has Get, not Reserve; decodes its requests as every generated server does. */
+/** Cancel's calls: its handler runs on whatever bytes arrive, as a server with a raw codec does (a write the check must not call). */
+let cancelled = 0
+/** Has Get and Cancel, not Reserve nor Refund; decodes Get's requests as every generated server does. */
 const grpcServer = new Server()
 let grpcUrl = ''
 let plain: Http2Server
@@ -37,10 +46,14 @@ let plainUrl = ''
 
 before(async () => {
   grpcServer.addService(
-    { Get: Inventory['Get']! },
+    { Get: Inventory['Get']!, Cancel: { ...Inventory['Cancel']!, requestDeserialize: (b: Buffer) => b } },
     {
       Get: (_call: unknown, callback: (err: null, reply: object) => void) => {
         handled++
+        callback(null, {})
+      },
+      Cancel: (_call: unknown, callback: (err: null, reply: object) => void) => {
+        cancelled++
         callback(null, {})
       },
     },
@@ -106,6 +119,34 @@ test('a gRPC server with the method runs; the check ran no handler, and the call
   assert.equal(handled - before, plainPhase.attempts, "the server ran exactly the run's calls")
   assert.deepEqual(result.protocols, [{ url: grpcUrl, protocol: 'h2c' }])
   assert.match(renderText(result).split('\n')[1]!, /· gRPC over HTTP\/2 \(h2c\)$/)
+})
+
+test("a write is never called by the check: a server running its handler on raw bytes receives exactly the run's calls of it", {
+  timeout: 30_000,
+}, async () => {
+  const before = cancelled
+  const alone = await run(options(grpcUrl, 'shop.Inventory/Cancel'))
+  assert.equal(alone.phases.plain!.ok, 3)
+  assert.equal(cancelled - before, alone.phases.plain!.attempts)
+  // In a mix too: Get is checked (and refused nowhere), Cancel is not called by the check.
+  const between = cancelled
+  const mix = await run({
+    ...options(grpcUrl, 'shop.Inventory/Get'),
+    grpc: { proto: PROTO },
+    requests: 8,
+    targets: [{ call: 'shop.Inventory/Get' }, { call: 'shop.Inventory/Cancel' }],
+  })
+  const cancel = mix.targets!.find((t) => t.name === 'shop.Inventory/Cancel')!.phases.plain!
+  assert.ok(cancel.attempts > 0)
+  assert.equal(cancelled - between, cancel.attempts)
+})
+
+test('for a write, the check still refuses a port that is no gRPC server, and does not call the write to see if it exists', { timeout: 30_000 }, async () => {
+  await refused(plainUrl, 'shop.Inventory/Cancel', `${plainUrl} answered HTTP 200 text/plain: not a gRPC server`)
+  // Refund is not on the server: the check cannot know without calling it, so the run goes on and shows UNIMPLEMENTED.
+  const result = await run(options(grpcUrl, 'shop.Inventory/Refund'))
+  assert.equal(result.phases.plain!.ok, 0)
+  assert.equal(result.phases.plain!.requests, 3)
 })
 
 test('the invalid-URL message names the gRPC schemes too', async () => {

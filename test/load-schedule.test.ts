@@ -542,7 +542,11 @@ test('bad input: one line, exit 2, for each inconsistent schedule', { timeout: 6
     [['--load-schedule', 'const'], /--load-schedule const needs -q/],
     [['--load-schedule', 'const', '-q', '0'], /invalid -q 0 \(must be above 0\)/],
     [['--concurrency-schedule', 'const', '-c', '0'], /invalid -c 0 \(must be a whole number above 0\)/],
-    [['--load-schedule', 'const', '-q', '10', '--load-step', '5'], /--load-schedule const is -q's constant value: --load-step are for step and line/],
+    [['--load-schedule', 'const', '-q', '10', '--load-step', '5'], /--load-schedule const is -q's constant value: --load-step is only for step and line$/],
+    [
+      ['--load-schedule', 'const', '-q', '10', '--load-start', '5', '--load-end', '9'],
+      /--load-schedule const is -q's constant value: --load-start, --load-end are only for step and line$/,
+    ],
     [['--load-schedule', 'line', '-q', '10', '--load-start', '10', '--load-step', '5'], /-q with --load-schedule line: it starts at --load-start/],
     [['--load-start', '10'], /--load-start: only with --load-schedule step or line/],
     [['--load-schedule', 'line', '--load-start', '10', '--load-step=-5'], /a step down \(--load-step -5\) needs --load-end or --load-max-duration/],

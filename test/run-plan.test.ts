@@ -87,6 +87,13 @@ test('hedge delay: too few requests for the percentile, none answered, nothing m
   assert.equal(Math.round(few.value.ms), 99)
   assert.equal(few.warnings.length, 1)
   assert.match(few.warnings[0]!, /^the hedge delay is the p99 of only 100 requests, too few to place it \(a p99 needs at least \d+\); use --warmup \d+ or more/)
+  // A target of a mix of 3 warms up on a third of the warm-up: the advice is for the run's --warmup, 3 x 2 x the need.
+  const needed = Number(/needs at least (\d+)/.exec(few.warnings[0]!)![1])
+  const third = deriveDelay(resolved({ hedge: { delay: 'p99' } }).hedge, 'warmup', measured(1, 200), 1, 3)
+  assert.equal(
+    third.warnings[0],
+    `the hedge delay is the p99 of only 100 requests, too few to place it (a p99 needs at least ${needed}); use --warmup ${3 * 2 * needed} or more (each of the 3 targets warms up on 1/3 of it, its delay measured on the second half)`,
+  )
 
   const none = deriveDelay(resolved().hedge, 'plain', measured(0, 30), 1)
   assert.deepEqual(none, {

@@ -166,6 +166,29 @@ test('bad input: an unknown method names its file:line, a CALL in an HTTP run or
         [...urls, '--proto', SHOP_PROTO, '--targets', file('badmsg.txt', 'CALL shop.Inventory/Get\n{"id": "x"}\n')],
         /^hedgebench: .*badmsg\.txt:1: its message does not fit shop\.Req: id: /,
       ],
+      // A template action (as -d renders per call) in a target's message would go out as literal text: refused, in every
+      // way a message is given (a JSON line, @file, data, dataFile), naming the target's line.
+      ...(
+        [
+          ['tpl-line.txt', 'CALL shop.Inventory/Get\n\nCALL shop.Inventory/Get\n{"note": "{{.UUID}}"}\n', 3, '{{.UUID}}'],
+          ['tpl-file.txt', 'CALL shop.Inventory/Get\n@tpl.json\n', 1, '{{.RequestNumber}}'],
+          [
+            'tpl-data.jsonl',
+            '{"call": "shop.Inventory/Get"}\n{"call": "shop.Inventory/Get", "data": {"note": "n{{randomString 4}}"}}\n',
+            2,
+            '{{randomString 4}}',
+          ],
+          ['tpl-datafile.jsonl', '{"call": "shop.Inventory/Get", "dataFile": "tpl.json"}\n', 1, '{{.RequestNumber}}'],
+        ] as const
+      ).map(([name, text, line, action]): [string[], RegExp] => {
+        file('tpl.json', '{"note": "{{.RequestNumber}}"}\n')
+        return [
+          [...urls, '--proto', SHOP_PROTO, '--targets', file(name, text)],
+          new RegExp(
+            `^hedgebench: .*${name.replace('.', '\\.')}:${line}: its message holds the template action ${action.replace(/[{}.]/g, '\\$&')}, which a target's message does not render`,
+          ),
+        ]
+      }),
     ]
     for (const [args, expected] of cases) {
       const r = await runMain([...args, '-n', '5', '--no-save'])
@@ -197,13 +220,18 @@ test("without --proto, the schema of the mix's services is read by the server's 
         [`${CALL} #2`, 2],
       ],
     )
-    // A method the schema has and the server does not serve: the pre-run check names it and where it came from.
-    const missing = file('missing.txt', 'CALL shop.v1.Inventory/Reserve\n')
-    const refused = await runMain([server.url, '--proto', schema.proto, '-i', schema.importPath, '--targets', missing, '-n', '2', '--no-save'])
+    // A method the schema has and the server does not serve: the pre-run check names it and where it came from (a
+    // method marked idempotent: a write is never called by the check).
+    const proto = file(
+      'count.proto',
+      'syntax = "proto3";\npackage shop.v1;\nmessage R {}\nservice Inventory { rpc Count(R) returns (R) { option idempotency_level = NO_SIDE_EFFECTS; } }\n',
+    )
+    const missing = file('missing.txt', 'CALL shop.v1.Inventory/Count\n')
+    const refused = await runMain([server.url, '--proto', proto, '--targets', missing, '-n', '2', '--no-save'])
     assert.equal(refused.code, 2, refused.stderr)
     assert.match(
       refused.stderr.trim(),
-      /^hedgebench: grpc:\/\/127\.0\.0\.1:\d+ has no method shop\.v1\.Inventory\/Reserve: check the CALL line of --targets and the proto's package$/,
+      /^hedgebench: grpc:\/\/127\.0\.0\.1:\d+ has no method shop\.v1\.Inventory\/Count: check the CALL line of --targets and the proto's package$/,
     )
   } finally {
     await server.close()

@@ -214,6 +214,10 @@ test('a mix: each target its lane, share, delay and rows; the phases are the tar
     targets.map((t) => t.phases.warmup!.requests),
     [20, 20, 20],
   )
+  // GET /a's p95 rests on the second half of its 20: the advice is the run's --warmup, 3 targets x 2 x a p95's need.
+  const few = result.warnings.find((w) => w.startsWith('GET /a: the hedge delay is the p95 of only 10 requests'))
+  const needed = Number(/needs at least (\d+)/.exec(few ?? '')?.[1])
+  assert.ok(few?.endsWith(`; use --warmup ${3 * 2 * needed} or more (each of the 3 targets warms up on 1/3 of it, its delay measured on the second half)`), few)
   for (const phase of ['warmup', 'plain', 'hedged'] as const) {
     const parts = targets.map((t) => t.phases[phase]!)
     const whole = result.phases[phase]!

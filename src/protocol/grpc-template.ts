@@ -59,10 +59,15 @@ export function compileTemplate(text: string, flag: string): (input: TemplateInp
  */
 export function refuseMetadataActions(metadata: ReadonlyArray<readonly [string, string]>): void {
   for (const [name, value] of metadata) {
-    const found = /\{\{.*?\}\}/.exec(value)
-    if (found)
-      throw new UsageError(`metadata "${name}": template action ${found[0]} is not rendered in metadata, which is sent as given (-d/-D render ${KNOWN})`)
+    const found = firstAction(value)
+    if (found !== null)
+      throw new UsageError(`metadata "${name}": template action ${found} is not rendered in metadata, which is sent as given (-d/-D render ${KNOWN})`)
   }
+}
+
+/** The first template action in the text (`{{.UUID}}`), or null: what a refusal of text sent as given quotes. */
+export function firstAction(text: string): string | null {
+  return /\{\{.*?\}\}/.exec(text)?.[0] ?? null
 }
 
 function action(source: string, flag: string): (input: TemplateInput) => string {

@@ -17,6 +17,15 @@
  * (run/server-check.ts) is taken after it, so the cross-check stays exact.
  * Anything else (another status, a failed connection) lets the run go on
  * and report it.
+ *
+ * Only a method its proto marks idempotent (IDEMPOTENT, NO_SIDE_EFFECTS) is
+ * called so: a write must never be sent by a check, however undecodable its
+ * message (a server that runs its handler on raw bytes would execute it).
+ * For a write the check calls a method no server has instead, which confirms
+ * a gRPC server (it answers UNIMPLEMENTED) but not the write's own method:
+ * nothing confirms that before the run (reflection tells the services a
+ * server declares, not what it routes), so a write it lacks shows in the
+ * run as UNIMPLEMENTED answers (docs/grpc.md).
  */
 import type { Dispatcher } from 'undici'
 import { UsageError } from '../core/errors.js'
@@ -28,6 +37,8 @@ import type { HeaderLookup } from '../protocol/grpc-status.js'
 /** Field number 0 with wire type 7: invalid in every schema. */
 const UNDECODABLE = frameMessage(Uint8Array.of(0x07))
 const UNIMPLEMENTED = '12'
+/** A method no server serves: what a write's check calls in place of the write. */
+const NO_SUCH_METHOD = '/hedgebench.probe.NoSuchService/NoSuchMethod'
 
 export interface GrpcProbeTarget {
   /** As messages name it (grpc://host:port). */
@@ -43,29 +54,40 @@ interface ProbeAnswer {
   trailer: HeaderLookup
 }
 
-/** Resolves when every replica answered as a gRPC server that has the method; rejects with one line otherwise. `given`: where the user named it. */
+/** What the check calls: the method, where the user named it, and whether its proto marks it idempotent (else it is not called). */
+export interface GrpcProbeCall {
+  call: string
+  given: string
+  idempotent: boolean
+}
+
+/**
+ * Resolves when every replica answered as a gRPC server that has the method
+ * (for a write: as a gRPC server, the method itself not called); rejects
+ * with one line otherwise.
+ */
 export async function checkGrpcTargets(
   dispatcher: Pick<Dispatcher, 'dispatch'>,
   targets: readonly GrpcProbeTarget[],
-  call: string,
-  given = '--call',
+  { call, given, idempotent }: GrpcProbeCall,
 ): Promise<void> {
   await Promise.all(
     targets.map(async ({ name, opts }) => {
-      const answer = await probeCall(dispatcher, { ...opts, body: UNDECODABLE })
-      if (answer) refuseNonGrpc(answer, name, call, given)
+      const answer = await probeCall(dispatcher, { ...opts, ...(idempotent ? {} : { path: NO_SUCH_METHOD }), body: UNDECODABLE })
+      if (answer) refuseNonGrpc(answer, name, idempotent ? { call, given } : null)
     }),
   )
 }
 
-function refuseNonGrpc(answer: ProbeAnswer, name: string, call: string, given: string): void {
+/** `method`: the method called, refused when the server lacks it; null: a method no server has (UNIMPLEMENTED expected). */
+function refuseNonGrpc(answer: ProbeAnswer, name: string, method: { call: string; given: string } | null): void {
   const contentType = answer.headers.get('content-type')
   const grpcStatus = answer.headers.get('grpc-status') ?? answer.trailer('grpc-status')
   if (answer.status !== 200 || !/^application\/grpc([+;]|$)/i.test(contentType ?? '') || grpcStatus === undefined) {
     const type = contentType ? contentType.split(';')[0]!.trim() : 'without a content-type'
     throw new UsageError(`${name} answered HTTP ${answer.status} ${type}${grpcStatus === undefined ? '' : ` (grpc-status ${grpcStatus})`}: not a gRPC server`)
   }
-  if (grpcStatus.trim() === UNIMPLEMENTED) throw new UsageError(`${name} has no method ${call}: check ${given} and the proto's package`)
+  if (method && grpcStatus.trim() === UNIMPLEMENTED) throw new UsageError(`${name} has no method ${method.call}: check ${method.given} and the proto's package`)
 }
 
 /** One call; its answer, or null when it failed on the way (the run reports such failures itself). */

@@ -7,7 +7,7 @@ import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { redactUrl } from '../core/redact.js'
 import { encodeRequestMessage, fromJsonText, fromJsonValue, jsonSource } from '../protocol/grpc-message.js'
-import { compileTemplate, isTemplate, type TemplateInput } from '../protocol/grpc-template.js'
+import { compileTemplate, firstAction, isTemplate, type TemplateInput } from '../protocol/grpc-template.js'
 import { dataCycle, encodeDataList } from '../protocol/grpc-data.js'
 import { seededRandom } from '../core/random.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
@@ -120,6 +120,7 @@ export function grpcTargetCall(o: GrpcRunOptions): GrpcTargetCall {
   const root = loadSchema(o)
   return (target, at) => {
     try {
+      refuseMessageActions(target.message)
       const method = resolveCall(root, target.call.trim())
       const message = fromJsonValue(method, target.message ?? {}, 'its message')
       return { call: method.call, path: method.path, body: frameMessage(message), safe: method.idempotency !== 'IDEMPOTENCY_UNKNOWN' }
@@ -128,6 +129,20 @@ export function grpcTargetCall(o: GrpcRunOptions): GrpcTargetCall {
       throw err
     }
   }
+}
+
+/**
+ * A target's message is encoded once and sent the same on every call, so a
+ * template action in it (as -d renders per call) would go out as literal
+ * text: refused before anything is sent, naming the action.
+ */
+function refuseMessageActions(message: unknown): void {
+  const text = JSON.stringify(message ?? {})
+  if (!isTemplate(text)) return
+  const action = firstAction(text) ?? '{{'
+  throw new UsageError(
+    `its message holds the template action ${action}, which a target's message does not render (it is sent as written, the same on every call): render per call with a run of that method alone, --call with -d/-D`,
+  )
 }
 
 /** -d/-D holding several messages (encodeDataList), with --data-order; null for one message or -B. */

@@ -65,7 +65,10 @@ function resolveSchedule(k: Kind, s: LoadScheduleOptions | undefined, base: numb
   if (s.kind === undefined) throw new UsageError(`${given.map(flag).join(', ')}: only with ${schedule} step or line`)
   if (!['const', 'step', 'line'].includes(s.kind)) throw new UsageError(`invalid ${schedule} "${s.kind}" (choose one of: const, step, line)`)
   if (s.kind === 'const') {
-    if (given.length > 0) throw new UsageError(`${schedule} const is ${k.base}'s constant value: ${given.map(flag).join(', ')} are for step and line`)
+    if (given.length > 0)
+      throw new UsageError(
+        `${schedule} const is ${k.base}'s constant value: ${given.map(flag).join(', ')} ${given.length > 1 ? 'are' : 'is'} only for step and line`,
+      )
     const value = base ?? constDefault
     if (value === undefined) throw new UsageError(`${schedule} const needs ${k.base} (its ${k.what})`)
     return { kind: 'const', start: above0(k, value, k.base), step: 0, end: null, stepMs: 1000, maxMs: null }

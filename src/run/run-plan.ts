@@ -143,9 +143,17 @@ export interface Warned<T> {
  * The hedge delay from a measured phase (`from`, its measurements
  * `measured`), or fixed; `from` null = nothing measured (a 1 s fallback
  * unless the delay is fixed). Warns when the histogram holds too few
- * requests to place the percentile.
+ * requests to place the percentile. `shares`: how many targets the warm-up
+ * is split among equally (a mix's; 1 otherwise), which the --warmup the
+ * warning advises is multiplied by.
  */
-export function deriveDelay(hedge: ResolvedHedge, from: PhaseName | null, measured: MeasuredPhase | undefined, fanout: number): Warned<DerivedDelay> {
+export function deriveDelay(
+  hedge: ResolvedHedge,
+  from: PhaseName | null,
+  measured: MeasuredPhase | undefined,
+  fanout: number,
+  shares = 1,
+): Warned<DerivedDelay> {
   const histogram = measured?.delayBasis()
   const p50 = histogram ? percentileMs(histogram, 50) : 0
   if (typeof hedge.delay === 'object' && 'fixedMs' in hedge.delay) {
@@ -167,7 +175,11 @@ export function deriveDelay(hedge: ResolvedHedge, from: PhaseName | null, measur
   const n = histogram.totalCount
   const needed = requestsNeeded(percentile)
   if (n < needed) {
-    const more = from === 'warmup' ? `; use --warmup ${2 * needed} or more (the delay is measured on the second half)` : ''
+    const half =
+      shares > 1
+        ? `each of the ${shares} targets warms up on 1/${shares} of it, its delay measured on the second half`
+        : 'the delay is measured on the second half'
+    const more = from === 'warmup' ? `; use --warmup ${shares * 2 * needed} or more (${half})` : ''
     warnings.push(`the hedge delay is the p${percentile} of only ${n} requests, too few to place it (a p${percentile} needs at least ${needed})${more}`)
   }
   const phase = from === 'warmup' ? 'warm-up' : 'plain-phase'

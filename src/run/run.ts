@@ -111,23 +111,28 @@ async function session(given: RunOptions, settings: readonly SettingHedge[] | nu
   return new RunSession(checked, options, buildConfigRecord(whole), reached, settings, drift === null ? [] : [drift])
 }
 
-/** gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method (grpc-probe.ts); a mix: with each target's method. */
+/**
+ * gRPC: one call to each replica, on connections of their own, refused unless it is a gRPC server with the method
+ * (grpc-probe.ts); a mix: with each target's method. A method its proto does not mark idempotent is not called.
+ */
 async function checkGrpcService(cfg: ResolvedRun, names: readonly string[]): Promise<void> {
   const agent = createAgent(cfg)
   const calls = cfg.targets
     ? [
         ...new Map(
-          cfg.targets.map((t) => [t.path, { call: t.path.slice(1), opts: buildDispatchOptions(cfg, t), given: 'the CALL line of --targets' }]),
+          cfg.targets.map((t) => [
+            t.path,
+            { probe: { call: t.path.slice(1), given: 'the CALL line of --targets', idempotent: t.idempotent }, opts: buildDispatchOptions(cfg, t) },
+          ]),
         ).values(),
       ]
-    : [{ call: cfg.grpc!.call, opts: buildDispatchOptions(cfg), given: '--call' }]
+    : [{ probe: { call: cfg.grpc!.call, given: '--call', idempotent: cfg.grpc!.idempotency !== 'IDEMPOTENCY_UNKNOWN' }, opts: buildDispatchOptions(cfg) }]
   try {
-    for (const { call, opts, given } of calls)
+    for (const { probe, opts } of calls)
       await checkGrpcTargets(
         agent,
         cfg.origins.map((origin, i) => ({ name: names[i]!, opts: opts.get(origin)! })),
-        call,
-        given,
+        probe,
       )
   } finally {
     await agent.destroy()
@@ -399,7 +404,8 @@ class RunSession {
 
   /** A target's delay (by default the run's hedging with its file's delay), from its own lane of the measured phase `from`, or fixed; its warnings name it. */
   #targetDelay(target: number, from: PhaseName | null, hedge = this.#targetHedge(target)): DerivedDelay {
-    const { value, warnings } = deriveDelay(hedge, from, from ? this.#targets[target]!.stats.get(from) : undefined, this.cfg.fanout)
+    const stats = from ? this.#targets[target]!.stats.get(from) : undefined
+    const { value, warnings } = deriveDelay(hedge, from, stats, this.cfg.fanout, this.cfg.targets!.length)
     const spec = this.cfg.targets![target]!
     // A write sent once never waits on its delay: how well it was measured is nothing to warn about.
     if (spec.repeatable) this.#warnings.add(...warnings.map((w) => `${spec.name}: ${w}`))

@@ -91,6 +91,8 @@ export interface ResolvedTarget {
   delay: ResolvedHedgeDelay | null
   /** Sending it twice is allowed: an idempotent method (a gRPC method marked so in its proto), an Idempotency-Key, or --idempotency-key / --unsafe-hedge. */
   repeatable: boolean
+  /** The method itself is idempotent (by HTTP's definition, or marked so in a gRPC proto), opt-ins aside: what a pre-run check may call. */
+  idempotent: boolean
 }
 
 /** The method a gRPC target's `call` resolves to in the run's schema, and its message encoded (run/grpc-target.ts); `at` names the target in a refusal. */
@@ -122,11 +124,12 @@ export function resolveTargets(
     if (t.call !== undefined) {
       if (!grpc) throw new UsageError(`${at}: CALL ${t.call} is a gRPC call, and the replicas are http:// (give grpc://host:port replicas, or METHOD path)`)
       const c = grpc({ call: t.call, message: t.message }, at)
-      return { name: c.call, method: GRPC_TARGET_METHOD, path: c.path, body: c.body, repeatable: c.safe || optedIn, ...own }
+      return { name: c.call, method: GRPC_TARGET_METHOD, path: c.path, body: c.body, repeatable: c.safe || optedIn, idempotent: c.safe, ...own }
     }
     const { method, path } = t as { method: string; path: string }
     if (grpc) throw new UsageError(`${at}: ${method} ${path} is an HTTP request, and the replicas are grpc:// (give CALL package.Service/Method)`)
-    return { name: `${method} ${path}`, method, path, body: t.body ? Buffer.from(t.body) : null, repeatable: isIdempotentMethod(method) || optedIn, ...own }
+    const idempotent = isIdempotentMethod(method)
+    return { name: `${method} ${path}`, method, path, body: t.body ? Buffer.from(t.body) : null, repeatable: idempotent || optedIn, idempotent, ...own }
   })
   return distinctNames(resolved)
 }

@@ -17,7 +17,8 @@
  * its path is then joined onto each replica like a bare path (the host only
  * says which service it is). Whether a CALL is in the schema is checked
  * when the schema is loaded (run/grpc-target.ts), naming the line kept in
- * the target's `at`.
+ * the target's `at`, and so is a template action in a message (a target's
+ * message is sent as written: grpc-target.ts refuses one).
  */
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -128,7 +129,12 @@ function readHttpFormat(file: string, lines: readonly string[], replicas: readon
     const line = raw.trim()
     if (line.startsWith('#')) {
       const own = current && directive(line, at)
-      if (own) Object.assign(current!.spec, own)
+      if (own) {
+        // Last-wins would silently drop the first value, as a second @body would be dropped: refused alike.
+        if ('weight' in own && 'weight' in current!.spec) throw fault(at, 'a second # weight: line for one target')
+        if ('hedgeDelay' in own && 'hedgeDelay' in current!.spec) throw fault(at, 'a second # hedge-delay: line for one target')
+        Object.assign(current!.spec, own)
+      }
       continue
     }
     if (line === '') {
