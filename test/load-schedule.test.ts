@@ -11,7 +11,8 @@ import { concurrencySeconds, SendTimes, scheduleSeconds, slotSpans, stairRates }
 import { run } from '../src/run/run.js'
 import { fetchServerStats, resetServerStats, startTarget, type Target } from '../src/sim/target.js'
 import { parseProfile } from '../src/sim/profile.js'
-import type { LoadSchedule, PhaseResult } from '../src/results/run-result.js'
+import type { LoadSchedule, PhaseResult, RunResult } from '../src/results/run-result.js'
+import type { RunOptions } from '../src/run/run-options.js'
 import type { RequestRecord } from '../src/results/request-record.js'
 import { renderText } from '../src/report/text.js'
 import { renderHtml } from '../src/report/html.js'
@@ -29,6 +30,13 @@ before(async () => {
 after(async () => {
   await target?.close()
 })
+
+/** A run with its request log kept in memory. */
+async function runLogged(options: RunOptions): Promise<{ result: RunResult; records: RequestRecord[] }> {
+  const records: RequestRecord[] = []
+  const result = await run({ ...options, requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} } })
+  return { result, records }
+}
 
 const STEP: LoadSchedule = { kind: 'step', start: 40, step: 40, end: 120, stepMs: 250, maxMs: null }
 
@@ -155,8 +163,7 @@ function intendedStarts(records: RequestRecord[], phase: PhaseResult): number[] 
 test('a step schedule: every send at the time the schedule gives it, the same stairs for the plain and the hedged phase, recorded exactly', {
   timeout: 60_000,
 }, async () => {
-  const records: RequestRecord[] = []
-  const result = await run({
+  const { result, records } = await runLogged({
     urls: target.urls,
     requests: 100,
     warmup: 20,
@@ -165,7 +172,6 @@ test('a step schedule: every send at the time the schedule gives it, the same st
     loadSchedule: { kind: 'step', start: 40, step: 40, end: 120, stepDurationMs: 250 },
     // No hedge fires before this: the hedged phase sends what the plain one does.
     hedge: { delay: 10_000 },
-    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
   })
   assert.deepEqual(result.config.loadSchedule, STEP)
   assert.equal(result.config.rate, 40, "the rate the warm-up ran at: the schedule's start")
@@ -215,8 +221,7 @@ test("a step schedule over --workers 2: every send at its global time, the threa
   timeout: 60_000,
 }, async () => {
   await resetServerStats(target.statsUrl)
-  const records: RequestRecord[] = []
-  const result = await run({
+  const { result, records } = await runLogged({
     urls: target.urls,
     requests: 100,
     warmup: 20,
@@ -226,7 +231,6 @@ test("a step schedule over --workers 2: every send at its global time, the threa
     mode: 'plain',
     loadSchedule: { kind: 'step', start: 40, step: 40, end: 120, stepDurationMs: 250 },
     serverStatsUrl: target.statsUrl,
-    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
   })
   const times = new SendTimes(STEP)
   const plain = result.phases.plain!
@@ -280,9 +284,8 @@ function checkConcurrency(plain: PhaseResult, records: RequestRecord[], schedule
 test('a concurrency step up over --workers 2: each thread its share of each stair, never more in flight in all than the stair asks', {
   timeout: 60_000,
 }, async () => {
-  const records: RequestRecord[] = []
   const schedule: LoadSchedule = { kind: 'step', start: 3, step: 2, end: 7, stepMs: 300, maxMs: null }
-  const result = await run({
+  const { result, records } = await runLogged({
     urls: target.urls,
     durationMs: 1200,
     warmup: 10,
@@ -290,7 +293,6 @@ test('a concurrency step up over --workers 2: each thread its share of each stai
     workers: 2,
     seed: 17,
     concurrencySchedule: { kind: 'step', start: 3, step: 2, end: 7, stepDurationMs: 300 },
-    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
   })
   checkConcurrency(result.phases.plain!, records, schedule, [3, 7])
 })
@@ -509,16 +511,14 @@ test('interleaved: one schedule for the window, each phase skipping its own firs
 test("a concurrency step up: never more requests in flight than the stair asks, by the generator's own clock; the stairs recorded", {
   timeout: 60_000,
 }, async () => {
-  const records: RequestRecord[] = []
   const schedule: LoadSchedule = { kind: 'step', start: 2, step: 2, end: 8, stepMs: 300, maxMs: null }
-  const result = await run({
+  const { result, records } = await runLogged({
     urls: target.urls,
     durationMs: 1200,
     warmup: 10,
     mode: 'plain',
     seed: 9,
     concurrencySchedule: { kind: 'step', start: 2, step: 2, end: 8, stepDurationMs: 300 },
-    requestSink: { write: (r) => records.push(r) > 0, waitForDrain: async () => {} },
   })
   assert.deepEqual(result.config.concurrencySchedule, schedule)
   assert.equal(result.config.concurrency, 8, "the most in flight: the window's slots")
