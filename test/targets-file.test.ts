@@ -135,7 +135,7 @@ test('each fault of a gRPC target or a directive is one line naming file:line', 
 
 test('a CALL against http:// replicas, or an HTTP request against grpc:// ones: one line naming the target', () => {
   const optIn = { idempotencyKey: false, unsafeHedge: false }
-  const calls: GrpcTargetCall = (t) => ({ call: t.call, path: `/${t.call}`, body: Buffer.alloc(0), safe: false })
+  const calls: GrpcTargetCall = (t) => ({ call: t.call, path: `/${t.call}`, body: Buffer.alloc(0), safe: false, template: null })
   assert.throws(
     () => resolveTargets([{ call: 'shop.Inventory/Get', at: 'mix.txt:4' }], [], optIn, null),
     /^UsageError: mix\.txt:4: CALL shop\.Inventory\/Get is a gRPC call, and the replicas are http:\/\/ \(give grpc:\/\/host:port replicas, or METHOD path\)$/,

@@ -32,6 +32,8 @@ export interface Lane {
   optsByOrigin?: ReadonlyMap<string, Dispatcher.DispatchOptions>
   /** The target of a mix this lane sends, as the per-request log names it. */
   target?: string
+  /** Per-call data of this lane's target (a mix's gRPC message with template actions), as the window's nextBody; absent: the window's. */
+  nextBody?: () => Uint8Array
 }
 
 export interface WindowPlan {
@@ -319,7 +321,7 @@ class Slot {
     this.#starting = true
     this.sentAt = now
     const opts = lane.optsByOrigin ?? this.win.plan.optsByOrigin
-    const nextBody = this.win.plan.nextBody
+    const nextBody = lane.nextBody ?? this.win.plan.nextBody
     for (const call of this.calls) {
       call.reset(lane.picker.next())
       const base = opts.get(call.origin)!

@@ -1,5 +1,5 @@
 /**
- * Per-call data: `-d`/`-D` JSON holding ghz-style template actions, for
+ * Per-call data: `-d`/`-D` JSON (or a --targets message) holding ghz-style template actions, for
  * values that must differ from call to call (so that caches and idempotency
  * stores see distinct requests):
  *
@@ -15,6 +15,16 @@
  * messages again. Without an action, nothing here runs per call.
  */
 import { UsageError } from '../core/errors.js'
+import type { GrpcSchemaSource } from './grpc-method.js'
+
+/** A message with template actions as a thread needs it to render its calls' messages: the text, and the schema to load the request type from again. */
+export interface GrpcTemplate {
+  text: string
+  /** What a fault in it names (`-d`, `its message`). */
+  flag: string
+  call: string
+  schema: GrpcSchemaSource
+}
 
 /** What one call's rendering draws on. */
 export interface TemplateInput {

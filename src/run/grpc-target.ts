@@ -7,14 +7,14 @@ import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { redactUrl } from '../core/redact.js'
 import { encodeRequestMessage, fromJsonText, fromJsonValue, jsonSource } from '../protocol/grpc-message.js'
-import { compileTemplate, firstAction, isTemplate, type TemplateInput } from '../protocol/grpc-template.js'
+import { compileTemplate, isTemplate, type GrpcTemplate, type TemplateInput } from '../protocol/grpc-template.js'
 import { dataCycle, encodeDataList } from '../protocol/grpc-data.js'
 import { seededRandom } from '../core/random.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
 import { loadGrpcMethod, loadSchema, resolveCall } from '../protocol/grpc-method.js'
 import type { GrpcMethod, GrpcSchemaSource, IdempotencyLevel } from '../protocol/grpc-method.js'
 import type { GrpcRunOptions } from './run-options.js'
-import type { GrpcTargetCall } from './target-spec.js'
+import type { GrpcTargetCall, ResolvedTarget } from './target-spec.js'
 import { methodConfigFor, type ServiceConfig } from '../protocol/grpc-service-config.js'
 import { DEFAULT_MAX_RECV_BYTES, MAX_RECV_LIMIT_BYTES } from '../protocol/grpc-body-reader.js'
 
@@ -41,14 +41,6 @@ export interface ResolvedGrpc {
   dataList: { messages: Uint8Array[]; order: 'round-robin' | 'random' } | null
 }
 
-/** What a thread needs to render the calls' messages: the text, and the schema to load the request type from again. */
-export interface GrpcTemplate {
-  text: string
-  flag: string
-  call: string
-  schema: GrpcSchemaSource
-}
-
 /** null for HTTP targets; every URL must be gRPC or none. `mix`: the calls come from the targets (--targets), not --call. */
 export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined, mix = false): ResolvedGrpc | null {
   const grpc = urls.filter(isGrpcUrl)
@@ -66,9 +58,7 @@ export function resolveGrpc(urls: string[], options: GrpcRunOptions | undefined,
   const dataList = template ? null : dataListOf(method, options ?? {})
   // A template is rendered once here too: a message that does not fit the type is refused before the run.
   const message = Buffer.from(
-    template
-      ? templateEncoder(method, template)({ requestNumber: 0, random: seededRandom(0) })
-      : (dataList?.messages[0] ?? encodeRequestMessage(method, options ?? {})),
+    template ? templateEncoder(method, template)(firstCall()) : (dataList?.messages[0] ?? encodeRequestMessage(method, options ?? {})),
   )
   const serviceConfig = clientConfig(options ?? {})
   if (serviceConfig) checkServiceConfig(serviceConfig, method.path)
@@ -114,16 +104,24 @@ function resolveGrpcMix(o: GrpcRunOptions): ResolvedGrpc {
 /**
  * How a mix's targets resolve (target-spec.ts resolveTargets): the schema
  * loaded once, each target's call resolved in it and its message encoded, a
- * fault named by the target's place ("mix.txt:4: method ...").
+ * fault named by the target's place ("mix.txt:4: method ..."). A message
+ * holding template actions is rendered per call, as -d's (callMessages): its
+ * `body` is call 0's, rendered here so that a message that does not fit the
+ * type is refused before the run.
  */
 export function grpcTargetCall(o: GrpcRunOptions): GrpcTargetCall {
   const root = loadSchema(o)
   return (target, at) => {
     try {
-      refuseMessageActions(target.message)
       const method = resolveCall(root, target.call.trim())
-      const message = fromJsonValue(method, target.message ?? {}, 'its message')
-      return { call: method.call, path: method.path, body: frameMessage(message), safe: method.idempotency !== 'IDEMPOTENCY_UNKNOWN' }
+      const text = target.messageText ?? JSON.stringify(target.message ?? {})
+      const template = isTemplate(text) ? { text, flag: 'its message', call: method.call, schema: schemaOf(o) } : null
+      const message = template
+        ? templateEncoder(method, template)(firstCall())
+        : target.messageText !== undefined
+          ? fromJsonText(method, target.messageText, 'its message')
+          : fromJsonValue(method, target.message ?? {}, 'its message')
+      return { call: method.call, path: method.path, body: frameMessage(message), safe: method.idempotency !== 'IDEMPOTENCY_UNKNOWN', template }
     } catch (err) {
       if (err instanceof UsageError) throw new UsageError(`${at}: ${err.message}`)
       throw err
@@ -131,19 +129,8 @@ export function grpcTargetCall(o: GrpcRunOptions): GrpcTargetCall {
   }
 }
 
-/**
- * A target's message is encoded once and sent the same on every call, so a
- * template action in it (as -d renders per call) would go out as literal
- * text: refused before anything is sent, naming the action.
- */
-function refuseMessageActions(message: unknown): void {
-  const text = JSON.stringify(message ?? {})
-  if (!isTemplate(text)) return
-  const action = firstAction(text) ?? '{{'
-  throw new UsageError(
-    `its message holds the template action ${action}, which a target's message does not render (it is sent as written, the same on every call): render per call with a run of that method alone, --call with -d/-D`,
-  )
-}
+/** The input a template is rendered with once before the run, to check it: call 0, its own randomness (not the run's). */
+const firstCall = (): TemplateInput => ({ requestNumber: 0, random: seededRandom(0) })
 
 /** -d/-D holding several messages (encodeDataList), with --data-order; null for one message or -B. */
 function dataListOf(method: GrpcMethod, o: GrpcRunOptions): ResolvedGrpc['dataList'] {
@@ -168,9 +155,14 @@ function templateOf(o: GrpcRunOptions, call: string): GrpcTemplate | null {
   if ([o.data, o.dataFile, o.binaryFile].filter((v) => v !== undefined).length !== 1 || o.binaryFile !== undefined) return null
   const { text, flag } = jsonSource(o)
   if (!isTemplate(text)) return null
+  return { text, flag, call, schema: schemaOf(o) }
+}
+
+/** Where the schema came from, as a thread loads it again (a worker thread cannot be handed a loaded one). */
+function schemaOf(o: GrpcRunOptions): GrpcSchemaSource {
   const schema: GrpcSchemaSource = {}
   for (const key of ['proto', 'importPaths', 'protoset', 'descriptorSet'] as const) if (o[key] !== undefined) (schema as Record<string, unknown>)[key] = o[key]
-  return { text, flag, call, schema }
+  return schema
 }
 
 function templateEncoder(method: GrpcMethod, t: GrpcTemplate): (input: TemplateInput) => Uint8Array {
@@ -192,8 +184,23 @@ export function callMessages(grpc: ResolvedGrpc | null, seed: number, index = 0,
     const message = dataCycle(list.messages, list.order, index, stride, seededRandom(((seed ^ TEMPLATE_SEED_SALT) + index) >>> 0))
     return { message, body: () => frameMessage(message()) }
   }
-  const t = grpc?.template
-  if (!t) return undefined
+  return grpc?.template ? templateMessages(grpc.template, seed, index, stride) : undefined
+}
+
+/**
+ * Each target's messages of a mix on this thread (by target index): a target
+ * whose message holds template actions renders one per logical call, its
+ * calls numbered from 0 across the run as -d's are, its randomness its own
+ * (the run's seed and the target's place); undefined for the others, whose
+ * message is encoded once. Called once per thread.
+ */
+export function targetMessages(targets: readonly ResolvedTarget[] | null, seed: number, index = 0, stride = 1): Array<CallMessages | undefined> {
+  // Each target its own seed, a golden-ratio step from the next one's (a thread's is the run's plus its index).
+  return (targets ?? []).map((t, k) => (t.template ? templateMessages(t.template, (seed + Math.imul(k + 1, 0x9e3779b9)) >>> 0, index, stride) : undefined))
+}
+
+/** Thread `index` of `stride` numbers its calls index, index + stride, ...: the threads together number every call once. */
+function templateMessages(t: GrpcTemplate, seed: number, index: number, stride: number): CallMessages {
   const encode = templateEncoder(loadGrpcMethod(t.schema, t.call), t)
   const input: TemplateInput = { requestNumber: index, random: seededRandom(((seed ^ TEMPLATE_SEED_SALT) + index) >>> 0) }
   const message = (): Uint8Array => {

@@ -32,7 +32,9 @@ export function verifyTarget(
 ): Promise<RunResult> {
   const { targets, ...rest } = base
   const target = (targets as TargetSpec[])[index]!
-  const message = target.message === undefined ? {} : { data: JSON.stringify(target.message) }
+  // The method alone renders a message's template actions per call as the mix did (-d).
+  const data = target.messageText ?? (target.message === undefined ? undefined : JSON.stringify(target.message))
+  const message = data === undefined ? {} : { data }
   const headers = [...(rest.headers ?? []), ...(target.headers ?? [])]
   return verifySetting({ ...rest, headers, grpc: { ...rest.grpc, call: target.call!, ...message } }, setting, serviceConfig)
 }

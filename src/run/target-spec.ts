@@ -12,6 +12,7 @@ import { checkHeader } from '../core/header-parse.js'
 import { readHedgeDelay, type HedgeDelay, type ResolvedHedgeDelay } from '../core/delay-spec.js'
 import { check, exact, list, num, str, v, type Infer } from '../core/schema.js'
 import { isIdempotentMethod } from '../hedging/policy.js'
+import type { GrpcTemplate } from '../protocol/grpc-template.js'
 
 /** The methods a target may name (RFC 9110's, and PATCH); CONNECT opens a tunnel, with nothing to measure. */
 export const TARGET_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE'] as const
@@ -50,6 +51,12 @@ export const TargetSpecSchema = v.pipe(
     call: v.optional(CALL),
     /** gRPC: the request message, as its JSON mapping (default: the empty message). */
     message: v.optional(v.unknown()),
+    /**
+     * gRPC: the request message as JSON text, in place of `message`: what the
+     * targets file keeps of a message holding template actions, which may stand
+     * where JSON has no place for them (`"n": {{.RequestNumber}}`).
+     */
+    messageText: v.optional(str()),
     /** Headers; for a gRPC target, its metadata. */
     headers: v.optional(list(HEADER)),
     body: v.optional(v.custom<Uint8Array>((x) => x instanceof Uint8Array, 'must be bytes (a Buffer)')),
@@ -66,8 +73,10 @@ export const TargetSpecSchema = v.pipe(
     if (t.call !== undefined) {
       const http = (['method', 'path', 'body'] as const).filter((k) => t[k] !== undefined)
       if (http.length > 0) addIssue({ message: `a gRPC target (call) takes no ${http.join(', ')}: its message is "message"` })
+      else if (t.message !== undefined && t.messageText !== undefined) addIssue({ message: 'give "message" or "messageText", not both' })
     } else if (t.method === undefined || t.path === undefined) addIssue({ message: `a target needs "method" and "path" (HTTP), or "call" (gRPC)` })
-    else if (t.message !== undefined) addIssue({ message: `"message" is a gRPC target's (with "call"); an HTTP target has a body` })
+    else if (t.message !== undefined || t.messageText !== undefined)
+      addIssue({ message: `"${t.message !== undefined ? 'message' : 'messageText'}" is a gRPC target's (with "call"); an HTTP target has a body` })
   }),
 )
 export type TargetSpec = Infer<typeof TargetSpecSchema>
@@ -84,8 +93,10 @@ export interface ResolvedTarget {
   path: string
   /** The run's -H, then the target's own. */
   headers: Array<[string, string]>
-  /** The body; a gRPC target's message, framed. */
+  /** The body (sent as given: a `{{` in it is text); a gRPC target's message, framed (with a template: call 0's). */
   body: Buffer | null
+  /** A gRPC message holding template actions: each logical call renders its own (grpc-target.ts targetMessages); null: `body` on every call. */
+  template: GrpcTemplate | null
   weight: number
   /** The target's own delay (the file's hedgeDelay), or null: the run's. */
   delay: ResolvedHedgeDelay | null
@@ -96,7 +107,10 @@ export interface ResolvedTarget {
 }
 
 /** The method a gRPC target's `call` resolves to in the run's schema, and its message encoded (run/grpc-target.ts); `at` names the target in a refusal. */
-export type GrpcTargetCall = (target: { call: string; message: unknown }, at: string) => { call: string; path: string; body: Buffer; safe: boolean }
+export type GrpcTargetCall = (
+  target: { call: string; message: unknown; messageText?: string | undefined },
+  at: string,
+) => { call: string; path: string; body: Buffer; safe: boolean; template: GrpcTemplate | null }
 
 /** A gRPC target's method in reports and the targets file. */
 export const GRPC_TARGET_METHOD = 'CALL'
@@ -123,13 +137,15 @@ export function resolveTargets(
     const own = { headers, weight: t.weight ?? 1, delay: t.hedgeDelay === undefined ? null : readHedgeDelay(t.hedgeDelay) }
     if (t.call !== undefined) {
       if (!grpc) throw new UsageError(`${at}: CALL ${t.call} is a gRPC call, and the replicas are http:// (give grpc://host:port replicas, or METHOD path)`)
-      const c = grpc({ call: t.call, message: t.message }, at)
-      return { name: c.call, method: GRPC_TARGET_METHOD, path: c.path, body: c.body, repeatable: c.safe || optedIn, idempotent: c.safe, ...own }
+      const c = grpc({ call: t.call, message: t.message, messageText: t.messageText }, at)
+      const { call, safe, ...sent } = c
+      return { name: call, method: GRPC_TARGET_METHOD, ...sent, repeatable: safe || optedIn, idempotent: safe, ...own }
     }
     const { method, path } = t as { method: string; path: string }
     if (grpc) throw new UsageError(`${at}: ${method} ${path} is an HTTP request, and the replicas are grpc:// (give CALL package.Service/Method)`)
     const idempotent = isIdempotentMethod(method)
-    return { name: `${method} ${path}`, method, path, body: t.body ? Buffer.from(t.body) : null, repeatable: idempotent || optedIn, idempotent, ...own }
+    const body = t.body ? Buffer.from(t.body) : null
+    return { name: `${method} ${path}`, method, path, body, template: null, repeatable: idempotent || optedIn, idempotent, ...own }
   })
   return distinctNames(resolved)
 }

@@ -17,8 +17,8 @@
  * its path is then joined onto each replica like a bare path (the host only
  * says which service it is). Whether a CALL is in the schema is checked
  * when the schema is loaded (run/grpc-target.ts), naming the line kept in
- * the target's `at`, and so is a template action in a message (a target's
- * message is sent as written: grpc-target.ts refuses one).
+ * the target's `at`, and so are a message's template actions (rendered per
+ * call, as -d's). An HTTP body is sent as given, a `{{` in it too (vegeta's).
  */
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
@@ -27,6 +27,7 @@ import { parseHeader } from '../core/header-parse.js'
 import { check, exact, num, str, v, record } from '../core/schema.js'
 import { parseHedgeDelayFlag } from '../core/delay-spec.js'
 import { parseKeepingIntegers } from '../protocol/grpc-message.js'
+import { isTemplate } from '../protocol/grpc-template.js'
 import { GRPC_TARGET_METHOD, TARGET_METHODS, TargetSpecSchema, type TargetSpec } from './target-spec.js'
 
 /** Where a line came from, for its error. */
@@ -84,10 +85,16 @@ function readBody(file: string, name: string, at: Where, what = 'body'): Buffer 
   }
 }
 
-/** A gRPC message as JSON text (a data file's or an inline line's); its fit to the method's type is checked with the schema. */
-function readMessage(text: string, at: Where, what: string): unknown {
+/**
+ * A gRPC message as JSON text (a data file's or an inline line's): parsed,
+ * or kept as text when it holds template actions (rendered per call, and
+ * perhaps no JSON until then: `"n": {{.RequestNumber}}`). Its fit to the
+ * method's type, and its actions, are checked with the schema.
+ */
+function readMessage(text: string, at: Where, what: string): { message: unknown } | { messageText: string } {
+  if (isTemplate(text)) return { messageText: text.trim() }
   try {
-    return parseKeepingIntegers(text)
+    return { message: parseKeepingIntegers(text) }
   } catch (err) {
     throw fault(at, `${what} is not valid JSON (${(err as Error).message})`)
   }
@@ -151,10 +158,10 @@ function readHttpFormat(file: string, lines: readonly string[], replicas: readon
       if (current.body) throw fault(at, `a second ${'call' in current.spec ? 'message' : '@body'} line for one target`)
       current.body = true
       if (!('call' in current.spec)) current.spec.body = readBody(file, line.slice(1).trim(), at)
-      else if (line.startsWith('{')) current.spec.message = readMessage(line, at, 'the message')
+      else if (line.startsWith('{')) Object.assign(current.spec, readMessage(line, at, 'the message'))
       else {
         const name = line.slice(1).trim()
-        current.spec.message = readMessage(readBody(file, name, at, 'message').toString('utf8'), at, `message file ${name}`)
+        Object.assign(current.spec, readMessage(readBody(file, name, at, 'message').toString('utf8'), at, `message file ${name}`))
       }
     } else {
       if (current.body) throw fault(at, 'a header after the @body line (headers come first, then @body, then a blank line)')
@@ -234,6 +241,11 @@ function jsonCall(parsed: unknown, file: string, at: Where): TargetSpec {
   const { metadata, data, dataFile, ...rest } = shape.value
   if (data !== undefined && dataFile !== undefined) throw fault(at, 'give "data" or "dataFile", not both')
   const pairs = headerPairs(metadata)
-  const message = dataFile !== undefined ? readMessage(readBody(file, dataFile, at, 'data').toString('utf8'), at, `data file ${dataFile}`) : data
-  return checked({ ...rest, ...(message !== undefined ? { message } : {}), ...(pairs.length > 0 ? { headers: pairs } : {}) }, at)
+  const message =
+    dataFile !== undefined
+      ? readMessage(readBody(file, dataFile, at, 'data').toString('utf8'), at, `data file ${dataFile}`)
+      : data !== undefined
+        ? { message: data }
+        : {}
+  return checked({ ...rest, ...message, ...(pairs.length > 0 ? { headers: pairs } : {}) }, at)
 }

@@ -75,6 +75,8 @@ export interface ThreadSetup {
   /** The run's t0 on this thread's clock (performance.now()). */
   runStartedAt: number
   messages: CallMessages | undefined
+  /** A mix: each target's per-call messages on this thread, by target index (grpc-target.ts targetMessages); undefined: its body on every call. */
+  targetMessages?: ReadonlyArray<CallMessages | undefined>
   clock: WallClock
 }
 
@@ -157,7 +159,11 @@ export class ThreadWindows {
     const cfg = spec.setting ? { ...this.cfg, hedge: spec.setting.hedge } : this.cfg
     const hedge = spec.hedge && { delay: delaySource(cfg.hedge, spec.hedge.setup.delayMs), minHedgeWindowMs: spec.hedge.minHedgeWindowMs }
     const lane = buildLane(cfg, stats, hedge, sampleDates(this.agent.dispatch.bind(this.agent), this.clockOffset), this.setup.random, tag)
-    return spec.target === undefined ? lane : { ...lane, optsByOrigin: this.#targetOpts[spec.target]!, target: this.cfg.targets![spec.target]!.name }
+    if (spec.target === undefined) return lane
+    // One renderer per target for the whole thread: its twin lanes (--skip-first), phases and settings number its calls on.
+    const messages = this.setup.targetMessages?.[spec.target]
+    const target = { optsByOrigin: this.#targetOpts[spec.target]!, target: this.cfg.targets![spec.target]!.name }
+    return { ...lane, ...target, ...(messages ? { nextBody: messages.body } : {}) }
   }
 
   /** The window, built now (its clock starts); stopped at once when the thread already was. */

@@ -15,7 +15,7 @@ import type { ClockOffset, PhaseName, PhaseResult, ServerCrossCheck, TargetServe
 import { targetServerCounts } from './target-server-check.js'
 import type { LaneServerCount } from '../results/sweep-result.js'
 import type { WallClock } from '../core/wall-clock.js'
-import type { CallMessages } from './grpc-target.js'
+import { targetMessages, type CallMessages } from './grpc-target.js'
 import { phaseStatsOptions } from './lane.js'
 import type { ResolvedRun } from './resolve-options.js'
 import type { LaneChoice, TargetDraw, WindowSize } from './run-plan.js'
@@ -88,7 +88,14 @@ class InThreadWindows implements Windows {
   readonly #thread: ThreadWindows
 
   constructor(readonly setup: WindowsSetup) {
-    this.#thread = new ThreadWindows(setup.cfg, { random: setup.random, runStartedAt: setup.t0, messages: setup.messages, clock: setup.clock })
+    const targets = targetMessages(setup.cfg.targets, setup.cfg.seed)
+    this.#thread = new ThreadWindows(setup.cfg, {
+      random: setup.random,
+      runStartedAt: setup.t0,
+      messages: setup.messages,
+      targetMessages: targets,
+      clock: setup.clock,
+    })
   }
 
   async prepare(): Promise<void> {

@@ -8,7 +8,7 @@ import { phaseStatsOptions } from './lane.js'
 import { SnapshotPhaseStats } from '../stats/phase-snapshot.js'
 import { seededRandom } from '../core/random.js'
 import type { ResolvedRun } from './resolve-options.js'
-import { callMessages } from './grpc-target.js'
+import { callMessages, targetMessages } from './grpc-target.js'
 import type { RequestRecord, RequestSink } from './run-options.js'
 import { ThreadWindows, windowPacing } from './thread-windows.js'
 import type { FromWorker, ToWorker, WindowOrder, WorkerInit } from './worker-pool.js'
@@ -32,6 +32,7 @@ const thread = new ThreadWindows(cfg, {
   random: seededRandom((cfg.seed + init.index) >>> 0),
   runStartedAt,
   messages: callMessages(cfg.grpc, cfg.seed, init.index, init.workers),
+  targetMessages: targetMessages(cfg.targets, cfg.seed, init.index, init.workers),
   // This thread's reading of the target's clock, over the whole run (sent with every window's snapshots).
   clock: () => Date.now(),
 })
