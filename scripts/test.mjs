@@ -60,6 +60,7 @@ const E2E = new Set([
   'docs-commands',
   'targets',
   'targets-grpc',
+  'targets-grpc-template',
   'watch',
   'watch-metrics',
   'watch-memory',
