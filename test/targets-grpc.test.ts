@@ -193,6 +193,11 @@ test('bad input: an unknown method names its file:line, a CALL in an HTTP run or
           new RegExp(`^hedgebench: .*${name.replace('.', '\\.')}:${line}: its message[: ].*${problem}`),
         ]
       }),
+      // A target's metadata is sent as given, as -m's: an action in it is refused.
+      [
+        [...urls, '--proto', SHOP_PROTO, '--targets', file('tpl-meta.txt', 'CALL shop.Inventory/Get\nx-id: {{.UUID}}\n')],
+        /^hedgebench: .*tpl-meta\.txt:1: metadata "x-id": template action \{\{\.UUID\}\} is not rendered in metadata/,
+      ],
     ]
     for (const [args, expected] of cases) {
       const r = await runMain([...args, '-n', '5', '--no-save'])

@@ -7,7 +7,7 @@ import { UsageError } from '../core/errors.js'
 import { isGrpcUrl } from '../core/target-url.js'
 import { redactUrl } from '../core/redact.js'
 import { encodeRequestMessage, fromJsonText, fromJsonValue, jsonSource } from '../protocol/grpc-message.js'
-import { compileTemplate, isTemplate, type GrpcTemplate, type TemplateInput } from '../protocol/grpc-template.js'
+import { compileTemplate, isTemplate, refuseMetadataActions, type GrpcTemplate, type TemplateInput } from '../protocol/grpc-template.js'
 import { dataCycle, encodeDataList } from '../protocol/grpc-data.js'
 import { seededRandom } from '../core/random.js'
 import { frameMessage } from '../protocol/grpc-frame.js'
@@ -107,12 +107,14 @@ function resolveGrpcMix(o: GrpcRunOptions): ResolvedGrpc {
  * fault named by the target's place ("mix.txt:4: method ..."). A message
  * holding template actions is rendered per call, as -d's (callMessages): its
  * `body` is call 0's, rendered here so that a message that does not fit the
- * type is refused before the run.
+ * type is refused before the run. Its metadata is sent as given: an action
+ * in it is refused, as in -m's.
  */
 export function grpcTargetCall(o: GrpcRunOptions): GrpcTargetCall {
   const root = loadSchema(o)
   return (target, at) => {
     try {
+      refuseMetadataActions(target.headers ?? [])
       const method = resolveCall(root, target.call.trim())
       const text = target.messageText ?? JSON.stringify(target.message ?? {})
       const template = isTemplate(text) ? { text, flag: 'its message', call: method.call, schema: schemaOf(o) } : null

@@ -108,7 +108,7 @@ export interface ResolvedTarget {
 
 /** The method a gRPC target's `call` resolves to in the run's schema, and its message encoded (run/grpc-target.ts); `at` names the target in a refusal. */
 export type GrpcTargetCall = (
-  target: { call: string; message: unknown; messageText?: string | undefined },
+  target: { call: string; message: unknown; messageText?: string | undefined; headers?: ReadonlyArray<readonly [string, string]> | undefined },
   at: string,
 ) => { call: string; path: string; body: Buffer; safe: boolean; template: GrpcTemplate | null }
 
@@ -137,7 +137,7 @@ export function resolveTargets(
     const own = { headers, weight: t.weight ?? 1, delay: t.hedgeDelay === undefined ? null : readHedgeDelay(t.hedgeDelay) }
     if (t.call !== undefined) {
       if (!grpc) throw new UsageError(`${at}: CALL ${t.call} is a gRPC call, and the replicas are http:// (give grpc://host:port replicas, or METHOD path)`)
-      const c = grpc({ call: t.call, message: t.message, messageText: t.messageText }, at)
+      const c = grpc({ call: t.call, message: t.message, messageText: t.messageText, headers: t.headers }, at)
       const { call, safe, ...sent } = c
       return { name: call, method: GRPC_TARGET_METHOD, ...sent, repeatable: safe || optedIn, idempotent: safe, ...own }
     }
