@@ -60,7 +60,6 @@ const E2E = new Set([
   'docs-commands',
   'targets',
   'targets-grpc',
-  'targets-grpc-template',
   'watch',
   'watch-metrics',
   'watch-memory',

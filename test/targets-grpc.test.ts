@@ -4,7 +4,9 @@
  * delay, a method its proto does not mark safe to repeat sent once, and each
  * method's attempts equal to what the servers received of it. Bad input is
  * one line, exit 2, before anything is sent. --csv-requests names each
- * request's target. Against real grpc-js servers on
+ * request's target. A message holding template actions ({{.UUID}}, ...) is
+ * rendered per logical call, as -d's: each target numbers its own calls,
+ * and every attempt of a call sends its bytes. Against real grpc-js servers on
  * 127.0.0.1 (test/helpers/grpc-server.ts: shop.Inventory's Get is
  * NO_SIDE_EFFECTS, Put IDEMPOTENT, Reserve neither).
  */
@@ -14,7 +16,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult } from '../src/results/run-result.js'
-import { SHOP_PROTO, startGrpcServer, type GrpcTestServer } from './helpers/grpc-server.js'
+import protobuf from 'protobufjs'
+import { SHOP_PROTO, startGrpcServer, type GrpcTestServer, type SeenCall } from './helpers/grpc-server.js'
 import { runMain } from './helpers/main-cases.js'
 import { parseCsvObjects } from './helpers/csv.js'
 import { protoDuration } from '../src/report/deploy-config.js'
@@ -24,6 +27,8 @@ import { parseProfile } from '../src/sim/profile.js'
 
 /** Get answers after 100 ms, so a 5 ms hedge delay hedges every call; Reserve and Put after 10 ms. */
 const SERVER_MS: Record<string, number> = { Get: 100, Reserve: 10, Put: 10 }
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const Req = protobuf.loadSync(SHOP_PROTO).lookupType('shop.Req')
 
 const servers: GrpcTestServer[] = []
 let urls: string[] = []
@@ -330,4 +335,122 @@ test('--workers 2: a mix of methods runs on worker threads too, each method its 
     ],
   )
   assert.deepEqual(Object.fromEntries(result.targets!.map((t) => [t.path.split('/')[2], attempts(t)])), received(from))
+})
+
+// Per-call data in a mix: a message holding template actions, rendered per logical call as -d's is.
+
+interface Sent {
+  /** The call's number as the server decoded it (proto3 leaves a 0 out: 0). */
+  id: number
+  note: string
+  previousAttempts: number
+  hex: string
+}
+
+/** What the servers received of each method during `fn`, decoded. */
+async function receivedDuring(fn: () => Promise<RunResult>): Promise<{ result: RunResult; by: Record<string, Sent[]> }> {
+  const from = servers.map((s) => s.calls.length)
+  const result = await fn()
+  const by: Record<string, Sent[]> = {}
+  const decoded = (c: SeenCall): Sent => {
+    const m = Req.toObject(Req.decode(c.request), { longs: Number, defaults: true }) as { id: number; note: string }
+    return { id: m.id, note: m.note, previousAttempts: c.previousAttempts, hex: c.request.toString('hex') }
+  }
+  for (const [i, s] of servers.entries()) for (const c of s.calls.slice(from[i])) (by[c.method] ??= []).push(decoded(c))
+  return { result, by }
+}
+
+/** The target's logical calls over every phase of the run (the warm-up's included: they are numbered too). */
+function callsOf(result: RunResult, call: string): number {
+  const target = result.targets!.find((t) => t.name === call)!
+  return Object.values(target.phases).reduce((sum, p) => sum + (p?.requests ?? 0), 0)
+}
+
+/** Every hedge carries its original's bytes exactly: one distinct message per logical call, whatever its attempts. */
+function assertHedgesSendTheirOriginal(sent: Sent[], what: string): void {
+  const originals = new Map(sent.filter((c) => c.previousAttempts === 0).map((c) => [c.id, c.hex]))
+  for (const h of sent.filter((c) => c.previousAttempts > 0)) assert.equal(h.hex, originals.get(h.id), `${what}: the hedge of call ${h.id} sends its bytes`)
+}
+
+const MIX = [
+  'CALL shop.Inventory/Get',
+  '# hedge-delay: 5ms',
+  // An action where JSON has no place for one: the text is rendered first, then read as JSON, as -d's is.
+  '{"id": {{.RequestNumber}}, "note": "{{.UUID}}"}',
+  '',
+  'CALL shop.Inventory/Put',
+  '# hedge-delay: 5ms',
+  '@put.json',
+  '',
+  '# no action: encoded once, the same bytes on every call',
+  'CALL shop.Inventory/Reserve',
+  '{"id": 9, "note": "r"}',
+  '',
+].join('\n')
+
+test('a target message with template actions is rendered per call: its own numbering, distinct UUIDs, one message for every attempt of a call', {
+  timeout: 120_000,
+}, async () => {
+  file('put.json', '{"id": "{{.RequestNumber}}", "note": "p-{{randomString 12}}"}\n')
+  const mix = file('tpl-mix.txt', MIX)
+  const args = ['--targets', mix, '-n', '24', '-c', '2', '--warmup', '9', '--mode', 'hedged', '--seed', '4']
+  const { result, by } = await receivedDuring(() => runMix(args))
+  for (const call of ['Get', 'Put']) {
+    const sent = by[call]!
+    const calls = callsOf(result, `shop.Inventory/${call}`)
+    const originals = sent.filter((c) => c.previousAttempts === 0)
+    assert.deepEqual(
+      originals.map((c) => c.id).sort((a, b) => a - b),
+      [...Array(calls).keys()],
+      `${call}: its calls numbered 0..${calls - 1} across the warm-up and the hedged phase, once each`,
+    )
+    assert.equal(new Set(originals.map((c) => c.note)).size, calls, `${call}: a value of its own per call`)
+    assertHedgesSendTheirOriginal(sent, call)
+  }
+  assert.ok(
+    by.Get!.every((c) => UUID.test(c.note)),
+    'Get: version 4 UUIDs',
+  )
+  assert.ok(
+    by.Put!.every((c) => /^p-[A-Za-z0-9]{12}$/.test(c.note)),
+    'Put: 12 letters and digits',
+  )
+  // Get's server holds every call 100 ms: each was hedged at 5 ms, both attempts with the one message.
+  const getHedges = by.Get!.filter((c) => c.previousAttempts > 0)
+  assert.ok(getHedges.length > 0, 'Get was hedged')
+  // Reserve has no action: one message, encoded once.
+  assert.deepEqual(new Set(by.Reserve!.map((c) => `${c.id} ${c.note}`)), new Set(['9 r']))
+  // The run's seed replays every target's messages: call k of a target is the same bytes again. (How many calls each
+  // target drew may differ: the draws share the run's randomness with the hedging, whose use follows the timing.)
+  const again = await receivedDuring(() => runMix(args))
+  for (const call of ['Get', 'Put']) {
+    const first = new Map(by[call]!.map((c) => [c.id, c.hex]))
+    const second = again.by[call]!.filter((c) => c.id < first.size)
+    assert.ok(second.length > 0, `${call}: sent again`)
+    for (const c of second) assert.equal(c.hex, first.get(c.id), `${call} call ${c.id}: the same seed, the same message`)
+  }
+})
+
+test('--workers 2: each thread numbers a target calls apart, no number or UUID sent twice; JSON lines render data and dataFile', {
+  timeout: 120_000,
+}, async () => {
+  file('put-data.json', '{"id": {{.RequestNumber}}, "note": "{{.UUID}}"}\n')
+  const mix = file(
+    'tpl-workers.jsonl',
+    [
+      '{"call": "shop.Inventory/Get", "data": {"id": "{{.RequestNumber}}", "note": "{{.UUID}}"}, "hedgeDelay": 5}',
+      '{"call": "shop.Inventory/Put", "dataFile": "put-data.json", "weight": 2}',
+    ].join('\n'),
+  )
+  const { result, by } = await receivedDuring(() => runMix(['--targets', mix, '-n', '24', '-c', '4', '--warmup', '8', '--workers', '2', '--seed', '6']))
+  for (const call of ['Get', 'Put']) {
+    const sent = by[call]!
+    const calls = callsOf(result, `shop.Inventory/${call}`)
+    const originals = sent.filter((c) => c.previousAttempts === 0)
+    assert.equal(originals.length, calls, `${call}: every logical call reached a server once as an original`)
+    assert.equal(new Set(originals.map((c) => c.id)).size, calls, `${call}: no number sent twice`)
+    assert.equal(new Set(originals.map((c) => c.note)).size, calls, `${call}: no UUID sent twice`)
+    assert.ok(originals.every((c) => UUID.test(c.note)))
+    assertHedgesSendTheirOriginal(sent, call)
+  }
 })
