@@ -102,6 +102,26 @@ test('JSON lines: {"call", "data" | "dataFile", "metadata", "weight", "hedgeDela
   ])
 })
 
+test('a message holding template actions is kept as its text, to be rendered per call; an HTTP body keeps its {{ as given', () => {
+  file('tpl.json', '{"id": {{.RequestNumber}}}\n')
+  file('page.json', '{"name": "{{.UUID}}"}')
+  const grpc = file(
+    'tpl.txt',
+    ['CALL shop.Inventory/Get', '{"id": {{.RequestNumber}}, "note": "{{.UUID}}"}', '', 'CALL shop.Inventory/Put', '@tpl.json'].join('\n'),
+  )
+  assert.deepEqual(readTargetsFile(grpc, GRPC), [
+    { call: 'shop.Inventory/Get', messageText: '{"id": {{.RequestNumber}}, "note": "{{.UUID}}"}', at: `${grpc}:1` },
+    { call: 'shop.Inventory/Put', messageText: '{"id": {{.RequestNumber}}}', at: `${grpc}:4` },
+  ])
+  const lines = file('tpl.jsonl', '{"call": "shop.Inventory/Get", "data": {"note": "{{.UUID}}"}}\n{"call": "shop.Inventory/Put", "dataFile": "tpl.json"}\n')
+  assert.deepEqual(readTargetsFile(lines, GRPC), [
+    { call: 'shop.Inventory/Get', message: { note: '{{.UUID}}' }, at: `${lines}:1` },
+    { call: 'shop.Inventory/Put', messageText: '{"id": {{.RequestNumber}}}', at: `${lines}:2` },
+  ])
+  const http = file('tpl-http.txt', 'POST /pages\n@page.json\n')
+  assert.equal(Buffer.from(readTargetsFile(http, REPLICAS)[0]!.body!).toString(), '{"name": "{{.UUID}}"}')
+})
+
 test('each fault of a gRPC target or a directive is one line naming file:line', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['GET /a\n# weight: lots\n', 'x.txt', /x\.txt:2: # weight: "lots" is not a number above 0/],
