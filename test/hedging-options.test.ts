@@ -538,14 +538,16 @@ test("--fanout: the delay comes from the warm-up's later calls, as without fan-o
 })
 
 test('--fanout with hedging: each call is hedged on its own; extra load is per call', async (t) => {
-  const list = await servers(t, 3, { delayMs: (m) => (m % 25 === 0 ? 80 : 2) })
+  // Slow slots far above the delay: a busy machine that holds the client's hedge timer back by tens of ms (seen:
+  // 5 wins for 36 slow slots at 80 ms, with three test files and three builds on 2 cores) still sends it first.
+  const list = await servers(t, 3, { delayMs: (m) => (m % 25 === 0 ? 500 : 2) })
   const n = 200
   const result = await run({ urls: list.map((s) => s.url), concurrency: 4, requests: n, warmup: 0, mode: 'hedged', fanout: 4, seed: 52, hedge: { delay: 15 } })
   const hedged = result.phases.hedged!
   const h = hedged.hedging!
   assert.equal(hedged.calls!.requests, n * 4)
   assert.equal(h.originalWins + h.hedgeWins, n * 4, 'one winner per call')
-  // Every server's requests number 0, 25, 50, ... take 80 ms: S slow slots in
+  // Every server's requests number 0, 25, 50, ... take 500 ms: S slow slots in
   // all. A slow original is hedged at 15 ms and its hedge wins unless the
   // hedge itself lands on a slow slot: W = O - Hs and S = O + Hs (O slow
   // originals, Hs slow hedges). A hedge finds a slow slot with probability
