@@ -12,9 +12,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createReplicaModels, type ModelSpec } from '../src/sim/latency-model.js'
-import { FINE_BUCKET_MS, TimelineRecorder } from '../src/stats/timeline.js'
+import { FINE_BUCKET_MS, FINE_HORIZON_MS, TimelineRecorder } from '../src/stats/timeline.js'
 import { compareRuns, type Comparison } from '../src/report/compare.js'
-import { DRIFT_ALPHA, levelSpread, runSpread } from '../src/stats/drift-noise.js'
+import { studentTQuantile } from '../src/stats/noise.js'
+import { DRIFT_ALPHA, levelSpread, runSpread, timeSeriesInterval } from '../src/stats/drift-noise.js'
 import { makeFigures, makePhase, makeRunResult } from './helpers/result-fixture.js'
 import type { RunResult } from '../src/results/run-result.js'
 
@@ -46,13 +47,18 @@ function target(seed: number) {
 
 /** A run of N requests starting at `startMs` on the model's clock, as a saved result with its timelines. */
 function runAt(model: ReturnType<typeof target>['plain'], startMs: number, label: string): RunResult {
+  return runOf((sent) => model.finishAt(sent, model.draw().workMs), startMs, label)
+}
+
+/** A run of N requests, one every `gapMs` from `startMs`, each ending when `endOf` says. */
+function runOf(endOf: (sent: number, i: number) => number, startMs: number, label: string, gapMs = GAP_MS): RunResult {
   const seconds = new TimelineRecorder(startMs)
   const fine = new TimelineRecorder(startMs, FINE_BUCKET_MS)
   const latencies: number[] = []
   let end = startMs
   for (let i = 0; i < N; i++) {
-    const sent = startMs + i * GAP_MS
-    end = model.finishAt(sent, model.draw().workMs)
+    const sent = startMs + i * gapMs
+    end = endOf(sent, i)
     latencies.push(end - sent)
     seconds.request(end, end - sent, false, null)
     fine.request(end, end - sent, false, null)
@@ -60,8 +66,13 @@ function runAt(model: ReturnType<typeof target>['plain'], startMs: number, label
   const durationMs = end - startMs
   // The figures once (makePhase would summarise the latencies again per replica and per second).
   const figures = makeFigures(latencies)
-  const phase = makePhase('plain', [], { ...figures, durationMs, rps: (N * 1000) / durationMs, timeline: seconds.finish(end), timelineFine: fine.finish(end) })
+  const phase = makePhase('plain', [], { ...figures, durationMs, rps: (N * 1000) / durationMs, timeline: seconds.finish(end), ...fineSeries(fine, end, durationMs) })
   return makeRunResult({ label, phases: { plain: phase } })
+}
+
+/** As a phase keeps it: 100 ms points for phases of up to 5 s, none beyond (one point a second then). */
+function fineSeries(fine: TimelineRecorder, end: number, durationMs: number): { timelineFine?: ReturnType<TimelineRecorder['finish']> } {
+  return durationMs <= FINE_HORIZON_MS ? { timelineFine: fine.finish(end) } : {}
 }
 
 interface Trial {
@@ -171,4 +182,51 @@ test('the block bootstrap is seeded: the same series gives the same spread; a fl
     0,
   )
   assert.equal(runSpread({ timeline: [] }), null)
+})
+
+/**
+ * A run that falls behind its rate (an open-loop queue: every request waits
+ * for all before it) wanders by about half its own level over the run; the
+ * bound is on the ratio, so a rise of three orders of magnitude stands out
+ * of it, and no latency below 0 is allowed (the symmetric bound of a
+ * difference read this as "within noise", [-66 ms, +3.8 s] for +1.9 s).
+ */
+test('a queue that grows all run long: a thousandfold rise is worse, and the interval allows no latency below 0', () => {
+  // 12 s at 333 requests/s, as `-q 333 -z 12s`: one window a second, so few blocks and a wide t, as the run that read
+  // "within noise" had; its latency climbs from 1 ms to 4 s.
+  const steady = runOf((sent, i) => sent + 1 + (i % 7) / 10, 0, 'steady', 3)
+  const queue = runOf((sent, i) => sent + 1 + i, 100 * N, 'queue', 3)
+  const c = compareRuns([
+    { name: 'steady.json', result: steady },
+    { name: 'queue.json', result: queue },
+  ])
+  for (const metric of ['p50', 'p99', 'mean']) {
+    const change = c.metrics.find((m) => m.metric === metric)!.changes[1]!
+    assert.equal(change.noise, 'time series', metric)
+    assert.equal(change.verdict, 'worse', `${metric}: ${JSON.stringify(change)}`)
+    assert.ok(change.interval![0] > 0, `${metric}: ${change.interval}`)
+  }
+})
+
+/** Student's t at the drift level with 30 degrees of freedom. */
+const DRIFT_T30 = studentTQuantile(1 - DRIFT_ALPHA / 2, 30)
+
+test("the time series' bound is on the ratio: equal spreads allow the same factor up and down; small ones the symmetric bound", () => {
+  const wide = timeSeriesInterval(90, { value: 10, spread: 0.5, df: 8 }, { value: 100, spread: 0.5, df: 8 })!
+  // after * e^-h - before and after * e^h - before: the factors either side of 100 are one.
+  const [down, up] = [(wide[0] + 10) / 100, (wide[1] + 10) / 100]
+  assert.ok(Math.abs(down * up - 1) < 1e-9, `${down} x ${up}`)
+  assert.ok(wide[0] > -10, 'never below a latency of 0')
+  const narrow = timeSeriesInterval(1, { value: 100, spread: 0.01, df: 30 }, { value: 101, spread: 0.01, df: 30 })!
+  // The symmetric bound was 1 ± t * hypot(1, 1.01): the same width within 1 %, its centre off the change by about h / 2 of it.
+  const half = (narrow[1] - narrow[0]) / 2
+  const symmetric = DRIFT_T30 * Math.hypot(1, 1.01)
+  assert.ok(Math.abs(half / symmetric - 1) < 0.01, `${half} against ${symmetric}`)
+  assert.ok(Math.abs(narrow[0] + half - 1) < 0.05 * half, `centred on the change: ${narrow}`)
+  // Only the side with a spread counts; none: no interval.
+  assert.equal(timeSeriesInterval(1, { value: 1, spread: null, df: 0 }, { value: 2, spread: null, df: 0 }), null)
+  assert.deepEqual(
+    timeSeriesInterval(1, { value: 1, spread: null, df: 0 }, { value: 2, spread: 0.1, df: 8 }),
+    timeSeriesInterval(1, { value: 1, spread: 0, df: 8 }, { value: 2, spread: 0.1, df: 8 }),
+  )
 })

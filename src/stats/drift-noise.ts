@@ -183,13 +183,28 @@ interface SpreadAt {
   df: number
 }
 
-/** The interval of a change `diff` between two values with relative spreads, at the drift level; Student's t on the fewer degrees of freedom. */
+/**
+ * The interval of a change `diff` between two values with relative spreads,
+ * at the drift level; Student's t on the fewer degrees of freedom. Drift
+ * scales latencies, so the bound is on the ratio of the two values (the log
+ * of the after value, whose standard deviation is about the relative
+ * spread), and read back as a difference: a run whose windows wander by
+ * half their level widens the ratio it allows, not a difference of its own
+ * size in both directions (which read a 2,500-fold rise of p50, a queue
+ * that grew all run long, as "within noise", and allowed latencies below 0).
+ * For the small spreads of a steady run it is the symmetric bound of old.
+ */
 export function timeSeriesInterval(diff: number, before: SpreadAt, after: SpreadAt): Interval | null {
   const known = [before, after].filter((s) => s.spread !== null)
   if (known.length === 0) return null
-  const sd = Math.hypot(...known.map((s) => s.spread! * s.value))
-  const half = tBound(Math.min(...known.map((s) => s.df))) * sd
-  return [diff - half, diff + half]
+  const t = tBound(Math.min(...known.map((s) => s.df)))
+  if (!(before.value > 0 && after.value > 0)) {
+    const half = t * Math.hypot(...known.map((s) => s.spread! * s.value))
+    return [diff - half, diff + half]
+  }
+  // diff = after - before: from the lowest after value drift alone could have made to the highest.
+  const half = t * Math.hypot(...known.map((s) => s.spread!))
+  return [after.value * Math.exp(-half) - before.value, after.value * Math.exp(half) - before.value]
 }
 
 /** The interval of a change `diff` from the baselines' mean, from the spread of their values (k >= 2), at the drift level. */
