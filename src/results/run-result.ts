@@ -151,6 +151,8 @@ const EjectionEventSchema = loose({
   /** When it was readmitted on probation, or null if still out at the phase's end. */
   readmittedAtMs: nOrNull,
   cause: str(),
+  /** A mix (--targets): the target whose failures ejected it, as its rows name it ("POST /c"); absent outside a mix. */
+  target: opt(str()),
 })
 export type EjectionEvent = Infer<typeof EjectionEventSchema>
 

@@ -157,7 +157,10 @@ export class ThreadWindows {
     const cfg = spec.setting ? { ...this.cfg, hedge: spec.setting.hedge } : this.cfg
     const hedge = spec.hedge && { delay: delaySource(cfg.hedge, spec.hedge.setup.delayMs), minHedgeWindowMs: spec.hedge.minHedgeWindowMs }
     const lane = buildLane(cfg, stats, hedge, sampleDates(this.agent.dispatch.bind(this.agent), this.clockOffset), this.setup.random, tag)
-    return spec.target === undefined ? lane : { ...lane, optsByOrigin: this.#targetOpts[spec.target]!, target: this.cfg.targets![spec.target]!.name }
+    if (spec.target === undefined) return lane
+    const target = this.cfg.targets![spec.target]!.name
+    stats.target = target
+    return { ...lane, optsByOrigin: this.#targetOpts[spec.target]!, target }
   }
 
   /** The window, built now (its clock starts); stopped at once when the thread already was. */

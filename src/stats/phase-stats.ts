@@ -132,6 +132,8 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   readonly #steadyCalls: Histogram | null
   /** Set when the lane ejects outliers: the phase's ejections, in order. */
   ejections: EjectionEvent[] | null = null
+  /** A mix: the target this lane sends (its rows' name), which its ejections name: the lane ejects on its own failures. */
+  target: string | null = null
   /** 100 ms points while the phase is young (timeline.ts); dropped once it passes FINE_HORIZON_MS. */
   #fine: SecondRecorder<TimelinePoint> | null
 
@@ -168,7 +170,9 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   replicaEjected(origin: string, cause: string, forMs: number): void {
     this.#replica(origin).ejections++
     const url = this.#replicaUrls.get(origin) ?? origin
-    ;(this.ejections ??= []).push({ url, atMs: round3(performance.now() - this.startedAt), forMs, readmittedAtMs: null, cause })
+    const event: EjectionEvent = { url, atMs: round3(performance.now() - this.startedAt), forMs, readmittedAtMs: null, cause }
+    if (this.target !== null) event.target = this.target
+    ;(this.ejections ??= []).push(event)
   }
 
   replicaReadmitted(origin: string): void {
