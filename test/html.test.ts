@@ -215,7 +215,7 @@ test('ejections: the over-time chart marks when a replica was ejected and readmi
   phase.ejections = [
     { url, atMs: 1200, forMs: 1000, readmittedAtMs: 2250, cause: '5 failures in a row (last: ECONNREFUSED)' },
     // In a mix (--targets), the target whose failure did it comes first.
-    { url, atMs: 2260, forMs: 2000, readmittedAtMs: null, cause: '1 failure in a row (last: ECONNREFUSED)', target: 'POST /c' },
+    { url, atMs: 2260, forMs: 2000, readmittedAtMs: null, cause: '1 failure in a row (last: ECONNREFUSED)', targets: [{ target: 'POST /c', failures: 1 }] },
   ]
   phase.replicas[0]!.ejections = 2
   const html = renderHtml([run])

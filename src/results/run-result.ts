@@ -151,8 +151,12 @@ const EjectionEventSchema = loose({
   /** When it was readmitted on probation, or null if still out at the phase's end. */
   readmittedAtMs: nOrNull,
   cause: str(),
-  /** A mix (--targets): the target whose failures ejected it, as its rows name it ("POST /c"); absent outside a mix. */
-  target: opt(str()),
+  /**
+   * A mix (--targets): whose failures the ones in a row were, each target as
+   * its rows name it ("POST /c") with its count, most first (its targets
+   * share the replicas' health); absent outside a mix.
+   */
+  targets: opt(list(loose({ target: str(), failures: c }))),
 })
 export type EjectionEvent = Infer<typeof EjectionEventSchema>
 

@@ -13,7 +13,7 @@ import { TIED_DROPPED_STATUS } from '../hedging/policy.js'
 import { FINE_BUCKET_MS, FINE_HORIZON_MS, TimelineRecorder, type SecondRecorder } from './timeline.js'
 import { hedgingStats, histogramSummary, phaseRate, phaseResult, replicaFigures } from './phase-algebra.js'
 import { TimingBreakdown } from './timing-breakdown.js'
-import type { EjectionListener } from '../hedging/replica-health.js'
+import type { EjectionListener, TargetFailures } from '../hedging/replica-health.js'
 import type {
   EarlyCancels,
   EjectionEvent,
@@ -132,8 +132,6 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
   readonly #steadyCalls: Histogram | null
   /** Set when the lane ejects outliers: the phase's ejections, in order. */
   ejections: EjectionEvent[] | null = null
-  /** A mix: the target this lane sends (its rows' name), which its ejections name: the lane ejects on its own failures. */
-  target: string | null = null
   /** 100 ms points while the phase is young (timeline.ts); dropped once it passes FINE_HORIZON_MS. */
   #fine: SecondRecorder<TimelinePoint> | null
 
@@ -167,11 +165,11 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
 
   // ---- EjectionListener: when outlier detection takes a replica out and back ----
 
-  replicaEjected(origin: string, cause: string, forMs: number): void {
+  replicaEjected(origin: string, cause: string, forMs: number, targets: TargetFailures[] | null): void {
     this.#replica(origin).ejections++
     const url = this.#replicaUrls.get(origin) ?? origin
     const event: EjectionEvent = { url, atMs: round3(performance.now() - this.startedAt), forMs, readmittedAtMs: null, cause }
-    if (this.target !== null) event.target = this.target
+    if (targets) event.targets = targets
     ;(this.ejections ??= []).push(event)
   }
 
