@@ -12,18 +12,12 @@
  * Never ejects the last replica standing (Envoy's max_ejection_percent):
  * with every replica failing, the errors are the target's, not the picker's.
  */
-import type { EjectionConfig } from '../results/run-result.js'
+import type { EjectionConfig, TargetFailures } from '../results/run-result.js'
 
 /** Failures in a row that eject a replica; the first ejection's length, ms (doubling with each further one); the longest. */
 export type EjectionPolicy = EjectionConfig
 
 export const DEFAULT_EJECTION: EjectionPolicy = { consecutiveFailures: 5, baseEjectionMs: 1000, maxEjectionMs: 10_000 }
-
-/** A target of a mix and its failures among those in a row that ejected a replica. */
-export interface TargetFailures {
-  target: string
-  failures: number
-}
 
 /**
  * Who hears about ejections (the phase statistics, which time and count

@@ -13,10 +13,11 @@ import { TIED_DROPPED_STATUS } from '../hedging/policy.js'
 import { FINE_BUCKET_MS, FINE_HORIZON_MS, TimelineRecorder, type SecondRecorder } from './timeline.js'
 import { hedgingStats, histogramSummary, phaseRate, phaseResult, replicaFigures } from './phase-algebra.js'
 import { TimingBreakdown } from './timing-breakdown.js'
-import type { EjectionListener, TargetFailures } from '../hedging/replica-health.js'
+import type { EjectionListener } from '../hedging/replica-health.js'
 import type {
   EarlyCancels,
   EjectionEvent,
+  TargetFailures,
   GeneratorHealth,
   HedgingStats,
   SuppressedHedges,
