@@ -32,14 +32,18 @@ test('token bucket: starts full at the burst, a hedge spends one token, an origi
   assert.equal(UNLIMITED_BUDGET.trySpend(), true)
 })
 
+/** A listener writing each event into `events` as a line, led by `prefix`; a mix's targets and counts at the end. */
+function recorder(events: string[], prefix = ''): EjectionListener {
+  return {
+    replicaEjected: (o, cause, forMs, targets) => events.push(`${prefix}out ${o} ${forMs} ${cause}${targets ? ` ${JSON.stringify(targets)}` : ''}`),
+    replicaReadmitted: (o) => events.push(`${prefix}in ${o}`),
+  }
+}
+
 function healthAt(origins: string[], policy = { consecutiveFailures: 3, baseEjectionMs: 100, maxEjectionMs: 250 }) {
   let now = 0
   const events: string[] = []
-  const listener: EjectionListener = {
-    replicaEjected: (o, cause, forMs) => events.push(`out ${o} ${forMs} ${cause}`),
-    replicaReadmitted: (o) => events.push(`in ${o}`),
-  }
-  const health = new ReplicaHealth(origins, policy, listener, () => now)
+  const health = new ReplicaHealth(origins, policy, recorder(events), () => now)
   return { health, events, advance: (ms: number) => (now += ms) }
 }
 
@@ -92,6 +96,31 @@ test('ejection: failures that arrive while a replica is out neither count nor le
   advance(50)
   assert.equal(health.isAvailable('a'), true, 'back at its first 100 ms')
   assert.deepEqual(events, ['out a 100 3 failures in a row (last: E)', 'in a'])
+})
+
+test("ejection in a mix: the targets' lanes share one health, the lane of the last failure hears the ejection with each target's count, and its readmission", () => {
+  const { health: shared, events: own, advance } = healthAt(['a', 'b'])
+  const events: string[] = []
+  const get = shared.lane(recorder(events, 'get: '), 'GET /a')
+  const post = shared.lane(recorder(events, 'post: '), 'POST /c')
+  post.record('a', 'E')
+  get.record('a', null)
+  post.record('a', 'E')
+  post.record('a', 'E')
+  assert.equal(get.isAvailable('a'), true, "GET /a's answer broke POST /c's run: two in a row")
+  get.record('a', 'E')
+  assert.equal(get.isAvailable('a'), false, 'out for every target')
+  assert.deepEqual(events, ['get: out a 100 3 failures in a row (last: E) [{"target":"POST /c","failures":2},{"target":"GET /a","failures":1}]'])
+  advance(100)
+  assert.equal(post.isAvailable('a'), true)
+  assert.equal(events.at(-1), 'get: in a', 'heard by the lane that heard the ejection')
+  post.record('a', 'E')
+  assert.equal(
+    events.at(-1),
+    'post: out a 200 1 failure in a row (last: E) [{"target":"POST /c","failures":1}]',
+    'probation: the one failure, its target alone',
+  )
+  assert.deepEqual(own, [], "the shared health's own listener hears nothing of its lanes")
 })
 
 test('ejection with the defaults (5 in a row, 1 s) and no listener: nothing to tell, nothing thrown', () => {

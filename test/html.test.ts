@@ -214,7 +214,8 @@ test('ejections: the over-time chart marks when a replica was ejected and readmi
   const url = phase.replicas[0]!.url
   phase.ejections = [
     { url, atMs: 1200, forMs: 1000, readmittedAtMs: 2250, cause: '5 failures in a row (last: ECONNREFUSED)' },
-    { url, atMs: 2260, forMs: 2000, readmittedAtMs: null, cause: '1 failure in a row (last: ECONNREFUSED)' },
+    // In a mix (--targets), the target whose failure did it comes first.
+    { url, atMs: 2260, forMs: 2000, readmittedAtMs: null, cause: '1 failure in a row (last: ECONNREFUSED)', targets: [{ target: 'POST /c', failures: 1 }] },
   ]
   phase.replicas[0]!.ejections = 2
   const html = renderHtml([run])
@@ -224,7 +225,8 @@ test('ejections: the over-time chart marks when a replica was ejected and readmi
   assert.equal(marks.length, 3, JSON.stringify(marks))
   assert.match(marks[0]!, /ejected at 1\.20 s/)
   assert.match(marks[1]!, /readmitted at 2\.25 s/)
-  assert.match(marks[2]!, /ejected at 2\.26 s/)
+  assert.match(marks[2]!, /ejected at 2\.26 s \(POST \/c: 1 failure in a row/)
+  assert.match(marks[0]!, /ejected at 1\.20 s \(5 failures in a row/, 'outside a mix, the cause alone')
   assert.match(html, /Outlier ejections/)
 })
 

@@ -8,7 +8,7 @@ import { fixedDelay, type DelaySource } from './delay-source.js'
 import { TokenBucket, UNLIMITED_BUDGET, type HedgeBudget } from './token-bucket.js'
 import { guardObserver, type HedgeObserver } from './observer.js'
 import { checkPolicy, replicaOrigin } from './policy-check.js'
-import type { ReplicaHealth } from './replica-health.js'
+import type { ReplicaGate } from './replica-health.js'
 import type { SaturationGate } from './saturation-gate.js'
 import type { CancelMode } from '../results/run-result.js'
 import { DEFAULT_HEDGE_HEADER } from '../wire/stats.js'
@@ -57,7 +57,7 @@ export interface HedgePolicy {
   /** Origins that serve the same data; hedges go to one not already tried. */
   replicas?: readonly string[]
   /** Outlier ejection: failing replicas are skipped for originals and hedges (see replica-health.ts). */
-  health?: ReplicaHealth | null
+  health?: ReplicaGate | null
   /** Stop hedging while the replicas show saturation (see saturation-gate.ts). */
   saturation?: SaturationGate | null
   random?: () => number
@@ -80,7 +80,7 @@ export interface ResolvedPolicy {
   makeTie: (() => string) | null
   unsafeHedge: boolean
   replicas: readonly string[] | null
-  health: ReplicaHealth | null
+  health: ReplicaGate | null
   saturation: SaturationGate | null
   random: () => number
   observer: HedgeObserver | null

@@ -5,14 +5,14 @@
  * independent paths and a hedge sent because an attempt failed does not go
  * back to the replica that failed it (Envoy's previous-hosts predicate).
  */
-import type { ReplicaHealth } from './replica-health.js'
+import type { ReplicaGate } from './replica-health.js'
 
 export class RoundRobin {
   #next: number
   /** @param first the replica to start at (a shard's own, so that shards do not all start at the first) */
   constructor(
     readonly replicas: readonly string[],
-    readonly health: ReplicaHealth | null = null,
+    readonly health: ReplicaGate | null = null,
     first = 0,
   ) {
     this.#next = first % Math.max(1, replicas.length)
@@ -40,7 +40,7 @@ export function pickHedgeTarget(
   replicas: readonly string[],
   busy: readonly string[],
   random: () => number,
-  health: ReplicaHealth | null = null,
+  health: ReplicaGate | null = null,
   tried: readonly string[] = busy,
 ): string {
   if (replicas.length === 1) return replicas[0]!

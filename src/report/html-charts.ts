@@ -13,6 +13,7 @@ import type { PhaseResult, RunResult, TimelinePoint } from '../results/run-resul
 import { FINE_BUCKET_MS, MAX_POINTS } from '../stats/timeline.js'
 import { round3 } from '../core/round.js'
 import { niceTicks, type ChartSpec, type Point, type Series, type Tick, type XMark } from './svg-chart.js'
+import { ejectionCause } from './ejection-cause.js'
 
 export interface ChartSource {
   /** Series id prefix: the phase name, or "run/phase" when several runs are drawn. */
@@ -349,7 +350,7 @@ function scheduleSeries(sources: ChartSource[], field: 'rate' | 'concurrency', w
 /** When outlier detection took a replica out of rotation and let it back (issue 18), on the phase's own time axis. */
 function ejectionMarks(src: ChartSource): XMark[] {
   return (src.phase.ejections ?? []).flatMap((e) => [
-    { x: e.atMs / 1000, color: src.color, label: `${src.name}: ${e.url} ejected at ${formatMs(e.atMs)} (${e.cause})` },
+    { x: e.atMs / 1000, color: src.color, label: `${src.name}: ${e.url} ejected at ${formatMs(e.atMs)} (${ejectionCause(e)})` },
     ...(e.readmittedAtMs === null
       ? []
       : [{ x: e.readmittedAtMs / 1000, color: src.color, label: `${src.name}: ${e.url} readmitted at ${formatMs(e.readmittedAtMs)}` }]),

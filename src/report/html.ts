@@ -37,6 +37,7 @@ import { grpcClientFacts, grpcClientTail } from './grpc-client-text.js'
 import { unsentBreakdown } from './unsent-text.js'
 import { crossCheckLabel } from './server-check-verdict.js'
 import { TARGET_HEADER, targetCells, targetRows } from './target-rows.js'
+import { ejectionCause } from './ejection-cause.js'
 
 export interface HtmlOptions {
   title?: string
@@ -361,7 +362,7 @@ function replicasSection(sources: ChartSource[], runs: NamedRun[]): string {
       formatMs(e.atMs),
       formatMs(e.forMs),
       e.readmittedAtMs === null ? 'still out' : formatMs(e.readmittedAtMs),
-      e.cause,
+      ejectionCause(e),
     ]),
   )
   const ejectionTable =

@@ -49,6 +49,7 @@ import { formatTable } from './table.js'
 import { generatorLines, shardBlock } from './generators-text.js'
 import { rateShareOf, shareOf } from '../results/shard-share.js'
 import { crossCheckVerdict, explainedText } from './server-check-verdict.js'
+import { ejectionCause } from './ejection-cause.js'
 
 export interface TextOptions {
   /** ANSI colours for headings, warnings and the verdict (only on a TTY). */
@@ -326,7 +327,7 @@ function replicas(list: ReplicaFigures[], hedged: boolean, paint: Paint, shown: 
 function ejections(events: EjectionEvent[], shown: readonly string[] = []): string[] {
   const lines = events.map((e) => {
     const back = e.readmittedAtMs === null ? 'still out at the end' : `readmitted at ${formatMs(e.readmittedAtMs)}`
-    return `${redactUrl(e.url, shown)} ejected at ${formatMs(e.atMs)} for ${formatMs(e.forMs)} (${e.cause}); ${back}`
+    return `${redactUrl(e.url, shown)} ejected at ${formatMs(e.atMs)} for ${formatMs(e.forMs)} (${ejectionCause(e)}); ${back}`
   })
   return ['Ejections:', ...indent(lines)]
 }

@@ -142,6 +142,10 @@ const ReplicaFiguresSchema = loose({
 })
 export type ReplicaFigures = Infer<typeof ReplicaFiguresSchema>
 
+/** A target of a mix (as its rows name it, "POST /c") and its failures among those in a row that ejected a replica. */
+const TargetFailuresSchema = loose({ target: str(), failures: c })
+export type TargetFailures = Infer<typeof TargetFailuresSchema>
+
 /** One ejection of a replica by outlier detection (--eject-after), times from the phase's start. */
 const EjectionEventSchema = loose({
   url: str(),
@@ -151,6 +155,8 @@ const EjectionEventSchema = loose({
   /** When it was readmitted on probation, or null if still out at the phase's end. */
   readmittedAtMs: nOrNull,
   cause: str(),
+  /** A mix (--targets): whose failures the ones in a row were, most first (its targets share the replicas' health); absent outside a mix. */
+  targets: opt(list(TargetFailuresSchema)),
 })
 export type EjectionEvent = Infer<typeof EjectionEventSchema>
 

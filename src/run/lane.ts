@@ -20,6 +20,12 @@ import { protocolFor } from './protocol-choice.js'
 import { withHeaders } from '../protocol/request-headers.js'
 import { LANE_HEADER } from '../wire/stats.js'
 
+/** A mix's target lane: the health its phase's targets share, and the target's name (thread-windows.ts). */
+export interface SharedHealth {
+  health: ReplicaHealth
+  target: string
+}
+
 /** How a lane hedges; null = plain (one attempt per request). */
 export interface LaneHedge {
   delay: DelaySource
@@ -45,7 +51,8 @@ export function phaseStatsOptions(cfg: ResolvedRun, name: PhaseName, runStartedA
  * The lane's dispatcher: the hedging policy (max 1 attempt when plain) over
  * the connections (whose leases carry the exact -t deadline). `tag`: the
  * lane's value of LANE_HEADER, on each of its requests (a sweep's lane, for a
- * target that counts lanes apart), or null.
+ * target that counts lanes apart), or null. `shared`: a mix's target lane,
+ * on its phase's one health.
  */
 export function buildLane(
   cfg: ResolvedRun,
@@ -54,9 +61,10 @@ export function buildLane(
   dispatch: Dispatcher.Dispatch,
   random: () => number,
   tag: string | null = null,
+  shared: SharedHealth | null = null,
 ): Lane {
-  // Each lane ejects on its own evidence: a phase starts with every replica in rotation.
-  const health = cfg.eject ? new ReplicaHealth(cfg.origins, cfg.eject, stats) : null
+  // Each lane ejects on its own evidence (a phase starts with every replica in rotation), but for a mix's targets of one phase: one health.
+  const health = shared ? shared.health.lane(stats, shared.target) : cfg.eject ? new ReplicaHealth(cfg.origins, cfg.eject, stats) : null
   if (health) stats.ejections = []
   const policy = resolvePolicy({
     delay: hedge?.delay ?? 0,

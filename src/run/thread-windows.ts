@@ -25,6 +25,7 @@ import type { RequestSink } from '../results/request-record.js'
 import type { PhaseName } from '../results/run-result.js'
 import type { CallMessages } from './grpc-target.js'
 import { buildLane, delaySource, shuffledBlocks } from './lane.js'
+import { ReplicaHealth } from '../hedging/replica-health.js'
 import { protocolFor, requestSpec } from './protocol-choice.js'
 import type { ResolvedHedge, ResolvedRun } from './resolve-options.js'
 import type { LaneChoice, LaneHedging, TargetDraw, WindowSize } from './run-plan.js'
@@ -153,17 +154,36 @@ export class ThreadWindows {
     return this.#stopped
   }
 
-  /** A lane on this thread's connections, counted by `stats`; a hedged lane's delay source is made here, from its set-up; `tag`: its LANE_HEADER value (lane.ts), or null. */
-  lane(spec: ThreadLane, stats: PhaseStats, tag: string | null = null): Lane {
+  /**
+   * A window's lanes (or their --skip-first twins) on this thread's
+   * connections, each counted by `statsFor(spec)`; `tagFor`: a lane's
+   * LANE_HEADER value (lane.ts). A mix's targets of one phase (of one sweep
+   * setting) share one outlier detection, as Envoy's is per host whatever
+   * the route: a replica failing one target is out for all of them.
+   */
+  lanes(specs: readonly ThreadLane[], statsFor: (spec: ThreadLane) => PhaseStats, tagFor: (spec: ThreadLane) => string | null = () => null): Lane[] {
+    const healths = new Map<string, ReplicaHealth>()
+    const eject = this.cfg.eject
+    return specs.map((spec) => {
+      const key = `${spec.name} ${spec.setting?.index ?? ''}`
+      const health = spec.target !== undefined && eject ? (healths.get(key) ?? new ReplicaHealth(this.cfg.origins, eject)) : null
+      if (health) healths.set(key, health)
+      return this.#lane(spec, statsFor(spec), tagFor(spec), health)
+    })
+  }
+
+  /** A lane counted by `stats`; a hedged lane's delay source is made here, from its set-up; `health`: a mix's target lane's, shared (`lanes`). */
+  #lane(spec: ThreadLane, stats: PhaseStats, tag: string | null, health: ReplicaHealth | null): Lane {
     if (spec.hedge) stats.hedging = spec.hedge.setup
     const cfg = spec.setting ? { ...this.cfg, hedge: spec.setting.hedge } : this.cfg
     const hedge = spec.hedge && { delay: delaySource(cfg.hedge, spec.hedge.setup.delayMs), minHedgeWindowMs: spec.hedge.minHedgeWindowMs }
-    const lane = buildLane(cfg, stats, hedge, sampleDates(this.agent.dispatch.bind(this.agent), this.clockOffset), this.setup.random, tag)
-    if (spec.target === undefined) return lane
+    const target = spec.target === undefined ? null : this.cfg.targets![spec.target]!.name
+    const shared = health && target !== null ? { health, target } : null
+    const lane = buildLane(cfg, stats, hedge, sampleDates(this.agent.dispatch.bind(this.agent), this.clockOffset), this.setup.random, tag, shared)
+    if (target === null) return lane
     // One renderer per target for the whole thread: its twin lanes (--skip-first), phases and settings number its calls on.
-    const messages = this.setup.targetMessages?.[spec.target]
-    const target = { optsByOrigin: this.#targetOpts[spec.target]!, target: this.cfg.targets![spec.target]!.name }
-    return { ...lane, ...target, ...(messages ? { nextBody: messages.body } : {}) }
+    const messages = this.setup.targetMessages?.[spec.target!]
+    return { ...lane, optsByOrigin: this.#targetOpts[spec.target!]!, target, ...(messages ? { nextBody: messages.body } : {}) }
   }
 
   /** The window, built now (its clock starts); stopped at once when the thread already was. */

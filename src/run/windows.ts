@@ -117,13 +117,11 @@ class InThreadWindows implements Windows {
       const opts = phaseStatsOptions(cfg, spec.name, this.setup.t0, spec.steadyAfter)
       return w.targets ? new SnapshotPhaseStats(opts, { secondsOrigin: origin }) : new PhaseStats(opts)
     }
-    const lanes = w.lanes.map((spec) => thread.lane(spec, statsFor(spec), tagged ? laneTag(spec) : null))
+    const lanes = thread.lanes(w.lanes, statsFor, tagged ? laneTag : undefined)
     // --skip-first: each lane's twin, built alike on statistics nobody reads but the server cross-check.
     // A mix's phase skips its first requests whatever target they drew: its targets' lanes share one count.
     const skip =
-      w.measured && cfg.skipFirst > 0
-        ? { count: cfg.skipFirst, lanes: w.lanes.map((spec) => thread.lane(spec, statsFor(spec))), group: w.targets?.weights.length ?? 1 }
-        : undefined
+      w.measured && cfg.skipFirst > 0 ? { count: cfg.skipFirst, lanes: thread.lanes(w.lanes, statsFor), group: w.targets?.weights.length ?? 1 } : undefined
     // The warm-up runs at the concurrency schedule's start, as at the load schedule's (cfg.rate).
     const concurrency = cfg.concurrencySchedule && !w.measured ? cfg.concurrencySchedule.start : cfg.concurrency
     const pacing = w.measured ? windowPacing(cfg, concurrency) : undefined

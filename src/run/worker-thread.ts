@@ -55,14 +55,13 @@ post({ type: 'ready' })
 async function runWindow(order: WindowOrder): Promise<void> {
   const start = order.startAtEpoch - performance.timeOrigin
   // Adaptive delays are tracked per worker, on its own originals.
-  const lanes = order.lanes.map((spec) =>
-    thread.lane(spec, new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt, spec.steadyAfter), { counters, secondsOrigin: start })),
+  const lanes = thread.lanes(
+    order.lanes,
+    (spec) => new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt, spec.steadyAfter), { counters, secondsOrigin: start }),
   )
   // --skip-first: each lane's twin, off the live counters (progress and the attempts check count the phase's own).
   const twins =
-    order.skip > 0
-      ? order.lanes.map((spec) => thread.lane(spec, new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt), { secondsOrigin: start })))
-      : []
+    order.skip > 0 ? thread.lanes(order.lanes, (spec) => new SnapshotPhaseStats(phaseStatsOptions(cfg, spec.name, runStartedAt), { secondsOrigin: start })) : []
   sink = order.log ? new PortSink(init.index, init.workers) : null
   settleHeap(order.settle)
   thread.runner.begin([...lanes, ...twins], lanes[lanes.length - 1]!.stats)

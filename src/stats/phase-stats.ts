@@ -17,6 +17,7 @@ import type { EjectionListener } from '../hedging/replica-health.js'
 import type {
   EarlyCancels,
   EjectionEvent,
+  TargetFailures,
   GeneratorHealth,
   HedgingStats,
   SuppressedHedges,
@@ -165,10 +166,12 @@ export class PhaseStats implements HedgeObserver, EjectionListener {
 
   // ---- EjectionListener: when outlier detection takes a replica out and back ----
 
-  replicaEjected(origin: string, cause: string, forMs: number): void {
+  replicaEjected(origin: string, cause: string, forMs: number, targets: TargetFailures[] | null): void {
     this.#replica(origin).ejections++
     const url = this.#replicaUrls.get(origin) ?? origin
-    ;(this.ejections ??= []).push({ url, atMs: round3(performance.now() - this.startedAt), forMs, readmittedAtMs: null, cause })
+    const event: EjectionEvent = { url, atMs: round3(performance.now() - this.startedAt), forMs, readmittedAtMs: null, cause }
+    if (targets) event.targets = targets
+    ;(this.ejections ??= []).push(event)
   }
 
   replicaReadmitted(origin: string): void {
