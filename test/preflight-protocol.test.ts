@@ -11,6 +11,7 @@ import assert from 'node:assert/strict'
 import { createServer as createH2cServer, createSecureServer, type Http2Server, type Http2SecureServer } from 'node:http2'
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net'
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls'
 import { run } from '../src/run/run.js'
 import { renderCsvSummary } from '../src/report/csv.js'
 import { renderText } from '../src/report/text.js'
@@ -23,12 +24,13 @@ import { parseCsvObjects } from './helpers/csv.js'
 import { stderrLines } from './helpers/cli.js'
 import { runMain } from './helpers/main-cases.js'
 import { NO_OPENSSL, selfSigned } from './helpers/tls-cert.js'
+import { startNghttpdLikeTls, type NghttpdLikeTls } from './helpers/nghttpd-like-tls.js'
 import { skipWithout } from './helpers/required-tool.js'
 
 const tls = selfSigned()
 const PLAIN = { requests: 4, warmup: 0, concurrency: 1, mode: 'plain' as const }
 
-type Listening = Http2Server | Http2SecureServer | HttpsServer | TcpServer
+type Listening = Http2Server | Http2SecureServer | HttpsServer | TcpServer | TlsServer
 
 async function listen<S extends Listening>(server: S, scheme: string): Promise<{ server: S; url: string; port: number }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -205,6 +207,65 @@ describe('TLS: what ALPN chose', { skip: skipWithout(tls !== null, 'openssl', NO
       { urls: [`https://127.0.0.1:${h2c.port}/`], ...PLAIN, http2: true },
       `https://127.0.0.1:${h2c.port} does not answer in TLS (ERR_SSL_WRONG_VERSION_NUMBER): is it a cleartext port? use http://127.0.0.1:${h2c.port}`,
     )
+  })
+})
+
+describe('an h2-only TLS server that chooses no ALPN protocol for http/1.1, as nghttpd does', {
+  skip: skipWithout(tls !== null, 'openssl', NO_OPENSSL),
+}, () => {
+  const H2_ONLY = (url: string): string =>
+    `${url} speaks HTTP/2 only (TLS ALPN chose no protocol for http/1.1, the server closed the connection on an HTTP/1.1 request, and chose h2 when offered it): add --http2`
+  let nghttpd: NghttpdLikeTls
+  let silentTls: { server: TlsServer; url: string }
+  let goawayTls: { server: TlsServer; url: string }
+  before(async () => {
+    nghttpd = await startNghttpdLikeTls(tls!)
+    // No ALPN, and a close without a word on a request: not refused, for h2 is not what it speaks either.
+    silentTls = await listen(
+      createTlsServer(tls!, (socket) => socket.once('data', () => socket.end()).on('error', () => {})),
+      'https',
+    )
+    // No ALPN, and an h2 GOAWAY in answer to HTTP/1.1, as nginx's h2c port answers in cleartext.
+    goawayTls = await listen(
+      createTlsServer(tls!, (socket) =>
+        socket.once('data', () => socket.end(Buffer.from([0, 0, 8, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]))).on('error', () => {}),
+      ),
+      'https',
+    )
+  })
+  after(async () => {
+    await nghttpd.close()
+    silentTls.server.close()
+    goawayTls.server.close()
+  })
+
+  test('is refused before the run in one line: add --http2', { timeout: 30_000 }, async () => {
+    await refused({ urls: [`${nghttpd.url}/x`], ...PLAIN, insecure: true }, H2_ONLY(nghttpd.url))
+    assert.equal(nghttpd.streams(), 0, 'nothing reached the server as a request')
+  })
+
+  test('the CLI says so in one line and exits 2', { timeout: 30_000 }, async () => {
+    const cli = await runMain(['-k', `${nghttpd.url}/x`, '-n', '2', '--warmup', '0', '--no-save'], { timeoutMs: 20_000 })
+    assert.equal(cli.code, 2, cli.stderr)
+    assert.deepEqual(stderrLines(cli), [`hedgebench: ${H2_ONLY(nghttpd.url)}`])
+  })
+
+  test('with --http2 it runs over h2', { timeout: 30_000 }, async () => {
+    const result = await run({ urls: [`${nghttpd.url}/x`], ...PLAIN, http2: true, insecure: true })
+    assert.deepEqual(result.protocols, [{ url: `${nghttpd.url}/x`, protocol: 'h2' }])
+    assert.equal(result.phases.plain!.errors, 0)
+  })
+
+  test('a TLS server with no ALPN that answers HTTP/1.1 with an h2 GOAWAY is refused the same way', { timeout: 30_000 }, async () => {
+    await refused(
+      { urls: [`${goawayTls.url}/`], ...PLAIN, insecure: true },
+      `${goawayTls.url} speaks HTTP/2 only (it answered an HTTP/1.1 request with an HTTP/2 GOAWAY frame): add --http2`,
+    )
+  })
+
+  test('a TLS server with no ALPN that closes on the probe, and no h2 either, is not refused: its failures are the result', { timeout: 30_000 }, async () => {
+    const result = await run({ urls: [`${silentTls.url}/`], ...PLAIN, insecure: true })
+    assert.equal(result.phases.plain!.errors, PLAIN.requests)
   })
 })
 

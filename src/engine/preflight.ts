@@ -26,6 +26,13 @@
  *   server must refuse with 400 before any handler sees it (RFC 9112 6.3),
  *   so no server counts it as a request; an h2 server's frames are told from
  *   any "HTTP/1.x" answer by their first bytes.
+ * - HTTP/1.1 over TLS: an h2-only server refuses the ALPN offer of http/1.1
+ *   (node:http2's createSecureServer: a fatal alert), or, as nghttpd does,
+ *   completes the handshake with no protocol chosen and closes the
+ *   connection on the first request, so that every request of the run would
+ *   fail with a socket error. A close without a word after such a handshake
+ *   is told from an HTTP/1.1 server's by a second handshake offering h2 too:
+ *   the h2-only server chooses it.
  * Nothing here starts a request a server would count: the cross-check
  * (run/server-check.ts) stays exact.
  *
@@ -247,17 +254,25 @@ function maxStreamsOf(payload: Buffer): number | null {
 }
 
 /** A TLS handshake with the origin succeeds (any certificate): it is a TLS port. */
-function speaksTls(target: Target): Promise<boolean> {
+const speaksTls = async (target: Target): Promise<boolean> => (await alpnChoice(target)) !== null
+
+/**
+ * The protocol ALPN chooses when offered http/1.1 and h2 as the run with
+ * --http2 offers them (false: none), in a handshake that accepts any
+ * certificate; null when no handshake succeeds. It asks what the port
+ * speaks, never whether the run's TLS settings are accepted.
+ */
+function alpnChoice(target: Target): Promise<string | false | null> {
   return new Promise((resolve) => {
     const { host, port } = target
     const socket = connectTls({ host, port, rejectUnauthorized: false, ALPNProtocols: ALPN_H2, ...(isIP(host) ? {} : { servername: host }) })
-    const done = (yes: boolean): void => {
+    const done = (chosen: string | false | null): void => {
       socket.destroy()
-      resolve(yes)
+      resolve(chosen)
     }
-    socket.setTimeout(target.timeoutMs, () => done(false))
-    socket.once('error', () => done(false))
-    socket.once('secureConnect', () => done(true))
+    socket.setTimeout(target.timeoutMs, () => done(null))
+    socket.once('error', () => done(null))
+    socket.once('secureConnect', () => done(socket.alpnProtocol))
   })
 }
 
@@ -280,14 +295,31 @@ function refusedAfterHandshake(socket: TLSSocket, target: Target, heard: Heard):
   if (heard.bytes.length === 0 && !heard.timedOut && seen.askedForCert) throw new TargetUnreachableError(certificateRefused(target.name, seen))
 }
 
-/** HTTPS/1.1: the request every server refuses (http1Probe), to hear a TLS 1.3 refusal of the client's certificate before the run. */
+/**
+ * HTTPS/1.1: the request every server refuses (http1Probe), to hear a TLS
+ * 1.3 refusal of the client's certificate before the run, and an h2-only
+ * server: its frames in answer, or (nghttpd) no ALPN protocol chosen for
+ * http/1.1, a close without a word, and h2 chosen when offered.
+ */
 async function expectTlsAnswer(socket: TLSSocket, target: Target): Promise<void> {
-  refusedAfterHandshake(socket, target, await exchange(socket, http1Probe(target.url.host), target.timeoutMs, answerRead))
+  const heard = await exchange(socket, http1Probe(target.url.host), target.timeoutMs, answerRead)
+  refusedAfterHandshake(socket, target, heard)
+  refuseH2Answer(heard, target)
+  const closedSilently = heard.bytes.length === 0 && !heard.timedOut
+  if (socket.alpnProtocol === false && closedSilently && (await alpnChoice(target)) === 'h2') {
+    throw new UsageError(
+      `${target.name} speaks HTTP/2 only (TLS ALPN chose no protocol for http/1.1, the server closed the connection on an HTTP/1.1 request, and chose h2 when offered it): add --http2`,
+    )
+  }
 }
 
 /** Cleartext HTTP/1.1: refused when the answer is an h2 server's SETTINGS or GOAWAY; anything else (400, a close, silence) lets the run go on. */
 async function expectHttp1(socket: Socket, target: Target): Promise<void> {
-  const heard = await exchange(socket, http1Probe(target.url.host), target.timeoutMs, answerRead)
+  refuseH2Answer(await exchange(socket, http1Probe(target.url.host), target.timeoutMs, answerRead), target)
+}
+
+/** An HTTP/1.1 request answered with an h2 server's SETTINGS or GOAWAY: it speaks HTTP/2 only. */
+function refuseH2Answer(heard: Heard, target: Target): void {
   const f = frameHeader(heard.bytes)
   if (f && (f.type === SETTINGS_FRAME || f.type === GOAWAY_FRAME) && f.stream === 0 && f.length <= MAX_FIRST_FRAME) {
     const frame = f.type === SETTINGS_FRAME ? 'SETTINGS' : 'GOAWAY'
