@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { compareRuns } from '../src/report/compare.js'
 import { UsageError } from '../src/core/errors.js'
 import { checkFailIf, parseFailIf, showValue } from '../src/report/fail-if.js'
+import { metricCells } from '../src/report/compare-format.js'
 import { seededRandom } from '../src/core/random.js'
 import { makeHedgedRun, makePhase, makeRunResult } from './helpers/result-fixture.js'
 
@@ -142,6 +143,29 @@ test('what a gate says it saw: the value in its unit, the change against the fir
   assert.deepEqual([p99abs!.holds, p99abs!.unchecked], [true, []], 'an absolute value is checked however few the requests')
   assert.deepEqual(p99abs!.observed, ["p99 = 1.2 ms (+20.0% against before.json's 1 ms)"])
   assert.equal(lower!.holds, true, '<= holds at the value itself')
+})
+
+test("a change within noise names its interval as the compare table shows it: in the metric's unit, signed, never a raw float", () => {
+  // Two seeded samples of one distribution, 5 to 500 ms: every change within noise.
+  const sample = (seed: number) => {
+    const next = seededRandom(seed)
+    return Array.from({ length: 200 }, () => 5 + 495 * next())
+  }
+  const c = comparisonOf(sample(1), sample(2), 2)
+  for (const [metric, unit] of [
+    ['p50', /µs|ms|s/],
+    ['mean', /µs|ms|s/],
+    ['error_rate', /%/],
+  ] as const) {
+    const row = c.metrics.find((m) => m.metric === metric)!
+    assert.equal(row.changes[1]?.verdict, 'within noise', metric)
+    // The table's interval cell, "[-158.5 ms, +637.0 ms]": the gate names the same two ends.
+    const cell = metricCells(row)[4]!
+    const [low, high] = cell.slice(1, -1).split(', ')
+    const [line] = checkFailIf([parseFailIf(`${metric}>+1%`)], c)[0]!.lines
+    assert.ok(line!.endsWith(` is within noise (interval ${low} to ${high})`), `${line} vs ${cell}`)
+    for (const end of [low!, high!]) assert.match(end, new RegExp(`^[-+±]\\d+(\\.\\d+)? (${unit.source})$`), line)
+  }
 })
 
 test('showValue: each metric in its own unit, four significant digits, none for a missing value', () => {

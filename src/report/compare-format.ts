@@ -20,8 +20,8 @@ export function formatValue(value: number | null, unit: MetricUnit): string {
   }
 }
 
-/** A signed difference: "+2.20 ms", "-3 requests", "+0.10 %". */
-function formatDelta(delta: number, unit: MetricUnit): string {
+/** A signed difference: "+2.20 ms", "-3 requests", "+0.10 %" (also the ends of a --fail-if gate's interval). */
+export function formatDelta(delta: number, unit: MetricUnit): string {
   const sign = delta > 0 ? '+' : delta < 0 ? '-' : '±'
   return `${sign}${formatValue(Math.abs(delta), unit)}`
 }

@@ -21,7 +21,8 @@
  * `hedged.p99>50ms` or `plain.error_rate>1%`; there the baseline of a
  * relative change is the run's plain phase.
  */
-import { METRIC_KEYS, type Comparison, type MetricChange, type MetricKey } from './compare.js'
+import { METRIC_KEYS, type Comparison, type MetricChange, type MetricKey, type MetricRow } from './compare.js'
+import { formatDelta } from './compare-format.js'
 import { readDuration } from '../core/duration.js'
 import { UsageError } from '../core/errors.js'
 import type { PhaseName } from '../results/run-result.js'
@@ -132,7 +133,7 @@ export function checkFailIf(conditions: FailCondition[], comparison: Comparison)
           : ` (${pct >= 0 ? '+' : ''}${pct.toFixed(1)}% against ${comparison.runs[0]!.name}'s ${showValue(condition.metric, row!.values[0] ?? null)})`
       return seen + against
     })
-    const lines = comparison.runs.flatMap((r, i) => (i === 0 ? [] : [gateLine(condition, r.name, row?.values[i] ?? null, row?.changes[i] ?? null)]))
+    const lines = comparison.runs.flatMap((r, i) => (i === 0 ? [] : [gateLine(condition, r.name, row, i)]))
     return { condition, holds: held.length > 0, runs: held.map((i) => comparison.runs[i]!.name), observed, unchecked, lines }
   })
 }
@@ -156,11 +157,15 @@ function relativePct(change: MetricChange): number {
 }
 
 /**
- * Which way a gate went for one run, and why: "holds: p99 +14.2%, worse
- * beyond noise", "does not hold: p99 +14.2% is within noise (interval -2.1
- * to 20.3 ms, from the baseline set)", "not judged: not enough requests (...)".
+ * Which way a gate went for one run (the `i`th of the metric's row, absent
+ * when the comparison has no such metric), and why: "holds: p99 +14.2%,
+ * worse beyond noise", "does not hold: p99 +14.2% is within noise (interval
+ * -2.10 ms to +20.3 ms, from the baseline set)", "not judged: not enough
+ * requests (...)". The interval reads as the compare table's does.
  */
-export function gateLine(c: FailCondition, run: string, value: number | null, change: MetricChange | null): string {
+export function gateLine(c: FailCondition, run: string, row: MetricRow | undefined, i: number): string {
+  const value = row?.values[i] ?? null
+  const change = row?.changes[i] ?? null
   const verb = holdsAt(c, value, change) ? 'holds' : 'does not hold'
   const held = `${verb} for ${run}`
   if (c.kind === 'absolute') return `${held}: ${c.metric} = ${showValue(c.metric, value)}, against ${c.op} ${c.value}`
@@ -171,7 +176,7 @@ export function gateLine(c: FailCondition, run: string, value: number | null, ch
   const seen = `${c.metric} ${pct >= 0 ? '+' : ''}${Number.isFinite(pct) ? pct.toFixed(1) : pct}%`
   if (change.verdict === 'within noise') {
     const interval = change.interval
-      ? ` (interval ${change.interval[0]} to ${change.interval[1]}${change.noise ? `, from the ${change.noise}` : ''})`
+      ? ` (interval ${formatDelta(change.interval[0], row!.unit)} to ${formatDelta(change.interval[1], row!.unit)}${change.noise ? `, from the ${change.noise}` : ''})`
       : ' (no interval)'
     return `${held}: ${seen} is within noise${interval}`
   }
