@@ -96,6 +96,12 @@ test('runs not comparable, or a saturated generator, make the gates inconclusive
   const busier = await hedgebench(dir, 'compare', 'before.json', 'busier.json', '--fail-if', 'p50>+10%')
   assert.equal(busier.code, 3, busier.stderr)
   assert.match(busier.stderr, /^hedgebench: gates inconclusive \(exit 3\): the runs are not comparable: concurrency differs \(4 vs 8\)$/m)
+  // An unset rate (closed loop) reads "none", as the configuration table shows it, not the stored null.
+  writeFileSync(join(dir, 'paced.json'), renderJson(makeRunResult({ label: 'paced', config: makeConfig({ rate: 200 }) })))
+  const paced = await hedgebench(dir, 'compare', 'before.json', 'paced.json', '--fail-if', 'p50>+10%')
+  assert.equal(paced.code, 3, paced.stderr)
+  assert.match(paced.stderr, /^hedgebench: gates inconclusive \(exit 3\): the runs are not comparable: rate differs \(none vs 200\)$/m)
+  assert.match(paced.stdout, /^Configuration differs, compare with care:\n +before +paced\n  rate +none +200\n\n/m)
   const saturatedRun = makeRunResult({ label: 'saturated' })
   saturatedRun.phases.plain!.generator.saturated = true
   writeFileSync(join(dir, 'saturated.json'), renderJson(saturatedRun))

@@ -25,6 +25,7 @@ import { METRIC_KEYS, type Comparison, type MetricChange, type MetricKey, type M
 import { formatDelta } from './compare-format.js'
 import { readDuration } from '../core/duration.js'
 import { UsageError } from '../core/errors.js'
+import { readableConfigValue } from '../results/config-entries.js'
 import type { PhaseName } from '../results/run-result.js'
 
 export type FailOperator = '>' | '<' | '>=' | '<='
@@ -206,7 +207,9 @@ const NOT_COMPARABLE = new Set(['concurrency', 'rate', 'fanout', 'method', 'body
 export function inconclusiveWhy(comparison: Comparison): string[] {
   const saturated = comparison.runs.filter((r) => r.generatorSaturated).map((r) => `${r.name}: the load generator was saturated (${r.phase} phase)`)
   const differs = comparison.kind === 'runs' ? comparison.configDifferences.filter((d) => NOT_COMPARABLE.has(d.key)) : []
-  return [...saturated, ...differs.map((d) => `the runs are not comparable: ${d.key} differs (${d.values.join(' vs ')})`)]
+  // Each value as the configuration table shows it: an unset one reads "none", not the stored null.
+  const values = (d: Comparison['configDifferences'][number]): string => d.values.map((v) => readableConfigValue(d.key, v)).join(' vs ')
+  return [...saturated, ...differs.map((d) => `the runs are not comparable: ${d.key} differs (${values(d)})`)]
 }
 
 /** A metric's value as a gate message shows it: "63.2 ms", "1.5%", "980 req/s", "12". */
