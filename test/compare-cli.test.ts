@@ -101,7 +101,7 @@ test('runs not comparable, or a saturated generator, make the gates inconclusive
   const paced = await hedgebench(dir, 'compare', 'before.json', 'paced.json', '--fail-if', 'p50>+10%')
   assert.equal(paced.code, 3, paced.stderr)
   assert.match(paced.stderr, /^hedgebench: gates inconclusive \(exit 3\): the runs are not comparable: rate differs \(none vs 200\)$/m)
-  assert.match(paced.stdout, /^Configuration differs, compare with care:\n +before +paced\n  rate +none +200\n\n/m)
+  assert.match(paced.stdout, /^Configuration differs, compare with care:\n +before +paced\n {2}rate +none +200\n\n/m)
   const saturatedRun = makeRunResult({ label: 'saturated' })
   saturatedRun.phases.plain!.generator.saturated = true
   writeFileSync(join(dir, 'saturated.json'), renderJson(saturatedRun))
