@@ -4,7 +4,7 @@
  * with every mark and every change found drawn across them, the segments
  * table, and each segment against the one before it in compare's text.
  */
-import type { FinishedWatch } from '../results/watch-result.js'
+import { windowSeconds, type FinishedWatch } from '../results/watch-result.js'
 import { changeLine } from '../stats/change-points.js'
 import { renderCompareText } from './compare-text.js'
 import { escapeHtml } from './escape.js'
@@ -24,7 +24,7 @@ export function renderWatchHtml(watch: FinishedWatch, comparisons: SegmentCompar
     return phase ? [{ name: lane, phase, color: PALETTE[i]!, inFlight: watch.run.config.concurrency }] : []
   })
   const marks: XMark[] = [
-    ...watch.marks.map((m) => ({ x: m.atS, label: `mark "${m.name}" at ${m.atS} s (${m.source})`, color: MARK_COLOR })),
+    ...watch.marks.map((m) => ({ x: m.atS, label: `mark "${m.name}" at ${windowSeconds(m.atS)} s (${m.source})`, color: MARK_COLOR })),
     ...watch.changes.map((c) => ({ x: c.atS, label: changeLine(c, c.lane), color: CHANGE_COLOR })),
   ]
   const charts: ChartSpec[] = []

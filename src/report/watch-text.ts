@@ -5,7 +5,7 @@
  * against the first.
  */
 import { formatMs } from '../core/duration.js'
-import { WATCH_LANES, type SegmentLane, type WatchResult } from '../results/watch-result.js'
+import { WATCH_LANES, windowSeconds, type SegmentLane, type WatchResult } from '../results/watch-result.js'
 import { decodeHistogram, percentileMs } from '../stats/histogram.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
 import { renderCompareText } from './compare-text.js'
@@ -41,7 +41,7 @@ export const NOTHING_MEASURED = 'stopped during the warm-up: no traffic was meas
 export const SEGMENT_COLUMNS = ['segment', 'seconds', 'lane', 'requests', 'p50', 'p99', 'slow', 'errors', 'extra load', 'delay']
 
 export function segmentRows(watch: WatchResult): string[][] {
-  return watch.segments.flatMap((s) => WATCH_LANES.map((lane) => [s.name, `${s.fromS}-${s.toS}`, lane, ...laneCells(s.lanes[lane])]))
+  return watch.segments.flatMap((s) => WATCH_LANES.map((lane) => [s.name, `${windowSeconds(s.fromS)}-${windowSeconds(s.toS)}`, lane, ...laneCells(s.lanes[lane])]))
 }
 
 /** A segment's lane in a table row: requests, p50, p99, slow, errors, extra load, delay. */
