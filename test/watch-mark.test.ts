@@ -52,7 +52,9 @@ after(async () => {
   await Promise.all(targets.map((t) => t.close()))
 })
 
-test('a mark in the middle of a second: the slow requests after it are all the new segment\'s, the change is worse and the gate holds', { timeout: 60_000 }, async () => {
+test("a mark in the middle of a second: the slow requests after it are all the new segment's, the change is worse and the gate holds", {
+  timeout: 60_000,
+}, async () => {
   // The flip and the mark in one tick, half a second into second 5 of the window.
   let at: NodeJS.Timeout | undefined
   const w: Watch = new Watch({

@@ -41,7 +41,9 @@ export const NOTHING_MEASURED = 'stopped during the warm-up: no traffic was meas
 export const SEGMENT_COLUMNS = ['segment', 'seconds', 'lane', 'requests', 'p50', 'p99', 'slow', 'errors', 'extra load', 'delay']
 
 export function segmentRows(watch: WatchResult): string[][] {
-  return watch.segments.flatMap((s) => WATCH_LANES.map((lane) => [s.name, `${windowSeconds(s.fromS)}-${windowSeconds(s.toS)}`, lane, ...laneCells(s.lanes[lane])]))
+  return watch.segments.flatMap((s) =>
+    WATCH_LANES.map((lane) => [s.name, `${windowSeconds(s.fromS)}-${windowSeconds(s.toS)}`, lane, ...laneCells(s.lanes[lane])]),
+  )
 }
 
 /** A segment's lane in a table row: requests, p50, p99, slow, errors, extra load, delay. */

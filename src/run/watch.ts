@@ -292,7 +292,6 @@ export class Watch {
     for (let i = 2; this.#names.has(candidate); i++) candidate = `${name} (${i})`
     return candidate
   }
-
 }
 
 /** What mark() answers before the measured window. */
