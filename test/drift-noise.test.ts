@@ -66,7 +66,13 @@ function runOf(endOf: (sent: number, i: number) => number, startMs: number, labe
   const durationMs = end - startMs
   // The figures once (makePhase would summarise the latencies again per replica and per second).
   const figures = makeFigures(latencies)
-  const phase = makePhase('plain', [], { ...figures, durationMs, rps: (N * 1000) / durationMs, timeline: seconds.finish(end), ...fineSeries(fine, end, durationMs) })
+  const phase = makePhase('plain', [], {
+    ...figures,
+    durationMs,
+    rps: (N * 1000) / durationMs,
+    timeline: seconds.finish(end),
+    ...fineSeries(fine, end, durationMs),
+  })
   return makeRunResult({ label, phases: { plain: phase } })
 }
 
