@@ -48,7 +48,7 @@ export interface ChangePoint {
   /** When the alarm was raised. */
   detectedAtS: number
   direction: 'up' | 'down'
-  /** The level before and after: the p99 in ms, slow requests per second, the error rate as a fraction (after: the mean of the clipped samples since the change, so a large step reads smaller). */
+  /** The level before and after: the median of the seconds (or blocks) on each side since the series last learnt its level, as the p99 in ms, slow requests per second, the error rate as a fraction. */
   before: number
   after: number
   /** Seconds per sample when a count was summed over blocks (a rare count: see BLOCK_COUNT). */
