@@ -3,14 +3,16 @@
  * latency changes at the very moment of the mark (a fast and a slow sim
  * target behind a forwarding switch flipped with the mark), the segment
  * before the mark holds none of the slow requests, the change at the mark
- * is judged worse and `--fail-if 'hedged.p99>+10%'` holds.
+ * is judged worse and `--fail-if 'hedged.p99>+10%'` holds. And the marks
+ * that cannot start a segment: a second one at the same time, one past -z.
  */
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { Agent, createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startTarget, type Target } from '../src/sim/target.js'
-import { compareSegments, parseFailIf, watchGates, Watch } from '../src/index.js'
+import { compareSegments, parseFailIf, watch, watchGates, Watch } from '../src/index.js'
+import { runMain } from './helpers/main-cases.js'
 import { gateExitCode } from '../src/cli/gate-exit.js'
 import { decodeHistogram } from '../src/stats/histogram.js'
 
@@ -95,4 +97,46 @@ test("a mark in the middle of a second: the slow requests after it are all the n
   )
   // A generator starved by a busy machine makes any gate inconclusive (exit 3), as compare's do; otherwise the run fails.
   assert.equal(gateExitCode(gates.checks, gates.inconclusive, false), gates.inconclusive.length > 0 ? 3 : 1)
+})
+
+test('two --mark-at at the same second: the second one has no traffic in its segment and is ignored with a line, no empty segment', {
+  timeout: 60_000,
+}, async () => {
+  const notes: string[] = []
+  const result = await watch({
+    urls: targets[0]!.urls,
+    rate: 100,
+    durationMs: 3000,
+    warmup: 20,
+    seed: 2,
+    marksAt: [{ atS: 2 }, { atS: 2 }],
+    onNote: (line) => notes.push(line),
+  })
+  assert.deepEqual(
+    result.segments.map((s) => [s.name, s.fromS]),
+    [
+      ['start', 0],
+      ['at 2s', 2],
+    ],
+  )
+  assert.deepEqual(
+    notes.filter((l) => l.startsWith('mark')),
+    ['mark "at 2s" (--mark-at): a new segment from 2 s', 'mark "at 2s" (--mark-at) ignored: no traffic yet in segment "at 2s"'],
+  )
+})
+
+test('--mark-at at or past -z: exit 2 and one line, as other bad input, before any traffic', { timeout: 60_000 }, async () => {
+  const [past, atEnd] = await Promise.all([
+    runMain(['watch', ...targets[0]!.urls, '-q', '100', '-z', '5s', '--mark-at', '50s', '--no-save']),
+    runMain(['watch', ...targets[0]!.urls, '-q', '100', '-z', '5s', '--mark-at', '2s', '--mark-at', '5s=end', '--no-save']),
+  ])
+  assert.deepEqual(
+    [past.code, past.stdout, past.stderr],
+    [2, '', 'hedgebench: --mark-at 50s is not inside the watch (-z 5s): a mark starts a segment before the window ends\n'],
+  )
+  assert.deepEqual(
+    [atEnd.code, atEnd.stderr],
+    [2, 'hedgebench: --mark-at 5s is not inside the watch (-z 5s): a mark starts a segment before the window ends\n'],
+  )
+  assert.throws(() => new Watch({ urls: targets[0]!.urls, rate: 100, durationMs: 5000, marksAt: [{ atS: 50 }] }), /--mark-at 50s is not inside the watch/)
 })

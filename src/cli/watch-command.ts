@@ -135,11 +135,12 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
   const options = await flagsToOptions({ ...runFlags, ...(seedRule ? { delayMin: '20ms', delayMax: '80ms' } : {}) } as RunFlags)
   if (options.urls.length === 0) throw new UsageError('watch needs one or more replica URLs: hedgebench watch URL… -q 200')
   if (options.grpc) await quietGrpcJs()
-  const [{ Watch }, { startMetrics, parseMetricsPort, watchSource }, store] = await Promise.all([
+  const [{ Watch, checkMarksAt }, { startMetrics, parseMetricsPort, watchSource }, store] = await Promise.all([
     import('../run/watch.js'),
     import('./metrics-server.js'),
     import('../report/results-store.js'),
   ])
+  checkMarksAt(marksAt, options.durationMs)
   const metrics = metricsPort === undefined ? null : await startMetrics(parseMetricsPort(metricsPort), metricsPort)
   const view = liveView(o)
   let watch: Watch | null = null

@@ -97,6 +97,7 @@ export class Watch {
     if ((options.workers ?? 1) > 1) throw new UsageError('watch runs on one thread: --workers is not supported (its lanes are read live, once a second)')
     this.#options = { ...options, hedge: watchHedge(options) }
     const cfg = resolveOptions({ ...this.#options, mode: 'both', schedule: 'interleaved' }, options.seed ?? 0)
+    checkMarksAt(options.marksAt ?? [], options.durationMs)
     this.#marksAt = (options.marksAt ?? []).map((m) => ({ atS: m.atS, name: m.name ?? `at ${m.atS}s` })).sort((a, b) => a.atS - b.atS)
     this.#state = {
       schema: WATCH_SCHEMA,
@@ -308,6 +309,13 @@ const formatS = (s: number): string => `${windowSeconds(s)} s`
  */
 export function watch(options: WatchOptions): Promise<FinishedWatch> {
   return new Watch(options).run()
+}
+
+/** A mark at or past the window's end (-z) would start a segment with no traffic: refused, as any bad input. */
+export function checkMarksAt(marksAt: ReadonlyArray<{ atS: number }>, durationMs: number | undefined): void {
+  if (durationMs === undefined) return
+  const past = marksAt.find((m) => m.atS * 1000 >= durationMs)
+  if (past) throw new UsageError(`--mark-at ${past.atS}s is not inside the watch (-z ${durationMs / 1000}s): a mark starts a segment before the window ends`)
 }
 
 /** A window without -z ends when it is interrupted, or after the longest -z a run takes (596 h: the longest a Node timer waits). */
