@@ -144,11 +144,14 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
   const metrics = metricsPort === undefined ? null : await startMetrics(parseMetricsPort(metricsPort), metricsPort)
   const view = liveView(o)
   let watch: Watch | null = null
-  const interrupt = onInterrupt(undefined, () =>
-    view.note(watch ? watch.mark(undefined, 'signal').line : 'mark ignored: no traffic yet (the watch has not started)'),
-  )
+  // A mark ignored is a fleeting note: it would stay on the terminal's block to the end.
+  const mark = (source: 'signal' | 'key'): void => {
+    const m = watch ? watch.mark(undefined, source) : { taken: false, line: 'mark ignored: no traffic yet (the watch has not started)' }
+    view.note(m.line, !m.taken)
+  }
+  const interrupt = onInterrupt(undefined, () => mark('signal'))
   const saved = save ? new Saver(join(outDir, `watch-${stamp()}-${store.sanitizeLabel(options.label ?? 'watch')}.json`), store.writeFileAtomic) : null
-  const stopKeys = listenKeys(() => watch && view.note(watch.mark(undefined, 'key').line))
+  const stopKeys = listenKeys(() => mark('key'))
   try {
     if (saved) await saved.prepare()
     watch = new Watch({
