@@ -11,7 +11,7 @@ import assert from 'node:assert/strict'
 import { Agent, createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { startTarget, type Target } from '../src/sim/target.js'
-import { compareSegments, parseFailIf, watch, watchGates, Watch } from '../src/index.js'
+import { compareSegments, parseFailIf, renderWatchHtml, renderWatchText, watch, watchGates, Watch } from '../src/index.js'
 import { runMain } from './helpers/main-cases.js'
 import { gateExitCode } from '../src/cli/gate-exit.js'
 import { decodeHistogram } from '../src/stats/histogram.js'
@@ -38,7 +38,9 @@ async function startSwitch(upstreams: [string, string]): Promise<{ url: string; 
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}/x`,
-    flip: () => void (current = 1),
+    flip: () => {
+      current = 1
+    },
     close: async () => {
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -95,6 +97,18 @@ test("a mark in the middle of a second: the slow requests after it are all the n
     gates.checks.map((c) => c.holds),
     [true],
   )
+  // The reports say it at the top, one line per mark, and name each segment once in compare's tables.
+  const comparisons = compareSegments(result)
+  const text = renderWatchText(result, comparisons, gates, { color: false })
+  const atMark = /^At the marks:\n {2}at "slow": plain p99 .+ -> .+, worse; hedged p99 .+ -> .+, worse$/m
+  assert.match(text, atMark)
+  assert.ok(text.search(atMark) < text.indexOf('segment  seconds'), 'ahead of the tables')
+  assert.match(text, /^ {2}start {2}plain phase {2}\d+ requests/m)
+  const html = renderWatchHtml(result, comparisons, gates)
+  assert.match(html, /<h2>At the marks<\/h2>\n<ul><li>at &quot;slow&quot;: plain p99 .+, worse; hedged p99 .+, worse<\/li>/)
+  // Compare's tables (verdict first), no preformatted text as wide as its intervals.
+  assert.doesNotMatch(html, /<pre>/)
+  assert.equal(html.match(/<table class="comparison">/g)?.length, 2)
   // A generator starved by a busy machine makes any gate inconclusive (exit 3), as compare's do; otherwise the run fails.
   assert.equal(gateExitCode(gates.checks, gates.inconclusive, false), gates.inconclusive.length > 0 ? 3 : 1)
 })
