@@ -167,7 +167,7 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
       },
       onNote: (line) => view.note(line),
     })
-    metrics?.attach(watchSource(watch), (line) => view.note(line))
+    metrics?.attach(watchSource(watch), (line, ignored) => view.note(line, ignored))
     if (metrics) process.stderr.write(`hedgebench: metrics at http://${metrics.host}:${metrics.port}/metrics (POST /mark to mark)\n`)
     if (saved) process.stderr.write(`hedgebench: saving to ${saved.path} every second\n`)
     const result = await watch.run()
