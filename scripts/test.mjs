@@ -148,6 +148,7 @@ const LIGHT = [
   'sim-model',
   'stream-table',
   'timeline',
+  'watch-view',
 ]
 
 const TIERS = {

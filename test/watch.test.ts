@@ -48,10 +48,20 @@ test('as a library: watch() with marksAt, Watch.mark() from a program, each segm
       ['start', 'flip', 'hedged'],
     ],
   )
-  // A mark taken while second 1 is read starts its segment at the end of the next one.
+  // A mark taken while second 1 is read starts its segment then, to the millisecond: second 2 is split there.
   const w: Watch = new Watch({ ...options, onSecond: (s) => void (s.t === 1 && w.mark('flag on')) })
   const marked = await w.run()
-  assert.deepEqual(marked.marks, [{ atS: 2, name: 'flag on', source: 'api' }])
+  assert.deepEqual(
+    marked.marks.map((m) => [m.name, m.source]),
+    [['flag on', 'api']],
+  )
+  const atS = marked.marks[0]!.atS
+  assert.ok(atS >= 1 && atS < 2, `taken in second 2: ${atS}`)
+  assert.deepEqual(
+    marked.segments.map((s) => s.fromS),
+    [0, atS],
+  )
+  assert.equal(marked.segments[0]!.toS, atS)
 })
 
 test('no -q: exit 2 and one line', async () => {
@@ -122,9 +132,9 @@ test('SIGUSR2 marks a watch (through the launcher) and Ctrl-C ends it with every
   const cli = startCli(['watch', ...base, '-q', '200', '--out-dir', dir, '-o', 'json'], { timeoutMs: 60_000 })
   await until('the second second', () => /^2 s /m.test(cli.stderr), 30_000)
   cli.child.kill('SIGUSR2')
-  await cli.waitForStderr(/mark "mark 1" \(signal\): a new segment from \d+ s/)
-  const marked = Number(/a new segment from (\d+) s/.exec(cli.stderr)![1])
-  await until('two seconds after the mark', () => new RegExp(`^${marked + 2} s `, 'm').test(cli.stderr), 30_000)
+  await cli.waitForStderr(/mark "mark 1" \(signal\): a new segment from [\d.]+ s/)
+  const marked = Number(/a new segment from ([\d.]+) s/.exec(cli.stderr)![1])
+  await until('two seconds after the mark', () => new RegExp(`^${Math.floor(marked) + 2} s `, 'm').test(cli.stderr), 30_000)
   // The file on disk already holds the mark and both segments before the end.
   const live = savedWatch(dir)
   assert.equal(live.finishedAt, null)
@@ -137,7 +147,10 @@ test('SIGUSR2 marks a watch (through the launcher) and Ctrl-C ends it with every
   assert.equal(run.code, 0, run.stderr)
   const out = JSON.parse(run.stdout) as SavedWatch
   assert.equal(out.partial, true)
-  assert.deepEqual(out.marks, [{ atS: marked, name: 'mark 1', source: 'signal' }])
+  assert.deepEqual(
+    out.marks.map((m) => [Number(m.atS.toFixed(1)), m.name, m.source]),
+    [[marked, 'mark 1', 'signal']],
+  )
   assert.deepEqual(
     out.comparisons.map((c) => [c.before, c.after, c.lane]),
     [

@@ -76,9 +76,9 @@ export function parseMetricsPort(text: string): { host: string; port: number } {
 export async function startMetrics(
   at: { host: string; port: number },
   text: string,
-): Promise<MetricsEndpoint & { attach(source: MetricsSource, onMark?: (line: string) => void): void }> {
+): Promise<MetricsEndpoint & { attach(source: MetricsSource, onMark?: (line: string, ignored: boolean) => void): void }> {
   let source: MetricsSource | null = null
-  let onMark: (line: string) => void = () => {}
+  let onMark: (line: string, ignored: boolean) => void = () => {}
   const read = (): ReturnType<MetricsSource['series']> => source?.series() ?? null
   // One registry per format, each with metrics of its own: prom-client renames a registry's counters for
   // OpenMetrics (it drops their `_total`, and adds it back per sample) in place, so the two cannot share them.
@@ -99,7 +99,7 @@ export async function startMetrics(
       if (!source) return reply(res, 409, 'mark ignored: no traffic yet (the watch has not started)')
       if (!source.mark) return reply(res, 409, 'marks only apply to `hedgebench watch`; ignored')
       const mark = source.mark(name === '' ? undefined : name, 'http')
-      onMark(mark.line)
+      onMark(mark.line, !mark.taken)
       return reply(res, mark.taken ? 200 : 409, mark.line)
     }
     reply(res, 404, 'GET /metrics, or POST /mark with an optional name as the body')

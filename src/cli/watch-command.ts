@@ -135,19 +135,23 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
   const options = await flagsToOptions({ ...runFlags, ...(seedRule ? { delayMin: '20ms', delayMax: '80ms' } : {}) } as RunFlags)
   if (options.urls.length === 0) throw new UsageError('watch needs one or more replica URLs: hedgebench watch URL… -q 200')
   if (options.grpc) await quietGrpcJs()
-  const [{ Watch }, { startMetrics, parseMetricsPort, watchSource }, store] = await Promise.all([
+  const [{ Watch, checkMarksAt }, { startMetrics, parseMetricsPort, watchSource }, store] = await Promise.all([
     import('../run/watch.js'),
     import('./metrics-server.js'),
     import('../report/results-store.js'),
   ])
+  checkMarksAt(marksAt, options.durationMs)
   const metrics = metricsPort === undefined ? null : await startMetrics(parseMetricsPort(metricsPort), metricsPort)
   const view = liveView(o)
   let watch: Watch | null = null
-  const interrupt = onInterrupt(undefined, () =>
-    view.note(watch ? watch.mark(undefined, 'signal').line : 'mark ignored: no traffic yet (the watch has not started)'),
-  )
+  // A mark ignored is a fleeting note: it would stay on the terminal's block to the end.
+  const mark = (source: 'signal' | 'key'): void => {
+    const m = watch ? watch.mark(undefined, source) : { taken: false, line: 'mark ignored: no traffic yet (the watch has not started)' }
+    view.note(m.line, !m.taken)
+  }
+  const interrupt = onInterrupt(undefined, () => mark('signal'))
   const saved = save ? new Saver(join(outDir, `watch-${stamp()}-${store.sanitizeLabel(options.label ?? 'watch')}.json`), store.writeFileAtomic) : null
-  const stopKeys = listenKeys(() => watch && view.note(watch.mark(undefined, 'key').line))
+  const stopKeys = listenKeys(() => mark('key'))
   try {
     if (saved) await saved.prepare()
     watch = new Watch({
@@ -163,7 +167,7 @@ async function watchFromCli(argv: WatchFlags): Promise<number> {
       },
       onNote: (line) => view.note(line),
     })
-    metrics?.attach(watchSource(watch), (line) => view.note(line))
+    metrics?.attach(watchSource(watch), (line, ignored) => view.note(line, ignored))
     if (metrics) process.stderr.write(`hedgebench: metrics at http://${metrics.host}:${metrics.port}/metrics (POST /mark to mark)\n`)
     if (saved) process.stderr.write(`hedgebench: saving to ${saved.path} every second\n`)
     const result = await watch.run()

@@ -13,13 +13,16 @@ import type { LaneSecond } from '../stats/lane-seconds.js'
 
 export interface WatchView {
   second(s: WatchSecond, state: WatchResult): void
-  note(line: string): void
+  /** A fleeting note (a mark ignored) leaves the terminal's block after FLEETING_S, or when the window starts; a line stays in a log. */
+  note(line: string, fleeting?: boolean): void
   /** Leaves the terminal as it was (the cursor shown, below the block). */
   close(): void
 }
 
 const BARS = '▁▂▃▄▅▆▇█'
 const NOTES_SHOWN = 3
+/** Seconds of the window a fleeting note stays on screen. */
+export const FLEETING_S = 5
 
 /** One line per second: "12 s  plain p50 9.8 ms p99 31.2 ms slow 0 errors 0 | hedged p50 … extra 4.1% delay 24 ms". */
 export function secondLine(s: WatchSecond): string {
@@ -51,11 +54,17 @@ export function plainView(out: (line: string) => void, notes: (line: string) => 
 /** The block redrawn in place: the cursor goes up over the last drawing and each line is cleared as it is rewritten. */
 export function terminalView(write: (text: string) => void, columns: () => number): WatchView {
   let drawn = 0
-  const notes: string[] = []
+  /** Each with the last second it is shown in (Infinity: a mark, a change, until newer notes push it out). */
+  let notes: Array<{ line: string; untilT: number }> = []
   let last: { s: WatchSecond; state: WatchResult } | null = null
   const draw = (): void => {
     if (!last) return
-    const lines = block(last.s, last.state, notes, columns())
+    const lines = block(
+      last.s,
+      last.state,
+      notes.map((n) => n.line),
+      columns(),
+    )
     write(`${drawn > 0 ? `\x1b[${drawn}F` : ''}${lines.map((l) => `\x1b[2K${l}\n`).join('')}`)
     drawn = lines.length
   }
@@ -63,10 +72,12 @@ export function terminalView(write: (text: string) => void, columns: () => numbe
   return {
     second(s, state) {
       last = { s, state }
+      notes = notes.filter((n) => s.t <= n.untilT)
       draw()
     },
-    note(line) {
-      notes.push(line)
+    note(line, fleeting = false) {
+      // Before the window (no second drawn yet), a fleeting note goes with its first second.
+      notes.push({ line, untilT: fleeting ? (last ? last.s.t + FLEETING_S : 0) : Infinity })
       if (notes.length > NOTES_SHOWN) notes.shift()
       draw()
     },

@@ -48,6 +48,12 @@ function runsSection(c: Comparison, width = Infinity): string {
     i === 0 ? '(baseline)' : '',
   ]
   const tag = (i: number): string => (c.kind === 'runs' ? c.runs[i]!.tag : `#${i + 1}`)
+  // Runs named by their tags alone (a watch's segments) would show each name twice.
+  if (c.runs.every((r, i) => file(r) === tag(i)))
+    return `${title}\n${table(
+      c.runs.map((r, i) => [tag(i), ...facts(r, i)]),
+      '  ',
+    )}`
   const wide = table(
     c.runs.map((r, i) => [tag(i), file(r), ...facts(r, i)]),
     '  ',

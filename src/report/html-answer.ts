@@ -36,6 +36,12 @@ export function answerSection(runs: RunResult[], comparison: Comparison | null):
   return `<section class="answer">\n${parts.filter(Boolean).join('\n')}\n</section>`
 }
 
+/** One comparison as a page shows it (a watch's segment against the one before): the table, verdicts first, its legend and its warnings. */
+export function comparisonBlock(c: Comparison): string {
+  const warnings = c.warnings.length > 0 ? `\n<ul class="warnings">${c.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join('')}</ul>` : ''
+  return `${answerTable(c)}\n<p class="legend">${escapeHtml(LEGEND)}</p>${warnings}`
+}
+
 const LEGEND =
   'better / worse: the 95 % interval of the change excludes 0 and the change is at least 1 %; min, max and stddev are never judged (one request decides them).'
 
@@ -126,7 +132,7 @@ function answerTable(c: Comparison): string {
   ]
   const names =
     c.kind === 'runs'
-      ? `<ul class="runs">${c.runs.map((r, i) => `<li>${escapeHtml(`${r.tag}: ${r.name}${r.tag !== r.label ? ` "${r.label}"` : ''}${i === 0 ? ' (baseline)' : ''}`)}</li>`).join('')}</ul>\n`
+      ? `<ul class="runs">${c.runs.map((r, i) => `<li>${escapeHtml(`${r.tag}${r.name === r.tag ? '' : `: ${r.name}`}${r.tag !== r.label ? ` "${r.label}"` : ''}${i === 0 ? ' (baseline)' : ''}`)}</li>`).join('')}</ul>\n`
       : ''
   const rows = c.metrics.map((m) => verdictFirst(m, k))
   const cls = (text: string): string => (text === 'better' ? ' class="better"' : text === 'worse' ? ' class="worse"' : '')

@@ -97,7 +97,8 @@ function segmentPhase(whole: PhaseResult, segment: WatchSegment, lane: WatchLane
     startOffsetMs: whole.startOffsetMs + segment.fromS * 1000,
     durationMs,
     rps: phaseRate(s.requests, durationMs),
-    timeline: whole.timeline.filter((p) => p.t >= segment.fromS && p.t < segment.toS),
+    // Its whole seconds: a second a mark split is both segments' and neither's level.
+    timeline: whole.timeline.filter((p) => p.t >= segment.fromS && p.t + 1 <= segment.toS),
     timelineFine: undefined,
     hedging: whole.hedging && {
       ...whole.hedging,

@@ -1,11 +1,11 @@
 /**
- * A watch as text: each segment's figures per lane, the changes found
+ * A watch as text: the verdict at each mark, each segment's figures per lane, the changes found
  * without a mark, each segment against the one before it (compare's own
  * text, compare-text.ts) and the --fail-if gates on the last segment
  * against the first.
  */
 import { formatMs } from '../core/duration.js'
-import { WATCH_LANES, type SegmentLane, type WatchResult } from '../results/watch-result.js'
+import { WATCH_LANES, windowSeconds, type SegmentLane, type WatchResult } from '../results/watch-result.js'
 import { decodeHistogram, percentileMs } from '../stats/histogram.js'
 import { extraLoadPctOf } from '../results/extra-load.js'
 import { renderCompareText } from './compare-text.js'
@@ -18,6 +18,7 @@ export function renderWatchText(watch: WatchResult, comparisons: SegmentComparis
   const seconds = watch.segments.length > 0 ? watch.segments[watch.segments.length - 1]!.toS : 0
   const head = `hedgebench watch: ${watch.urls.length} URL${watch.urls.length === 1 ? '' : 's'} at ${watch.rate} requests/s, ${seconds} s, ${watch.segments.length} segment${watch.segments.length === 1 ? '' : 's'}${watch.partial ? ' (stopped by an interruption)' : ''}`
   const rows = [SEGMENT_COLUMNS, ...segmentRows(watch)]
+  const verdicts = markVerdicts(comparisons)
   const changes = watch.changes.length > 0 ? watch.changes.map((c) => changeLine(c, c.lane)) : ['none found']
   const compared = comparisons.map(
     (c) =>
@@ -25,6 +26,7 @@ export function renderWatchText(watch: WatchResult, comparisons: SegmentComparis
   )
   return `${[
     head,
+    verdicts.length > 0 ? `At the marks:\n${verdicts.map((l) => `  ${l}`).join('\n')}` : '',
     formatTable(rows, ['left', 'right', 'left']).join('\n'),
     `Changes without a mark:\n${changes.map((l) => `  ${l}`).join('\n')}`,
     ...compared,
@@ -34,6 +36,23 @@ export function renderWatchText(watch: WatchResult, comparisons: SegmentComparis
     .join('\n\n')}\n`
 }
 
+/**
+ * The verdict at each mark, one line before the long tables, the p99 of
+ * each lane against the segment before: 'at "slow-b": plain p99 2.29 ms ->
+ * 860.7 ms, worse; hedged p99 2.12 ms -> 860.7 ms, worse'.
+ */
+export function markVerdicts(comparisons: readonly SegmentComparison[]): string[] {
+  const byMark = new Map<string, string[]>()
+  for (const c of comparisons) {
+    const p99 = c.comparison.metrics.find((m) => m.metric === 'p99')
+    const verdict = p99?.changes[1]?.verdict
+    if (!p99 || !verdict) continue
+    const [before, after] = p99.values.map((v) => (v === null ? '-' : formatMs(v)))
+    byMark.set(c.after, [...(byMark.get(c.after) ?? []), `${c.lane} p99 ${before} -> ${after}, ${verdict}`])
+  }
+  return [...byMark].map(([mark, lanes]) => `at "${mark}": ${lanes.join('; ')}`)
+}
+
 /** A watch stopped before its measured window (Ctrl-C in the warm-up): no segment, nothing to judge, said in one line. */
 export const NOTHING_MEASURED = 'stopped during the warm-up: no traffic was measured yet (no segment to judge)'
 
@@ -41,7 +60,9 @@ export const NOTHING_MEASURED = 'stopped during the warm-up: no traffic was meas
 export const SEGMENT_COLUMNS = ['segment', 'seconds', 'lane', 'requests', 'p50', 'p99', 'slow', 'errors', 'extra load', 'delay']
 
 export function segmentRows(watch: WatchResult): string[][] {
-  return watch.segments.flatMap((s) => WATCH_LANES.map((lane) => [s.name, `${s.fromS}-${s.toS}`, lane, ...laneCells(s.lanes[lane])]))
+  return watch.segments.flatMap((s) =>
+    WATCH_LANES.map((lane) => [s.name, `${windowSeconds(s.fromS)}-${windowSeconds(s.toS)}`, lane, ...laneCells(s.lanes[lane])]),
+  )
 }
 
 /** A segment's lane in a table row: requests, p50, p99, slow, errors, extra load, delay. */

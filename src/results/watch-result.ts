@@ -48,7 +48,7 @@ export interface ChangePoint {
   /** When the alarm was raised. */
   detectedAtS: number
   direction: 'up' | 'down'
-  /** The level before and after: the p99 in ms, slow requests per second, the error rate as a fraction (after: the mean of the clipped samples since the change, so a large step reads smaller). */
+  /** The level before and after: the median of the seconds (or blocks) on each side since the series last learnt its level, as the p99 in ms, slow requests per second, the error rate as a fraction. */
   before: number
   after: number
   /** Seconds per sample when a count was summed over blocks (a rare count: see BLOCK_COUNT). */
@@ -64,7 +64,7 @@ export const WATCH_LANES: readonly WatchLane[] = ['plain', 'hedged']
 export type MarkSource = 'key' | 'signal' | 'mark-at' | 'http' | 'api'
 
 export interface WatchMark {
-  /** Seconds since the window started: the first second of the segment it starts. */
+  /** Seconds since the window started, to the millisecond: when the segment it starts begins (a --mark-at mark: a whole second). */
   atS: number
   name: string
   source: MarkSource
@@ -89,7 +89,7 @@ export interface SegmentLane extends LaneCounts {
 
 export interface WatchSegment {
   name: string
-  /** Seconds since the window started: [fromS, toS). */
+  /** Seconds since the window started: [fromS, toS) (a mark's time, to the millisecond, or a second's end). */
   fromS: number
   toS: number
   lanes: Record<WatchLane, SegmentLane>
@@ -128,3 +128,8 @@ export interface WatchResult {
 
 /** A watch that has ended: its whole window is there as a run. */
 export type FinishedWatch = WatchResult & { run: RunResult }
+
+/** A time of the window as shown: whole seconds as they are, a mark's time to the tenth ("15", "15.4"). */
+export function windowSeconds(s: number): string {
+  return String(Number(s.toFixed(1)))
+}

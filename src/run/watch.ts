@@ -10,10 +10,13 @@
  * Once a second each lane is read (stats/lane-seconds.ts): its second is
  * kept as one point (the last MAX_POINTS), folded into the current
  * segment's counts and histogram, and fed to the change detectors
- * (stats/change-points.ts). A mark (mark(): a key, a signal, an HTTP POST,
- * or --mark-at) starts a new segment at the next whole second. Nothing is
- * kept per request: memory is flat however long it runs. Never prints:
- * what it has to say goes to onNote, each second to onSecond.
+ * (stats/change-points.ts). A mark (mark(): a key, a signal, an HTTP POST)
+ * starts a new segment at the moment it is taken: the second it falls in is
+ * split there (LaneSampler.take), the requests that finished before it in
+ * the old segment, the rest in the new one; --mark-at's marks fall on a
+ * whole second. Nothing is kept per request: memory is flat however long
+ * it runs. Never prints: what it has to say goes to onNote, each second to
+ * onSecond.
  */
 import { performance } from 'node:perf_hooks'
 import { UsageError } from '../core/errors.js'
@@ -35,10 +38,11 @@ import {
   type FinishedWatch,
   type WatchSecond,
   type WatchSegment,
+  windowSeconds,
 } from '../results/watch-result.js'
 import { ChangeDetector, changeLine, type ChangeMetric } from '../stats/change-points.js'
 import { createHistogram, encodeHistogram, type Histogram } from '../stats/histogram.js'
-import { LaneSampler, type LaneSecond } from '../stats/lane-seconds.js'
+import { LaneSampler, type LanePart, type LaneSecond } from '../stats/lane-seconds.js'
 import type { PhaseStats } from '../stats/phase-stats.js'
 import { MAX_POINTS } from '../stats/timeline.js'
 import { delayPercentile } from './lane.js'
@@ -69,8 +73,6 @@ interface LiveSegment {
   fromS: number
   toS: number
   lanes: Record<WatchLane, Omit<SegmentLane, 'histogram'> & { histogram: Histogram }>
-  /** Both lanes' requests when it started (a mark on a segment without traffic is ignored). */
-  requestsAtStart: number
 }
 
 const CHANGE_METRICS: readonly ChangeMetric[] = ['p99', 'slow', 'error_rate']
@@ -82,7 +84,8 @@ export class Watch {
   #origin = 0
   #timer: NodeJS.Timeout | null = null
   #segment: LiveSegment
-  readonly #pending: Array<{ name: string; source: MarkSource }> = []
+  /** A mark fell inside the second being read: that second is both segments', so no change detector reads it. */
+  #splitSecond = false
   readonly #marksAt: Array<{ atS: number; name: string }>
   readonly #detectors: Record<WatchLane, Record<ChangeMetric, ChangeDetector>>
   readonly #names = new Set<string>()
@@ -94,6 +97,7 @@ export class Watch {
     if ((options.workers ?? 1) > 1) throw new UsageError('watch runs on one thread: --workers is not supported (its lanes are read live, once a second)')
     this.#options = { ...options, hedge: watchHedge(options) }
     const cfg = resolveOptions({ ...this.#options, mode: 'both', schedule: 'interleaved' }, options.seed ?? 0)
+    checkMarksAt(options.marksAt ?? [], options.durationMs)
     this.#marksAt = (options.marksAt ?? []).map((m) => ({ atS: m.atS, name: m.name ?? `at ${m.atS}s` })).sort((a, b) => a.atS - b.atS)
     this.#state = {
       schema: WATCH_SCHEMA,
@@ -111,21 +115,23 @@ export class Watch {
       segments: [],
       changes: [],
     }
-    this.#segment = this.#newSegment('start', 0, 0)
+    this.#segment = this.#newSegment('start', 0)
     this.#detectors = Object.fromEntries(
       WATCH_LANES.map((lane) => [lane, Object.fromEntries(CHANGE_METRICS.map((m) => [m, new ChangeDetector(m)]))]),
     ) as Record<WatchLane, Record<ChangeMetric, ChangeDetector>>
   }
 
-  /** Starts a new segment at the next whole second; ignored (with the line saying so) before any traffic in the current one. */
+  /** Starts a new segment now (to the millisecond); ignored (with the line saying so) before any traffic in the current one. */
   mark(name?: string, source: MarkSource = 'api'): { taken: boolean; line: string } {
-    const samplers = this.#samplers
-    if (samplers === null) return { taken: false, line: 'mark ignored: no traffic yet (the measured window has not started)' }
-    if (this.#requests() === this.#segment.requestsAtStart && this.#pending.length === 0)
-      return { taken: false, line: `mark ignored: no traffic yet in segment "${this.#segment.name}"` }
-    const unique = this.#unique(name ?? `mark ${this.#state.marks.length + this.#pending.length + 1}`)
-    this.#pending.push({ name: unique, source })
-    return { taken: true, line: `mark "${unique}" (${source}): a new segment from ${this.#secondsNow() + 1} s` }
+    if (this.#samplers === null) return { taken: false, line: MARK_BEFORE_WINDOW }
+    const atS = Math.round(performance.now() - this.#origin) / 1000
+    this.#foldParts()
+    // Past the last second read: the rest of the second is the new segment's, so the second as a whole is neither's level.
+    const splits = atS > this.#segment.toS
+    const taken = this.#cut(atS, name ?? `mark ${this.#state.marks.length + 1}`, source)
+    if (taken === null) return { taken: false, line: `mark ignored: no traffic yet in segment "${this.#segment.name}"` }
+    if (splits) this.#splitSecond = true
+    return { taken: true, line: `mark "${taken}" (${source}): a new segment from ${formatS(atS)}` }
   }
 
   /** Each lane's counts so far, for the metrics endpoint; null before the measured window. */
@@ -171,7 +177,7 @@ export class Watch {
       if (this.#timer) clearTimeout(this.#timer)
     }
     if (this.#samplers) {
-      this.#read(Math.max(this.#segment.toS + 1, Math.ceil((performance.now() - this.#origin) / 1000)))
+      this.#read(Math.max(Math.floor(this.#segment.toS) + 1, Math.ceil((performance.now() - this.#origin) / 1000)))
       this.#state.sentUntilS = Math.min(this.#segment.toS, this.#stoppedAtS ?? (run.durationMs ?? FOREVER_MS) / 1000)
     }
     const hedged = measured.hedged[0]
@@ -206,10 +212,12 @@ export class Watch {
   #read(t: number): void {
     const samplers = this.#samplers!
     const second: WatchSecond = { t, plain: samplers.plain.read(t), hedged: samplers.hedged.read(t) }
+    this.#foldParts()
     for (const lane of WATCH_LANES) {
-      addSecond(this.#segment.lanes[lane], second[lane], samplers[lane].second)
-      this.#detect(lane, second[lane])
+      addDelay(this.#segment.lanes[lane], second[lane])
+      if (!this.#splitSecond) this.#detect(lane, second[lane])
     }
+    this.#splitSecond = false
     this.#segment.toS = t
     const seconds = this.#state.seconds
     seconds.push(second)
@@ -229,24 +237,38 @@ export class Watch {
     }
   }
 
-  /** The marks due after second t: each closes the segment and starts the next at t. */
+  /** The --mark-at marks due by second t, just read: each closes the segment and starts the next at t. */
   #takeMarks(t: number): void {
     while (this.#marksAt.length > 0 && this.#marksAt[0]!.atS <= t) {
       const due = this.#marksAt.shift()!
-      if (this.#segment.lanes.plain.requests + this.#segment.lanes.hedged.requests === 0)
-        this.#options.onNote?.(`mark "${due.name}" (--mark-at) ignored: no traffic yet in segment "${this.#segment.name}"`)
-      else this.#pending.push({ name: this.#unique(due.name), source: 'mark-at' })
-    }
-    for (const mark of this.#pending.splice(0)) {
-      this.#state.segments.push(savedSegment(this.#segment))
-      this.#state.marks.push({ atS: t, name: mark.name, source: mark.source })
-      this.#segment = this.#newSegment(mark.name, t, this.#requests())
-      for (const lane of WATCH_LANES) for (const d of Object.values(this.#detectors[lane])) d.restart()
-      if (mark.source === 'mark-at') this.#options.onNote?.(`mark "${mark.name}" (--mark-at): a new segment from ${t} s`)
+      const taken = this.#cut(t, due.name, 'mark-at')
+      this.#options.onNote?.(
+        taken === null
+          ? `mark "${due.name}" (--mark-at) ignored: no traffic yet in segment "${this.#segment.name}"`
+          : `mark "${taken}" (--mark-at): a new segment from ${formatS(t)}`,
+      )
     }
   }
 
-  #newSegment(name: string, fromS: number, requestsAtStart: number): LiveSegment {
+  /** What each lane counted since the last part, into the current segment. */
+  #foldParts(): void {
+    for (const lane of WATCH_LANES) addPart(this.#segment.lanes[lane], this.#samplers![lane].take())
+  }
+
+  /** Closes the segment at `atS` and starts the next one named `name` (made unique); null (nothing done) when the segment has no traffic. */
+  #cut(atS: number, name: string, source: MarkSource): string | null {
+    const current = this.#segment
+    if (current.lanes.plain.requests + current.lanes.hedged.requests === 0) return null
+    const unique = this.#unique(name)
+    current.toS = Math.max(current.toS, atS)
+    this.#state.segments.push(savedSegment(current))
+    this.#state.marks.push({ atS, name: unique, source })
+    this.#segment = this.#newSegment(unique, atS)
+    for (const lane of WATCH_LANES) for (const d of Object.values(this.#detectors[lane])) d.restart()
+    return unique
+  }
+
+  #newSegment(name: string, fromS: number): LiveSegment {
     this.#names.add(name)
     const lane = () => ({
       requests: 0,
@@ -262,25 +284,21 @@ export class Watch {
       errorKinds: {},
       histogram: createHistogram(),
     })
-    return { name, fromS, toS: fromS, lanes: { plain: lane(), hedged: lane() }, requestsAtStart }
+    return { name, fromS, toS: fromS, lanes: { plain: lane(), hedged: lane() } }
   }
 
   /** Segment names are compared runs' names: never the same twice. */
   #unique(name: string): string {
     let candidate = name
-    for (let i = 2; this.#names.has(candidate) || this.#pending.some((p) => p.name === candidate); i++) candidate = `${name} (${i})`
+    for (let i = 2; this.#names.has(candidate); i++) candidate = `${name} (${i})`
     return candidate
   }
-
-  #requests(): number {
-    const s = this.#samplers
-    return s ? s.plain.totals().requests + s.hedged.totals().requests : 0
-  }
-
-  #secondsNow(): number {
-    return Math.floor((performance.now() - this.#origin) / 1000)
-  }
 }
+
+/** What mark() answers before the measured window. */
+const MARK_BEFORE_WINDOW = 'mark ignored: no traffic yet (the measured window has not started)'
+
+const formatS = (s: number): string => `${windowSeconds(s)} s`
 
 /**
  * `hedgebench watch` as a library call: the watch until `durationMs`, or
@@ -291,6 +309,13 @@ export class Watch {
  */
 export function watch(options: WatchOptions): Promise<FinishedWatch> {
   return new Watch(options).run()
+}
+
+/** A mark at or past the window's end (-z) would start a segment with no traffic: refused, as any bad input. */
+export function checkMarksAt(marksAt: ReadonlyArray<{ atS: number }>, durationMs: number | undefined): void {
+  if (durationMs === undefined) return
+  const past = marksAt.find((m) => m.atS * 1000 >= durationMs)
+  if (past) throw new UsageError(`--mark-at ${past.atS}s is not inside the watch (-z ${durationMs / 1000}s): a mark starts a segment before the window ends`)
 }
 
 /** A window without -z ends when it is interrupted, or after the longest -z a run takes (596 h: the longest a Node timer waits). */
@@ -311,14 +336,17 @@ function watchPercentile(delay: HedgeDelay | undefined): number {
   throw new UsageError('watch derives its hedge delay as it goes: --hedge-delay takes a percentile there (p95), not a fixed delay')
 }
 
-function addSecond(into: LiveSegment['lanes'][WatchLane], s: LaneSecond, latencies: Histogram): void {
-  for (const key of LANE_COUNT_KEYS) into[key] += s[key]
-  if (s.delayMs !== null) {
-    into.delaySumMs += s.delayMs
-    into.delaySeconds++
-  }
-  for (const [kind, n] of Object.entries(s.errorKinds ?? {})) into.errorKinds[kind] = (into.errorKinds[kind] ?? 0) + n
-  into.histogram.add(latencies)
+function addPart(into: LiveSegment['lanes'][WatchLane], part: LanePart): void {
+  for (const key of LANE_COUNT_KEYS) into[key] += part.counts[key]
+  for (const [kind, n] of Object.entries(part.errorKinds ?? {})) into.errorKinds[kind] = (into.errorKinds[kind] ?? 0) + n
+  into.histogram.add(part.histogram)
+}
+
+/** The hedge delay is read once a second: the second's, in the segment current at its end. */
+function addDelay(into: LiveSegment['lanes'][WatchLane], s: LaneSecond): void {
+  if (s.delayMs === null) return
+  into.delaySumMs += s.delayMs
+  into.delaySeconds++
 }
 
 function savedSegment(s: LiveSegment): WatchSegment {

@@ -20,11 +20,18 @@
  * solved for h (k = 0.5, one-second samples: h = 10.2; longer blocks need
  * fewer samples a day, so a lower h).
  *
- * A change is reported at the first second after its CUSUM was last at zero
- * (the classic estimate of where the shift began), with a 95 % interval from
- * the profile likelihood of one mean shift over the samples since the
- * series was first watched (those whose log-likelihood is within 1.92 of the
- * best). After a change, or a mark, the series learns its level anew.
+ * A change is placed where one mean shift in the samples since the series
+ * last learnt its level fits best (the maximum likelihood split, on the
+ * stabilised scale, the shift in the direction of the alarm), with a 95 %
+ * interval from its profile likelihood (the splits whose log-likelihood is
+ * within 1.92 of the best, the spread being the one within the two sides
+ * at the best). Not where the CUSUM was last at zero: a spike in the
+ * baseline leaves the CUSUM above zero for seconds, and that would place a
+ * later step at the spike. The levels before and after are the medians of
+ * the per-second values on each side of the split: what the seconds show,
+ * not a level read back from the standardised samples (whose spread grows
+ * with the first samples after a step). After a change, or a mark, the
+ * series learns its level anew.
  */
 
 import { formatMs } from '../core/duration.js'
@@ -73,10 +80,6 @@ function transformed(metric: ChangeMetric, value: number): number {
   return metric === 'p99' ? Math.log(Math.max(value, 0.001)) : Math.sqrt(value + 3 / 8)
 }
 
-function inverse(metric: ChangeMetric, y: number): number {
-  return metric === 'p99' ? Math.exp(y) : Math.max(0, y * y - 3 / 8)
-}
-
 /** The least spread a sample can have: a Poisson count's square root has 0.5; a p99 from a 3-digit HDR histogram, its resolution and a little more. */
 const spreadFloor = (metric: ChangeMetric): number => (isCount(metric) ? 0.5 : 0.01)
 
@@ -108,10 +111,8 @@ export class ChangeDetector {
   #m2 = 0
   #up = 0
   #down = 0
-  #upZeroAt = 0
-  #downZeroAt = 0
-  /** Standardised samples since the series was first watched after its last restart (bounded). */
-  #history: Array<{ t: number; z: number }> = []
+  /** The samples since the last restart (bounded): on the stabilised scale (y), and as a value per second (x). */
+  #history: Sample[] = []
 
   constructor(
     readonly metric: ChangeMetric,
@@ -140,8 +141,9 @@ export class ChangeDetector {
     if (++block.seconds < this.#blockS) return null
     // Errors scaled to the requests a block expects, so that a slower second is not fewer errors.
     const x = this.metric === 'error_rate' ? (block.x * this.#blockRequests) / block.requests : block.x
+    const perSecond = this.metric === 'error_rate' ? block.x / block.requests : block.x / this.#blockS
     this.#block = { x: 0, requests: 0, seconds: 0 }
-    return this.#sample(t, transformed(this.metric, x))
+    return this.#sample({ t, y: transformed(this.metric, x), x: perSecond })
   }
 
   /** A count's first seconds: how long a block must be to expect BLOCK_COUNT. */
@@ -161,68 +163,95 @@ export class ChangeDetector {
     this.#h = cusumThreshold(FALSE_ALARM_EVERY_S / seconds, this.#k)
   }
 
-  #sample(t: number, y: number): ChangePoint | null {
+  #sample(sample: Sample): ChangePoint | null {
+    const { t, y } = sample
+    this.#history.push(sample)
+    if (this.#history.length > HISTORY_S) this.#history.shift()
     const n = this.#n
     const spread = Math.max(spreadFloor(this.metric), n > 1 ? Math.sqrt(this.#m2 / (n - 1)) : 0)
     const z = n >= MIN_SAMPLES ? Math.max(-Z_CLIP, Math.min(Z_CLIP, (y - this.#mean) / (spread * Math.sqrt(1 + 1 / n)))) : null
-    const level = this.#mean
     // Welford: the running mean and sum of squares, after the sample was judged against the ones before it.
     this.#n++
     const d = y - this.#mean
     this.#mean += d / this.#n
     this.#m2 += d * (y - this.#mean)
-    if (z === null) {
-      this.#upZeroAt = this.#downZeroAt = t
-      return null
-    }
-    this.#history.push({ t, z })
-    if (this.#history.length > HISTORY_S) this.#history.shift()
+    if (z === null) return null
     this.#up = Math.max(0, this.#up + z - this.#k)
     this.#down = Math.max(0, this.#down - z - this.#k)
-    if (this.#up === 0) this.#upZeroAt = t
-    if (this.#down === 0) this.#downZeroAt = t
     if (this.#up <= this.#h && this.#down <= this.#h) return null
     const direction = this.#up > this.#h ? 'up' : 'down'
-    const change = this.#located(direction, t, level, spread)
+    const change = this.#located(direction, t)
     this.restart()
     return change
   }
 
-  /** A level in the metric's unit: the p99 in ms, a count per second, the error rate as a fraction. */
-  #perSecond(x: number): number {
-    if (this.metric === 'p99') return x
-    return this.metric === 'error_rate' ? x / Math.max(1, this.#blockRequests) : x / this.#blockS
-  }
-
-  /** Where the shift began (the CUSUM's last zero) and its 95 % interval from the profile likelihood of one mean shift. */
-  #located(direction: 'up' | 'down', detectedAtS: number, level: number, spread: number): ChangePoint {
-    const zeroAt = direction === 'up' ? this.#upZeroAt : this.#downZeroAt
+  /** Where one mean shift in `direction` fits the history best, its 95 % interval, and the levels on each side. */
+  #located(direction: 'up' | 'down', detectedAtS: number): ChangePoint {
     const history = this.#history
-    const zs = history.map((s) => s.z)
-    // Log-likelihood (unit variance) of a shift after index i: the level 0 before, the mean of the rest after.
-    const suffix = new Array<number>(zs.length + 1).fill(0)
-    for (let i = zs.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + zs[i]!
-    const gain = zs.map((_, i) => {
-      const n = zs.length - i
-      return (suffix[i]! * suffix[i]!) / (2 * n)
-    })
-    const best = Math.max(...gain)
-    const within = history.filter((_, i) => best - gain[i]! <= 1.92).map((s) => s.t)
+    const split = bestSplit(
+      history.map((s) => s.y),
+      direction,
+      spreadFloor(this.metric),
+    )
     // A block's t is its last second: the new level starts with its first.
-    const firstChanged = (history.find((s) => s.t > zeroAt)?.t ?? detectedAtS) - this.#blockS + 1
-    const after = history.filter((s) => s.t >= firstChanged).map((s) => s.z)
-    const meanZ = after.reduce((a, b) => a + b, 0) / Math.max(1, after.length)
+    const first = (i: number): number => history[i]!.t - this.#blockS + 1
+    const atS = first(split.at)
     return {
       metric: this.metric,
-      atS: firstChanged,
-      intervalS: [Math.min(firstChanged, ...within.map((t) => t - this.#blockS + 1)), Math.max(firstChanged, ...within)],
+      atS,
+      intervalS: [Math.min(atS, ...split.within.map(first)), Math.max(atS, ...split.within.map((i) => history[i]!.t))],
       detectedAtS,
       direction,
       ...(this.#blockS > 1 ? { blockS: this.#blockS } : {}),
-      before: round(this.#perSecond(inverse(this.metric, level))),
-      after: round(this.#perSecond(inverse(this.metric, level + meanZ * spread))),
+      before: round(median(history.slice(0, split.at).map((s) => s.x))),
+      after: round(median(history.slice(split.at).map((s) => s.x))),
     }
   }
+}
+
+interface Sample {
+  /** The block's last second. */
+  t: number
+  /** On the stabilised scale. */
+  y: number
+  /** In the metric's unit per second: the p99 in ms, a count per second, the error rate as a fraction. */
+  x: number
+}
+
+/**
+ * One mean shift in `ys`, first index of the new level: the split that
+ * leaves the least squares within the two sides (the maximum likelihood one),
+ * among those whose shift goes in `direction`; and the splits whose profile
+ * log-likelihood, with the spread within the sides at the best split (at
+ * least `floor`), is within 1.92 of it (95 %, one parameter).
+ */
+export function bestSplit(ys: readonly number[], direction: 'up' | 'down', floor: number): { at: number; within: number[] } {
+  const n = ys.length
+  const total = ys.reduce((a, b) => a + b, 0)
+  // Between-sides sum of squares of the split before index i: n1 n2 / n (mean2 - mean1)².
+  const between: Array<number | null> = [null]
+  let prefix = 0
+  for (let i = 1; i < n; i++) {
+    prefix += ys[i - 1]!
+    const shift = (total - prefix) / (n - i) - prefix / i
+    between.push((direction === 'up' ? shift > 0 : shift < 0) ? ((i * (n - i)) / n) * shift * shift : null)
+  }
+  let at = n - 1
+  for (let i = 1; i < n; i++) if ((between[i] ?? -1) > (between[at] ?? -1)) at = i
+  const mean = total / n
+  const withinSS = ys.reduce((a, y) => a + (y - mean) ** 2, 0) - (between[at] ?? 0)
+  const variance = Math.max(floor * floor, withinSS / Math.max(1, n - 2))
+  const best = between[at] ?? 0
+  const within: number[] = []
+  for (let i = 1; i < n; i++) if (between[i] !== null && (best - between[i]!) / (2 * variance) <= 1.92) within.push(i)
+  return { at, within }
+}
+
+function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
 function round(x: number): number {
