@@ -172,6 +172,18 @@ test('a truncated, damaged or hostile watch file: one line, exit 2, nothing on s
   }
 })
 
+test('what would drive a terminal, in a mark name: shown as U+FFFD in the text, escaped in -o json (the same JSON value)', { timeout: 60_000 }, async () => {
+  const path = await damaged('controls.json', (t) => t.replaceAll('"flip"', '"fl\u009b2J\u202eip"'))
+  const run = await hedgebench('report', path)
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^fl\ufffd2J\ufffdip +1-/m)
+  assert.doesNotMatch(run.stdout, /[\u009b\u202e]/)
+  const json = await hedgebench('report', path, '-o', 'json')
+  assert.equal(json.code, 0, json.stderr)
+  assert.doesNotMatch(json.stdout, /[\u009b\u202e]/)
+  assert.deepEqual(JSON.parse(json.stdout), JSON.parse(readFileSync(path, 'utf8')))
+})
+
 test('compare given a watch: one line naming report, exit 2', { timeout: 60_000 }, async () => {
   const run = await hedgebench('compare', file, file)
   assert.equal(run.code, 2)

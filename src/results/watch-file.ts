@@ -8,7 +8,7 @@
  * fails to compile when the two part.
  */
 import { UsageError } from '../core/errors.js'
-import { printableDeep } from '../core/printable.js'
+import { printableDeep, printableJson } from '../core/printable.js'
 import { bool, count, list, loose, num, oneOf, problemWith, record, str, v, type Infer } from '../core/schema.js'
 import { type Json, resultFromValue } from './result-json.js'
 import { HistogramSchema } from './run-result.js'
@@ -82,6 +82,7 @@ void sameShape
 export interface SavedWatchFile {
   watch: WatchResult
   failIf: string[]
+  /** The file as it is, for -o json; a character that would drive a terminal written as its escape. */
   text: string
 }
 
@@ -101,5 +102,5 @@ export function watchFromValue(value: Json, text: string, source: string): Saved
     if (typeof run !== 'object' || run === null || Array.isArray(run)) throw new UsageError(`${source}: invalid watch: "run" must be an object`)
     watch.run = resultFromValue(run as Json, `${source} (its run)`)
   }
-  return { watch, failIf: [...new Set(checks.map((c) => c.condition.text))], text }
+  return { watch, failIf: [...new Set(checks.map((c) => c.condition.text))], text: printableJson(text) }
 }
