@@ -81,6 +81,11 @@ export function compareCommand(setExitCode: (code: number) => void): CommandModu
       const { loadSaved } = await import('../report/results-store.js')
       const maxMb = maxResultMb(argv.maxResultSize)
       const saved = await Promise.all(files.map((f) => loadSaved(f, maxMb)))
+      const watch = saved.findIndex((s) => s.kind === 'watch')
+      if (watch >= 0)
+        throw new UsageError(
+          `${files[watch]}: a saved watch: its segments are compared within it, each against the one before; hedgebench report ${files[watch]} prints them`,
+        )
       if (saved.some((s) => s.kind === 'sweep')) {
         await compareSweepFiles(files, saved, argv, conditions.length > 0)
         setExitCode(0)

@@ -19,7 +19,7 @@ import type { Watch } from '../run/watch.js'
 import { valuesRequired } from './argv.js'
 import { grpcFlags, quietGrpcJs } from './grpc-flags.js'
 import { ALLOW_UNJUDGED_OPTION, gateExitCode } from './gate-exit.js'
-import { stdoutColor, stdoutColumns, writeStderrLine } from './output.js'
+import { stdoutColumns, writeStderrLine } from './output.js'
 import { onInterrupt, requestFlags, serverStatsFlag } from './run-command.js'
 import { assertNoRepeats, flagsToOptions, type RunFlags } from './run-flags.js'
 import { tlsFlags } from './tls-flags.js'
@@ -93,7 +93,11 @@ export function watchCommand(setExitCode: (code: number) => void): CommandModule
             describe: 'the final report [default: text]',
             group: 'Output:',
           })
-          .option('html', { type: 'string', describe: 'also write the HTML report (charts over time with the marks) to this file', group: 'Output:' })
+          .option('html', {
+            type: 'string',
+            describe: 'also write the HTML report (charts over time with the marks) to this file (- : to stdout, instead of -o)',
+            group: 'Output:',
+          })
           .option('out-dir', { type: 'string', default: 'results', describe: 'where the watch is saved, every second [default: results]', group: 'Output:' })
           .option('save', { type: 'boolean', default: true, describe: 'save the watch under --out-dir (--no-save: nowhere)', group: 'Output:' })
           .option('fail-if', {
@@ -188,26 +192,14 @@ async function report(
   out: { o: WatchFlags['o']; html: string | undefined; conditions: FailCondition[]; allowUnjudged: boolean; saved: Saver | null },
   twice: boolean,
 ): Promise<number> {
-  const [{ compareSegments, watchGates }, { renderWatchText, NOTHING_MEASURED }, { renderWatchCsv }] = await Promise.all([
-    import('../report/watch-compare.js'),
-    import('../report/watch-text.js'),
-    import('../report/watch-csv.js'),
-  ])
+  const [{ compareSegments, watchGates }, { writeWatchReport }] = await Promise.all([import('../report/watch-compare.js'), import('./watch-output.js')])
   const comparisons = compareSegments(result)
   const gates = watchGates(out.conditions, result)
   const full = { ...result, comparisons, ...(gates.segments ? { failIf: gates } : {}) }
   const json = `${JSON.stringify(full, null, 2)}\n`
   await out.saved?.final(json)
-  if (out.o === 'json') process.stdout.write(json)
-  else if (out.o === 'csv') process.stdout.write(renderWatchCsv(comparisons))
-  else process.stdout.write(renderWatchText(result, comparisons, gates, { color: stdoutColor(), width: stdoutColumns() }))
-  if (out.html !== undefined) {
-    const [{ renderWatchHtml }, { writeOutputFile }] = await Promise.all([import('../report/watch-html.js'), import('../report/results-store.js')])
-    await writeOutputFile(out.html, renderWatchHtml(result, comparisons, gates), '--html')
-  }
-  // Stopped in the warm-up: the text report is that one line; the other formats say it on stderr, their stdout being the report's.
+  await writeWatchReport(result, comparisons, gates, { o: out.o, html: out.html, json })
   const nothing = result.segments.length === 0
-  if (nothing && out.o !== 'text') writeStderrLine(`hedgebench: ${NOTHING_MEASURED}`)
   if (twice) return 130
   if (out.conditions.length > 0 && !gates.segments) {
     // Nothing to judge the gates by: they fail closed, as a gate on too few requests does.

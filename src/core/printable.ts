@@ -18,3 +18,11 @@ export function printableDeep(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [printable(k), printableDeep(v)]))
 }
+
+/** What `printable` replaces that may stand raw in a JSON string: C0 controls cannot (JSON.parse refuses them), and outside a string are its whitespace. */
+const RAW_IN_JSON_RE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
+/** JSON text (one JSON.parse took) printed as it is, but for those characters written as escapes (\u009b): the same JSON value, the same bytes when it has none. */
+export function printableJson(text: string): string {
+  return text.replace(RAW_IN_JSON_RE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}

@@ -16,6 +16,9 @@ import { renderCsvSummary } from './csv.js'
 import { jsonObject, renderJson, resultFromValue } from '../results/result-json.js'
 import { isSweepValue, type SavedSweepFile, sweepFromValue } from '../results/sweep-result.js'
 import type { RunResult } from '../results/run-result.js'
+import { isWatchValue, type SavedWatchFile, watchFromValue } from '../results/watch-file.js'
+import { WATCH_LANES } from '../results/watch-result.js'
+import { tryDecodeHistogram } from '../stats/histogram.js'
 import { DEFAULT_MAX_RESULT_MB } from '../results/result-size.js'
 
 export interface SavedFiles {
@@ -183,13 +186,14 @@ const MB = 1024 * 1024
 export async function loadResult(path: string, maxMb = DEFAULT_MAX_RESULT_MB): Promise<RunResult> {
   const saved = await loadSaved(path, maxMb)
   if (saved.kind === 'sweep') throw new UsageError(`${path}: a saved sweep, not a run`)
+  if (saved.kind === 'watch') throw new UsageError(`${path}: a saved watch, not a run (hedgebench report renders it)`)
   return saved.result
 }
 
-/** A saved file as `report` and `compare` take it: a run, or a sweep (results/sweep-result.ts). */
-export type SavedFile = { kind: 'run'; result: RunResult } | { kind: 'sweep'; saved: SavedSweepFile }
+/** A saved file as `report` and `compare` take it: a run, a sweep (results/sweep-result.ts) or a watch (results/watch-file.ts). */
+export type SavedFile = { kind: 'run'; result: RunResult } | { kind: 'sweep'; saved: SavedSweepFile } | { kind: 'watch'; saved: SavedWatchFile }
 
-/** Reads and validates a saved run or sweep of at most `maxMb` MB; every failure is one line naming the file. */
+/** Reads and validates a saved run, sweep or watch of at most `maxMb` MB; every failure is one line naming the file. */
 export async function loadSaved(path: string, maxMb = DEFAULT_MAX_RESULT_MB): Promise<SavedFile> {
   let text: string
   try {
@@ -198,7 +202,18 @@ export async function loadSaved(path: string, maxMb = DEFAULT_MAX_RESULT_MB): Pr
     throw err instanceof UsageError ? err : new UsageError(`${path}: ${reason(err)}`)
   }
   const value = jsonObject(text, path)
+  if (isWatchValue(value)) return { kind: 'watch', saved: decodable(watchFromValue(value, text, path), path) }
   return isSweepValue(value) ? { kind: 'sweep', saved: sweepFromValue(value, path) } : { kind: 'run', result: resultFromValue(value, path) }
+}
+
+/** A watch's renderers read every segment's histogram: one that cannot be decoded is refused here, in one line, not met there as a stack trace. */
+function decodable(saved: SavedWatchFile, path: string): SavedWatchFile {
+  saved.watch.segments.forEach((segment, i) => {
+    for (const lane of WATCH_LANES)
+      if (tryDecodeHistogram(segment.lanes[lane].histogram) === null)
+        throw new UsageError(`${path}: invalid watch: segments[${i}].lanes.${lane}.histogram is not a histogram`)
+  })
+  return saved
 }
 
 /** The file as text, refused by its size (fstat) when over `maxMb`; a pipe or device, which has no size, is read up to the limit. */

@@ -75,6 +75,8 @@ const histogram = v.pipe(
     if (problem !== null) addIssue({ message: problem })
   }),
 )
+/** The same check for a histogram saved elsewhere (a watch's segments). */
+export { histogram as HistogramSchema }
 
 /**
  * The figures every scope reports: a whole phase, one replica, one attempt
