@@ -168,7 +168,10 @@ export function boundArgs(args: readonly string[], replicas: Replicas): string[]
   bound(['--metrics-port'], () => '127.0.0.1:0')
   if (sub === 'watch') {
     // Until Ctrl-C unless -z: here always -z, and no -n (a watch is timed only).
-    if (!bound(['-z', '--duration'], () => BOUNDS.duration)) out.push('-z', BOUNDS.duration)
+    // Marks fall on whole seconds inside -z: a watch with one gets 2 s, its marks at 1 s (their names kept).
+    const marked = bound(['--mark-at'], (given) => `1s${given.includes('=') ? given.slice(given.indexOf('=')) : ''}`)
+    const duration = marked ? '2s' : BOUNDS.duration
+    if (!bound(['-z', '--duration'], () => duration)) out.push('-z', duration)
     bound(['-q', '--rate'], atMost(BOUNDS.rate))
     if (!bound(['--warmup'], atMost(BOUNDS.warmup))) out.push('--warmup', String(BOUNDS.warmup))
     return out
